@@ -1,0 +1,3 @@
+module twserver
+
+go 1.26
