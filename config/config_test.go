@@ -1,0 +1,131 @@
+package config
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestDefaultValid(t *testing.T) {
+	c := Default()
+	if err := c.Validate(); err != nil {
+		t.Fatalf("default config invalid: %v", err)
+	}
+	if c.Server.Port != 8303 || c.Server.MaxClientsPerIP != 4 || c.Game.Type != "dm" {
+		t.Fatalf("unexpected defaults: %+v", c)
+	}
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		wantErr string // substring; empty = success
+		check   func(*testing.T, Config)
+	}{
+		{name: "empty", in: "", check: func(t *testing.T, c Config) {
+			if c.Server.Port != 8303 {
+				t.Errorf("port = %d", c.Server.Port)
+			}
+		}},
+		{name: "full", in: `
+[server]
+name = "test server"
+bind = "127.0.0.1"
+port = 8305
+max_clients = 16
+player_slots = 12
+max_clients_per_ip = 2
+password = "pw"
+rcon_password = "admin"
+snapshot_rate = 50
+[map]
+dir = "maps"
+rotation = ["a", "b"]
+[game]
+type = "ctf"
+score_limit = 500
+time_limit = 10
+warmup = 5
+[log]
+level = "debug"
+format = "json"
+[[vote]]
+description = "Restart"
+command = "restart"
+[[vote]]
+description = "Map b"
+command = "change_map b"
+`, check: func(t *testing.T, c Config) {
+			if c.Server.Name != "test server" || c.Server.Port != 8305 || c.Server.MaxClients != 16 ||
+				c.Server.SnapshotRate != 50 || c.Game.Type != "ctf" || len(c.Votes) != 2 ||
+				c.Map.Rotation[1] != "b" || c.Log.Format != "json" {
+				t.Errorf("decoded %+v", c)
+			}
+		}},
+		{name: "unknown top key", in: "\n\nfoo = 1\n", wantErr: `line 3: unknown key "foo"`},
+		{name: "unknown nested key", in: "[server]\nname = \"x\"\nprot = 8303\n", wantErr: `line 3: unknown key "server.prot"`},
+		{name: "unknown table", in: "[srv]\nport = 1\n", wantErr: `unknown key "srv`},
+		{name: "bad type", in: "[server]\nport = \"x\"\n", wantErr: "port"},
+		{name: "too many clients", in: "[server]\nmax_clients = 65\n", wantErr: "server.max_clients"},
+		{name: "zero clients", in: "[server]\nmax_clients = 0\n", wantErr: "server.max_clients"},
+		{name: "player slots", in: "[server]\nplayer_slots = 17\n", wantErr: "server.player_slots"},
+		{name: "per ip", in: "[server]\nmax_clients_per_ip = 0\n", wantErr: "server.max_clients_per_ip"},
+		{name: "port", in: "[server]\nport = 70000\n", wantErr: "server.port"},
+		{name: "bind", in: "[server]\nbind = \"localhost\"\n", wantErr: "server.bind"},
+		{name: "snap rate", in: "[server]\nsnapshot_rate = 30\n", wantErr: "server.snapshot_rate"},
+		{name: "gametype", in: "[game]\ntype = \"race\"\n", wantErr: "game.type"},
+		{name: "warmup", in: "[game]\nwarmup = -1\n", wantErr: "game.warmup"},
+		{name: "log level", in: "[log]\nlevel = \"loud\"\n", wantErr: "log.level"},
+		{name: "log format", in: "[log]\nformat = \"xml\"\n", wantErr: "log.format"},
+		{name: "rotation without dir", in: "[map]\nrotation = [\"a\"]\n", wantErr: "map.rotation"},
+		{name: "rotation path", in: "[map]\ndir = \"m\"\nrotation = [\"../a\"]\n", wantErr: "map.rotation"},
+		{name: "file and dir", in: "[map]\nfile = \"a.map\"\ndir = \"m\"\n", wantErr: "map.file"},
+		{name: "vote empty", in: "[[vote]]\ndescription = \"\"\ncommand = \"x\"\n", wantErr: "vote[0].description"},
+		{name: "vote dup", in: "[[vote]]\ndescription = \"a\"\ncommand = \"x\"\n[[vote]]\ndescription = \"a\"\ncommand = \"y\"\n", wantErr: "vote[1].description"},
+		{name: "long password", in: "[server]\npassword = \"" + strings.Repeat("x", 33) + "\"\n", wantErr: "server.password"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Parse([]byte(tt.in))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			if tt.check != nil {
+				tt.check(t, c)
+			}
+		})
+	}
+}
+
+func TestErrorKinds(t *testing.T) {
+	_, err := Parse([]byte("bogus = 1"))
+	if !errors.Is(err, ErrUnknownKey) {
+		t.Errorf("unknown key error not ErrUnknownKey: %v", err)
+	}
+	_, err = Parse([]byte("[game]\ntype = \"x\""))
+	if !errors.Is(err, ErrInvalid) {
+		t.Errorf("invalid value error not ErrInvalid: %v", err)
+	}
+}
+
+func TestSvNamesCoverEveryKey(t *testing.T) {
+	have := map[string]bool{}
+	for _, n := range SvNames {
+		have[n.Key] = true
+	}
+	for _, k := range []string{"server.name", "server.port", "server.bind", "server.max_clients", "server.player_slots",
+		"server.max_clients_per_ip", "server.password", "server.rcon_password", "server.snapshot_rate",
+		"map.file", "map.dir", "map.rotation", "game.type", "game.score_limit", "game.time_limit", "game.warmup",
+		"log.level", "log.format"} {
+		if !have[k] {
+			t.Errorf("SvNames misses %s", k)
+		}
+	}
+}
