@@ -1,0 +1,135 @@
+package snap
+
+import "slices"
+
+// keySetSize is the number of slots of the Builder's open-addressing key set
+// (a power of two, more than twice MaxItems).
+const keySetSize = 4096
+
+// Builder collects the items of one snapshot. It enforces MaxItems and
+// MaxSnapshotSize and reports every refusal to its caller as an error
+// instead of dropping the item silently. The zero value is ready to use; a
+// Builder reuses its memory across Reset calls, so building does not
+// allocate in steady state.
+type Builder struct {
+	// Sizes, when set, makes NewItem refuse items of a type with a static
+	// size (SizeTable) whose size differs from it (ErrSizeMismatch): a
+	// receiver could not decode them.
+	Sizes *SizeTable
+
+	keys  []uint32 // insertion order
+	offs  []int32  // start of item i in data
+	sizes []int32  // size of item i
+	data  []int32  // fixed capacity MaxWords, never reallocated
+	words int
+
+	set [keySetSize]uint64 // gen<<32 | key; a slot is empty unless gen matches
+	gen uint32
+
+	order []uint64 // scratch for Finish: key<<32 | insertion index
+}
+
+// Reset discards all items, keeping the buffers.
+func (b *Builder) Reset() {
+	b.keys = b.keys[:0]
+	b.offs = b.offs[:0]
+	b.sizes = b.sizes[:0]
+	b.words = 0
+	b.gen++
+	if b.gen == 0 { // wrapped: old stamps could match again
+		clear(b.set[:])
+		b.gen = 1
+	}
+}
+
+// NumItems returns the number of items added since the last Reset.
+func (b *Builder) NumItems() int { return len(b.keys) }
+
+// Size returns the serialized size in bytes of the snapshot built so far.
+func (b *Builder) Size() int { return serializedSize(len(b.keys), b.words) }
+
+// NewItem adds an item of the given type, id and size (in ints) and returns
+// its zeroed data to fill. The slice stays valid until the next Reset. It
+// fails with ErrTooManyItems or ErrSnapTooLarge when the item would break
+// the snapshot limits, ErrDuplicateKey when the key was already added,
+// ErrBadKey for a type above MaxType, ErrNegativeSize for size < 0, and
+// ErrSizeMismatch when Sizes is set and the type's static size differs.
+// A refused item leaves the builder unchanged.
+func (b *Builder) NewItem(typ, id uint16, size int) ([]int32, error) {
+	if b.gen == 0 {
+		b.gen = 1
+	}
+	if typ > MaxType {
+		return nil, ErrBadKey
+	}
+	if size < 0 {
+		return nil, ErrNegativeSize
+	}
+	if b.Sizes != nil {
+		if s, ok := b.Sizes.Static(int32(typ)); ok && s != size {
+			return nil, ErrSizeMismatch
+		}
+	}
+	if size > MaxWords {
+		return nil, ErrSnapTooLarge
+	}
+	if err := fits(len(b.keys)+1, b.words+size); err != nil {
+		return nil, err
+	}
+	key := Key(typ, id)
+	slot, dup := b.lookup(key)
+	if dup {
+		return nil, ErrDuplicateKey
+	}
+	b.set[slot] = uint64(b.gen)<<32 | uint64(key)
+	if b.data == nil {
+		b.data = make([]int32, MaxWords)
+	}
+	start := b.words
+	b.keys = append(b.keys, key)
+	b.offs = append(b.offs, int32(start))
+	b.sizes = append(b.sizes, int32(size))
+	b.words += size
+	d := b.data[start : start+size : start+size]
+	clear(d)
+	return d, nil
+}
+
+// lookup finds key in the key set: the slot holding it (dup = true) or the
+// empty slot where it belongs.
+func (b *Builder) lookup(key uint32) (slot int, dup bool) {
+	h := key * 0x9e3779b1
+	i := int(h >> 20) // 12 bits: keySetSize = 4096
+	for {
+		e := b.set[i]
+		if uint32(e>>32) != b.gen {
+			return i, false
+		}
+		if uint32(e) == key {
+			return i, true
+		}
+		i = (i + 1) & (keySetSize - 1)
+	}
+}
+
+// Finish writes the items, sorted by key, into dst (reusing dst's buffers)
+// and computes the CRC. The builder keeps its items until Reset.
+func (b *Builder) Finish(dst *Snapshot) {
+	n := len(b.keys)
+	b.order = b.order[:0]
+	for i, k := range b.keys {
+		b.order = append(b.order, uint64(k)<<32|uint64(i))
+	}
+	slices.Sort(b.order)
+	dst.keys = slices.Grow(dst.keys[:0], n)
+	dst.offs = append(slices.Grow(dst.offs[:0], n+1), 0)
+	dst.data = slices.Grow(dst.data[:0], b.words)
+	for _, o := range b.order {
+		i := int(uint32(o))
+		start := b.offs[i]
+		dst.keys = append(dst.keys, uint32(o>>32))
+		dst.data = append(dst.data, b.data[start:start+b.sizes[i]]...)
+		dst.offs = append(dst.offs, int32(len(dst.data)))
+	}
+	dst.crc = crcOf(dst.data)
+}

@@ -1,0 +1,169 @@
+package snap
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestBuilderSortsAndCRC(t *testing.T) {
+	var b Builder
+	b.Reset()
+	add := func(typ, id uint16, vals ...int32) {
+		t.Helper()
+		d, err := b.NewItem(typ, id, len(vals))
+		if err != nil {
+			t.Fatalf("NewItem(%d,%d): %v", typ, id, err)
+		}
+		copy(d, vals)
+	}
+	add(11, 3, 8, 0, 0)
+	add(5, 0, 4, 0, 0)
+	add(11, 0, 1, 2, 3)
+	add(7, 0)
+	var s Snapshot
+	b.Finish(&s)
+	wantKeys := []uint32{Key(5, 0), Key(7, 0), Key(11, 0), Key(11, 3)}
+	if s.NumItems() != len(wantKeys) {
+		t.Fatalf("NumItems = %d", s.NumItems())
+	}
+	for i, k := range wantKeys {
+		if s.Key(i) != k {
+			t.Errorf("key %d = %#x, want %#x", i, s.Key(i), k)
+		}
+	}
+	if got := s.Item(2); got.Type != 11 || got.ID != 0 || len(got.Data) != 3 || got.Data[2] != 3 {
+		t.Errorf("item 2 = %+v", got)
+	}
+	if len(s.ItemData(1)) != 0 {
+		t.Errorf("empty item has data %v", s.ItemData(1))
+	}
+	if s.CRC() != 8+4+6 {
+		t.Errorf("CRC = %d", s.CRC())
+	}
+	if s.Find(Key(11, 3)) != 3 || s.Find(Key(11, 4)) != -1 {
+		t.Errorf("Find wrong")
+	}
+}
+
+// The reference's CRC tests: Flag {4,0,0} → 4; {99999999,1,1} → 100000001;
+// {0xFFFFFFFF,1,1} → 1 (wrapping).
+func TestCRCGolden(t *testing.T) {
+	for _, tc := range []struct {
+		data []int32
+		want uint32
+	}{
+		{[]int32{4, 0, 0}, 4},
+		{[]int32{99999999, 1, 1}, 100000001},
+		{[]int32{-1, 1, 1}, 1},
+		{[]int32{0x7fffffff, 1}, 0x80000000},
+	} {
+		var b Builder
+		d, err := b.NewItem(5, 0, len(tc.data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		copy(d, tc.data)
+		var s Snapshot
+		b.Finish(&s)
+		if s.CRC() != tc.want {
+			t.Errorf("CRC(%v) = %d, want %d", tc.data, s.CRC(), tc.want)
+		}
+	}
+}
+
+func TestBuilderLimits(t *testing.T) {
+	t.Run("items", func(t *testing.T) {
+		var b Builder
+		for i := range MaxItems {
+			if _, err := b.NewItem(1, uint16(i), 0); err != nil {
+				t.Fatalf("item %d: %v", i, err)
+			}
+		}
+		if _, err := b.NewItem(1, MaxItems, 0); !errors.Is(err, ErrTooManyItems) {
+			t.Fatalf("item past limit: %v", err)
+		}
+		if b.NumItems() != MaxItems {
+			t.Fatalf("NumItems = %d", b.NumItems())
+		}
+	})
+	t.Run("bytes", func(t *testing.T) {
+		var b Builder
+		// One item as large as possible: 8 + 12 + 4*w < 65536.
+		if _, err := b.NewItem(1, 0, MaxWords); err != nil {
+			t.Fatalf("largest item: %v", err)
+		}
+		if b.Size() != MaxSnapshotSize-4 {
+			t.Fatalf("Size = %d", b.Size())
+		}
+		if _, err := b.NewItem(1, 1, 0); !errors.Is(err, ErrSnapTooLarge) {
+			t.Fatalf("item past size: %v", err)
+		}
+		b.Reset()
+		if _, err := b.NewItem(1, 0, MaxWords+1); !errors.Is(err, ErrSnapTooLarge) {
+			t.Fatalf("oversized item: %v", err)
+		}
+	})
+	t.Run("duplicate", func(t *testing.T) {
+		var b Builder
+		if _, err := b.NewItem(9, 9, 1); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.NewItem(9, 9, 1); !errors.Is(err, ErrDuplicateKey) {
+			t.Fatalf("dup: %v", err)
+		}
+		b.Reset()
+		if _, err := b.NewItem(9, 9, 1); err != nil {
+			t.Fatalf("after reset: %v", err)
+		}
+	})
+	t.Run("bad", func(t *testing.T) {
+		b := Builder{Sizes: Sizes7}
+		if _, err := b.NewItem(MaxType+1, 0, 1); !errors.Is(err, ErrBadKey) {
+			t.Errorf("type: %v", err)
+		}
+		if _, err := b.NewItem(1, 0, -1); !errors.Is(err, ErrNegativeSize) {
+			t.Errorf("size: %v", err)
+		}
+		if _, err := b.NewItem(11, 0, 4); !errors.Is(err, ErrSizeMismatch) {
+			t.Errorf("static size: %v", err)
+		}
+		if _, err := b.NewItem(23, 0, 4); err != nil {
+			t.Errorf("non-static type: %v", err)
+		}
+		if b.NumItems() != 1 {
+			t.Errorf("refused items were added: %d", b.NumItems())
+		}
+	})
+	t.Run("zeroed", func(t *testing.T) {
+		var b Builder
+		d, _ := b.NewItem(1, 0, 4)
+		copy(d, []int32{1, 2, 3, 4})
+		b.Reset()
+		d, _ = b.NewItem(1, 0, 4)
+		for _, v := range d {
+			if v != 0 {
+				t.Fatalf("not zeroed: %v", d)
+			}
+		}
+	})
+}
+
+func TestBuilderAllocs(t *testing.T) {
+	var b Builder
+	var s Snapshot
+	build := func() {
+		b.Reset()
+		for i := range 200 {
+			d, err := b.NewItem(uint16(1+i%20), uint16(199-i), 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d[0] = int32(i)
+		}
+		b.Finish(&s)
+	}
+	build()
+	if n := testing.AllocsPerRun(50, build); n != 0 {
+		t.Errorf("allocs per build = %v, want 0", n)
+	}
+}

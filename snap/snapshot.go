@@ -1,0 +1,202 @@
+// Package snap holds Teeworlds snapshots: items keyed by (type, id), a
+// bounded Builder, the CRC, delta creation and application with the
+// per-protocol static size tables, splitting an encoded delta into
+// SNAP/SNAPSINGLE/SNAPEMPTY messages and reassembling them, per-client
+// storage of sent snapshots, the snapshot item id pool and the packing of
+// strings into ints.
+//
+// Nothing in this package panics on malformed input; decoders return the
+// sentinel errors below. Hot paths (building, delta, encoding) do not
+// allocate once their buffers have grown to their working size.
+package snap
+
+import (
+	"errors"
+	"slices"
+)
+
+// Limits of one snapshot (net.md A4.1, the reference CSnapshotBuilder).
+const (
+	// MaxItems is the largest number of items in one snapshot. The reference
+	// builder (MAX_ITEMS = 1024) refuses an add once the count would reach 1024.
+	MaxItems = 1023
+	// MaxSnapshotSize is CSnapshot::MAX_SIZE, the bound on the serialized
+	// snapshot in bytes; a snapshot must stay strictly below it.
+	MaxSnapshotSize = 64 * 1024
+	// MaxType is the largest item type a receiver accepts (CSnapshot::MAX_TYPE).
+	MaxType = 0x7fff
+	// MaxID is the largest item id (CSnapshot::MAX_ID).
+	MaxID = 0xffff
+	// MaxWords is the largest number of data ints one snapshot can hold:
+	// the serialized size (header, one item's key, offset and sorted key, data)
+	// must stay strictly below MaxSnapshotSize.
+	MaxWords = (MaxSnapshotSize - snapHeaderBytes - itemOverheadBytes - 1) / 4
+)
+
+const (
+	snapHeaderBytes   = 8  // data size + item count
+	itemOverheadBytes = 12 // offset + sorted key + the item's own key
+)
+
+// serializedSize is the size in bytes of a snapshot with n items and words
+// data ints in the reference's in-memory/demo layout.
+func serializedSize(n, words int) int {
+	return snapHeaderBytes + itemOverheadBytes*n + 4*words
+}
+
+// fits reports whether a snapshot of n items and words data ints is within
+// MaxItems and strictly below MaxSnapshotSize.
+func fits(n, words int) error {
+	if n > MaxItems {
+		return ErrTooManyItems
+	}
+	if serializedSize(n, words) >= MaxSnapshotSize {
+		return ErrSnapTooLarge
+	}
+	return nil
+}
+
+// Sentinel errors of the package.
+var (
+	ErrTooManyItems    = errors.New("snap: too many items")
+	ErrSnapTooLarge    = errors.New("snap: snapshot too large")
+	ErrDuplicateKey    = errors.New("snap: duplicate item key")
+	ErrBadKey          = errors.New("snap: item type or id out of range")
+	ErrNegativeSize    = errors.New("snap: negative item size")
+	ErrSizeMismatch    = errors.New("snap: item size does not match")
+	ErrTruncated       = errors.New("snap: delta truncated")
+	ErrNegativeCount   = errors.New("snap: negative item count")
+	ErrUnknownKey      = errors.New("snap: removed item not in base snapshot")
+	ErrTrailingData    = errors.New("snap: trailing data after delta")
+	ErrAliased         = errors.New("snap: destination aliases the base snapshot")
+	ErrBadPart         = errors.New("snap: snapshot part out of range")
+	ErrInconsistent    = errors.New("snap: snapshot part inconsistent with earlier parts")
+	ErrStaleTick       = errors.New("snap: snapshot part of an older tick")
+	ErrNoBase          = errors.New("snap: delta base snapshot not stored")
+	ErrBadCRC          = errors.New("snap: snapshot CRC mismatch")
+	ErrBadMessage      = errors.New("snap: malformed snapshot message")
+	ErrTooManyParts    = errors.New("snap: encoded delta needs more than MaxParts parts")
+	ErrIDPoolExhausted = errors.New("snap: id pool exhausted")
+)
+
+// Key returns the item key (type << 16) | id.
+func Key(typ, id uint16) uint32 { return uint32(typ)<<16 | uint32(id) }
+
+// Item is one snapshot item. Data aliases the snapshot's backing array and
+// must not be modified or kept past the snapshot's next rebuild.
+type Item struct {
+	Type, ID uint16
+	Data     []int32
+}
+
+// Key returns the item's key.
+func (it Item) Key() uint32 { return Key(it.Type, it.ID) }
+
+// Snapshot is an immutable set of items sorted by key. All item data lives
+// in one backing []int32; a Snapshot reuses its buffers when rebuilt (by
+// Builder.Finish, ApplyDelta or CopyFrom), so rebuilding does not allocate in
+// steady state. The zero value is an empty snapshot.
+type Snapshot struct {
+	keys []uint32 // sorted ascending, unique
+	offs []int32  // len(keys)+1 offsets into data (offs[0] = 0)
+	data []int32
+	crc  uint32
+}
+
+// NumItems returns the number of items.
+func (s *Snapshot) NumItems() int { return len(s.keys) }
+
+// Key returns the key of item i.
+func (s *Snapshot) Key(i int) uint32 { return s.keys[i] }
+
+// ItemData returns the data of item i (aliases the snapshot).
+func (s *Snapshot) ItemData(i int) []int32 {
+	return s.data[s.offs[i]:s.offs[i+1]:s.offs[i+1]]
+}
+
+// Item returns item i.
+func (s *Snapshot) Item(i int) Item {
+	k := s.keys[i]
+	return Item{Type: uint16(k >> 16), ID: uint16(k), Data: s.ItemData(i)}
+}
+
+// Find returns the index of the item with the given key, or −1.
+func (s *Snapshot) Find(key uint32) int {
+	i, ok := slices.BinarySearch(s.keys, key)
+	if !ok {
+		return -1
+	}
+	return i
+}
+
+// CRC returns the wrapping sum of all data ints of all items (net.md A4.1).
+// The wire carries it as a signed int: int32(s.CRC()).
+func (s *Snapshot) CRC() uint32 { return s.crc }
+
+// DataWords returns the total number of data ints of all items.
+func (s *Snapshot) DataWords() int { return len(s.data) }
+
+// Size returns the size in bytes of the snapshot in the reference's
+// serialized layout (bounded by MaxSnapshotSize).
+func (s *Snapshot) Size() int { return serializedSize(len(s.keys), len(s.data)) }
+
+// Reset empties the snapshot, keeping its buffers.
+func (s *Snapshot) Reset() {
+	s.keys = s.keys[:0]
+	s.offs = append(s.offs[:0], 0)
+	s.data = s.data[:0]
+	s.crc = 0
+}
+
+// CopyFrom makes s an exact copy of src, reusing s's buffers.
+func (s *Snapshot) CopyFrom(src *Snapshot) {
+	if s == src {
+		return
+	}
+	s.keys = append(s.keys[:0], src.keys...)
+	s.offs = append(s.offs[:0], src.offs...)
+	if len(s.offs) == 0 {
+		s.offs = append(s.offs, 0)
+	}
+	s.data = append(s.data[:0], src.data...)
+	s.crc = src.crc
+}
+
+// Equal reports whether s and o hold the same items with the same data.
+func (s *Snapshot) Equal(o *Snapshot) bool {
+	if len(s.keys) != len(o.keys) {
+		return false
+	}
+	if !slices.Equal(s.keys, o.keys) || !slices.Equal(s.data, o.data) {
+		return false
+	}
+	for i := range s.keys {
+		if s.offs[i+1] != o.offs[i+1] {
+			return false
+		}
+	}
+	return true
+}
+
+// crcOf returns the wrapping sum of ints.
+func crcOf(data []int32) uint32 {
+	var c uint32
+	for _, v := range data {
+		c += uint32(v)
+	}
+	return c
+}
+
+// appendItem appends one item (keys must be appended in ascending order by
+// the caller) and returns its data slice to fill. Capacity checks are the
+// caller's job.
+func (s *Snapshot) appendItem(key uint32, size int) []int32 {
+	if len(s.offs) == 0 {
+		s.offs = append(s.offs, 0)
+	}
+	start := len(s.data)
+	s.data = slices.Grow(s.data, size)[:start+size]
+	s.keys = append(s.keys, key)
+	s.offs = append(s.offs, int32(start+size))
+	return s.data[start : start+size]
+}
