@@ -1,0 +1,213 @@
+package world
+
+// Game-layer tile indices (world.md 1.3, TILE_*).
+const (
+	TileAir    = 0 // TILE_AIR
+	TileSolid  = 1 // TILE_SOLID, hookable
+	TileDeath  = 2 // TILE_DEATH
+	TileNoHook = 3 // TILE_NOHOOK, solid and unhookable
+)
+
+// Collision flags (COLFLAG_*), the collision value of a tile is a set of these.
+const (
+	ColFlagSolid  = 1 // COLFLAG_SOLID
+	ColFlagDeath  = 2 // COLFLAG_DEATH
+	ColFlagNoHook = 4 // COLFLAG_NOHOOK
+)
+
+// TileSize is the width and height of one tile in world units.
+const TileSize = 32
+
+// clipMargin is how many tiles beyond the map an entity may be before it is
+// considered outside the game layer (GameLayerClipped).
+const clipMargin = 200
+
+// Collision answers collision queries on the game layer (world.md section 2).
+// It is immutable after NewCollision and safe for concurrent reads.
+type Collision struct {
+	width, height int
+	flags         []uint8 // collision value per tile, row-major
+}
+
+// NewCollision builds the collision map from the game-layer tile indices
+// (row-major, width*height bytes). Indices 1, 2 and 3 become SOLID, DEATH and
+// SOLID|NOHOOK; every other index is air. Missing tiles (game shorter than
+// width*height) are air, and a width or height below 1 is treated as 1, so the
+// result is always usable.
+func NewCollision(width, height int, game []byte) *Collision {
+	width = max(width, 1)
+	height = max(height, 1)
+	c := &Collision{width: width, height: height, flags: make([]uint8, width*height)}
+	n := min(len(game), len(c.flags))
+	for i, idx := range game[:n] {
+		c.flags[i] = tileFlags(idx)
+	}
+	return c
+}
+
+// tileFlags maps a game-layer tile index to its collision value.
+func tileFlags(index byte) uint8 {
+	switch index {
+	case TileSolid:
+		return ColFlagSolid
+	case TileDeath:
+		return ColFlagDeath
+	case TileNoHook:
+		return ColFlagSolid | ColFlagNoHook
+	}
+	return 0
+}
+
+// Width returns the game-layer width in tiles.
+func (c *Collision) Width() int { return c.width }
+
+// Height returns the game-layer height in tiles.
+func (c *Collision) Height() int { return c.height }
+
+// GetTile returns the collision value at integer world coordinates. The tile
+// coordinates are x/32 and y/32 (truncating division) clamped to the map, so
+// outside the map the nearest border tile repeats forever.
+func (c *Collision) GetTile(x, y int) int {
+	nx := min(max(x/TileSize, 0), c.width-1)
+	ny := min(max(y/TileSize, 0), c.height-1)
+	return int(c.flags[ny*c.width+nx])
+}
+
+// IsTile reports whether the tile at integer world coordinates has any of flag.
+func (c *Collision) IsTile(x, y, flag int) bool { return c.GetTile(x, y)&flag != 0 }
+
+// CheckPoint reports whether the point (x, y), rounded to ints, is solid.
+func (c *Collision) CheckPoint(x, y float32) bool {
+	return c.IsTile(int(RoundToInt(x)), int(RoundToInt(y)), ColFlagSolid)
+}
+
+// CheckPointFlag reports whether the point (x, y), rounded to ints, has any of flag.
+func (c *Collision) CheckPointFlag(x, y float32, flag int) bool {
+	return c.IsTile(int(RoundToInt(x)), int(RoundToInt(y)), flag)
+}
+
+// GetCollisionAt returns the collision value at the point (x, y), rounded to ints.
+func (c *Collision) GetCollisionAt(x, y float32) int {
+	return c.GetTile(int(RoundToInt(x)), int(RoundToInt(y)))
+}
+
+// IsDeath reports whether the point p lies in a death tile.
+func (c *Collision) IsDeath(p Vec2) bool { return c.CheckPointFlag(p.X, p.Y, ColFlagDeath) }
+
+// TestBox reports whether any corner of the box of the given full size
+// centred at pos is solid.
+func (c *Collision) TestBox(pos, size Vec2) bool {
+	return c.TestBoxFlag(pos, size, ColFlagSolid)
+}
+
+// TestBoxFlag reports whether any corner of the box of the given full size
+// centred at pos has any of flag. Corners are tested in the order
+// (-,-), (+,-), (-,+), (+,+).
+func (c *Collision) TestBoxFlag(pos, size Vec2, flag int) bool {
+	hx, hy := float32(size.X*0.5), float32(size.Y*0.5)
+	return c.CheckPointFlag(pos.X-hx, pos.Y-hy, flag) ||
+		c.CheckPointFlag(pos.X+hx, pos.Y-hy, flag) ||
+		c.CheckPointFlag(pos.X-hx, pos.Y+hy, flag) ||
+		c.CheckPointFlag(pos.X+hx, pos.Y+hy, flag)
+}
+
+// IntersectLine walks from p0 to p1 in int(distance+1) equal steps (both ends
+// included) and stops at the first solid point. It returns the collision value
+// there (ColFlagSolid, possibly with ColFlagNoHook), that point, and the
+// previous point tested. Without a hit it returns (0, p1, p1). Death tiles do
+// not stop a line.
+func (c *Collision) IntersectLine(p0, p1 Vec2) (hit int, at, before Vec2) {
+	end := truncToInt(Distance(p0, p1) + 1)
+	last := p0
+	for i := int32(0); i <= end; i++ {
+		a := float32(i) / float32(end)
+		p := MixVec(p0, p1, a)
+		if c.CheckPoint(p.X, p.Y) {
+			return c.GetCollisionAt(p.X, p.Y), p, last
+		}
+		last = p
+	}
+	return 0, p1, p1
+}
+
+// MovePoint moves a point by vel, bouncing off solid tiles with the given
+// elasticity. On a collision the position is not moved; the velocity
+// component(s) that hit are multiplied by -elasticity (both when only the
+// diagonal is blocked). It returns the new position and velocity and the
+// number of axis bounces.
+func (c *Collision) MovePoint(pos, vel Vec2, elasticity float32) (newPos, newVel Vec2, bounces int) {
+	if !c.CheckPoint(pos.X+vel.X, pos.Y+vel.Y) {
+		return pos.Add(vel), vel, 0
+	}
+	newVel = vel
+	affected := 0
+	if c.CheckPoint(pos.X+vel.X, pos.Y) {
+		newVel.X = float32(newVel.X * -elasticity)
+		bounces++
+		affected++
+	}
+	if c.CheckPoint(pos.X, pos.Y+vel.Y) {
+		newVel.Y = float32(newVel.Y * -elasticity)
+		bounces++
+		affected++
+	}
+	if affected == 0 {
+		newVel.X = float32(newVel.X * -elasticity)
+		newVel.Y = float32(newVel.Y * -elasticity)
+	}
+	return pos, newVel, bounces
+}
+
+// deathBoxScale is the factor applied to the box size for the death-tile test
+// in MoveBox (2.0f/3.0f).
+const deathBoxScale = float32(2.0) / float32(3.0)
+
+// MoveBox moves a box of the given full size from pos by vel in
+// int(|vel|)+1 sub-steps, stopping and reflecting (times -elasticity) the
+// velocity components that would enter a solid tile. death reports whether a
+// box of 2/3 the size touched a death tile at any sub-step.
+func (c *Collision) MoveBox(pos, vel, size Vec2, elasticity float32) (newPos, newVel Vec2, death bool) {
+	dist := Length(vel)
+	steps := truncToInt(dist)
+	if !(dist > 0.00001) {
+		return pos, vel, false
+	}
+	frac := 1 / float32(steps+1)
+	deathSize := size.Scale(deathBoxScale)
+	for i := int32(0); i <= steps; i++ {
+		np := pos.Add(vel.Scale(frac))
+		if c.TestBoxFlag(np, deathSize, ColFlagDeath) {
+			death = true
+		}
+		if c.TestBox(np, size) {
+			hits := 0
+			if c.TestBox(Vec2{pos.X, np.Y}, size) {
+				np.Y = pos.Y
+				vel.Y = float32(vel.Y * -elasticity)
+				hits++
+			}
+			if c.TestBox(Vec2{np.X, pos.Y}, size) {
+				np.X = pos.X
+				vel.X = float32(vel.X * -elasticity)
+				hits++
+			}
+			if hits == 0 {
+				np.Y = pos.Y
+				vel.Y = float32(vel.Y * -elasticity)
+				np.X = pos.X
+				vel.X = float32(vel.X * -elasticity)
+			}
+		}
+		pos = np
+	}
+	return pos, vel, death
+}
+
+// Clipped reports whether a point is far outside the game layer (more than
+// 200 tiles beyond any edge; reference GameLayerClipped). Characters there die
+// and projectiles vanish.
+func (c *Collision) Clipped(p Vec2) bool {
+	rx := int(RoundToInt(p.X)) / TileSize
+	ry := int(RoundToInt(p.Y)) / TileSize
+	return rx < -clipMargin || rx >= c.width+clipMargin || ry < -clipMargin || ry >= c.height+clipMargin
+}

@@ -1,0 +1,464 @@
+package world
+
+// MaxClients is the number of client slots (MAX_CLIENTS) and the size of the
+// world core's character table.
+const MaxClients = 64
+
+// PhysSize is the size of a tee's collision box and its proximity radius
+// (CCharacterCore::PHYS_SIZE).
+const PhysSize float32 = 28
+
+// Hook states (HOOK_*).
+const (
+	HookRetracted    = -1 // HOOK_RETRACTED: released; the key must be let go to get back to idle
+	HookIdle         = 0  // HOOK_IDLE
+	HookRetractStart = 1  // HOOK_RETRACT_START
+	HookRetractEnd   = 3  // HOOK_RETRACT_END (2 is an unnamed intermediate state)
+	HookFlying       = 4  // HOOK_FLYING
+	HookGrabbed      = 5  // HOOK_GRABBED
+)
+
+// Core event flags (COREEVENTFLAG_*), set in CharacterCore.TriggeredEvents.
+const (
+	CoreEventGroundJump       = 1  // COREEVENTFLAG_GROUND_JUMP
+	CoreEventAirJump          = 2  // COREEVENTFLAG_AIR_JUMP
+	CoreEventHookAttachPlayer = 4  // COREEVENTFLAG_HOOK_ATTACH_PLAYER
+	CoreEventHookAttachGround = 8  // COREEVENTFLAG_HOOK_ATTACH_GROUND
+	CoreEventHookHitNoHook    = 16 // COREEVENTFLAG_HOOK_HIT_NOHOOK
+)
+
+// hookPlayerTicks is how long a player stays hooked (SERVER_TICK_SPEED +
+// SERVER_TICK_SPEED/5 ticks).
+const hookPlayerTicks = 50 + 50/5
+
+// velocityCap is the maximum length of a core velocity after Tick.
+const velocityCap = 6000
+
+// CoreInput is the part of the player input (NetObj PlayerInput) that the
+// character core reads. Target is the aim relative to the tee.
+type CoreInput struct {
+	Direction int32 // -1, 0 or 1
+	TargetX   int32
+	TargetY   int32
+	Jump      int32 // 0 or 1
+	Hook      int32 // 0 or 1
+}
+
+// CharacterInput is the name used in the cross-package contract for CoreInput.
+type CharacterInput = CoreInput
+
+// WorldCore is the shared state the character cores interact through: the
+// tuning and the cores of all alive characters, indexed by client id (nil for
+// none). The gameplay code adds a core at spawn and removes it at death.
+type WorldCore struct {
+	Tuning     Tuning
+	Characters [MaxClients]*CharacterCore
+}
+
+// CharacterCore is the shared (server and client-predicted) physics state of
+// one tee (world.md 3.2). Call Init once, then Reset, then set Pos.
+type CharacterCore struct {
+	world     *WorldCore
+	collision *Collision
+
+	Pos          Vec2
+	Vel          Vec2
+	HookPos      Vec2
+	HookDir      Vec2
+	HookTick     int32
+	HookState    int32 // Hook* constants
+	HookedPlayer int32 // client id of the hooked player, -1 for none
+	Jumped       int32 // bit 0: jump key used; bit 1: air jump used
+	Direction    int32
+	Angle        int32 // aim angle * 256 (radians)
+
+	Input           CoreInput
+	TriggeredEvents int32 // CoreEvent* flags of the last Tick
+	Death           bool  // touched a death tile during the last Move
+}
+
+// Init attaches the core to a world and a collision map. The world may be a
+// private empty one (dead reckoning uses a world without other players).
+func (c *CharacterCore) Init(w *WorldCore, col *Collision) {
+	c.world = w
+	c.collision = col
+}
+
+// Reset clears the physics state (position, velocity, hook, jump, events,
+// death); the world, collision, direction, angle and input are kept.
+func (c *CharacterCore) Reset() {
+	c.Pos = Vec2{}
+	c.Vel = Vec2{}
+	c.HookPos = Vec2{}
+	c.HookDir = Vec2{}
+	c.HookTick = 0
+	c.HookState = HookIdle
+	c.HookedPlayer = -1
+	c.Jumped = 0
+	c.TriggeredEvents = 0
+	c.Death = false
+}
+
+// World returns the world core the core was attached to.
+func (c *CharacterCore) World() *WorldCore { return c.world }
+
+// Collision returns the collision map the core was attached to.
+func (c *CharacterCore) Collision() *Collision { return c.collision }
+
+// Grounded reports whether the tee stands on a solid tile (the ground test of
+// Tick: a point 5 units below either bottom corner of the box).
+func (c *CharacterCore) Grounded() bool {
+	const half = PhysSize / 2
+	return c.collision.CheckPoint(c.Pos.X+half, c.Pos.Y+half+5) ||
+		c.collision.CheckPoint(c.Pos.X-half, c.Pos.Y+half+5)
+}
+
+// Tick advances the core by one tick before movement (world.md 3.3): ground
+// test, gravity, input (when useInput), horizontal control, hook state
+// machine, hook drag, player collision and player hook pull. It may change the
+// velocity of a hooked player's core. Move must follow.
+func (c *CharacterCore) Tick(useInput bool) {
+	w := c.world
+	tu := &w.Tuning
+	c.TriggeredEvents = 0
+
+	grounded := c.Grounded()
+	targetDir := Normalize(Vec2{float32(c.Input.TargetX), float32(c.Input.TargetY)})
+
+	c.Vel.Y += tu.Gravity.Float()
+
+	var maxSpeed, accel, friction float32
+	if grounded {
+		maxSpeed, accel, friction = tu.GroundControlSpeed.Float(), tu.GroundControlAccel.Float(), tu.GroundFriction.Float()
+	} else {
+		maxSpeed, accel, friction = tu.AirControlSpeed.Float(), tu.AirControlAccel.Float(), tu.AirFriction.Float()
+	}
+
+	if useInput {
+		c.Direction = c.Input.Direction
+		a := Angle(Vec2{float32(c.Input.TargetX), float32(c.Input.TargetY)})
+		c.Angle = truncToInt(float32(a * 256))
+
+		if c.Input.Jump != 0 {
+			if c.Jumped&1 == 0 {
+				if grounded {
+					c.TriggeredEvents |= CoreEventGroundJump
+					c.Vel.Y = -tu.GroundJumpImpulse.Float()
+					c.Jumped |= 1
+				} else if c.Jumped&2 == 0 {
+					c.TriggeredEvents |= CoreEventAirJump
+					c.Vel.Y = -tu.AirJumpImpulse.Float()
+					c.Jumped |= 3
+				}
+			}
+		} else {
+			c.Jumped &^= 1
+		}
+
+		if c.Input.Hook != 0 {
+			if c.HookState == HookIdle {
+				c.HookState = HookFlying
+				c.HookPos = c.Pos.Add(targetDir.Scale(PhysSize).Scale(1.5))
+				c.HookDir = targetDir
+				c.HookedPlayer = -1
+				c.HookTick = 0
+			}
+		} else {
+			c.HookedPlayer = -1
+			c.HookState = HookIdle
+			c.HookPos = c.Pos
+		}
+	}
+
+	if c.Direction < 0 {
+		c.Vel.X = SaturatedAdd(-maxSpeed, maxSpeed, c.Vel.X, -accel)
+	}
+	if c.Direction > 0 {
+		c.Vel.X = SaturatedAdd(-maxSpeed, maxSpeed, c.Vel.X, accel)
+	}
+	if c.Direction == 0 {
+		c.Vel.X = float32(c.Vel.X * friction)
+	}
+
+	if grounded {
+		c.Jumped &^= 2
+	}
+
+	switch {
+	case c.HookState == HookIdle:
+		c.HookedPlayer = -1
+		c.HookPos = c.Pos
+	case c.HookState >= HookRetractStart && c.HookState < HookRetractEnd:
+		c.HookState++
+	case c.HookState == HookRetractEnd:
+		c.HookState = HookRetracted
+	case c.HookState == HookFlying:
+		c.tickHookFlying()
+	}
+
+	if c.HookState == HookGrabbed {
+		c.tickHookGrabbed()
+	}
+
+	c.tickPlayers()
+
+	if Length(c.Vel) > velocityCap {
+		c.Vel = Normalize(c.Vel).Scale(velocityCap)
+	}
+}
+
+// tickHookFlying advances a flying hook: length limit, ground, players.
+func (c *CharacterCore) tickHookFlying() {
+	w := c.world
+	tu := &w.Tuning
+	newPos := c.HookPos.Add(c.HookDir.Scale(tu.HookFireSpeed.Float()))
+	if Distance(c.Pos, newPos) > tu.HookLength.Float() {
+		c.HookState = HookRetractStart
+		newPos = c.Pos.Add(Normalize(newPos.Sub(c.Pos)).Scale(tu.HookLength.Float()))
+	}
+
+	hit, at, _ := c.collision.IntersectLine(c.HookPos, newPos)
+	newPos = at
+	goingToHitGround, goingToRetract := false, false
+	if hit != 0 {
+		if hit&ColFlagNoHook != 0 {
+			goingToRetract = true
+		} else {
+			goingToHitGround = true
+		}
+	}
+
+	if tu.PlayerHooking != 0 {
+		var best float32
+		for i, o := range &w.Characters {
+			if o == nil || o == c {
+				continue
+			}
+			cp := ClosestPointOnLine(c.HookPos, newPos, o.Pos)
+			if Distance(o.Pos, cp) < PhysSize+2 {
+				if c.HookedPlayer == -1 || Distance(c.HookPos, o.Pos) < best {
+					c.TriggeredEvents |= CoreEventHookAttachPlayer
+					c.HookState = HookGrabbed
+					c.HookedPlayer = int32(i)
+					best = Distance(c.HookPos, o.Pos)
+				}
+			}
+		}
+	}
+
+	if c.HookState == HookFlying {
+		if goingToHitGround {
+			c.TriggeredEvents |= CoreEventHookAttachGround
+			c.HookState = HookGrabbed
+		} else if goingToRetract {
+			c.TriggeredEvents |= CoreEventHookHitNoHook
+			c.HookState = HookRetractStart
+		}
+		c.HookPos = newPos
+	}
+}
+
+// release drops the hook (state RETRACTED, hook back at the tee).
+func (c *CharacterCore) release() {
+	c.HookedPlayer = -1
+	c.HookState = HookRetracted
+	c.HookPos = c.Pos
+}
+
+// hooked returns the core of the hooked player, or nil.
+func (c *CharacterCore) hooked() *CharacterCore {
+	if c.HookedPlayer < 0 || c.HookedPlayer >= MaxClients {
+		return nil
+	}
+	return c.world.Characters[c.HookedPlayer]
+}
+
+// tickHookGrabbed follows a hooked player or drags the tee to a ground hook,
+// and times out player hooks.
+func (c *CharacterCore) tickHookGrabbed() {
+	tu := &c.world.Tuning
+	if c.HookedPlayer != -1 {
+		if o := c.hooked(); o != nil {
+			c.HookPos = o.Pos
+		} else {
+			c.release()
+		}
+	}
+
+	if c.HookedPlayer == -1 && Distance(c.HookPos, c.Pos) > 46 {
+		hv := Normalize(c.HookPos.Sub(c.Pos)).Scale(tu.HookDragAccel.Float())
+		if hv.Y > 0 {
+			hv.Y = float32(hv.Y * 0.3)
+		}
+		if (hv.X < 0 && c.Direction < 0) || (hv.X > 0 && c.Direction > 0) {
+			hv.X = float32(hv.X * 0.95)
+		} else {
+			hv.X = float32(hv.X * 0.75)
+		}
+		nv := c.Vel.Add(hv)
+		if Length(nv) < tu.HookDragSpeed.Float() || Length(nv) < Length(c.Vel) {
+			c.Vel = nv
+		}
+	}
+
+	c.HookTick++
+	if c.HookedPlayer != -1 && (c.HookTick > hookPlayerTicks || c.hooked() == nil) {
+		c.release()
+	}
+}
+
+// tickPlayers applies player-player collision and the hook pull between
+// this core and every other core, in ascending client id.
+func (c *CharacterCore) tickPlayers() {
+	w := c.world
+	tu := &w.Tuning
+	for i, o := range &w.Characters {
+		if o == nil || o == c {
+			continue
+		}
+		d := Distance(c.Pos, o.Pos)
+		dir := Normalize(c.Pos.Sub(o.Pos))
+		if tu.PlayerCollision != 0 && d < float32(PhysSize*1.25) && d > 0 {
+			a := float32(PhysSize*1.45) - d
+			v := float32(0.5)
+			// The reference compares against a double literal.
+			if float64(Length(c.Vel)) > 0.0001 {
+				v = 1 - (Dot(Normalize(c.Vel), dir)+1)/2
+			}
+			c.Vel = c.Vel.Add(dir.Scale(a).Scale(float32(v * 0.75)))
+			c.Vel = c.Vel.Scale(0.85)
+		}
+
+		if int32(i) == c.HookedPlayer && tu.PlayerHooking != 0 && d > float32(PhysSize*1.5) {
+			acc := float32(tu.HookDragAccel.Float() * (d / tu.HookLength.Float()))
+			ds := tu.HookDragSpeed.Float()
+			o.Vel.X = SaturatedAdd(-ds, ds, o.Vel.X, float32(float32(acc*dir.X)*1.5))
+			o.Vel.Y = SaturatedAdd(-ds, ds, o.Vel.Y, float32(float32(acc*dir.Y)*1.5))
+			c.Vel.X = SaturatedAdd(-ds, ds, c.Vel.X, float32(float32(-acc*dir.X)*0.25))
+			c.Vel.Y = SaturatedAdd(-ds, ds, c.Vel.Y, float32(float32(-acc*dir.Y)*0.25))
+		}
+	}
+}
+
+// Move moves the core by its velocity through the map (world.md 3.4): the
+// velocity ramp, MoveBox with a 28x28 box and no bounce, and, with player
+// collision on, stopping in front of the first other core on the way. Death
+// is set when a death tile was touched.
+func (c *CharacterCore) Move() {
+	w := c.world
+	tu := &w.Tuning
+	ramp := VelocityRamp(float32(Length(c.Vel)*50), tu.VelrampStart.Float(), tu.VelrampRange.Float(), tu.VelrampCurvature.Float())
+
+	c.Vel.X = float32(c.Vel.X * ramp)
+	newPos, vel, death := c.collision.MoveBox(c.Pos, c.Vel, Vec2{PhysSize, PhysSize}, 0)
+	c.Vel = vel
+	c.Death = death
+	c.Vel.X = float32(c.Vel.X * (1 / ramp))
+
+	if tu.PlayerCollision != 0 {
+		dist := Distance(c.Pos, newPos)
+		end := truncToInt(dist + 1)
+		last := c.Pos
+		for i := int32(0); i < end; i++ {
+			a := float32(i) / dist
+			p := MixVec(c.Pos, newPos, a)
+			for _, o := range &w.Characters {
+				if o == nil || o == c {
+					continue
+				}
+				d := Distance(p, o.Pos)
+				if d < PhysSize && d >= 0 {
+					if a > 0 {
+						c.Pos = last
+					} else if Distance(newPos, o.Pos) > d {
+						c.Pos = newPos
+					}
+					return
+				}
+			}
+			last = p
+		}
+	}
+	c.Pos = newPos
+}
+
+// NetCoreSize is the number of ints of the CharacterCore net object.
+const NetCoreSize = 15
+
+// NetCore is the network form of a character core (NetObj CharacterCore, 15
+// ints, world.md 3.5). Positions are whole units, velocities and the hook
+// direction are fixed point with 8 fractional bits.
+type NetCore struct {
+	Tick         int32
+	X, Y         int32
+	VelX, VelY   int32
+	Angle        int32
+	Direction    int32
+	Jumped       int32
+	HookedPlayer int32
+	HookState    int32
+	HookTick     int32
+	HookX, HookY int32
+	HookDx       int32
+	HookDy       int32
+}
+
+// Put stores the 15 ints in net-object order into dst[:NetCoreSize]; it
+// panics if dst is shorter.
+func (n *NetCore) Put(dst []int32) {
+	_ = dst[NetCoreSize-1]
+	dst[0], dst[1], dst[2], dst[3], dst[4] = n.Tick, n.X, n.Y, n.VelX, n.VelY
+	dst[5], dst[6], dst[7], dst[8], dst[9] = n.Angle, n.Direction, n.Jumped, n.HookedPlayer, n.HookState
+	dst[10], dst[11], dst[12], dst[13], dst[14] = n.HookTick, n.HookX, n.HookY, n.HookDx, n.HookDy
+}
+
+// Get loads the 15 ints in net-object order from src[:NetCoreSize]; it
+// panics if src is shorter.
+func (n *NetCore) Get(src []int32) {
+	_ = src[NetCoreSize-1]
+	n.Tick, n.X, n.Y, n.VelX, n.VelY = src[0], src[1], src[2], src[3], src[4]
+	n.Angle, n.Direction, n.Jumped, n.HookedPlayer, n.HookState = src[5], src[6], src[7], src[8], src[9]
+	n.HookTick, n.HookX, n.HookY, n.HookDx, n.HookDy = src[10], src[11], src[12], src[13], src[14]
+}
+
+// Write stores the core in network form; out.Tick is left unchanged (the
+// caller fills it).
+func (c *CharacterCore) Write(out *NetCore) {
+	out.X = RoundToInt(c.Pos.X)
+	out.Y = RoundToInt(c.Pos.Y)
+	out.VelX = RoundToInt(float32(c.Vel.X * 256))
+	out.VelY = RoundToInt(float32(c.Vel.Y * 256))
+	out.HookState = c.HookState
+	out.HookTick = c.HookTick
+	out.HookX = RoundToInt(c.HookPos.X)
+	out.HookY = RoundToInt(c.HookPos.Y)
+	out.HookDx = RoundToInt(float32(c.HookDir.X * 256))
+	out.HookDy = RoundToInt(float32(c.HookDir.Y * 256))
+	out.HookedPlayer = c.HookedPlayer
+	out.Jumped = c.Jumped
+	out.Direction = c.Direction
+	out.Angle = c.Angle
+}
+
+// Read loads the core from network form (the inverse of Write); in.Tick is
+// ignored.
+func (c *CharacterCore) Read(in *NetCore) {
+	c.Pos = Vec2{float32(in.X), float32(in.Y)}
+	c.Vel = Vec2{float32(in.VelX) / 256, float32(in.VelY) / 256}
+	c.HookState = in.HookState
+	c.HookTick = in.HookTick
+	c.HookPos = Vec2{float32(in.HookX), float32(in.HookY)}
+	c.HookDir = Vec2{float32(in.HookDx) / 256, float32(in.HookDy) / 256}
+	c.HookedPlayer = in.HookedPlayer
+	c.Jumped = in.Jumped
+	c.Direction = in.Direction
+	c.Angle = in.Angle
+}
+
+// Quantize rounds the core to what the network form can carry (Write then
+// Read), as the server and the client predictor do after every Move.
+func (c *CharacterCore) Quantize() {
+	var n NetCore
+	c.Write(&n)
+	c.Read(&n)
+}
