@@ -1,0 +1,116 @@
+package snap
+
+import "time"
+
+// Storage bounds (net.md A4.2, A4.6).
+const (
+	// HistoryTicks is how far back snapshots are kept: before adding the
+	// snapshot of tick t, everything older than t − HistoryTicks is purged
+	// (3 s at 50 ticks/s).
+	HistoryTicks = 150
+	// MaxStored is the most snapshots one Storage holds: one per tick of the
+	// history window. When it is full the oldest entry is dropped.
+	MaxStored = HistoryTicks + 1
+)
+
+type storageEntry struct {
+	tick int32
+	tag  time.Duration
+	snap Snapshot
+}
+
+// Storage keeps the snapshots recently sent to (or received by) one client,
+// keyed by tick in increasing order. Entries are recycled with their
+// buffers, so steady-state use does not allocate. The zero value is ready to
+// use.
+type Storage struct {
+	ring  [MaxStored]storageEntry
+	head  int // index of the oldest entry
+	count int
+}
+
+// Len returns the number of stored snapshots.
+func (s *Storage) Len() int { return s.count }
+
+func (s *Storage) at(i int) *storageEntry { return &s.ring[(s.head+i)%MaxStored] }
+
+// PurgeAll drops every entry (client drop, map change).
+func (s *Storage) PurgeAll() { s.head, s.count = 0, 0 }
+
+// PurgeBefore drops every entry with a tick below tick.
+func (s *Storage) PurgeBefore(tick int32) {
+	for s.count > 0 && s.at(0).tick < tick {
+		s.head = (s.head + 1) % MaxStored
+		s.count--
+	}
+}
+
+// Ack records that the client acknowledged tick: older snapshots can no
+// longer serve as a delta base and are dropped. Non-positive acks (−1 asks
+// for a full snapshot) change nothing.
+func (s *Storage) Ack(tick int32) {
+	if tick > 0 {
+		s.PurgeBefore(tick)
+	}
+}
+
+// Alloc purges entries older than tick − HistoryTicks, reserves the entry of
+// tick (tagged with the time it was taken) and returns its snapshot for the
+// caller to fill, e.g. with Builder.Finish. Ticks are expected to increase:
+// a tick not above the newest stored one purges everything first (a reset).
+// Snapshots returned earlier by Get may be recycled by Alloc, so look up a
+// delta base after Alloc.
+func (s *Storage) Alloc(tick int32, tag time.Duration) *Snapshot {
+	if s.count > 0 && tick <= s.at(s.count-1).tick {
+		s.PurgeAll()
+	}
+	s.PurgeBefore(tick - HistoryTicks)
+	if s.count == MaxStored {
+		s.head = (s.head + 1) % MaxStored
+		s.count--
+	}
+	e := s.at(s.count)
+	s.count++
+	e.tick, e.tag = tick, tag
+	e.snap.Reset()
+	return &e.snap
+}
+
+// Add stores a copy of snap under tick, like Alloc followed by CopyFrom.
+func (s *Storage) Add(tick int32, tag time.Duration, snap *Snapshot) {
+	s.Alloc(tick, tag).CopyFrom(snap)
+}
+
+// Get returns the snapshot stored for tick and its tag time.
+func (s *Storage) Get(tick int32) (snap *Snapshot, tag time.Duration, ok bool) {
+	lo, hi := 0, s.count
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s.at(m).tick < tick {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < s.count && s.at(lo).tick == tick {
+		e := s.at(lo)
+		return &e.snap, e.tag, true
+	}
+	return nil, 0, false
+}
+
+// Newest returns the newest stored tick, or −1 when empty.
+func (s *Storage) Newest() int32 {
+	if s.count == 0 {
+		return -1
+	}
+	return s.at(s.count - 1).tick
+}
+
+// Oldest returns the oldest stored tick, or −1 when empty.
+func (s *Storage) Oldest() int32 {
+	if s.count == 0 {
+		return -1
+	}
+	return s.at(0).tick
+}
