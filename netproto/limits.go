@@ -1,0 +1,80 @@
+package netproto
+
+import "time"
+
+// Sizes and bounds of the 0.7 packet layer (spec A1.1). Every buffer and
+// counter in this package is bounded by one of these constants.
+const (
+	// MaxPacketSize is the largest UDP payload accepted or produced (NET_MAX_PACKETSIZE).
+	MaxPacketSize = 1400
+	// PacketHeaderSize is the size of the 0.7 connection header (NET_PACKETHEADERSIZE).
+	PacketHeaderSize = 7
+	// ConnlessHeaderSize is the size of the 0.7 connless header (NET_PACKETHEADERSIZE_CONNLESS).
+	ConnlessHeaderSize = 9
+	// MaxPayload is the largest packet payload after the header, raw or decompressed (NET_MAX_PAYLOAD).
+	MaxPayload = MaxPacketSize - ConnlessHeaderSize
+	// MaxConnPacketSize is the largest valid 0.7 connection datagram (header + MaxPayload).
+	MaxConnPacketSize = PacketHeaderSize + MaxPayload
+	// MaxChunkHeaderSize is the largest 0.7 chunk header (NET_MAX_CHUNKHEADERSIZE).
+	MaxChunkHeaderSize = 3
+	// MaxChunkSize is the largest message a chunk may carry: size+3 must stay below MaxPayload.
+	MaxChunkSize = MaxPayload - MaxChunkHeaderSize - 1
+	// MaxChunkSizeField is the largest value the 12-bit chunk size field can hold.
+	MaxChunkSizeField = 1<<12 - 1
+	// MaxPacketChunks is the most chunks we put in one packet (the count byte is 8 bit; the reference's 256 would wrap to 0).
+	MaxPacketChunks = 255
+	// MaxSequence is the size of the vital sequence space (NET_MAX_SEQUENCE, 10 bit).
+	MaxSequence = 1024
+	// SequenceMask masks a value into the sequence space.
+	SequenceMask = MaxSequence - 1
+	// BackroomSize is the width of the window of already-seen sequence numbers ending at the ack.
+	BackroomSize = MaxSequence / 2
+	// ConnBufferSize is the number of bytes of chunk data kept for resending per connection (NET_CONN_BUFFERSIZE).
+	ConnBufferSize = 32768
+	// MaxResendChunks is the most vital chunks kept unacked per connection (half the sequence space, or acks become ambiguous).
+	MaxResendChunks = BackroomSize - 1
+	// OutboxPackets is the number of finished datagrams a Conn holds until the caller polls them.
+	OutboxPackets = 16
+	// TokenRequestDataSize is the minimum extra data of a token request or connect (NET_TOKENREQUEST_DATASIZE).
+	TokenRequestDataSize = 512
+	// TokenControlSize is the payload size of a padded TOKEN request or CONNECT: control byte + 512 bytes.
+	TokenControlSize = 1 + TokenRequestDataSize
+	// MaxCloseReason is the most bytes of a received CLOSE reason that are kept.
+	MaxCloseReason = 127
+	// PackerBufferSize is the capacity of a Packer (the reference CPacker buffer).
+	PackerBufferSize = 2048
+	// MaxVarintSize is the longest varint encoding of a 32-bit value.
+	MaxVarintSize = 5
+	// MaxInputInts is the most ints an INPUT message may carry (MAX_INPUT_SIZE).
+	MaxInputInts = 128
+	// MaxSnapPartSize is the largest snapshot part payload in one SNAP message.
+	MaxSnapPartSize = 900
+	// MaxSnapParts is the most parts a snapshot may be split into.
+	MaxSnapParts = 64
+	// MapChunkSize is the reference 0.7 map download chunk size (MAP_CHUNK_SIZE).
+	MapChunkSize = MaxPayload - MaxChunkHeaderSize - 4
+	// MaxClients is the number of connection slots of the reference (NET_MAX_CLIENTS).
+	MaxClients = 64
+)
+
+// Timers of the 0.7 reference connection (spec A1.6-A1.8), hard-coded there.
+const (
+	// TimeoutDuration is how long a connected peer may stay silent before "Timeout".
+	TimeoutDuration = 10 * time.Second
+	// TokenTimeout is how long a client waits in the TOKEN state before giving up.
+	TokenTimeout = 5 * time.Second
+	// HandshakeResendInterval is how often token requests, CONNECT and ACCEPT are repeated.
+	HandshakeResendInterval = 500 * time.Millisecond
+	// FlushInterval is the idle time after which queued chunks are flushed.
+	FlushInterval = 500 * time.Millisecond
+	// KeepAliveInterval is the idle time after which a KEEPALIVE is sent.
+	KeepAliveInterval = time.Second
+	// ResendInterval is the time after which the oldest unacked vital chunk is sent again.
+	ResendInterval = time.Second
+	// ResendTimeout is the time after which an unacked vital chunk closes the connection.
+	ResendTimeout = 10 * time.Second
+	// SeedRotation is the period of the token secret rotation (NET_SEEDTIME).
+	SeedRotation = 16 * time.Second
+	// TickDuration is the duration of one server tick (SERVER_TICK_SPEED = 50).
+	TickDuration = 20 * time.Millisecond
+)
