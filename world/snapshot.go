@@ -1,0 +1,256 @@
+package world
+
+// SnapBuilder receives snapshot items; *snap.Builder implements it.
+type SnapBuilder interface {
+	// NewItem adds an item and returns its zeroed data to fill.
+	NewItem(typ, id uint16, size int) ([]int32, error)
+}
+
+// Snap adds the 0.7.5 snapshot items for client viewer to b, in the
+// reference's build order: world entities (projectiles, lasers, pickups,
+// characters, flags; newest first, each skipped when outside the viewer's
+// view), the controller objects (GameData, GameDataTeam in team modes,
+// De_GameInfo for demos, GameDataFlag in CTF), the events within 1500 units
+// whose client mask contains the viewer, and for every player PlayerInfo
+// (plus SpectatorInfo for the viewer itself when it spectates, and
+// De_ClientInfo for demos). viewer -1 builds the demo snapshot that sees
+// everything. viewer must be an in-game player or -1.
+//
+// Snap only reads the world, so snapshots for several viewers may be built
+// concurrently between ticks. It returns the first builder error (the
+// snapshot then lacks the remaining items).
+func (w *World) Snap(viewer int, b SnapBuilder) error {
+	if viewer < -1 || viewer >= MaxClients || (viewer >= 0 && w.players[viewer] == nil) {
+		return ErrNoPlayer
+	}
+	for i := len(w.projs) - 1; i >= 0; i-- {
+		if err := w.projs[i].snap(w, viewer, b); err != nil {
+			return err
+		}
+	}
+	for i := len(w.lasers) - 1; i >= 0; i-- {
+		if err := w.lasers[i].snap(w, viewer, b); err != nil {
+			return err
+		}
+	}
+	for i := len(w.pickups) - 1; i >= 0; i-- {
+		if err := w.pickups[i].snap(w, viewer, b); err != nil {
+			return err
+		}
+	}
+	for i := len(w.chars) - 1; i >= 0; i-- {
+		if c := w.chars[i]; c.inWorld {
+			if err := c.snap(viewer, b); err != nil {
+				return err
+			}
+		}
+	}
+	for i := len(w.flagLst) - 1; i >= 0; i-- {
+		if err := w.flagLst[i].snap(w, viewer, b); err != nil {
+			return err
+		}
+	}
+	if err := w.ctrl.snap(viewer, b); err != nil {
+		return err
+	}
+	if err := w.snapEvents(viewer, b); err != nil {
+		return err
+	}
+	for _, p := range w.players {
+		if p != nil {
+			if err := p.snap(viewer, b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// PostSnap ends a snapshot round: the server calls it after building the
+// snapshots of a tick (every tick on which it snapshots, even without
+// clients). It clears the events and the characters' triggered core events,
+// so events of ticks without snapshots go out with the next one.
+func (w *World) PostSnap() {
+	for _, c := range w.chars {
+		c.triggered = 0
+	}
+	w.events.clear()
+}
+
+func (w *World) snapEvents(viewer int, b SnapBuilder) error {
+	for i := 0; i < w.events.n; i++ {
+		e := &w.events.events[i]
+		if viewer >= 0 {
+			if e.mask&(uint64(1)<<uint(viewer)) == 0 {
+				continue
+			}
+			if Distance(w.players[viewer].viewPos, Vec2{float32(e.data[0]), float32(e.data[1])}) >= eventRange {
+				continue
+			}
+		}
+		d, err := b.NewItem(e.typ, uint16(i), int(e.size))
+		if err != nil {
+			return err
+		}
+		copy(d, e.data[:e.size])
+	}
+	return nil
+}
+
+func (c *controller) snap(viewer int, b SnapBuilder) error {
+	w := c.w
+	d, err := b.NewItem(ObjGameData, 0, SizeGameData)
+	if err != nil {
+		return err
+	}
+	d[0] = c.gameStartTick
+	var flags, end int32
+	switch c.state {
+	case stateWarmupGame, stateWarmupUser:
+		flags |= GameStateFlagWarmup
+		if c.stateTimer != timerInfinite {
+			end = w.tick + c.stateTimer
+		}
+	case stateStartCountdown:
+		flags |= GameStateFlagStartCountdown | GameStateFlagPaused
+		if c.stateTimer != timerInfinite {
+			end = w.tick + c.stateTimer
+		}
+	case statePaused:
+		flags |= GameStateFlagPaused
+		if c.stateTimer != timerInfinite {
+			end = w.tick + c.stateTimer
+		}
+	case stateEndRound:
+		flags |= GameStateFlagRoundOver
+		end = w.tick - c.gameStartTick - timerEnd/2*tickSpeed + c.stateTimer
+	case stateEndMatch:
+		flags |= GameStateFlagGameOver
+		end = w.tick - c.gameStartTick - timerEnd*tickSpeed + c.stateTimer
+	}
+	if c.suddenDeath {
+		flags |= GameStateFlagSuddenDeath
+	}
+	d[1], d[2] = flags, end
+
+	if c.isTeamplay() {
+		d, err := b.NewItem(ObjGameDataTeam, 0, SizeGameDataTeam)
+		if err != nil {
+			return err
+		}
+		d[0], d[1] = int32(c.teamScore[TeamRed]), int32(c.teamScore[TeamBlue])
+	}
+	if viewer == -1 {
+		d, err := b.NewItem(ObjDeGameInfo, 0, SizeDeGameInfo)
+		if err != nil {
+			return err
+		}
+		gi := w.GameInfo()
+		copy(d, gi[:])
+	}
+	if c.gameType == GameCTF {
+		d, err := b.NewItem(ObjGameDataFlag, 0, SizeGameDataFlag)
+		if err != nil {
+			return err
+		}
+		for team := 0; team < 2; team++ {
+			f := w.flags[team]
+			var carrier, drop int32
+			switch {
+			case f == nil:
+				carrier = FlagMissing
+			case f.atStand:
+				carrier = FlagAtStand
+			case f.carrier != nil:
+				carrier = int32(f.carrier.p.cid)
+			default:
+				carrier = FlagTaken
+				drop = f.dropTick
+			}
+			d[team], d[2+team] = carrier, drop
+		}
+	}
+	return nil
+}
+
+// snap writes PlayerInfo (and SpectatorInfo / De_ClientInfo) for player p.
+func (p *Player) snap(viewer int, b SnapBuilder) error {
+	w := p.w
+	d, err := b.NewItem(ObjPlayerInfo, uint16(p.cid), SizePlayerInfo)
+	if err != nil {
+		return err
+	}
+	flags := p.playerFlags & PlayerFlagChatting
+	if p.authed {
+		flags |= PlayerFlagAdmin
+	}
+	flags |= PlayerFlagReady
+	if p.info.Bot {
+		flags |= PlayerFlagBot
+	}
+	if viewer != -1 && p.team == TeamSpectators && viewer == p.spectatorID {
+		flags |= PlayerFlagWatching
+	}
+	d[0] = flags
+	d[1] = int32(p.score)
+	if viewer == -1 {
+		d[2] = p.latencyMin
+	} else {
+		d[2] = w.players[viewer].actLatency[p.cid]
+	}
+
+	if p.cid == viewer && p.team == TeamSpectators {
+		d, err := b.NewItem(ObjSpectatorInfo, uint16(p.cid), SizeSpectatorInfo)
+		if err != nil {
+			return err
+		}
+		d[0] = int32(p.specMode)
+		d[1] = int32(p.spectatorID)
+		pos := p.viewPos
+		if p.specFlag != nil {
+			pos = p.specFlag.pos
+		}
+		d[2], d[3] = int32(pos.X), int32(pos.Y)
+	}
+
+	if viewer == -1 {
+		d, err := b.NewItem(ObjDeClientInfo, uint16(p.cid), SizeDeClientInfo)
+		if err != nil {
+			return err
+		}
+		d[0] = 0
+		d[1] = int32(p.team)
+		strToInts(d[2:6], p.info.Name)
+		strToInts(d[6:9], p.info.Clan)
+		d[9] = p.info.Country
+		for i := 0; i < 6; i++ {
+			strToInts(d[10+6*i:16+6*i], p.info.SkinPartNames[i])
+			if p.info.UseCustomColors[i] {
+				d[46+i] = 1
+			}
+			d[52+i] = p.info.SkinPartColors[i]
+		}
+	}
+	return nil
+}
+
+// strToInts packs s into dst the way the reference StrToInts does: four
+// bytes per int, big-endian, each byte offset by 128, the last byte of the
+// last int forced to 0 (so at most 4*len(dst)-1 bytes are kept).
+func strToInts(dst []int32, s string) {
+	var buf [4]byte
+	k := 0
+	for i := range dst {
+		for j := range buf {
+			buf[j] = 0
+			if k < len(s) {
+				buf[j] = s[k]
+				k++
+			}
+		}
+		dst[i] = int32(uint32(buf[0]+128)<<24 | uint32(buf[1]+128)<<16 | uint32(buf[2]+128)<<8 | uint32(buf[3]+128))
+	}
+	if n := len(dst); n > 0 {
+		dst[n-1] &^= 0xff
+	}
+}
