@@ -19,7 +19,7 @@ type snapConn struct {
 
 // snapStats are the per-capture figures of the snapshot pass.
 type snapStats struct {
-	packets           int
+	packets           int // datagrams with chunks
 	flows             int
 	msgs              [3]int // SNAP parts, SNAPEMPTY, SNAPSINGLE
 	snapshots         int    // reconstructed (including SNAPEMPTY copies of their base)
@@ -49,7 +49,7 @@ func TestSnapCaptures(t *testing.T) {
 		t.Run(cf.name, func(t *testing.T) {
 			ref := refRun(t, cf.name)
 			st := snapRun(t, cf.name, ref)
-			t.Logf("%d packets, %d server->client flows with snapshots; messages SNAP %d SNAPEMPTY %d SNAPSINGLE %d; %d snapshots reconstructed (%d multi-part, %d parts), %d CRC checks, %d bad; %d on a delta base, oldest base %d ticks, most items %d",
+			t.Logf("%d data packets, %d server->client flows with snapshots; messages SNAP %d SNAPEMPTY %d SNAPSINGLE %d; %d snapshots reconstructed (%d multi-part, %d parts), %d CRC checks, %d bad; %d on a delta base, oldest base %d ticks, most items %d",
 				st.packets, st.flows, st.msgs[0], st.msgs[1], st.msgs[2], st.snapshots, st.multiPart, st.parts, st.crcChecks, st.crcBad, st.deltaBase, st.maxBaseAge, st.maxItems)
 			w := want[cf.name]
 			if cf.name != "twinfo_06_07.pcap" && st.snapshots == 0 { // twinfo is connless traffic only
@@ -73,47 +73,23 @@ func snapRun(t *testing.T, name string, ref refStats) snapStats {
 	t.Helper()
 	var st snapStats
 	conns := make(map[flow]*snapConn)
-	var buf []byte
 	var ints []int32
-	for _, cp := range load07(t, name) {
-		st.packets++
-		if cp.toServer || netproto.IsConnless(cp.Payload) {
-			continue
+	packets := make(map[int]bool)
+	forEachChunk(t, name, func(cp capPacket, _ int, c netproto.Chunk) {
+		packets[cp.Index] = true
+		id, sys, n, err := netproto.ParseMsgHeader(c.Data)
+		if err != nil || !sys || cp.toServer || id < netproto.NetmsgSnap || id > netproto.NetmsgSnapSingle {
+			return
 		}
-		hdr, raw, err := netproto.ParsePacket(cp.Payload)
-		if err != nil {
-			t.Fatalf("packet %d: %v", cp.Index, err)
+		st.msgs[id-netproto.NetmsgSnap]++
+		sc := conns[cp.flow]
+		if sc == nil {
+			sc = &snapConn{store: make(map[int32]*snap.Snapshot), recv: snap.NewReceiver(snap.MsgIDs7, snap.Sizes7)}
+			conns[cp.flow] = sc
 		}
-		if hdr.Flags&netproto.FlagControl != 0 {
-			continue
-		}
-		payload, err := netproto.DecodePayload(buf[:0], hdr, raw)
-		if err != nil {
-			t.Fatalf("packet %d: %v", cp.Index, err)
-		}
-		if hdr.Flags&netproto.FlagCompression != 0 {
-			buf = payload[:0]
-		}
-		var cr netproto.ChunkReader
-		cr.Reset(payload, int(hdr.NumChunks))
-		for c, ok := cr.Next(); ok; c, ok = cr.Next() {
-			id, sys, n, err := netproto.ParseMsgHeader(c.Data)
-			if err != nil || !sys || id < netproto.NetmsgSnap || id > netproto.NetmsgSnapSingle {
-				continue
-			}
-			st.msgs[id-netproto.NetmsgSnap]++
-			sc := conns[cp.flow]
-			if sc == nil {
-				sc = &snapConn{store: make(map[int32]*snap.Snapshot), recv: snap.NewReceiver(snap.MsgIDs7, snap.Sizes7)}
-				conns[cp.flow] = sc
-			}
-			body := c.Data[n:]
-			ints = sc.feed(t, &st, cp, id, body, ref.conns[cp.flow], ints)
-		}
-		if err := cr.Err(); err != nil {
-			t.Fatalf("packet %d: %v", cp.Index, err)
-		}
-	}
+		ints = sc.feed(t, &st, cp, id, c.Data[n:], ref.conns[cp.flow], ints)
+	})
+	st.packets = len(packets)
 	st.flows = len(conns)
 	return st
 }
