@@ -20,28 +20,43 @@ type storageEntry struct {
 }
 
 // Storage keeps the snapshots recently sent to (or received by) one client,
-// keyed by tick in increasing order. Entries are recycled with their
-// buffers, so steady-state use does not allocate. The zero value is ready to
-// use.
+// keyed by tick in increasing order. Purged entries are recycled with their
+// buffers, most recently purged first, so steady-state use does not
+// allocate. The zero value is ready to use.
 type Storage struct {
-	ring  [MaxStored]storageEntry
-	head  int // index of the oldest entry
+	ring  [MaxStored]*storageEntry // ring[(head+i)%MaxStored], oldest first
+	head  int
 	count int
+	free  []*storageEntry // purged entries, reused LIFO
 }
 
 // Len returns the number of stored snapshots.
 func (s *Storage) Len() int { return s.count }
 
-func (s *Storage) at(i int) *storageEntry { return &s.ring[(s.head+i)%MaxStored] }
+func (s *Storage) at(i int) *storageEntry { return s.ring[(s.head+i)%MaxStored] }
+
+// dropOldest moves the oldest entry to the free list.
+func (s *Storage) dropOldest() {
+	if s.free == nil {
+		s.free = make([]*storageEntry, 0, MaxStored)
+	}
+	s.free = append(s.free, s.ring[s.head])
+	s.ring[s.head] = nil
+	s.head = (s.head + 1) % MaxStored
+	s.count--
+}
 
 // PurgeAll drops every entry (client drop, map change).
-func (s *Storage) PurgeAll() { s.head, s.count = 0, 0 }
+func (s *Storage) PurgeAll() {
+	for s.count > 0 {
+		s.dropOldest()
+	}
+}
 
 // PurgeBefore drops every entry with a tick below tick.
 func (s *Storage) PurgeBefore(tick int32) {
 	for s.count > 0 && s.at(0).tick < tick {
-		s.head = (s.head + 1) % MaxStored
-		s.count--
+		s.dropOldest()
 	}
 }
 
@@ -66,10 +81,16 @@ func (s *Storage) Alloc(tick int32, tag time.Duration) *Snapshot {
 	}
 	s.PurgeBefore(tick - HistoryTicks)
 	if s.count == MaxStored {
-		s.head = (s.head + 1) % MaxStored
-		s.count--
+		s.dropOldest()
 	}
-	e := s.at(s.count)
+	var e *storageEntry
+	if n := len(s.free); n > 0 {
+		e = s.free[n-1]
+		s.free = s.free[:n-1]
+	} else {
+		e = new(storageEntry)
+	}
+	s.ring[(s.head+s.count)%MaxStored] = e
 	s.count++
 	e.tick, e.tag = tick, tag
 	e.snap.Reset()
