@@ -1,0 +1,135 @@
+// Command twload runs synthetic Teeworlds 0.7 clients against a server: each
+// does the real handshake, downloads the map when it lacks it, enters the
+// game, sends an input every tick and decodes every snapshot (delta and CRC
+// check). At the end it prints a JSON summary: clients connected and failed
+// (with reasons), snapshots, bytes and packets per second per client, CRC
+// errors and input-to-snapshot latency percentiles.
+//
+// Exit status: 0 when every client entered the game and no snapshot or
+// message failed its checks, 1 otherwise, 2 for usage errors.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"twserver/loadclient"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("twload", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:8303", "server address `host:port`")
+	clients := fs.Int("clients", 8, "number of clients (1..64)")
+	fs.IntVar(clients, "n", 8, "shorthand for -clients")
+	duration := fs.Duration("duration", 30*time.Second, "how long the run lasts after the ramp-up")
+	rampUp := fs.Duration("rampup", 2*time.Second, "clients start evenly spread over this time")
+	pattern := fs.String("pattern", "random", "input pattern: idle, walk, jumpfire, random")
+	seed := fs.Uint64("seed", 1, "seed of the random pattern (client i uses seed+i)")
+	sources := fs.Int("sources", 0, "spread clients over this many loopback source addresses starting at -source-base (0: system default)")
+	sourceBase := fs.String("source-base", "127.0.0.1", "first source address for -sources")
+	mapDir := fs.String("mapdir", "", "directory caching downloaded maps across runs (empty: memory only)")
+	password := fs.String("password", "", "server password")
+	enterTimeout := fs.Duration("enter-timeout", loadclient.DefaultEnterTimeout, "a client that is not in game after this long fails")
+	jsonOut := fs.String("json", "-", "write the JSON summary to this file (- for stdout)")
+	perClient := fs.Bool("per-client", false, "include per-client statistics in the JSON summary")
+	status := fs.String("status", "auto", "live status line: auto (when stdout is a terminal), on, off")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "twload: "+format+"\n", a...)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		return usage("unexpected arguments %q", fs.Args())
+	}
+	server, err := netip.ParseAddrPort(*addr)
+	if err != nil {
+		return usage("bad -addr: %v", err)
+	}
+	pat, err := loadclient.ParsePattern(*pattern)
+	if err != nil {
+		return usage("%v", err)
+	}
+	rc := loadclient.RunConfig{
+		Server: server, Clients: *clients, RampUp: *rampUp, Duration: *duration,
+		Pattern: pat, Seed: *seed, Sources: *sources, Password: *password,
+		Maps: &loadclient.MapCache{Dir: *mapDir}, EnterTimeout: *enterTimeout,
+	}
+	if *sources > 0 {
+		if rc.SourceBase, err = netip.ParseAddr(*sourceBase); err != nil {
+			return usage("bad -source-base: %v", err)
+		}
+	}
+	if err := rc.Validate(); err != nil {
+		return usage("%v", err)
+	}
+	live := false
+	switch *status {
+	case "on":
+		live = true
+	case "auto":
+		live = isTerminal(os.Stdout)
+	case "off":
+	default:
+		return usage("-status must be auto, on or off")
+	}
+	if live {
+		rc.Status = func(s loadclient.Status) { fmt.Fprintf(stdout, "\r%s\x1b[K", s) }
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sum, err := loadclient.Run(ctx, rc)
+	if live {
+		fmt.Fprintln(stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "twload: %v\n", err)
+		return 1
+	}
+	if !*perClient {
+		sum.PerClient = nil
+	}
+	out := stdout
+	if *jsonOut != "-" {
+		f, err := os.Create(*jsonOut)
+		if err != nil {
+			fmt.Fprintf(stderr, "twload: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		out = f
+	}
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(&sum); err != nil {
+		fmt.Fprintf(stderr, "twload: %v\n", err)
+		return 1
+	}
+	if !sum.OK() {
+		fmt.Fprintf(stderr, "twload: FAIL: %d/%d connected, %d failed, %d crc errors, %d delta errors, %d bad messages\n",
+			sum.Connected, sum.Clients, sum.Failed, sum.CRCErrors, sum.DeltaErrors, sum.BadMessages)
+		return 1
+	}
+	return 0
+}
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,573 @@
+// Package loadclient is a synthetic Teeworlds 0.7 client for load tests: it
+// does the real handshake (token, CONNECT, INFO), downloads the map when its
+// cache lacks it, goes through READY / start info / ENTERGAME, sends an INPUT
+// every tick acknowledging the newest snapshot, and reconstructs every
+// snapshot (reassembly, delta, CRC) with package snap. It measures what a
+// server gives each client: snapshots, bytes, packets, errors and the delay
+// from sending an input to receiving the first snapshot of its tick.
+//
+// One Client owns one UDP socket and runs in one goroutine. Run starts many.
+package loadclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/netip"
+	"time"
+
+	"twserver/gamemsg"
+	"twserver/netproto"
+	"twserver/snap"
+)
+
+// Protocol values of the 0.7.5 client (net.md A3.1).
+const (
+	// NetVersion is the version string INFO carries.
+	NetVersion = "0.7 802f1be60a05665f"
+	// ClientVersion is the 0.7.5 client version number (0x0705).
+	ClientVersion = 0x0705
+	// DefaultEnterTimeout bounds the time from start to in game.
+	DefaultEnterTimeout = 20 * time.Second
+	// inputRing is how many sent inputs wait for their snapshot (latency).
+	inputRing = 128
+	// targetLead is how early (before its tick starts) an input should reach
+	// the server, judged from INPUTTIMING.
+	targetLead = 10 * time.Millisecond
+	// maxMargin bounds how far ahead of the server the client predicts.
+	maxMargin = time.Second
+)
+
+// Config describes one load client.
+type Config struct {
+	Server       netip.AddrPort // server address
+	Source       netip.Addr     // local address to send from (zero: chosen by the system)
+	Name         string         // player name (at most 15 bytes are used)
+	Clan         string
+	Password     string
+	Pattern      Pattern
+	Seed         uint64
+	Maps         *MapCache     // shared map cache; nil: a private one
+	EnterTimeout time.Duration // start to in game; 0: DefaultEnterTimeout
+	Index        int           // reported in Stats
+}
+
+// Stage names, reported in Stats.Stage.
+const (
+	StageToken     = "token"
+	StageConnect   = "connect"
+	StageInfo      = "info"      // INFO sent, waiting for MAP_CHANGE
+	StageMap       = "map"       // downloading the map
+	StageReady     = "ready"     // READY sent, waiting for CON_READY
+	StageStartInfo = "startinfo" // start info sent, waiting for Sv_ReadyToEnter
+	StageEntering  = "entering"  // ENTERGAME sent, waiting for two snapshots
+	StageInGame    = "ingame"
+	StageClosed    = "closed"
+)
+
+type sentInput struct {
+	tick int32
+	at   time.Duration
+}
+
+// Client is one synthetic 0.7 client.
+type Client struct {
+	cfg   Config
+	live  Live
+	stats Stats
+
+	sock  *net.UDPConn
+	start time.Time
+	now   time.Duration
+	conn  *conn
+	recv  *snap.Receiver
+	gen   *InputGen
+	pk    netproto.Packer
+	up    netproto.Unpacker
+	buf   []byte
+
+	stage   string
+	failure error
+	deliver func([]byte)
+
+	// map download
+	mapKey      MapKey
+	mapBuf      []byte
+	mapCPR      int // chunks per request
+	mapChunk    int // chunk size
+	mapGot      int // chunks received since the last request
+	enteredSnap int // snapshots since ENTERGAME, until in game
+
+	// in game
+	inGame      bool
+	inGameAt    time.Duration
+	ackTick     int32
+	crcStreak   int
+	lastTick    int32
+	lastTickAt  time.Duration
+	margin      time.Duration
+	nextInput   time.Duration
+	inputs      [inputRing]sentInput
+	inHead, inN int
+}
+
+// New returns a client for cfg.
+func New(cfg Config) *Client {
+	if cfg.EnterTimeout <= 0 {
+		cfg.EnterTimeout = DefaultEnterTimeout
+	}
+	if cfg.Maps == nil {
+		cfg.Maps = &MapCache{}
+	}
+	c := &Client{cfg: cfg, buf: make([]byte, recvBufferSize), ackTick: -1, lastTick: -1,
+		margin: 40 * time.Millisecond}
+	c.deliver = c.onChunk
+	c.stats.Index = cfg.Index
+	c.stats.Name = cfg.Name
+	return c
+}
+
+// Entered reports whether the client is in game now (safe from any goroutine).
+func (c *Client) Entered() bool { return c.live.InGame.Load() }
+
+// Live returns the counters the client updates while running.
+func (c *Client) Live() *Live { return &c.live }
+
+// Run connects, plays until ctx is done, disconnects and returns the
+// client's statistics. Failures are reported in Stats.Failure.
+func (c *Client) Run(ctx context.Context) Stats {
+	c.start = time.Now()
+	c.stage = StageToken
+	laddr := &net.UDPAddr{}
+	if c.cfg.Source.IsValid() {
+		laddr.IP = c.cfg.Source.AsSlice()
+	}
+	sock, err := net.DialUDP("udp", laddr, net.UDPAddrFromAddrPort(c.cfg.Server))
+	if err != nil {
+		c.stats.Failure = "socket: " + err.Error()
+		c.stats.Stage = c.stage
+		return c.stats
+	}
+	c.sock = sock
+	defer sock.Close()
+	c.stats.Source = sock.LocalAddr().String()
+
+	tok := netproto.TokenNone
+	for tok == netproto.TokenNone {
+		tok = netproto.Token(rand.Uint32())
+	}
+	c.conn = newConn(tok, c.write)
+	c.recv = snap.NewReceiver(snap.MsgIDs7, snap.Sizes7)
+	c.gen = NewInputGen(c.cfg.Pattern, c.cfg.Seed)
+	c.conn.start(c.clock())
+
+	for ctx.Err() == nil && c.failure == nil {
+		c.step()
+	}
+	now := c.clock()
+	if c.failure == nil {
+		c.conn.close(now, "twload done")
+	} else {
+		c.conn.close(now, "twload: "+c.failure.Error())
+		c.stats.Failure = failureClass(c.failure)
+		if c.stats.FirstBadError == "" {
+			c.stats.FirstBadError = c.failure.Error()
+		}
+	}
+	if c.inGame {
+		c.stats.InGame = now - c.inGameAt
+	}
+	c.stats.Stage = c.stage
+	c.stats.DroppedPkts = c.conn.dropped
+	return c.stats
+}
+
+func (c *Client) clock() time.Duration {
+	c.now = time.Since(c.start)
+	return c.now
+}
+
+func (c *Client) fail(err error) {
+	if c.failure == nil {
+		c.failure = err
+	}
+}
+
+// step waits for one datagram or the next timer and handles it.
+func (c *Client) step() {
+	now := c.clock()
+	wait := 20 * time.Millisecond
+	if c.inGame {
+		wait = c.nextInput - now
+	}
+	wait = max(wait, 0)
+	if err := c.sock.SetReadDeadline(c.start.Add(now + wait)); err != nil {
+		c.fail(err)
+		return
+	}
+	n, err := c.sock.Read(c.buf)
+	now = c.clock()
+	if err != nil {
+		var ne net.Error
+		if !errors.As(err, &ne) || !ne.Timeout() {
+			// ICMP port unreachable shows up as a read error on a connected
+			// socket: the server is not there (yet). The handshake timers
+			// decide when to give up.
+			if c.conn.state == stateOnline {
+				c.fail(fmt.Errorf("socket: %w", err))
+				return
+			}
+		}
+	} else {
+		c.onDatagram(now, c.buf[:n])
+	}
+	if err := c.conn.update(now); err != nil {
+		c.fail(err)
+		return
+	}
+	if !c.stats.Entered && now > c.cfg.EnterTimeout {
+		c.fail(fmt.Errorf("not in game after %v (stage %s)", c.cfg.EnterTimeout, c.stage))
+		return
+	}
+	if c.inGame && now >= c.nextInput {
+		c.sendInput(now)
+		c.nextInput += netproto.TickDuration
+		if c.nextInput < now {
+			c.nextInput = now + netproto.TickDuration
+		}
+	}
+	c.conn.flush(now)
+}
+
+func (c *Client) write(b []byte) {
+	if _, err := c.sock.Write(b); err != nil && c.conn.state == stateOnline {
+		c.fail(fmt.Errorf("socket: %w", err))
+		return
+	}
+	c.live.BytesOut.Add(int64(len(b)))
+	c.stats.TotalBytesOut += int64(len(b))
+	if c.inGame {
+		c.stats.BytesOut += int64(len(b))
+		c.stats.PacketsOut++
+	}
+}
+
+func (c *Client) onDatagram(now time.Duration, b []byte) {
+	c.live.BytesIn.Add(int64(len(b)))
+	c.stats.TotalBytesIn += int64(len(b))
+	if c.inGame {
+		c.stats.BytesIn += int64(len(b))
+		c.stats.PacketsIn++
+	}
+	switch c.conn.feed(now, b, c.deliver) {
+	case evAccepted:
+		c.stage = StageInfo
+		c.pk.Reset()
+		c.pk.AddMsgHeader(netproto.NetmsgInfo, true)
+		c.pk.AddString(NetVersion)
+		c.pk.AddString(c.cfg.Password)
+		c.pk.AddInt(ClientVersion)
+		c.sendMsg(true)
+	case evClosed:
+		c.fail(&closedError{reason: c.conn.closeMsg})
+	}
+	if c.conn.state == stateConnect && c.stage == StageToken {
+		c.stage = StageConnect
+	}
+}
+
+// closedError is a CLOSE from the server.
+type closedError struct{ reason string }
+
+func (e *closedError) Error() string { return "closed by server: " + e.reason }
+
+// failureClass turns an error into a short reason for counting failures
+// across clients.
+func failureClass(err error) string {
+	var ce *closedError
+	if errors.As(err, &ce) {
+		return ce.Error()
+	}
+	return err.Error()
+}
+
+// sendMsg queues the packer's message; vital messages are flushed at the end
+// of the step.
+func (c *Client) sendMsg(vital bool) {
+	if err := c.pk.Err(); err != nil {
+		c.fail(err)
+		return
+	}
+	if err := c.conn.queue(c.now, c.pk.Bytes(), vital); err != nil {
+		c.fail(err)
+	}
+}
+
+func (c *Client) sendSys(id int32) {
+	c.pk.Reset()
+	c.pk.AddMsgHeader(id, true)
+	c.sendMsg(true)
+}
+
+func (c *Client) bad(kind string, err error) {
+	c.stats.BadMessages++
+	if c.stats.FirstBadError == "" {
+		c.stats.FirstBadError = kind + ": " + err.Error()
+	}
+}
+
+// onChunk handles one delivered message.
+func (c *Client) onChunk(data []byte) {
+	id, system, n, err := netproto.ParseMsgHeader(data)
+	if err != nil {
+		c.bad("message header", err)
+		return
+	}
+	body := data[n:]
+	if system {
+		c.onSystem(id, body)
+	} else {
+		c.onGame(id, body)
+	}
+}
+
+func (c *Client) onSystem(id int32, body []byte) {
+	switch id {
+	case netproto.NetmsgMapChange:
+		c.onMapChange(body)
+	case netproto.NetmsgMapData:
+		c.onMapData(body)
+	case netproto.NetmsgConReady:
+		if c.stage != StageReady {
+			return
+		}
+		si := gamemsg.ClStartInfo{Name: c.cfg.Name, Clan: c.cfg.Clan, Country: -1, Skin: gamemsg.DefaultSkin}
+		c.pk.Reset()
+		if err := si.Encode(&c.pk); err != nil {
+			c.fail(err)
+			return
+		}
+		c.sendMsg(true)
+		c.stage = StageStartInfo
+	case netproto.NetmsgSnap, netproto.NetmsgSnapEmpty, netproto.NetmsgSnapSingle:
+		c.onSnap(id, body)
+	case netproto.NetmsgInputTiming:
+		c.up.Reset(body)
+		c.up.GetInt() // intended tick
+		left := c.up.GetInt()
+		if c.up.Err() != nil {
+			c.bad("INPUTTIMING", c.up.Err())
+			return
+		}
+		// Keep inputs about targetLead early, like the 0.7.5 client's
+		// prediction margin: a late input moves the margin up at once, an
+		// early one lets it decay slowly.
+		if left < 0 {
+			c.stats.LateInputs++
+		}
+		diff := time.Duration(left)*time.Millisecond - targetLead
+		if diff < 0 {
+			c.margin -= diff / 2
+		} else {
+			c.margin -= diff / 16
+		}
+		c.margin = min(max(c.margin, 0), maxMargin)
+	case netproto.NetmsgPing:
+		c.pk.Reset()
+		c.pk.AddMsgHeader(netproto.NetmsgPingReply, true)
+		c.sendMsg(false)
+	case netproto.NetmsgServerInfo, netproto.NetmsgPingReply, netproto.NetmsgRconAuthOn,
+		netproto.NetmsgRconAuthOff, netproto.NetmsgRconLine, netproto.NetmsgRconCmdAdd,
+		netproto.NetmsgRconCmdRem, netproto.NetmsgMaplistEntryAdd, netproto.NetmsgMaplistEntryRem:
+	default:
+		c.stats.UnknownMsgs++
+	}
+}
+
+func (c *Client) onMapChange(body []byte) {
+	c.up.Reset(body)
+	var k MapKey
+	k.Name = c.up.GetString()
+	k.CRC = uint32(c.up.GetInt())
+	k.Size = int(c.up.GetInt())
+	cpr := int(c.up.GetInt())
+	chunk := int(c.up.GetInt())
+	sha := c.up.GetRaw(32)
+	if err := c.up.Err(); err != nil {
+		c.fail(fmt.Errorf("bad MAP_CHANGE: %w", err))
+		return
+	}
+	copy(k.SHA256[:], sha)
+	switch {
+	case !validName(k.Name):
+		c.fail(fmt.Errorf("bad MAP_CHANGE: map name %q", k.Name))
+		return
+	case k.Size <= 0 || k.Size > MaxMapSize:
+		c.fail(fmt.Errorf("bad MAP_CHANGE: map size %d", k.Size))
+		return
+	case cpr <= 0 || chunk <= 0 || chunk > netproto.MaxChunkSize:
+		c.fail(fmt.Errorf("bad MAP_CHANGE: %d chunks of %d bytes per request", cpr, chunk))
+		return
+	}
+	// a map change restarts the way into the game
+	c.inGame, c.enteredSnap, c.ackTick = false, 0, -1
+	c.live.InGame.Store(false)
+	c.recv.Reset()
+	c.mapKey, c.mapCPR, c.mapChunk = k, cpr, chunk
+	if c.cfg.Maps.Has(k) {
+		c.mapBuf = nil
+		c.sendSys(netproto.NetmsgReady)
+		c.stage = StageReady
+		return
+	}
+	c.mapBuf = make([]byte, 0, k.Size)
+	c.mapGot = 0
+	c.stage = StageMap
+	c.sendSys(netproto.NetmsgRequestMapData)
+}
+
+func (c *Client) onMapData(body []byte) {
+	if c.stage != StageMap || c.mapBuf == nil {
+		return
+	}
+	want := min(c.mapChunk, c.mapKey.Size-len(c.mapBuf))
+	if len(body) < want {
+		c.fail(fmt.Errorf("MAP_DATA: %d bytes, want %d", len(body), want))
+		return
+	}
+	c.mapBuf = append(c.mapBuf, body[:want]...)
+	c.mapGot++
+	if len(c.mapBuf) == c.mapKey.Size {
+		if err := c.cfg.Maps.Store(c.mapKey, c.mapBuf); err != nil {
+			c.fail(fmt.Errorf("map download: %w", err))
+			return
+		}
+		c.stats.MapDownloaded = true
+		c.stats.MapBytes = len(c.mapBuf)
+		c.mapBuf = nil
+		c.sendSys(netproto.NetmsgReady)
+		c.stage = StageReady
+		return
+	}
+	if c.mapGot%c.mapCPR == 0 {
+		c.sendSys(netproto.NetmsgRequestMapData)
+	}
+}
+
+func (c *Client) onGame(id int32, body []byte) {
+	c.up.Reset(body)
+	m, err := gamemsg.Decode(id, &c.up)
+	if errors.Is(err, gamemsg.ErrUnknownMessage) {
+		c.stats.UnknownMsgs++
+		return
+	}
+	if err != nil {
+		c.bad(gamemsg.Name(id), err)
+		return
+	}
+	if _, ok := m.(*gamemsg.SvReadyToEnter); ok && c.stage == StageStartInfo {
+		c.sendSys(netproto.NetmsgEnterGame)
+		c.stage = StageEntering
+		c.enteredSnap = 0
+	}
+}
+
+func (c *Client) onSnap(id int32, body []byte) {
+	if c.stage != StageEntering && c.stage != StageInGame {
+		return
+	}
+	if id != netproto.NetmsgSnapEmpty {
+		c.stats.SnapParts++
+	}
+	tick, done, err := c.recv.Handle(id, body)
+	switch {
+	case err == nil && done:
+		c.onSnapshot(tick, id == netproto.NetmsgSnapEmpty)
+	case err == nil:
+	case errors.Is(err, snap.ErrBadCRC):
+		c.stats.CRCErrors++
+		c.live.CRCErrors.Add(1)
+		c.noteBad("snapshot crc", tick, err)
+		c.crcStreak++
+		if c.crcStreak > 10 {
+			c.ackTick = -1 // ask for a full snapshot, as the 0.7.5 client does
+		}
+	case errors.Is(err, snap.ErrNoBase):
+		c.stats.NoBase++
+		c.ackTick = -1
+	case errors.Is(err, snap.ErrStaleTick):
+		c.stats.Stale++
+	default:
+		c.stats.DeltaErrors++
+		c.noteBad("snapshot", tick, err)
+	}
+}
+
+func (c *Client) noteBad(kind string, tick int32, err error) {
+	if c.stats.FirstBadError == "" {
+		c.stats.FirstBadError = fmt.Sprintf("%s (tick %d): %v", kind, tick, err)
+	}
+}
+
+func (c *Client) onSnapshot(tick int32, empty bool) {
+	now := c.now
+	c.ackTick, c.crcStreak = tick, 0
+	c.lastTick, c.lastTickAt = tick, now
+	if !c.inGame {
+		c.enteredSnap++
+		if c.enteredSnap < 2 {
+			return
+		}
+		c.inGame, c.inGameAt = true, now
+		c.live.InGame.Store(true)
+		c.stage = StageInGame
+		if !c.stats.Entered {
+			c.stats.Entered = true
+			c.stats.ConnectTime = now
+		}
+		c.nextInput = now
+		return
+	}
+	c.stats.Snapshots++
+	c.live.Snapshots.Add(1)
+	if empty {
+		c.stats.SnapEmpty++
+	}
+	for c.inN > 0 && c.inputs[c.inHead].tick <= tick {
+		c.stats.Latency.Add(now - c.inputs[c.inHead].at)
+		c.inHead = (c.inHead + 1) % inputRing
+		c.inN--
+	}
+}
+
+// predictTick estimates the tick an input sent now should be meant for: the
+// server's current tick (from the newest snapshot and the time since) plus
+// the margin INPUTTIMING keeps the input early by.
+func (c *Client) predictTick(now time.Duration) int32 {
+	return c.lastTick + 1 + int32((now-c.lastTickAt+c.margin)/netproto.TickDuration)
+}
+
+func (c *Client) sendInput(now time.Duration) {
+	in := c.gen.Next()
+	ints := in.Ints()
+	tick := c.predictTick(now)
+	c.pk.Reset()
+	c.pk.AddMsgHeader(netproto.NetmsgInput, true)
+	c.pk.AddInt(c.ackTick)
+	c.pk.AddInt(tick)
+	c.pk.AddInt(PlayerInputInts * 4)
+	for _, v := range ints {
+		c.pk.AddInt(v)
+	}
+	c.pk.AddInt(0) // ping correction
+	c.sendMsg(false)
+	c.stats.Inputs++
+	if c.inN == inputRing { // no snapshot for a long time: forget the oldest
+		c.inHead = (c.inHead + 1) % inputRing
+		c.inN--
+	}
+	c.inputs[(c.inHead+c.inN)%inputRing] = sentInput{tick: tick, at: now}
+	c.inN++
+}

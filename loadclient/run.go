@@ -1,0 +1,198 @@
+package loadclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"sync"
+	"time"
+)
+
+// MaxClients bounds the number of clients of one run (a server has at most
+// 64 slots).
+const MaxClients = 64
+
+// RunConfig describes a load run.
+type RunConfig struct {
+	Server  netip.AddrPort
+	Clients int           // 1..MaxClients
+	RampUp  time.Duration // clients start evenly spread over this time
+	// Duration is how long the run goes on after the ramp-up; every client
+	// stops then.
+	Duration time.Duration
+	Pattern  Pattern
+	Seed     uint64 // client i uses Seed+i
+	// Sources is the number of loopback source addresses to spread clients
+	// over, starting at SourceBase (client i uses SourceBase + i mod Sources).
+	// 0 lets the system choose the source address.
+	Sources      int
+	SourceBase   netip.Addr
+	NamePrefix   string // names are NamePrefix + index
+	Password     string
+	Maps         *MapCache
+	EnterTimeout time.Duration
+	// Status, when set, is called about twice a second with live totals.
+	Status func(Status)
+}
+
+// Status is a live snapshot of a run for a status line.
+type Status struct {
+	Elapsed   time.Duration
+	Started   int
+	InGame    int
+	Failed    int
+	Snapshots int64 // total so far
+	CRCErrors int64
+	BytesIn   int64
+	BytesOut  int64
+}
+
+// String renders the status as one line.
+func (s Status) String() string {
+	return fmt.Sprintf("%6.1fs started %d ingame %d failed %d snaps %d crcerr %d rx %.1f MB tx %.1f MB",
+		s.Elapsed.Seconds(), s.Started, s.InGame, s.Failed, s.Snapshots, s.CRCErrors,
+		float64(s.BytesIn)/1e6, float64(s.BytesOut)/1e6)
+}
+
+// Validate checks the configuration.
+func (rc *RunConfig) Validate() error {
+	switch {
+	case !rc.Server.IsValid():
+		return errors.New("server address missing")
+	case rc.Clients < 1 || rc.Clients > MaxClients:
+		return fmt.Errorf("clients must be 1..%d", MaxClients)
+	case rc.RampUp < 0 || rc.Duration <= 0:
+		return errors.New("ramp-up must be >= 0 and duration > 0")
+	case rc.Sources < 0 || rc.Sources > 250:
+		return errors.New("sources must be 0..250")
+	case rc.Sources > 0 && !rc.SourceBase.Is4():
+		return errors.New("source base must be an IPv4 address")
+	}
+	return nil
+}
+
+// SourceAddr returns the source address of client i.
+func (rc *RunConfig) SourceAddr(i int) netip.Addr {
+	if rc.Sources == 0 {
+		return netip.Addr{}
+	}
+	a := rc.SourceBase
+	for range i % rc.Sources {
+		a = a.Next()
+	}
+	return a
+}
+
+// Run runs the load test and returns its summary. It stops early when ctx
+// is cancelled (clients disconnect cleanly and are reported as they are).
+func Run(ctx context.Context, rc RunConfig) (Summary, error) {
+	if err := rc.Validate(); err != nil {
+		return Summary{}, err
+	}
+	if rc.Maps == nil {
+		rc.Maps = &MapCache{}
+	}
+	if rc.NamePrefix == "" {
+		rc.NamePrefix = "twload"
+	}
+	start := time.Now()
+	end := start.Add(rc.RampUp + rc.Duration)
+	runCtx, cancel := context.WithDeadline(ctx, end)
+	defer cancel()
+
+	clients := make([]*Client, rc.Clients)
+	stats := make([]Stats, rc.Clients)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	started, done := 0, make([]bool, rc.Clients)
+
+	stopStatus := make(chan struct{})
+	statusDone := make(chan struct{})
+	go func() {
+		defer close(statusDone)
+		if rc.Status == nil {
+			return
+		}
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stopStatus:
+				return
+			case <-t.C:
+			}
+			st := Status{Elapsed: time.Since(start)}
+			mu.Lock()
+			st.Started = started
+			for i, c := range clients[:started] {
+				if done[i] {
+					if stats[i].Failure != "" {
+						st.Failed++
+					}
+				} else if c.Entered() {
+					st.InGame++
+				}
+				l := c.Live()
+				st.Snapshots += l.Snapshots.Load()
+				st.CRCErrors += l.CRCErrors.Load()
+				st.BytesIn += l.BytesIn.Load()
+				st.BytesOut += l.BytesOut.Load()
+			}
+			mu.Unlock()
+			rc.Status(st)
+		}
+	}()
+
+	for i := range rc.Clients {
+		if rc.Clients > 1 && rc.RampUp > 0 {
+			at := start.Add(rc.RampUp * time.Duration(i) / time.Duration(rc.Clients-1))
+			select {
+			case <-runCtx.Done():
+			case <-time.After(time.Until(at)):
+			}
+		}
+		if runCtx.Err() != nil {
+			break
+		}
+		c := New(Config{
+			Server:       rc.Server,
+			Source:       rc.SourceAddr(i),
+			Name:         fmt.Sprintf("%s%d", rc.NamePrefix, i),
+			Password:     rc.Password,
+			Pattern:      rc.Pattern,
+			Seed:         rc.Seed + uint64(i),
+			Maps:         rc.Maps,
+			EnterTimeout: rc.EnterTimeout,
+			Index:        i,
+		})
+		mu.Lock()
+		clients[i] = c
+		started++
+		mu.Unlock()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st := c.Run(runCtx)
+			mu.Lock()
+			stats[i], done[i] = st, true
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	close(stopStatus)
+	<-statusDone
+
+	for i := started; i < rc.Clients; i++ {
+		stats[i] = Stats{Index: i, Stage: "not started", Failure: "not started (run cancelled)"}
+	}
+	s := Summarize(stats)
+	s.Server = rc.Server.String()
+	s.Pattern = rc.Pattern.String()
+	s.Seed = rc.Seed
+	s.RampUpS = rc.RampUp.Seconds()
+	s.DurationS = rc.Duration.Seconds()
+	s.Sources = rc.Sources
+	s.PerClient = stats
+	return s, nil
+}

@@ -1,0 +1,275 @@
+package loadclient
+
+import (
+	"math"
+	"sort"
+	"sync/atomic"
+	"time"
+)
+
+// Histogram bounds: latencies are counted in fixed buckets of
+// HistBucket up to HistMax; larger values land in one overflow bucket.
+const (
+	HistBucket  = 250 * time.Microsecond
+	HistMax     = 2 * time.Second
+	histBuckets = int(HistMax/HistBucket) + 1
+)
+
+// Histogram counts durations in fixed linear buckets (bounded memory, no
+// allocation per sample). The zero value is ready to use.
+type Histogram struct {
+	counts [histBuckets]uint32
+	n      uint64
+	sum    time.Duration
+	max    time.Duration
+}
+
+// Add records one duration (negative ones count as 0).
+func (h *Histogram) Add(d time.Duration) {
+	if d < 0 {
+		d = 0
+	}
+	i := int(d / HistBucket)
+	if i >= histBuckets {
+		i = histBuckets - 1
+	}
+	h.counts[i]++
+	h.n++
+	h.sum += d
+	if d > h.max {
+		h.max = d
+	}
+}
+
+// Merge adds the samples of o.
+func (h *Histogram) Merge(o *Histogram) {
+	for i, c := range o.counts {
+		h.counts[i] += c
+	}
+	h.n += o.n
+	h.sum += o.sum
+	h.max = max(h.max, o.max)
+}
+
+// Count returns the number of samples.
+func (h *Histogram) Count() uint64 { return h.n }
+
+// Quantile returns the upper bound of the bucket holding quantile q (0..1),
+// or the maximum for q >= 1; 0 without samples.
+func (h *Histogram) Quantile(q float64) time.Duration {
+	if h.n == 0 {
+		return 0
+	}
+	if q >= 1 {
+		return h.max
+	}
+	rank := uint64(math.Ceil(q * float64(h.n)))
+	if rank < 1 {
+		rank = 1
+	}
+	var acc uint64
+	for i, c := range h.counts {
+		acc += uint64(c)
+		if acc >= rank {
+			if i == histBuckets-1 {
+				return h.max
+			}
+			return min(time.Duration(i+1)*HistBucket, h.max)
+		}
+	}
+	return h.max
+}
+
+// Mean returns the mean sample, 0 without samples.
+func (h *Histogram) Mean() time.Duration {
+	if h.n == 0 {
+		return 0
+	}
+	return h.sum / time.Duration(h.n)
+}
+
+// Live holds counters a client updates while it runs; the runner reads them
+// for the status line. All fields are atomic.
+type Live struct {
+	InGame    atomic.Bool
+	Snapshots atomic.Int64
+	CRCErrors atomic.Int64
+	BytesIn   atomic.Int64
+	BytesOut  atomic.Int64
+}
+
+// Stats is the final report of one load client.
+type Stats struct {
+	Index   int    `json:"index"`
+	Source  string `json:"source"`
+	Name    string `json:"name"`
+	Entered bool   `json:"entered"` // reached the game (two snapshots after ENTERGAME)
+	Failure string `json:"failure,omitempty"`
+	// Stage the client was in when it failed or stopped.
+	Stage string `json:"stage"`
+
+	ConnectTime   time.Duration `json:"connect_ns"` // start to in game
+	InGame        time.Duration `json:"ingame_ns"`  // in game to stop
+	MapDownloaded bool          `json:"map_downloaded"`
+	MapBytes      int           `json:"map_bytes"`
+
+	Snapshots     int64  `json:"snapshots"`    // reconstructed (incl. empty)
+	SnapEmpty     int64  `json:"snap_empty"`   // SNAPEMPTY among them
+	SnapParts     int64  `json:"snap_parts"`   // SNAP/SNAPSINGLE messages
+	CRCErrors     int64  `json:"crc_errors"`   // delta applied, CRC differs
+	DeltaErrors   int64  `json:"delta_errors"` // malformed message, part or delta
+	NoBase        int64  `json:"no_base"`      // delta base not stored (acked -1)
+	Stale         int64  `json:"stale"`        // parts of old ticks
+	BadMessages   int64  `json:"bad_messages"` // game/system messages failing their checks
+	UnknownMsgs   int64  `json:"unknown_msgs"` // ids this client does not know
+	Inputs        int64  `json:"inputs"`       // INPUT messages sent
+	LateInputs    int64  `json:"late_inputs"`  // INPUTTIMING with time left < 0
+	DroppedPkts   int    `json:"dropped_pkts"` // datagrams that failed parsing
+	FirstBadError string `json:"first_bad_error,omitempty"`
+
+	// Traffic while in game (the rates), UDP payload bytes.
+	BytesIn    int64 `json:"bytes_in"`
+	BytesOut   int64 `json:"bytes_out"`
+	PacketsIn  int64 `json:"packets_in"`
+	PacketsOut int64 `json:"packets_out"`
+	// Traffic of the whole session including handshake and map download.
+	TotalBytesIn  int64 `json:"total_bytes_in"`
+	TotalBytesOut int64 `json:"total_bytes_out"`
+
+	Latency Histogram `json:"-"`
+}
+
+// Rate returns n per second of in-game time.
+func (s *Stats) Rate(n int64) float64 {
+	if s.InGame <= 0 {
+		return 0
+	}
+	return float64(n) / s.InGame.Seconds()
+}
+
+// BadSnapshots is the number of snapshots that failed to decode or verify.
+func (s *Stats) BadSnapshots() int64 { return s.CRCErrors + s.DeltaErrors }
+
+// Dist summarizes one per-client quantity over the clients that entered.
+type Dist struct {
+	Mean float64 `json:"mean"`
+	Min  float64 `json:"min"`
+	P50  float64 `json:"p50"`
+	Max  float64 `json:"max"`
+}
+
+func distOf(v []float64) Dist {
+	if len(v) == 0 {
+		return Dist{}
+	}
+	sort.Float64s(v)
+	var sum float64
+	for _, x := range v {
+		sum += x
+	}
+	r := func(x float64) float64 { return math.Round(x*100) / 100 }
+	return Dist{Mean: r(sum / float64(len(v))), Min: r(v[0]), P50: r(v[(len(v)-1)/2]), Max: r(v[len(v)-1])}
+}
+
+// Percentiles of a latency distribution in milliseconds.
+type Percentiles struct {
+	Samples uint64  `json:"samples"`
+	Mean    float64 `json:"mean"`
+	P50     float64 `json:"p50"`
+	P90     float64 `json:"p90"`
+	P99     float64 `json:"p99"`
+	Max     float64 `json:"max"`
+}
+
+func ms(d time.Duration) float64 { return math.Round(float64(d)/1e4) / 100 }
+
+func percentilesOf(h *Histogram) Percentiles {
+	return Percentiles{Samples: h.Count(), Mean: ms(h.Mean()), P50: ms(h.Quantile(0.5)),
+		P90: ms(h.Quantile(0.9)), P99: ms(h.Quantile(0.99)), Max: ms(h.Quantile(1))}
+}
+
+// Summary is the report of a whole run (the JSON twload prints).
+type Summary struct {
+	Server    string  `json:"server"`
+	Clients   int     `json:"clients"`
+	Pattern   string  `json:"pattern"`
+	Seed      uint64  `json:"seed"`
+	RampUpS   float64 `json:"ramp_up_s"`
+	DurationS float64 `json:"duration_s"`
+	Sources   int     `json:"source_addrs"`
+
+	Connected    int            `json:"connected"`
+	Failed       int            `json:"failed"`
+	Failures     map[string]int `json:"failures"`
+	MapDownloads int            `json:"map_downloads"`
+
+	CRCErrors    int64  `json:"crc_errors"`
+	DeltaErrors  int64  `json:"delta_errors"`
+	NoBase       int64  `json:"no_base"`
+	BadMessages  int64  `json:"bad_messages"`
+	UnknownMsgs  int64  `json:"unknown_msgs"`
+	LateInputs   int64  `json:"late_inputs"`
+	Snapshots    int64  `json:"snapshots"`
+	FirstBadNote string `json:"first_bad_error,omitempty"`
+
+	SnapsPerSec      Dist        `json:"snapshots_per_sec_per_client"`
+	BytesInPerSec    Dist        `json:"rx_bytes_per_sec_per_client"`
+	BytesOutPerSec   Dist        `json:"tx_bytes_per_sec_per_client"`
+	PacketsInPerSec  Dist        `json:"rx_packets_per_sec_per_client"`
+	PacketsOutPerSec Dist        `json:"tx_packets_per_sec_per_client"`
+	ConnectMs        Dist        `json:"connect_ms"`
+	LatencyMs        Percentiles `json:"input_to_snapshot_latency_ms"`
+
+	PerClient []Stats `json:"per_client,omitempty"`
+}
+
+// OK reports whether every client entered the game and no snapshot or
+// message failed its checks.
+func (s *Summary) OK() bool {
+	return s.Failed == 0 && s.Connected == s.Clients && s.CRCErrors == 0 && s.DeltaErrors == 0 && s.BadMessages == 0
+}
+
+// Summarize aggregates per-client stats.
+func Summarize(stats []Stats) Summary {
+	s := Summary{Clients: len(stats), Failures: map[string]int{}}
+	var snaps, bin, bout, pin, pout, conn []float64
+	var lat Histogram
+	for i := range stats {
+		st := &stats[i]
+		if st.Entered {
+			s.Connected++
+			snaps = append(snaps, st.Rate(st.Snapshots))
+			bin = append(bin, st.Rate(st.BytesIn))
+			bout = append(bout, st.Rate(st.BytesOut))
+			pin = append(pin, st.Rate(st.PacketsIn))
+			pout = append(pout, st.Rate(st.PacketsOut))
+			conn = append(conn, float64(st.ConnectTime)/1e6)
+		}
+		if st.Failure != "" {
+			s.Failed++
+			s.Failures[st.Failure]++
+		}
+		if st.MapDownloaded {
+			s.MapDownloads++
+		}
+		s.CRCErrors += st.CRCErrors
+		s.DeltaErrors += st.DeltaErrors
+		s.NoBase += st.NoBase
+		s.BadMessages += st.BadMessages
+		s.UnknownMsgs += st.UnknownMsgs
+		s.LateInputs += st.LateInputs
+		s.Snapshots += st.Snapshots
+		if s.FirstBadNote == "" && st.FirstBadError != "" {
+			s.FirstBadNote = st.FirstBadError
+		}
+		lat.Merge(&st.Latency)
+	}
+	s.SnapsPerSec = distOf(snaps)
+	s.BytesInPerSec = distOf(bin)
+	s.BytesOutPerSec = distOf(bout)
+	s.PacketsInPerSec = distOf(pin)
+	s.PacketsOutPerSec = distOf(pout)
+	s.ConnectMs = distOf(conn)
+	s.LatencyMs = percentilesOf(&lat)
+	return s
+}
