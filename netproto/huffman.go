@@ -130,14 +130,26 @@ func buildHuffman() *huffmanTable {
 // kept for symmetry with the contract and is always nil. At most
 // HuffmanMaxCompressedLen(len(src)) bytes are appended.
 func HuffmanCompress(dst, src []byte) ([]byte, error) {
+	out, _ := huffmanCompress(dst, src, -1)
+	return out, nil
+}
+
+// huffmanCompress is HuffmanCompress that gives up (returning false and a
+// dst of unspecified length) once more than limit bytes were appended; a
+// negative limit means no limit.
+func huffmanCompress(dst, src []byte, limit int) ([]byte, bool) {
 	var acc uint64
 	var n uint
 	codes := &huffman.codes
+	end := len(dst) + limit
 	for _, c := range src {
 		code := codes[c]
 		acc |= uint64(code.bits) << n
 		n += uint(code.n)
-		for n >= 32 {
+		if n >= 32 {
+			if limit >= 0 && len(dst)+4 > end {
+				return dst, false
+			}
 			dst = append(dst, byte(acc), byte(acc>>8), byte(acc>>16), byte(acc>>24))
 			acc >>= 32
 			n -= 32
@@ -151,7 +163,11 @@ func HuffmanCompress(dst, src []byte) ([]byte, error) {
 		acc >>= 8
 		n -= 8
 	}
-	return append(dst, byte(acc)), nil
+	dst = append(dst, byte(acc))
+	if limit >= 0 && len(dst) > end {
+		return dst, false
+	}
+	return dst, true
 }
 
 // HuffmanMaxCompressedLen bounds the compressed size of n input bytes.

@@ -86,11 +86,11 @@ func AppendPacketCompressed(dst []byte, h PacketHeader, payload []byte) []byte {
 		hc := h
 		hc.Flags |= FlagCompression
 		out := AppendPacketHeader(dst, hc)
-		out, _ = HuffmanCompress(out, payload)
-		if len(out)-start-PacketHeaderSize < len(payload) {
+		// Compressed output must be strictly smaller than the payload.
+		if out, ok := huffmanCompress(out, payload, len(payload)-1); ok {
 			return out
 		}
-		dst = out[:start]
+		dst = dst[:start]
 	}
 	return AppendPacket(dst, h, payload)
 }

@@ -1,0 +1,482 @@
+package netproto
+
+import "time"
+
+// ConnState is the state of a Conn (spec A1.10).
+type ConnState uint8
+
+// Connection states. A server slot goes Offline → Pending → Online; a client
+// Offline → Token → Connect → Online. Error is terminal until Reset.
+const (
+	// StateOffline: unused or closed by this side.
+	StateOffline ConnState = iota
+	// StateToken: client sent a token request and waits for the reply.
+	StateToken
+	// StateConnect: client sent CONNECT and waits for ACCEPT.
+	StateConnect
+	// StatePending: server sent ACCEPT and waits for the first data packet.
+	StatePending
+	// StateOnline: data flows both ways.
+	StateOnline
+	// StateError: timed out, overflowed or closed by the peer; see Conn.Reason.
+	StateError
+)
+
+var stateNames = [...]string{"offline", "token", "connect", "pending", "online", "error"}
+
+// String returns a lower-case state name.
+func (s ConnState) String() string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return "invalid"
+}
+
+// SendFlags select how Conn.Send queues a message.
+type SendFlags uint8
+
+const (
+	// SendVital makes the message reliable and sequenced (MSGFLAG_VITAL).
+	SendVital SendFlags = 1 << iota
+	// SendFlush sends the packet under construction right away (MSGFLAG_FLUSH).
+	SendFlush
+)
+
+// ConnStats are counters a Conn keeps for metrics.
+type ConnStats struct {
+	PacketsSent  uint64 // datagrams placed in the outbox
+	PacketsRecv  uint64 // datagrams accepted by Feed
+	ChunksResent uint64 // vital chunks queued again
+	OutboxDrops  uint64 // datagrams dropped because the outbox was full
+	Rejected     uint64 // datagrams refused by Feed (token, ack)
+}
+
+// Conn is a sans-IO 0.7 reliable connection (spec A1.6-A1.10): it numbers
+// vital chunks, acknowledges received ones, keeps unacked chunks in a bounded
+// resend buffer, retransmits them and runs the reference timers. It performs
+// no I/O, starts no goroutines and never reads a clock: every method that
+// needs time takes now, a monotonic duration since any fixed origin.
+//
+// Server use, for one slot:
+//
+//	c.Accept(now, serverToken, clientToken)    // after a valid CONNECT
+//	// for every datagram from the slot's address:
+//	h, payload, err := ParsePacket(datagram)
+//	payload, err = DecodePayload(scratch, h, payload)
+//	if c.Feed(now, h, payload) == nil {
+//		for ch, ok := c.Recv(); ok; ch, ok = c.Recv() { handle(ch.Data) }
+//	}
+//	c.Send(now, msg, SendVital|SendFlush)      // queue messages
+//	c.Update(now)                               // timers; call every tick
+//	for p, ok := c.Poll(buf[:0]); ok; p, ok = c.Poll(buf[:0]) { write(p) }
+//	if c.State() == StateError { drop(c.Reason()) }
+//
+// A client does the same after Connect(now, clientToken) instead of Accept.
+//
+// Chunks returned by Recv alias the payload passed to Feed and are valid
+// until the caller reuses that buffer. Recv must be drained before the next
+// Feed: chunks not read by then are treated as not received (their vital
+// sequence numbers are not acknowledged, so the peer resends them).
+//
+// A Conn is large (it embeds its resend buffer and outbox); allocate it once
+// per slot and reuse it with Reset. It is not safe for concurrent use.
+type Conn struct {
+	state     ConnState
+	client    bool
+	token     Token // our token: the peer addresses its packets with it
+	peerToken Token // the peer's token: we address our packets with it
+	seq       uint16
+	ack       uint16
+	peerAck   uint16
+	reason    string
+	byPeer    bool
+
+	lastSend time.Duration
+	lastRecv time.Duration
+	since    time.Duration // time of the last state change
+
+	out       [MaxPayload]byte // packet under construction
+	outLen    int
+	outChunks int
+	outFlags  PacketFlags
+
+	rd ChunkReader
+
+	// Stats are updated by every method; read them at will.
+	Stats ConnStats
+
+	resend resendBuffer
+	box    outbox
+}
+
+// Reset returns the connection to StateOffline, dropping all buffered data.
+func (c *Conn) Reset() {
+	c.state, c.client, c.token, c.peerToken = StateOffline, false, TokenNone, TokenNone
+	c.seq, c.ack, c.peerAck = 0, 0, 0
+	c.reason, c.byPeer = "", false
+	c.lastSend, c.lastRecv, c.since = 0, 0, 0
+	c.outLen, c.outChunks, c.outFlags = 0, 0, 0
+	c.rd = ChunkReader{}
+	c.Stats = ConnStats{}
+	c.resend.reset()
+	c.box.head, c.box.n = 0, 0
+}
+
+// State returns the connection state.
+func (c *Conn) State() ConnState { return c.state }
+
+// Reason returns why the connection entered StateError (or the reason given
+// to Disconnect): ReasonTimeout, ReasonNotAcked, ReasonOutOfBuffer,
+// ReasonUnableToConnect, or the sanitized CLOSE reason sent by the peer.
+func (c *Conn) Reason() string { return c.reason }
+
+// ClosedByPeer reports whether the peer closed the connection with CLOSE.
+func (c *Conn) ClosedByPeer() bool { return c.byPeer }
+
+// Token returns our token, which the peer puts in its packet headers.
+func (c *Conn) Token() Token { return c.token }
+
+// PeerToken returns the peer's token, which we put in our packet headers.
+func (c *Conn) PeerToken() Token { return c.peerToken }
+
+// Ack returns the last vital sequence number received in order.
+func (c *Conn) Ack() uint16 { return c.ack }
+
+// Sequence returns the last vital sequence number sent.
+func (c *Conn) Sequence() uint16 { return c.seq }
+
+// Unacked returns the number of vital chunks waiting for an ack.
+func (c *Conn) Unacked() int { return c.resend.n }
+
+// LastRecv returns the time of the last packet that kept the connection alive.
+func (c *Conn) LastRecv() time.Duration { return c.lastRecv }
+
+// Accept starts the server side of a connection after a valid CONNECT: own
+// is the server token the client used, peer the client's token. The
+// connection becomes Pending and queues an ACCEPT, repeated by Update every
+// HandshakeResendInterval until the first data packet arrives.
+func (c *Conn) Accept(now time.Duration, own, peer Token) {
+	c.Reset()
+	c.token, c.peerToken = own, peer
+	c.setState(StatePending, now)
+	c.lastRecv = now
+	c.sendControl(now, CtrlAccept, nil)
+}
+
+// Connect starts the client side: own is the client's random token (not
+// TokenNone). The connection becomes Token and queues a token request; the
+// token reply moves it to Connect (queueing CONNECT) and ACCEPT to Online.
+func (c *Conn) Connect(now time.Duration, own Token) {
+	c.Reset()
+	c.client = true
+	c.token = own
+	c.setState(StateToken, now)
+	c.sendTokenRequest(now)
+}
+
+// Disconnect queues a CLOSE with reason (may be empty; not sent if the
+// peer closed first) and moves to StateOffline; the CLOSE can still be
+// polled. It does nothing when already offline.
+func (c *Conn) Disconnect(now time.Duration, reason string) {
+	if c.state == StateOffline {
+		return
+	}
+	if !c.byPeer {
+		c.sendClose(now, reason)
+	}
+	c.reason = reason
+	c.setState(StateOffline, now)
+	c.rd = ChunkReader{}
+}
+
+func (c *Conn) setState(s ConnState, now time.Duration) {
+	c.state, c.since = s, now
+}
+
+func (c *Conn) fail(now time.Duration, reason string) {
+	c.reason = reason
+	c.setState(StateError, now)
+	c.rd = ChunkReader{}
+}
+
+// Feed processes one received datagram's header and decoded payload (see
+// DecodePayload). It returns ErrBadToken or ErrBadAck for packets that do
+// not belong to this connection (dropped without effect), ErrNotOnline in
+// StateOffline/StateError, and control-message parse errors. After a nil
+// return drain Recv.
+func (c *Conn) Feed(now time.Duration, h PacketHeader, payload []byte) error {
+	c.rd = ChunkReader{}
+	if c.state == StateOffline || c.state == StateError {
+		return ErrNotOnline
+	}
+	if h.Token == TokenNone || h.Token != c.token {
+		c.Stats.Rejected++
+		return ErrBadToken
+	}
+	ack := h.Ack & SequenceMask
+	if c.seq >= c.peerAck {
+		if ack < c.peerAck || ack > c.seq {
+			c.Stats.Rejected++
+			return ErrBadAck
+		}
+	} else if ack < c.peerAck && ack > c.seq {
+		c.Stats.Rejected++
+		return ErrBadAck
+	}
+	c.peerAck = ack
+	c.Stats.PacketsRecv++
+	if h.Flags&FlagResend != 0 {
+		for i := range c.resend.n {
+			c.resendChunk(now, c.resend.at(i))
+		}
+	}
+	if h.Flags&FlagControl != 0 {
+		ctl, err := ParseControl(payload)
+		if err != nil {
+			return err
+		}
+		switch ctl.Type {
+		case CtrlClose:
+			c.byPeer = true
+			c.fail(now, SanitizeCloseReason(ctl.Reason))
+			return nil
+		case CtrlToken:
+			if c.client && c.state == StateToken && ctl.Token != TokenNone {
+				c.peerToken = ctl.Token
+				c.setState(StateConnect, now)
+				c.lastRecv = now
+				c.sendConnect(now)
+			}
+		case CtrlAccept:
+			if c.client && c.state == StateConnect {
+				c.setState(StateOnline, now)
+			}
+		}
+	} else {
+		if !c.client && c.state == StatePending {
+			c.setState(StateOnline, now)
+		}
+		if c.state == StateOnline {
+			c.rd.Reset(payload, int(h.NumChunks))
+		}
+	}
+	if c.state == StateOnline {
+		c.lastRecv = now
+		for c.resend.n > 0 && inBackroom(c.resend.at(0).seq, ack) {
+			c.resend.pop()
+		}
+	}
+	return nil
+}
+
+// Recv returns the next chunk of the last fed packet that is due for
+// delivery: non-vital chunks, and vital chunks that are next in sequence.
+// Duplicates are skipped; a gap makes the next outgoing packet carry the
+// RESEND flag. It returns false when the packet is exhausted or malformed.
+func (c *Conn) Recv() (Chunk, bool) {
+	for c.state == StateOnline {
+		ch, ok := c.rd.Next()
+		if !ok {
+			return Chunk{}, false
+		}
+		if ch.Flags&ChunkVital != 0 {
+			switch {
+			case ch.Seq == (c.ack+1)&SequenceMask:
+				c.ack = ch.Seq
+			case inBackroom(ch.Seq, c.ack):
+				continue
+			default:
+				c.outFlags |= FlagResend
+				continue
+			}
+		}
+		return ch, true
+	}
+	return Chunk{}, false
+}
+
+// Send queues one message as a chunk. SendVital makes it reliable, SendFlush
+// finishes the packet at once. It fails with ErrNotOnline unless the
+// connection is Online (or Pending on the server side), ErrChunkTooLarge
+// beyond MaxChunkSize bytes, and ErrResendBufferFull when a vital chunk does
+// not fit in the resend buffer (the connection then enters StateError with
+// ReasonOutOfBuffer).
+func (c *Conn) Send(now time.Duration, msg []byte, flags SendFlags) error {
+	if c.state != StateOnline && c.state != StatePending {
+		return ErrNotOnline
+	}
+	if len(msg) > MaxChunkSize {
+		return ErrChunkTooLarge
+	}
+	if flags&SendVital != 0 {
+		if _, ok := c.resend.alloc(len(msg)); !ok {
+			c.fail(now, ReasonOutOfBuffer)
+			return ErrResendBufferFull
+		}
+		c.seq = (c.seq + 1) & SequenceMask
+		c.queueChunk(now, ChunkHeader{Flags: ChunkVital, Size: len(msg), Seq: c.seq}, msg)
+		c.resend.push(c.seq, msg, now)
+	} else {
+		c.queueChunk(now, ChunkHeader{Size: len(msg)}, msg)
+	}
+	if flags&SendFlush != 0 {
+		c.Flush(now)
+	}
+	return nil
+}
+
+// queueChunk appends a chunk to the packet under construction, flushing
+// first when it would not fit or the packet holds MaxPacketChunks chunks.
+func (c *Conn) queueChunk(now time.Duration, h ChunkHeader, data []byte) {
+	if c.outLen+len(data)+MaxChunkHeaderSize > MaxPayload || c.outChunks >= MaxPacketChunks {
+		c.Flush(now)
+	}
+	c.outLen = len(AppendChunkHeader(c.out[:c.outLen], h))
+	c.outLen += copy(c.out[c.outLen:], data)
+	c.outChunks++
+}
+
+// resendChunk queues a buffered vital chunk again with the RESEND chunk flag.
+func (c *Conn) resendChunk(now time.Duration, e *resendEntry) {
+	c.queueChunk(now, ChunkHeader{Flags: ChunkVital | ChunkResend, Size: e.size, Seq: e.seq}, c.resend.bytes(e))
+	e.lastSend = now
+	c.Stats.ChunksResent++
+}
+
+// Flush turns the packet under construction into a datagram in the outbox
+// (compressed when smaller). A packet without chunks is sent only to carry
+// the RESEND flag. Update flushes on its own after FlushInterval.
+func (c *Conn) Flush(now time.Duration) {
+	if c.outChunks == 0 && c.outFlags == 0 {
+		return
+	}
+	h := PacketHeader{Flags: c.outFlags, Ack: c.ack, NumChunks: uint8(c.outChunks), Token: c.peerToken}
+	payload := c.out[:c.outLen]
+	if slot := c.box.slot(); slot != nil {
+		c.commit(now, AppendPacketCompressed(slot, h, payload))
+	} else {
+		c.dropped(now)
+	}
+	c.outLen, c.outChunks, c.outFlags = 0, 0, 0
+}
+
+// commit places datagram p, built in the outbox slot, into the outbox.
+func (c *Conn) commit(now time.Duration, p []byte) {
+	c.box.commit(p)
+	c.Stats.PacketsSent++
+	c.lastSend = now
+}
+
+// dropped records a datagram that found the outbox full.
+func (c *Conn) dropped(now time.Duration) {
+	c.Stats.OutboxDrops++
+	c.lastSend = now
+}
+
+func (c *Conn) sendControl(now time.Duration, ctrl byte, extra []byte) {
+	if slot := c.box.slot(); slot != nil {
+		c.commit(now, AppendControl(slot, c.ack, c.peerToken, ctrl, extra))
+	} else {
+		c.dropped(now)
+	}
+}
+
+func (c *Conn) sendClose(now time.Duration, reason string) {
+	if slot := c.box.slot(); slot != nil {
+		c.commit(now, AppendClose(slot, c.ack, c.peerToken, reason))
+	} else {
+		c.dropped(now)
+	}
+}
+
+func (c *Conn) sendTokenRequest(now time.Duration) {
+	if slot := c.box.slot(); slot != nil {
+		c.commit(now, AppendTokenRequest(slot, c.token))
+	} else {
+		c.dropped(now)
+	}
+}
+
+func (c *Conn) sendConnect(now time.Duration) {
+	if slot := c.box.slot(); slot != nil {
+		c.commit(now, AppendConnect(slot, c.peerToken, c.token))
+	} else {
+		c.dropped(now)
+	}
+}
+
+// Update runs the timers (spec A1.8): handshake repeats every
+// HandshakeResendInterval, TokenTimeout and TimeoutDuration, resending the
+// oldest unacked chunk after ResendInterval (giving up after ResendTimeout),
+// flushing after FlushInterval and KEEPALIVE after KeepAliveInterval of idle
+// sending. Call it at least every tick. Unlike the reference, which resends
+// only the oldest overdue chunk per update, every overdue chunk among the
+// oldest 64 is resent (at most one packet's worth per call).
+func (c *Conn) Update(now time.Duration) {
+	switch c.state {
+	case StateOffline, StateError:
+		return
+	case StateToken:
+		if now-c.since > TokenTimeout {
+			c.fail(now, ReasonUnableToConnect)
+			return
+		}
+	default:
+		if now-c.lastRecv > TimeoutDuration {
+			c.fail(now, ReasonTimeout)
+			return
+		}
+	}
+	switch c.state {
+	case StateToken:
+		if now-c.lastSend > HandshakeResendInterval {
+			c.sendTokenRequest(now)
+		}
+	case StateConnect:
+		if now-c.lastSend > HandshakeResendInterval {
+			c.sendConnect(now)
+		}
+	case StatePending:
+		if now-c.lastSend > HandshakeResendInterval {
+			c.sendControl(now, CtrlAccept, nil)
+		}
+	case StateOnline:
+		if c.resend.n > 0 {
+			e := c.resend.at(0)
+			if now-e.firstSend > ResendTimeout {
+				c.fail(now, ReasonNotAcked)
+				return
+			}
+			// The reference resends only the oldest chunk; we resend every
+			// overdue chunk among the oldest resendScan, up to one packet's
+			// worth, which is compatible (receivers drop duplicates) and
+			// recovers a lost burst in one round trip instead of one per
+			// chunk.
+			budget := MaxPayload
+			for i := 0; i < c.resend.n && i < resendScan && budget > 0; i++ {
+				e := c.resend.at(i)
+				if now-e.lastSend > ResendInterval {
+					c.resendChunk(now, e)
+					budget -= e.size + MaxChunkHeaderSize
+				}
+			}
+		}
+		if now-c.lastSend > FlushInterval {
+			c.Flush(now)
+		}
+		if now-c.lastSend > KeepAliveInterval {
+			c.sendControl(now, CtrlKeepAlive, nil)
+		}
+	}
+}
+
+// resendScan bounds how many of the oldest unacked chunks Update inspects.
+const resendScan = 64
+
+// Poll appends the oldest datagram waiting to be sent to dst and reports
+// whether there was one. Call it until it returns false after Feed, Send,
+// Flush, Update and Disconnect.
+func (c *Conn) Poll(dst []byte) ([]byte, bool) { return c.box.pop(dst) }
+
+// Pending reports the number of datagrams waiting in the outbox.
+func (c *Conn) Pending() int { return c.box.n }

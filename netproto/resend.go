@@ -1,0 +1,125 @@
+package netproto
+
+import "time"
+
+// resendEntry is one unacked vital chunk kept for retransmission.
+type resendEntry struct {
+	seq       uint16
+	off, size int // data position in resendBuffer.data
+	firstSend time.Duration
+	lastSend  time.Duration
+}
+
+// resendBuffer is a FIFO of unacked vital chunks: at most MaxResendChunks
+// entries whose data shares a ring of ConnBufferSize bytes. Entries are
+// appended in sequence order and removed from the front when acked.
+type resendBuffer struct {
+	ents [MaxResendChunks]resendEntry
+	head int // index of the oldest entry
+	n    int
+	data [ConnBufferSize]byte
+}
+
+func (b *resendBuffer) reset() { b.head, b.n = 0, 0 }
+
+// at returns the i-th oldest entry.
+func (b *resendBuffer) at(i int) *resendEntry { return &b.ents[(b.head+i)%MaxResendChunks] }
+
+func (b *resendBuffer) bytes(e *resendEntry) []byte { return b.data[e.off : e.off+e.size] }
+
+// alloc finds room for size bytes after the newest entry, wrapping to the
+// start of the ring when the tail has no room. Every entry occupies at least
+// one byte so that offsets stay distinct.
+func (b *resendBuffer) alloc(size int) (int, bool) {
+	need := max(size, 1)
+	if b.n == MaxResendChunks || need > ConnBufferSize {
+		return 0, false
+	}
+	if b.n == 0 {
+		return 0, true
+	}
+	first, last := b.at(0), b.at(b.n-1)
+	tail := last.off + max(last.size, 1)
+	if last.off >= first.off { // not wrapped: free space at the end and before first
+		if tail+need <= ConnBufferSize {
+			return tail, true
+		}
+		if need <= first.off {
+			return 0, true
+		}
+		return 0, false
+	}
+	if tail+need <= first.off { // wrapped: free space between tail and first
+		return tail, true
+	}
+	return 0, false
+}
+
+// push stores a copy of data as the newest entry; false if there is no room.
+func (b *resendBuffer) push(seq uint16, data []byte, now time.Duration) bool {
+	off, ok := b.alloc(len(data))
+	if !ok {
+		return false
+	}
+	copy(b.data[off:], data)
+	*b.at(b.n) = resendEntry{seq: seq, off: off, size: len(data), firstSend: now, lastSend: now}
+	b.n++
+	return true
+}
+
+// pop removes the oldest entry.
+func (b *resendBuffer) pop() {
+	b.head = (b.head + 1) % MaxResendChunks
+	b.n--
+	if b.n == 0 {
+		b.head = 0
+	}
+}
+
+// inBackroom reports whether seq lies in the BackroomSize+1 values ending at
+// ack (inclusive), modulo MaxSequence: an already seen sequence number.
+func inBackroom(seq, ack uint16) bool {
+	bottom := int(ack) - BackroomSize
+	s := int(seq)
+	if bottom < 0 {
+		return s <= int(ack) || s >= bottom+MaxSequence
+	}
+	return s >= bottom && s <= int(ack)
+}
+
+// outbox holds finished datagrams until the caller polls them.
+type outbox struct {
+	slots [OutboxPackets][outboxSlotSize]byte
+	lens  [OutboxPackets]int
+	head  int
+	n     int
+}
+
+// outboxSlotSize leaves room for the few bytes a failed compression attempt
+// may write past MaxPacketSize before it is abandoned.
+const outboxSlotSize = MaxPacketSize + 16
+
+// slot returns the empty buffer of the next free slot, or nil if full.
+func (o *outbox) slot() []byte {
+	if o.n == OutboxPackets {
+		return nil
+	}
+	return o.slots[(o.head+o.n)%OutboxPackets][:0]
+}
+
+// commit records the datagram written into the slot returned by slot.
+func (o *outbox) commit(p []byte) {
+	o.lens[(o.head+o.n)%OutboxPackets] = len(p)
+	o.n++
+}
+
+// pop appends the oldest datagram to dst and removes it.
+func (o *outbox) pop(dst []byte) ([]byte, bool) {
+	if o.n == 0 {
+		return dst, false
+	}
+	dst = append(dst, o.slots[o.head][:o.lens[o.head]]...)
+	o.head = (o.head + 1) % OutboxPackets
+	o.n--
+	return dst, true
+}
