@@ -15,6 +15,37 @@ type wireStats struct {
 	reencoded                        int // datagrams AppendPacketCompressed rebuilt byte for byte
 	chunks, sysMsgs, gameMsgs        int
 	snapMsgs                         [3]int // SNAP parts, SNAPEMPTY, SNAPSINGLE (server->client)
+	controls                         map[byte]int
+}
+
+// checkControl parses a control packet with netproto and rebuilds it with
+// AppendControl.
+func checkControl(t *testing.T, cp capPacket, hdr netproto.PacketHeader, payload []byte, st *wireStats) {
+	t.Helper()
+	c, err := netproto.ParseControl(payload)
+	if err != nil {
+		t.Errorf("packet %d: ParseControl: %v: %s", cp.Index, err, fmtHex(payload))
+		return
+	}
+	if st.controls == nil {
+		st.controls = make(map[byte]int)
+	}
+	st.controls[c.Type]++
+	wantToken := netproto.TokenNone
+	if (c.Type == netproto.CtrlConnect || c.Type == netproto.CtrlToken) && len(payload) >= 5 {
+		wantToken = netproto.Token(be32(payload[1:]))
+	}
+	if c.Type != payload[0] || c.Token != wantToken || c.Padded != (len(payload) >= 1+netproto.TokenRequestDataSize && (c.Type == netproto.CtrlConnect || c.Type == netproto.CtrlToken)) {
+		t.Errorf("packet %d: control %+v from %s", cp.Index, c, fmtHex(payload[:min(len(payload), 8)]))
+	}
+	if c.Type == netproto.CtrlClose && len(payload) > 1 && !bytes.Equal(append(c.Reason, 0), payload[1:]) {
+		t.Errorf("packet %d: close reason %q from %s", cp.Index, c.Reason, fmtHex(payload))
+	}
+	if hdr.Flags&netproto.FlagCompression == 0 {
+		if re := netproto.AppendControl(nil, hdr.Ack, hdr.Token, c.Type, payload[1:]); !bytes.Equal(re, cp.Payload) {
+			t.Errorf("packet %d: AppendControl gives %s", cp.Index, fmtHex(re))
+		}
+	}
 }
 
 // TestNetprotoCaptures parses every 0.7 datagram of every capture with
@@ -92,6 +123,7 @@ func TestNetprotoCaptures(t *testing.T) {
 				}
 				if hdr.Flags&netproto.FlagControl != 0 {
 					st.control++
+					checkControl(t, cp, hdr, payload, &st)
 					continue
 				}
 				st.data++
@@ -137,8 +169,8 @@ func TestNetprotoCaptures(t *testing.T) {
 					t.Errorf("packet %d: %d chunks, reference %d", cp.Index, i, len(refCh))
 				}
 			}
-			t.Logf("%d packets: %d connless, %d control, %d data; %d compressed, %d recompressed byte for byte; %d rebuilt byte for byte by AppendPacketCompressed; %d chunks, %d system and %d game messages; s2c SNAP %d SNAPEMPTY %d SNAPSINGLE %d",
-				st.packets, st.connless, st.control, st.data, st.compressed, st.recompressed, st.reencoded, st.chunks, st.sysMsgs, st.gameMsgs, st.snapMsgs[0], st.snapMsgs[1], st.snapMsgs[2])
+			t.Logf("%d packets: %d connless, %d control, %d data; %d compressed, %d recompressed byte for byte; %d rebuilt byte for byte by AppendPacketCompressed; %d chunks, %d system and %d game messages; s2c SNAP %d SNAPEMPTY %d SNAPSINGLE %d; control messages by type %v",
+				st.packets, st.connless, st.control, st.data, st.compressed, st.recompressed, st.reencoded, st.chunks, st.sysMsgs, st.gameMsgs, st.snapMsgs[0], st.snapMsgs[1], st.snapMsgs[2], st.controls)
 			if st.packets != cf.packets || st.recompressed != st.compressed || st.reencoded != st.packets-st.connless {
 				t.Errorf("packets %d (want %d), compressed %d, recompressed %d, rebuilt %d of %d", st.packets, cf.packets, st.compressed, st.recompressed, st.reencoded, st.packets-st.connless)
 			}
