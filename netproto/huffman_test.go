@@ -175,3 +175,35 @@ func FuzzHuffman(f *testing.F) {
 		}
 	})
 }
+
+// TestHuffmanGoldenFile checks the reference encoder's output for random and
+// skewed inputs, every single byte and maximal payloads (testdata).
+func TestHuffmanGoldenFile(t *testing.T) {
+	data, err := os.ReadFile("testdata/huffman_golden.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		in, out, ok := strings.Cut(line, "#")
+		if !ok {
+			t.Fatalf("bad line %q", line)
+		}
+		raw, comp := unhex(t, in), unhex(t, out)
+		got, _ := HuffmanCompress(nil, raw)
+		if !bytes.Equal(got, comp) {
+			t.Fatalf("line %d: compress(% x) = % x, want % x", n, raw, got, comp)
+		}
+		dec, err := HuffmanDecompress(nil, comp, len(raw))
+		if err != nil || !bytes.Equal(dec, raw) {
+			t.Fatalf("line %d: decompress: %v", n, err)
+		}
+		n++
+	}
+	if n < 290 {
+		t.Fatalf("only %d vectors", n)
+	}
+}
