@@ -195,7 +195,7 @@ func sameDelta(a, b deltaSet) bool {
 }
 
 // toSnap builds a snap.Snapshot from a reference snapshot.
-func toSnap(t *testing.T, r refSnap) *snap.Snapshot {
+func toSnap(t testing.TB, r refSnap) *snap.Snapshot {
 	t.Helper()
 	var b snap.Builder
 	for _, k := range r.keys() {

@@ -81,7 +81,7 @@ func TestGameMsgCaptures(t *testing.T) {
 
 // forEachChunk calls fn for every chunk of every 0.7 connection datagram of a
 // capture, in capture order.
-func forEachChunk(t *testing.T, name string, fn func(cp capPacket, ci int, c netproto.Chunk)) {
+func forEachChunk(t testing.TB, name string, fn func(cp capPacket, ci int, c netproto.Chunk)) {
 	t.Helper()
 	var buf []byte
 	for _, cp := range load07(t, name) {

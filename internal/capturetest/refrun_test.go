@@ -31,7 +31,7 @@ type refConn struct {
 
 // refRun decodes every 0.7 datagram of a capture with the reference decoder
 // and runs the snapshot chain of every server->client flow.
-func refRun(t *testing.T, name string) refStats {
+func refRun(t testing.TB, name string) refStats {
 	h, err := loadRefHuff()
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func refRun(t *testing.T, name string) refStats {
 	return st
 }
 
-func (rc *refConn) feed(t *testing.T, st *refStats, name string, cp capPacket, sm refSnapMsg) {
+func (rc *refConn) feed(t testing.TB, st *refStats, name string, cp capPacket, sm refSnapMsg) {
 	var data []byte
 	switch sm.id {
 	case refMsgSnap:
