@@ -98,12 +98,12 @@ func TestCheckPointRounding(t *testing.T) {
 		{95.5, 140, false},
 		{31.5, 40, false}, // 32 is column 1
 		{31.49, 40, true},
-		{float32(math.NaN()), 40, true},              // NaN -> MinInt32 -> column 0
-		{float32(math.Inf(1)), 40, true},             // border
-		{40, float32(math.Inf(-1)), true},            // border
-		{40, 1e30, true},                             // out of int range -> border
-		{2*32 + 16, 2*32 + 16, false},                // death is not solid
-		{3*32 + 16, 2*32 + 16, true},                 // nohook is solid
+		{float32(math.NaN()), 40, true},               // NaN -> MinInt32 -> column 0
+		{float32(math.Inf(1)), 40, true},              // border
+		{40, float32(math.Inf(-1)), true},             // border
+		{40, 1e30, true},                              // out of int range -> border
+		{2*32 + 16, 2*32 + 16, false},                 // death is not solid
+		{3*32 + 16, 2*32 + 16, true},                  // nohook is solid
 		{float32(math.Nextafter32(0.5, 0)), 40, true}, // 0.49999997 + 0.5 rounds up to 1 in float32 -> column 0 anyway
 	}
 	for _, tc := range tests {
@@ -265,7 +265,7 @@ func TestClipped(t *testing.T) {
 		want bool
 	}{
 		{V(100, 100), false},
-		{V(-200*32, 0), false},  // rx = -200
+		{V(-200*32, 0), false},   // rx = -200
 		{V(-200*32-32, 0), true}, // rx = -201
 		{V(-200*32-1, 0), false}, // -6401/32 = -200 (truncation)
 		{V(0, 208*32-1), false},  // ry = 207 < 8+200
