@@ -1,0 +1,186 @@
+package loadclient
+
+import (
+	"crypto/sha256"
+	"errors"
+	"hash/crc32"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestInputPatterns(t *testing.T) {
+	for _, p := range []Pattern{PatternIdle, PatternWalk, PatternJumpFire, PatternRandom} {
+		t.Run(p.String(), func(t *testing.T) {
+			q, err := ParsePattern(p.String())
+			if err != nil || q != p {
+				t.Fatalf("ParsePattern(%q) = %v, %v", p, q, err)
+			}
+			a, b := NewInputGen(p, 7), NewInputGen(p, 7)
+			dirs := map[int32]bool{}
+			fires := map[int32]bool{}
+			for range 500 {
+				x, y := a.Next(), b.Next()
+				if x != y {
+					t.Fatal("same seed, different inputs")
+				}
+				if x.Direction < -1 || x.Direction > 1 || x.Jump < 0 || x.Jump > 1 || x.Hook < 0 || x.Hook > 1 ||
+					x.Fire < 0 || x.Fire > inputStateMask || x.WantedWeapon < 0 || x.WantedWeapon > 6 {
+					t.Fatalf("input out of range: %+v", x)
+				}
+				if x.TargetX == 0 && x.TargetY == 0 {
+					t.Fatal("zero aim")
+				}
+				dirs[x.Direction] = true
+				fires[x.Fire] = true
+			}
+			switch p {
+			case PatternIdle:
+				if len(dirs) != 1 || len(fires) != 1 {
+					t.Fatalf("idle moves: %v %v", dirs, fires)
+				}
+			case PatternWalk:
+				if !dirs[-1] || !dirs[1] {
+					t.Fatalf("walk directions %v", dirs)
+				}
+			case PatternJumpFire, PatternRandom:
+				if len(fires) < 10 {
+					t.Fatalf("%s fired %d distinct counters", p, len(fires))
+				}
+			}
+		})
+	}
+	if _, err := ParsePattern("dance"); err == nil {
+		t.Fatal("unknown pattern accepted")
+	}
+	if p, _ := ParsePattern("jump+fire"); p != PatternJumpFire {
+		t.Fatal("jump+fire")
+	}
+	r1, r2 := NewInputGen(PatternRandom, 1), NewInputGen(PatternRandom, 2)
+	same := true
+	for range 50 {
+		if r1.Next() != r2.Next() {
+			same = false
+		}
+	}
+	if same {
+		t.Fatal("different seeds give the same inputs")
+	}
+}
+
+func TestHistogram(t *testing.T) {
+	var h Histogram
+	if h.Quantile(0.5) != 0 || h.Mean() != 0 {
+		t.Fatal("empty histogram")
+	}
+	for i := 1; i <= 100; i++ {
+		h.Add(time.Duration(i) * time.Millisecond)
+	}
+	h.Add(5 * time.Second) // overflow bucket
+	tests := []struct {
+		q    float64
+		want time.Duration
+	}{
+		{0.5, 51 * time.Millisecond}, {0.9, 91 * time.Millisecond}, {0.01, 2 * time.Millisecond}, {1, 5 * time.Second},
+	}
+	for _, tt := range tests {
+		got := h.Quantile(tt.q)
+		if got < tt.want-HistBucket || got > tt.want+HistBucket {
+			t.Errorf("Quantile(%v) = %v, want about %v", tt.q, got, tt.want)
+		}
+	}
+	var m Histogram
+	m.Merge(&h)
+	m.Merge(&h)
+	if m.Count() != 2*h.Count() || m.Quantile(0.5) != h.Quantile(0.5) {
+		t.Fatal("merge")
+	}
+	if got := h.Quantile(0.999); got != 5*time.Second {
+		t.Fatalf("overflow quantile %v", got)
+	}
+}
+
+func TestMapCache(t *testing.T) {
+	data := []byte("not really a map, but bytes with a crc")
+	k := MapKey{Name: "loadtest", CRC: crc32.ChecksumIEEE(data), Size: len(data), SHA256: sha256.Sum256(data)}
+	dir := t.TempDir()
+	c := &MapCache{Dir: dir}
+	if c.Has(k) {
+		t.Fatal("empty cache has the map")
+	}
+	bad := k
+	bad.CRC++
+	if err := c.Store(bad, data); !errors.Is(err, ErrMapCRC) {
+		t.Fatalf("Store with wrong crc: %v", err)
+	}
+	bad = k
+	bad.SHA256[0]++
+	if err := c.Store(bad, data); !errors.Is(err, ErrMapSHA256) {
+		t.Fatalf("Store with wrong sha: %v", err)
+	}
+	if err := c.Store(k, data[1:]); !errors.Is(err, ErrMapSize) {
+		t.Fatalf("Store with wrong size: %v", err)
+	}
+	if err := c.Store(k, data); err != nil {
+		t.Fatal(err)
+	}
+	if !c.Has(k) {
+		t.Fatal("stored map missing")
+	}
+	if _, err := os.Stat(filepath.Join(dir, k.FileName())); err != nil {
+		t.Fatal(err)
+	}
+	fresh := &MapCache{Dir: dir}
+	if !fresh.Has(k) || fresh.Len() != 1 {
+		t.Fatal("map not found in the directory")
+	}
+	evil := k
+	evil.Name = "../x"
+	if (&MapCache{Dir: dir}).Has(evil) || validName("a/b") || validName("..") || !validName("dm1") {
+		t.Fatal("name check")
+	}
+}
+
+func TestRunConfig(t *testing.T) {
+	ok := RunConfig{Server: netip.MustParseAddrPort("127.0.0.1:8303"), Clients: 63, Duration: time.Second,
+		Sources: 16, SourceBase: netip.MustParseAddr("127.0.0.2")}
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if got := ok.SourceAddr(17); got != netip.MustParseAddr("127.0.0.3") {
+		t.Fatalf("SourceAddr(17) = %v", got)
+	}
+	bad := []func(*RunConfig){
+		func(r *RunConfig) { r.Clients = 0 },
+		func(r *RunConfig) { r.Clients = 65 },
+		func(r *RunConfig) { r.Duration = 0 },
+		func(r *RunConfig) { r.Server = netip.AddrPort{} },
+		func(r *RunConfig) { r.SourceBase = netip.MustParseAddr("::1") },
+	}
+	for i, f := range bad {
+		r := ok
+		f(&r)
+		if r.Validate() == nil {
+			t.Errorf("case %d accepted", i)
+		}
+	}
+	if (&RunConfig{}).SourceAddr(3).IsValid() {
+		t.Fatal("no sources must mean no address")
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	st := []Stats{
+		{Entered: true, InGame: 2 * time.Second, Snapshots: 50, BytesIn: 2000, PacketsOut: 100, ConnectTime: 300 * time.Millisecond},
+		{Entered: true, InGame: 2 * time.Second, Snapshots: 48, CRCErrors: 1, FirstBadError: "crc"},
+		{Failure: "closed by server: This server is full"},
+	}
+	st[0].Latency.Add(20 * time.Millisecond)
+	s := Summarize(st)
+	if s.Connected != 2 || s.Failed != 1 || s.Failures["closed by server: This server is full"] != 1 ||
+		s.CRCErrors != 1 || s.SnapsPerSec.Max != 25 || s.SnapsPerSec.Min != 24 || s.LatencyMs.Samples != 1 || s.OK() {
+		t.Fatalf("summary %+v", s)
+	}
+}

@@ -1,0 +1,166 @@
+package loadclient
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// refServerPath returns the 0.7.5 reference server binary, or "".
+func refServerPath() string {
+	if p := os.Getenv("TW07_SERVER"); p != "" {
+		return p
+	}
+	if p, err := exec.LookPath("teeworlds-server"); err == nil {
+		return p
+	}
+	if _, err := os.Stat("/usr/games/teeworlds-server"); err == nil {
+		return "/usr/games/teeworlds-server"
+	}
+	return ""
+}
+
+// freeUDPPort returns a UDP port on 127.0.0.1 that was free a moment ago.
+func freeUDPPort(t *testing.T) int {
+	t.Helper()
+	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return c.LocalAddr().(*net.UDPAddr).Port
+}
+
+// syncBuffer is a bytes.Buffer safe for the process's writer and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startRefServer runs the reference 0.7.5 server on 127.0.0.1 (never
+// registering with a master) until the test ends.
+func startRefServer(t *testing.T, perIP int) netip.AddrPort {
+	t.Helper()
+	bin := refServerPath()
+	if bin == "" {
+		t.Skip("teeworlds-server (0.7.5 reference server) not installed; apt-get install teeworlds-server")
+	}
+	port := freeUDPPort(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, bin,
+		"bindaddr 127.0.0.1", fmt.Sprintf("sv_port %d", port), "sv_register 0", "sv_map dm1",
+		"sv_name twload-test", "console_output_level 2", "sv_max_clients 64",
+		fmt.Sprintf("sv_max_clients_per_ip %d", perIP), "sv_player_slots 64",
+		"sv_spamprotection 0", "sv_inactivekick_time 0")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+dir)
+	var log syncBuffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatalf("start %s: %v", bin, err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		cmd.Wait()
+		if t.Failed() {
+			os.WriteFile(filepath.Join(t.TempDir(), "server.log"), []byte(log.String()), 0o644)
+			t.Logf("server log:\n%s", log.String())
+		}
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for !bytes.Contains([]byte(log.String()), []byte("version 0.7")) {
+		if time.Now().After(deadline) {
+			t.Fatalf("reference server did not start:\n%s", log.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port))
+}
+
+// TestAgainstReferenceServer runs 8 clients for 10 s against the real 0.7.5
+// server, spread over 4 source addresses under a per-IP limit of 2, and
+// requires every client in game with every snapshot intact.
+func TestAgainstReferenceServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the 10 s run against the reference server")
+	}
+	addr := startRefServer(t, 2)
+	var last Status
+	sum, err := Run(context.Background(), RunConfig{
+		Server: addr, Clients: 8, RampUp: time.Second, Duration: 10 * time.Second,
+		Pattern: PatternRandom, Seed: 42, Sources: 4, SourceBase: netip.MustParseAddr("127.0.0.2"),
+		Status: func(s Status) { last = s },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("last status: %s", last)
+	t.Logf("connected %d failed %v snaps/s %+v latency %+v rx B/s %+v",
+		sum.Connected, sum.Failures, sum.SnapsPerSec, sum.LatencyMs, sum.BytesInPerSec)
+	if !sum.OK() || sum.Connected != 8 {
+		t.Fatalf("run not clean: %+v", sum)
+	}
+	if sum.MapDownloads < 1 {
+		t.Error("no client downloaded the map")
+	}
+	if sum.SnapsPerSec.Min < 20 {
+		t.Errorf("snapshots per second per client min %.1f, want about 25", sum.SnapsPerSec.Min)
+	}
+	if sum.LatencyMs.Samples == 0 || sum.LatencyMs.P50 <= 0 || sum.LatencyMs.P50 > 200 {
+		t.Errorf("latency %+v", sum.LatencyMs)
+	}
+	srcs := map[string]bool{}
+	for _, c := range sum.PerClient {
+		h, _, _ := net.SplitHostPort(c.Source)
+		srcs[h] = true
+	}
+	if len(srcs) != 4 {
+		t.Errorf("clients used %d source addresses, want 4: %v", len(srcs), srcs)
+	}
+}
+
+// TestReferenceServerPerIPLimit checks that a failure is reported with the
+// server's reason: 3 clients from one address against a per-IP limit of 2.
+func TestReferenceServerPerIPLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	addr := startRefServer(t, 2)
+	sum, err := Run(context.Background(), RunConfig{
+		Server: addr, Clients: 3, Duration: 2 * time.Second, Pattern: PatternIdle,
+		Sources: 1, SourceBase: netip.MustParseAddr("127.0.0.1"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Connected != 2 || sum.Failed != 1 || sum.OK() {
+		t.Fatalf("connected %d failed %d failures %v", sum.Connected, sum.Failed, sum.Failures)
+	}
+	for reason := range sum.Failures {
+		if reason != "closed by server: Only 2 players with the same IP are allowed" {
+			t.Errorf("failure reason %q", reason)
+		}
+	}
+}
