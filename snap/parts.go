@@ -26,9 +26,9 @@ type MsgIDs struct {
 
 var (
 	// MsgIDs7 are the 0.7 ids (net.md A3.1): SNAP 6, SNAPEMPTY 7, SNAPSINGLE 8.
-	MsgIDs7 = MsgIDs{Snap: 6, SnapEmpty: 7, SnapSingle: 8}
+	MsgIDs7 = MsgIDs{Snap: netproto.NetmsgSnap, SnapEmpty: netproto.NetmsgSnapEmpty, SnapSingle: netproto.NetmsgSnapSingle}
 	// MsgIDs6 are the 0.6 ids (net.md B3.1): SNAP 5, SNAPEMPTY 6, SNAPSINGLE 7.
-	MsgIDs6 = MsgIDs{Snap: 5, SnapEmpty: 6, SnapSingle: 7}
+	MsgIDs6 = MsgIDs{Snap: netproto.Netmsg6Snap, SnapEmpty: netproto.Netmsg6SnapEmpty, SnapSingle: netproto.Netmsg6SnapSingle}
 )
 
 // NumParts returns how many SNAP parts n encoded delta bytes need (1 means
