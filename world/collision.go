@@ -18,6 +18,13 @@ const (
 // TileSize is the width and height of one tile in world units.
 const TileSize = 32
 
+// MaxSubSteps bounds the number of sub-steps of IntersectLine, MoveBox and
+// the player sweep of CharacterCore.Move (one per world unit travelled). The
+// reference has no bound; 65536 units in one tick is far beyond any reachable
+// speed (the core caps velocity at 6000), so the bound only keeps absurd
+// inputs from hanging the tick. Beyond it the steps get longer than one unit.
+const MaxSubSteps = 1 << 16
+
 // clipMargin is how many tiles beyond the map an entity may be before it is
 // considered outside the game layer (GameLayerClipped).
 const clipMargin = 200
@@ -112,12 +119,12 @@ func (c *Collision) TestBoxFlag(pos, size Vec2, flag int) bool {
 }
 
 // IntersectLine walks from p0 to p1 in int(distance+1) equal steps (both ends
-// included) and stops at the first solid point. It returns the collision value
+// included, at most MaxSubSteps) and stops at the first solid point. It returns the collision value
 // there (ColFlagSolid, possibly with ColFlagNoHook), that point, and the
 // previous point tested. Without a hit it returns (0, p1, p1). Death tiles do
 // not stop a line.
 func (c *Collision) IntersectLine(p0, p1 Vec2) (hit int, at, before Vec2) {
-	end := truncToInt(Distance(p0, p1) + 1)
+	end := min(truncToInt(Distance(p0, p1)+1), MaxSubSteps)
 	last := p0
 	for i := int32(0); i <= end; i++ {
 		a := float32(i) / float32(end)
@@ -163,12 +170,12 @@ func (c *Collision) MovePoint(pos, vel Vec2, elasticity float32) (newPos, newVel
 const deathBoxScale = float32(2.0) / float32(3.0)
 
 // MoveBox moves a box of the given full size from pos by vel in
-// int(|vel|)+1 sub-steps, stopping and reflecting (times -elasticity) the
+// int(|vel|)+1 sub-steps (at most MaxSubSteps), stopping and reflecting (times -elasticity) the
 // velocity components that would enter a solid tile. death reports whether a
 // box of 2/3 the size touched a death tile at any sub-step.
 func (c *Collision) MoveBox(pos, vel, size Vec2, elasticity float32) (newPos, newVel Vec2, death bool) {
 	dist := Length(vel)
-	steps := truncToInt(dist)
+	steps := min(truncToInt(dist), MaxSubSteps-1)
 	if !(dist > 0.00001) {
 		return pos, vel, false
 	}

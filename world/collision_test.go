@@ -277,3 +277,24 @@ func TestClipped(t *testing.T) {
 		}
 	}
 }
+
+func TestSubStepBound(t *testing.T) {
+	c := mapFromRows(testRows...)
+	size := V(PhysSize, PhysSize)
+	// A velocity of 1e9 units per tick would take 1e9 sub-steps unbounded.
+	p, v, _ := c.MoveBox(V(48, 48), V(1e9, 3e8), size, 0)
+	if c.TestBox(p, size) || isNaN32(p.X) || isNaN32(v.X) {
+		t.Fatalf("MoveBox with huge velocity ended at %v vel %v", p, v)
+	}
+	if hit, at, _ := c.IntersectLine(V(48, 48), V(1e9, 48)); hit != ColFlagSolid || !c.CheckPoint(at.X, at.Y) {
+		t.Fatalf("IntersectLine to a far point: hit %d at %v", hit, at)
+	}
+	wc := &WorldCore{Tuning: DefaultTuning()}
+	a := newTestCore(wc, c, 0, V(48, 48))
+	newTestCore(wc, c, 1, V(200, 200))
+	a.Vel = V(1e9, 1e9) // set after Tick, so the 6000 cap does not apply
+	a.Move()
+	if c.TestBox(a.Pos, size) {
+		t.Fatalf("Move with huge velocity ended inside solid at %v", a.Pos)
+	}
+}

@@ -357,7 +357,7 @@ func (c *CharacterCore) Move() {
 
 	if tu.PlayerCollision != 0 {
 		dist := Distance(c.Pos, newPos)
-		end := truncToInt(dist + 1)
+		end := min(truncToInt(dist+1), MaxSubSteps)
 		last := c.Pos
 		for i := int32(0); i < end; i++ {
 			a := float32(i) / dist
