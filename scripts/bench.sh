@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# bench.sh - load benchmark of twserver against the 0.7.5 reference server.
+#
+# For every client count N (default 1 16 32 63) and for both servers it starts
+# a fresh server on 127.0.0.1 (the same map, 64 slots, 4 clients per IP), runs
+# twload with N clients spread over 16 loopback source addresses, and reports:
+#   server CPU      utime+stime from /proc/PID/stat over the load run, % of one core
+#   peak RSS        VmHWM from /proc/PID/status at the end of the run
+#   per client      received and sent bytes/s and packets/s (UDP payload, in game)
+#   snapshots/s per client, input-to-snapshot latency p50/p99, failures
+# and, per N, the ratio twserver/reference of CPU, peak RSS, bytes and packets.
+#
+# Usage: scripts/bench.sh [-d DURATION] [-r RAMPUP] [-p PATTERN] [-o OUTDIR] [N ...]
+#   -d  load duration after the ramp-up (default 30s)
+#   -r  ramp-up (default 3s)
+#   -p  input pattern: idle, walk, jumpfire, random (default random)
+#   -o  output directory for JSON summaries and server logs (default a temp dir)
+# Env: TWSERVER (binary; default: built from ./cmd/twserver), TWLOAD (default: built
+#      from ./cmd/twload), TW07_SERVER (default /usr/games/teeworlds-server),
+#      BENCH_MAP (default the reference dm1.map), BENCH_SERVERS ("twserver reference").
+# Exit: 0 when every run had all clients in game and no bad snapshot, 1 otherwise,
+#       2 for usage errors or a missing server.
+# Only loopback traffic; every process started here is stopped by PID.
+set -uo pipefail
+
+DUR=30s RAMP=3s PAT=random OUT=
+while getopts "d:r:p:o:h" opt; do
+	case $opt in
+	d) DUR=$OPTARG ;;
+	r) RAMP=$OPTARG ;;
+	p) PAT=$OPTARG ;;
+	o) OUT=$OPTARG ;;
+	*) sed -n '2,24p' "$0"; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+COUNTS=("$@")
+[ ${#COUNTS[@]} -gt 0 ] || COUNTS=(1 16 32 63)
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-$(mktemp -d /tmp/twbench.XXXXXX)}
+mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
+TW07_SERVER=${TW07_SERVER:-/usr/games/teeworlds-server}
+TW07_DATA=${TW07_DATA:-/usr/share/games/teeworlds/data}
+BENCH_MAP=${BENCH_MAP:-$TW07_DATA/maps/dm1.map}
+SERVERS=(${BENCH_SERVERS:-twserver reference})
+HZ=$(getconf CLK_TCK)
+PIDS=()
+
+log() { printf '%s bench: %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { log "FATAL: $*"; exit 2; }
+
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do stop_pid "$p"; done
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+stop_pid() {
+	local pid=$1 i
+	kill -0 "$pid" 2>/dev/null || return 0
+	kill -TERM "$pid" 2>/dev/null
+	for ((i = 0; i < 50; i++)); do
+		kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+
+export PATH=$PATH:/usr/local/go/bin
+if [ -z "${TWLOAD:-}" ]; then
+	TWLOAD=$OUT/twload
+	(cd "$ROOT" && go build -o "$TWLOAD" ./cmd/twload) || die "cannot build twload"
+fi
+if [[ " ${SERVERS[*]} " == *" twserver "* ]] && [ -z "${TWSERVER:-}" ]; then
+	TWSERVER=$OUT/twserver
+	(cd "$ROOT" && go build -o "$TWSERVER" ./cmd/twserver) || die "cannot build twserver"
+fi
+[[ " ${SERVERS[*]} " == *" reference "* ]] && { [ -x "$TW07_SERVER" ] || die "reference server $TW07_SERVER missing (apt-get install teeworlds-server)"; }
+[ -f "$BENCH_MAP" ] || die "map $BENCH_MAP missing (set BENCH_MAP)"
+
+free_port() { python3 -c 'import socket;s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM);s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
+udp_bound() { ss -Hulpn "sport = :$1" 2>/dev/null | grep -q .; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+vm_hwm_kb() { awk '/^VmHWM:/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
+
+# start_server KIND PORT DIR: sets SPID (the server process itself, so /proc
+# shows its own CPU and memory).
+start_server() {
+	local kind=$1 port=$2 dir=$3 map
+	mkdir -p "$dir/home" "$dir/cwd/maps"
+	map=$(basename "$BENCH_MAP" .map)
+	case $kind in
+	twserver)
+		"$TWSERVER" -bind 127.0.0.1 -port "$port" -max-clients 64 -map "$BENCH_MAP" \
+			-no-console -log-level warn >"$dir/server.log" 2>&1 </dev/null &
+		SPID=$! ;;
+	reference)
+		cp "$BENCH_MAP" "$dir/cwd/maps/$map.map"
+		(cd "$dir/cwd" && exec env -u XDG_DATA_HOME HOME="$dir/home" "$TW07_SERVER" \
+			"bindaddr 127.0.0.1" "sv_port $port" "sv_register 0" "sv_map $map" "sv_name bench" \
+			"console_output_level 1" "sv_max_clients 64" "sv_max_clients_per_ip 4" \
+			"sv_player_slots 64" "sv_spamprotection 0" "sv_inactivekick_time 0" \
+			>"$dir/server.log" 2>&1 </dev/null) &
+		SPID=$! ;;
+	esac
+	PIDS+=("$SPID")
+	local i
+	for ((i = 0; i < 100; i++)); do
+		udp_bound "$port" && return 0
+		kill -0 "$SPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	log "$kind did not bind udp $port (see $dir/server.log)"
+	return 1
+}
+
+RESULTS=$OUT/results.tsv
+printf 'n\tserver\tcpu_pct\tpeak_rss_kb\trx_Bps\ttx_Bps\trx_pps\ttx_pps\tsnaps_ps\tlat_p50\tlat_p99\tconnected\tfailed\tbad\n' >"$RESULTS"
+STATUS=0
+for n in "${COUNTS[@]}"; do
+	for kind in "${SERVERS[@]}"; do
+		dir=$OUT/$kind-$n
+		port=$(free_port)
+		start_server "$kind" "$port" "$dir" || { STATUS=1; continue; }
+		sleep 0.5
+		t0=$(cpu_ticks "$SPID"); w0=$EPOCHREALTIME
+		log "$kind: $n clients for $RAMP + $DUR on port $port"
+		"$TWLOAD" -addr "127.0.0.1:$port" -n "$n" -duration "$DUR" -rampup "$RAMP" -pattern "$PAT" \
+			-sources 16 -source-base 127.0.0.2 -status off -json "$dir/twload.json" 2>"$dir/twload.err"
+		rc=$?
+		t1=$(cpu_ticks "$SPID"); w1=$EPOCHREALTIME
+		hwm=$(vm_hwm_kb "$SPID")
+		kill -0 "$SPID" 2>/dev/null || { log "$kind died during the run (see $dir/server.log)"; rc=1; }
+		stop_pid "$SPID"
+		[ $rc -eq 0 ] || { STATUS=1; log "$kind n=$n: twload exit $rc: $(tail -1 "$dir/twload.err")"; }
+		cpu=$(awk -v a="$t0" -v b="$t1" -v w0="$w0" -v w1="$w1" -v hz="$HZ" 'BEGIN{printf "%.1f", (b-a)/hz/(w1-w0)*100}')
+		if [ -s "$dir/twload.json" ]; then
+			jq -r --arg n "$n" --arg k "$kind" --arg cpu "$cpu" --arg hwm "$hwm" \
+				'[$n, $k, $cpu, $hwm, .rx_bytes_per_sec_per_client.mean, .tx_bytes_per_sec_per_client.mean,
+				  .rx_packets_per_sec_per_client.mean, .tx_packets_per_sec_per_client.mean,
+				  .snapshots_per_sec_per_client.mean, .input_to_snapshot_latency_ms.p50,
+				  .input_to_snapshot_latency_ms.p99, .connected, .failed,
+				  (.crc_errors + .delta_errors + .bad_messages)] | @tsv' "$dir/twload.json" >>"$RESULTS"
+		else
+			printf '%s\t%s\t%s\t%s\t0\t0\t0\t0\t0\t0\t0\t0\t%s\t0\n' "$n" "$kind" "$cpu" "$hwm" "$n" >>"$RESULTS"
+		fi
+	done
+done
+
+python3 - "$RESULTS" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+f = lambda r, k: float(r[k])
+print(f"{'N':>3} {'server':<9} {'CPU %':>6} {'peakRSS MB':>10} {'s2c B/s/cl':>10} {'c2s B/s/cl':>10} "
+      f"{'s2c pk/s/cl':>10} {'c2s pk/s/cl':>10} {'snap/s':>6} {'lat p50':>7} {'lat p99':>7} {'in game':>7} {'bad':>4}")
+by = {}
+for r in rows:
+    by.setdefault(r["n"], {})[r["server"]] = r
+    print(f"{r['n']:>3} {r['server']:<9} {f(r,'cpu_pct'):6.1f} {f(r,'peak_rss_kb')/1024:10.1f} {f(r,'rx_Bps'):10.0f} "
+          f"{f(r,'tx_Bps'):10.0f} {f(r,'rx_pps'):10.1f} {f(r,'tx_pps'):10.1f} {f(r,'snaps_ps'):6.1f} "
+          f"{f(r,'lat_p50'):7.1f} {f(r,'lat_p99'):7.1f} {r['connected']:>3}/{r['n']:<3} {r['bad']:>4}")
+def ratio(a, b):
+    return f"{a/b:.2f}" if b else "-"
+print()
+print("ratio twserver/reference")
+print(f"{'N':>3} {'CPU':>6} {'peakRSS':>8} {'s2c B/s':>7} {'c2s B/s':>7} {'s2c pk/s':>8} {'c2s pk/s':>8}")
+for n, d in by.items():
+    if "twserver" in d and "reference" in d:
+        t, r = d["twserver"], d["reference"]
+        print(f"{n:>3} {ratio(f(t,'cpu_pct'), f(r,'cpu_pct')):>6} {ratio(f(t,'peak_rss_kb'), f(r,'peak_rss_kb')):>8} "
+              f"{ratio(f(t,'rx_Bps'), f(r,'rx_Bps')):>7} {ratio(f(t,'tx_Bps'), f(r,'tx_Bps')):>7} "
+              f"{ratio(f(t,'rx_pps'), f(r,'rx_pps')):>8} {ratio(f(t,'tx_pps'), f(r,'tx_pps')):>8}")
+EOF
+log "results: $RESULTS (JSON summaries and server logs in $OUT)"
+exit $STATUS
