@@ -5,6 +5,8 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"twserver/netproto"
 )
 
 var testSkin = Skin{
@@ -357,5 +359,35 @@ func BenchmarkEncodeClientInfo(b *testing.B) {
 		if err := m.Encode(&p); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestNetprotoPackerUnpacker checks that netproto's Packer and Unpacker
+// satisfy Writer and Reader and produce the same bytes as the test packer.
+func TestNetprotoPackerUnpacker(t *testing.T) {
+	for _, m := range samples() {
+		t.Run(Name(m.ID()), func(t *testing.T) {
+			var p netproto.Packer
+			if err := Encode(&p, m); err != nil || p.Err() != nil {
+				t.Fatalf("Encode: %v %v", err, p.Err())
+			}
+			want := encode(t, m)
+			if !bytes.Equal(p.Bytes(), want) {
+				t.Fatalf("netproto packer % x, test packer % x", p.Bytes(), want)
+			}
+			var u netproto.Unpacker
+			u.Reset(bytes.Clone(p.Bytes()))
+			id, sys := u.GetMsgHeader()
+			if sys || id != m.ID() {
+				t.Fatalf("header %d %v", id, sys)
+			}
+			got, err := Decode(id, &u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, m) {
+				t.Fatalf("got %+v want %+v", got, m)
+			}
+		})
 	}
 }
