@@ -325,3 +325,51 @@ func TestCTFDroppedFlagReturnsAfter30s(t *testing.T) {
 		t.Fatal("not returned after 30 s")
 	}
 }
+
+func TestSpawnSelection(t *testing.T) {
+	// two players spawning in the same tick on a single spawn point: the
+	// second takes the first free neighbour (left)
+	w := newTestWorld(t, DefaultConfig(), flatRows...)
+	cs := addChars(t, w, 2)
+	if cs[0].core.Pos.X != 80 || cs[1].core.Pos.X != 48 {
+		t.Fatalf("spawn x %v %v, want 80 48", cs[0].core.Pos.X, cs[1].core.Pos.X)
+	}
+	// with several points the one farthest from the living characters wins
+	w = newTestWorld(t, DefaultConfig(),
+		"##############################",
+		"#............................#",
+		"#.S..........S.............S.#",
+		"##############################")
+	cs = addChars(t, w, 2)
+	place(cs[0], Vec2{80, 80})
+	place(cs[1], Vec2{112, 80})
+	w.AddPlayer(2, PlayerInfo{})
+	tickN(w, 1)
+	if c := w.playerChar(2); c == nil || c.core.Pos.X != 27*32+16 {
+		t.Fatalf("third player spawned at %+v, want the far right point", c)
+	}
+}
+
+func TestSpectateFlag(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.GameType = GameCTF
+	w := newTestWorld(t, cfg, teamRows...)
+	cs := addChars(t, w, 2)
+	w.AddPlayer(4, PlayerInfo{Spectator: true})
+	tickN(w, 1)
+	if !w.SetSpectatorMode(4, SpecFlagBlue, -1) {
+		t.Fatal("flag spectating refused")
+	}
+	blue := w.flags[TeamBlue]
+	place(cs[0], Vec2{blue.stand.X, 305}) // red grabs blue
+	tickN(w, 2)
+	var b fakeBuilder
+	w.Snap(4, &b)
+	si := b.find(ObjSpectatorInfo, 4)
+	if si == nil || si[0] != SpecFlagBlue || si[1] != 0 || si[2] != int32(blue.pos.X) {
+		t.Fatalf("spectator info %v", si)
+	}
+	if c := b.find(ObjCharacter, 0); c == nil || c[CharHealth] == 0 {
+		t.Fatal("flag carrier's private fields not shown to its spectator")
+	}
+}
