@@ -58,24 +58,48 @@ func fits(n, words int) error {
 
 // Sentinel errors of the package.
 var (
-	ErrTooManyItems    = errors.New("snap: too many items")
-	ErrSnapTooLarge    = errors.New("snap: snapshot too large")
-	ErrDuplicateKey    = errors.New("snap: duplicate item key")
-	ErrBadKey          = errors.New("snap: item type or id out of range")
-	ErrNegativeSize    = errors.New("snap: negative item size")
-	ErrSizeMismatch    = errors.New("snap: item size does not match")
-	ErrTruncated       = errors.New("snap: delta truncated")
-	ErrNegativeCount   = errors.New("snap: negative item count")
-	ErrUnknownKey      = errors.New("snap: removed item not in base snapshot")
-	ErrTrailingData    = errors.New("snap: trailing data after delta")
-	ErrAliased         = errors.New("snap: destination aliases the base snapshot")
-	ErrBadPart         = errors.New("snap: snapshot part out of range")
-	ErrInconsistent    = errors.New("snap: snapshot part inconsistent with earlier parts")
-	ErrStaleTick       = errors.New("snap: snapshot part of an older tick")
-	ErrNoBase          = errors.New("snap: delta base snapshot not stored")
-	ErrBadCRC          = errors.New("snap: snapshot CRC mismatch")
-	ErrBadMessage      = errors.New("snap: malformed snapshot message")
-	ErrTooManyParts    = errors.New("snap: encoded delta needs more than MaxParts parts")
+	// ErrTooManyItems: a snapshot would hold more than MaxItems items.
+	ErrTooManyItems = errors.New("snap: too many items")
+	// ErrSnapTooLarge: a snapshot would reach MaxSnapshotSize bytes, or an
+	// int array is longer than allowed.
+	ErrSnapTooLarge = errors.New("snap: snapshot too large")
+	// ErrDuplicateKey: a key is added, removed or updated twice, or both
+	// removed and updated in one delta.
+	ErrDuplicateKey = errors.New("snap: duplicate item key")
+	// ErrBadKey: an item type above MaxType, or a type or id out of range.
+	ErrBadKey = errors.New("snap: item type or id out of range")
+	// ErrNegativeSize: an item size below zero.
+	ErrNegativeSize = errors.New("snap: negative item size")
+	// ErrSizeMismatch: an item's size differs from its static size or from
+	// the size of the base item it changes.
+	ErrSizeMismatch = errors.New("snap: item size does not match")
+	// ErrTruncated: a delta's counts or sizes run past its end.
+	ErrTruncated = errors.New("snap: delta truncated")
+	// ErrNegativeCount: a delta's removed or updated count is negative.
+	ErrNegativeCount = errors.New("snap: negative item count")
+	// ErrUnknownKey: a delta removes a key the base snapshot does not hold.
+	ErrUnknownKey = errors.New("snap: removed item not in base snapshot")
+	// ErrTrailingData: ints follow the last item of a delta.
+	ErrTrailingData = errors.New("snap: trailing data after delta")
+	// ErrAliased: ApplyDelta was asked to write over its base.
+	ErrAliased = errors.New("snap: destination aliases the base snapshot")
+	// ErrBadPart: a snapshot part count, index or size is out of range.
+	ErrBadPart = errors.New("snap: snapshot part out of range")
+	// ErrInconsistent: a snapshot part contradicts the earlier parts of its
+	// tick, arrives twice, or is short without being the last one.
+	ErrInconsistent = errors.New("snap: snapshot part inconsistent with earlier parts")
+	// ErrStaleTick: a snapshot message of an older or already completed tick.
+	ErrStaleTick = errors.New("snap: snapshot part of an older tick")
+	// ErrNoBase: the delta base of a received snapshot is not stored.
+	ErrNoBase = errors.New("snap: delta base snapshot not stored")
+	// ErrBadCRC: a reconstructed snapshot does not match the announced CRC.
+	ErrBadCRC = errors.New("snap: snapshot CRC mismatch")
+	// ErrBadMessage: a snapshot message is truncated, has trailing bytes,
+	// an unknown id or impossible ticks.
+	ErrBadMessage = errors.New("snap: malformed snapshot message")
+	// ErrTooManyParts: an encoded delta is larger than MaxDeltaBytes.
+	ErrTooManyParts = errors.New("snap: encoded delta needs more than MaxParts parts")
+	// ErrIDPoolExhausted: all MaxIDs snapshot ids are in use or waiting.
 	ErrIDPoolExhausted = errors.New("snap: id pool exhausted")
 )
 
