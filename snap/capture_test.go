@@ -286,3 +286,43 @@ func TestCaptureClientInfoStrings(t *testing.T) {
 	}
 	t.Fatal("no ClientInfo item found")
 }
+
+// Damage events (type 22) are static with 7 ints in 0.7 (2 inherited + 5
+// own), not 5: a real server's snapshots with Damage items only decode, with
+// matching CRCs, under that size.
+func TestCaptureDamageEventSize(t *testing.T) {
+	msgs := captureSnapMessages(t, "testdata/session07_crowd_lag.pcap", 8303, 7)
+	recv := NewReceiver(MsgIDs7, Sizes7)
+	damage := 0
+	for _, m := range msgs {
+		if _, done, err := recv.Handle(m.id, m.body); err != nil {
+			t.Fatal(err)
+		} else if done {
+			s, _ := recv.Latest()
+			for i := range s.NumItems() {
+				if item := s.Item(i); item.Type == 22 {
+					if len(item.Data) != 7 {
+						t.Fatalf("Damage with %d ints", len(item.Data))
+					}
+					damage++
+				}
+			}
+		}
+	}
+	if damage == 0 {
+		t.Fatal("no Damage event in the capture")
+	}
+	// With 5 ints the same messages fail.
+	five := NewSizeTable("0.7-damage5", append(append([]int32(nil), Sizes7.sizes[:22]...), 5))
+	recv = NewReceiver(MsgIDs7, five)
+	failed := false
+	for _, m := range msgs {
+		if _, _, err := recv.Handle(m.id, m.body); err != nil && !errors.Is(err, ErrNoBase) {
+			failed = true
+			break
+		}
+	}
+	if !failed {
+		t.Fatal("a 5-int Damage size decodes the capture too")
+	}
+}
