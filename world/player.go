@@ -270,7 +270,8 @@ func (w *World) DirectInput(cid int, in Input) {
 // SetTeam handles a client's team change request (Cl_SetTeam) with the
 // reference's checks: not while paused (except on the first countdown tick),
 // not to the same team, at most once per 3 s with spam protection, not before
-// the 3 s cooldown since the last change, free player slots, and team balance.
+// the 3 s cooldown since the last change, locked teams (LockTeams), free
+// player slots, and team balance.
 // It reports whether the team was changed.
 func (w *World) SetTeam(cid, team int) bool {
 	p := w.player(cid)
@@ -279,7 +280,7 @@ func (w *World) SetTeam(cid, team int) bool {
 	}
 	if p.team == team ||
 		(w.cfg.SpamProtection && p.lastSetTeam != 0 && p.lastSetTeam+tickSpeed*3 > w.tick) ||
-		p.teamChangeTick > w.tick {
+		(team != TeamSpectators && w.lockTeams) || p.teamChangeTick > w.tick {
 		return false
 	}
 	p.lastSetTeam = w.tick
@@ -289,14 +290,6 @@ func (w *World) SetTeam(cid, team int) bool {
 	p.teamChangeTick = w.tick + tickSpeed*3
 	w.ctrl.doTeamChange(p, team, true)
 	return true
-}
-
-// ForceTeam moves client cid to team without the request checks (the rcon
-// set_team command); the team is clamped as the reference does.
-func (w *World) ForceTeam(cid, team int) {
-	if p := w.player(cid); p != nil {
-		w.ctrl.doTeamChange(p, team, true)
-	}
 }
 
 // Kill handles Cl_Kill: the character dies with WEAPON_SELF unless the world

@@ -135,6 +135,7 @@ type World struct {
 
 	paused         bool
 	resetRequested bool
+	lockTeams      bool
 
 	players     [MaxClients]*Player
 	playerStore [MaxClients]Player
