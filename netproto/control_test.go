@@ -130,7 +130,7 @@ func TestTokenGen(t *testing.T) {
 	if !g.Check(a, ta) || g.Check(b, ta) || g.Check(a, TokenNone) {
 		t.Fatal("check")
 	}
-	if g.RotateDue(SeedRotation - time.Millisecond) || !g.RotateDue(SeedRotation) {
+	if g.RotateDue(SeedRotation-time.Millisecond) || !g.RotateDue(SeedRotation) {
 		t.Fatal("RotateDue")
 	}
 	g.Rotate(TokenSecret{10}, SeedRotation)
