@@ -3,9 +3,14 @@ package world
 // Operator commands (the reference's rcon commands that act on the game).
 
 // ForceTeam moves client cid to team (clamped to -1..1) without the request
-// checks except free player slots, and blocks its own team changes for
-// delayMinutes (rcon set_team). It reports whether the player was moved.
-func (w *World) ForceTeam(cid, team, delayMinutes int) bool {
+// checks except free player slots (rcon set_team without a delay). It
+// reports whether the player was moved.
+func (w *World) ForceTeam(cid, team int) bool { return w.ForceTeamDelay(cid, team, 0) }
+
+// ForceTeamDelay is ForceTeam that also blocks the player's own team changes
+// for delayMinutes (rcon set_team with a delay, e.g. the spectate vote's
+// sv_vote_spectate_rejoindelay).
+func (w *World) ForceTeamDelay(cid, team, delayMinutes int) bool {
 	p := w.player(cid)
 	team = min(max(team, TeamSpectators), TeamBlue)
 	if p == nil || !w.ctrl.canJoinTeam(team, cid) {

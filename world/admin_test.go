@@ -92,7 +92,7 @@ func TestLockTeams(t *testing.T) {
 	if !w.SetTeam(0, TeamSpectators) {
 		t.Fatal("going to spectators must stay allowed")
 	}
-	if !w.ForceTeam(0, TeamRed, 1) || w.Team(0) != TeamRed {
+	if !w.ForceTeamDelay(0, TeamRed, 1) || w.Team(0) != TeamRed {
 		t.Fatal("force team failed")
 	}
 	w.LockTeams(false)

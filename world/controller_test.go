@@ -229,8 +229,8 @@ func TestTeamBalance(t *testing.T) {
 	cfg.GameType = GameTDM
 	w := newTestWorld(t, cfg, teamRows...)
 	addChars(t, w, 4)
-	w.ForceTeam(1, TeamRed, 0)
-	w.ForceTeam(3, TeamRed, 0)
+	w.ForceTeam(1, TeamRed)
+	w.ForceTeam(3, TeamRed)
 	if w.ctrl.teamSize != [2]int{4, 0} {
 		t.Fatalf("team sizes %v", w.ctrl.teamSize)
 	}
