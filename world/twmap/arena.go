@@ -15,12 +15,14 @@ const DefaultName = "twsrv_arena"
 //	h  health                   a  armor     n  ninja
 //
 // The arena is closed: hookable ceiling and floor, unhookable side walls, and
-// a pit in the middle of the floor with a death strip at its bottom. Each
+// a pit in the middle of the floor with a death strip near its bottom. The top
+// and bottom rows are plain ground because the client repeats the edge
+// tiles when drawing beyond the map. Each
 // team's base is a walled shelf holding its flag stand; the layout is
 // mirror-symmetric except for the single ninja at the top centre.
 var arenaLayout = []string{
 	"############################################################",
-	"X..........................................................X",
+	"############################################################",
 	"X..........................................................X",
 	"X..........................................................X",
 	"X..........................................................X",
@@ -57,8 +59,8 @@ var arenaLayout = []string{
 	"X.R.R.R.....S...........h..........h...........S.....B.B.B.X",
 	"##########################X......X##########################",
 	"##########################X......X##########################",
-	"##########################X......X##########################",
 	"##########################X^^^^^^X##########################",
+	"##########################X######X##########################",
 }
 
 // arenaLegend maps layout characters to game-layer tile indices.
