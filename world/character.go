@@ -94,7 +94,6 @@ func (c *Character) spawn(p *Player, pos Vec2) {
 	c.core.Pos = pos
 	w.core.Characters[p.cid] = &c.core
 	c.reckCore.Init(&w.reckWorld, w.col)
-	c.inWorld = true
 	w.insertChar(c)
 	c.alive = true
 	// OnCharacterSpawn

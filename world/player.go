@@ -88,12 +88,14 @@ func (w *World) AddPlayer(cid int, info PlayerInfo) error {
 	p.lastActionTick = w.tick
 	p.teamChangeTick = w.tick
 	p.latencyAccMin = 1000
-	w.players[cid] = p
+	// the start team is chosen before the player is visible (it may start
+	// the match), as in the reference player constructor
 	if info.Spectator {
 		p.team = TeamSpectators
 	} else {
 		p.team = w.ctrl.startTeam()
 	}
+	w.players[cid] = p
 	// OnPlayerConnect
 	p.respawn()
 	w.emitGameInfo(cid)

@@ -427,9 +427,13 @@ func (w *World) reset() {
 	w.resetRequested = false
 }
 
-// insertChar adds a spawned character at the head of the character list.
+// insertChar adds a spawned character at the head of the character list
+// (after dropping entries of characters that left, which may include an
+// earlier life of c).
 func (w *World) insertChar(c *Character) {
+	c.inWorld = false
 	w.compactChars()
+	c.inWorld = true
 	w.chars = append(w.chars, c)
 }
 
