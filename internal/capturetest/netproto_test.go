@@ -60,6 +60,7 @@ func TestNetprotoCaptures(t *testing.T) {
 	for _, cf := range captures07 {
 		t.Run(cf.name, func(t *testing.T) {
 			var st wireStats
+			var sysSt sysStats
 			var buf, rebuilt []byte
 			for _, cp := range load07(t, cf.name) {
 				st.packets++
@@ -160,7 +161,7 @@ func TestNetprotoCaptures(t *testing.T) {
 					if !cp.toServer && id >= netproto.NetmsgSnap && id <= netproto.NetmsgSnapSingle {
 						st.snapMsgs[id-netproto.NetmsgSnap]++
 					}
-					checkSysMsg(t, cp, i-1, id, c.Data[n:])
+					checkSysMsg(t, cp, i-1, id, c.Data[n:], &sysSt)
 				}
 				if err := cr.Err(); err != nil {
 					t.Errorf("packet %d: chunks: %v", cp.Index, err)
@@ -171,6 +172,10 @@ func TestNetprotoCaptures(t *testing.T) {
 			}
 			t.Logf("%d packets: %d connless, %d control, %d data; %d compressed, %d recompressed byte for byte; %d rebuilt byte for byte by AppendPacketCompressed; %d chunks, %d system and %d game messages; s2c SNAP %d SNAPEMPTY %d SNAPSINGLE %d; control messages by type %v",
 				st.packets, st.connless, st.control, st.data, st.compressed, st.recompressed, st.reencoded, st.chunks, st.sysMsgs, st.gameMsgs, st.snapMsgs[0], st.snapMsgs[1], st.snapMsgs[2], st.controls)
+			t.Logf("system messages: %d decoded, %d packed again byte for byte, %d without codec (DDNet extension id 0); by id %v", sysSt.decoded, sysSt.repacked, sysSt.unknown, sysSt.byID)
+			if sysSt.decoded != sysSt.repacked || sysSt.decoded+sysSt.unknown != st.sysMsgs {
+				t.Errorf("system messages: %d decoded, %d repacked, %d unknown of %d", sysSt.decoded, sysSt.repacked, sysSt.unknown, st.sysMsgs)
+			}
 			if st.packets != cf.packets || st.recompressed != st.compressed || st.reencoded != st.packets-st.connless {
 				t.Errorf("packets %d (want %d), compressed %d, recompressed %d, rebuilt %d of %d", st.packets, cf.packets, st.compressed, st.recompressed, st.reencoded, st.packets-st.connless)
 			}
@@ -182,7 +187,104 @@ func TestNetprotoCaptures(t *testing.T) {
 	}
 }
 
-// checkSysMsg decodes the body of a system message with netproto's codecs.
-func checkSysMsg(t *testing.T, cp capPacket, chunk int, id int32, body []byte) {
+// sysCodec returns netproto's codec for a 0.7 system message id, or nil
+// for ids without one (0: the DDNet server's UUID extension messages).
+func sysCodec(id int32) netproto.SysMsg {
+	switch id {
+	case netproto.NetmsgInfo:
+		return new(netproto.MsgInfo)
+	case netproto.NetmsgMapChange:
+		return new(netproto.MsgMapChange)
+	case netproto.NetmsgMapData:
+		return new(netproto.MsgMapData)
+	case netproto.NetmsgServerInfo:
+		return new(netproto.MsgServerInfo)
+	case netproto.NetmsgConReady, netproto.NetmsgRconAuthOn, netproto.NetmsgRconAuthOff, netproto.NetmsgReady,
+		netproto.NetmsgEnterGame, netproto.NetmsgRequestMapData, netproto.NetmsgPing, netproto.NetmsgPingReply:
+		return &netproto.MsgEmpty{Msg: id}
+	case netproto.NetmsgSnap:
+		return new(netproto.MsgSnap)
+	case netproto.NetmsgSnapEmpty:
+		return new(netproto.MsgSnapEmpty)
+	case netproto.NetmsgSnapSingle:
+		return new(netproto.MsgSnapSingle)
+	case netproto.NetmsgInputTiming:
+		return new(netproto.MsgInputTiming)
+	case netproto.NetmsgInput:
+		return new(netproto.MsgInput)
+	case netproto.NetmsgRconLine:
+		return new(netproto.MsgRconLine)
+	case netproto.NetmsgRconCmdAdd:
+		return new(netproto.MsgRconCmdAdd)
+	case netproto.NetmsgRconCmdRem, netproto.NetmsgRconCmd, netproto.NetmsgRconAuth,
+		netproto.NetmsgMaplistEntryAdd, netproto.NetmsgMaplistEntryRem:
+		return &netproto.MsgString{Msg: id}
+	}
+	return nil
+}
+
+// sysStats count the system messages of one capture.
+type sysStats struct {
+	decoded, repacked, unknown int
+	byID                       map[int32]int
+}
+
+// checkSysMsg decodes the body of a system message with netproto's codec,
+// requires the codec to use the whole body, packs the decoded message again
+// and requires the captured bytes, and compares snapshot messages with the
+// reference parse.
+func checkSysMsg(t *testing.T, cp capPacket, chunk int, id int32, body []byte, st *sysStats) {
 	t.Helper()
+	m := sysCodec(id)
+	if m == nil {
+		if id != 0 {
+			t.Errorf("packet %d chunk %d: no codec for system message %d", cp.Index, chunk, id)
+		}
+		st.unknown++
+		return
+	}
+	var u netproto.Unpacker
+	u.Reset(bytes.Clone(body)) // strings are sanitized in place
+	if err := m.Unpack(&u); err != nil {
+		t.Errorf("packet %d chunk %d: system message %d: %v: %s", cp.Index, chunk, id, err, fmtHex(body))
+		return
+	}
+	st.decoded++
+	if st.byID == nil {
+		st.byID = make(map[int32]int)
+	}
+	st.byID[id]++
+	if u.Remaining() != 0 {
+		t.Errorf("packet %d chunk %d: system message %d leaves %d bytes: %s", cp.Index, chunk, id, u.Remaining(), fmtHex(body))
+	}
+	var p netproto.Packer
+	netproto.PackSys(&p, m)
+	want := netproto.AppendMsgHeader(nil, id, true)
+	want = append(want, body...)
+	if p.Err() != nil || !bytes.Equal(p.Bytes(), want) {
+		t.Errorf("packet %d chunk %d: system message %d packs to %s (%v), captured %s", cp.Index, chunk, id, fmtHex(p.Bytes()), p.Err(), fmtHex(want))
+	} else {
+		st.repacked++
+	}
+	if id < netproto.NetmsgSnap || id > netproto.NetmsgSnapSingle {
+		return
+	}
+	ref, err := refParseSnapMsg(int(id), body)
+	if err != nil {
+		t.Errorf("packet %d chunk %d: reference: %v", cp.Index, chunk, err)
+		return
+	}
+	var got refSnapMsg
+	switch m := m.(type) {
+	case *netproto.MsgSnap:
+		got = refSnapMsg{id: int(id), tick: m.Tick, deltaDiff: m.DeltaTick, numParts: m.NumParts, part: m.Part, crc: m.CRC, data: m.Data}
+	case *netproto.MsgSnapEmpty:
+		got = refSnapMsg{id: int(id), tick: m.Tick, deltaDiff: m.DeltaTick, numParts: 1}
+	case *netproto.MsgSnapSingle:
+		got = refSnapMsg{id: int(id), tick: m.Tick, deltaDiff: m.DeltaTick, numParts: 1, crc: m.CRC, data: m.Data}
+	}
+	if got.tick != ref.tick || got.deltaDiff != ref.deltaDiff || got.numParts != ref.numParts || got.part != ref.part ||
+		got.crc != ref.crc || !bytes.Equal(got.data, ref.data) {
+		t.Errorf("packet %d chunk %d: snapshot message %+v, reference %+v", cp.Index, chunk, got, ref)
+	}
 }
