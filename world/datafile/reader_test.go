@@ -431,3 +431,23 @@ func FuzzLoad(f *testing.F) {
 		checkRoundTrip(t, df)
 	})
 }
+
+func BenchmarkLoadAndInflate(b *testing.B) {
+	data, err := os.ReadFile("testdata/dm1.map")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		f, err := Load(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range f.NumData() {
+			if _, err := f.Data(i); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -299,3 +299,14 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkLoadDefault(b *testing.B) {
+	data := DefaultData()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Load(DefaultName, data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

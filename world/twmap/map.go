@@ -247,7 +247,8 @@ func ValidName(name string) bool {
 // Load parses a map file. name is the map name announced to clients. It
 // fails when the name is invalid, when a standard map name (StandardMaps)
 // carries content that is not an official version, and on any structural
-// problem; it never panics on malformed input.
+// problem; it never panics on malformed input. data is retained as Map.Data
+// and must not be modified afterwards.
 func Load(name string, data []byte) (*Map, error) {
 	if !ValidName(name) {
 		return nil, fmt.Errorf("%w: %q", ErrName, name)
