@@ -109,10 +109,15 @@ func DefaultConfig() Config {
 
 // Errors returned by the World.
 var (
-	ErrNoMap      = errors.New("world: nil map")
-	ErrBadClient  = errors.New("world: client id out of range")
-	ErrSlotInUse  = errors.New("world: client id already has a player")
-	ErrNoPlayer   = errors.New("world: no player with this client id")
+	// ErrNoMap: New was given a nil map.
+	ErrNoMap = errors.New("world: nil map")
+	// ErrBadClient: a client id outside 0..MaxClients-1.
+	ErrBadClient = errors.New("world: client id out of range")
+	// ErrSlotInUse: AddPlayer for a client id that already has a player.
+	ErrSlotInUse = errors.New("world: client id already has a player")
+	// ErrNoPlayer: Snap for a viewer that is neither -1 nor an in-game player.
+	ErrNoPlayer = errors.New("world: no player with this client id")
+	// ErrBadMapSize: the map's game layer does not hold Width*Height tiles.
 	ErrBadMapSize = errors.New("world: game layer size does not match width*height")
 )
 
