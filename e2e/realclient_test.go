@@ -1,0 +1,377 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The test runs in two halves. The outer half (a normal `go test`) builds
+// twserver and re-runs this test binary under `unshare --net`, so that the
+// real client (which sends LAN-discovery broadcasts and master-server lookups
+// at start) lives in a private network namespace that only has loopback. The
+// inner half (env innerEnv=1) brings up lo, starts twserver, Xvfb and the
+// client, plays, and checks the logs.
+
+const (
+	innerEnv  = "TWSERVER_E2E_INNER"
+	binEnv    = "TWSERVER_E2E_BIN"
+	outEnv    = "TWSERVER_E2E_OUT" // keep logs here (optional)
+	clientBin = "/usr/games/teeworlds"
+	e2ePort   = "8303"
+	chatText  = "hello from the e2e test"
+)
+
+// snapshotErrRe matches what the 0.7.5 client (debug 1) prints when a server's
+// snapshots or packets are wrong.
+var snapshotErrRe = regexp.MustCompile(`snapshot crc error|delta unpack failed|couldn.t find the delta snapshot|invalid snapshot|snap invalidate problem|NETOBJ.*failed|error during packet`)
+
+func lookTools(t *testing.T) {
+	t.Helper()
+	for _, b := range []string{clientBin, "Xvfb", "xdotool", "unshare", "ip"} {
+		if _, err := exec.LookPath(b); err != nil {
+			t.Skipf("end-to-end test needs %s (Debian packages teeworlds, xvfb, xdotool, iproute2, util-linux): %v", b, err)
+		}
+	}
+}
+
+func TestRealClient07(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test skipped in -short mode")
+	}
+	if os.Getenv(innerEnv) == "1" {
+		inner(t)
+		return
+	}
+	lookTools(t)
+	if os.Geteuid() != 0 {
+		t.Skip("end-to-end test needs root to create a private network namespace (unshare --net)")
+	}
+	if err := exec.Command("unshare", "--net", "--", "true").Run(); err != nil {
+		t.Skipf("cannot create a private network namespace (unshare --net): %v", err)
+	}
+	out := os.Getenv(outEnv)
+	if out == "" {
+		out = t.TempDir()
+	} else if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = filepath.Abs(out)
+	bin := os.Getenv(binEnv) // a prebuilt twserver, else build one
+	if bin == "" {
+		bin = filepath.Join(out, "twserver")
+		build := exec.Command("go", "build", "-o", bin, "twserver/cmd/twserver")
+		build.Dir = ".."
+		if b, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("go build twserver: %v\n%s", err, b)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	args := []string{"--net", "--", self, "-test.run", "^TestRealClient07$", "-test.v"}
+	cmd := exec.CommandContext(ctx, "unshare", args...)
+	cmd.Env = append(os.Environ(), innerEnv+"=1", binEnv+"="+bin, outEnv+"="+out)
+	b, err := cmd.CombinedOutput()
+	t.Logf("inner run (logs in %s):\n%s", out, b)
+	if err != nil {
+		t.Fatalf("inner run failed: %v", err)
+	}
+	if bytes.Contains(b, []byte("--- SKIP")) {
+		t.Skip("inner run skipped")
+	}
+}
+
+// proc is a started helper process whose output goes to a file.
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	done chan error
+}
+
+func start(t *testing.T, name, logPath string, stdin io.Reader, env []string, dir string, argv ...string) *proc {
+	t.Helper()
+	f, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdout, cmd.Stderr, cmd.Stdin = f, f, stdin
+	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = env
+	}
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		t.Fatalf("start %s: %v", name, err)
+	}
+	p := &proc{name: name, cmd: cmd, done: make(chan error, 1)}
+	go func() { p.done <- cmd.Wait(); f.Close() }()
+	t.Cleanup(func() { p.stop(t) })
+	return p
+}
+
+// stop sends SIGTERM, waits up to 5 s, then kills (by PID).
+func (p *proc) stop(t *testing.T) error {
+	select {
+	case err := <-p.done:
+		p.done <- err
+		return err
+	default:
+	}
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	select {
+	case err := <-p.done:
+		p.done <- err
+		return err
+	case <-time.After(5 * time.Second):
+		t.Logf("%s did not stop within 5 s, killing", p.name)
+		_ = p.cmd.Process.Kill()
+		err := <-p.done
+		p.done <- err
+		return fmt.Errorf("%s killed after 5 s", p.name)
+	}
+}
+
+// waitExit waits up to d for the process to exit.
+func (p *proc) waitExit(d time.Duration) bool {
+	select {
+	case err := <-p.done:
+		p.done <- err
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+func (p *proc) exited() bool {
+	select {
+	case err := <-p.done:
+		p.done <- err
+		return true
+	default:
+		return false
+	}
+}
+
+// waitLog polls a file until re matches or the timeout expires.
+func waitLog(path string, re *regexp.Regexp, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(path); err == nil && re.Match(b) {
+			return true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return false
+}
+
+func xdo(t *testing.T, args ...string) string {
+	t.Helper()
+	b, err := exec.Command("xdotool", args...).CombinedOutput()
+	if err != nil {
+		t.Logf("xdotool %v: %v %s", args, err, b)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+var statusPosRe = regexp.MustCompile(`name="?e2ebot"?[^\n]*pos=\((-?\d+),(-?\d+)\)`)
+
+// playerPos sends "status" to the server console and returns the e2ebot position
+// from the newest status line.
+func playerPos(t *testing.T, console io.Writer, serverLog string) (x, y int, ok bool) {
+	t.Helper()
+	before, _ := os.ReadFile(serverLog)
+	fmt.Fprintln(console, "status")
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		b, _ := os.ReadFile(serverLog)
+		if len(b) <= len(before) {
+			continue
+		}
+		m := statusPosRe.FindAllSubmatch(b[len(before):], -1)
+		if len(m) == 0 {
+			continue
+		}
+		last := m[len(m)-1]
+		x, _ = strconv.Atoi(string(last[1]))
+		y, _ = strconv.Atoi(string(last[2]))
+		return x, y, true
+	}
+	return 0, 0, false
+}
+
+func inner(t *testing.T) {
+	if b, err := exec.Command("ip", "link", "set", "lo", "up").CombinedOutput(); err != nil {
+		t.Skipf("cannot bring up loopback in the namespace: %v %s", err, b)
+	}
+	links, err := exec.Command("ip", "-o", "link", "show").Output()
+	if err != nil {
+		t.Fatalf("ip link show: %v", err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(links)), "\n") {
+		if f := strings.Fields(l); len(f) < 2 || f[1] != "lo:" {
+			t.Fatalf("refusing to start the real client: the namespace has interfaces other than lo:\n%s", links)
+		}
+	}
+	out, bin := os.Getenv(outEnv), os.Getenv(binEnv)
+	serverLog := filepath.Join(out, "server.log")
+	clientLog := filepath.Join(out, "client.log")
+
+	// twserver with its console on a pipe.
+	consoleR, console, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer console.Close()
+	srv := start(t, "twserver", serverLog, consoleR, nil, out, bin,
+		"-bind", "127.0.0.1", "-port", e2ePort, "-log-level", "debug")
+	consoleR.Close()
+	if !waitLog(serverLog, regexp.MustCompile(`listening`), 10*time.Second) {
+		t.Fatalf("twserver did not start (see %s)", serverLog)
+	}
+
+	// Xvfb on a free display.
+	dispR, dispW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	xvfb := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "800x600x24", "-nolisten", "tcp", "-noreset")
+	xvfb.ExtraFiles = []*os.File{dispW}
+	xlog, _ := os.Create(filepath.Join(out, "xvfb.log"))
+	xvfb.Stdout, xvfb.Stderr = xlog, xlog
+	if err := xvfb.Start(); err != nil {
+		t.Skipf("cannot start Xvfb: %v", err)
+	}
+	dispW.Close()
+	t.Cleanup(func() { _ = xvfb.Process.Kill(); _ = xvfb.Wait(); xlog.Close() })
+	line, err := bufio.NewReader(dispR).ReadString('\n')
+	dispR.Close()
+	if err != nil {
+		t.Skipf("Xvfb did not report a display: %v", err)
+	}
+	display := ":" + strings.TrimSpace(line)
+	os.Setenv("DISPLAY", display)
+
+	home := filepath.Join(out, "home")
+	os.RemoveAll(home)
+	os.MkdirAll(home, 0o755)
+	env := append(os.Environ(), "HOME="+home, "DISPLAY="+display)
+	env = slicesWithout(env, "XDG_DATA_HOME=")
+	cargs := []string{clientBin,
+		"bindaddr 127.0.0.1", "gfx_fullscreen 0", "gfx_borderless 0", "gfx_screen_width 800", "gfx_screen_height 600",
+		"gfx_vsync 0", "snd_enable 0", "snd_init 0", "debug 1", "gfx_limitfps 1", "gfx_maxfps 50",
+		"console_output_level 2", "cl_auto_demo_record 0", "player_name e2ebot",
+		`bind f7 "say ` + chatText + `"`, "bind f8 disconnect", "bind f9 quit",
+		"connect 127.0.0.1:" + e2ePort}
+	client := start(t, "teeworlds", clientLog, nil, env, out, cargs...)
+
+	online := regexp.MustCompile(`state change\. last=2 current=3`)
+	if !waitLog(clientLog, online, 40*time.Second) {
+		b, _ := os.ReadFile(clientLog)
+		t.Fatalf("client never reached the online state; client exited=%v; client log tail:\n%s", client.exited(), tail(b, 40))
+	}
+	t.Logf("client online")
+	if !waitLog(serverLog, regexp.MustCompile(`entered the game`), 5*time.Second) {
+		t.Errorf("server did not log that the player entered the game")
+	}
+	time.Sleep(1500 * time.Millisecond) // let the tee spawn
+
+	wid := xdo(t, "search", "--name", "^Teeworlds$")
+	if i := strings.IndexByte(wid, '\n'); i >= 0 {
+		wid = wid[:i]
+	}
+	if wid != "" {
+		xdo(t, "mousemove", "--window", wid, "400", "300")
+		xdo(t, "windowfocus", wid)
+	} else {
+		t.Logf("client window not found by name; sending keys to the focused window")
+	}
+	x0, y0, ok0 := playerPos(t, console, serverLog)
+
+	xdo(t, "key", "F7") // say
+	time.Sleep(300 * time.Millisecond)
+	xdo(t, "keydown", "d")
+	time.Sleep(1200 * time.Millisecond)
+	xdo(t, "keyup", "d")
+	time.Sleep(300 * time.Millisecond)
+	x1, y1, ok1 := playerPos(t, console, serverLog)
+	xdo(t, "keydown", "a")
+	time.Sleep(600 * time.Millisecond)
+	xdo(t, "keyup", "a")
+	time.Sleep(300 * time.Millisecond)
+	x2, _, ok2 := playerPos(t, console, serverLog)
+	t.Logf("positions in the server's world: start (%d,%d) after right (%d,%d) after left x=%d", x0, y0, x1, y1, x2)
+	switch {
+	case !ok0 || !ok1 || !ok2:
+		t.Errorf("server console status did not report the player's position")
+	case x1 <= x0:
+		t.Errorf("holding 'd' did not move the tee right in the server's world: x %d -> %d", x0, x1)
+	case x2 >= x1:
+		t.Errorf("holding 'a' did not move the tee left in the server's world: x %d -> %d", x1, x2)
+	}
+	if !waitLog(serverLog, regexp.MustCompile(regexp.QuoteMeta(chatText)), 3*time.Second) {
+		t.Errorf("chat line typed in the client did not reach the server log")
+	}
+
+	xdo(t, "key", "F8") // disconnect
+	if !waitLog(serverLog, regexp.MustCompile(`(?i)left|leave|drop`), 5*time.Second) {
+		t.Errorf("server did not log the client leaving")
+	}
+	xdo(t, "key", "F9") // quit
+	if !client.waitExit(5 * time.Second) {
+		t.Logf("client did not quit on its own")
+	}
+	client.stop(t)
+
+	cl, _ := os.ReadFile(clientLog)
+	if m := snapshotErrRe.FindAll(cl, -1); len(m) > 0 {
+		t.Errorf("client logged %d snapshot/packet errors, first: %s", len(m), m[0])
+	}
+	if !bytes.Contains(cl, []byte("download complete")) {
+		t.Errorf("client did not download the map (no 'download complete' in its log)")
+	}
+	maps, _ := filepath.Glob(filepath.Join(home, ".local/share/teeworlds/downloadedmaps/*.map"))
+	if len(maps) == 0 {
+		t.Errorf("no downloaded map in the client's home")
+	}
+
+	// Shutdown: SIGINT must stop the server within 5 s.
+	t0 := time.Now()
+	if err := srv.stop(t); err != nil {
+		t.Errorf("twserver exit: %v", err)
+	}
+	t.Logf("server stopped in %v", time.Since(t0).Round(time.Millisecond))
+}
+
+func slicesWithout(env []string, prefix string) []string {
+	out := env[:0:0]
+	for _, e := range env {
+		if !strings.HasPrefix(e, prefix) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func tail(b []byte, n int) string {
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

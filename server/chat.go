@@ -1,0 +1,159 @@
+package server
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"twserver/gamemsg"
+	"twserver/netproto"
+	"twserver/world"
+)
+
+// Chat and spam limits (net.md A7, sv_spamprotection).
+const (
+	// MaxChatLen is the longest chat message kept, in bytes.
+	MaxChatLen = 127
+	// chatInterval is the minimum time between two chat lines of one player.
+	chatInterval = time.Second
+	// emoteInterval is the minimum time between two emoticons.
+	emoteInterval = 3 * time.Second
+	// skinInterval is the minimum time between two skin changes.
+	skinInterval = 5 * time.Second
+)
+
+// Chat modes (CHAT_*).
+const (
+	chatAll  = 1
+	chatTeam = 2
+)
+
+// decoder adapts the loop's Unpacker to gamemsg.Reader.
+type decoder struct{ u *netproto.Unpacker }
+
+func (d decoder) GetInt() int32     { return d.u.GetInt() }
+func (d decoder) GetString() string { return d.u.GetString() }
+func (d decoder) Err() error        { return d.u.Err() }
+
+// onGameMessage decodes a vital game message and acts on it.
+func (s *Server) onGameMessage(c *client, id int32, body []byte) {
+	if c.state < stateReady {
+		return
+	}
+	s.up.Reset(body)
+	m, err := gamemsg.Decode(id, decoder{&s.up})
+	if err != nil {
+		s.stats.BadMessages.Add(1)
+		return
+	}
+	if st, ok := m.(*gamemsg.ClStartInfo); ok {
+		s.onStartInfo(c, st)
+		return
+	}
+	if c.state != stateIngame {
+		return
+	}
+	now := s.now()
+	switch m := m.(type) {
+	case *gamemsg.ClSay:
+		s.onSay(c, m, now)
+	case *gamemsg.ClSetTeam:
+		s.world.SetTeam(c.id, int(m.Team))
+	case *gamemsg.ClSetSpectatorMode:
+		s.world.SetSpectatorMode(c.id, int(m.SpecMode), int(m.SpectatorID))
+	case *gamemsg.ClKill:
+		s.world.Kill(c.id)
+	case *gamemsg.ClEmoticon:
+		if now-c.lastEmote < emoteInterval && c.lastEmote != 0 {
+			return
+		}
+		c.lastEmote = now
+		s.broadcastGame(-1, &gamemsg.SvEmoticon{ClientID: int32(c.id), Emoticon: m.Emoticon})
+	case *gamemsg.ClSkinChange:
+		if now-c.lastSkin < skinInterval && c.lastSkin != 0 {
+			return
+		}
+		c.lastSkin = now
+		c.skin = m.Skin
+		for _, o := range s.clients {
+			if o.state == stateIngame && o.version >= 0x0703 {
+				s.sendGame(o, &gamemsg.SvSkinChange{ClientID: int32(c.id), Skin: m.Skin}, false)
+			}
+		}
+	case *gamemsg.ClVote:
+		s.onVote(c, int(m.Vote))
+	case *gamemsg.ClCallVote:
+		s.onCallVote(c, m, now)
+	default:
+		// Cl_ReadyChange, Cl_Command: not used by the supported game types.
+	}
+}
+
+// onSay handles Cl_Say: trimmed, rate-limited, sent to all or to the team.
+func (s *Server) onSay(c *client, m *gamemsg.ClSay, now time.Duration) {
+	text := strings.TrimRight(truncUTF8(m.Message, MaxChatLen), " \t\r\n")
+	if text == "" {
+		return
+	}
+	// 1 s per line plus 1 s per 20 characters, like the reference spam protection.
+	need := chatInterval + time.Duration(len(text)/20)*time.Second
+	if c.lastChat != 0 && now-c.lastChat < need {
+		return
+	}
+	c.lastChat = now
+	mode := int32(chatAll)
+	team := s.world.Team(c.id)
+	if m.Mode == chatTeam {
+		mode = chatTeam
+	}
+	s.log.Info().Int("cid", c.id).Str("name", c.name).Bool("team", mode == chatTeam).Str("text", text).Msg("chat")
+	msg := &gamemsg.SvChat{Mode: mode, ClientID: int32(c.id), TargetID: -1, Message: text}
+	for _, o := range s.clients {
+		if o.state != stateIngame {
+			continue
+		}
+		if mode == chatTeam && s.world.Team(o.id) != team {
+			continue
+		}
+		s.sendGame(o, msg, false)
+	}
+}
+
+// serverChat sends a server chat line (client id -1) to one client or all.
+func (s *Server) serverChat(to int, text string) {
+	s.broadcastGame(to, &gamemsg.SvChat{Mode: chatAll, ClientID: -1, TargetID: -1, Message: truncUTF8(text, MaxChatLen)})
+}
+
+// onWorldEvent turns a world event into game messages.
+func (s *Server) onWorldEvent(e world.Event) {
+	switch e.Kind {
+	case world.EvKillMsg:
+		s.broadcastGame(e.To, &gamemsg.SvKillMsg{Killer: e.Args[0], Victim: e.Args[1], Weapon: e.Args[2], ModeSpecial: e.Args[3]})
+	case world.EvTeam:
+		s.broadcastGame(e.To, &gamemsg.SvTeam{ClientID: e.Args[0], Team: e.Args[1], Silent: e.Args[2] != 0, CooldownTick: e.Args[3]})
+	case world.EvGameMsg:
+		s.broadcastGame(e.To, &gamemsg.SvGameMsg{GameMsgID: e.Args[0], Params: [3]int32{e.Args[1], e.Args[2], e.Args[3]}})
+	case world.EvWeaponPickup:
+		s.broadcastGame(e.To, &gamemsg.SvWeaponPickup{Weapon: e.Args[0]})
+	case world.EvGameInfo:
+		s.broadcastGame(e.To, &gamemsg.SvGameInfo{GameFlags: e.Args[0], ScoreLimit: e.Args[1], TimeLimit: e.Args[2], MatchNum: e.Args[3], MatchCurrent: e.Args[4]})
+	case world.EvCycleMap:
+		s.pendingMap = s.nextRotationMap()
+	}
+}
+
+// truncUTF8 cuts s to at most n bytes without splitting a UTF-8 sequence.
+func truncUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// cleanName trims leading/trailing whitespace and truncates to n bytes.
+func cleanName(s string, n int) string {
+	return strings.TrimSpace(truncUTF8(strings.TrimSpace(s), n))
+}

@@ -1,0 +1,143 @@
+package server
+
+import (
+	"bytes"
+	"net/netip"
+
+	"twserver/netproto"
+)
+
+// Connless magics (net.md A6.1).
+var (
+	magicGetInfo = []byte("\xff\xff\xff\xffgie3")
+	magicInfo    = []byte("\xff\xff\xff\xffinf3")
+)
+
+// Server info limits (net.md A6.2).
+const (
+	// infoMaxPayload is the largest connless payload the server sends.
+	infoMaxPayload = netproto.MaxPayload - 1
+)
+
+// infoSnapshot is the server-info body published by the loop for the reader:
+// everything after the browser token of an inf3 reply. Immutable once published.
+type infoSnapshot struct {
+	body []byte
+}
+
+// infoPlayer is one row of the server info client list.
+type infoPlayer struct {
+	name, clan string
+	country    int32
+	score      int32
+	spectator  bool
+}
+
+// gameTypeName is the game type shown in the browser.
+func (s *Server) gameTypeName() string {
+	switch s.cfg.Game.Type {
+	case "tdm":
+		return "TDM"
+	case "ctf":
+		return "CTF"
+	}
+	return "DM"
+}
+
+// appendInfoHeader packs the fields shared by inf3 and NETMSG_SERVERINFO:
+// version .. max clients (net.md A6.2/A6.3).
+func (s *Server) appendInfoHeader(p *netproto.Packer, numPlayers, numClients int) {
+	flags := int32(0)
+	if s.cfg.Server.Password != "" {
+		flags |= 1
+	}
+	maxClients := max(numClients, s.cfg.Server.MaxClients)
+	maxPlayers := min(s.cfg.Server.PlayerSlots, maxClients)
+	p.AddStringLimit(GameVersion, 32)
+	p.AddStringLimit(s.cfg.Server.Name, 64)
+	p.AddStringLimit("", 128)
+	p.AddStringLimit(s.curMap.Name, 32)
+	p.AddStringLimit(s.gameTypeName(), 16)
+	p.AddInt(flags)
+	p.AddInt(1) // skill level: normal
+	p.AddInt(int32(numPlayers))
+	p.AddInt(int32(maxPlayers))
+	p.AddInt(int32(numClients))
+	p.AddInt(int32(maxClients))
+}
+
+// infoPlayers lists the non-empty slots for server info.
+func (s *Server) infoPlayers() (rows []infoPlayer, numPlayers int) {
+	for _, c := range s.clients {
+		if c.state == stateEmpty {
+			continue
+		}
+		r := infoPlayer{name: "(connecting)", country: -1}
+		if c.state == stateIngame {
+			r.name, r.clan, r.country = c.name, c.clan, c.country
+			r.score = int32(s.world.Score(c.id))
+			r.spectator = s.world.Team(c.id) == teamSpectators
+		}
+		if !r.spectator {
+			numPlayers++
+		}
+		rows = append(rows, r)
+	}
+	return rows, numPlayers
+}
+
+// publishInfo rebuilds the server-info body and hands it to the reader.
+// Called by the loop whenever the player list, names or the map change.
+func (s *Server) publishInfo() {
+	var p netproto.Packer
+	rows, numPlayers := s.infoPlayers()
+	s.appendInfoHeader(&p, numPlayers, len(rows))
+	var row netproto.Packer
+	for _, r := range rows {
+		row.Reset()
+		row.AddStringLimit(r.name, 16)
+		row.AddStringLimit(r.clan, 12)
+		row.AddInt(r.country)
+		row.AddInt(r.score)
+		if r.spectator {
+			row.AddInt(1)
+		} else {
+			row.AddInt(0)
+		}
+		// The reply must fit one packet: magic (8) + token (<=5) + body.
+		if p.Len()+row.Len() > infoMaxPayload-8-netproto.MaxVarintSize {
+			break
+		}
+		p.AddRaw(row.Bytes())
+	}
+	body := append([]byte(nil), p.Bytes()...)
+	s.info.Store(&infoSnapshot{body: body})
+}
+
+// answerConnless handles a connless packet with a valid token in the reader:
+// only the server info request (gie3) is answered.
+func (s *Server) answerConnless(to netip.AddrPort, h netproto.ConnlessHeader, payload []byte, own netproto.Token, out []byte) {
+	if !bytes.HasPrefix(payload, magicGetInfo) {
+		s.stats.Malformed.Add(1)
+		return
+	}
+	tok, _, err := netproto.ParseInt(payload[len(magicGetInfo):])
+	if err != nil {
+		s.stats.Malformed.Add(1)
+		return
+	}
+	info := s.info.Load()
+	if info == nil {
+		return
+	}
+	var body [netproto.MaxPayload]byte
+	b := append(body[:0], magicInfo...)
+	b = netproto.AppendInt(b, tok)
+	b = append(b, info.body...)
+	if len(b) > infoMaxPayload {
+		return
+	}
+	out = netproto.AppendConnless(out, netproto.ConnlessHeader{Token: h.ResponseToken, ResponseToken: own}, b)
+	_, _ = s.conn.WriteTo(out, to)
+	s.stats.InfoReplies.Add(1)
+}

@@ -1,0 +1,187 @@
+package server
+
+import (
+	"fmt"
+
+	"twserver/gamemsg"
+	"twserver/netproto"
+	"twserver/world"
+)
+
+// MinClientVersion is the oldest 0.7 client version accepted (0.7.0).
+const MinClientVersion = 0x0700
+
+// onMessage dispatches one received chunk.
+func (s *Server) onMessage(c *client, ch netproto.Chunk) {
+	id, system, n, err := netproto.ParseMsgHeader(ch.Data)
+	if err != nil {
+		s.stats.BadMessages.Add(1)
+		return
+	}
+	body := ch.Data[n:]
+	vital := ch.Flags&netproto.ChunkVital != 0
+	if system {
+		s.onSystemMessage(c, id, body, vital)
+		return
+	}
+	if !vital {
+		return // game messages must be vital
+	}
+	s.onGameMessage(c, id, body)
+}
+
+// onSystemMessage handles the engine messages of net.md A3.1.
+func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool) {
+	u := &s.up
+	u.Reset(body)
+	switch id {
+	case netproto.NetmsgInfo:
+		if !vital || c.state != stateAuth {
+			return
+		}
+		version := u.GetString()
+		password := u.GetString()
+		clientVersion := u.GetIntOrDefault(0)
+		if u.Err() != nil {
+			s.stats.BadMessages.Add(1)
+			return
+		}
+		if version != NetVersion {
+			s.dropClient(c, fmt.Sprintf("Wrong version. Server is running '%s' and client '%s'", NetVersion, version))
+			return
+		}
+		if s.cfg.Server.Password != "" && password != s.cfg.Server.Password {
+			s.dropClient(c, "Wrong password")
+			return
+		}
+		c.version = clientVersion
+		c.state = stateConnecting
+		s.sendMapChange(c)
+	case netproto.NetmsgRequestMapData:
+		if !vital || c.state != stateConnecting {
+			return
+		}
+		s.sendMapData(c)
+	case netproto.NetmsgReady:
+		if !vital || c.state != stateConnecting {
+			return
+		}
+		c.state = stateReady
+		s.log.Debug().Int("cid", c.id).Str("addr", c.addr.String()).Msg("client is ready")
+		if s.cfg.Server.MOTD != "" {
+			s.sendGame(c, &gamemsg.SvMotd{Message: s.cfg.Server.MOTD}, false)
+		}
+		s.sendGame(c, &gamemsg.SvServerSettings{
+			KickVote: true, KickMin: 0, SpecVote: true,
+			PlayerSlots: int32(min(s.cfg.Server.PlayerSlots, s.cfg.Server.MaxClients)),
+		}, false)
+		s.sendSys(c, netproto.NetmsgConReady, true, nil)
+	case netproto.NetmsgEnterGame:
+		if !vital || c.state != stateReady || !c.gotStartInfo {
+			return
+		}
+		s.enterGame(c)
+	case netproto.NetmsgInput:
+		s.onInput(c, u)
+	case netproto.NetmsgRconAuth:
+		if !vital || c.state < stateAuth {
+			return
+		}
+		pw := u.GetString()
+		if u.Err() != nil {
+			return
+		}
+		s.rconAuth(c, pw)
+	case netproto.NetmsgRconCmd:
+		if !vital || !c.rconAuthed {
+			return
+		}
+		line := u.GetString()
+		if u.Err() != nil || len(line) > MaxConsoleLine {
+			return
+		}
+		s.log.Info().Int("cid", c.id).Str("name", c.name).Str("cmd", line).Msg("rcon command")
+		s.rconFrom = c.id
+		if s.execLine(line) == errShutdown {
+			s.pendingShutdown = true
+		}
+		s.rconFrom = -1
+	case netproto.NetmsgPing:
+		s.sendSys0(c, netproto.NetmsgPingReply)
+	default:
+		// unknown or unused ids are ignored like the reference does
+	}
+}
+
+// sendSys0 sends an empty non-vital system message.
+func (s *Server) sendSys0(c *client, id int32) {
+	s.pk.Reset()
+	s.pk.AddMsgHeader(id, true)
+	s.sendMsg(c, s.pk.Bytes(), netproto.SendFlush)
+}
+
+// onStartInfo handles Cl_StartInfo (once per connection, state READY) and
+// answers with vote options, tuning and Sv_ReadyToEnter.
+func (s *Server) onStartInfo(c *client, m *gamemsg.ClStartInfo) {
+	if c.state != stateReady || c.gotStartInfo {
+		return
+	}
+	c.gotStartInfo = true
+	c.name = cleanName(m.Name, 15)
+	if c.name == "" {
+		c.name = fmt.Sprintf("(%d)", c.id+1)
+	}
+	c.clan = truncUTF8(m.Clan, 11)
+	c.country = m.Country
+	c.skin = m.Skin
+	s.sendVoteOptions(c)
+	tun := s.world.Tuning()
+	var tp gamemsg.SvTuneParams
+	copy(tp.Params[:], tun.AppendInts(nil))
+	s.sendGame(c, &tp, false)
+	s.sendGame(c, &gamemsg.SvReadyToEnter{}, true)
+}
+
+// enterGame puts a READY client with start info into the game (ENTERGAME).
+func (s *Server) enterGame(c *client) {
+	c.state = stateIngame
+	c.resetSnapState()
+	info := world.PlayerInfo{
+		Name: c.name, Clan: c.clan, Country: c.country,
+		SkinPartNames: c.skin.PartNames, UseCustomColors: c.skin.UseCustomColors, SkinPartColors: c.skin.PartColors,
+	}
+	if err := s.world.AddPlayer(c.id, info); err != nil {
+		s.dropClient(c, "Internal error")
+		return
+	}
+	s.sendServerInfo(c)
+	// Infos of everybody else to the new client, the new client's to everybody else.
+	me := s.clientInfo(c, false)
+	for _, o := range s.clients {
+		if o == c || o.state != stateIngame {
+			continue
+		}
+		s.sendGame(c, s.clientInfo(o, false), false)
+		s.sendGame(o, me, false)
+	}
+	s.sendGame(c, s.clientInfo(c, true), true)
+	s.log.Info().Int("cid", c.id).Str("name", c.name).Str("addr", c.addr.String()).
+		Int("team", s.world.Team(c.id)).Msg("player has entered the game")
+	s.publishInfo()
+}
+
+// clientInfo builds Sv_ClientInfo for slot o.
+func (s *Server) clientInfo(o *client, local bool) *gamemsg.SvClientInfo {
+	return &gamemsg.SvClientInfo{
+		ClientID: int32(o.id), Local: local, Team: int32(s.world.Team(o.id)),
+		Name: o.name, Clan: o.clan, Country: o.country, Skin: o.skin,
+	}
+}
+
+// sendServerInfo sends NETMSG_SERVERINFO (net.md A6.3).
+func (s *Server) sendServerInfo(c *client) {
+	rows, numPlayers := s.infoPlayers()
+	s.sendSys(c, netproto.NetmsgServerInfo, true, func(p *netproto.Packer) {
+		s.appendInfoHeader(p, numPlayers, len(rows))
+	})
+}

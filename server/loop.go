@@ -1,0 +1,368 @@
+package server
+
+// Pipeline (who owns what):
+//
+//	socket ──readLoop (recv.go)──> rx chan (bounded, drops when full) ──> Run loop
+//	  readLoop: size/header checks, token requests and server-info answers,
+//	            token check of CONNECT, budgets. It reads peerTable and the
+//	            published infoSnapshot; it owns nothing else.
+//	  Run loop: the only goroutine touching slots, Conns, the world, snapshot
+//	            storage, votes and bans. It ticks the world at 50 Hz on an
+//	            absolute schedule (tick N starts at gameStart + N*20ms),
+//	            handles packets and console lines between ticks and writes
+//	            every outgoing datagram.
+//	  consoleReader: reads console lines into consoleCh (bounded).
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"twserver/netproto"
+)
+
+// TickDuration is the length of one server tick (SERVER_TICK_SPEED = 50).
+const TickDuration = netproto.TickDuration
+
+// ReasonShutdown is the CLOSE reason sent to every client on shutdown.
+const ReasonShutdown = "Server shutdown"
+
+// tickStart returns the wall time at which tick t starts.
+func (s *Server) tickStart(t int32) time.Time {
+	return s.gameStart.Add(time.Duration(t) * TickDuration)
+}
+
+// Run serves until ctx is cancelled (or a console "shutdown"), then sends
+// every client CLOSE "Server shutdown", closes the socket and waits for the
+// reader and console goroutines. It returns nil on a requested shutdown.
+// Run may be called once.
+func (s *Server) Run(ctx context.Context) error {
+	err := errors.New("server: Run called twice")
+	s.runOnce.Do(func() { err = s.run(ctx) })
+	return err
+}
+
+func (s *Server) run(ctx context.Context) error {
+	readerDone := make(chan struct{})
+	go s.readLoop(readerDone)
+	consoleDone := make(chan struct{})
+	stopConsole := make(chan struct{})
+	if s.console != nil {
+		go s.consoleReader(s.console, stopConsole, consoleDone)
+	} else {
+		close(consoleDone)
+	}
+	s.log.Info().Str("map", s.curMap.Name).Int("size", s.curMap.Size).
+		Str("gametype", s.cfg.Game.Type).Int("max_clients", s.cfg.Server.MaxClients).Msg("server started")
+
+	s.gameStart = time.Now()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	var runErr error
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop
+		case p := <-s.rx:
+			s.handlePacket(p)
+			s.free <- p
+			s.drainRx()
+		case line := <-s.consoleCh:
+			s.rconFrom = -1
+			if s.execLine(line) == errShutdown {
+				break loop
+			}
+		case <-timer.C:
+		}
+		s.advance()
+		s.flushAll()
+		if s.pendingShutdown {
+			break loop
+		}
+		timer.Reset(max(time.Until(s.tickStart(s.world.CurrentTick()+1)), 0))
+	}
+	s.shutdown()
+	_ = s.conn.Close()
+	close(stopConsole)
+	<-readerDone
+	// The console reader may be blocked in a Read of stdin that never returns;
+	// it owns nothing, so do not wait for it beyond a short grace.
+	select {
+	case <-consoleDone:
+	case <-time.After(100 * time.Millisecond):
+	}
+	s.log.Info().Msg("server shut down")
+	return runErr
+}
+
+// drainRx handles every packet already queued, without blocking.
+func (s *Server) drainRx() {
+	for range RecvQueueLen {
+		select {
+		case p := <-s.rx:
+			s.handlePacket(p)
+			s.free <- p
+		default:
+			return
+		}
+	}
+}
+
+// advance runs every tick that is due, then the connection timers.
+func (s *Server) advance() {
+	now := time.Now()
+	for n := 0; !now.Before(s.tickStart(s.world.CurrentTick() + 1)); n++ {
+		if n == MaxCatchUpTicks {
+			// Far behind (suspended or overloaded): move the schedule instead of spinning.
+			s.gameStart = now.Add(-time.Duration(s.world.CurrentTick()) * TickDuration)
+			s.warn().Msg("game loop fell behind; tick schedule moved")
+			break
+		}
+		s.doTick()
+		if s.pendingMap != "" {
+			name := s.pendingMap
+			s.pendingMap = ""
+			s.changeMap(name)
+			return
+		}
+	}
+	s.updateConns()
+}
+
+// doTick simulates one tick and sends its messages and snapshots.
+func (s *Server) doTick() {
+	next := s.world.CurrentTick() + 1
+	for _, c := range s.clients {
+		if c.state == stateIngame {
+			if in, ok := c.inputFor(next); ok {
+				s.world.SetInput(c.id, in)
+			}
+		}
+	}
+	s.world.Tick()
+	s.world.DrainEvents(s.onWorldEvent)
+	s.tickVote()
+	tick := s.world.CurrentTick()
+	if s.cfg.Server.SnapshotRate == 50 || tick%2 == 0 {
+		s.sendSnapshots(tick)
+		s.world.PostSnap()
+	}
+	if tick%50 == 0 {
+		s.publishInfo() // scores change
+	}
+}
+
+// updateConns runs the connection timers and drops failed connections.
+func (s *Server) updateConns() {
+	now := s.now()
+	for _, c := range s.clients {
+		if c.state == stateEmpty {
+			continue
+		}
+		c.conn.Update(now)
+		if c.conn.State() == netproto.StateError {
+			reason := c.conn.Reason()
+			if c.conn.ClosedByPeer() {
+				reason = "" // the reference ignores reasons sent by clients
+			}
+			s.dropClient(c, reason)
+		}
+	}
+}
+
+// flushAll writes every datagram waiting in any Conn.
+func (s *Server) flushAll() {
+	for _, c := range s.clients {
+		if c.state != stateEmpty && c.conn.Pending() > 0 {
+			s.flushConn(c)
+		}
+	}
+}
+
+// shutdown tells every client "Server shutdown" and frees all slots.
+func (s *Server) shutdown() {
+	n := 0
+	for _, c := range s.clients {
+		if c.state != stateEmpty {
+			s.dropClient(c, ReasonShutdown)
+			n++
+		}
+	}
+	if n > 0 {
+		time.Sleep(ShutdownFlushWait) // let the CLOSE datagrams leave before the socket closes
+	}
+}
+
+// consoleReader reads lines into consoleCh until r ends or stop closes.
+func (s *Server) consoleReader(r io.Reader, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, MaxConsoleLine), MaxConsoleLine)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		select {
+		case s.consoleCh <- line:
+		case <-stop:
+			return
+		}
+	}
+}
+
+// handlePacket processes one datagram in the loop.
+func (s *Server) handlePacket(p *rxPacket) {
+	b := p.data()
+	h, payload, err := netproto.ParsePacket(b)
+	if err != nil {
+		s.stats.Malformed.Add(1)
+		return
+	}
+	payload, err = netproto.DecodePayload(s.scratch[:], h, payload)
+	if err != nil {
+		s.stats.Malformed.Add(1)
+		return
+	}
+	if cid, ok := s.byAddr[p.addr]; ok {
+		s.feedClient(s.clients[cid], h, payload)
+		return
+	}
+	if h.Flags&netproto.FlagControl == 0 {
+		return
+	}
+	ctl, err := netproto.ParseControl(payload)
+	if err != nil || ctl.Type != netproto.CtrlConnect {
+		return
+	}
+	s.onConnect(p.addr, h.Token, ctl.Token)
+}
+
+// onConnect handles a CONNECT with a valid token from an address without a slot.
+func (s *Server) onConnect(addr netip.AddrPort, own, peer netproto.Token) {
+	now := s.now()
+	if reason, banned := s.bans.check(addr.Addr(), time.Now()); banned {
+		if reason != "" {
+			s.sendRaw(netproto.AppendClose(s.sendBuf[:0], 0, peer, reason), addr)
+		}
+		return
+	}
+	if s.numClients() >= s.cfg.Server.MaxClients {
+		s.sendRaw(netproto.AppendClose(s.sendBuf[:0], 0, peer, netproto.ReasonServerFull), addr)
+		s.rateLog().Str("addr", addr.String()).Msg("refused: server full")
+		return
+	}
+	if lim := s.cfg.Server.MaxClientsPerIP; s.sameIPCount(addr.Addr()) >= lim {
+		reason := strings.Replace(netproto.ReasonTooManySameIP, "%d", itoa(lim), 1)
+		s.sendRaw(netproto.AppendClose(s.sendBuf[:0], 0, peer, reason), addr)
+		s.rateLog().Str("addr", addr.String()).Msg("refused: per-IP limit")
+		return
+	}
+	c := s.freeSlot()
+	c.reset()
+	c.state = stateAuth
+	c.addr = addr
+	c.created = now
+	c.conn.Accept(now, own, peer)
+	s.byAddr[addr] = c.id
+	s.peers.add(addr)
+	s.flushConn(c)
+	s.log.Debug().Int("cid", c.id).Str("addr", addr.String()).Msg("connection accepted")
+}
+
+// feedClient gives a datagram to a slot's Conn and handles its messages.
+func (s *Server) feedClient(c *client, h netproto.PacketHeader, payload []byte) {
+	if err := c.conn.Feed(s.now(), h, payload); err != nil {
+		return
+	}
+	for {
+		ch, ok := c.conn.Recv()
+		if !ok {
+			break
+		}
+		s.onMessage(c, ch)
+		if c.state == stateEmpty {
+			return // dropped while handling
+		}
+	}
+	if c.conn.State() == netproto.StateError {
+		reason := c.conn.Reason()
+		if c.conn.ClosedByPeer() {
+			reason = ""
+		}
+		s.dropClient(c, reason)
+	}
+}
+
+// rateLimiter allows burst events, then one per every.
+type rateLimiter struct {
+	every      time.Duration
+	burst      int
+	tokens     int
+	last       time.Time
+	suppressed int
+}
+
+func (r *rateLimiter) allow(now time.Time) bool {
+	if el := now.Sub(r.last); el > 0 {
+		add := int(el / r.every)
+		if add > 0 {
+			r.tokens = min(r.burst, r.tokens+add)
+			r.last = now
+		}
+	}
+	if r.tokens > 0 {
+		r.tokens--
+		return true
+	}
+	r.suppressed++
+	return false
+}
+
+// warn returns a rate-limited warning event (peer-triggerable warnings).
+func (s *Server) warn() *zerolog.Event {
+	if !s.warnLimit.allow(time.Now()) {
+		return nil
+	}
+	return s.log.Warn()
+}
+
+// rateLog returns a rate-limited info event (peer-triggerable notices).
+func (s *Server) rateLog() *zerolog.Event {
+	if !s.warnLimit.allow(time.Now()) {
+		return nil
+	}
+	return s.log.Info()
+}
+
+func itoa(n int) string {
+	var b [20]byte
+	i := len(b)
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			break
+		}
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}
+
+func isClosedErr(err error) bool { return errors.Is(err, net.ErrClosed) }

@@ -1,0 +1,142 @@
+package server
+
+import (
+	"errors"
+	"net"
+	"net/netip"
+	"sync"
+)
+
+// PacketConn is the datagram socket the server reads from and writes to. The
+// UDP implementation is ListenUDP; MemNet provides an in-memory twin for tests.
+// ReadFrom is called by one goroutine only; WriteTo may be called concurrently.
+type PacketConn interface {
+	// ReadFrom reads one datagram into b. A datagram larger than b is truncated
+	// and reported with n == len(b) so the caller can reject it.
+	ReadFrom(b []byte) (n int, addr netip.AddrPort, err error)
+	// WriteTo sends one datagram.
+	WriteTo(b []byte, addr netip.AddrPort) (int, error)
+	// LocalAddr is the address the socket is bound to.
+	LocalAddr() netip.AddrPort
+	// Close unblocks ReadFrom and releases the socket.
+	Close() error
+}
+
+// udpConn adapts *net.UDPConn to PacketConn without allocations per datagram.
+type udpConn struct{ c *net.UDPConn }
+
+// ListenUDP opens a UDP socket on addr (e.g. "0.0.0.0:8303" or ":8303").
+func ListenUDP(addr string) (PacketConn, error) {
+	ua, err := net.ResolveUDPAddr("udp", addr)
+	if err != nil {
+		return nil, err
+	}
+	c, err := net.ListenUDP("udp", ua)
+	if err != nil {
+		return nil, err
+	}
+	return udpConn{c}, nil
+}
+
+func (u udpConn) ReadFrom(b []byte) (int, netip.AddrPort, error) {
+	n, a, err := u.c.ReadFromUDPAddrPort(b)
+	return n, netip.AddrPortFrom(a.Addr().Unmap(), a.Port()), err
+}
+func (u udpConn) WriteTo(b []byte, a netip.AddrPort) (int, error) {
+	return u.c.WriteToUDPAddrPort(b, a)
+}
+func (u udpConn) LocalAddr() netip.AddrPort {
+	return u.c.LocalAddr().(*net.UDPAddr).AddrPort()
+}
+func (u udpConn) Close() error { return u.c.Close() }
+
+// ErrClosed is returned by MemConn operations after Close.
+var ErrClosed = errors.New("server: connection closed")
+
+// memQueueLen bounds the datagrams queued for one MemConn; further ones are dropped.
+const memQueueLen = 1024
+
+type memPacket struct {
+	from netip.AddrPort
+	data []byte
+}
+
+// MemNet is an in-memory datagram network for deterministic tests. Datagrams
+// are delivered in order; a full receive queue drops, like UDP.
+type MemNet struct {
+	mu    sync.Mutex
+	conns map[netip.AddrPort]*MemConn
+	// Drop, if set, is consulted for every datagram; returning true drops it.
+	Drop func(from, to netip.AddrPort, b []byte) bool
+}
+
+// NewMemNet returns an empty in-memory network.
+func NewMemNet() *MemNet { return &MemNet{conns: make(map[netip.AddrPort]*MemConn)} }
+
+// Listen creates an endpoint bound to addr.
+func (n *MemNet) Listen(addr netip.AddrPort) (*MemConn, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if _, ok := n.conns[addr]; ok {
+		return nil, errors.New("server: address in use")
+	}
+	c := &MemConn{net: n, addr: addr, q: make(chan memPacket, memQueueLen), done: make(chan struct{})}
+	n.conns[addr] = c
+	return c, nil
+}
+
+// MemConn is one endpoint of a MemNet. It implements PacketConn.
+type MemConn struct {
+	net       *MemNet
+	addr      netip.AddrPort
+	q         chan memPacket
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+// ReadFrom blocks until a datagram arrives or the endpoint is closed.
+func (c *MemConn) ReadFrom(b []byte) (int, netip.AddrPort, error) {
+	select {
+	case p := <-c.q:
+		return copy(b, p.data), p.from, nil
+	case <-c.done:
+		return 0, netip.AddrPort{}, ErrClosed
+	}
+}
+
+// WriteTo copies b and queues it at the endpoint bound to addr (silently lost
+// if there is none, like UDP).
+func (c *MemConn) WriteTo(b []byte, addr netip.AddrPort) (int, error) {
+	select {
+	case <-c.done:
+		return 0, ErrClosed
+	default:
+	}
+	c.net.mu.Lock()
+	dst := c.net.conns[addr]
+	drop := c.net.Drop
+	c.net.mu.Unlock()
+	if dst == nil || (drop != nil && drop(c.addr, addr, b)) {
+		return len(b), nil
+	}
+	p := memPacket{from: c.addr, data: append([]byte(nil), b...)}
+	select {
+	case dst.q <- p:
+	default:
+	}
+	return len(b), nil
+}
+
+// LocalAddr returns the endpoint's address.
+func (c *MemConn) LocalAddr() netip.AddrPort { return c.addr }
+
+// Close unbinds the endpoint and unblocks ReadFrom.
+func (c *MemConn) Close() error {
+	c.closeOnce.Do(func() {
+		close(c.done)
+		c.net.mu.Lock()
+		delete(c.net.conns, c.addr)
+		c.net.mu.Unlock()
+	})
+	return nil
+}

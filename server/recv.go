@@ -1,0 +1,214 @@
+package server
+
+import (
+	"crypto/rand"
+	"errors"
+	"net/netip"
+	"sync"
+	"time"
+
+	"twserver/netproto"
+)
+
+// rxPacket is one received datagram travelling from the reader to the loop.
+// Buffers come from a fixed free list (Server.free) and go back after use.
+type rxPacket struct {
+	n    int
+	addr netip.AddrPort
+	buf  [RecvBufSize]byte
+}
+
+func (p *rxPacket) data() []byte { return p.buf[:p.n] }
+
+// peerTable is the set of addresses that own a slot. The loop writes it (on
+// accept and drop); the reader only reads it to let their packets through.
+type peerTable struct {
+	mu sync.RWMutex
+	m  map[netip.AddrPort]struct{}
+}
+
+func (t *peerTable) has(a netip.AddrPort) bool {
+	t.mu.RLock()
+	_, ok := t.m[a]
+	t.mu.RUnlock()
+	return ok
+}
+
+func (t *peerTable) add(a netip.AddrPort) {
+	t.mu.Lock()
+	t.m[a] = struct{}{}
+	t.mu.Unlock()
+}
+
+func (t *peerTable) remove(a netip.AddrPort) {
+	t.mu.Lock()
+	delete(t.m, a)
+	t.mu.Unlock()
+}
+
+// Budgets of the reader for traffic from addresses without a slot.
+const (
+	// TokenRepliesPerSecond bounds answered token requests (each answer is
+	// 12 bytes for a request of at least 520 bytes).
+	TokenRepliesPerSecond = 2000
+	// InfoRepliesPerSecond bounds answered server-info requests.
+	InfoRepliesPerSecond = 500
+	// ConnectsPerSecond bounds CONNECT packets handed to the game loop.
+	ConnectsPerSecond = 200
+)
+
+// bucket is a token bucket refilled per second; used only by the reader.
+type bucket struct {
+	rate   int
+	tokens int
+	last   time.Time
+}
+
+func (b *bucket) take(now time.Time) bool {
+	if now.Sub(b.last) >= time.Second {
+		b.tokens, b.last = b.rate, now
+	}
+	if b.tokens <= 0 {
+		return false
+	}
+	b.tokens--
+	return true
+}
+
+// connlessBudget holds the reader's rate limits.
+type connlessBudget struct {
+	token, info, connect bucket
+}
+
+func newSecret() netproto.TokenSecret {
+	var s netproto.TokenSecret
+	_, _ = rand.Read(s[:])
+	return s
+}
+
+// readLoop is the reader goroutine: it does only stateless checks (size,
+// header, token, budgets), answers token requests and server-info requests
+// itself, and hands packets that belong to a slot (or valid CONNECTs) to the
+// game loop through the bounded rx channel. It returns when the socket is closed.
+func (s *Server) readLoop(done chan<- struct{}) {
+	defer close(done)
+	tokens := netproto.NewTokenGen(newSecret(), s.now())
+	s.budget = connlessBudget{
+		token:   bucket{rate: TokenRepliesPerSecond},
+		info:    bucket{rate: InfoRepliesPerSecond},
+		connect: bucket{rate: ConnectsPerSecond},
+	}
+	var spare rxPacket // read target when the free list is empty
+	var out [netproto.MaxPacketSize]byte
+	for {
+		var p *rxPacket
+		select {
+		case p = <-s.free:
+		default:
+			p = &spare
+		}
+		n, addr, err := s.conn.ReadFrom(p.buf[:])
+		if err != nil {
+			if p != &spare {
+				s.free <- p
+			}
+			if errors.Is(err, ErrClosed) || isClosedErr(err) {
+				return
+			}
+			continue
+		}
+		s.stats.Received.Add(1)
+		p.n, p.addr = n, addr
+		now := time.Now()
+		for nowD := s.now(); tokens.RotateDue(nowD); {
+			tokens.Rotate(newSecret(), nowD)
+		}
+		if s.screen(p, tokens, now, out[:0]) {
+			if p == &spare {
+				s.stats.QueueFull.Add(1)
+				continue
+			}
+			select {
+			case s.rx <- p:
+				continue
+			default:
+				s.stats.QueueFull.Add(1)
+			}
+		}
+		if p != &spare {
+			s.free <- p
+		}
+	}
+}
+
+// screen decides what happens to a datagram in the reader: true = hand to
+// the loop. Token requests and info requests are answered here.
+func (s *Server) screen(p *rxPacket, tokens *netproto.TokenGen, now time.Time, out []byte) bool {
+	b := p.data()
+	if len(b) < netproto.PacketHeaderSize || len(b) > netproto.MaxPacketSize {
+		s.stats.Malformed.Add(1)
+		return false
+	}
+	ip := p.addr.Addr()
+	if netproto.IsConnless(b) {
+		h, payload, err := netproto.ParseConnless(b)
+		if err != nil {
+			s.stats.Malformed.Add(1)
+			return false
+		}
+		if !tokens.Check(ip, h.Token) {
+			s.stats.BadToken.Add(1)
+			return false
+		}
+		if !s.budget.info.take(now) {
+			s.stats.ConnlessDropped.Add(1)
+			return false
+		}
+		s.answerConnless(p.addr, h, payload, tokens.Token(ip), out)
+		return false
+	}
+	h, payload, err := netproto.ParsePacket(b)
+	if err != nil {
+		s.stats.Malformed.Add(1)
+		return false
+	}
+	if s.peers.has(p.addr) {
+		return true
+	}
+	if h.Flags&netproto.FlagControl == 0 || h.Flags&netproto.FlagCompression != 0 {
+		s.stats.BadToken.Add(1)
+		return false
+	}
+	ctl, err := netproto.ParseControl(payload)
+	if err != nil {
+		s.stats.Malformed.Add(1)
+		return false
+	}
+	switch {
+	case ctl.Type == netproto.CtrlToken && h.Token == netproto.TokenNone:
+		if !ctl.Padded || ctl.Token == netproto.TokenNone {
+			s.stats.Malformed.Add(1)
+			return false
+		}
+		if !s.budget.token.take(now) {
+			s.stats.ConnlessDropped.Add(1)
+			return false
+		}
+		out = netproto.AppendTokenResponse(out, ctl.Token, tokens.Token(ip))
+		_, _ = s.conn.WriteTo(out, p.addr)
+		s.stats.TokenReplies.Add(1)
+		return false
+	case ctl.Type == netproto.CtrlConnect:
+		if !tokens.Check(ip, h.Token) || !ctl.Padded {
+			s.stats.BadToken.Add(1)
+			return false
+		}
+		if !s.budget.connect.take(now) {
+			s.stats.ConnlessDropped.Add(1)
+			return false
+		}
+		return true
+	}
+	s.stats.BadToken.Add(1)
+	return false
+}

@@ -1,0 +1,316 @@
+// Package server is the twserver game server: a UDP socket, one reader
+// goroutine and one game-loop goroutine that owns every client slot, the world
+// and the snapshots (see loop.go for the pipeline).
+package server
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"twserver/config"
+	"twserver/netproto"
+	"twserver/snap"
+	"twserver/world"
+	"twserver/world/twmap"
+)
+
+// NetVersion is the 0.7 network version string a client must send in INFO.
+const NetVersion = "0.7 802f1be60a05665f"
+
+// GameVersion is the version reported in server info.
+const GameVersion = "0.7.5"
+
+// Queue bounds of the server (every resource has a named bound).
+const (
+	// RecvBufSize is larger than the largest datagram so oversized ones are seen.
+	RecvBufSize = 2048
+	// RecvQueueLen bounds packets waiting for the game loop; more are dropped.
+	RecvQueueLen = 1024
+	// ConsoleQueueLen bounds console lines waiting for the game loop.
+	ConsoleQueueLen = 64
+	// MaxConsoleLine is the longest console line accepted.
+	MaxConsoleLine = 512
+	// MaxCatchUpTicks bounds the ticks simulated back-to-back after a stall;
+	// beyond it the schedule is moved forward.
+	MaxCatchUpTicks = 50
+	// ShutdownFlushWait is how long Run waits for the last CLOSE packets to leave.
+	ShutdownFlushWait = 50 * time.Millisecond
+)
+
+// Options configure a Server.
+type Options struct {
+	// Config is the validated configuration.
+	Config config.Config
+	// Logger receives structured logs.
+	Logger zerolog.Logger
+	// Conn is the socket; nil opens a UDP socket on Config.Server.Bind:Port.
+	Conn PacketConn
+	// Map overrides the map selected by Config (nil: Config.Map, else the
+	// embedded default map).
+	Map *twmap.Map
+	// Console, if set, is read line by line for console commands.
+	Console io.Reader
+	// Seed seeds the world's random generator; 0 picks a random seed.
+	Seed uint64
+}
+
+// Server is one game server. Create it with New and run it with Run.
+type Server struct {
+	cfg     config.Config
+	log     zerolog.Logger
+	conn    PacketConn
+	console io.Reader
+	seed    uint64
+
+	epoch time.Time // origin of the monotonic durations given to netproto
+
+	// reader side (recv.go)
+	rx     chan *rxPacket
+	free   chan *rxPacket
+	peers  peerTable
+	info   atomic.Pointer[infoSnapshot]
+	stats  Stats
+	budget connlessBudget
+
+	// console lines from stdin (console.go)
+	consoleCh chan string
+
+	// game loop state (owned by the loop goroutine only)
+	curMap          *twmap.Map
+	mapIndex        int
+	world           *world.World
+	gameStart       time.Time // start of tick 0 of the current map
+	clients         []*client
+	byAddr          map[netip.AddrPort]int
+	bans            banList
+	vote            voteState
+	builder         snap.Builder
+	enc             snap.Encoder
+	empty           snap.Snapshot
+	pk              netproto.Packer
+	up              netproto.Unpacker
+	sendBuf         []byte
+	scratch         [netproto.MaxPayload]byte
+	warnLimit       rateLimiter
+	pendingShutdown bool     // shutdown requested by rcon or vote
+	pendingMap      string   // map change requested by console/vote, done between ticks
+	rconOut         []string // lines produced by the current console command
+	rconFrom        int      // client id running the current rcon command, -1 = stdin
+
+	runOnce sync.Once
+}
+
+// Stats are counters of dropped and handled packets; read with atomic loads.
+type Stats struct {
+	// Received counts datagrams read from the socket.
+	Received atomic.Uint64
+	// Malformed counts datagrams dropped for size or header errors.
+	Malformed atomic.Uint64
+	// BadToken counts datagrams dropped for an invalid token or unknown address.
+	BadToken atomic.Uint64
+	// QueueFull counts datagrams dropped because the game loop was behind.
+	QueueFull atomic.Uint64
+	// ConnlessDropped counts connless requests over budget.
+	ConnlessDropped atomic.Uint64
+	// TokenReplies counts answered token requests.
+	TokenReplies atomic.Uint64
+	// InfoReplies counts answered server info requests.
+	InfoReplies atomic.Uint64
+	// BadMessages counts messages from connected clients that failed to decode.
+	BadMessages atomic.Uint64
+}
+
+// New loads the map, creates the world and opens the socket. It does not start
+// any goroutine; call Run.
+func New(o Options) (*Server, error) {
+	if err := o.Config.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg:       o.Config,
+		log:       o.Logger,
+		console:   o.Console,
+		seed:      o.Seed,
+		epoch:     time.Now(),
+		rx:        make(chan *rxPacket, RecvQueueLen),
+		free:      make(chan *rxPacket, RecvQueueLen+8),
+		consoleCh: make(chan string, ConsoleQueueLen),
+		byAddr:    make(map[netip.AddrPort]int),
+		rconFrom:  -1,
+	}
+	for range RecvQueueLen + 8 {
+		s.free <- new(rxPacket)
+	}
+	s.peers.m = make(map[netip.AddrPort]struct{})
+	s.warnLimit = rateLimiter{every: time.Second, burst: 10}
+	if s.seed == 0 {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		s.seed = binary.LittleEndian.Uint64(b[:])
+	}
+	m := o.Map
+	if m == nil {
+		var err error
+		if m, err = s.loadMapByConfig(); err != nil {
+			return nil, err
+		}
+	}
+	s.clients = make([]*client, s.cfg.Server.MaxClients)
+	for i := range s.clients {
+		s.clients[i] = &client{id: i}
+	}
+	if err := s.setMap(m); err != nil {
+		return nil, err
+	}
+	s.conn = o.Conn
+	if s.conn == nil {
+		addr := net.JoinHostPort(s.cfg.Server.Bind, strconv.Itoa(s.cfg.Server.Port))
+		c, err := ListenUDP(addr)
+		if err != nil {
+			return nil, err
+		}
+		s.conn = c
+	}
+	s.publishInfo()
+	return s, nil
+}
+
+// Addr returns the address the server listens on.
+func (s *Server) Addr() netip.AddrPort { return s.conn.LocalAddr() }
+
+// MapName returns the name of the map loaded at start.
+func (s *Server) MapName() string { return s.curMap.Name }
+
+// StatsSnapshot returns the current counter values.
+func (s *Server) Counters() map[string]uint64 {
+	return map[string]uint64{
+		"received":         s.stats.Received.Load(),
+		"malformed":        s.stats.Malformed.Load(),
+		"bad_token":        s.stats.BadToken.Load(),
+		"queue_full":       s.stats.QueueFull.Load(),
+		"connless_dropped": s.stats.ConnlessDropped.Load(),
+		"token_replies":    s.stats.TokenReplies.Load(),
+		"info_replies":     s.stats.InfoReplies.Load(),
+		"bad_messages":     s.stats.BadMessages.Load(),
+	}
+}
+
+// now returns the monotonic time since the server's epoch, the clock of netproto.
+func (s *Server) now() time.Duration { return time.Since(s.epoch) }
+
+// loadMapByConfig loads map.file, the first map of map.dir's rotation, or the
+// embedded default map.
+func (s *Server) loadMapByConfig() (*twmap.Map, error) {
+	mc := s.cfg.Map
+	switch {
+	case mc.File != "":
+		return loadMapFile(mc.File)
+	case mc.Dir != "" && len(mc.Rotation) > 0:
+		return loadMapFile(filepath.Join(mc.Dir, mc.Rotation[0]+".map"))
+	case mc.Dir != "":
+		names, err := listMaps(mc.Dir)
+		if err != nil {
+			return nil, err
+		}
+		if len(names) == 0 {
+			return nil, fmt.Errorf("map.dir %s: no .map files", mc.Dir)
+		}
+		return loadMapFile(filepath.Join(mc.Dir, names[0]+".map"))
+	}
+	return twmap.Default(), nil
+}
+
+// loadMapByName finds a map by name: the embedded default, map.dir, or the
+// directory of map.file.
+func (s *Server) loadMapByName(name string) (*twmap.Map, error) {
+	if !twmap.ValidName(name) {
+		return nil, fmt.Errorf("invalid map name %q", name)
+	}
+	if d := twmap.Default(); d.Name == name {
+		return d, nil
+	}
+	dir := s.cfg.Map.Dir
+	if dir == "" && s.cfg.Map.File != "" {
+		dir = filepath.Dir(s.cfg.Map.File)
+	}
+	if dir == "" {
+		return nil, fmt.Errorf("map %q not found (no map directory configured)", name)
+	}
+	return loadMapFile(filepath.Join(dir, name+".map"))
+}
+
+// MaxMapFileSize bounds the size of a map file the server loads.
+const MaxMapFileSize = 32 << 20
+
+func loadMapFile(path string) (*twmap.Map, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > MaxMapFileSize {
+		return nil, fmt.Errorf("%s: map larger than %d bytes", path, MaxMapFileSize)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimSuffix(filepath.Base(path), ".map")
+	m, err := twmap.Load(name, data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+func listMaps(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range ents {
+		if n, ok := strings.CutSuffix(e.Name(), ".map"); ok && !e.IsDir() {
+			names = append(names, n)
+		}
+	}
+	return names, nil
+}
+
+// worldConfig maps the server configuration to the world's settings.
+func (s *Server) worldConfig() world.Config {
+	wc := world.DefaultConfig()
+	wc.GameType = world.ParseGameType(s.cfg.Game.Type)
+	wc.ScoreLimit = s.cfg.Game.ScoreLimit
+	wc.TimeLimit = s.cfg.Game.TimeLimit
+	wc.Warmup = s.cfg.Game.Warmup
+	wc.PlayerSlots = min(s.cfg.Server.PlayerSlots, s.cfg.Server.MaxClients)
+	return wc
+}
+
+// setMap creates a fresh world on m. Called before Run and between ticks.
+func (s *Server) setMap(m *twmap.Map) error {
+	w, err := world.New(m, s.worldConfig(), s.seed)
+	if err != nil {
+		return fmt.Errorf("map %s: %w", m.Name, err)
+	}
+	s.curMap, s.world = m, w
+	s.gameStart = time.Now()
+	return nil
+}
+
+// errShutdown is returned internally when the console asked to stop.
+var errShutdown = errors.New("server: shutdown requested")

@@ -1,0 +1,243 @@
+package server
+
+import (
+	"net/netip"
+	"time"
+
+	"twserver/gamemsg"
+	"twserver/netproto"
+	"twserver/snap"
+	"twserver/world"
+)
+
+// clientState is the engine-side state of a slot (net.md A3.2).
+type clientState uint8
+
+const (
+	stateEmpty      clientState = iota // free slot
+	stateAuth                          // connection accepted, waiting for INFO
+	stateConnecting                    // INFO accepted, map change sent
+	stateReady                         // READY received, CON_READY sent
+	stateIngame                        // ENTERGAME processed, gets snapshots
+)
+
+var stateNames = [...]string{"empty", "auth", "connecting", "ready", "ingame"}
+
+func (st clientState) String() string { return stateNames[st] }
+
+// Snapshot rates (net.md A4.3): SNAPRATE_INIT, SNAPRATE_FULL, SNAPRATE_RECOVER.
+const (
+	snapRateInit = iota
+	snapRateFull
+	snapRateRecover
+)
+
+// teamSpectators is TEAM_SPECTATORS.
+const teamSpectators = -1
+
+// inputRingSize is the number of stored inputs per client (the reference's 200).
+const inputRingSize = 200
+
+type storedInput struct {
+	tick int32
+	in   world.Input
+}
+
+// client is one slot; owned by the game loop.
+type client struct {
+	id      int
+	state   clientState
+	addr    netip.AddrPort
+	conn    netproto.Conn
+	created time.Duration
+
+	version      int32
+	name, clan   string
+	country      int32
+	skin         gamemsg.Skin
+	gotStartInfo bool
+	mapChunk     int
+
+	snapRate      int
+	lastAckedTick int32
+	lastInputTick int32
+	latencyMs     int
+	storage       snap.Storage
+	inputs        [inputRingSize]storedInput
+	inputHead     int
+
+	rconAuthed     bool
+	rconTries      int
+	rconNoPwWarned bool
+
+	lastChat, lastEmote, lastVote, lastSkin time.Duration
+	vote                                    int // this client's vote in the running vote: -1, 0, 1
+}
+
+// reset clears a slot for reuse (the Conn keeps its buffers).
+func (c *client) reset() {
+	c.state = stateEmpty
+	c.addr = netip.AddrPort{}
+	c.conn.Reset()
+	c.version, c.name, c.clan, c.country = 0, "", "", -1
+	c.skin = gamemsg.Skin{}
+	c.gotStartInfo = false
+	c.mapChunk = 0
+	c.resetSnapState()
+	c.rconAuthed, c.rconTries, c.rconNoPwWarned = false, 0, false
+	c.lastChat, c.lastEmote, c.lastVote, c.lastSkin = 0, 0, 0, 0
+	c.vote = 0
+}
+
+// resetSnapState clears snapshot and input bookkeeping (on entering and on map change).
+func (c *client) resetSnapState() {
+	c.snapRate = snapRateInit
+	c.lastAckedTick = -1
+	c.lastInputTick = -1
+	c.storage.PurgeAll()
+	for i := range c.inputs {
+		c.inputs[i] = storedInput{tick: -1}
+	}
+	c.inputHead = 0
+}
+
+// sameIPCount counts non-empty slots with the given IP (port ignored).
+func (s *Server) sameIPCount(ip netip.Addr) int {
+	n := 0
+	for _, c := range s.clients {
+		if c.state != stateEmpty && c.addr.Addr() == ip {
+			n++
+		}
+	}
+	return n
+}
+
+// numClients counts non-empty slots.
+func (s *Server) numClients() int {
+	n := 0
+	for _, c := range s.clients {
+		if c.state != stateEmpty {
+			n++
+		}
+	}
+	return n
+}
+
+// freeSlot returns the lowest free slot or nil.
+func (s *Server) freeSlot() *client {
+	for _, c := range s.clients {
+		if c.state == stateEmpty {
+			return c
+		}
+	}
+	return nil
+}
+
+// sendRaw writes one datagram built outside a Conn (pre-connection CLOSE).
+func (s *Server) sendRaw(b []byte, to netip.AddrPort) {
+	_, _ = s.conn.WriteTo(b, to)
+}
+
+// flushConn writes every datagram waiting in a client's Conn outbox.
+func (s *Server) flushConn(c *client) {
+	for {
+		p, ok := c.conn.Poll(s.sendBuf[:0])
+		if !ok {
+			return
+		}
+		s.sendBuf = p[:0]
+		_, _ = s.conn.WriteTo(p, c.addr)
+	}
+}
+
+// sendMsg queues one message (header included) to a client.
+func (s *Server) sendMsg(c *client, msg []byte, flags netproto.SendFlags) {
+	if c.state == stateEmpty {
+		return
+	}
+	if err := c.conn.Send(s.now(), msg, flags); err != nil && c.conn.State() != netproto.StateError {
+		s.warn().Err(err).Int("cid", c.id).Msg("send failed")
+	}
+}
+
+// sendSys packs a system message with fill and sends it vital (and flushed).
+func (s *Server) sendSys(c *client, id int32, flush bool, fill func(p *netproto.Packer)) {
+	s.pk.Reset()
+	s.pk.AddMsgHeader(id, true)
+	if fill != nil {
+		fill(&s.pk)
+	}
+	if s.pk.Err() != nil {
+		s.warn().Err(s.pk.Err()).Int32("msg", id).Msg("system message too large")
+		return
+	}
+	flags := netproto.SendVital
+	if flush {
+		flags |= netproto.SendFlush
+	}
+	s.sendMsg(c, s.pk.Bytes(), flags)
+}
+
+// sendGame encodes a game message and sends it vital to one client.
+func (s *Server) sendGame(c *client, m gamemsg.Message, flush bool) {
+	s.pk.Reset()
+	if err := gamemsg.Encode(&s.pk, m); err != nil {
+		s.warn().Err(err).Str("msg", gamemsg.Name(m.ID())).Msg("game message not sent")
+		return
+	}
+	if s.pk.Err() != nil {
+		return
+	}
+	flags := netproto.SendVital
+	if flush {
+		flags |= netproto.SendFlush
+	}
+	s.sendMsg(c, s.pk.Bytes(), flags)
+}
+
+// broadcastGame sends a game message to every in-game client (to == -1) or to one.
+func (s *Server) broadcastGame(to int, m gamemsg.Message) {
+	if to >= 0 {
+		if to < len(s.clients) && s.clients[to].state == stateIngame {
+			s.sendGame(s.clients[to], m, false)
+		}
+		return
+	}
+	for _, c := range s.clients {
+		if c.state == stateIngame {
+			s.sendGame(c, m, false)
+		}
+	}
+}
+
+// dropClient disconnects a slot with a reason: the client gets CLOSE(reason),
+// other players Sv_ClientDrop, and the slot is freed.
+func (s *Server) dropClient(c *client, reason string) {
+	if c.state == stateEmpty {
+		return
+	}
+	wasIngame := c.state == stateIngame
+	if wasIngame {
+		s.world.RemovePlayer(c.id)
+		s.voteClientLeft(c.id)
+	}
+	c.conn.Disconnect(s.now(), reason)
+	s.flushConn(c)
+	s.peers.remove(c.addr)
+	delete(s.byAddr, c.addr)
+	ev := s.log.Info().Int("cid", c.id).Str("addr", c.addr.String()).Str("reason", reason)
+	if wasIngame {
+		ev.Str("name", c.name).Msg("player left the game")
+	} else {
+		ev.Msg("client dropped")
+	}
+	c.reset()
+	if wasIngame {
+		for _, o := range s.clients {
+			if o.state == stateIngame {
+				s.sendGame(o, &gamemsg.SvClientDrop{ClientID: int32(c.id), Reason: reason}, false)
+			}
+		}
+	}
+	s.publishInfo()
+}
