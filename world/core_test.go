@@ -247,6 +247,41 @@ func TestPlayerCollision(t *testing.T) {
 	}
 }
 
+func TestMovePlayerSweep(t *testing.T) {
+	col := mapFromRows(testRows...) // free area x 32..223, y 32..223 except a few tiles
+	tests := []struct {
+		name    string
+		a, b    Vec2
+		vel     Vec2
+		wantPos Vec2
+	}{
+		// Already overlapping at the start (t = 0): only moves that increase the
+		// distance pass. Velocities in [3,4) give 4 exact sub-steps of vel/4.
+		{"closer blocked", V(180, 180), V(190, 180), V(3, 0), V(180, 180)},
+		{"away allowed", V(180, 180), V(190, 180), V(-3, 0), V(177, 180)},
+		{"coincident separates", V(180, 180), V(180, 180), V(3, 0), V(183, 180)},
+		// Running into B: stop at the last sweep point before touching (t > 0).
+		{"stop in front", V(140, 180), V(180, 180), V(15, 0), V(152, 180)},
+		// Zero velocity: the sweep divides by zero distance (NaN) and nothing collides.
+		{"zero velocity", V(180, 180), V(190, 180), V(0, 0), V(180, 180)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			wc := &WorldCore{Tuning: DefaultTuning()}
+			a := newTestCore(wc, col, 0, tc.a)
+			newTestCore(wc, col, 1, tc.b)
+			a.Vel = tc.vel
+			a.Move()
+			if a.Pos != tc.wantPos {
+				t.Errorf("pos %v, want %v", a.Pos, tc.wantPos)
+			}
+			if a.Vel != tc.vel {
+				t.Errorf("vel %v changed (want %v): the sweep keeps the MoveBox velocity", a.Vel, tc.vel)
+			}
+		})
+	}
+}
+
 func TestVelocityCap(t *testing.T) {
 	wc := &WorldCore{Tuning: DefaultTuning()}
 	c := newTestCore(wc, goldenMap(), 0, V(600, 400))
