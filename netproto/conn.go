@@ -470,9 +470,6 @@ func (c *Conn) Update(now time.Duration) {
 	}
 }
 
-// resendScan bounds how many of the oldest unacked chunks Update inspects.
-const resendScan = 64
-
 // Poll appends the oldest datagram waiting to be sent to dst and reports
 // whether there was one. Call it until it returns false after Feed, Send,
 // Flush, Update and Disconnect.

@@ -1,11 +1,59 @@
 // Package netproto implements the Teeworlds wire protocol without any I/O:
-// the varint and the Packer/Unpacker, Huffman compression with the reference
-// frequency table, the 0.7 packet, connless and chunk headers (with 0.6
-// siblings in the *6.go files), control messages, the stateless token, the
-// system message ids and codecs, and a sans-IO reliable connection (Conn)
-// driven by an explicit clock.
+// the 0.7 dialect, with 0.6/DDNet siblings in the *6.go files. It has no
+// sockets, goroutines, clocks, logging or mutable globals.
 //
-// Parsers slice into their input and never copy; encoders are Append*
-// functions that write into caller-owned buffers. Every bound is a named
-// constant in limits.go. Nothing here panics on malformed input.
+// # Layers
+//
+//   - varint.go: AppendInt / ParseInt, the packed int (spec A2.2).
+//   - packer.go: Packer (fixed 2 KiB buffer, sticky ErrBufferFull) and
+//     Unpacker (sticky errors, slices alias the input; GetStringBytes
+//     sanitizes in place, GetString copies).
+//   - huffman.go: HuffmanCompress / HuffmanDecompress with the reference
+//     frequency table; output is byte-identical to the reference encoder,
+//     decompression is bounded by its max argument and strict about a
+//     missing EOF symbol.
+//   - packet7.go: PacketHeader + ParsePacket / AppendPacket /
+//     AppendPacketCompressed / DecodePayload, ConnlessHeader +
+//     ParseConnless / AppendConnless, ChunkHeader + ParseChunkHeader /
+//     AppendChunkHeader, and the ChunkReader iterator. packet6.go has the
+//     0.6 header and chunk header.
+//   - control.go: control message ids (CtrlKeepAlive ... CtrlToken),
+//     ParseControl and the Append* helpers for token request/reply,
+//     CONNECT, ACCEPT, KEEPALIVE and CLOSE, plus the reference reasons.
+//   - token.go: TokenGen, the stateless server token (keyed hash of the
+//     peer IP, rotating secret, previous secret still accepted).
+//   - conn.go: Conn, the sans-IO reliable connection (see its doc).
+//   - sysmsg_ids.go, sysmsg.go, sysmsg6.go: system message ids and codecs
+//     (SysMsg: ID, Pack, Unpack; PackSys writes the header).
+//   - limits.go: every bound and timer.
+//
+// # Receiving (server)
+//
+//	n, addr, _ := sock.ReadFromUDPAddrPort(buf)      // buf > MaxPacketSize
+//	b := buf[:n]
+//	if IsConnless(b) { h, payload, err := ParseConnless(b); ... }
+//	h, payload, err := ParsePacket(b)                // payload aliases b
+//	// unknown address: only control packets; TOKEN with h.Token == TokenNone
+//	// and a padded request -> AppendTokenResponse(dst, ctl.Token, gen.Token(ip));
+//	// CONNECT with gen.Check(ip, h.Token) -> conn.Accept(now, h.Token, ctl.Token)
+//	raw, err := DecodePayload(scratch, h, payload)  // scratch: cap MaxPayload
+//	if conn.Feed(now, h, raw) == nil {
+//		for ch, ok := conn.Recv(); ok; ch, ok = conn.Recv() {
+//			var u Unpacker
+//			u.Reset(ch.Data)
+//			id, sys := u.GetMsgHeader()
+//			...
+//		}
+//	}
+//
+// # Sending
+//
+//	var p Packer
+//	PackSys(&p, &MsgSnapSingle{Tick: t, DeltaTick: t - base, CRC: crc, Data: delta})
+//	conn.Send(now, p.Bytes(), SendFlush)             // snapshots are not vital
+//	conn.Update(now)                                 // every tick
+//	for pkt, ok := conn.Poll(out[:0]); ok; pkt, ok = conn.Poll(out[:0]) { sock.WriteToUDPAddrPort(pkt, addr) }
+//
+// Decoders return sentinel errors (ErrTruncated, ErrBadHuffman, ...) and
+// never panic on malformed input.
 package netproto

@@ -69,7 +69,7 @@ const (
 	FlushInterval = 500 * time.Millisecond
 	// KeepAliveInterval is the idle time after which a KEEPALIVE is sent.
 	KeepAliveInterval = time.Second
-	// ResendInterval is the time after which the oldest unacked vital chunk is sent again.
+	// ResendInterval is the time after which an unacked vital chunk is sent again.
 	ResendInterval = time.Second
 	// ResendTimeout is the time after which an unacked vital chunk closes the connection.
 	ResendTimeout = 10 * time.Second
@@ -78,3 +78,52 @@ const (
 	// TickDuration is the duration of one server tick (SERVER_TICK_SPEED = 50).
 	TickDuration = 20 * time.Millisecond
 )
+
+// Sizes of the 0.6 packet layer (spec B1.1).
+const (
+	// PacketHeaderSize6 is the size of the 0.6 connection header.
+	PacketHeaderSize6 = 3
+	// ConnlessHeaderSize6 is the size of the 0.6 connless header.
+	ConnlessHeaderSize6 = 6
+	// MaxPayload6 is the largest 0.6 payload, raw or decompressed.
+	MaxPayload6 = MaxPacketSize - ConnlessHeaderSize6
+	// MaxConnPacketSize6 is the largest valid 0.6 connection datagram.
+	MaxConnPacketSize6 = PacketHeaderSize6 + MaxPayload6
+	// MaxChunkSize6 is the largest 0.6 message: the chunk size field has 10 bits.
+	MaxChunkSize6 = 1<<10 - 1
+)
+
+// String limits the reference applies when packing system messages (spec A3.1).
+const (
+	// MaxVersionLen bounds INFO's version string.
+	MaxVersionLen = 128
+	// MaxPasswordLen bounds INFO's password string.
+	MaxPasswordLen = 128
+	// MaxRconLineLen bounds RCON_LINE.
+	MaxRconLineLen = 512
+	// MaxRconCmdNameLen bounds RCON_CMD_ADD's name.
+	MaxRconCmdNameLen = 32
+	// MaxRconCmdHelpLen bounds RCON_CMD_ADD's help and params.
+	MaxRconCmdHelpLen = 96
+	// MaxRconCmdLen bounds RCON_CMD, RCON_CMD_REM and map list names.
+	MaxRconCmdLen = 256
+	// MaxRconPasswordLen bounds RCON_AUTH's password.
+	MaxRconPasswordLen = 32
+)
+
+// ServerInfo string limits (spec A6.2).
+const (
+	// MaxInfoVersionLen bounds the server version string.
+	MaxInfoVersionLen = 32
+	// MaxInfoNameLen bounds the server name.
+	MaxInfoNameLen = 64
+	// MaxInfoHostnameLen bounds the host name.
+	MaxInfoHostnameLen = 128
+	// MaxInfoMapLen bounds the map name.
+	MaxInfoMapLen = 32
+	// MaxInfoGameTypeLen bounds the game type.
+	MaxInfoGameTypeLen = 16
+)
+
+// resendScan bounds how many of the oldest unacked chunks Update inspects.
+const resendScan = 64

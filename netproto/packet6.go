@@ -3,19 +3,6 @@ package netproto
 // 0.6 (and DDNet) packet layer differences (spec B1). Token, Huffman and the
 // varint are shared with 0.7.
 
-const (
-	// PacketHeaderSize6 is the size of the 0.6 connection header.
-	PacketHeaderSize6 = 3
-	// ConnlessHeaderSize6 is the size of the 0.6 connless header.
-	ConnlessHeaderSize6 = 6
-	// MaxPayload6 is the largest 0.6 payload, raw or decompressed.
-	MaxPayload6 = MaxPacketSize - ConnlessHeaderSize6
-	// MaxConnPacketSize6 is the largest valid 0.6 connection datagram.
-	MaxConnPacketSize6 = PacketHeaderSize6 + MaxPayload6
-	// MaxChunkSize6 is the largest 0.6 message: the chunk size field has 10 bits.
-	MaxChunkSize6 = 1<<10 - 1
-)
-
 // 0.6 packet flags as bits of byte 0 (spec B1.2); use with PacketHeader6.
 const (
 	// Flag6Compression marks a compressed 0.6 payload (0x80).

@@ -16,38 +16,6 @@ func PackSys(p *Packer, m SysMsg) {
 	m.Pack(p)
 }
 
-// String limits the reference applies when packing system messages (spec A3.1).
-const (
-	// MaxVersionLen bounds INFO's version string.
-	MaxVersionLen = 128
-	// MaxPasswordLen bounds INFO's password string.
-	MaxPasswordLen = 128
-	// MaxRconLineLen bounds RCON_LINE.
-	MaxRconLineLen = 512
-	// MaxRconCmdNameLen bounds RCON_CMD_ADD's name.
-	MaxRconCmdNameLen = 32
-	// MaxRconCmdHelpLen bounds RCON_CMD_ADD's help and params.
-	MaxRconCmdHelpLen = 96
-	// MaxRconCmdLen bounds RCON_CMD, RCON_CMD_REM and map list names.
-	MaxRconCmdLen = 256
-	// MaxRconPasswordLen bounds RCON_AUTH's password.
-	MaxRconPasswordLen = 32
-)
-
-// ServerInfo string limits (spec A6.2).
-const (
-	// MaxInfoVersionLen bounds the server version string.
-	MaxInfoVersionLen = 32
-	// MaxInfoNameLen bounds the server name.
-	MaxInfoNameLen = 64
-	// MaxInfoHostnameLen bounds the host name.
-	MaxInfoHostnameLen = 128
-	// MaxInfoMapLen bounds the map name.
-	MaxInfoMapLen = 32
-	// MaxInfoGameTypeLen bounds the game type.
-	MaxInfoGameTypeLen = 16
-)
-
 // MsgInfo is NETMSG_INFO (C→S): the client's version, password and version number.
 type MsgInfo struct {
 	Version       string // "0.7 802f1be60a05665f" for 0.7 clients
