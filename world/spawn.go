@@ -1,0 +1,85 @@
+package world
+
+// canSpawn picks a spawn position for a player of team (CanSpawn).
+func (c *controller) canSpawn(team int) (Vec2, bool) {
+	w := c.w
+	if team == TeamSpectators || w.paused || w.resetRequested {
+		return Vec2{}, false
+	}
+	ev := spawnEval{friendlyTeam: -1, pos: Vec2{100, 100}}
+	if c.isTeamplay() {
+		ev.friendlyTeam = team
+		c.evaluateSpawnType(&ev, 1+(team&1))
+		if !ev.got {
+			c.evaluateSpawnType(&ev, 0)
+			if !ev.got {
+				c.evaluateSpawnType(&ev, 1+((team+1)&1))
+			}
+		}
+	} else {
+		c.evaluateSpawnType(&ev, 0)
+		c.evaluateSpawnType(&ev, 1)
+		c.evaluateSpawnType(&ev, 2)
+	}
+	return ev.pos, ev.got
+}
+
+type spawnEval struct {
+	pos          Vec2
+	got          bool
+	friendlyTeam int
+	score        float32
+}
+
+var spawnOffsets = [5]Vec2{{0, 0}, {-32, 0}, {0, -32}, {32, 0}, {0, 32}}
+
+func (c *controller) evaluateSpawnType(ev *spawnEval, typ int) {
+	w := c.w
+	for _, sp := range w.spawns[typ] {
+		var buf [MaxClients]*Character
+		near := w.findChars(buf[:0], sp, 64)
+		result := -1
+		for idx := 0; idx < 5 && result == -1; idx++ {
+			result = idx
+			cand := sp.Add(spawnOffsets[idx])
+			for _, ch := range near {
+				if w.col.CheckPoint(cand.X, cand.Y) || Distance(ch.pos, cand) <= PhysSize {
+					result = -1
+					break
+				}
+			}
+		}
+		if result == -1 {
+			continue
+		}
+		p := sp.Add(spawnOffsets[result])
+		s := c.evaluateSpawnPos(ev, p)
+		if !ev.got || ev.score > s {
+			ev.got = true
+			ev.score = s
+			ev.pos = p
+		}
+	}
+}
+
+func (c *controller) evaluateSpawnPos(ev *spawnEval, pos Vec2) float32 {
+	w := c.w
+	var score float32
+	for i := len(w.chars) - 1; i >= 0; i-- {
+		ch := w.chars[i]
+		if !ch.inWorld {
+			continue
+		}
+		mod := float32(1)
+		if ev.friendlyTeam != -1 && ch.p.team == ev.friendlyTeam {
+			mod = 0.5
+		}
+		d := Distance(pos, ch.pos)
+		if d == 0 {
+			score += float32(mod * 1000000000)
+		} else {
+			score += float32(mod * (1 / d))
+		}
+	}
+	return score
+}
