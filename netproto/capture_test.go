@@ -2,6 +2,7 @@ package netproto
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"testing"
 )
@@ -109,6 +110,8 @@ func TestCaptureConnless07(t *testing.T) {
 // TestCaptures06 parses the 0.6 (DDNet) capture with the 0.6 parsers.
 func TestCaptures06(t *testing.T) {
 	n := 0
+	var token uint32
+	haveToken := false
 	for i, p := range loadCapture(t, "sessionddnet.pcap") {
 		if IsConnless(p.data) {
 			continue
@@ -127,14 +130,27 @@ func TestCaptures06(t *testing.T) {
 			}
 			payload = raw
 		}
-		if h.Flags&Flag6Control == 0 {
+		if h.Flags&Flag6Control != 0 {
+			// CONNECTACCEPT + "TKEN" + token announces the security token.
+			if len(payload) >= 9 && payload[0] == Ctrl6ConnectAccept && string(payload[1:5]) == TokenMagic6 {
+				token = binary.LittleEndian.Uint32(payload[5:])
+				haveToken = true
+			}
+		} else {
+			if !haveToken {
+				t.Fatalf("packet %d: data before CONNECTACCEPT", i)
+			}
 			// DDNet appends its 4-byte security token after the chunks.
+			chunks, err := StripToken6(payload, token)
+			if err != nil {
+				t.Fatalf("packet %d: %v", i, err)
+			}
 			var r ChunkReader
-			r.Reset6(payload, int(h.NumChunks))
+			r.Reset6(chunks, int(h.NumChunks))
 			for _, ok := r.Next(); ok; _, ok = r.Next() {
 			}
-			if r.Err() != nil {
-				t.Fatalf("packet %d: %v", i, r.Err())
+			if r.Err() != nil || len(r.Rest()) != 0 {
+				t.Fatalf("packet %d: %v, %d bytes left", i, r.Err(), len(r.Rest()))
 			}
 		}
 		n++

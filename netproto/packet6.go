@@ -95,3 +95,46 @@ const (
 
 // TokenMagic6 is the DDNet security-token magic "TKEN" (spec B2.2).
 const TokenMagic6 = "TKEN"
+
+// ParseConnless6 parses a 0.6 connless datagram: any 6-byte header with the
+// CONNLESS bit (vanilla FF FF FF FF FF FF, DDNet 'x' 'e' + 4 bytes). The
+// header and payload alias b.
+func ParseConnless6(b []byte) (header, payload []byte, err error) {
+	if len(b) < ConnlessHeaderSize6 {
+		return nil, nil, ErrTruncated
+	}
+	if len(b) > MaxPacketSize {
+		return nil, nil, ErrTooLarge
+	}
+	if b[0]&Flag6Connless == 0 {
+		return nil, nil, ErrNotConnless
+	}
+	return b[:ConnlessHeaderSize6:ConnlessHeaderSize6], b[ConnlessHeaderSize6:], nil
+}
+
+// AppendConnless6 appends a vanilla 0.6 connless packet (six 0xFF bytes, then payload).
+func AppendConnless6(dst, payload []byte) []byte {
+	dst = append(dst, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
+	return append(dst, payload...)
+}
+
+// AppendToken6 appends the DDNet security token (little-endian) to a
+// payload before compression (spec B2.2).
+func AppendToken6(dst []byte, token uint32) []byte {
+	return append(dst, byte(token), byte(token>>8), byte(token>>16), byte(token>>24))
+}
+
+// StripToken6 checks that a decoded DDNet payload ends with token and
+// returns the payload without it; ErrTruncated if shorter than 4 bytes,
+// ErrBadToken on mismatch.
+func StripToken6(payload []byte, token uint32) ([]byte, error) {
+	n := len(payload) - 4
+	if n < 0 {
+		return nil, ErrTruncated
+	}
+	got := uint32(payload[n]) | uint32(payload[n+1])<<8 | uint32(payload[n+2])<<16 | uint32(payload[n+3])<<24
+	if got != token {
+		return nil, ErrBadToken
+	}
+	return payload[:n:n], nil
+}

@@ -254,3 +254,40 @@ func TestParsePacket6(t *testing.T) {
 		})
 	}
 }
+
+func TestConnless6AndToken6(t *testing.T) {
+	b := AppendConnless6(nil, []byte("gie3"))
+	hdr, p, err := ParseConnless6(b)
+	if err != nil || len(hdr) != 6 || string(p) != "gie3" {
+		t.Fatalf("%x %q %v", hdr, p, err)
+	}
+	for _, tc := range []struct {
+		name string
+		in   []byte
+		err  error
+	}{
+		{"short", b[:5], ErrTruncated},
+		{"not connless", make([]byte, 8), ErrNotConnless},
+		{"oversized", bytes.Repeat([]byte{0xff}, MaxPacketSize+1), ErrTooLarge},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, _, err := ParseConnless6(tc.in); !errors.Is(err, tc.err) {
+				t.Fatalf("err = %v", err)
+			}
+		})
+	}
+	// Spec B2.2: token 0x12345678 travels as 78 56 34 12.
+	pl := AppendToken6([]byte{1, 2}, 0x12345678)
+	if !bytes.Equal(pl, unhex(t, "01 02 78 56 34 12")) {
+		t.Fatalf("% x", pl)
+	}
+	if got, err := StripToken6(pl, 0x12345678); err != nil || !bytes.Equal(got, []byte{1, 2}) {
+		t.Fatalf("strip: % x %v", got, err)
+	}
+	if _, err := StripToken6(pl, 1); !errors.Is(err, ErrBadToken) {
+		t.Fatalf("mismatch: %v", err)
+	}
+	if _, err := StripToken6(pl[:3], 1); !errors.Is(err, ErrTruncated) {
+		t.Fatalf("short: %v", err)
+	}
+}
