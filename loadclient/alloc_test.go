@@ -1,0 +1,66 @@
+package loadclient
+
+import (
+	"testing"
+	"time"
+
+	"twserver/netproto"
+	"twserver/snap"
+)
+
+// TestSteadyStateAllocs checks that receiving a delta snapshot and sending
+// an input, the per-tick work of every client, do not allocate.
+func TestSteadyStateAllocs(t *testing.T) {
+	c := New(Config{Pattern: PatternRandom, Seed: 1})
+	c.conn = newConn(testCT, func([]byte) {})
+	c.conn.state, c.conn.peerToken = stateOnline, testST
+	c.recv = snap.NewReceiver(snap.MsgIDs7, snap.Sizes7)
+	c.gen = NewInputGen(PatternRandom, 1)
+	c.stage, c.inGame = StageInGame, true
+
+	// server side: snapshots of a changing character, delta against the previous tick
+	var b snap.Builder
+	var enc snap.Encoder
+	var snaps [2]snap.Snapshot
+	var ack uint16
+	pkt := make([]byte, 0, netproto.MaxPacketSize)
+	var chunks []byte
+	build := func(tick int32) []byte {
+		cur := &snaps[tick/2%2]
+		prev := &snaps[(tick/2+1)%2]
+		b.Reset()
+		ch, _ := b.NewItem(10, 0, 22)
+		ch[0], ch[1] = tick, tick*3
+		pi, _ := b.NewItem(11, 0, 3)
+		pi[2] = tick % 7
+		b.Finish(cur)
+		base := tick - 2
+		if tick == 2 {
+			prev, base = &snap.Snapshot{}, -1
+		}
+		if err := enc.Encode(snap.MsgIDs7, tick, base, prev, cur, snap.Sizes7); err != nil {
+			t.Fatal(err)
+		}
+		chunks = netproto.AppendChunkHeader(chunks[:0], netproto.ChunkHeader{Size: len(enc.Message(0))})
+		chunks = append(chunks, enc.Message(0)...)
+		return netproto.AppendPacketCompressed(pkt[:0], netproto.PacketHeader{Ack: ack, NumChunks: 1, Token: testCT}, chunks)
+	}
+	tick := int32(2)
+	step := func() {
+		now := time.Duration(tick) * netproto.TickDuration
+		c.now = now
+		c.onDatagram(now, build(tick))
+		c.sendInput(now)
+		c.conn.flush(now)
+		tick += 2
+	}
+	for range 10 {
+		step()
+	}
+	if c.stats.Snapshots == 0 || c.stats.BadSnapshots() != 0 || c.failure != nil {
+		t.Fatalf("setup: %d snapshots, %d bad, failure %v", c.stats.Snapshots, c.stats.BadSnapshots(), c.failure)
+	}
+	if allocs := testing.AllocsPerRun(200, step); allocs != 0 {
+		t.Fatalf("%v allocations per tick", allocs)
+	}
+}
