@@ -17,53 +17,44 @@ type SnapBuilder interface {
 // everything. viewer must be an in-game player or -1.
 //
 // Snap only reads the world, so snapshots for several viewers may be built
-// concurrently between ticks. It returns the first builder error (the
-// snapshot then lacks the remaining items).
+// concurrently between ticks. Like the reference, an item the builder
+// refuses (snapshot full) is left out and building goes on; Snap returns the
+// first such error.
 func (w *World) Snap(viewer int, b SnapBuilder) error {
 	if viewer < -1 || viewer >= MaxClients || (viewer >= 0 && w.players[viewer] == nil) {
 		return ErrNoPlayer
 	}
-	for i := len(w.projs) - 1; i >= 0; i-- {
-		if err := w.projs[i].snap(w, viewer, b); err != nil {
-			return err
+	var first error
+	keep := func(err error) {
+		if err != nil && first == nil {
+			first = err
 		}
+	}
+	for i := len(w.projs) - 1; i >= 0; i-- {
+		keep(w.projs[i].snap(w, viewer, b))
 	}
 	for i := len(w.lasers) - 1; i >= 0; i-- {
-		if err := w.lasers[i].snap(w, viewer, b); err != nil {
-			return err
-		}
+		keep(w.lasers[i].snap(w, viewer, b))
 	}
 	for i := len(w.pickups) - 1; i >= 0; i-- {
-		if err := w.pickups[i].snap(w, viewer, b); err != nil {
-			return err
-		}
+		keep(w.pickups[i].snap(w, viewer, b))
 	}
 	for i := len(w.chars) - 1; i >= 0; i-- {
 		if c := w.chars[i]; c.inWorld {
-			if err := c.snap(viewer, b); err != nil {
-				return err
-			}
+			keep(c.snap(viewer, b))
 		}
 	}
 	for i := len(w.flagLst) - 1; i >= 0; i-- {
-		if err := w.flagLst[i].snap(w, viewer, b); err != nil {
-			return err
-		}
+		keep(w.flagLst[i].snap(w, viewer, b))
 	}
-	if err := w.ctrl.snap(viewer, b); err != nil {
-		return err
-	}
-	if err := w.snapEvents(viewer, b); err != nil {
-		return err
-	}
+	keep(w.ctrl.snap(viewer, b))
+	keep(w.snapEvents(viewer, b))
 	for _, p := range w.players {
 		if p != nil {
-			if err := p.snap(viewer, b); err != nil {
-				return err
-			}
+			keep(p.snap(viewer, b))
 		}
 	}
-	return nil
+	return first
 }
 
 // PostSnap ends a snapshot round: the server calls it after building the

@@ -222,3 +222,28 @@ func FuzzDecodeInput(f *testing.F) {
 		}
 	})
 }
+
+// refusingBuilder refuses items of one type.
+type refusingBuilder struct {
+	fakeBuilder
+	refuse uint16
+}
+
+func (b *refusingBuilder) NewItem(typ, id uint16, size int) ([]int32, error) {
+	if typ == b.refuse {
+		return nil, errDup
+	}
+	return b.fakeBuilder.NewItem(typ, id, size)
+}
+
+func TestSnapContinuesAfterRefusedItem(t *testing.T) {
+	w := newTestWorld(t, DefaultConfig(), flatRows...)
+	addChars(t, w, 2)
+	b := &refusingBuilder{refuse: ObjCharacter}
+	if err := w.Snap(0, b); err == nil {
+		t.Fatal("refused item not reported")
+	}
+	if b.count(ObjPlayerInfo) != 2 || b.find(ObjGameData, 0) == nil {
+		t.Fatal("items after the refused one are missing")
+	}
+}
