@@ -1,0 +1,61 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"strings"
+	"testing"
+
+	"twserver/loadclient"
+)
+
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"bad addr", []string{"-addr", "nowhere"}, "bad -addr"},
+		{"bad pattern", []string{"-pattern", "dance"}, "unknown input pattern"},
+		{"too many clients", []string{"-n", "65"}, "clients must be"},
+		{"zero duration", []string{"-duration", "0s"}, "duration"},
+		{"bad source base", []string{"-sources", "4", "-source-base", "x"}, "bad -source-base"},
+		{"bad status", []string{"-status", "maybe"}, "-status"},
+		{"extra args", []string{"extra"}, "unexpected arguments"},
+		{"unknown flag", []string{"-frobnicate"}, "flag provided but not defined"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := run(tt.args, &out, &errb); code != 2 {
+				t.Fatalf("exit %d, want 2 (stderr %q)", code, errb.String())
+			}
+			if !strings.Contains(errb.String(), tt.want) {
+				t.Fatalf("stderr %q does not mention %q", errb.String(), tt.want)
+			}
+		})
+	}
+}
+
+// TestNoServer runs against a port where nobody answers: the clients fail,
+// the JSON says why and the exit status is 1.
+func TestNoServer(t *testing.T) {
+	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close() // bound but silent
+	var out, errb bytes.Buffer
+	code := run([]string{"-addr", c.LocalAddr().String(), "-n", "2", "-duration", "6s", "-rampup", "0s", "-status", "off"}, &out, &errb)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr %q", code, errb.String())
+	}
+	var sum loadclient.Summary
+	if err := json.Unmarshal(out.Bytes(), &sum); err != nil {
+		t.Fatalf("summary is not JSON: %v\n%s", err, out.String())
+	}
+	if sum.Failed != 2 || sum.Connected != 0 || sum.Failures["no token reply within 5 s"] != 2 {
+		t.Fatalf("summary %+v", sum)
+	}
+}
