@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"twserver/config"
+	"twserver/loadclient"
+	"twserver/server"
+)
+
+// startTwserver runs an in-process twserver on a free loopback port until
+// the test ends.
+func startTwserver(t *testing.T, maxClients, perIP int) netip.AddrPort {
+	t.Helper()
+	cfg := config.Default()
+	cfg.Server.Bind = "127.0.0.1"
+	cfg.Server.Port = 0
+	cfg.Server.MaxClients = maxClients
+	cfg.Server.MaxClientsPerIP = perIP
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.Options{Config: cfg, Logger: zerolog.Nop(), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("server did not stop")
+		}
+	})
+	return srv.Addr()
+}
+
+// TestAgainstTwserver runs 8 clients for 5 s against twserver, spread over
+// 2 source addresses under its per-IP limit of 4, and requires a clean run.
+func TestAgainstTwserver(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the 5 s run against twserver")
+	}
+	addr := startTwserver(t, 16, 4)
+	sum, err := loadclient.Run(context.Background(), loadclient.RunConfig{
+		Server: addr, Clients: 8, RampUp: 500 * time.Millisecond, Duration: 5 * time.Second,
+		Pattern: loadclient.PatternRandom, Seed: 9, Sources: 2, SourceBase: netip.MustParseAddr("127.0.0.2"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("connected %d snaps/s %+v latency %+v s2c B/s %+v", sum.Connected, sum.SnapsPerSec, sum.LatencyMs, sum.BytesInPerSec)
+	if !sum.OK() || sum.MapDownloads < 1 {
+		t.Fatalf("run not clean: %+v", sum)
+	}
+	if sum.SnapsPerSec.Min < 15 {
+		t.Errorf("snapshots per second per client %+v, want about 25", sum.SnapsPerSec)
+	}
+}
+
+// TestTwserverPerIPLimit: a fifth client from one address is refused with a reason.
+func TestTwserverPerIPLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	addr := startTwserver(t, 16, 4)
+	sum, err := loadclient.Run(context.Background(), loadclient.RunConfig{
+		Server: addr, Clients: 5, Duration: 2 * time.Second, Pattern: loadclient.PatternIdle,
+		Sources: 1, SourceBase: netip.MustParseAddr("127.0.0.1"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Connected != 4 || sum.Failed != 1 {
+		t.Fatalf("connected %d failed %d %v", sum.Connected, sum.Failed, sum.Failures)
+	}
+	for reason := range sum.Failures {
+		if !strings.Contains(reason, "same IP") {
+			t.Errorf("failure reason %q", reason)
+		}
+	}
+}
