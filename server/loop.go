@@ -278,9 +278,24 @@ func (s *Server) onConnect(addr netip.AddrPort, own, peer netproto.Token) {
 	s.log.Debug().Int("cid", c.id).Str("addr", addr.String()).Msg("connection accepted")
 }
 
+// MaxClientPacketsPerSecond bounds the datagrams processed per connected
+// client and second (the 0.7.5 client sends about 50 inputs plus a few
+// messages per second). It bounds the work a peer can cause with floods of
+// inputs, RESEND-flagged packets or map requests.
+const MaxClientPacketsPerSecond = 250
+
 // feedClient gives a datagram to a slot's Conn and handles its messages.
 func (s *Server) feedClient(c *client, h netproto.PacketHeader, payload []byte) {
-	if err := c.conn.Feed(s.now(), h, payload); err != nil {
+	now := s.now()
+	if now-c.budgetStart >= time.Second {
+		c.budgetStart, c.budgetUsed = now, 0
+	}
+	if c.budgetUsed >= MaxClientPacketsPerSecond {
+		s.stats.Flood.Add(1)
+		return
+	}
+	c.budgetUsed++
+	if err := c.conn.Feed(now, h, payload); err != nil {
 		return
 	}
 	for {

@@ -130,6 +130,8 @@ type Stats struct {
 	TokenReplies atomic.Uint64
 	// InfoReplies counts answered server info requests.
 	InfoReplies atomic.Uint64
+	// Flood counts datagrams of connected clients over their per-second budget.
+	Flood atomic.Uint64
 	// BadMessages counts messages from connected clients that failed to decode.
 	BadMessages atomic.Uint64
 }
@@ -195,7 +197,7 @@ func (s *Server) Addr() netip.AddrPort { return s.conn.LocalAddr() }
 // MapName returns the name of the map loaded at start.
 func (s *Server) MapName() string { return s.curMap.Name }
 
-// StatsSnapshot returns the current counter values.
+// Counters returns the current counter values by name.
 func (s *Server) Counters() map[string]uint64 {
 	return map[string]uint64{
 		"received":         s.stats.Received.Load(),
@@ -206,6 +208,7 @@ func (s *Server) Counters() map[string]uint64 {
 		"token_replies":    s.stats.TokenReplies.Load(),
 		"info_replies":     s.stats.InfoReplies.Load(),
 		"bad_messages":     s.stats.BadMessages.Load(),
+		"flood":            s.stats.Flood.Load(),
 	}
 }
 

@@ -66,6 +66,10 @@ type client struct {
 	inputs        [inputRingSize]storedInput
 	inputHead     int
 
+	// packet budget (flood bound): packets counted in the current second
+	budgetStart time.Duration
+	budgetUsed  int
+
 	rconAuthed     bool
 	rconTries      int
 	rconNoPwWarned bool
@@ -87,6 +91,7 @@ func (c *client) reset() {
 	c.rconAuthed, c.rconTries, c.rconNoPwWarned = false, 0, false
 	c.lastChat, c.lastEmote, c.lastVote, c.lastSkin = 0, 0, 0, 0
 	c.vote = 0
+	c.budgetStart, c.budgetUsed = 0, 0
 }
 
 // resetSnapState clears snapshot and input bookkeeping (on entering and on map change).
@@ -225,7 +230,11 @@ func (s *Server) dropClient(c *client, reason string) {
 	s.flushConn(c)
 	s.peers.remove(c.addr)
 	delete(s.byAddr, c.addr)
-	ev := s.log.Info().Int("cid", c.id).Str("addr", c.addr.String()).Str("reason", reason)
+	logReason := reason
+	if logReason == "" {
+		logReason = "disconnected by client"
+	}
+	ev := s.log.Info().Int("cid", c.id).Str("addr", c.addr.String()).Str("reason", logReason)
 	if wasIngame {
 		ev.Str("name", c.name).Msg("player left the game")
 	} else {

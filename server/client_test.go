@@ -1,0 +1,298 @@
+package server
+
+import (
+	"crypto/sha256"
+	"hash/crc32"
+	"net/netip"
+	"testing"
+	"time"
+
+	"twserver/gamemsg"
+	"twserver/netproto"
+	"twserver/snap"
+)
+
+// testClient is a minimal 0.7 client for tests: it runs the connection,
+// downloads the map, enters the game, reconstructs snapshots and sends input.
+type testClient struct {
+	t     *testing.T
+	name  string
+	mc    *MemConn
+	srv   netip.AddrPort
+	conn  netproto.Conn
+	start time.Time
+	in    chan []byte
+
+	password string
+	infoSent bool
+	version  string
+
+	recv     *snap.Receiver
+	snaps    int
+	lastTick int32
+	snapErrs int
+
+	mapName     string
+	mapCRC      uint32
+	mapSize     int
+	mapSHA      [32]byte
+	mapPerReq   int
+	mapChunk    int
+	mapData     []byte
+	mapRequests int
+	mapOK       bool
+
+	conReady    bool
+	readyEnter  bool
+	entered     bool
+	localID     int32
+	chats       []gamemsg.SvChat
+	clientInfos []gamemsg.SvClientInfo
+	drops       []gamemsg.SvClientDrop
+	gameInfos   int
+	inputTiming int
+
+	direction int32 // sent in INPUT once in game
+	inputTick int32
+
+	pk netproto.Packer
+	up netproto.Unpacker
+}
+
+func newTestClient(t *testing.T, mn *MemNet, addr, srv netip.AddrPort, name string) *testClient {
+	t.Helper()
+	mc, err := mn.Listen(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := &testClient{t: t, name: name, mc: mc, srv: srv, start: time.Now(), in: make(chan []byte, 4096),
+		version: NetVersion, recv: snap.NewReceiver(snap.MsgIDs7, snap.Sizes7), localID: -1}
+	go func() {
+		var buf [RecvBufSize]byte
+		for {
+			n, _, err := mc.ReadFrom(buf[:])
+			if err != nil {
+				close(tc.in)
+				return
+			}
+			select {
+			case tc.in <- append([]byte(nil), buf[:n]...):
+			default:
+			}
+		}
+	}()
+	t.Cleanup(func() { mc.Close() })
+	return tc
+}
+
+func (tc *testClient) now() time.Duration { return time.Since(tc.start) }
+
+func (tc *testClient) connect() {
+	tc.conn.Connect(tc.now(), netproto.Token(0x11223344+len(tc.name)))
+	tc.flush()
+}
+
+func (tc *testClient) flush() {
+	var buf [netproto.MaxPacketSize]byte
+	for {
+		p, ok := tc.conn.Poll(buf[:0])
+		if !ok {
+			return
+		}
+		_, _ = tc.mc.WriteTo(p, tc.srv)
+	}
+}
+
+// run processes traffic for d of (fake) time, in 10 ms steps, sending INPUT
+// every tick once in game.
+func (tc *testClient) run(d time.Duration) {
+	end := time.Now().Add(d)
+	step := time.NewTicker(10 * time.Millisecond)
+	defer step.Stop()
+	for time.Now().Before(end) {
+		if !tc.infoSent && tc.conn.State() == netproto.StateOnline {
+			tc.infoSent = true
+			tc.sendSys(netproto.NetmsgInfo, netproto.SendVital|netproto.SendFlush, func(p *netproto.Packer) {
+				p.AddString(tc.version)
+				p.AddString(tc.password)
+				p.AddInt(0x0705)
+			})
+			tc.flush()
+		}
+		select {
+		case p, ok := <-tc.in:
+			if !ok {
+				return
+			}
+			tc.feed(p)
+		case <-step.C:
+			if tc.snaps >= 2 {
+				tc.sendInput()
+			}
+		}
+		tc.conn.Update(tc.now())
+		tc.flush()
+	}
+}
+
+func (tc *testClient) feed(p []byte) {
+	h, payload, err := netproto.ParsePacket(p)
+	if err != nil {
+		return
+	}
+	var scratch [netproto.MaxPayload]byte
+	payload, err = netproto.DecodePayload(scratch[:], h, payload)
+	if err != nil {
+		tc.t.Errorf("%s: bad payload from server: %v", tc.name, err)
+		return
+	}
+	if tc.conn.Feed(tc.now(), h, payload) != nil {
+		return
+	}
+	for {
+		ch, ok := tc.conn.Recv()
+		if !ok {
+			break
+		}
+		tc.onMessage(ch)
+	}
+}
+
+func (tc *testClient) sendSys(id int32, flags netproto.SendFlags, fill func(p *netproto.Packer)) {
+	tc.pk.Reset()
+	tc.pk.AddMsgHeader(id, true)
+	if fill != nil {
+		fill(&tc.pk)
+	}
+	if err := tc.conn.Send(tc.now(), tc.pk.Bytes(), flags); err != nil && tc.conn.State() == netproto.StateOnline {
+		tc.t.Errorf("%s: send: %v", tc.name, err)
+	}
+}
+
+func (tc *testClient) sendGame(m gamemsg.Message) {
+	tc.pk.Reset()
+	if err := gamemsg.Encode(&tc.pk, m); err != nil {
+		tc.t.Fatalf("encode: %v", err)
+	}
+	_ = tc.conn.Send(tc.now(), tc.pk.Bytes(), netproto.SendVital|netproto.SendFlush)
+}
+
+func (tc *testClient) onMessage(ch netproto.Chunk) {
+	id, system, n, err := netproto.ParseMsgHeader(ch.Data)
+	if err != nil {
+		tc.t.Errorf("%s: bad message header", tc.name)
+		return
+	}
+	body := ch.Data[n:]
+	tc.up.Reset(body)
+	u := &tc.up
+	if !system {
+		m, err := gamemsg.Decode(id, decoder{u})
+		if err != nil {
+			tc.t.Errorf("%s: server sent a game message the client drops (id %d): %v", tc.name, id, err)
+			return
+		}
+		switch m := m.(type) {
+		case *gamemsg.SvReadyToEnter:
+			tc.readyEnter = true
+			tc.sendSys(netproto.NetmsgEnterGame, netproto.SendVital|netproto.SendFlush, nil)
+			tc.entered = true
+		case *gamemsg.SvChat:
+			tc.chats = append(tc.chats, *m)
+		case *gamemsg.SvClientInfo:
+			tc.clientInfos = append(tc.clientInfos, *m)
+			if m.Local {
+				tc.localID = m.ClientID
+			}
+		case *gamemsg.SvClientDrop:
+			tc.drops = append(tc.drops, *m)
+		case *gamemsg.SvGameInfo:
+			tc.gameInfos++
+		}
+		return
+	}
+	switch id {
+	case netproto.NetmsgMapChange:
+		tc.mapName = u.GetString()
+		tc.mapCRC = uint32(u.GetInt())
+		tc.mapSize = int(u.GetInt())
+		tc.mapPerReq = int(u.GetInt())
+		_ = u.GetInt() // chunk size: the client computes sizes itself
+		copy(tc.mapSHA[:], u.GetRaw(32))
+		if u.Err() != nil {
+			tc.t.Errorf("%s: bad MAP_CHANGE: %v", tc.name, u.Err())
+			return
+		}
+		tc.mapData, tc.mapChunk, tc.mapOK = tc.mapData[:0], 0, false
+		tc.conReady, tc.readyEnter, tc.entered, tc.snaps = false, false, false, 0
+		tc.recv.Reset()
+		tc.mapRequests++
+		tc.sendSys(netproto.NetmsgRequestMapData, netproto.SendVital|netproto.SendFlush, nil)
+	case netproto.NetmsgMapData:
+		want := min(MapChunkSize, tc.mapSize-len(tc.mapData))
+		tc.mapData = append(tc.mapData, u.GetRaw(want)...)
+		tc.mapChunk++
+		if len(tc.mapData) >= tc.mapSize {
+			tc.mapOK = crc32.ChecksumIEEE(tc.mapData) == tc.mapCRC && sha256.Sum256(tc.mapData) == tc.mapSHA
+			if !tc.mapOK {
+				tc.t.Errorf("%s: downloaded map fails CRC/SHA-256", tc.name)
+			}
+			tc.sendSys(netproto.NetmsgReady, netproto.SendVital|netproto.SendFlush, nil)
+		} else if tc.mapChunk%tc.mapPerReq == 0 {
+			tc.mapRequests++
+			tc.sendSys(netproto.NetmsgRequestMapData, netproto.SendVital|netproto.SendFlush, nil)
+		}
+	case netproto.NetmsgConReady:
+		tc.conReady = true
+		var si gamemsg.ClStartInfo
+		si.Name = tc.name
+		si.Country = -1
+		si.Skin.PartNames = [6]string{"standard", "", "", "standard", "standard", "standard"}
+		tc.sendGame(&si)
+	case netproto.NetmsgSnap, netproto.NetmsgSnapEmpty, netproto.NetmsgSnapSingle:
+		tick, done, err := tc.recv.Handle(id, body)
+		if err != nil {
+			tc.snapErrs++
+			tc.t.Errorf("%s: snapshot error: %v", tc.name, err)
+			return
+		}
+		if done {
+			tc.snaps++
+			tc.lastTick = tick
+		}
+	case netproto.NetmsgInputTiming:
+		tc.inputTiming++
+	}
+}
+
+func (tc *testClient) sendInput() {
+	tc.inputTick++
+	ack := tc.lastTick
+	tc.sendSys(netproto.NetmsgInput, netproto.SendFlush, func(p *netproto.Packer) {
+		p.AddInt(ack)
+		p.AddInt(ack + 1 + tc.inputTick%2)
+		p.AddInt(40)
+		in := [10]int32{tc.direction, 100, 0, 0, 0, 0, 0, 0, 0, 0}
+		for _, v := range in {
+			p.AddInt(v)
+		}
+		p.AddInt(0)
+	})
+}
+
+func (tc *testClient) say(text string) {
+	tc.sendGame(&gamemsg.ClSay{Mode: chatAll, Target: -1, Message: text})
+}
+
+// charX returns the x of the client's own character in its newest snapshot.
+func (tc *testClient) charX() (int32, bool) {
+	sn, _ := tc.recv.Latest()
+	if sn == nil || tc.localID < 0 {
+		return 0, false
+	}
+	i := sn.Find(snap.Key(objCharacter, uint16(tc.localID)))
+	if i < 0 {
+		return 0, false
+	}
+	return sn.ItemData(i)[charX], true
+}
