@@ -235,6 +235,7 @@ func (c *controller) tick() {
 			}
 		}
 	}
+	c.doActivityCheck()
 	if (c.state == stateRunning || c.state == statePaused) && !w.resetRequested {
 		c.doWincheckMatch()
 	}
@@ -532,4 +533,50 @@ func absInt(v int) int {
 		return -v
 	}
 	return v
+}
+
+// doActivityCheck handles players without input activity for
+// Config.InactiveKickTime minutes (IGameController::DoActivityCheck).
+func (c *controller) doActivityCheck() {
+	w := c.w
+	if w.cfg.InactiveKickTime == 0 {
+		return
+	}
+	limit := int32(w.cfg.InactiveKickTime) * tickSpeed * 60
+	for _, p := range w.players {
+		if p == nil || p.info.Bot || p.authed || p.kicked || p.inactivity <= limit ||
+			(p.team == TeamSpectators && w.cfg.InactiveKick <= 0) {
+			continue
+		}
+		if p.team == TeamSpectators {
+			if w.cfg.InactiveKickSpec {
+				w.kick(p)
+			}
+			continue
+		}
+		switch w.cfg.InactiveKick {
+		case 1:
+			c.doTeamChange(p, TeamSpectators, true)
+		case 2:
+			specs := 0
+			for _, o := range w.players {
+				if o != nil && o.team == TeamSpectators {
+					specs++
+				}
+			}
+			if specs >= w.cfg.MaxClients-w.cfg.PlayerSlots {
+				w.kick(p)
+			} else {
+				c.doTeamChange(p, TeamSpectators, true)
+			}
+		case 3:
+			w.kick(p)
+		}
+	}
+}
+
+// kick asks the server (once) to drop p.
+func (w *World) kick(p *Player) {
+	p.kicked = true
+	w.emit(EvKick, p.cid)
 }

@@ -373,3 +373,45 @@ func TestSpectateFlag(t *testing.T) {
 		t.Fatal("flag carrier's private fields not shown to its spectator")
 	}
 }
+
+func TestInactivity(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		maxClients int
+		wantKick   bool
+	}{
+		{"spectator slot free", 10, false}, // 8 player slots of 10 clients
+		{"no spectator slot", 8, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.MaxClients = tc.maxClients
+			w := newTestWorld(t, cfg, flatRows...)
+			addChars(t, w, 2)
+			drain(w)
+			in := Input{TargetX: 1}
+			for k := 0; k < 3*60*tickSpeed+10; k++ {
+				// player 1 keeps moving its aim, player 0 does nothing
+				in.TargetX = int32(1 + k%2)
+				w.DirectInput(1, in)
+				w.Tick()
+			}
+			kicks := 0
+			for _, e := range drain(w) {
+				if e.Kind == EvKick {
+					kicks++
+					if e.To != 0 {
+						t.Fatalf("kicked %d", e.To)
+					}
+				}
+			}
+			if tc.wantKick {
+				if kicks != 1 || w.Team(0) != TeamRed {
+					t.Fatalf("kicks %d team %d", kicks, w.Team(0))
+				}
+			} else if kicks != 0 || w.Team(0) != TeamSpectators || w.Team(1) != TeamRed {
+				t.Fatalf("kicks %d teams %d %d", kicks, w.Team(0), w.Team(1))
+			}
+		})
+	}
+}

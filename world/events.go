@@ -107,6 +107,9 @@ const (
 	// EvCycleMap: the match ended and the map rotation (Config.MatchesPerMap)
 	// says the next map is due; the server loads it and builds a new World.
 	EvCycleMap
+	// EvKick: drop client To with the reason "Kicked for inactivity"
+	// (Config.InactiveKick*); authenticated clients (SetAuthed) are exempt.
+	EvKick
 )
 
 // MaxPendingEvents bounds the queue of events waiting for DrainEvents; older

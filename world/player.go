@@ -40,17 +40,17 @@ type Player struct {
 	teamChangeTick int32
 	inactivity     int32
 
-	lastSetTeam    int32
-	lastKill       int32
-	lastSetSpec    int32
-	authed         bool
-	latencyCur     int32
-	latencyMin     int32
-	latencyAccMin  int32
-	actLatency     [MaxClients]int32
-	hasInput       bool
-	pendingInput   Input
-	respawnOnInput bool
+	lastSetTeam   int32
+	lastKill      int32
+	lastSetSpec   int32
+	authed        bool
+	latencyCur    int32
+	latencyMin    int32
+	latencyAccMin int32
+	actLatency    [MaxClients]int32
+	hasInput      bool
+	pendingInput  Input
+	kicked        bool // an EvKick was queued
 }
 
 func (p *Player) character() *Character {

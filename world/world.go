@@ -91,6 +91,15 @@ type Config struct {
 	StrictSpectate  bool     // sv_strict_spectate_mode
 	TournamentMode  bool     // sv_tournament_mode: new players join as spectators
 	SpamProtection  bool     // sv_spamprotection (team change, kill)
+	// InactiveKickTime is sv_inactivekick_time in minutes (0 = off): players
+	// without input activity that long are handled per InactiveKick.
+	InactiveKickTime int
+	// InactiveKick is sv_inactivekick: 1 move to spectators, 2 move to
+	// spectators while spectator slots (MaxClients-PlayerSlots) are free,
+	// else kick, 3 kick.
+	InactiveKick     int
+	InactiveKickSpec bool // sv_inactivekick_spec: also kick inactive spectators
+	MaxClients       int  // sv_max_clients, for InactiveKick 2
 }
 
 // DefaultConfig returns the 0.7.5 defaults.
@@ -104,6 +113,10 @@ func DefaultConfig() Config {
 		RespawnDelayTDM: 3,
 		MatchSwap:       true,
 		SpamProtection:  true,
+
+		InactiveKickTime: 3,
+		InactiveKick:     2,
+		MaxClients:       8,
 	}
 }
 
