@@ -367,6 +367,10 @@ func (c *Client) onSystem(id int32, body []byte) {
 		if left < 0 {
 			c.stats.LateInputs++
 		}
+		if c.inGame {
+			c.stats.Timings++
+			c.stats.TimeLeftSum += int64(left)
+		}
 		diff := time.Duration(left)*time.Millisecond - targetLead
 		if diff < 0 {
 			c.margin -= diff / 2

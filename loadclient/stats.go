@@ -124,6 +124,8 @@ type Stats struct {
 	UnknownMsgs   int64  `json:"unknown_msgs"` // ids this client does not know
 	Inputs        int64  `json:"inputs"`       // INPUT messages sent
 	LateInputs    int64  `json:"late_inputs"`  // INPUTTIMING with time left < 0
+	Timings       int64  `json:"timings"`      // INPUTTIMING messages received in game
+	TimeLeftSum   int64  `json:"time_left_sum_ms"`
 	DroppedPkts   int    `json:"dropped_pkts"` // datagrams that failed parsing
 	FirstBadError string `json:"first_bad_error,omitempty"`
 
@@ -218,6 +220,7 @@ type Summary struct {
 	PacketsInPerSec  Dist        `json:"rx_packets_per_sec_per_client"`
 	PacketsOutPerSec Dist        `json:"tx_packets_per_sec_per_client"`
 	ConnectMs        Dist        `json:"connect_ms"`
+	InputLeadMs      Dist        `json:"input_lead_ms"` // mean INPUTTIMING time left
 	LatencyMs        Percentiles `json:"input_to_snapshot_latency_ms"`
 
 	PerClient []Stats `json:"per_client,omitempty"`
@@ -232,7 +235,7 @@ func (s *Summary) OK() bool {
 // Summarize aggregates per-client stats.
 func Summarize(stats []Stats) Summary {
 	s := Summary{Clients: len(stats), Failures: map[string]int{}}
-	var snaps, bin, bout, pin, pout, conn []float64
+	var snaps, bin, bout, pin, pout, conn, lead []float64
 	var lat Histogram
 	for i := range stats {
 		st := &stats[i]
@@ -244,6 +247,9 @@ func Summarize(stats []Stats) Summary {
 			pin = append(pin, st.Rate(st.PacketsIn))
 			pout = append(pout, st.Rate(st.PacketsOut))
 			conn = append(conn, float64(st.ConnectTime)/1e6)
+			if st.Timings > 0 {
+				lead = append(lead, float64(st.TimeLeftSum)/float64(st.Timings))
+			}
 		}
 		if st.Failure != "" {
 			s.Failed++
@@ -270,6 +276,7 @@ func Summarize(stats []Stats) Summary {
 	s.PacketsInPerSec = distOf(pin)
 	s.PacketsOutPerSec = distOf(pout)
 	s.ConnectMs = distOf(conn)
+	s.InputLeadMs = distOf(lead)
 	s.LatencyMs = percentilesOf(&lat)
 	return s
 }
