@@ -111,6 +111,9 @@ func (c *controller) setGameState(state int, timer int32) {
 				c.state = state
 				if timer < 0 {
 					c.stateTimer = timerInfinite
+					if w.cfg.PlayerReadyMode {
+						c.setPlayersReadyState(false)
+					}
 				} else {
 					c.stateTimer = timer * tickSpeed
 				}
@@ -132,12 +135,14 @@ func (c *controller) setGameState(state int, timer int32) {
 	case stateRunning:
 		c.state = state
 		c.stateTimer = timerInfinite
+		c.setPlayersReadyState(true)
 		w.paused = false
 	case statePaused:
 		if c.state == stateRunning || c.state == statePaused || c.state == stateWarmupGame {
 			if timer != 0 {
 				if timer < 0 {
 					c.stateTimer = timerInfinite
+					c.setPlayersReadyState(false)
 				} else {
 					c.stateTimer = timer * tickSpeed
 				}
@@ -189,6 +194,7 @@ func (c *controller) onReset() {
 		p.respawnTick = w.tick + tickSpeed/2
 		p.score = 0
 		p.scoreStartTick = w.tick
+		p.ready = true
 	}
 }
 
@@ -220,7 +226,7 @@ func (c *controller) tick() {
 			}
 		} else if c.state == stateStartCountdown || c.state == statePaused {
 			c.gameStartTick++
-		} else if c.state == stateWarmupUser && c.stateTimer == timerInfinite {
+		} else if c.state == stateWarmupUser && c.stateTimer == timerInfinite && !w.cfg.PlayerReadyMode {
 			c.setGameState(stateWarmupUser, 0)
 		}
 	}
@@ -429,7 +435,11 @@ func (c *controller) doTeamChange(p *Player, team int, chatMsg bool) {
 			c.setGameState(stateWarmupGame, 0)
 		}
 	}
+	if team != TeamSpectators {
+		p.ready = !c.isPlayerReadyMode()
+	}
 	w.loseProjectileOwner(p.cid)
+	c.checkReadyStates(-1)
 	if old == TeamSpectators {
 		p.inactivity = 0
 	}
@@ -579,4 +589,69 @@ func (c *controller) doActivityCheck() {
 func (w *World) kick(p *Player) {
 	p.kicked = true
 	w.emit(EvKick, p.cid)
+}
+
+// isPlayerReadyMode reports whether the game waits for players' ready
+// states (sv_player_ready_mode during an infinite warmup or pause).
+func (c *controller) isPlayerReadyMode() bool {
+	return c.w.cfg.PlayerReadyMode && c.stateTimer == timerInfinite &&
+		(c.state == stateWarmupUser || c.state == statePaused)
+}
+
+func (c *controller) setPlayersReadyState(ready bool) {
+	for _, p := range c.w.players {
+		if p != nil && p.team != TeamSpectators {
+			p.ready = ready
+		}
+	}
+}
+
+// playersReady reports whether every playing client except without is ready.
+func (c *controller) playersReady(without int) bool {
+	for _, p := range c.w.players {
+		if p != nil && p.cid != without && p.team != TeamSpectators && !p.ready {
+			return false
+		}
+	}
+	return true
+}
+
+// checkReadyStates ends a ready-mode warmup or pause once everybody is
+// ready (IGameController::CheckReadyStates).
+func (c *controller) checkReadyStates(without int) {
+	if !c.w.cfg.PlayerReadyMode {
+		return
+	}
+	switch c.state {
+	case stateWarmupUser:
+		if c.playersReady(without) {
+			c.setGameState(stateWarmupUser, 0)
+		}
+	case statePaused:
+		if c.playersReady(without) {
+			c.setGameState(statePaused, 0)
+		}
+	}
+}
+
+// ReadyChange handles Cl_ReadyChange: with Config.PlayerReadyMode a playing
+// client toggles its ready state; un-readying pauses a running game
+// (GAMEMSG_GAME_PAUSED), and the warmup or pause ends when all are ready.
+// Requests within 1 s of the previous one are ignored.
+func (w *World) ReadyChange(cid int) {
+	p := w.player(cid)
+	if p == nil || (p.lastReadyChange != 0 && p.lastReadyChange+tickSpeed > w.tick) {
+		return
+	}
+	p.lastReadyChange = w.tick
+	c := &w.ctrl
+	if !w.cfg.PlayerReadyMode || p.team == TeamSpectators {
+		return
+	}
+	p.ready = !p.ready
+	if c.state == stateRunning && !p.ready {
+		c.setGameState(statePaused, timerInfinite)
+		w.sendGameMsg(GameMsgGamePaused, -1, int32(cid))
+	}
+	c.checkReadyStates(-1)
 }

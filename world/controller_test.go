@@ -415,3 +415,54 @@ func TestInactivity(t *testing.T) {
 		})
 	}
 }
+
+func TestReadyMode(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.PlayerReadyMode = true
+	cfg.Warmup = -1
+	w := newTestWorld(t, cfg, flatRows...)
+	addChars(t, w, 2)
+	tickN(w, 100)
+	if d := gameData(t, w, 0); d[1] != GameStateFlagWarmup {
+		t.Fatalf("ready-mode warmup: %v", d)
+	}
+	var b fakeBuilder
+	w.Snap(0, &b)
+	if pi := b.find(ObjPlayerInfo, 1); pi[0]&PlayerFlagReady != 0 {
+		t.Fatal("unready player shown ready")
+	}
+	w.ReadyChange(0)
+	tickN(w, 1)
+	if gameData(t, w, 0)[1] != GameStateFlagWarmup {
+		t.Fatal("started with one player unready")
+	}
+	w.ReadyChange(1)
+	tickN(w, 1)
+	if d := gameData(t, w, 0); d[1] != 0 {
+		t.Fatalf("all ready, still %v", d)
+	}
+	drain(w)
+	tickN(w, tickSpeed)
+	w.ReadyChange(1)
+	if !w.Paused() {
+		t.Fatal("unready during the game did not pause")
+	}
+	paused := false
+	for _, e := range drain(w) {
+		paused = paused || (e.Kind == EvGameMsg && e.Args[0] == GameMsgGamePaused && e.Args[1] == 1)
+	}
+	if !paused {
+		t.Fatal("no GAME_PAUSED message")
+	}
+	tickN(w, tickSpeed)
+	w.ReadyChange(1) // an infinite pause made everybody unready
+	tickN(w, 1)
+	if !w.Paused() {
+		t.Fatal("resumed while player 0 is not ready")
+	}
+	w.ReadyChange(0)
+	tickN(w, 1)
+	if w.Paused() {
+		t.Fatal("game did not resume when everybody was ready")
+	}
+}

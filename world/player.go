@@ -40,17 +40,19 @@ type Player struct {
 	teamChangeTick int32
 	inactivity     int32
 
-	lastSetTeam   int32
-	lastKill      int32
-	lastSetSpec   int32
-	authed        bool
-	latencyCur    int32
-	latencyMin    int32
-	latencyAccMin int32
-	actLatency    [MaxClients]int32
-	hasInput      bool
-	pendingInput  Input
-	kicked        bool // an EvKick was queued
+	lastSetTeam     int32
+	lastKill        int32
+	lastSetSpec     int32
+	authed          bool
+	latencyCur      int32
+	latencyMin      int32
+	latencyAccMin   int32
+	actLatency      [MaxClients]int32
+	hasInput        bool
+	pendingInput    Input
+	kicked          bool // an EvKick was queued
+	ready           bool // m_IsReadyToPlay
+	lastReadyChange int32
 }
 
 func (p *Player) character() *Character {
@@ -95,6 +97,7 @@ func (w *World) AddPlayer(cid int, info PlayerInfo) error {
 	} else {
 		p.team = w.ctrl.startTeam()
 	}
+	p.ready = !w.ctrl.isPlayerReadyMode()
 	w.players[cid] = p
 	// OnPlayerConnect
 	p.respawn()
@@ -118,6 +121,7 @@ func (w *World) RemovePlayer(cid int) {
 	}
 	w.loseProjectileOwner(cid)
 	w.players[cid] = nil
+	w.ctrl.checkReadyStates(cid)
 	if p.char != nil {
 		w.freeChar(p.char)
 		p.char = nil

@@ -175,7 +175,9 @@ func (p *Player) snap(viewer int, b SnapBuilder) error {
 	if p.authed {
 		flags |= PlayerFlagAdmin
 	}
-	flags |= PlayerFlagReady
+	if !w.ctrl.isPlayerReadyMode() || p.ready {
+		flags |= PlayerFlagReady
+	}
 	if p.info.Bot {
 		flags |= PlayerFlagBot
 	}

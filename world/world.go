@@ -91,6 +91,9 @@ type Config struct {
 	StrictSpectate  bool     // sv_strict_spectate_mode
 	TournamentMode  bool     // sv_tournament_mode: new players join as spectators
 	SpamProtection  bool     // sv_spamprotection (team change, kill)
+	// PlayerReadyMode is sv_player_ready_mode: players start an infinite
+	// warmup (Warmup -1) and pause/resume the game with their ready state.
+	PlayerReadyMode bool
 	// InactiveKickTime is sv_inactivekick_time in minutes (0 = off): players
 	// without input activity that long are handled per InactiveKick.
 	InactiveKickTime int
