@@ -10,6 +10,7 @@ import (
 	"twserver/gamemsg"
 	"twserver/netproto"
 	"twserver/snap"
+	"twserver/world"
 )
 
 // testClient is a minimal 0.7 client for tests: it runs the connection,
@@ -284,15 +285,13 @@ func (tc *testClient) say(text string) {
 	tc.sendGame(&gamemsg.ClSay{Mode: chatAll, Target: -1, Message: text})
 }
 
-// charX returns the x of the client's own character in its newest snapshot.
-func (tc *testClient) charX() (int32, bool) {
-	sn, _ := tc.recv.Latest()
+// charX returns the x of the client's own character, extrapolated from its
+// newest snapshot to that snapshot's tick like a client does.
+func (tc *testClient) charX(w *world.World) (int32, bool) {
+	sn, tick := tc.recv.Latest()
 	if sn == nil || tc.localID < 0 {
 		return 0, false
 	}
-	i := sn.Find(snap.Key(objCharacter, uint16(tc.localID)))
-	if i < 0 {
-		return 0, false
-	}
-	return sn.ItemData(i)[charX], true
+	x, _, ok := charPosAt(sn, int(tc.localID), tick, w)
+	return x, ok
 }

@@ -133,7 +133,7 @@ func (s *Server) cmdStatus() {
 		line := fmt.Sprintf("id=%d addr=%s state=%s name=%q", c.id, c.addr, c.state, c.name)
 		if c.state == stateIngame {
 			line += fmt.Sprintf(" team=%d score=%d latency=%d", s.world.Team(c.id), s.world.Score(c.id), c.latencyMs)
-			if x, y, ok := c.playerPos(); ok {
+			if x, y, ok := s.playerPos(c); ok {
 				line += fmt.Sprintf(" pos=(%d,%d)", x, y)
 			}
 		}

@@ -130,17 +130,17 @@ func TestJoinPlayChat(t *testing.T) {
 			t.Errorf("no INPUTTIMING received")
 		}
 		// Movement: hold right.
-		x0, ok := a.charX()
+		x0, ok := a.charX(ts.world)
 		if !ok {
 			a.run(4 * time.Second) // respawn delay
-			x0, ok = a.charX()
+			x0, ok = a.charX(ts.world)
 		}
 		if !ok {
 			t.Fatalf("alice has no character in her snapshot")
 		}
 		a.direction = 1
 		a.run(time.Second)
-		x1, _ := a.charX()
+		x1, _ := a.charX(ts.world)
 		t.Logf("alice moved right: x %d -> %d", x0, x1)
 		if x1 <= x0 {
 			t.Errorf("holding right did not move the character: x %d -> %d", x0, x1)

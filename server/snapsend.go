@@ -131,20 +131,46 @@ func (c *client) inputFor(tick int32) (world.Input, bool) {
 	return world.Input{}, false
 }
 
-// playerPos returns a client's character position from the newest snapshot
-// sent to it (ok false when it has no character in it).
-func (c *client) playerPos() (x, y int32, ok bool) {
-	sn, _, found := c.storage.Get(c.storage.Newest())
-	if !found || c.storage.Len() == 0 {
+// maxEvolveTicks bounds the ticks a character core is extrapolated (the
+// reference re-sends a character at least every 3 s).
+const maxEvolveTicks = 3 * 50
+
+// playerPos returns a client's character position at the current tick: the
+// character core in the newest snapshot sent to it is extrapolated from its
+// tick the way clients do (the server sends a character only when its
+// motion deviates from that extrapolation). ok is false without a character.
+func (s *Server) playerPos(c *client) (x, y int32, ok bool) {
+	if c.storage.Len() == 0 {
 		return 0, 0, false
 	}
-	i := sn.Find(snap.Key(objCharacter, uint16(c.id)))
+	sn, _, found := c.storage.Get(c.storage.Newest())
+	if !found {
+		return 0, 0, false
+	}
+	return charPosAt(sn, c.id, s.world.CurrentTick(), s.world)
+}
+
+// charPosAt extrapolates the Character item of client cid in sn to tick.
+func charPosAt(sn *snap.Snapshot, cid int, tick int32, w *world.World) (x, y int32, ok bool) {
+	i := sn.Find(snap.Key(objCharacter, uint16(cid)))
 	if i < 0 {
 		return 0, 0, false
 	}
 	d := sn.ItemData(i)
-	if len(d) <= charY {
+	if len(d) < 15 {
 		return 0, 0, false
 	}
-	return d[charX], d[charY], true
+	nc := world.NetCore{Tick: d[0], X: d[1], Y: d[2], VelX: d[3], VelY: d[4], Angle: d[5], Direction: d[6],
+		Jumped: d[7], HookedPlayer: d[8], HookState: d[9], HookTick: d[10], HookX: d[11], HookY: d[12], HookDx: d[13], HookDy: d[14]}
+	wc := world.WorldCore{Tuning: w.Tuning()}
+	var core world.CharacterCore
+	core.Init(&wc, w.Collision())
+	core.Reset()
+	core.Read(&nc)
+	for t, n := nc.Tick, 0; t < tick && n < maxEvolveTicks; t, n = t+1, n+1 {
+		core.Tick(false)
+		core.Move()
+		core.Quantize()
+	}
+	return int32(core.Pos.X), int32(core.Pos.Y), true
 }
