@@ -65,6 +65,7 @@ type client struct {
 	storage       snap.Storage
 	inputs        [inputRingSize]storedInput
 	inputHead     int
+	lastDirection int32
 
 	// packet budget (flood bound): packets counted in the current second
 	budgetStart time.Duration

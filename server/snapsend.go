@@ -116,6 +116,10 @@ func (s *Server) onInput(c *client, u *netproto.Unpacker) {
 	if err != nil {
 		return
 	}
+	if in.Direction != c.lastDirection {
+		c.lastDirection = in.Direction
+		s.log.Debug().Int("cid", c.id).Int32("direction", in.Direction).Int32("tick", intended).Msg("input direction")
+	}
 	c.inputs[c.inputHead] = storedInput{tick: intended, in: in}
 	c.inputHead = (c.inputHead + 1) % inputRingSize
 	s.world.DirectInput(c.id, in)
