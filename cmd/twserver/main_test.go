@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+type lockedBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.toml")
+	os.WriteFile(bad, []byte("[server]\nprot = 1\n"), 0o644)
+	badVal := filepath.Join(dir, "badval.toml")
+	os.WriteFile(badVal, []byte("[game]\ntype = \"race\"\n"), 0o644)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown key", []string{"-config", bad}, `line 2: unknown key "server.prot"`},
+		{"invalid value", []string{"-config", badVal}, "game.type"},
+		{"missing file", []string{"-config", filepath.Join(dir, "none.toml")}, "no such file"},
+		{"bad flag value", []string{"-max-clients", "99"}, "server.max_clients"},
+		{"stray argument", []string{"foo"}, "unexpected argument"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var errb lockedBuf
+			if code := run(tt.args, strings.NewReader(""), &errb); code != 2 {
+				t.Errorf("exit code %d, want 2", code)
+			}
+			if !strings.Contains(errb.String(), tt.want) {
+				t.Errorf("stderr %q does not contain %q", errb.String(), tt.want)
+			}
+		})
+	}
+}
+
+// TestSignalShutdown starts the server on a free loopback port with a config
+// file overridden by flags, then sends SIGINT: run must return 0 within 5 s.
+func TestSignalShutdown(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "server.toml")
+	os.WriteFile(cfg, []byte("[server]\nname = \"from file\"\nport = 8303\n[log]\nformat = \"json\"\n"), 0o644)
+	var errb lockedBuf
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"-config", cfg, "-bind", "127.0.0.1", "-port", "0", "-no-console"}, strings.NewReader(""), &errb)
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(errb.String(), "listening") {
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not start: %s", errb.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if strings.Contains(errb.String(), ":8303") {
+		t.Errorf("-port did not override the file: %s", errb.String())
+	}
+	t0 := time.Now()
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit code %d\n%s", code, errb.String())
+		}
+		if d := time.Since(t0); d > 5*time.Second {
+			t.Errorf("shutdown took %v", d)
+		}
+	case <-time.After(6 * time.Second):
+		t.Fatalf("no exit within 6 s after SIGINT:\n%s", errb.String())
+	}
+	if !strings.Contains(errb.String(), "server stopped") {
+		t.Errorf("log lacks 'server stopped':\n%s", errb.String())
+	}
+}
