@@ -53,6 +53,11 @@ type testClient struct {
 	gameInfos   int
 	inputTiming int
 
+	rconLines   []string
+	rconOn      bool
+	rconCmds    int
+	voteOptions int
+
 	direction int32 // sent in INPUT once in game
 	inputTick int32
 
@@ -209,6 +214,8 @@ func (tc *testClient) onMessage(ch netproto.Chunk) {
 			tc.drops = append(tc.drops, *m)
 		case *gamemsg.SvGameInfo:
 			tc.gameInfos++
+		case *gamemsg.SvVoteOptionListAdd:
+			tc.voteOptions += int(m.Num)
 		}
 		return
 	}
@@ -263,6 +270,14 @@ func (tc *testClient) onMessage(ch netproto.Chunk) {
 		}
 	case netproto.NetmsgInputTiming:
 		tc.inputTiming++
+	case netproto.NetmsgRconLine:
+		tc.rconLines = append(tc.rconLines, u.GetString())
+	case netproto.NetmsgRconAuthOn:
+		tc.rconOn = true
+	case netproto.NetmsgRconAuthOff:
+		tc.rconOn = false
+	case netproto.NetmsgRconCmdAdd:
+		tc.rconCmds++
 	}
 }
 
@@ -295,3 +310,5 @@ func (tc *testClient) charX(w *world.World) (int32, bool) {
 	x, _, ok := charPosAt(sn, int(tc.localID), tick, w)
 	return x, ok
 }
+
+func netipFrom(s string) netip.AddrPort { return netip.MustParseAddrPort(s) }
