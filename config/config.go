@@ -42,6 +42,21 @@ type Config struct {
 	Game   GameConfig   `toml:"game"`
 	Log    LogConfig    `toml:"log"`
 	Votes  []VoteOption `toml:"vote"`
+	Record RecordConfig `toml:"record"`
+}
+
+// RecordConfig selects recording (owned by the recording code, server/record*.go).
+type RecordConfig struct {
+	// Teehistorian writes one teehistorian file per game (sv_tee_historian).
+	Teehistorian bool `toml:"teehistorian"`
+	// Demo writes one 0.7 server demo per game (sv_auto_demo_record).
+	Demo bool `toml:"demo"`
+	// Dir is the directory of the recordings.
+	Dir string `toml:"dir"`
+	// MaxFileMB ends the recording of a game whose file reaches this size.
+	MaxFileMB int `toml:"max_file_mb"`
+	// MaxDirMB deletes the oldest recordings in Dir beyond this total; 0 = no limit.
+	MaxDirMB int `toml:"max_dir_mb"`
 }
 
 // ServerConfig holds network and access settings.
@@ -125,8 +140,9 @@ func Default() Config {
 			SnapshotRate:     25,
 			MapDownloadSpeed: 8,
 		},
-		Game: GameConfig{Type: "dm", ScoreLimit: 20},
-		Log:  LogConfig{Level: "info", Format: "console"},
+		Game:   GameConfig{Type: "dm", ScoreLimit: 20},
+		Log:    LogConfig{Level: "info", Format: "console"},
+		Record: RecordConfig{Dir: "recordings", MaxFileMB: 512, MaxDirMB: 8192},
 	}
 }
 
@@ -287,6 +303,13 @@ func (c *Config) Validate() error {
 	default:
 		return invalid("log.format", "%q: must be console or json", c.Log.Format)
 	}
+	if r := &c.Record; (r.Teehistorian || r.Demo) && r.Dir == "" {
+		return invalid("record.dir", "must be set when recording")
+	} else if r.MaxFileMB < 1 || r.MaxFileMB > 1<<20 {
+		return invalid("record.max_file_mb", "%d is outside 1..%d", r.MaxFileMB, 1<<20)
+	} else if r.MaxDirMB < 0 || r.MaxDirMB > 1<<30 {
+		return invalid("record.max_dir_mb", "%d is outside 0..%d", r.MaxDirMB, 1<<30)
+	}
 	if len(c.Votes) > MaxVoteOptions {
 		return invalid("vote", "%d options, at most %d", len(c.Votes), MaxVoteOptions)
 	}
@@ -335,4 +358,9 @@ var SvNames = []SvName{
 	{"log.level", "console_output_level", "debug, info, warn or error"},
 	{"log.format", "(none)", "console or json"},
 	{"[[vote]] description/command", "add_vote", "vote menu entries"},
+	{"record.teehistorian", "sv_tee_historian", "write a teehistorian file per game"},
+	{"record.demo", "sv_auto_demo_record", "write a 0.7 demo per game"},
+	{"record.dir", "(none)", "directory of the recordings (default recordings)"},
+	{"record.max_file_mb", "(none)", "size at which a game's recording stops (default 512)"},
+	{"record.max_dir_mb", "(none)", "oldest recordings deleted beyond this total (0 = no limit)"},
 }

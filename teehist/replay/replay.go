@@ -1,0 +1,312 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"twserver/gamemsg"
+	"twserver/netproto"
+	"twserver/teehist"
+	"twserver/world"
+	"twserver/world/twmap"
+)
+
+// Divergence is the first difference between a recorded and a simulated
+// character: a character that exists in one but not the other, or a
+// different position.
+type Divergence struct {
+	Tick                   int32
+	CID                    int
+	RecAlive, SimAlive     bool
+	RecX, RecY, SimX, SimY int32
+}
+
+func (d *Divergence) String() string {
+	f := func(alive bool, x, y int32) string {
+		if !alive {
+			return "none"
+		}
+		return fmt.Sprintf("(%d,%d)", x, y)
+	}
+	return fmt.Sprintf("tick %d cid %d: recorded %s, simulated %s", d.Tick, d.CID,
+		f(d.RecAlive, d.RecX, d.RecY), f(d.SimAlive, d.SimX, d.SimY))
+}
+
+// Result summarises a replay.
+type Result struct {
+	Ticks      int32       // last simulated tick
+	Compared   int         // character positions compared
+	Finished   bool        // the file ended with FINISH
+	Divergence *Divergence // first divergence, nil if none
+	// Ignored lists console commands without an effect on the simulation
+	// that the replay skipped (name and count).
+	Ignored map[string]int
+}
+
+// ErrMapMismatch is returned when the map does not match the recorded SHA-256.
+var ErrMapMismatch = errors.New("replay: map does not match the recording")
+
+// ErrNotReplayable is returned for a file the replay cannot reproduce
+// (foreign server, unknown seed or non-default tuning).
+var ErrNotReplayable = errors.New("replay: recording is not replayable")
+
+// conn is the replay's state of one client id.
+type conn struct {
+	ingame    bool
+	name      string
+	hasInput  bool
+	input     teehist.Input
+	missing   bool
+	hasDirect bool
+	direct    teehist.Input
+	recAlive  bool
+	recX      int32
+	recY      int32
+}
+
+// Engine replays one file. Create it with New, then feed messages in order.
+type Engine struct {
+	w        *world.World
+	settings Settings
+	pos      Positions
+	c        [teehist.MaxClients]conn
+	res      Result
+	up       netproto.Unpacker
+}
+
+// New creates a world from the header's map, settings and seed. m must be
+// the recorded map (checked by SHA-256).
+func New(h *teehist.Header, m *twmap.Map) (*Engine, error) {
+	if m.SHA256 != h.MapSHA256 || m.Name != h.MapName {
+		return nil, fmt.Errorf("%w: have %s %x, recorded %s %x", ErrMapMismatch, m.Name, m.SHA256[:4], h.MapName, h.MapSHA256[:4])
+	}
+	seed, err := ParseSeed(h.PrngDescription)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotReplayable, err)
+	}
+	s, err := ParseSettings(h)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotReplayable, err)
+	}
+	w, err := world.New(m, s.World, seed)
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{w: w, settings: s, res: Result{Ignored: map[string]int{}}}, nil
+}
+
+// World returns the simulated world.
+func (e *Engine) World() *world.World { return e.w }
+
+// Run reads every message of r (after its header) and replays it. It stops at
+// the first divergence; the error is non-nil only for unreadable input.
+func Run(r *teehist.Reader, h *teehist.Header, m *twmap.Map) (*Result, error) {
+	e, err := New(h, m)
+	if err != nil {
+		return nil, err
+	}
+	var msg teehist.Message
+	for {
+		err := r.Next(&msg)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var te *teehist.Error
+			if errors.As(err, &te) && errors.Is(err, io.ErrUnexpectedEOF) {
+				break // a file of a killed server: compare what is there
+			}
+			return e.Result(), err
+		}
+		if e.Feed(&msg) {
+			return e.Result(), nil
+		}
+	}
+	e.compare()
+	return e.Result(), nil
+}
+
+// Result returns the result so far.
+func (e *Engine) Result() *Result {
+	e.res.Ticks = e.w.CurrentTick()
+	return &e.res
+}
+
+// Feed applies one message. It reports true once a divergence was found.
+func (e *Engine) Feed(m *teehist.Message) bool {
+	if e.res.Divergence != nil {
+		return true
+	}
+	for e.w.CurrentTick() < m.Tick {
+		if e.compare() {
+			return true
+		}
+		e.step()
+	}
+	cid := int(m.CID)
+	var c *conn
+	if cid >= 0 && cid < teehist.MaxClients {
+		c = &e.c[cid]
+	}
+	switch m.Kind {
+	case teehist.KindPlayerNew:
+		c.recAlive, c.recX, c.recY = true, m.X, m.Y
+	case teehist.KindPlayerDiff:
+		c.recX += m.X
+		c.recY += m.Y
+	case teehist.KindPlayerOld:
+		c.recAlive = false
+	case teehist.KindInputNew:
+		if c != nil {
+			c.input, c.hasInput = m.Input, true
+		}
+	case teehist.KindInputDiff:
+		if c != nil {
+			for i := range c.input {
+				c.input[i] += m.Input[i]
+			}
+		}
+	case teehist.KindJoin:
+		if c != nil {
+			c.hasInput, c.hasDirect, c.missing = false, false, false
+		}
+	case teehist.KindDrop:
+		if c != nil {
+			if c.ingame {
+				e.w.RemovePlayer(cid)
+			}
+			c.ingame, c.hasInput, c.hasDirect, c.missing = false, false, false, false
+		}
+	case teehist.KindMessage:
+		if c != nil && c.ingame {
+			e.message(cid, m.Data)
+		}
+	case teehist.KindConsoleCommand:
+		e.command(m.Cmd, m.Args)
+	case teehist.KindEx:
+		e.ex(m)
+	case teehist.KindFinish:
+		e.res.Finished = true
+		return e.compare()
+	}
+	return false
+}
+
+func (e *Engine) ex(m *teehist.Message) {
+	f, err := teehist.DecodeEx(m.Ex, m.Data)
+	if err != nil || len(f) == 0 || f[0].Type != 'i' {
+		return
+	}
+	cid := int(f[0].Int)
+	if cid < 0 || cid >= teehist.MaxClients {
+		return
+	}
+	c := &e.c[cid]
+	switch m.Ex {
+	case teehist.ExPlayerName:
+		c.name = f[1].Str
+	case teehist.ExPlayerReady:
+		c.ingame = e.w.AddPlayer(cid, world.PlayerInfo{Name: c.name}) == nil
+	case teehist.ExInputMissing:
+		c.missing = true
+	case teehist.ExDirectInput:
+		var v teehist.Input
+		for i := range v {
+			v[i] = f[1+i].Int
+			if c.hasDirect {
+				v[i] += c.direct[i]
+			}
+		}
+		c.direct, c.hasDirect = v, true
+		if in, err := world.DecodeInput(v[:]); err == nil {
+			e.w.DirectInput(cid, in)
+		}
+	}
+}
+
+// message applies a recorded game message the way the server does.
+func (e *Engine) message(cid int, data []byte) {
+	id, sys, n, err := netproto.ParseMsgHeader(data)
+	if err != nil || sys {
+		return
+	}
+	e.up.Reset(data[n:])
+	msg, err := gamemsg.Decode(id, decoder{&e.up})
+	if err != nil {
+		return
+	}
+	switch m := msg.(type) {
+	case *gamemsg.ClSetTeam:
+		e.w.SetTeam(cid, int(m.Team))
+	case *gamemsg.ClSetSpectatorMode:
+		e.w.SetSpectatorMode(cid, int(m.SpecMode), int(m.SpectatorID))
+	case *gamemsg.ClKill:
+		e.w.Kill(cid)
+	}
+}
+
+// CmdSetTeam is the console command the server records when it moves a
+// player by itself (a passed spectator vote): args client id and team.
+const CmdSetTeam = "set_team"
+
+func (e *Engine) command(cmd string, args []string) {
+	if cmd == CmdSetTeam && len(args) == 2 {
+		cid, err1 := strconv.Atoi(args[0])
+		team, err2 := strconv.Atoi(args[1])
+		if err1 == nil && err2 == nil {
+			e.w.ForceTeam(cid, team)
+			return
+		}
+	}
+	e.res.Ignored[cmd]++
+}
+
+// step runs one tick like the server's loop: the predicted inputs, Tick,
+// positions, and PostSnap on snapshot ticks.
+func (e *Engine) step() {
+	for cid := range e.c {
+		c := &e.c[cid]
+		if c.ingame && c.hasInput && !c.missing {
+			if in, err := world.DecodeInput(c.input[:]); err == nil {
+				e.w.SetInput(cid, in)
+			}
+		}
+		c.missing = false
+	}
+	e.w.Tick()
+	e.w.DrainEvents(func(world.Event) {})
+	e.pos.Update(e.w)
+	if e.settings.SnapshotRate == 50 || e.w.CurrentTick()%2 == 0 {
+		e.w.PostSnap()
+	}
+}
+
+// compare checks the recorded positions of the current tick against the
+// simulation and records the first divergence.
+func (e *Engine) compare() bool {
+	if e.w.CurrentTick() == 0 {
+		return false
+	}
+	for cid := range e.c {
+		c := &e.c[cid]
+		x, y, alive := e.pos.Get(cid)
+		if alive != c.recAlive || alive && (x != c.recX || y != c.recY) {
+			e.res.Divergence = &Divergence{Tick: e.w.CurrentTick(), CID: cid,
+				RecAlive: c.recAlive, RecX: c.recX, RecY: c.recY, SimAlive: alive, SimX: x, SimY: y}
+			return true
+		}
+		if alive {
+			e.res.Compared++
+		}
+	}
+	return false
+}
+
+// decoder adapts netproto.Unpacker to gamemsg.Reader.
+type decoder struct{ u *netproto.Unpacker }
+
+func (d decoder) GetInt() int32     { return d.u.GetInt() }
+func (d decoder) GetString() string { return d.u.GetString() }
+func (d decoder) Err() error        { return d.u.Err() }
