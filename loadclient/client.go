@@ -177,7 +177,7 @@ func (c *Client) Run(ctx context.Context) Stats {
 		}
 	}
 	if c.inGame {
-		c.stats.InGame = now - c.inGameAt
+		c.stats.InGame += now - c.inGameAt
 	}
 	c.stats.Stage = c.stage
 	c.stats.DroppedPkts = c.conn.dropped
@@ -416,7 +416,11 @@ func (c *Client) onMapChange(body []byte) {
 		return
 	}
 	// a map change restarts the way into the game
+	if c.inGame {
+		c.stats.InGame += c.now - c.inGameAt
+	}
 	c.inGame, c.enteredSnap, c.ackTick = false, 0, -1
+	c.inN, c.lastTick = 0, -1 // ticks restart with the new map
 	c.live.InGame.Store(false)
 	c.recv.Reset()
 	c.mapKey, c.mapCPR, c.mapChunk = k, cpr, chunk
@@ -448,7 +452,7 @@ func (c *Client) onMapData(body []byte) {
 			c.fail(fmt.Errorf("map download: %w", err))
 			return
 		}
-		c.stats.MapDownloaded = true
+		c.stats.MapDownloads++
 		c.stats.MapBytes = len(c.mapBuf)
 		c.mapBuf = nil
 		c.sendSys(netproto.NetmsgReady)

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/netip"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -28,6 +29,9 @@ type fakeServer struct {
 	mapData  []byte
 	corrupt  int // every corrupt-th snapshot carries a wrong CRC (0: never)
 	bigItems int // extra items to make snapshots span several parts
+	// changeAfter, when > 0, switches every client to a second map after
+	// that many snapshots (once).
+	changeAfter int
 
 	mu      sync.Mutex
 	clients map[netip.AddrPort]*fakePeer
@@ -46,6 +50,7 @@ type fakePeer struct {
 	store     snap.Storage
 	enc       snap.Encoder
 	snapCount int
+	changed   bool
 }
 
 const (
@@ -69,8 +74,28 @@ func newFakeServer(t *testing.T) *fakeServer {
 
 func (s *fakeServer) addr() netip.AddrPort { return s.sock.LocalAddr().(*net.UDPAddr).AddrPort() }
 
-func (s *fakeServer) mapKey() MapKey {
-	return MapKey{Name: "fakemap", CRC: crc32.ChecksumIEEE(s.mapData), Size: len(s.mapData), SHA256: sha256.Sum256(s.mapData)}
+func (s *fakeServer) mapKey() MapKey { return keyOf("fakemap", s.mapData) }
+
+func keyOf(name string, data []byte) MapKey {
+	return MapKey{Name: name, CRC: crc32.ChecksumIEEE(data), Size: len(data), SHA256: sha256.Sum256(data)}
+}
+
+// mapFor returns the map a peer is on: the second map (the first one
+// reversed, under another name) after a change.
+func (s *fakeServer) mapFor(p *fakePeer) []byte {
+	if !p.changed {
+		return s.mapData
+	}
+	m := bytes.Clone(s.mapData[:len(s.mapData)-7])
+	slices.Reverse(m)
+	return m
+}
+
+func (s *fakeServer) mapKeyFor(p *fakePeer) MapKey {
+	if !p.changed {
+		return s.mapKey()
+	}
+	return keyOf("fakemap2", s.mapFor(p))
 }
 
 // serve runs until ctx is done.
@@ -205,13 +230,14 @@ func (s *fakeServer) onMessage(p *fakePeer, data []byte) {
 		k := s.mapKey()
 		s.queue(p, sysMsg(netproto.NetmsgMapChange, k.Name, int(int32(k.CRC)), k.Size, fakeMapCPR, fakeMapChunk, k.SHA256[:]), true)
 	case sys && id == netproto.NetmsgRequestMapData:
+		data := s.mapFor(p)
 		for range fakeMapCPR {
 			off := p.mapChunk * fakeMapChunk
-			if off >= len(s.mapData) {
+			if off >= len(data) {
 				break
 			}
-			end := min(off+fakeMapChunk, len(s.mapData))
-			s.queue(p, sysMsg(netproto.NetmsgMapData, s.mapData[off:end]), true)
+			end := min(off+fakeMapChunk, len(data))
+			s.queue(p, sysMsg(netproto.NetmsgMapData, data[off:end]), true)
 			p.mapChunk++
 		}
 	case sys && id == netproto.NetmsgReady:
@@ -263,6 +289,14 @@ func (s *fakeServer) snapshots(tick int32) {
 			return
 		}
 		p.snapCount++
+		if s.changeAfter > 0 && p.snapCount == s.changeAfter && !p.changed {
+			p.changed, p.ingame, p.mapChunk, p.ackTick = true, false, 0, -1
+			p.store.PurgeAll()
+			k := s.mapKeyFor(p)
+			s.queue(p, sysMsg(netproto.NetmsgMapChange, k.Name, int(int32(k.CRC)), k.Size, fakeMapCPR, fakeMapChunk, k.SHA256[:]), true)
+			s.flush(p)
+			continue
+		}
 		for i := range p.enc.NumMessages() {
 			msg := p.enc.Message(i)
 			if s.corrupt > 0 && p.snapCount%s.corrupt == 0 && len(p.enc.Data()) > 0 && p.enc.NumMessages() == 1 {
@@ -341,5 +375,25 @@ func TestFakeServerMapCache(t *testing.T) {
 	}
 	if !sum.OK() || sum.MapDownloads != 0 {
 		t.Fatalf("cached map downloaded again or run failed: %+v", sum)
+	}
+}
+
+func TestFakeServerMapChange(t *testing.T) {
+	s := newFakeServer(t)
+	s.changeAfter = 10
+	sum := runFake(t, s, 2, 2500*time.Millisecond)
+	if !sum.OK() || sum.Connected != 2 {
+		t.Fatalf("summary %+v", sum)
+	}
+	got2 := false
+	for _, c := range sum.PerClient {
+		if c.Stage != StageInGame || c.Snapshots < 10 {
+			t.Errorf("client %d after the map change: stage %s, %d snapshots", c.Index, c.Stage, c.Snapshots)
+		}
+		got2 = got2 || c.MapBytes == len(s.mapData)-7
+	}
+	// the clients share one cache: each map is downloaded at least once
+	if sum.MapDownloads < 2 || !got2 {
+		t.Errorf("%d map downloads (second map seen: %v), want both maps downloaded", sum.MapDownloads, got2)
 	}
 }

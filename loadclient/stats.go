@@ -108,10 +108,10 @@ type Stats struct {
 	// Stage the client was in when it failed or stopped.
 	Stage string `json:"stage"`
 
-	ConnectTime   time.Duration `json:"connect_ns"` // start to in game
-	InGame        time.Duration `json:"ingame_ns"`  // in game to stop
-	MapDownloaded bool          `json:"map_downloaded"`
-	MapBytes      int           `json:"map_bytes"`
+	ConnectTime  time.Duration `json:"connect_ns"` // start to in game
+	InGame       time.Duration `json:"ingame_ns"`  // in game to stop
+	MapDownloads int           `json:"map_downloads"`
+	MapBytes     int           `json:"map_bytes"`
 
 	Snapshots     int64  `json:"snapshots"`    // reconstructed (incl. empty)
 	SnapEmpty     int64  `json:"snap_empty"`   // SNAPEMPTY among them
@@ -255,9 +255,7 @@ func Summarize(stats []Stats) Summary {
 			s.Failed++
 			s.Failures[st.Failure]++
 		}
-		if st.MapDownloaded {
-			s.MapDownloads++
-		}
+		s.MapDownloads += st.MapDownloads
 		s.CRCErrors += st.CRCErrors
 		s.DeltaErrors += st.DeltaErrors
 		s.NoBase += st.NoBase
