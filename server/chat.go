@@ -24,8 +24,9 @@ const (
 
 // Chat modes (CHAT_*).
 const (
-	chatAll  = 1
-	chatTeam = 2
+	chatAll     = 1
+	chatTeam    = 2
+	chatWhisper = 3
 )
 
 // decoder adapts the loop's Unpacker to gamemsg.Reader.
@@ -103,8 +104,19 @@ func (s *Server) onSay(c *client, m *gamemsg.ClSay, now time.Duration) {
 	c.lastChat = now
 	mode := int32(chatAll)
 	team := s.world.Team(c.id)
-	if m.Mode == chatTeam {
+	switch m.Mode {
+	case chatTeam:
 		mode = chatTeam
+	case chatWhisper:
+		t := int(m.Target)
+		if t < 0 || t >= len(s.clients) || s.clients[t].state != stateIngame || t == c.id {
+			return
+		}
+		s.log.Info().Int("cid", c.id).Str("name", c.name).Int("to", t).Str("text", text).Msg("whisper")
+		w := &gamemsg.SvChat{Mode: chatWhisper, ClientID: int32(c.id), TargetID: int32(t), Message: text}
+		s.sendGame(s.clients[t], w, false)
+		s.sendGame(c, w, false)
+		return
 	}
 	s.log.Info().Int("cid", c.id).Str("name", c.name).Bool("team", mode == chatTeam).Str("text", text).Msg("chat")
 	msg := &gamemsg.SvChat{Mode: mode, ClientID: int32(c.id), TargetID: -1, Message: text}
