@@ -28,6 +28,7 @@ type controller struct {
 	stateTimer     int32
 	gameStartTick  int32
 	matchCount     int
+	sentMatch      int // match_current last announced in Sv_GameInfo
 	suddenDeath    bool
 	teamScore      [2]int
 	teamSize       [2]int
@@ -44,6 +45,7 @@ func (c *controller) init(w *World) {
 		c.gameFlags = GameFlagTeams | GameFlagFlags
 	}
 	c.unbalancedTick = tbalanceOK
+	c.sentMatch = 1
 	c.state = stateRunning
 	c.stateTimer = timerInfinite
 	c.gameStartTick = w.tick
@@ -169,7 +171,20 @@ func (c *controller) resetGame() {
 	c.setGameState(stateRunning, 0)
 	c.gameStartTick = c.w.tick
 	c.suddenDeath = false
+	c.checkGameInfo()
 	c.doTeamBalance()
+}
+
+// checkGameInfo keeps the match counter (always match 1 without a map
+// rotation) and tells every client when the current match number changed.
+func (c *controller) checkGameInfo() {
+	if c.w.cfg.MatchesPerMap == 0 {
+		c.matchCount = 0
+	}
+	if c.matchCount+1 != c.sentMatch {
+		c.sentMatch = c.matchCount + 1
+		c.w.emitGameInfo(-1)
+	}
 }
 
 func (c *controller) startMatch() {

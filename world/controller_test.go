@@ -466,3 +466,36 @@ func TestReadyMode(t *testing.T) {
 		t.Fatal("game did not resume when everybody was ready")
 	}
 }
+
+func TestMatchCounter(t *testing.T) {
+	for _, perMap := range []int{0, 3} {
+		cfg := DefaultConfig()
+		cfg.ScoreLimit = 1
+		cfg.MatchesPerMap = perMap
+		w := newTestWorld(t, cfg, flatRows...)
+		addChars(t, w, 2)
+		drain(w)
+		var infos, cycles int
+		var last int32
+		for m := 0; m < 3; m++ {
+			tickN(w, 30)
+			kill(w, 0, 1)
+			tickN(w, timerEnd*tickSpeed+2)
+			for _, e := range drain(w) {
+				switch e.Kind {
+				case EvGameInfo:
+					infos++
+					last = e.Args[4]
+				case EvCycleMap:
+					cycles++
+				}
+			}
+		}
+		if perMap == 0 && (infos != 0 || cycles != 0 || w.GameInfo()[4] != 1) {
+			t.Fatalf("no rotation: %d game infos, %d cycles, match %d", infos, cycles, w.GameInfo()[4])
+		}
+		if perMap == 3 && (infos != 3 || last != 1 || cycles != 1) { // matches 2, 3, then 1 after the cycle
+			t.Fatalf("rotation every 3 matches: %d game infos (last match %d), %d cycles", infos, last, cycles)
+		}
+	}
+}
