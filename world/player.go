@@ -1,11 +1,11 @@
 package world
 
-// PlayerInfo describes a client entering the game. Only Spectator affects
-// the simulation; the strings and colours are kept for demo snapshots
-// (De_ClientInfo).
+// PlayerInfo describes a client entering the game. Only Spectator and Bot
+// affect the simulation; the strings and colours are kept for demo
+// snapshots (De_ClientInfo).
 type PlayerInfo struct {
 	Spectator       bool // join as a spectator regardless of free slots
-	Bot             bool // sets PLAYERFLAG_BOT in PlayerInfo
+	Bot             bool // a server-side dummy: never kicked for inactivity (0.7.5 sets no PLAYERFLAG_BOT)
 	Name            string
 	Clan            string
 	Country         int32

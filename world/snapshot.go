@@ -178,9 +178,6 @@ func (p *Player) snap(viewer int, b SnapBuilder) error {
 	if !w.ctrl.isPlayerReadyMode() || p.ready {
 		flags |= PlayerFlagReady
 	}
-	if p.info.Bot {
-		flags |= PlayerFlagBot
-	}
 	if viewer != -1 && p.team == TeamSpectators && viewer == p.spectatorID {
 		flags |= PlayerFlagWatching
 	}
