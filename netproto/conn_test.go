@@ -503,8 +503,13 @@ func TestConnLimits(t *testing.T) {
 	if !errors.Is(err, ErrResendBufferFull) || c.State() != StateError || c.Reason() != ReasonOutOfBuffer {
 		t.Fatalf("err %v state %v %q", err, c.State(), c.Reason())
 	}
-	if c.Stats.OutboxDrops == 0 {
-		t.Fatal("outbox never overflowed")
+	// Unpolled datagrams beyond OutboxPackets are dropped and counted.
+	c = serverConn(t)
+	for range OutboxPackets + 5 {
+		c.Send(0, []byte{1}, SendFlush)
+	}
+	if c.Pending() != OutboxPackets || c.Stats.OutboxDrops != 5 {
+		t.Fatalf("pending %d drops %d", c.Pending(), c.Stats.OutboxDrops)
 	}
 	// Many small chunks: at most MaxPacketChunks per packet.
 	c = serverConn(t)

@@ -33,8 +33,8 @@ const (
 	ConnBufferSize = 32768
 	// MaxResendChunks is the most vital chunks kept unacked per connection (half the sequence space, or acks become ambiguous).
 	MaxResendChunks = BackroomSize - 1
-	// OutboxPackets is the number of finished datagrams a Conn holds until the caller polls them.
-	OutboxPackets = 16
+	// OutboxPackets is the most finished datagrams a Conn holds until polled (a full 64-part snapshot fits).
+	OutboxPackets = 128
 	// TokenRequestDataSize is the minimum extra data of a token request or connect (NET_TOKENREQUEST_DATASIZE).
 	TokenRequestDataSize = 512
 	// TokenControlSize is the payload size of a padded TOKEN request or CONNECT: control byte + 512 bytes.

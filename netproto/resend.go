@@ -87,10 +87,11 @@ func inBackroom(seq, ack uint16) bool {
 	return s >= bottom && s <= int(ack)
 }
 
-// outbox holds finished datagrams until the caller polls them.
+// outbox holds finished datagrams until the caller polls them: a ring of
+// at most OutboxPackets slots, each allocated on first use and then reused,
+// so memory follows the peak number of unpolled datagrams.
 type outbox struct {
-	slots [OutboxPackets][outboxSlotSize]byte
-	lens  [OutboxPackets]int
+	slots [OutboxPackets][]byte
 	head  int
 	n     int
 }
@@ -104,12 +105,16 @@ func (o *outbox) slot() []byte {
 	if o.n == OutboxPackets {
 		return nil
 	}
-	return o.slots[(o.head+o.n)%OutboxPackets][:0]
+	i := (o.head + o.n) % OutboxPackets
+	if o.slots[i] == nil {
+		o.slots[i] = make([]byte, 0, outboxSlotSize)
+	}
+	return o.slots[i][:0]
 }
 
-// commit records the datagram written into the slot returned by slot.
+// commit records the datagram p written into the slot returned by slot.
 func (o *outbox) commit(p []byte) {
-	o.lens[(o.head+o.n)%OutboxPackets] = len(p)
+	o.slots[(o.head+o.n)%OutboxPackets] = p
 	o.n++
 }
 
@@ -118,7 +123,7 @@ func (o *outbox) pop(dst []byte) ([]byte, bool) {
 	if o.n == 0 {
 		return dst, false
 	}
-	dst = append(dst, o.slots[o.head][:o.lens[o.head]]...)
+	dst = append(dst, o.slots[o.head]...)
 	o.head = (o.head + 1) % OutboxPackets
 	o.n--
 	return dst, true
