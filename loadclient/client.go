@@ -521,6 +521,12 @@ func (c *Client) noteBad(kind string, tick int32, err error) {
 
 func (c *Client) onSnapshot(tick int32, empty bool) {
 	now := c.now
+	if sn, _ := c.recv.Latest(); sn != nil && !empty {
+		if bad, first := validateSnapshot(sn); bad > 0 {
+			c.stats.BadItems += int64(bad)
+			c.noteBad("snapshot item", tick, errors.New(first))
+		}
+	}
 	c.ackTick, c.crcStreak = tick, 0
 	c.lastTick, c.lastTickAt = tick, now
 	if !c.inGame {

@@ -7,8 +7,11 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"twserver/snap"
 )
 
 func TestInputPatterns(t *testing.T) {
@@ -182,5 +185,36 @@ func TestSummarize(t *testing.T) {
 	if s.Connected != 2 || s.Failed != 1 || s.Failures["closed by server: This server is full"] != 1 ||
 		s.CRCErrors != 1 || s.SnapsPerSec.Max != 25 || s.SnapsPerSec.Min != 24 || s.LatencyMs.Samples != 1 || s.OK() {
 		t.Fatalf("summary %+v", s)
+	}
+}
+
+func TestValidateItem(t *testing.T) {
+	tests := []struct {
+		name string
+		it   snap.Item
+		want string // substring of the problem, "" = valid
+	}{
+		{"player info", snap.Item{Type: 11, ID: 3, Data: []int32{8, 5, 30}}, ""},
+		{"player info bad flags", snap.Item{Type: 11, Data: []int32{0x80, 0, 0}}, "player_flags"},
+		{"player info short", snap.Item{Type: 11, Data: []int32{0, 0}}, "has 2 ints"},
+		{"character", snap.Item{Type: 10, Data: make([]int32, 22)}, ""},
+		{"character health 11", snap.Item{Type: 10, Data: append(make([]int32, 15), 11, 0, 0, 0, 0, 0, 0)}, "health"},
+		{"character inherited direction unchecked", snap.Item{Type: 10, Data: append([]int32{0, 0, 0, 0, 0, 0, 5}, make([]int32, 15)...)}, ""},
+		{"character core direction checked", snap.Item{Type: 9, Data: append([]int32{0, 0, 0, 0, 0, 0, 5}, make([]int32, 8)...)}, "direction"},
+		{"pickup type 8", snap.Item{Type: 4, Data: []int32{0, 0, 8}}, "type"},
+		{"game data flags", snap.Item{Type: 6, Data: []int32{0, 0x40, 0}}, "game_state_flags"},
+		{"sound 41", snap.Item{Type: 21, Data: []int32{0, 0, 41}}, "sound_id"},
+		{"damage 7 ints", snap.Item{Type: 22, Data: []int32{0, 0, 1, 0, 9, 9, 1}}, ""},
+		{"type 64", snap.Item{Type: 64, Data: []int32{1}}, "outside 1..63"},
+		{"type 0", snap.Item{Type: 0, Data: nil}, "outside 1..63"},
+		{"unknown type 40 skipped", snap.Item{Type: 40, Data: []int32{1, 2}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := validateItem(tt.it)
+			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+				t.Fatalf("validateItem = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -120,6 +120,7 @@ type Stats struct {
 	DeltaErrors   int64  `json:"delta_errors"` // malformed message, part or delta
 	NoBase        int64  `json:"no_base"`      // delta base not stored (acked -1)
 	Stale         int64  `json:"stale"`        // parts of old ticks
+	BadItems      int64  `json:"bad_items"`    // snapshot items the 0.7.5 client would drop
 	BadMessages   int64  `json:"bad_messages"` // game/system messages failing their checks
 	UnknownMsgs   int64  `json:"unknown_msgs"` // ids this client does not know
 	Inputs        int64  `json:"inputs"`       // INPUT messages sent
@@ -208,6 +209,7 @@ type Summary struct {
 	CRCErrors    int64  `json:"crc_errors"`
 	DeltaErrors  int64  `json:"delta_errors"`
 	NoBase       int64  `json:"no_base"`
+	BadItems     int64  `json:"bad_items"`
 	BadMessages  int64  `json:"bad_messages"`
 	UnknownMsgs  int64  `json:"unknown_msgs"`
 	LateInputs   int64  `json:"late_inputs"`
@@ -229,7 +231,7 @@ type Summary struct {
 // OK reports whether every client entered the game and no snapshot or
 // message failed its checks.
 func (s *Summary) OK() bool {
-	return s.Failed == 0 && s.Connected == s.Clients && s.CRCErrors == 0 && s.DeltaErrors == 0 && s.BadMessages == 0
+	return s.Failed == 0 && s.Connected == s.Clients && s.CRCErrors == 0 && s.DeltaErrors == 0 && s.BadMessages == 0 && s.BadItems == 0
 }
 
 // Summarize aggregates per-client stats.
@@ -260,6 +262,7 @@ func Summarize(stats []Stats) Summary {
 		s.DeltaErrors += st.DeltaErrors
 		s.NoBase += st.NoBase
 		s.BadMessages += st.BadMessages
+		s.BadItems += st.BadItems
 		s.UnknownMsgs += st.UnknownMsgs
 		s.LateInputs += st.LateInputs
 		s.Snapshots += st.Snapshots

@@ -143,7 +143,7 @@ for n in "${COUNTS[@]}"; do
 				  .rx_packets_per_sec_per_client.mean, .tx_packets_per_sec_per_client.mean,
 				  .snapshots_per_sec_per_client.mean, .input_to_snapshot_latency_ms.p50,
 				  .input_to_snapshot_latency_ms.p99, .connected, .failed,
-				  (.crc_errors + .delta_errors + .bad_messages)] | @tsv' "$dir/twload.json" >>"$RESULTS"
+				  (.crc_errors + .delta_errors + .bad_messages + .bad_items)] | @tsv' "$dir/twload.json" >>"$RESULTS"
 		else
 			printf '%s\t%s\t%s\t%s\t0\t0\t0\t0\t0\t0\t0\t0\t%s\t0\n' "$n" "$kind" "$cpu" "$hwm" "$n" >>"$RESULTS"
 		fi

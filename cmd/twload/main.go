@@ -121,8 +121,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if !sum.OK() {
-		fmt.Fprintf(stderr, "twload: FAIL: %d/%d connected, %d failed, %d crc errors, %d delta errors, %d bad messages\n",
-			sum.Connected, sum.Clients, sum.Failed, sum.CRCErrors, sum.DeltaErrors, sum.BadMessages)
+		fmt.Fprintf(stderr, "twload: FAIL: %d/%d connected, %d failed, %d crc errors, %d delta errors, %d bad items, %d bad messages\n",
+			sum.Connected, sum.Clients, sum.Failed, sum.CRCErrors, sum.DeltaErrors, sum.BadItems, sum.BadMessages)
 		return 1
 	}
 	return 0
