@@ -7,7 +7,7 @@
 #   server CPU      utime+stime from /proc/PID/stat over the load run, % of one core
 #   peak RSS        VmHWM from /proc/PID/status at the end of the run
 #   per client      received and sent bytes/s and packets/s (UDP payload, in game)
-#   snapshots/s per client, input-to-snapshot latency p50/p99, failures
+#   snapshots/s per client, input-to-snapshot latency p50/p99, failures, twload's own CPU
 # and, per N, the ratio twserver/reference of CPU, peak RSS, bytes and packets.
 #
 # Usage: scripts/bench.sh [-d DURATION] [-r RAMPUP] [-p PATTERN] [-o OUTDIR] [N ...]
@@ -118,7 +118,7 @@ start_server() {
 }
 
 RESULTS=$OUT/results.tsv
-printf 'n\tserver\tcpu_pct\tpeak_rss_kb\trx_Bps\ttx_Bps\trx_pps\ttx_pps\tsnaps_ps\tlat_p50\tlat_p99\tconnected\tfailed\tbad\n' >"$RESULTS"
+printf 'n\tserver\tload_cpu_pct\tcpu_pct\tpeak_rss_kb\trx_Bps\ttx_Bps\trx_pps\ttx_pps\tsnaps_ps\tlat_p50\tlat_p99\tconnected\tfailed\tbad\n' >"$RESULTS"
 STATUS=0
 for n in "${COUNTS[@]}"; do
 	for kind in "${SERVERS[@]}"; do
@@ -128,7 +128,7 @@ for n in "${COUNTS[@]}"; do
 		sleep 0.5
 		t0=$(cpu_ticks "$SPID"); w0=$EPOCHREALTIME
 		log "$kind: $n clients for $RAMP + $DUR on port $port"
-		"$TWLOAD" -addr "127.0.0.1:$port" -n "$n" -duration "$DUR" -rampup "$RAMP" -pattern "$PAT" \
+		/usr/bin/time -f "%U %S %e" -o "$dir/twload.time" "$TWLOAD" -addr "127.0.0.1:$port" -n "$n" -duration "$DUR" -rampup "$RAMP" -pattern "$PAT" \
 			-sources 16 -source-base 127.0.0.2 -status off -json "$dir/twload.json" 2>"$dir/twload.err"
 		rc=$?
 		t1=$(cpu_ticks "$SPID"); w1=$EPOCHREALTIME
@@ -136,16 +136,17 @@ for n in "${COUNTS[@]}"; do
 		kill -0 "$SPID" 2>/dev/null || { log "$kind died during the run (see $dir/server.log)"; rc=1; }
 		stop_pid "$SPID"
 		[ $rc -eq 0 ] || { STATUS=1; log "$kind n=$n: twload exit $rc: $(tail -1 "$dir/twload.err")"; }
+		lcpu=$(awk '{ if ($3 > 0) printf "%.1f", ($1 + $2) / $3 * 100; else print 0 }' "$dir/twload.time" 2>/dev/null || echo 0)
 		cpu=$(awk -v a="$t0" -v b="$t1" -v w0="$w0" -v w1="$w1" -v hz="$HZ" 'BEGIN{printf "%.1f", (b-a)/hz/(w1-w0)*100}')
 		if [ -s "$dir/twload.json" ]; then
-			jq -r --arg n "$n" --arg k "$kind" --arg cpu "$cpu" --arg hwm "$hwm" \
-				'[$n, $k, $cpu, $hwm, .rx_bytes_per_sec_per_client.mean, .tx_bytes_per_sec_per_client.mean,
+			jq -r --arg n "$n" --arg k "$kind" --arg cpu "$cpu" --arg hwm "$hwm" --arg lcpu "$lcpu" \
+				'[$n, $k, $lcpu, $cpu, $hwm, .rx_bytes_per_sec_per_client.mean, .tx_bytes_per_sec_per_client.mean,
 				  .rx_packets_per_sec_per_client.mean, .tx_packets_per_sec_per_client.mean,
 				  .snapshots_per_sec_per_client.mean, .input_to_snapshot_latency_ms.p50,
 				  .input_to_snapshot_latency_ms.p99, .connected, .failed,
 				  (.crc_errors + .delta_errors + .bad_messages + .bad_items)] | @tsv' "$dir/twload.json" >>"$RESULTS"
 		else
-			printf '%s\t%s\t%s\t%s\t0\t0\t0\t0\t0\t0\t0\t0\t%s\t0\n' "$n" "$kind" "$cpu" "$hwm" "$n" >>"$RESULTS"
+			printf '%s\t%s\t%s\t%s\t%s\t0\t0\t0\t0\t0\t0\t0\t0\t%s\t0\n' "$n" "$kind" "$lcpu" "$cpu" "$hwm" "$n" >>"$RESULTS"
 		fi
 	done
 done
@@ -155,13 +156,13 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
 f = lambda r, k: float(r[k])
 print(f"{'N':>3} {'server':<9} {'CPU %':>6} {'peakRSS MB':>10} {'s2c B/s/cl':>10} {'c2s B/s/cl':>10} "
-      f"{'s2c pk/s/cl':>10} {'c2s pk/s/cl':>10} {'snap/s':>6} {'lat p50':>7} {'lat p99':>7} {'in game':>7} {'bad':>4}")
+      f"{'s2c pk/s/cl':>10} {'c2s pk/s/cl':>10} {'snap/s':>6} {'lat p50':>7} {'lat p99':>7} {'in game':>7} {'bad':>4} {'twload CPU %':>12}")
 by = {}
 for r in rows:
     by.setdefault(r["n"], {})[r["server"]] = r
     print(f"{r['n']:>3} {r['server']:<9} {f(r,'cpu_pct'):6.1f} {f(r,'peak_rss_kb')/1024:10.1f} {f(r,'rx_Bps'):10.0f} "
           f"{f(r,'tx_Bps'):10.0f} {f(r,'rx_pps'):10.1f} {f(r,'tx_pps'):10.1f} {f(r,'snaps_ps'):6.1f} "
-          f"{f(r,'lat_p50'):7.1f} {f(r,'lat_p99'):7.1f} {r['connected']:>3}/{r['n']:<3} {r['bad']:>4}")
+          f"{f(r,'lat_p50'):7.1f} {f(r,'lat_p99'):7.1f} {r['connected']:>3}/{r['n']:<3} {r['bad']:>4} {f(r,'load_cpu_pct'):12.1f}")
 def ratio(a, b):
     return f"{a/b:.2f}" if b else "-"
 print()
