@@ -51,6 +51,7 @@ func (s *Server) execLine(line string) error {
 	if line == "" {
 		return nil
 	}
+	s.recConsole(line)
 	name, args, _ := strings.Cut(line, " ")
 	args = strings.TrimSpace(args)
 	switch name {
@@ -99,6 +100,7 @@ func (s *Server) execLine(line string) error {
 			c := s.clients[s.rconFrom]
 			s.consoleOut("Logout successful.")
 			c.rconAuthed = false
+			s.recAuth(c, false)
 			s.world.SetAuthed(c.id, false)
 			s.sendSys(c, netproto.NetmsgRconAuthOff, true, nil)
 		}
@@ -193,6 +195,7 @@ func (s *Server) rconAuth(c *client, pw string) {
 	}
 	if pw == s.cfg.Server.RconPassword {
 		c.rconAuthed = true
+		s.recAuth(c, true)
 		s.world.SetAuthed(c.id, true)
 		s.sendSys(c, netproto.NetmsgRconAuthOn, true, nil)
 		s.rconLine(c, "Admin authentication successful. Full remote console access granted.")

@@ -27,6 +27,7 @@ func (s *Server) onMessage(c *client, ch netproto.Chunk) {
 	if !vital {
 		return // game messages must be vital
 	}
+	s.recMessage(c, id, ch.Data)
 	s.onGameMessage(c, id, body)
 }
 
@@ -150,6 +151,7 @@ func (s *Server) enterGame(c *client) {
 		Name: c.name, Clan: c.clan, Country: c.country,
 		SkinPartNames: c.skin.PartNames, UseCustomColors: c.skin.UseCustomColors, SkinPartColors: c.skin.PartColors,
 	}
+	s.recReady(c)
 	if err := s.world.AddPlayer(c.id, info); err != nil {
 		s.dropClient(c, "Internal error")
 		return

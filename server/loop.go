@@ -90,6 +90,7 @@ loop:
 		timer.Reset(max(time.Until(s.tickStart(s.world.CurrentTick()+1)), 0))
 	}
 	s.shutdown()
+	s.recStop()
 	_ = s.conn.Close()
 	close(stopConsole)
 	<-readerDone
@@ -144,10 +145,14 @@ func (s *Server) doTick() {
 		if c.state == stateIngame {
 			if in, ok := c.inputFor(next); ok {
 				s.world.SetInput(c.id, in)
+				s.recInput(c, &in)
+			} else {
+				s.recNoInput(c)
 			}
 		}
 	}
 	s.world.Tick()
+	s.recAfterTick()
 	s.world.DrainEvents(s.onWorldEvent)
 	s.tickVote()
 	tick := s.world.CurrentTick()
@@ -272,6 +277,7 @@ func (s *Server) onConnect(addr netip.AddrPort, own, peer netproto.Token) {
 	c.addr = addr
 	c.created = now
 	c.conn.Accept(now, own, peer)
+	s.recJoin(c)
 	s.byAddr[addr] = c.id
 	s.peers.add(addr)
 	s.flushConn(c)

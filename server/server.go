@@ -112,6 +112,8 @@ type Server struct {
 	rconFrom        int      // client id running the current rcon command, -1 = stdin
 
 	runOnce sync.Once
+
+	rec recorder // recording state and hooks (record.go)
 }
 
 // Stats are counters of dropped and handled packets; read with atomic loads.
@@ -312,6 +314,7 @@ func (s *Server) setMap(m *twmap.Map) error {
 	}
 	s.curMap, s.world = m, w
 	s.gameStart = time.Now()
+	s.recGameStart()
 	return nil
 }
 

@@ -222,6 +222,7 @@ func (s *Server) dropClient(c *client, reason string) {
 	if c.state == stateEmpty {
 		return
 	}
+	s.recDrop(c, reason)
 	wasIngame := c.state == stateIngame
 	if wasIngame {
 		s.world.RemovePlayer(c.id)

@@ -122,6 +122,7 @@ func (s *Server) onInput(c *client, u *netproto.Unpacker) {
 	}
 	c.inputs[c.inputHead] = storedInput{tick: intended, in: in}
 	c.inputHead = (c.inputHead + 1) % inputRingSize
+	s.recDirectInput(c, &in)
 	s.world.DirectInput(c.id, in)
 }
 

@@ -173,6 +173,7 @@ func (s *Server) endVote(result int) {
 		}
 	case voteStartSpec:
 		if t := s.clients[v.target]; t.state == stateIngame {
+			s.recSetTeam(v.target, teamSpectators)
 			s.world.ForceTeam(v.target, teamSpectators)
 		}
 	}

@@ -61,6 +61,9 @@ func (e *Encoder) Take(dst []byte) []byte {
 	return dst
 }
 
+// Clear drops the buffered bytes.
+func (e *Encoder) Clear() { e.buf = e.buf[:0] }
+
 // Bytes returns the buffered bytes (valid until the next call).
 func (e *Encoder) Bytes() []byte { return e.buf }
 
