@@ -42,7 +42,8 @@ type Status struct {
 	Started   int
 	InGame    int
 	Failed    int
-	Snapshots int64 // total so far
+	Snapshots int64   // total so far
+	SnapRate  float64 // snapshots per second per in-game client since the last status
 	CRCErrors int64
 	BytesIn   int64
 	BytesOut  int64
@@ -50,8 +51,8 @@ type Status struct {
 
 // String renders the status as one line.
 func (s Status) String() string {
-	return fmt.Sprintf("%6.1fs started %d ingame %d failed %d snaps %d crcerr %d rx %.1f MB tx %.1f MB",
-		s.Elapsed.Seconds(), s.Started, s.InGame, s.Failed, s.Snapshots, s.CRCErrors,
+	return fmt.Sprintf("%6.1fs started %d ingame %d failed %d snaps %d (%.1f/s/client) crcerr %d rx %.1f MB tx %.1f MB",
+		s.Elapsed.Seconds(), s.Started, s.InGame, s.Failed, s.Snapshots, s.SnapRate, s.CRCErrors,
 		float64(s.BytesIn)/1e6, float64(s.BytesOut)/1e6)
 }
 
@@ -116,6 +117,8 @@ func Run(ctx context.Context, rc RunConfig) (Summary, error) {
 		}
 		t := time.NewTicker(500 * time.Millisecond)
 		defer t.Stop()
+		var prevSnaps int64
+		prevAt := time.Now()
 		for {
 			select {
 			case <-stopStatus:
@@ -140,6 +143,10 @@ func Run(ctx context.Context, rc RunConfig) (Summary, error) {
 				st.BytesOut += l.BytesOut.Load()
 			}
 			mu.Unlock()
+			if dt := time.Since(prevAt).Seconds(); dt > 0 && st.InGame > 0 {
+				st.SnapRate = float64(st.Snapshots-prevSnaps) / dt / float64(st.InGame)
+			}
+			prevSnaps, prevAt = st.Snapshots, time.Now()
 			rc.Status(st)
 		}
 	}()
