@@ -1,0 +1,266 @@
+// Command twhist reads teehistorian files (twserver's and DDNet's).
+//
+//	twhist dump FILE            one line per message: offset, tick, kind, fields
+//	twhist json FILE            JSON summary: header, counts per kind, ticks, joins, drops
+//	twhist replay [-map PATH] [-mapdir DIR] FILE
+//	                            re-simulate a twserver recording and compare positions
+//
+// Exit status: 0 success, 1 replay divergence (or a file that does not read
+// to its end), 2 usage or I/O error.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"twserver/teehist"
+	"twserver/teehist/replay"
+	"twserver/world/twmap"
+)
+
+const usage = `usage:
+  twhist dump FILE
+  twhist json FILE
+  twhist replay [-map PATH] [-mapdir DIR] FILE
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) < 1 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "dump":
+		if len(args) != 2 {
+			fmt.Fprint(stderr, usage)
+			return 2
+		}
+		return withFile(args[1], stderr, func(r *teehist.Reader, h *teehist.Header) int { return dump(r, h, stdout, stderr) })
+	case "json":
+		if len(args) != 2 {
+			fmt.Fprint(stderr, usage)
+			return 2
+		}
+		return withFile(args[1], stderr, func(r *teehist.Reader, h *teehist.Header) int { return summary(r, h, stdout, stderr) })
+	case "replay":
+		fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		mapPath := fs.String("map", "", "map file of the recording (default: the embedded map, or -mapdir)")
+		mapDir := fs.String("mapdir", "", "directory holding NAME.map")
+		if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 1 {
+			fmt.Fprint(stderr, usage)
+			return 2
+		}
+		return withFile(fs.Arg(0), stderr, func(r *teehist.Reader, h *teehist.Header) int {
+			return doReplay(r, h, *mapPath, *mapDir, stdout, stderr)
+		})
+	}
+	fmt.Fprint(stderr, usage)
+	return 2
+}
+
+func withFile(path string, stderr io.Writer, fn func(*teehist.Reader, *teehist.Header) int) int {
+	f, err := os.Open(path)
+	if err != nil {
+		fmt.Fprintln(stderr, "twhist:", err)
+		return 2
+	}
+	defer f.Close()
+	r := teehist.NewReader(f)
+	h, err := r.ReadHeader()
+	if err != nil {
+		fmt.Fprintf(stderr, "twhist: %s: %v\n", path, err)
+		return 1
+	}
+	return fn(r, h)
+}
+
+// formatMessage returns the fields of m as "key=value" text.
+func formatMessage(m *teehist.Message) string {
+	var b strings.Builder
+	switch m.Kind {
+	case teehist.KindPlayerDiff:
+		fmt.Fprintf(&b, "cid=%d dx=%d dy=%d", m.CID, m.X, m.Y)
+	case teehist.KindTickSkip:
+		fmt.Fprintf(&b, "dt=%d", m.DT)
+	case teehist.KindPlayerNew:
+		fmt.Fprintf(&b, "cid=%d x=%d y=%d", m.CID, m.X, m.Y)
+	case teehist.KindPlayerOld, teehist.KindJoin:
+		fmt.Fprintf(&b, "cid=%d", m.CID)
+	case teehist.KindInputNew, teehist.KindInputDiff:
+		fmt.Fprintf(&b, "cid=%d input=%v", m.CID, m.Input)
+	case teehist.KindMessage:
+		fmt.Fprintf(&b, "cid=%d size=%d", m.CID, len(m.Data))
+		if len(m.Data) > 0 {
+			id := int(m.Data[0])
+			if id&0x80 == 0 && id&0x40 == 0 {
+				fmt.Fprintf(&b, " msg=%d sys=%d", id>>1, id&1)
+			}
+		}
+		fmt.Fprintf(&b, " data=%x", m.Data)
+	case teehist.KindDrop:
+		fmt.Fprintf(&b, "cid=%d reason=%q", m.CID, m.Reason)
+	case teehist.KindConsoleCommand:
+		fmt.Fprintf(&b, "cid=%d flags=%d cmd=%q args=%q", m.CID, m.Flags, m.Cmd, m.Args)
+	case teehist.KindEx:
+		fmt.Fprintf(&b, "%s uuid=%s", m.Ex, m.UUID)
+		fields, err := teehist.DecodeEx(m.Ex, m.Data)
+		for _, f := range fields {
+			switch f.Type {
+			case 'i':
+				fmt.Fprintf(&b, " %d", f.Int)
+			case 's':
+				fmt.Fprintf(&b, " %q", f.Str)
+			case 'u':
+				fmt.Fprintf(&b, " %s", f.UUID)
+			case 'r':
+				fmt.Fprintf(&b, " %x", f.Raw)
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(&b, " (payload %x: %v)", m.Data, err)
+		}
+	}
+	return b.String()
+}
+
+func dump(r *teehist.Reader, h *teehist.Header, stdout, stderr io.Writer) int {
+	w := bufio.NewWriter(stdout)
+	defer w.Flush()
+	fmt.Fprintf(w, "header %s\n", h.Raw)
+	var m teehist.Message
+	for {
+		err := r.Next(&m)
+		if err == io.EOF {
+			return 0
+		}
+		if err != nil {
+			w.Flush()
+			fmt.Fprintln(stderr, "twhist:", err)
+			return 1
+		}
+		fmt.Fprintf(w, "%d tick=%d %s %s\n", m.Offset, m.Tick, m.Kind, formatMessage(&m))
+	}
+}
+
+// Summary is the output of "twhist json".
+type Summary struct {
+	Header    json.RawMessage `json:"header"`
+	Bytes     int64           `json:"bytes"`
+	Messages  int             `json:"messages"`
+	Counts    map[string]int  `json:"counts"`
+	FirstTick int32           `json:"first_tick"`
+	LastTick  int32           `json:"last_tick"`
+	Finished  bool            `json:"finished"`
+	Error     string          `json:"error,omitempty"`
+	Joins     []Event         `json:"joins"`
+	Drops     []Event         `json:"drops"`
+}
+
+// Event is one join or drop.
+type Event struct {
+	Tick   int32  `json:"tick"`
+	CID    int32  `json:"cid"`
+	Reason string `json:"reason,omitempty"`
+}
+
+func summary(r *teehist.Reader, h *teehist.Header, stdout, stderr io.Writer) int {
+	s := Summary{Header: h.Raw, Counts: map[string]int{}, FirstTick: -1, Joins: []Event{}, Drops: []Event{}}
+	var m teehist.Message
+	code := 0
+	for {
+		err := r.Next(&m)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			s.Error = err.Error()
+			code = 1
+			break
+		}
+		s.Messages++
+		k := m.Kind.String()
+		if m.Kind == teehist.KindEx {
+			k = m.Ex.String()
+		}
+		s.Counts[k]++
+		if s.FirstTick < 0 && m.Tick > 0 {
+			s.FirstTick = m.Tick
+		}
+		s.LastTick = m.Tick
+		switch m.Kind {
+		case teehist.KindJoin:
+			s.Joins = append(s.Joins, Event{Tick: m.Tick, CID: m.CID})
+		case teehist.KindDrop:
+			s.Drops = append(s.Drops, Event{Tick: m.Tick, CID: m.CID, Reason: m.Reason})
+		case teehist.KindFinish:
+			s.Finished = true
+		}
+	}
+	s.Bytes = r.Offset()
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(&s); err != nil {
+		fmt.Fprintln(stderr, "twhist:", err)
+		return 2
+	}
+	return code
+}
+
+func loadMap(h *teehist.Header, path, dir string) (*twmap.Map, error) {
+	if path == "" && dir != "" {
+		path = filepath.Join(dir, h.MapName+".map")
+	}
+	if path == "" {
+		if d := twmap.Default(); d.Name == h.MapName {
+			return d, nil
+		}
+		return nil, fmt.Errorf("map %q is not the embedded map: give -map or -mapdir", h.MapName)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return twmap.Load(strings.TrimSuffix(filepath.Base(path), ".map"), data)
+}
+
+func doReplay(r *teehist.Reader, h *teehist.Header, mapPath, mapDir string, stdout, stderr io.Writer) int {
+	m, err := loadMap(h, mapPath, mapDir)
+	if err != nil {
+		fmt.Fprintln(stderr, "twhist:", err)
+		return 2
+	}
+	res, err := replay.Run(r, h, m)
+	if err != nil {
+		fmt.Fprintln(stderr, "twhist:", err)
+		if errors.Is(err, replay.ErrMapMismatch) || errors.Is(err, replay.ErrNotReplayable) {
+			return 2
+		}
+		if res == nil {
+			return 2
+		}
+		return 1
+	}
+	fmt.Fprintf(stdout, "replayed %d ticks, %d positions compared, finished=%v", res.Ticks, res.Compared, res.Finished)
+	if len(res.Ignored) > 0 {
+		fmt.Fprintf(stdout, ", commands without effect on the world: %v", res.Ignored)
+	}
+	fmt.Fprintln(stdout)
+	if d := res.Divergence; d != nil {
+		fmt.Fprintf(stdout, "DIVERGENCE at %v\n", d)
+		return 1
+	}
+	fmt.Fprintln(stdout, "no divergence")
+	return 0
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"twserver/teehist"
+	"twserver/teehist/replay"
+	"twserver/world"
+	"twserver/world/twmap"
+)
+
+// recording writes a short one-player game on the embedded map; with
+// tamper, one recorded position is off by one.
+func recording(t *testing.T, tamper bool) string {
+	t.Helper()
+	m := twmap.Default()
+	cfg := world.DefaultConfig()
+	w, err := world.New(m, cfg, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := teehist.NewEncoder()
+	e.WriteHeader(&teehist.Header{GameUUID: teehist.NameUUID("twhist"), StartTime: time.Unix(0, 0), MapName: m.Name,
+		MapSize: m.Size, MapSHA256: m.SHA256, MapCRC: m.CRC, PrngDescription: replay.PrngDescription(3),
+		Config: replay.ConfigKVs(replay.Settings{World: cfg, SnapshotRate: 25})})
+	e.RecordJoin(0, true)
+	e.RecordPlayerReady(0)
+	if err := w.AddPlayer(0, world.PlayerInfo{}); err != nil {
+		t.Fatal(err)
+	}
+	var pos replay.Positions
+	for i := range 300 {
+		in := world.Input{Direction: int32(i/40%3 - 1), TargetX: 10, TargetY: -5, Jump: int32(i / 25 % 2)}
+		v := teehist.Input{in.Direction, in.TargetX, in.TargetY, in.Jump}
+		e.RecordInput(0, 1, &v)
+		w.SetInput(0, in)
+		w.Tick()
+		e.BeginTick(w.CurrentTick())
+		e.BeginPlayers()
+		pos.Update(w)
+		if x, y, ok := pos.Get(0); ok {
+			if tamper && w.CurrentTick() == 200 {
+				x++
+			}
+			e.RecordPlayer(0, x, y)
+		} else {
+			e.RecordDeadPlayer(0)
+		}
+		w.DrainEvents(func(world.Event) {})
+		if w.CurrentTick()%2 == 0 {
+			w.PostSnap()
+		}
+	}
+	e.Finish()
+	path := filepath.Join(t.TempDir(), "g.teehistorian")
+	if err := os.WriteFile(path, e.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func runCmd(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestDumpReference(t *testing.T) {
+	code, out, errs := runCmd("dump", "testdata/ddnet_07.teehistorian")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 1+392 || !strings.HasPrefix(lines[0], "header {") || !strings.Contains(lines[len(lines)-1], "FINISH") {
+		t.Fatalf("%d lines, last %q", len(lines), lines[len(lines)-1])
+	}
+	for _, want := range []string{"JOINVER7", "PLAYER_READY", "DROP cid=0", "INPUT_NEW cid=0", "CONSOLE_COMMAND"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in dump", want)
+		}
+	}
+}
+
+func TestJSONReference(t *testing.T) {
+	code, out, errs := runCmd("json", "testdata/ddnet_07.teehistorian")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var s Summary
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Finished || s.Messages != 392 || len(s.Joins) != 1 || len(s.Drops) != 1 || s.Counts["PLAYER_DIFF"] != 335 || s.LastTick != 801 {
+		t.Fatalf("summary %+v", s)
+	}
+}
+
+func TestTruncatedFile(t *testing.T) {
+	data, _ := os.ReadFile("testdata/ddnet_07.teehistorian")
+	path := filepath.Join(t.TempDir(), "cut.teehistorian")
+	_ = os.WriteFile(path, data[:3000], 0o644)
+	code, _, errs := runCmd("dump", path)
+	if code != 1 || !strings.Contains(errs, "offset ") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+}
+
+func TestReplay(t *testing.T) {
+	code, out, errs := runCmd("replay", recording(t, false))
+	if code != 0 || !strings.Contains(out, "no divergence") {
+		t.Fatalf("exit %d: %s %s", code, out, errs)
+	}
+	code, out, _ = runCmd("replay", recording(t, true))
+	if code != 1 || !strings.Contains(out, "DIVERGENCE at tick 200 cid 0") {
+		t.Fatalf("tampered: exit %d: %s", code, out)
+	}
+	code, _, errs = runCmd("replay", "testdata/ddnet_07.teehistorian")
+	if code != 2 {
+		t.Fatalf("foreign file: exit %d %s", code, errs)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for _, args := range [][]string{nil, {"x"}, {"dump"}, {"json", "a", "b"}, {"replay"}} {
+		if code, _, _ := runCmd(args...); code != 2 {
+			t.Errorf("%v: exit %d", args, code)
+		}
+	}
+}

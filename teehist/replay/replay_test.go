@@ -1,0 +1,212 @@
+package replay
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"twserver/gamemsg"
+	"twserver/netproto"
+	"twserver/teehist"
+	"twserver/world"
+	"twserver/world/twmap"
+)
+
+// simulate drives a world the way the server's loop does and records it:
+// joins, ready, direct inputs between ticks, predicted inputs (sometimes
+// missing), a kill request, a drop. It returns the file bytes.
+func simulate(t *testing.T, ticks int, seed uint64) []byte {
+	t.Helper()
+	m := twmap.Default()
+	settings := Settings{World: world.DefaultConfig(), SnapshotRate: 25}
+	settings.World.ScoreLimit = 0
+	w, err := world.New(m, settings.World, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := teehist.NewEncoder()
+	e.WriteHeader(&teehist.Header{
+		GameUUID: teehist.NameUUID("sim"), StartTime: time.Unix(0, 0), MapName: m.Name, MapSize: m.Size,
+		MapSHA256: m.SHA256, MapCRC: m.CRC, PrngDescription: PrngDescription(seed),
+		Config: ConfigKVs(settings), GameType: w.GameTypeName(),
+	})
+	rng := rand.New(rand.NewPCG(seed, 1))
+	const n = 4
+	conns := [n]uint32{}
+	var pos Positions
+	for cid := range n {
+		conns[cid] = uint32(cid + 1)
+		e.RecordJoin(cid, true)
+		e.RecordPlayerName(cid, "p")
+		e.RecordPlayerReady(cid)
+		if err := w.AddPlayer(cid, world.PlayerInfo{Name: "p"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	present := [n]bool{true, true, true, true}
+	randInput := func() world.Input {
+		return world.Input{Direction: int32(rng.IntN(3) - 1), TargetX: int32(rng.IntN(400) - 200), TargetY: int32(rng.IntN(400) - 200),
+			Jump: int32(rng.IntN(2)), Fire: int32(rng.IntN(8)), Hook: int32(rng.IntN(2)), WantedWeapon: int32(rng.IntN(6))}
+	}
+	toIn := func(in world.Input) teehist.Input {
+		return teehist.Input{in.Direction, in.TargetX, in.TargetY, in.Jump, in.Fire, in.Hook, in.PlayerFlags, in.WantedWeapon, in.NextWeapon, in.PrevWeapon}
+	}
+	var pk netproto.Packer
+	for tick := 1; tick <= ticks; tick++ {
+		// between ticks: direct inputs, a kill, a drop
+		for cid := range n {
+			if present[cid] && rng.IntN(3) == 0 {
+				in := randInput()
+				v := toIn(in)
+				e.RecordDirectInput(cid, &v)
+				w.DirectInput(cid, in)
+			}
+		}
+		if tick == ticks/3 {
+			pk.Reset()
+			_ = gamemsg.Encode(&pk, &gamemsg.ClKill{})
+			e.RecordMessage(1, pk.Bytes())
+			w.Kill(1)
+		}
+		if tick == ticks/2 {
+			e.RecordDrop(3, "bye")
+			w.RemovePlayer(3)
+			present[3] = false
+		}
+		// predicted inputs for the coming tick
+		for cid := range n {
+			if !present[cid] {
+				continue
+			}
+			if rng.IntN(4) == 0 {
+				if e.HasInput(cid, conns[cid]) {
+					e.RecordInputMissing(cid)
+				}
+				continue
+			}
+			in := randInput()
+			if rng.IntN(2) == 0 {
+				in = world.Input{Direction: 1, TargetX: 10, TargetY: 10}
+			}
+			v := toIn(in)
+			e.RecordInput(cid, conns[cid], &v)
+			w.SetInput(cid, in)
+		}
+		w.Tick()
+		e.BeginTick(w.CurrentTick())
+		e.BeginPlayers()
+		pos.Update(w)
+		for cid := range world.MaxClients {
+			if x, y, ok := pos.Get(cid); ok {
+				e.RecordPlayer(cid, x, y)
+			} else {
+				e.RecordDeadPlayer(cid)
+			}
+		}
+		w.DrainEvents(func(world.Event) {})
+		if w.CurrentTick()%2 == 0 {
+			w.PostSnap()
+		}
+	}
+	e.Finish()
+	return append([]byte(nil), e.Bytes()...)
+}
+
+func replayBytes(t *testing.T, data []byte) *Result {
+	t.Helper()
+	r := teehist.NewReader(bytes.NewReader(data))
+	h, err := r.ReadHeader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(r, h, twmap.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestReplaySimulation(t *testing.T) {
+	data := simulate(t, 1500, 99)
+	res := replayBytes(t, data)
+	if res.Divergence != nil {
+		t.Fatalf("divergence: %v", res.Divergence)
+	}
+	if !res.Finished || res.Ticks != 1500 || res.Compared < 3000 {
+		t.Fatalf("result %+v", res)
+	}
+	t.Logf("%d bytes, %d positions compared", len(data), res.Compared)
+}
+
+// TestReplayDetectsDivergence changes one recorded input (direction of
+// the 30th INPUT_DIFF): the replay must report a divergence.
+func TestReplayDetectsDivergence(t *testing.T) {
+	data := simulate(t, 600, 5)
+	r := teehist.NewReader(bytes.NewReader(data))
+	if _, err := r.ReadHeader(); err != nil {
+		t.Fatal(err)
+	}
+	var m teehist.Message
+	seen := 0
+	out := append([]byte(nil), data[:r.Offset()]...)
+	for r.Next(&m) == nil {
+		if m.Kind == teehist.KindInputDiff {
+			if seen++; seen == 30 {
+				m.Input[0] += 1 // direction
+				m.Input[3] += 1 // jump
+			}
+		}
+		out = teehist.AppendMessage(out, &m)
+	}
+	res := replayBytes(t, out)
+	if res.Divergence == nil {
+		t.Fatal("no divergence found in a tampered file")
+	}
+	t.Logf("found: %v", res.Divergence)
+}
+
+func TestPositionsTamperedPosition(t *testing.T) {
+	data := simulate(t, 300, 11)
+	// change the first PLAYER_DIFF's dx: the replay reports its tick
+	r := teehist.NewReader(bytes.NewReader(data))
+	if _, err := r.ReadHeader(); err != nil {
+		t.Fatal(err)
+	}
+	out := append([]byte(nil), data[:r.Offset()]...)
+	var m teehist.Message
+	var want int32 = -1
+	for r.Next(&m) == nil {
+		if m.Kind == teehist.KindPlayerDiff && want < 0 && m.Tick > 100 {
+			m.X += 3
+			want = m.Tick
+		}
+		out = teehist.AppendMessage(out, &m)
+	}
+	res := replayBytes(t, out)
+	if res.Divergence == nil || res.Divergence.Tick != want {
+		t.Fatalf("divergence %v, want at tick %d", res.Divergence, want)
+	}
+}
+
+func TestSettingsRoundTrip(t *testing.T) {
+	s := DefaultSettings()
+	s.World.GameType = world.GameCTF
+	s.World.ScoreLimit = 3
+	s.World.TeamDamage = true
+	s.SnapshotRate = 50
+	h := &teehist.Header{Config: ConfigKVs(s, teehist.KV{Key: "sv_name", Value: "x"})}
+	got, err := ParseSettings(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != s {
+		t.Fatalf("got %+v want %+v", got, s)
+	}
+	if seed, err := ParseSeed(PrngDescription(0xdeadbeef)); err != nil || seed != 0xdeadbeef {
+		t.Fatal(seed, err)
+	}
+	if _, err := ParseSeed("pcg-xsh-rr:1:2"); err == nil {
+		t.Fatal("foreign prng accepted")
+	}
+}
