@@ -70,7 +70,6 @@ func BenchmarkDeltaCreateApply64(b *testing.B) {
 	game64(b, &bld, &cur, 1002)
 	var delta []int32
 	delta = AppendDelta(delta[:0], &prev, &cur, Sizes7)
-	b.ReportMetric(float64(len(delta)), "ints/delta")
 	b.ReportAllocs()
 	for b.Loop() {
 		delta = AppendDelta(delta[:0], &prev, &cur, Sizes7)
@@ -78,6 +77,7 @@ func BenchmarkDeltaCreateApply64(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(len(delta)), "ints/delta") // after the loop, which resets metrics
 }
 
 // clientEncode runs the full per-client pipeline: delta, varints, parts and
@@ -115,14 +115,14 @@ func BenchmarkEncodeClient64(b *testing.B) {
 			}
 			var e Encoder
 			comp := make([]byte, 0, 2048)
-			comp, n := clientEncode(b, &e, comp, base, &cur, 1002)
+			var n int
+			b.ReportAllocs()
+			for b.Loop() {
+				comp, n = clientEncode(b, &e, comp, base, &cur, 1002)
+			}
 			b.ReportMetric(float64(len(e.Data())), "varint-bytes")
 			b.ReportMetric(float64(n), "huffman-bytes")
 			b.ReportMetric(float64(e.NumMessages()), "parts")
-			b.ReportAllocs()
-			for b.Loop() {
-				comp, _ = clientEncode(b, &e, comp, base, &cur, 1002)
-			}
 		})
 	}
 }
