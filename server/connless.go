@@ -110,6 +110,7 @@ func (s *Server) publishInfo() {
 		}
 		p.AddRaw(row.Bytes())
 	}
+	s.infoSig = s.infoSignature()
 	body := append([]byte(nil), p.Bytes()...)
 	s.info.Store(&infoSnapshot{body: body})
 }
@@ -140,4 +141,18 @@ func (s *Server) answerConnless(to netip.AddrPort, h netproto.ConnlessHeader, pa
 	out = netproto.AppendConnless(out, netproto.ConnlessHeader{Token: h.ResponseToken, ResponseToken: own}, b)
 	_, _ = s.conn.WriteTo(out, to)
 	s.stats.InfoReplies.Add(1)
+}
+
+// infoSignature summarizes what the server info shows that changes during
+// play (scores, teams), so the info is only rebuilt when it changed.
+func (s *Server) infoSignature() uint64 {
+	var h uint64 = 1469598103934665603
+	for _, c := range s.clients {
+		v := uint64(c.state)
+		if c.state == stateIngame {
+			v = v<<40 ^ uint64(uint32(s.world.Score(c.id)))<<8 ^ uint64(uint8(s.world.Team(c.id)))
+		}
+		h = (h ^ v) * 1099511628211
+	}
+	return h
 }

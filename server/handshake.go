@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"time"
 
 	"twserver/gamemsg"
 	"twserver/netproto"
@@ -69,6 +70,11 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool) {
 		}
 		c.state = stateReady
 		s.log.Debug().Int("cid", c.id).Str("addr", c.addr.String()).Msg("client is ready")
+		if v := s.vote; v.active {
+			left := max(int32((v.ends-s.now())/time.Second), 0)
+			s.sendGame(c, &gamemsg.SvVoteSet{ClientID: int32(v.caller), Type: int32(v.kind), Timeout: min(left, 60),
+				Description: truncUTF8(v.desc, 63), Reason: v.reason}, false)
+		}
 		if s.cfg.Server.MOTD != "" {
 			s.sendGame(c, &gamemsg.SvMotd{Message: s.cfg.Server.MOTD}, false)
 		}

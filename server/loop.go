@@ -119,6 +119,11 @@ func (s *Server) drainRx() {
 
 // advance runs every tick that is due, then the connection timers.
 func (s *Server) advance() {
+	if s.pendingMap != "" { // requested by a console line since the last tick
+		name := s.pendingMap
+		s.pendingMap = ""
+		s.changeMap(name)
+	}
 	now := time.Now()
 	for n := 0; !now.Before(s.tickStart(s.world.CurrentTick() + 1)); n++ {
 		if n == MaxCatchUpTicks {
@@ -161,7 +166,9 @@ func (s *Server) doTick() {
 		s.world.PostSnap()
 	}
 	if tick%50 == 0 {
-		s.publishInfo() // scores change
+		if sig := s.infoSignature(); sig != s.infoSig {
+			s.publishInfo() // scores or teams changed
+		}
 	}
 }
 

@@ -106,6 +106,7 @@ type Server struct {
 	sendBuf         []byte
 	scratch         [netproto.MaxPayload]byte
 	warnLimit       rateLimiter
+	infoSig         uint64   // infoSignature of the published info
 	pendingShutdown bool     // shutdown requested by rcon or vote
 	pendingMap      string   // map change requested by console/vote, done between ticks
 	rconOut         []string // lines produced by the current console command

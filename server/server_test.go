@@ -5,6 +5,8 @@ import (
 	"context"
 	"io"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -16,6 +18,7 @@ import (
 
 	"twserver/config"
 	"twserver/netproto"
+	"twserver/world/twmap"
 )
 
 var (
@@ -361,4 +364,49 @@ func TestNoGoroutineLeak(t *testing.T) {
 		buf := make([]byte, 1<<16)
 		t.Errorf("goroutines: %d before, %d after\n%s", before, n, buf[:runtime.Stack(buf, true)])
 	}
+}
+
+func TestTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := startServer(t, nil)
+		a := join(t, ts, cl1Addr, "alice")
+		b := join(t, ts, cl2Addr, "bob")
+		// bob goes silent: after 10 s he is dropped with "Timeout"; alice sees Sv_ClientDrop.
+		a.run(11 * time.Second)
+		if len(a.drops) != 1 || a.drops[0].ClientID != 1 || a.drops[0].Reason != "Timeout" {
+			t.Errorf("alice drops %+v", a.drops)
+		}
+		_ = b
+		if !strings.Contains(ts.logs.String(), `"reason":"Timeout"`) {
+			t.Errorf("timeout not logged")
+		}
+	})
+}
+
+func TestMapRotationDir(t *testing.T) {
+	dir := t.TempDir()
+	data := twmap.DefaultData()
+	for _, n := range []string{"alpha", "beta"} {
+		if err := os.WriteFile(filepath.Join(dir, n+".map"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	synctest.Test(t, func(t *testing.T) {
+		ts := startServer(t, func(c *config.Config) { c.Map.Dir = dir; c.Map.Rotation = []string{"alpha", "beta"} })
+		a := join(t, ts, cl1Addr, "alice")
+		if a.mapName != "alpha" {
+			t.Errorf("first map %q, want alpha", a.mapName)
+		}
+		go func() { _, _ = io.WriteString(ts.cons, "change_map beta\nchange_map ../etc/passwd\n") }()
+		a.run(2 * time.Second)
+		if a.mapName != "beta" || a.snaps < 2 {
+			t.Errorf("after change_map: map %q snaps %d", a.mapName, a.snaps)
+		}
+		if ts.nextRotationMap() != "alpha" {
+			t.Errorf("next rotation map %q", ts.nextRotationMap())
+		}
+		if !strings.Contains(ts.logs.String(), "map change failed") {
+			t.Errorf("bad map name not refused:\n%s", ts.logs.String())
+		}
+	})
 }

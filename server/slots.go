@@ -164,6 +164,11 @@ func (s *Server) sendMsg(c *client, msg []byte, flags netproto.SendFlags) {
 	if err := c.conn.Send(s.now(), msg, flags); err != nil && c.conn.State() != netproto.StateError {
 		s.warn().Err(err).Int("cid", c.id).Msg("send failed")
 	}
+	// The Conn holds at most OutboxPackets datagrams: write them out before
+	// a long burst (snapshot parts, map chunks) would overflow it.
+	if c.conn.Pending() >= netproto.OutboxPackets/2 {
+		s.flushConn(c)
+	}
 }
 
 // sendSys packs a system message with fill and sends it vital (and flushed).

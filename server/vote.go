@@ -36,6 +36,7 @@ type voteState struct {
 	target  int    // client id for kick/spectate
 	command string // console command for an option vote
 	desc    string
+	reason  string
 	ends    time.Duration
 }
 
@@ -65,7 +66,7 @@ func (s *Server) onCallVote(c *client, m *gamemsg.ClCallVote, now time.Duration)
 		return
 	}
 	c.lastVote = now
-	v := voteState{active: true, caller: c.id, target: -1, ends: now + VoteDuration}
+	v := voteState{active: true, caller: c.id, target: -1, ends: now + VoteDuration, reason: truncUTF8(m.Reason, 15)}
 	switch strings.ToLower(m.Type) {
 	case "option":
 		found := false
@@ -105,7 +106,7 @@ func (s *Server) onCallVote(c *client, m *gamemsg.ClCallVote, now time.Duration)
 	s.vote = v
 	s.log.Info().Int("cid", c.id).Str("type", m.Type).Str("value", m.Value).Str("reason", m.Reason).Msg("vote called")
 	s.broadcastGame(-1, &gamemsg.SvVoteSet{ClientID: int32(c.id), Type: int32(v.kind), Timeout: int32(VoteDuration / time.Second),
-		Description: truncUTF8(v.desc, 63), Reason: truncUTF8(m.Reason, 15)})
+		Description: truncUTF8(v.desc, 63), Reason: v.reason})
 	s.sendVoteStatus()
 }
 
