@@ -323,7 +323,9 @@ func (c *CharacterCore) tickPlayers() {
 			v := float32(0.5)
 			// The reference compares against a double literal.
 			if float64(Length(c.Vel)) > 0.0001 {
-				v = 1 - (Dot(Normalize(c.Vel), dir)+1)/2
+				// float32() keeps arm64 from fusing 1 - x*0.5 (exact either
+				// way, but this keeps the package free of fused operations).
+				v = 1 - float32((Dot(Normalize(c.Vel), dir)+1)/2)
 			}
 			c.Vel = c.Vel.Add(dir.Scale(a).Scale(float32(v * 0.75)))
 			c.Vel = c.Vel.Scale(0.85)
