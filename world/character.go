@@ -80,7 +80,7 @@ type Character struct {
 func (c *Character) spawn(p *Player, pos Vec2) {
 	w := c.w
 	*c = Character{w: w, p: p}
-	c.snapID = w.ids.alloc(w.tick)
+	c.snapID = w.ids.alloc()
 	c.emoteStop = -1
 	c.lastAction = -1
 	c.lastNoAmmo = -1
@@ -105,7 +105,7 @@ func (c *Character) spawn(p *Player, pos Vec2) {
 // freeChar releases the snapshot id of a deleted character.
 func (w *World) freeChar(c *Character) {
 	if c.snapID >= 0 {
-		w.ids.free(c.snapID, w.tick)
+		w.ids.free(c.snapID)
 	}
 	c.snapID = -1
 	if c.inWorld {

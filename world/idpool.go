@@ -1,22 +1,27 @@
 package world
 
-// idTimeoutTicks is how long a freed snapshot id stays unusable (5 s, the
-// reference's wall-clock timeout expressed in ticks so that the world stays
-// deterministic).
-const idTimeoutTicks = 5 * tickSpeed
-
-// idPool hands out snapshot item ids the way the reference CSnapIDPool does:
-// a LIFO free list (initially 0, 1, 2, ...) and a FIFO of freed ids that
-// return to the head of the free list once their timeout passed. When all
-// MaxSnapIDs are in use, alloc returns -1 and the caller does not create the
-// entity.
+// idPool hands out snapshot item ids the way the 0.7.5 server's CSnapIDPool
+// actually behaves: a LIFO free list (initially 0, 1, 2, ...) plus a FIFO of
+// freed ids that are moved, oldest first, onto the head of the free list at
+// the next allocation.
+//
+// The reference means to keep a freed id unused for 5 seconds, but it stores
+// the wall-clock timeout (int64 microseconds since the epoch) in an int
+// field, so the truncated timeout is always below the current time and every
+// freed id is reusable at the very next allocation. Replaying a real 0.7.5
+// session (refsession_test.go) shows exactly that: a projectile id is reused
+// 23 ticks after it was freed. We reproduce the observed behaviour so that
+// our snapshots carry the reference's ids. Clients are not confused by it:
+// projectiles and lasers are drawn from the current snapshot alone.
+//
+// When all MaxSnapIDs are in use, alloc returns -1 and the caller does not
+// create the entity (the reference asserts).
 type idPool struct {
-	next      [MaxSnapIDs]int32 // free-list / timed-list links
-	timeout   [MaxSnapIDs]int32
-	firstFree int32
-	firstTime int32
-	lastTime  int32
-	inUse     int
+	next       [MaxSnapIDs]int32 // free-list / freed-list links
+	firstFree  int32
+	firstFreed int32
+	lastFreed  int32
+	inUse      int
 }
 
 func (p *idPool) init() {
@@ -25,21 +30,19 @@ func (p *idPool) init() {
 	}
 	p.next[MaxSnapIDs-1] = -1
 	p.firstFree = 0
-	p.firstTime = -1
-	p.lastTime = -1
+	p.firstFreed = -1
+	p.lastFreed = -1
 	p.inUse = 0
 }
 
-func (p *idPool) alloc(now int32) int {
-	for p.firstTime != -1 && p.timeout[p.firstTime] < now {
-		id := p.firstTime
-		p.firstTime = p.next[id]
-		if p.firstTime == -1 {
-			p.lastTime = -1
-		}
+func (p *idPool) alloc() int {
+	for p.firstFreed != -1 {
+		id := p.firstFreed
+		p.firstFreed = p.next[id]
 		p.next[id] = p.firstFree
 		p.firstFree = id
 	}
+	p.lastFreed = -1
 	id := p.firstFree
 	if id == -1 {
 		return -1
@@ -49,17 +52,16 @@ func (p *idPool) alloc(now int32) int {
 	return int(id)
 }
 
-func (p *idPool) free(id int, now int32) {
+func (p *idPool) free(id int) {
 	if id < 0 || id >= MaxSnapIDs {
 		return
 	}
 	p.inUse--
-	p.timeout[id] = now + idTimeoutTicks
 	p.next[id] = -1
-	if p.lastTime != -1 {
-		p.next[p.lastTime] = int32(id)
+	if p.lastFreed != -1 {
+		p.next[p.lastFreed] = int32(id)
 	} else {
-		p.firstTime = int32(id)
+		p.firstFreed = int32(id)
 	}
-	p.lastTime = int32(id)
+	p.lastFreed = int32(id)
 }

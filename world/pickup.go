@@ -20,7 +20,7 @@ type Pickup struct {
 }
 
 func (p *Pickup) init(w *World, typ int, pos Vec2) {
-	p.id = w.ids.alloc(w.tick)
+	p.id = w.ids.alloc()
 	p.typ = typ
 	p.pos = pos
 	p.reset(w)
@@ -121,7 +121,7 @@ type Flag struct {
 }
 
 func (f *Flag) init(w *World, team int, stand Vec2) {
-	f.id = w.ids.alloc(w.tick)
+	f.id = w.ids.alloc()
 	f.team = team
 	f.stand = stand
 	f.reset()

@@ -32,7 +32,7 @@ func (w *World) newProjectile(typ, owner int, pos, dir Vec2, span, damage int, e
 	if len(w.projs) == cap(w.projs) {
 		return
 	}
-	id := w.ids.alloc(w.tick)
+	id := w.ids.alloc()
 	if id < 0 {
 		return
 	}
@@ -155,7 +155,7 @@ func (w *World) newLaser(pos, dir Vec2, energy float32, owner int) {
 	if len(w.lasers) == cap(w.lasers) {
 		return
 	}
-	id := w.ids.alloc(w.tick)
+	id := w.ids.alloc()
 	if id < 0 {
 		return
 	}

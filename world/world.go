@@ -388,7 +388,7 @@ func (w *World) removeEntities() {
 	n := 0
 	for i := range w.projs {
 		if w.projs[i].dead {
-			w.ids.free(w.projs[i].id, w.tick)
+			w.ids.free(w.projs[i].id)
 			continue
 		}
 		if n != i {
@@ -400,7 +400,7 @@ func (w *World) removeEntities() {
 	n = 0
 	for i := range w.lasers {
 		if w.lasers[i].dead {
-			w.ids.free(w.lasers[i].id, w.tick)
+			w.ids.free(w.lasers[i].id)
 			continue
 		}
 		if n != i {

@@ -81,19 +81,21 @@ func TestPlayerSlotsFull(t *testing.T) {
 	}
 }
 
-func TestIDPoolReuseDelay(t *testing.T) {
+func TestIDPoolReuse(t *testing.T) {
 	var p idPool
 	p.init()
-	a := p.alloc(0)
-	b := p.alloc(0)
-	if a != 0 || b != 1 {
-		t.Fatalf("first ids %d %d", a, b)
+	for want := 0; want < 4; want++ {
+		if got := p.alloc(); got != want {
+			t.Fatalf("fresh id %d, want %d", got, want)
+		}
 	}
-	p.free(a, 10)
-	if got := p.alloc(10 + idTimeoutTicks); got != 2 {
-		t.Fatalf("freed id reused before its timeout: %d", got)
+	// freed ids come back at the next allocation, the most recently freed first
+	p.free(1)
+	p.free(3)
+	if a, b, c := p.alloc(), p.alloc(), p.alloc(); a != 3 || b != 1 || c != 4 {
+		t.Fatalf("reuse order %d %d %d, want 3 1 4", a, b, c)
 	}
-	if got := p.alloc(11 + idTimeoutTicks); got != a {
-		t.Fatalf("freed id not reused after its timeout: %d", got)
+	if p.inUse != 5 {
+		t.Fatalf("in use %d", p.inUse)
 	}
 }
