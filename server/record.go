@@ -321,6 +321,7 @@ func (s *Server) recReady(c *client) {
 		s.rec.enc.RecordPlayerName(c.id, c.name)
 		s.rec.enc.RecordPlayerReady(c.id)
 	}
+	s.demoEnter(c)
 }
 
 // recMessage records a vital game message from a client in READY or later

@@ -241,11 +241,12 @@ func (s *Server) dropClient(c *client, reason string) {
 	if logReason == "" {
 		logReason = "disconnected by client"
 	}
-	ev := s.log.Info().Int("cid", c.id).Str("addr", c.addr.String()).Str("reason", logReason)
 	if wasIngame {
-		ev.Str("name", c.name).Msg("player left the game")
+		s.log.Info().Int("cid", c.id).Str("addr", c.addr.String()).Str("reason", logReason).
+			Str("name", c.name).Msg("player left the game")
 	} else {
-		ev.Msg("client dropped")
+		// peers can cause these at will: rate-limited
+		s.rateLog().Int("cid", c.id).Str("addr", c.addr.String()).Str("reason", logReason).Msg("client dropped")
 	}
 	c.reset()
 	if wasIngame {
