@@ -120,6 +120,9 @@ func (s *Server) onSay(c *client, m *gamemsg.ClSay, now time.Duration) {
 	}
 	s.log.Info().Int("cid", c.id).Str("name", c.name).Bool("team", mode == chatTeam).Str("text", text).Msg("chat")
 	msg := &gamemsg.SvChat{Mode: mode, ClientID: int32(c.id), TargetID: -1, Message: text}
+	if mode == chatAll {
+		s.demoMsg(msg)
+	}
 	for _, o := range s.clients {
 		if o.state != stateIngame {
 			continue

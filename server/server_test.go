@@ -410,3 +410,25 @@ func TestMapRotationDir(t *testing.T) {
 		}
 	})
 }
+
+// TestJoinUnderLoss drops every 7th datagram in both directions: the client
+// must still download the map, enter and reconstruct snapshots.
+func TestJoinUnderLoss(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := startServer(t, nil)
+		var mu sync.Mutex
+		n := 0
+		ts.mn.Drop = func(from, to netip.AddrPort, b []byte) bool {
+			mu.Lock()
+			defer mu.Unlock()
+			n++
+			return n%7 == 0
+		}
+		tc := newTestClient(t, ts.mn, cl1Addr, srvAddr, "lossy")
+		tc.connect()
+		tc.run(8 * time.Second)
+		if !tc.mapOK || tc.snaps < 50 || tc.snapErrs != 0 {
+			t.Errorf("under loss: map %v snaps %d errors %d state %v %q", tc.mapOK, tc.snaps, tc.snapErrs, tc.conn.State(), tc.conn.Reason())
+		}
+	})
+}

@@ -214,6 +214,7 @@ func (s *Server) broadcastGame(to int, m gamemsg.Message) {
 		}
 		return
 	}
+	s.demoMsg(m)
 	for _, c := range s.clients {
 		if c.state == stateIngame {
 			s.sendGame(c, m, false)
