@@ -39,10 +39,17 @@ func (s *Server) tickStart(t int32) time.Time {
 	return s.gameStart.Add(time.Duration(t) * TickDuration)
 }
 
-// Run serves until ctx is cancelled (or a console "shutdown"), then sends
-// every client CLOSE "Server shutdown", closes the socket and waits for the
-// reader and console goroutines. It returns nil on a requested shutdown.
-// Run may be called once.
+// Run serves until ctx is cancelled (or a console, rcon or vote "shutdown").
+// Shutdown order, like net/http's Server.Shutdown: first the game loop stops
+// ticking and handling packets; then every connected client is sent CLOSE
+// "Server shutdown" and its slot is freed (recording, if any, is finished);
+// after ShutdownFlushWait for those datagrams to leave, the socket is closed,
+// which ends the reader goroutine, and Run waits for it. The console reader
+// is waited for at most 100 ms, since a blocked read of stdin cannot be
+// interrupted (it holds no state). Nothing in Run blocks on a peer, so it
+// returns within a fraction of a second of ctx being cancelled; callers
+// that need a hard bound (cmd/twserver uses 5 s) wait on Run with a timer.
+// Run returns nil after a requested shutdown and may be called once.
 func (s *Server) Run(ctx context.Context) error {
 	err := errors.New("server: Run called twice")
 	s.runOnce.Do(func() { err = s.run(ctx) })

@@ -6,12 +6,16 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"twserver/config"
+	"twserver/demo"
+	"twserver/snap"
+	"twserver/world"
 	"twserver/loadclient"
 	"twserver/teehist"
 	"twserver/teehist/replay"
@@ -29,6 +33,7 @@ func recordGame(t *testing.T, n int, d time.Duration, pattern loadclient.Pattern
 	cfg.Server.MaxClients = n
 	cfg.Server.MaxClientsPerIP = n
 	cfg.Record.Teehistorian = true
+	cfg.Record.Demo = true
 	cfg.Record.Dir = dir
 	if mut != nil {
 		mut(&cfg)
@@ -72,6 +77,7 @@ func TestRecordReplayUnderLoad(t *testing.T) {
 		t.Skip("10 s load run")
 	}
 	path, _ := recordGame(t, 8, 10*time.Second, loadclient.PatternRandom, nil)
+	t.Run("demo", func(t *testing.T) { checkDemo(t, strings.TrimSuffix(path, ".teehistorian")+".demo", 8) })
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -120,4 +126,50 @@ func TestRecordReplayUnderLoad(t *testing.T) {
 			t.Errorf("no %s recorded", k)
 		}
 	}
+}
+
+// checkDemo reads a server demo written by the recorder: header (patched
+// length), keyframes, every player's De_ClientInfo and character, messages.
+func checkDemo(t *testing.T, path string, players int) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ticks, err := demo.ReadAll(data, snap.Sizes7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := r.Header
+	m := twmap.Default()
+	if h.Version != demo.Version || h.NetVersion != demo.NetVersion07 || h.Type != "server" || h.MapName != m.Name ||
+		h.MapCRC != m.CRC || int(h.MapSize) != m.Size || string(r.Map) != string(m.Data) {
+		t.Fatalf("header %+v", h)
+	}
+	if len(ticks) < 200 || !ticks[0].Keyframe {
+		t.Fatalf("%d ticks", len(ticks))
+	}
+	if want := (ticks[len(ticks)-1].Tick - ticks[0].Tick) / demo.TickSpeed; h.Length != want || want < 8 {
+		t.Errorf("length %d, want %d", h.Length, want)
+	}
+	maxInfo, maxChars, msgs := 0, 0, 0
+	for _, tk := range ticks {
+		if tk.Tick%2 != 0 {
+			t.Fatalf("snapshot at odd tick %d", tk.Tick)
+		}
+		info, chars := 0, 0
+		for i := 0; i < tk.Snap.NumItems(); i++ {
+			switch tk.Snap.Key(i) >> 16 {
+			case world.ObjDeClientInfo:
+				info++
+			case world.ObjCharacter:
+				chars++
+			}
+		}
+		maxInfo, maxChars = max(maxInfo, info), max(maxChars, chars)
+		msgs += len(tk.Messages)
+	}
+	if maxInfo != players || maxChars != players || msgs == 0 {
+		t.Errorf("at most %d De_ClientInfo, %d characters; %d messages", maxInfo, maxChars, msgs)
+	}
+	t.Logf("demo %d bytes, %d ticks, %d s, %d messages", len(data), len(ticks), h.Length, msgs)
 }
