@@ -192,7 +192,16 @@ func (rs *refSession) tickAt(at time.Time) int32 {
 }
 
 func TestReferenceSessionReplay(t *testing.T) {
-	rs := loadRefSession(t, "session07.pcap")
+	for _, name := range []string{
+		"session07.pcap", // one player on dm1: walk, jump, fire
+		"crapnet07.pcap", // the same through a latency-cycling proxy (server leg)
+	} {
+		t.Run(name, func(t *testing.T) { replayRef(t, name) })
+	}
+}
+
+func replayRef(t *testing.T, name string) {
+	rs := loadRefSession(t, name)
 	mapData, err := os.ReadFile("testdata/dm1.map")
 	if err != nil {
 		t.Fatal(err)
@@ -223,6 +232,16 @@ func TestReferenceSessionReplay(t *testing.T) {
 	b.Sizes = snap.Sizes7
 	var mine snap.Snapshot
 	next := 0 // next input to deliver as direct input
+	// the reference server's per-client input ring: 200 slots written in
+	// turn, searched from slot 0 for the input stamped for the coming tick
+	var ring [200]struct {
+		tick int32
+		in   Input
+	}
+	for i := range ring {
+		ring[i].tick = -1
+	}
+	head := 0
 	compared, mismatched := 0, 0
 	last := rs.ticks[len(rs.ticks)-1]
 	for w.CurrentTick() < last {
@@ -233,15 +252,17 @@ func TestReferenceSessionReplay(t *testing.T) {
 			}
 		}
 		for next < len(rs.inputs) && rs.inputs[next].arrival <= cur {
+			ri := &rs.inputs[next]
+			ring[head].tick, ring[head].in = ri.stamp, ri.in
+			head = (head + 1) % len(ring)
 			if w.HasPlayer(cid) {
-				w.DirectInput(cid, rs.inputs[next].in)
+				w.DirectInput(cid, ri.in)
 			}
 			next++
 		}
-		// the newest input stamped for the coming tick
-		for i := next - 1; i >= 0; i-- {
-			if rs.inputs[i].stamp == cur+1 {
-				w.SetInput(cid, rs.inputs[i].in)
+		for i := range ring {
+			if ring[i].tick == cur+1 {
+				w.SetInput(cid, ring[i].in)
 				break
 			}
 		}
