@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"twserver/demo"
 	"twserver/internal/pcap"
 	"twserver/netproto"
 	"twserver/snap"
@@ -39,7 +40,12 @@ type refSession struct {
 	timing    map[int32]int32 // intended tick -> time left (ms) from INPUTTIMING
 	tick0     time.Time       // calibrated start of server tick 0
 	gameMsgs  []refGameMsg
+	info      PlayerInfo // from Cl_StartInfo
+	closeAt   time.Time  // the client's disconnect
 }
+
+// clStartInfo is NETMSGTYPE_CL_STARTINFO.
+const clStartInfo = 27
 
 type refGameMsg struct {
 	at time.Time
@@ -72,7 +78,13 @@ func loadRefSession(t *testing.T, name string) *refSession {
 			continue
 		}
 		hdr, raw, err := netproto.ParsePacket(p.Payload)
-		if err != nil || hdr.Flags&netproto.FlagControl != 0 {
+		if err != nil {
+			continue
+		}
+		if hdr.Flags&netproto.FlagControl != 0 {
+			if toServer && len(raw) > 0 && raw[0] == netproto.CtrlClose && rs.closeAt.IsZero() {
+				rs.closeAt = p.Time
+			}
 			continue
 		}
 		payload, err := netproto.DecodePayload(buf[:0], hdr, raw)
@@ -119,6 +131,20 @@ func loadRefSession(t *testing.T, name string) *refSession {
 					t.Fatalf("packet %d: invalid input %v", p.Index, ints)
 				}
 				rs.inputs = append(rs.inputs, refInput{at: p.Time, intended: intended, in: in})
+			case toServer && !sys && id == clStartInfo:
+				u.Reset(body)
+				rs.info.Name = u.GetString()
+				rs.info.Clan = u.GetString()
+				rs.info.Country = u.GetInt()
+				for i := range rs.info.SkinPartNames {
+					rs.info.SkinPartNames[i] = u.GetString()
+				}
+				for i := range rs.info.UseCustomColors {
+					rs.info.UseCustomColors[i] = u.GetInt() != 0
+				}
+				for i := range rs.info.SkinPartColors {
+					rs.info.SkinPartColors[i] = u.GetInt()
+				}
 			case toServer && !sys:
 				rs.gameMsgs = append(rs.gameMsgs, refGameMsg{at: p.Time, id: id, u: append([]byte(nil), body...)})
 			case !toServer && sys && id == netproto.NetmsgInputTiming:
@@ -192,16 +218,34 @@ func (rs *refSession) tickAt(at time.Time) int32 {
 }
 
 func TestReferenceSessionReplay(t *testing.T) {
-	for _, name := range []string{
-		"session07.pcap", // one player on dm1: walk, jump, fire
-		"crapnet07.pcap", // the same through a latency-cycling proxy (server leg)
+	for _, tc := range []struct{ capture, demo string }{
+		// one player on dm1: walk, jump, fire; the server also recorded a demo
+		{"session07.pcap", "session07_srv_07.demo"},
+		// the same kind of session through a latency-cycling proxy (server leg)
+		{"crapnet07.pcap", ""},
 	} {
-		t.Run(name, func(t *testing.T) { replayRef(t, name) })
+		t.Run(tc.capture, func(t *testing.T) { replayRef(t, tc.capture, tc.demo) })
 	}
 }
 
-func replayRef(t *testing.T, name string) {
+func replayRef(t *testing.T, name, demoName string) {
 	rs := loadRefSession(t, name)
+	demoSnaps := map[int32]*snap.Snapshot{}
+	if demoName != "" {
+		data, err := os.ReadFile("testdata/" + demoName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ticks, err := demo.ReadAll(data, snap.Sizes7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tk := range ticks {
+			if tk.Snap != nil {
+				demoSnaps[tk.Tick] = tk.Snap
+			}
+		}
+	}
 	mapData, err := os.ReadFile("testdata/dm1.map")
 	if err != nil {
 		t.Fatal(err)
@@ -242,12 +286,22 @@ func replayRef(t *testing.T, name string) {
 		ring[i].tick = -1
 	}
 	head := 0
-	compared, mismatched := 0, 0
+	compared, demoCompared, mismatched := 0, 0, 0
 	last := rs.ticks[len(rs.ticks)-1]
+	for tk := range demoSnaps {
+		last = max(last, tk)
+	}
+	leave := int32(-1)
+	if !rs.closeAt.IsZero() {
+		leave = rs.tickAt(rs.closeAt)
+	}
 	for w.CurrentTick() < last {
 		cur := w.CurrentTick()
+		if cur == leave {
+			w.RemovePlayer(cid)
+		}
 		if cur == rs.enterTick {
-			if err := w.AddPlayer(cid, PlayerInfo{}); err != nil {
+			if err := w.AddPlayer(cid, rs.info); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -283,11 +337,28 @@ func replayRef(t *testing.T, name string) {
 			}
 			compared++
 		}
+		if ref, ok := demoSnaps[tick]; ok {
+			b.Reset()
+			if err := w.Snap(-1, &b); err != nil {
+				t.Fatal(err)
+			}
+			b.Finish(&mine)
+			if diff := diffSnaps(ref, &mine); diff != "" {
+				mismatched++
+				if mismatched <= 5 {
+					t.Errorf("demo tick %d:\n%s", tick, diff)
+				}
+			}
+			demoCompared++
+		}
 		if tick%2 == 0 {
 			w.PostSnap()
 		}
 	}
-	t.Logf("compared %d snapshots, %d differ", compared, mismatched)
+	t.Logf("compared %d client snapshots and %d demo snapshots, %d differ", compared, demoCompared, mismatched)
+	if demoName != "" && demoCompared < 300 {
+		t.Fatalf("only %d demo snapshots compared", demoCompared)
+	}
 	if compared < 100 {
 		t.Fatalf("only %d snapshots compared", compared)
 	}
