@@ -60,6 +60,7 @@ type recorder struct {
 	pending  []byte
 	conns    [world.MaxClients]uint32
 	nextConn uint32
+	teams    [world.MaxClients]int8 // last recorded team + 2 (0 = none recorded)
 	pos      replay.Positions
 	closing  []*teehist.FileWriter
 
@@ -123,6 +124,7 @@ func (s *Server) thStart() {
 	r.file, r.path, r.game, r.stopped, r.produced = f, path, id, false, 0
 	r.pending = r.pending[:0]
 	r.pos = replay.Positions{}
+	r.teams = [world.MaxClients]int8{}
 	h := &teehist.Header{
 		VersionMinor:    teehist.VersionMinor,
 		GameUUID:        id,
@@ -263,6 +265,20 @@ func (s *Server) recAfterTick() {
 				r.enc.RecordPlayer(cid, x, y)
 			} else {
 				r.enc.RecordDeadPlayer(cid)
+			}
+		}
+		// team changes of players in the game (PLAYER_TEAM with the game
+		// team: -1 spectators, 0 red or no teams, 1 blue)
+		for cid := range world.MaxClients {
+			t := int8(0)
+			if s.world.HasPlayer(cid) {
+				t = int8(s.world.Team(cid)) + 2
+			}
+			if t != r.teams[cid] {
+				r.teams[cid] = t
+				if t != 0 {
+					r.enc.RecordExInts(teehist.ExPlayerTeam, int32(cid), int32(t)-2)
+				}
 			}
 		}
 	}

@@ -14,11 +14,11 @@ import (
 
 	"twserver/config"
 	"twserver/demo"
-	"twserver/snap"
-	"twserver/world"
 	"twserver/loadclient"
+	"twserver/snap"
 	"twserver/teehist"
 	"twserver/teehist/replay"
+	"twserver/world"
 	"twserver/world/twmap"
 )
 

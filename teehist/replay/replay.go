@@ -21,9 +21,15 @@ type Divergence struct {
 	CID                    int
 	RecAlive, SimAlive     bool
 	RecX, RecY, SimX, SimY int32
+	// Team is set for a team difference (PLAYER_TEAM) instead of a position.
+	Team             bool
+	RecTeam, SimTeam int32
 }
 
 func (d *Divergence) String() string {
+	if d.Team {
+		return fmt.Sprintf("tick %d cid %d: recorded team %d, simulated team %d", d.Tick, d.CID, d.RecTeam, d.SimTeam)
+	}
 	f := func(alive bool, x, y int32) string {
 		if !alive {
 			return "none"
@@ -211,6 +217,12 @@ func (e *Engine) ex(m *teehist.Message) {
 		c.ingame = e.w.AddPlayer(cid, world.PlayerInfo{Name: c.name}) == nil
 	case teehist.ExInputMissing:
 		c.missing = true
+	case teehist.ExPlayerTeam:
+		// recorded right after the tick's positions: check the simulated team
+		if len(f) == 2 && e.res.Divergence == nil && (!e.w.HasPlayer(cid) || e.w.Team(cid) != int(f[1].Int)) {
+			e.res.Divergence = &Divergence{Tick: e.w.CurrentTick(), CID: cid, Team: true,
+				RecTeam: f[1].Int, SimTeam: int32(e.w.Team(cid))}
+		}
 	case teehist.ExDirectInput:
 		var v teehist.Input
 		for i := range v {
