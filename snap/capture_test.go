@@ -2,12 +2,13 @@ package snap
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
+	"net/netip"
 	"os"
 	"slices"
 	"testing"
 
+	"twserver/internal/pcap"
 	"twserver/netproto"
 )
 
@@ -16,49 +17,23 @@ import (
 // Receiver, and every reconstructed snapshot is re-encoded with AppendDelta
 // and compared with the bytes the real server sent.
 
-type udpDatagram struct {
-	srcPort, dstPort uint16
-	data             []byte
-}
-
-// readPcapUDP returns the IPv4/UDP datagrams sent to 127.0.0.1 in a classic
-// little-endian pcap file with Ethernet framing.
-func readPcapUDP(t testing.TB, path string) []udpDatagram {
+// loopbackUDP returns the UDP datagrams sent to 127.0.0.1 in a capture file.
+func loopbackUDP(t testing.TB, path string) []pcap.Packet {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b) < 24 || binary.LittleEndian.Uint32(b) != 0xa1b2c3d4 || binary.LittleEndian.Uint32(b[20:]) != 1 {
-		t.Fatalf("%s: not a little-endian Ethernet pcap", path)
+	pkts, err := pcap.ReadUDP(b)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
-	var out []udpDatagram
-	for off := 24; off+16 <= len(b); {
-		n := int(binary.LittleEndian.Uint32(b[off+8:]))
-		off += 16
-		if n > len(b)-off {
-			t.Fatalf("%s: truncated record", path)
+	loopback := netip.AddrFrom4([4]byte{127, 0, 0, 1})
+	out := pkts[:0]
+	for _, p := range pkts {
+		if p.Dst.Addr() == loopback {
+			out = append(out, p)
 		}
-		f := b[off : off+n]
-		off += n
-		if len(f) < 14+20+8 || binary.BigEndian.Uint16(f[12:]) != 0x0800 {
-			continue
-		}
-		ip := f[14:]
-		ihl := int(ip[0]&0xf) * 4
-		if ip[0]>>4 != 4 || ip[9] != 17 || !bytes.Equal(ip[16:20], []byte{127, 0, 0, 1}) {
-			continue
-		}
-		total := int(binary.BigEndian.Uint16(ip[2:]))
-		if total > len(ip) || ihl+8 > total {
-			continue
-		}
-		udp := ip[ihl:total]
-		out = append(out, udpDatagram{
-			srcPort: binary.BigEndian.Uint16(udp[0:]),
-			dstPort: binary.BigEndian.Uint16(udp[2:]),
-			data:    udp[8:],
-		})
 	}
 	return out
 }
@@ -79,14 +54,14 @@ func captureSnapMessages(t testing.TB, path string, serverPort uint16, proto int
 	}
 	var out []snapMessage
 	var buf []byte
-	for _, d := range readPcapUDP(t, path) {
-		if d.srcPort != serverPort || netproto.IsConnless(d.data) {
+	for _, d := range loopbackUDP(t, path) {
+		if d.Src.Port() != serverPort || netproto.IsConnless(d.Payload) {
 			continue
 		}
 		var payload []byte
 		var numChunks int
 		if proto == 7 {
-			h, p, err := netproto.ParsePacket(d.data)
+			h, p, err := netproto.ParsePacket(d.Payload)
 			if err != nil {
 				t.Fatalf("packet: %v", err)
 			}
@@ -99,7 +74,7 @@ func captureSnapMessages(t testing.TB, path string, serverPort uint16, proto int
 			}
 			numChunks = int(h.NumChunks)
 		} else {
-			h, p, err := netproto.ParsePacket6(d.data)
+			h, p, err := netproto.ParsePacket6(d.Payload)
 			if err != nil {
 				t.Fatalf("packet: %v", err)
 			}
