@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"twserver/snap"
 	"twserver/world/datafile"
 )
 
@@ -110,20 +111,20 @@ func Encode(s *Spec) ([]byte, error) {
 	group, layer := 0, 0
 	addGroup := func(name string, parallax int32, numLayers int) {
 		g := []int32{encGroupVersion, 0, 0, parallax, parallax, int32(layer), int32(numLayers), 0, 0, 0, 0, 0}
-		item(ItemTypeGroup, group, append(g, packName(name, nameInts)...)...)
+		item(ItemTypeGroup, group, append(g, packName(name)...)...)
 		group++
 	}
 	if bg := s.Background; bg != nil {
 		addGroup("Background", 0, 1)
 		q := gradientQuad(bg)
-		item(ItemTypeLayer, layer, append([]int32{0, LayerTypeQuads, 0, encQuadsVersion, 1, data(q), -1}, packName("Sky", nameInts)...)...)
+		item(ItemTypeLayer, layer, append([]int32{0, LayerTypeQuads, 0, encQuadsVersion, 1, data(q), -1}, packName("Sky")...)...)
 		layer++
 	}
 	addGroup("Game", 100, len(s.Layers)+1)
 	tileLayer := func(name string, flags int32, image int, color [4]int32, tiles []byte) {
 		words := []int32{0, LayerTypeTiles, 0, encTilemapVersion, int32(s.Width), int32(s.Height), flags,
 			color[0], color[1], color[2], color[3], -1, 0, int32(image), data(tiles)}
-		item(ItemTypeLayer, layer, append(words, packName(name, nameInts)...)...)
+		item(ItemTypeLayer, layer, append(words, packName(name)...)...)
 		layer++
 	}
 	for _, l := range s.Layers {
@@ -144,6 +145,12 @@ func Encode(s *Spec) ([]byte, error) {
 		return nil, err
 	}
 	return w.Bytes()
+}
+
+// packName packs a group or layer name into its nameInts words (world spec
+// 1.2: the StrToInts encoding), cutting it to 4*nameInts-1 bytes.
+func packName(name string) []int32 {
+	return snap.StrToInts(make([]int32, nameInts), name)
 }
 
 // gradientQuad returns the data blob of one untextured quad spanning

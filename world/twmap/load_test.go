@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"twserver/snap"
 	"twserver/world/datafile"
 )
 
@@ -252,17 +253,17 @@ func TestRunLength(t *testing.T) {
 
 func TestPackName(t *testing.T) {
 	for _, s := range []string{"", "Game", "Background", "abcdefghijk", "abcdefghijkl-truncated"} {
-		w := packName(s, nameInts)
+		w := packName(s)
 		want := s
 		if len(want) > 4*nameInts-1 {
 			want = want[:4*nameInts-1]
 		}
-		if got := unpackName(w); got != want {
+		if got := snap.IntsToStr(w); got != want {
 			t.Errorf("%q -> %q", s, got)
 		}
 	}
 	// The value stock maps store for "Game".
-	if w := packName("Game", 3); w[0] != -941494811 || w[1] != -2139062144 || w[2] != -2139062272 {
+	if w := packName("Game"); w[0] != -941494811 || w[1] != -2139062144 || w[2] != -2139062272 {
 		t.Errorf("packName(Game) = %v", w)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"twserver/snap"
 	"twserver/world/datafile"
 )
 
@@ -65,38 +66,6 @@ func (m *Map) dataString(idx int32, what string) (string, error) {
 		b = b[:i]
 	}
 	return string(b), nil
-}
-
-// unpackName decodes a name packed with the reference StrToInts scheme:
-// four characters per word, big-endian, each stored as char+128; the last
-// character is always the terminator.
-func unpackName(w []int32) string {
-	buf := make([]byte, 0, 4*len(w))
-	for _, v := range w {
-		u := uint32(v)
-		buf = append(buf, byte(u>>24)-128, byte(u>>16)-128, byte(u>>8)-128, byte(u)-128)
-	}
-	if len(buf) > 0 {
-		buf = buf[:len(buf)-1]
-	}
-	if i := bytes.IndexByte(buf, 0); i >= 0 {
-		buf = buf[:i]
-	}
-	return string(buf)
-}
-
-// packName encodes s with the StrToInts scheme into n words, truncating to
-// 4n-1 bytes.
-func packName(s string, n int) []int32 {
-	buf := make([]byte, 4*n)
-	copy(buf[:4*n-1], s)
-	out := make([]int32, n)
-	for k := range out {
-		b := buf[4*k : 4*k+4]
-		out[k] = int32(uint32(b[0]+128)<<24 | uint32(b[1]+128)<<16 | uint32(b[2]+128)<<8 | uint32(b[3]+128))
-	}
-	out[n-1] &^= 0xff // the terminator byte is stored as 0, not 0x80
-	return out
 }
 
 func (m *Map) parseInfo() error {
@@ -187,7 +156,7 @@ func (m *Map) parseLayers() error {
 				return err
 			}
 			if t.Version >= 3 && len(w) >= tilemapItemInts {
-				l.Name = unpackName(w[15:18])
+				l.Name = snap.IntsToStr(w[15 : 15+nameInts])
 			}
 			l.Tiles = t
 		case LayerTypeQuads:
@@ -207,7 +176,7 @@ func (m *Map) parseLayers() error {
 				}
 			}
 			if q.Version >= 2 && len(w) >= quadsItemInts {
-				l.Name = unpackName(w[7:10])
+				l.Name = snap.IntsToStr(w[7 : 7+nameInts])
 			}
 			l.Quads = q
 		}
@@ -236,7 +205,7 @@ func (m *Map) parseGroups() error {
 			g.ClipX, g.ClipY, g.ClipW, g.ClipH = w[8], w[9], w[10], w[11]
 		}
 		if w[0] >= 3 && len(w) >= groupItemIntsV3 {
-			g.Name = unpackName(w[12:15])
+			g.Name = snap.IntsToStr(w[12 : 12+nameInts])
 		}
 		m.Groups[i] = g
 	}
