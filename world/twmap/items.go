@@ -76,7 +76,6 @@ const TileSize = 32
 
 // Item payload sizes in int32 words, as the 0.7 editor writes them.
 const (
-	versionItemInts  = 1
 	infoItemInts     = 5
 	imageItemIntsV1  = 6
 	imageItemIntsV2  = 7
@@ -88,7 +87,6 @@ const (
 	quadsMinInts     = 7 // enough to reach the image index
 	tileBytes        = 4
 	nameInts         = 3 // packed name of groups and layers (StrToInts)
-	envelopeMinInts  = 4
 	groupMinInts     = 7 // version..num_layers
 	groupClipMinInts = 12
 )
