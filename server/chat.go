@@ -85,8 +85,10 @@ func (s *Server) onGameMessage(c *client, id int32, body []byte) {
 		s.onVote(c, int(m.Vote))
 	case *gamemsg.ClCallVote:
 		s.onCallVote(c, m, now)
+	case *gamemsg.ClReadyChange:
+		s.world.ReadyChange(c.id)
 	default:
-		// Cl_ReadyChange, Cl_Command: not used by the supported game types.
+		// Cl_Command: the server announces no chat commands.
 	}
 }
 

@@ -24,7 +24,13 @@ var Commands = []Command{
 	{"unban", "s", "Remove the ban of an IP address"},
 	{"bans", "", "List bans"},
 	{"change_map", "s", "Change the map (also: sv_map NAME)"},
-	{"restart", "", "Restart the round on the current map"},
+	{"restart", "?i", "Start a new match after the given warmup seconds (default 0)"},
+	{"reload", "", "Reload the current map (every client goes through the map change)"},
+	{"pause", "?i", "Toggle the pause, or pause for the given seconds"},
+	{"set_team", "ii", "Move client id to team -1 (spectators), 0 (red) or 1 (blue)"},
+	{"swap_teams", "", "Swap the teams"},
+	{"shuffle_teams", "", "Shuffle the teams"},
+	{"lock_teams", "", "Lock or unlock the teams"},
 	{"say", "r", "Send a server chat message"},
 	{"broadcast", "r", "Show a broadcast message"},
 	{"logout", "", "Log out of the remote console"},
@@ -89,7 +95,47 @@ func (s *Server) execLine(line string) error {
 		}
 		s.pendingMap = args
 	case "restart":
+		warmup := 0
+		if args != "" {
+			w, err := strconv.Atoi(args)
+			if err != nil {
+				s.consoleOut("usage: restart [warmup seconds]")
+				return nil
+			}
+			warmup = w
+		}
+		s.world.Restart(warmup)
+		s.log.Info().Int("warmup", warmup).Msg("match restarted")
+	case "reload":
 		s.applyMap(s.curMap)
+	case "pause":
+		if args == "" {
+			s.world.TogglePause()
+		} else if sec, err := strconv.Atoi(args); err == nil {
+			s.world.Pause(sec)
+		} else {
+			s.consoleOut("usage: pause [seconds]")
+		}
+	case "set_team":
+		idStr, teamStr, _ := strings.Cut(args, " ")
+		c := s.clientByArg(idStr)
+		team, err := strconv.Atoi(strings.TrimSpace(teamStr))
+		if c == nil || c.state != stateIngame || err != nil || team < -1 || team > 1 {
+			s.consoleOut("usage: set_team ID TEAM (-1, 0, 1)")
+			return nil
+		}
+		s.world.ForceTeam(c.id, team)
+	case "swap_teams":
+		s.world.SwapTeams()
+	case "shuffle_teams":
+		s.world.ShuffleTeams()
+	case "lock_teams":
+		s.world.LockTeams(!s.world.TeamsLocked())
+		if s.world.TeamsLocked() {
+			s.serverChat(-1, "Teams were locked")
+		} else {
+			s.serverChat(-1, "Teams were unlocked")
+		}
 	case "say":
 		s.serverChat(-1, args)
 		s.log.Info().Str("text", args).Msg("server chat")

@@ -338,7 +338,7 @@ func TestMapChangeRejoin(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ts := startServer(t, nil)
 		a := join(t, ts, cl1Addr, "alice")
-		go func() { _, _ = io.WriteString(ts.cons, "restart\n") }()
+		go func() { _, _ = io.WriteString(ts.cons, "restart 3\nreload\n") }()
 		a.run(2 * time.Second)
 		if a.mapRequests < 2 || a.snaps < 2 {
 			t.Errorf("after restart: map requests %d snaps %d", a.mapRequests, a.snaps)
