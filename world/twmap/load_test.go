@@ -212,6 +212,19 @@ func TestLoadMalformed(t *testing.T) {
 			{ItemTypeLayer, 0, LayerTypeTiles, 0, 3, 2, 2, 1, 255, 255, 255, 255, -1, 0, 4, 0}}, ok), ErrBadItem},
 		{"info string index", mapWith(t, [][]int32{version, {ItemTypeInfo, 1, 9, -1, -1, -1}, group, game(2, 2, 3, 0)}, ok), ErrBadItem},
 		{"embedded image data", mapWith(t, [][]int32{version, {ItemTypeImage, 1, 4, 4, 0, -1, 7}, group, game(2, 2, 3, 0)}, ok), ErrBadItem},
+		{"empty version item", mapWith(t, [][]int32{{ItemTypeVersion}, group, game(2, 2, 3, 0)}, ok), ErrNoVersion},
+		{"short info item", mapWith(t, [][]int32{version, {ItemTypeInfo, 1, -1}, group, game(2, 2, 3, 0)}, ok), ErrBadItem},
+		{"info string too long", mapWith(t, [][]int32{version, {ItemTypeInfo, 1, 1, -1, -1, -1}, group, game(2, 2, 3, 0)},
+			ok, make([]byte, MaxStringLen+1)), ErrBadItem},
+		{"short image item", mapWith(t, [][]int32{version, {ItemTypeImage, 1, 4, 4}, group, game(2, 2, 3, 0)}, ok), ErrBadItem},
+		{"negative image size", mapWith(t, [][]int32{version, {ItemTypeImage, 1, -4, 4, 1, -1, -1}, group, game(2, 2, 3, 0)}, ok), ErrBadItem},
+		{"short group item", mapWith(t, [][]int32{version, {ItemTypeGroup, 3, 0, 0}, game(2, 2, 3, 0)}, ok), ErrBadItem},
+		{"negative group start", mapWith(t, [][]int32{version, {ItemTypeGroup, 3, 0, 0, 100, 100, -1, 1}, game(2, 2, 3, 0)}, ok), ErrBadItem},
+		{"negative group layer count", mapWith(t, [][]int32{version, {ItemTypeGroup, 3, 0, 0, 100, 100, 0, -1}, game(2, 2, 3, 0)}, ok), ErrBadItem},
+		{"short quads item", mapWith(t, [][]int32{version, group, {ItemTypeLayer, 0, LayerTypeQuads, 0, 2}}, ok), ErrBadItem},
+		{"negative quad count", mapWith(t, [][]int32{version, group, {ItemTypeLayer, 0, LayerTypeQuads, 0, 2, -1, 0, -1}}, ok), ErrBadItem},
+		{"quads data index", mapWith(t, [][]int32{version, group, {ItemTypeLayer, 0, LayerTypeQuads, 0, 2, 1, 9, -1}}, ok), ErrBadItem},
+		{"quads image index", mapWith(t, [][]int32{version, group, {ItemTypeLayer, 0, LayerTypeQuads, 0, 2, 0, 0, 3}}, ok), ErrBadItem},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
