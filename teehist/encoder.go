@@ -31,6 +31,8 @@ type Encoder struct {
 	maxCID          int32
 	prevMaxCID      int32
 	prev            [MaxClients]prevPlayer
+	teams           [MaxClients]int32 // PLAYER_TEAM state, 0 by default
+	practice        [MaxClients + 1]bool
 	scratch         []byte
 }
 
@@ -49,6 +51,8 @@ func (e *Encoder) Reset() {
 	e.maxCID = MaxClients
 	e.prevMaxCID = MaxClients
 	e.prev = [MaxClients]prevPlayer{}
+	e.teams = [MaxClients]int32{}
+	e.practice = [MaxClients + 1]bool{}
 }
 
 // Len returns the number of bytes waiting in the buffer.
@@ -304,6 +308,29 @@ func (e *Encoder) RecordDirectInput(cid int, in *Input) {
 // RecordInputMissing records that client cid had no input for the coming
 // tick (twserver extension ExInputMissing).
 func (e *Encoder) RecordInputMissing(cid int) { e.RecordExInts(ExInputMissing, int32(cid)) }
+
+// RecordPlayerTeam records the team of client cid if it changed (teams
+// start at 0), as PLAYER_TEAM.
+func (e *Encoder) RecordPlayerTeam(cid int, team int32) {
+	if !validCID(cid) || e.teams[cid] == team {
+		return
+	}
+	e.teams[cid] = team
+	e.RecordExInts(ExPlayerTeam, int32(cid), team)
+}
+
+// RecordTeamPractice records a change of a team's practice mode (TEAM_PRACTICE).
+func (e *Encoder) RecordTeamPractice(team int, practice bool) {
+	if team < 0 || team > MaxClients || e.practice[team] == practice {
+		return
+	}
+	e.practice[team] = practice
+	v := int32(0)
+	if practice {
+		v = 1
+	}
+	e.RecordExInts(ExTeamPractice, int32(team), v)
+}
 
 // Finish writes FINISH, the last message of a file.
 func (e *Encoder) Finish() { e.ints(int32(KindFinish)) }

@@ -37,6 +37,15 @@ func hx(t *testing.T, s string) []byte {
 	return b
 }
 
+// saveID is the save / connection id of the reference tests.
+var saveID = []byte{0xfb, 0x13, 0xa5, 0x76, 0xd3, 0x5f, 0x48, 0x93, 0xb8, 0x15, 0xee, 0xdc, 0x6d, 0x98, 0x01, 0x5b}
+
+// tick is the reference fixture's Tick(n): a tick without player records.
+func tick(e *Encoder, n int32) {
+	e.BeginTick(n)
+	e.BeginPlayers()
+}
+
 func uuidBytes(k ExKind) string { return hex.EncodeToString(ExTable[k].UUID[:]) }
 
 // TestEncoderVectors mirrors the reference writer's unit tests: the whole
@@ -115,29 +124,70 @@ func TestEncoderVectors(t *testing.T) {
 			e.Finish()
 		}, "41 00 4a" + uuidBytes(ExTest) + "00 40"},
 		{"DDNetVersion", func(e *Encoder) {
-			conn := NameUUID("test@ddnet.tw") // any 16 bytes
 			p := []byte{0x00}
-			p = append(p, conn[:]...)
+			p = append(p, saveID...)
 			p = append(p, 0x92, 0xcb, 0x01)
 			p = append(p, "DDNet 13.1 (3623f5e4cd184556)\x00"...)
 			e.RecordEx(ExTable[ExDDNetVer].UUID, p)
 			e.RecordExInts(ExDDNetVerOld, 1, 13010)
 			e.Finish()
-		}, "4a" + uuidBytes(ExDDNetVer) + "32 00" + hex.EncodeToString(func() []byte { u := NameUUID("test@ddnet.tw"); return u[:] }()) +
+		}, "4a" + uuidBytes(ExDDNetVer) + "32 00" + hex.EncodeToString(saveID) +
 			"92 cb 01" + hex.EncodeToString([]byte("DDNet 13.1 (3623f5e4cd184556)\x00")) +
 			"4a" + uuidBytes(ExDDNetVerOld) + "04 01 92 cb 01 40"},
 		{"Auth", func(e *Encoder) {
 			e.RecordExIntStr(ExAuthInit, "default_admin", 0, 3)
-			e.RecordAuthLogin(1, 2, "foo")
-			e.RecordAuthLogin(2, 2, "bar")
-			e.BeginTick(1)
-			e.BeginPlayers()
+			e.RecordAuthLogin(1, 2, "foobar")
+			e.RecordAuthLogin(2, 1, "help")
 			e.RecordAuthLogout(1)
 			e.Finish()
 		}, "4a" + uuidBytes(ExAuthInit) + "10 00 03" + hex.EncodeToString([]byte("default_admin\x00")) +
-			"4a" + uuidBytes(ExAuthLogin) + "06 01 02" + hex.EncodeToString([]byte("foo\x00")) +
-			"4a" + uuidBytes(ExAuthLogin) + "06 02 02" + hex.EncodeToString([]byte("bar\x00")) +
-			"41 00 4a" + uuidBytes(ExAuthLogout) + "01 01 40"},
+			"4a" + uuidBytes(ExAuthLogin) + "09 01 02" + hex.EncodeToString([]byte("foobar\x00")) +
+			"4a" + uuidBytes(ExAuthLogin) + "07 02 01" + hex.EncodeToString([]byte("help\x00")) +
+			"4a" + uuidBytes(ExAuthLogout) + "01 01 40"},
+		{"PlayerTeam", func(e *Encoder) {
+			tick(e, 1)
+			e.RecordPlayerTeam(3, 0)
+			e.RecordPlayerTeam(33, 54)
+			e.RecordPlayerTeam(45, 0)
+			tick(e, 2)
+			e.RecordPlayerTeam(3, 12)
+			e.RecordPlayerTeam(33, 0)
+			e.RecordPlayerTeam(45, 0)
+			e.Finish()
+		}, "41 00 4a" + uuidBytes(ExPlayerTeam) + "02 21 36 41 00 4a" + uuidBytes(ExPlayerTeam) + "02 03 0c 4a" +
+			uuidBytes(ExPlayerTeam) + "02 21 00 40"},
+		{"TeamPractice", func(e *Encoder) {
+			tick(e, 1)
+			e.RecordTeamPractice(1, false)
+			e.RecordTeamPractice(16, false)
+			e.RecordTeamPractice(23, true)
+			tick(e, 2)
+			e.RecordTeamPractice(1, true)
+			e.RecordTeamPractice(16, false)
+			e.RecordTeamPractice(23, false)
+			e.Finish()
+		}, "41 00 4a" + uuidBytes(ExTeamPractice) + "02 17 01 41 00 4a" + uuidBytes(ExTeamPractice) + "02 01 01 4a" +
+			uuidBytes(ExTeamPractice) + "02 17 00 40"},
+		{"PlayerReadyMultiple", func(e *Encoder) {
+			tick(e, 1)
+			e.RecordPlayerReady(0)
+			e.RecordPlayerReady(11)
+			tick(e, 2)
+			e.RecordPlayerReady(63)
+			e.Finish()
+		}, "41 00 4a" + uuidBytes(ExPlayerReady) + "01 00 4a" + uuidBytes(ExPlayerReady) + "01 0b 41 00 4a" +
+			uuidBytes(ExPlayerReady) + "01 3f 40"},
+		{"SaveSuccess", func(e *Encoder) {
+			p := []byte{0x15}
+			p = append(p, saveID...)
+			p = append(p, "2\tH.\nll0\x00"...)
+			e.RecordEx(ExTable[ExSaveSuccess].UUID, p)
+			e.Finish()
+		}, "4a" + uuidBytes(ExSaveSuccess) + "1a 15" + hex.EncodeToString(saveID) + hex.EncodeToString([]byte("2\tH.\nll0\x00")) + "40"},
+		{"LoadFailed", func(e *Encoder) {
+			e.RecordExInts(ExLoadFailure, 12)
+			e.Finish()
+		}, "4a" + uuidBytes(ExLoadFailure) + "01 0c 40"},
 		{"JoinLeave", func(e *Encoder) {
 			e.RecordJoin(6, false)
 			e.RecordJoin(7, true)
