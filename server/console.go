@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"sort"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -35,6 +36,7 @@ var Commands = []Command{
 	{"broadcast", "r", "Show a broadcast message"},
 	{"logout", "", "Log out of the remote console"},
 	{"shutdown", "", "Stop the server"},
+	{"stats", "", "Show packet counters (received, dropped by reason, replies)"},
 	{"help", "", "List commands"},
 }
 
@@ -152,6 +154,21 @@ func (s *Server) execLine(line string) error {
 		}
 	case "shutdown":
 		return errShutdown
+	case "stats":
+		cs := s.Counters()
+		keys := make([]string, 0, len(cs))
+		for k := range cs {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var b strings.Builder
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			fmt.Fprintf(&b, "%s=%d", k, cs[k])
+		}
+		s.consoleOut(b.String())
 	case "help":
 		for _, c := range Commands {
 			s.consoleOut(fmt.Sprintf("%-10s %s", c.Name, c.Help))
