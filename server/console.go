@@ -2,8 +2,8 @@ package server
 
 import (
 	"fmt"
-	"sort"
 	"net/netip"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
