@@ -150,11 +150,16 @@ func FuzzHuffman(f *testing.F) {
 		f.Add(p)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		// Decompression of arbitrary input stays within its bound.
+		// Decompression of arbitrary input stays within its bound and
+		// agrees with the bit-by-bit reference decoder.
 		const max = 300
 		out, err := HuffmanDecompress(make([]byte, 0, 8), b, max)
 		if len(out) > max {
 			t.Fatalf("decompressed %d bytes beyond bound %d", len(out), max)
+		}
+		slow, slowErr := slowHuffmanDecompress(b, max)
+		if !errors.Is(err, slowErr) || !bytes.Equal(out, slow) {
+			t.Fatalf("fast (%v, % x) and slow (%v, % x) decoders differ", err, out, slowErr, slow)
 		}
 		if err == nil {
 			// A valid stream re-encodes to a stream that decodes the same.
@@ -205,5 +210,47 @@ func TestHuffmanGoldenFile(t *testing.T) {
 	}
 	if n < 290 {
 		t.Fatalf("only %d vectors", n)
+	}
+}
+
+// slowHuffmanDecompress is an obviously correct decoder: it walks the tree
+// one bit at a time, least significant bit of each byte first.
+func slowHuffmanDecompress(src []byte, max int) ([]byte, error) {
+	var out []byte
+	node := uint16(huffmanRoot)
+	for i := 0; i < len(src)*8; i++ {
+		node = huffman.child[node][src[i/8]>>(i%8)&1]
+		if node >= huffmanSymbols {
+			continue
+		}
+		if node == huffmanEOF {
+			return out, nil
+		}
+		if len(out) >= max {
+			return out, ErrHuffmanOverflow
+		}
+		out = append(out, byte(node))
+		node = huffmanRoot
+	}
+	return out, ErrBadHuffman
+}
+
+// TestHuffmanDifferential compares the table-driven decoder with the slow one
+// on captured payloads, their prefixes and bit-flipped variants.
+func TestHuffmanDifferential(t *testing.T) {
+	for _, p := range captureSeeds(t) {
+		if len(p) <= PacketHeaderSize {
+			continue
+		}
+		pl := p[PacketHeaderSize:]
+		for i := range len(pl) {
+			for _, in := range [][]byte{pl[:i], append(bytes.Clone(pl[:i]), pl[i]^0x10)} {
+				fast, ferr := HuffmanDecompress(nil, in, MaxPayload)
+				slow, serr := slowHuffmanDecompress(in, MaxPayload)
+				if !errors.Is(ferr, serr) || !bytes.Equal(fast, slow) {
+					t.Fatalf("% x: fast %v, slow %v", in, ferr, serr)
+				}
+			}
+		}
 	}
 }
