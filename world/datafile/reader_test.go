@@ -111,6 +111,8 @@ func TestLoadCorrupt(t *testing.T) {
 		{"negative item count", setInt(good, 20, -1), nil, ErrCorrupt},
 		{"negative data count", setInt(good, 24, -3), nil, ErrCorrupt},
 		{"negative item size", setInt(good, 28, -8), nil, ErrCorrupt},
+		{"negative type count", setInt(good, 16, -1), nil, ErrCorrupt},
+		{"negative data area size", setInt(good, 32, -1), nil, ErrCorrupt},
 		{"huge item count", setInt(good, 20, 1<<30), nil, ErrLimit},
 		{"huge data count", setInt(good, 24, 1<<30), nil, ErrLimit},
 		{"item area past end", setInt(good, 28, 1<<30), nil, ErrTruncated},
@@ -127,6 +129,8 @@ func TestLoadCorrupt(t *testing.T) {
 		{"item offset past area", setInt(good, sampleItemOffs+8, 1000), nil, ErrCorrupt},
 		{"item size field", setInt(good, sampleItems+4, 8), nil, ErrCorrupt},
 		{"item type mismatch", setInt(good, sampleItems, 3<<16|7), nil, ErrCorrupt},
+		{"item payload not whole words", setInt(setInt(good, sampleItemOffs+4, 13), sampleItems+4, 5), nil, ErrCorrupt},
+		{"data offset past area", setInt(good, sampleDataOffs+4, 1<<20), nil, ErrCorrupt},
 		{"data offsets decrease", setInt(good, sampleDataOffs+4, -1), nil, ErrCorrupt},
 		{"first data offset", setInt(good, sampleDataOffs, 1), nil, ErrCorrupt},
 		{"negative data size", setInt(good, sampleSizes, -1), nil, ErrCorrupt},
@@ -142,6 +146,47 @@ func TestLoadCorrupt(t *testing.T) {
 			f, err := LoadWithLimits(c.data, l)
 			if !errors.Is(err, c.want) {
 				t.Fatalf("got %v (file %v), want %v", err, f != nil, c.want)
+			}
+		})
+	}
+}
+
+// One case per argument the Writer refuses.
+func TestWriterErrors(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		add  func(w *Writer) error
+		want error
+	}{
+		{"negative type", func(w *Writer) error { return w.AddItem(-1, 0, nil) }, ErrInvalid},
+		{"type too big", func(w *Writer) error { return w.AddItem(MaxType+1, 0, nil) }, ErrInvalid},
+		{"negative id", func(w *Writer) error { return w.AddItem(0, -1, nil) }, ErrInvalid},
+		{"id too big", func(w *Writer) error { return w.AddItem(0, MaxID+1, nil) }, ErrInvalid},
+		{"payload not whole words", func(w *Writer) error { return w.AddItem(0, 0, make([]byte, 6)) }, ErrInvalid},
+		{"too many items", func(w *Writer) error {
+			for i := range DefaultMaxItems {
+				if err := w.AddItem(1, i%(MaxID+1), nil); err != nil {
+					return err
+				}
+			}
+			return w.AddItem(1, 0, nil)
+		}, ErrLimit},
+		{"negative blob size", func(w *Writer) error { _, err := w.AddRawData(nil, -1); return err }, ErrLimit},
+		{"blob size over limit", func(w *Writer) error { _, err := w.AddRawData(nil, DefaultMaxDataSize+1); return err }, ErrLimit},
+		{"too many blobs", func(w *Writer) error {
+			for range DefaultMaxData {
+				if _, err := w.AddRawData(nil, 0); err != nil {
+					return err
+				}
+			}
+			_, err := w.AddRawData(nil, 0)
+			return err
+		}, ErrLimit},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var w Writer
+			if err := c.add(&w); !errors.Is(err, c.want) {
+				t.Fatalf("err %v, want %v", err, c.want)
 			}
 		})
 	}
