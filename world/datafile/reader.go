@@ -182,8 +182,11 @@ func (f *File) parseItems(b []byte, typesOff, numTypes, itemOffOff, numItems int
 		}
 		typeAndID := le(area, start)
 		size := le(area, start+4)
-		if size != stop-start-ItemHeaderSize || size%4 != 0 {
+		if size != stop-start-ItemHeaderSize {
 			return fmt.Errorf("%w: item %d declares %d payload bytes, offsets give %d", ErrCorrupt, i, size, stop-start-ItemHeaderSize)
+		}
+		if size%4 != 0 {
+			return fmt.Errorf("%w: item %d payload of %d bytes is not whole int32 words", ErrCorrupt, i, size)
 		}
 		f.items[i] = Item{
 			Type: (typeAndID >> 16) & 0xffff,
