@@ -46,6 +46,10 @@ type RecordStats struct {
 	Bytes atomic.Uint64
 }
 
+// createRecordFile creates a recording file (a variable so tests can
+// simulate a full disk).
+var createRecordFile = teehist.CreateFile
+
 // recorder is the loop's recording state (owned by the loop goroutine).
 type recorder struct {
 	stats RecordStats
@@ -110,7 +114,7 @@ func (s *Server) thStart() {
 		return
 	}
 	path := filepath.Join(s.cfg.Record.Dir, id.String()+".teehistorian")
-	f, err := teehist.CreateFile(path, teehist.FileOptions{OnError: func(err error) {
+	f, err := createRecordFile(path, teehist.FileOptions{OnError: func(err error) {
 		s.log.Error().Err(err).Str("file", path).Msg("teehistorian write failed; recording of this game stopped")
 	}})
 	if err != nil {

@@ -43,7 +43,7 @@ func (s *Server) demoStart() {
 		}
 	}
 	path := filepath.Join(s.cfg.Record.Dir, id.String()+".demo")
-	f, err := teehist.CreateFile(path, teehist.FileOptions{OnError: func(err error) {
+	f, err := createRecordFile(path, teehist.FileOptions{OnError: func(err error) {
 		s.log.Error().Err(err).Str("file", path).Msg("demo write failed; demo of this game stopped")
 	}})
 	if err != nil {
