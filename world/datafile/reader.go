@@ -132,6 +132,17 @@ func LoadWithLimits(b []byte, lim Limits) (*File, error) {
 	return f, nil
 }
 
+// span returns the byte range of entry i of n in an area of areaLen bytes
+// whose start offsets are listed at off in b: from its own offset to the
+// next entry's, the last one to the end of the area. Callers validate it.
+func span(b []byte, off, i, n, areaLen int) (start, stop int) {
+	start, stop = le(b, off+4*i), areaLen
+	if i+1 < n {
+		stop = le(b, off+4*(i+1))
+	}
+	return start, stop
+}
+
 func (f *File) parseItems(b []byte, typesOff, numTypes, itemOffOff, numItems int, area []byte) error {
 	f.types = make([]TypeRange, numTypes)
 	seen := make(map[int]bool, numTypes)
@@ -169,11 +180,7 @@ func (f *File) parseItems(b []byte, typesOff, numTypes, itemOffOff, numItems int
 
 	f.items = make([]Item, numItems)
 	for i := range f.items {
-		start := le(b, itemOffOff+4*i)
-		stop := len(area)
-		if i+1 < numItems {
-			stop = le(b, itemOffOff+4*(i+1))
-		}
+		start, stop := span(b, itemOffOff, i, numItems, len(area))
 		if i == 0 && start != 0 {
 			return fmt.Errorf("%w: first item at offset %d, want 0", ErrCorrupt, start)
 		}
@@ -211,11 +218,7 @@ func (f *File) parseData(b []byte, dataOffOff, sizesOff, numData int, area []byt
 		return fmt.Errorf("%w: %d bytes of data area without data blobs", ErrCorrupt, len(area))
 	}
 	for i := range numData {
-		start := le(b, dataOffOff+4*i)
-		stop := len(area)
-		if i+1 < numData {
-			stop = le(b, dataOffOff+4*(i+1))
-		}
+		start, stop := span(b, dataOffOff, i, numData, len(area))
 		if i == 0 && start != 0 {
 			return fmt.Errorf("%w: first data blob at offset %d, want 0", ErrCorrupt, start)
 		}
