@@ -26,8 +26,9 @@ import (
 // Recording bounds.
 const (
 	// MaxRecordPending bounds the encoded ticks kept in memory while the
-	// writer's queue is full; beyond it the game's recording stops.
-	MaxRecordPending = 8 << 20
+	// writer's queue is full; beyond it the game's recording stops. It is
+	// the writer's largest chunk, so the backlog always fits one Submit.
+	MaxRecordPending = teehist.MaxChunkSize
 	// RecordCloseWait bounds how long shutdown waits for recordings to be written.
 	RecordCloseWait = 5 * time.Second
 	// ServerVersion is the server_version written in teehistorian headers.
