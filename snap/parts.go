@@ -136,9 +136,6 @@ func (e *Encoder) Message(i int) []byte {
 	return e.msgs[start:e.ends[i]]
 }
 
-// Delta returns the delta ints of the last Encode.
-func (e *Encoder) Delta() []int32 { return e.delta }
-
 // Data returns the varint-encoded delta of the last Encode (empty for
 // SNAPEMPTY).
 func (e *Encoder) Data() []byte {

@@ -23,10 +23,6 @@ func (t *SizeTable) Static(typ int32) (int, bool) {
 	return int(t.sizes[typ]), true
 }
 
-// NumStatic returns the number of table entries (types 0..NumStatic−1 may
-// have a static size).
-func (t *SizeTable) NumStatic() int { return len(t.sizes) }
-
 // Sizes7 is the 0.7 table: types 0..22 (the 0.7.0 object set,
 // OLD_NUM_NETOBJTYPES = 23) have static sizes (net.md A4.7, A5.3; world.md
 // 5.1). Type 0 has none; types 23 and up always carry their size.
