@@ -150,7 +150,7 @@ func (r *Reassembler) CRC() uint32 { return r.crc }
 // Receiver is the complete receiving path of a client: it parses snapshot
 // messages, reassembles parts, varint-decodes the delta, applies it to the
 // stored base, checks the CRC and stores the result by tick. It is used by
-// the load tester and by tests that replay captures.
+// the load tester and by tests that replay captures. Use NewReceiver.
 type Receiver struct {
 	// IDs are the protocol's message ids; Sizes its static size table.
 	IDs   MsgIDs
@@ -161,8 +161,7 @@ type Receiver struct {
 	ints  []int32
 	tmp   Snapshot
 	empty Snapshot
-	last  int32
-	have  bool
+	last  int32 // tick of the newest reconstructed snapshot, −1 before the first
 }
 
 // NewReceiver returns a Receiver for the given protocol.
@@ -174,7 +173,7 @@ func NewReceiver(ids MsgIDs, sizes *SizeTable) *Receiver {
 func (r *Receiver) Reset() {
 	r.re.Reset()
 	r.store.PurgeAll()
-	r.last, r.have = -1, false
+	r.last = -1
 }
 
 // Handle processes the body of one snapshot message with system message id.
@@ -187,7 +186,7 @@ func (r *Receiver) Handle(id int32, body []byte) (tick int32, done bool, err err
 	if err != nil {
 		return 0, false, err
 	}
-	if r.have && m.Tick <= r.last {
+	if m.Tick <= r.last { // ticks are never negative (ParseSnapMsg)
 		return m.Tick, false, ErrStaleTick
 	}
 	base := &r.empty
@@ -220,14 +219,14 @@ func (r *Receiver) Handle(id int32, body []byte) (tick int32, done bool, err err
 		r.store.PurgeBefore(bt)
 	}
 	r.store.Add(m.Tick, 0, &r.tmp)
-	r.last, r.have = m.Tick, true
+	r.last = m.Tick
 	return m.Tick, true, nil
 }
 
 // Latest returns the newest reconstructed snapshot and its tick (the tick
 // to acknowledge), or nil and −1.
 func (r *Receiver) Latest() (*Snapshot, int32) {
-	if !r.have {
+	if r.last < 0 {
 		return nil, -1
 	}
 	s, _, _ := r.store.Get(r.last)
