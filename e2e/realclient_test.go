@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -111,6 +112,7 @@ func start(t *testing.T, name, logPath string, stdin io.Reader, env []string, di
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = f, f, stdin
 	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlive the test
 	if env != nil {
 		cmd.Env = env
 	}
@@ -252,6 +254,7 @@ func inner(t *testing.T) {
 	}
 	xvfb := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "800x600x24", "-nolisten", "tcp", "-noreset")
 	xvfb.ExtraFiles = []*os.File{dispW}
+	xvfb.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	xlog, _ := os.Create(filepath.Join(out, "xvfb.log"))
 	xvfb.Stdout, xvfb.Stderr = xlog, xlog
 	if err := xvfb.Start(); err != nil {
@@ -326,6 +329,20 @@ func inner(t *testing.T) {
 	}
 	if !waitLog(serverLog, regexp.MustCompile(regexp.QuoteMeta(chatText)), 3*time.Second) {
 		t.Errorf("chat line typed in the client did not reach the server log")
+	}
+
+	// Every message the client sent decoded on the server side.
+	statsBefore, _ := os.ReadFile(serverLog)
+	fmt.Fprintln(console, "stats")
+	statsRe := regexp.MustCompile(`bad_messages=(\d+)[^\n]*`)
+	if waitLog(serverLog, statsRe, 3*time.Second) {
+		b, _ := os.ReadFile(serverLog)
+		if m := statsRe.FindSubmatch(b[len(statsBefore):]); m != nil {
+			t.Logf("server counters: %s", m[0])
+			if string(m[1]) != "0" {
+				t.Errorf("server could not decode %s messages from the real client", m[1])
+			}
+		}
 	}
 
 	xdo(t, "key", "F8") // disconnect
