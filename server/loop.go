@@ -72,7 +72,6 @@ func (s *Server) run(ctx context.Context) error {
 	s.gameStart = time.Now()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
-	var runErr error
 loop:
 	for {
 		select {
@@ -108,7 +107,7 @@ loop:
 	case <-time.After(100 * time.Millisecond):
 	}
 	s.log.Info().Msg("server shut down")
-	return runErr
+	return nil
 }
 
 // drainRx handles every packet already queued, without blocking.

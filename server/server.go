@@ -91,7 +91,6 @@ type Server struct {
 
 	// game loop state (owned by the loop goroutine only)
 	curMap          *twmap.Map
-	mapIndex        int
 	world           *world.World
 	gameStart       time.Time // start of tick 0 of the current map
 	clients         []*client
@@ -106,11 +105,10 @@ type Server struct {
 	sendBuf         []byte
 	scratch         [netproto.MaxPayload]byte
 	warnLimit       rateLimiter
-	infoSig         uint64   // infoSignature of the published info
-	pendingShutdown bool     // shutdown requested by rcon or vote
-	pendingMap      string   // map change requested by console/vote, done between ticks
-	rconOut         []string // lines produced by the current console command
-	rconFrom        int      // client id running the current rcon command, -1 = stdin
+	infoSig         uint64 // infoSignature of the published info
+	pendingShutdown bool   // shutdown requested by rcon or vote
+	pendingMap      string // map change requested by console/vote, done between ticks
+	rconFrom        int    // client id running the current rcon command, -1 = stdin
 
 	runOnce sync.Once
 
