@@ -52,7 +52,7 @@ func (s *Server) appendInfoHeader(p *netproto.Packer, numPlayers, numClients int
 		flags |= 1
 	}
 	maxClients := max(numClients, s.cfg.Server.MaxClients)
-	maxPlayers := min(s.cfg.Server.PlayerSlots, maxClients)
+	maxPlayers := max(min(s.cfg.Server.PlayerSlots, maxClients), numPlayers)
 	p.AddStringLimit(GameVersion, 32)
 	p.AddStringLimit(s.cfg.Server.Name, 64)
 	p.AddStringLimit("", 128)
@@ -72,7 +72,10 @@ func (s *Server) infoPlayers() (rows []infoPlayer, numPlayers int) {
 		if c.state == stateEmpty {
 			continue
 		}
-		r := infoPlayer{name: "(connecting)", country: -1}
+		// Clients not yet in the game are listed as "(connecting)" spectators;
+		// only in-game non-spectators count as players (the browser drops
+		// entries with more players than player slots).
+		r := infoPlayer{name: "(connecting)", country: -1, spectator: true}
 		if c.state == stateIngame {
 			r.name, r.clan, r.country = c.name, c.clan, c.country
 			r.score = int32(s.world.Score(c.id))
