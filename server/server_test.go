@@ -432,3 +432,76 @@ func TestJoinUnderLoss(t *testing.T) {
 		}
 	})
 }
+
+// queryInfo performs the token exchange and a gie3 request from addr and
+// returns the unpacked inf3 body after the browser token.
+func queryInfo(t *testing.T, mn *MemNet, addr netip.AddrPort) *netproto.Unpacker {
+	t.Helper()
+	mc, err := mn.Listen(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mc.Close()
+	var b [RecvBufSize]byte
+	read := func() []byte {
+		got := make(chan []byte, 1)
+		go func() {
+			n, _, err := mc.ReadFrom(b[:])
+			if err != nil {
+				got <- nil
+				return
+			}
+			got <- b[:n]
+		}()
+		select {
+		case p := <-got:
+			return p
+		case <-time.After(time.Second):
+			mc.Close()
+			<-got
+			return nil
+		}
+	}
+	_, _ = mc.WriteTo(netproto.AppendTokenRequest(nil, 0x0a0b0c0d), srvAddr)
+	p := read()
+	_, payload, err := netproto.ParsePacket(p)
+	if err != nil {
+		t.Fatalf("token reply: %v", err)
+	}
+	ctl, _ := netproto.ParseControl(payload)
+	_, _ = mc.WriteTo(netproto.AppendConnless(nil, netproto.ConnlessHeader{Token: ctl.Token, ResponseToken: 0x0a0b0c0d},
+		append(append([]byte(nil), magicGetInfo...), 7)), srvAddr)
+	p = read()
+	_, payload, err = netproto.ParseConnless(p)
+	if err != nil || !bytes.HasPrefix(payload, magicInfo) {
+		t.Fatalf("info reply % x: %v", p, err)
+	}
+	u := &netproto.Unpacker{}
+	u.Reset(append([]byte(nil), payload[len(magicInfo)+1:]...))
+	return u
+}
+
+func TestServerInfoWithPlayers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := startServer(t, func(c *config.Config) { c.Server.Name = "info test"; c.Server.Password = "pw" })
+		a := newTestClient(t, ts.mn, cl1Addr, srvAddr, "alice")
+		a.password = "pw"
+		a.connect()
+		a.run(2 * time.Second)
+		u := queryInfo(t, ts.mn, cl2Addr)
+		version, name, host, mapName, gt := u.GetString(), u.GetString(), u.GetString(), u.GetString(), u.GetString()
+		flags, skill, numPlayers, maxPlayers, numClients, maxClients := u.GetInt(), u.GetInt(), u.GetInt(), u.GetInt(), u.GetInt(), u.GetInt()
+		pname, clan, country, score, ptype := u.GetString(), u.GetString(), u.GetInt(), u.GetInt(), u.GetInt()
+		if u.Err() != nil {
+			t.Fatalf("unpack: %v", u.Err())
+		}
+		if version != GameVersion || name != "info test" || host != "" || mapName != ts.curMap.Name || gt != "DM" ||
+			flags != 1 || skill != 1 || numPlayers != 1 || maxPlayers != 8 || numClients != 1 || maxClients != 8 {
+			t.Errorf("header: %q %q %q %q %q flags=%d skill=%d players=%d/%d clients=%d/%d",
+				version, name, host, mapName, gt, flags, skill, numPlayers, maxPlayers, numClients, maxClients)
+		}
+		if pname != "alice" || clan != "" || country != -1 || score != 0 || ptype != 0 {
+			t.Errorf("player row: %q %q %d %d %d", pname, clan, country, score, ptype)
+		}
+	})
+}
