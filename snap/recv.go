@@ -152,8 +152,9 @@ func (r *Reassembler) CRC() uint32 { return r.crc }
 // stored base, checks the CRC and stores the result by tick. It is used by
 // the load tester and by tests that replay captures. Use NewReceiver.
 type Receiver struct {
-	// IDs are the protocol's message ids; Sizes its static size table.
-	IDs   MsgIDs
+	// IDs are the protocol's snapshot message ids.
+	IDs MsgIDs
+	// Sizes is the protocol's static size table.
 	Sizes *SizeTable
 
 	re    Reassembler

@@ -109,8 +109,10 @@ func Key(typ, id uint16) uint32 { return uint32(typ)<<16 | uint32(id) }
 // Item is one snapshot item. Data aliases the snapshot's backing array and
 // must not be modified or kept past the snapshot's next rebuild.
 type Item struct {
+	// Type and ID form the item's key (net.md A4.1).
 	Type, ID uint16
-	Data     []int32
+	// Data is the payload, a type's fixed number of ints.
+	Data []int32
 }
 
 // Key returns the item's key.

@@ -52,8 +52,10 @@ var (
 
 // Datagram is a decoded UDP datagram; Payload aliases the frame.
 type Datagram struct {
+	// Src and Dst are the sender's and receiver's address and port.
 	Src, Dst netip.AddrPort
-	Payload  []byte
+	// Payload is the UDP payload.
+	Payload []byte
 }
 
 // DecodeUDP decodes one captured frame of the given link type down to its UDP

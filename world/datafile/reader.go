@@ -45,6 +45,8 @@ func (it Item) Ints() []int32 {
 // TypeRange is one entry of the item-type table: the items Start..Start+Num-1
 // all have type Type.
 type TypeRange struct {
+	// Type is the item type; Start the index of its first item in the item
+	// list; Num how many items of the type follow.
 	Type, Start, Num int
 }
 

@@ -41,11 +41,13 @@ type ExternalImage struct {
 
 // Gradient is a vertical colour gradient, colours as r, g, b, a (0..255).
 type Gradient struct {
+	// Top and Bottom are the colours of the upper and lower corners.
 	Top, Bottom [4]int32
 }
 
 // TileLayerSpec is one visible tile layer of a Spec.
 type TileLayerSpec struct {
+	// Name is the layer name (at most 11 bytes are stored).
 	Name string
 	// Image is an index into Spec.Images, or -1 for untextured tiles.
 	Image int

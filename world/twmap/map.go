@@ -108,6 +108,8 @@ func (e Entity) Pos() (x, y float32) {
 
 // Info is the optional INFO item's strings.
 type Info struct {
+	// Author, Version (the map's own version string), Credits and License
+	// are the decoded strings, empty when the item stores -1 (absent).
 	Author, Version, Credits, License string
 }
 
@@ -130,14 +132,19 @@ type Image struct {
 
 // Group is a GROUP item.
 type Group struct {
-	Name                 string
-	OffsetX, OffsetY     int32
+	// Name is the packed group name (group version 3+, else empty).
+	Name string
+	// OffsetX and OffsetY shift the group's layers, in world units.
+	OffsetX, OffsetY int32
+	// ParallaxX and ParallaxY are percentages: 100 moves with the camera.
 	ParallaxX, ParallaxY int32
 	// StartLayer and NumLayers select the group's layers in Map.Layers.
 	StartLayer, NumLayers int
-	UseClipping           bool
-	ClipX, ClipY          int32
-	ClipW, ClipH          int32
+	// UseClipping and the Clip rectangle (group version 2+) limit drawing
+	// to a world-space rectangle.
+	UseClipping  bool
+	ClipX, ClipY int32
+	ClipW, ClipH int32
 }
 
 // Layer is a LAYER item: a tile layer or a quads layer.
@@ -157,12 +164,15 @@ type Layer struct {
 // TileLayer is the tilemap part of a tile LAYER item.
 type TileLayer struct {
 	// Version is the tilemap version: 3 raw tiles, 4 run-length tiles.
-	Version       int
+	Version int
+	// Width and Height are the layer size in tiles.
 	Width, Height int
 	// Flags are the tile layer flags (TilesLayerFlagGame).
 	Flags int
 	// Color is r, g, b, a (0..255).
-	Color          [4]int32
+	Color [4]int32
+	// ColorEnv is the ENVELOPE index animating Color, or -1; ColorEnvOffset
+	// is its time offset.
 	ColorEnv       int
 	ColorEnvOffset int32
 	// Image is the IMAGE index or -1 for untextured.
@@ -176,7 +186,9 @@ func (t *TileLayer) IsGame() bool { return t.Flags&TilesLayerFlagGame != 0 }
 
 // QuadLayer is the quads part of a quads LAYER item.
 type QuadLayer struct {
-	Version  int
+	// Version is the quads layer version.
+	Version int
+	// NumQuads is the number of quads in Data.
 	NumQuads int
 	// Data is the blob index of the quads (38 int32 each).
 	Data int
@@ -186,6 +198,10 @@ type QuadLayer struct {
 
 // Tile is one stored tile of a tile layer.
 type Tile struct {
+	// Index is the tile index in the layer's image (game layer: Tile*
+	// constants and entities); Flags are TileFlag* bits; Skip is the
+	// run-length repeat count of tilemap version 4 (0 once expanded);
+	// Reserved is unused.
 	Index, Flags, Skip, Reserved byte
 }
 

@@ -6,7 +6,9 @@ import "fmt"
 // Appendix D): 0.7.5 clients refuse a map announced under a standard name
 // unless its crc and size match one of these.
 type StandardMap struct {
+	// Name is the official map name.
 	Name string
+	// CRC and Size identify one official version of the file.
 	CRC  uint32
 	Size int
 }
