@@ -341,21 +341,34 @@ func (f *File) Data(i int) ([]byte, error) {
 	return out, nil
 }
 
+// inflateChunk is the initial output capacity of inflate; it doubles from
+// there up to the declared size.
+const inflateChunk = 64 << 10
+
 // inflate decompresses a zlib stream that must produce exactly want bytes.
-// Memory grows with the actual output, never past want (plus one probe byte).
+// Memory grows with the actual output and never past want: a stream that
+// declares a large size but inflates to little costs little, and one that
+// inflates past want is stopped at want+1 bytes (a one-byte probe).
 func inflate(src []byte, want int) ([]byte, error) {
 	zr, err := zlib.NewReader(bytes.NewReader(src))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadZlib, err)
 	}
-	out := make([]byte, 0, min(want, 64<<10))
-	var buf [4096]byte
+	out := make([]byte, 0, min(want, inflateChunk))
 	for {
-		n, err := zr.Read(buf[:])
-		if len(out)+n > want {
-			return nil, fmt.Errorf("%w: inflates past its declared %d bytes", ErrDataSize, want)
+		if len(out) == cap(out) && cap(out) < want {
+			out = append(make([]byte, 0, min(2*cap(out), want)), out...)
 		}
-		out = append(out, buf[:n]...)
+		var n int
+		if len(out) < cap(out) {
+			n, err = zr.Read(out[len(out):cap(out)])
+			out = out[:len(out)+n]
+		} else {
+			var probe [1]byte // all want bytes are in: only the end may follow
+			if n, err = zr.Read(probe[:]); n > 0 {
+				return nil, fmt.Errorf("%w: inflates past its declared %d bytes", ErrDataSize, want)
+			}
+		}
 		if errors.Is(err, io.EOF) {
 			break
 		}

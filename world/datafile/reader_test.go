@@ -496,3 +496,24 @@ func BenchmarkLoadAndInflate(b *testing.B) {
 		}
 	}
 }
+
+// TestInflateBounded: the output buffer never grows past the declared size,
+// whatever the size relative to the growth steps.
+func TestInflateBounded(t *testing.T) {
+	for _, n := range []int{0, 1, inflateChunk - 1, inflateChunk, inflateChunk + 1, 3*inflateChunk + 7} {
+		src := bytes.Repeat([]byte("tile"), n/4+1)[:n]
+		out, err := inflate(compressZlib(src), n)
+		if err != nil || !bytes.Equal(out, src) {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+		if cap(out) > n {
+			t.Errorf("%d bytes: buffer grew to %d", n, cap(out))
+		}
+		if n == 0 {
+			continue
+		}
+		if _, err := inflate(compressZlib(src), n-1); !errors.Is(err, ErrDataSize) {
+			t.Errorf("%d bytes declared as %d: %v", n, n-1, err)
+		}
+	}
+}
