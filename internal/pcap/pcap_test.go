@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"net/netip"
 	"os"
@@ -211,7 +212,7 @@ func TestLinkTypes(t *testing.T) {
 	for _, link := range links {
 		for _, order := range orders {
 			for _, nano := range []bool{false, true} {
-				t.Run(link.String()+"/"+order.String(), func(t *testing.T) {
+				t.Run(fmt.Sprintf("%v/%v/nano=%v", link, order, nano), func(t *testing.T) {
 					c := newCapture(order, nano, link)
 					var want []Packet
 					for i := range 6 {
@@ -245,6 +246,52 @@ func TestLinkTypes(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// One malformed frame per DecodeUDP error, for every link layer.
+func TestDecodeUDPMalformed(t *testing.T) {
+	v4 := appendIPUDP(nil, netip.MustParseAddrPort("127.0.0.1:1"), netip.MustParseAddrPort("127.0.0.1:2"), []byte("hi"))
+	v6 := appendIPUDP(nil, netip.MustParseAddrPort("[::1]:1"), netip.MustParseAddrPort("[::1]:2"), []byte("hi"))
+	eth := func(ip []byte) []byte { return appendFrame(nil, LinkEthernet, nil, ip) }
+	vlan := func(tags int) []byte {
+		f := make([]byte, 12, 12+4*tags+2)
+		for range tags {
+			f = append(f, 0x81, 0x00, 0, 1)
+		}
+		return append(f, 0x81, 0x00) // one more tag announced than present
+	}
+	set := func(b []byte, off int, v byte) []byte { b = bytes.Clone(b); b[off] = v; return b }
+	for _, tc := range []struct {
+		name  string
+		link  LinkType
+		frame []byte
+		want  error
+	}{
+		{"ethernet header", LinkEthernet, make([]byte, 13), ErrTruncated},
+		{"vlan tag", LinkEthernet, vlan(0), ErrTruncated},
+		{"not ip", LinkEthernet, append(make([]byte, 12), 0x08, 0x06, 0), ErrNotIP},
+		{"loopback header", LinkNull, []byte{2, 0, 0}, ErrTruncated},
+		{"loopback family", LinkNull, append([]byte{7, 0, 0, 0}, v4...), ErrNotIP},
+		{"sll header", LinkLinuxSLL, make([]byte, 15), ErrTruncated},
+		{"sll2 header", LinkLinuxSLL2, make([]byte, 19), ErrTruncated},
+		{"raw empty", LinkRaw, nil, ErrTruncated},
+		{"ipv4 link empty", LinkIPv4, nil, ErrTruncated},
+		{"link says ipv6", LinkIPv6, v4, ErrBadIP},
+		{"unknown link", LinkType(999), v4, ErrUnsupportedLink},
+		{"ipv4 header", LinkRaw, v4[:19], ErrTruncated},
+		{"ipv4 not udp", LinkRaw, set(v4, 9, 6), ErrNotUDP},
+		{"ipv6 header", LinkRaw, v6[:39], ErrTruncated},
+		{"ipv6 payload past end", LinkRaw, v6[:len(v6)-1], ErrTruncated},
+		{"ipv6 not udp", LinkRaw, set(v6, 6, 58), ErrNotUDP},
+		{"udp header", LinkRaw, set(set(v4[:27], 2, 0), 3, 27), ErrTruncated},
+		{"ethernet ipv6 udp length", LinkEthernet, set(eth(v6), ethernetHeaderSize+ipv6HeaderLen+5, 99), ErrBadUDP},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := DecodeUDP(tc.link, tc.frame); !errors.Is(err, tc.want) {
+				t.Fatalf("err %v, want %v", err, tc.want)
+			}
+		})
 	}
 }
 
