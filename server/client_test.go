@@ -28,10 +28,12 @@ type testClient struct {
 	infoSent bool
 	version  string
 
-	recv     *snap.Receiver
-	snaps    int
-	lastTick int32
-	snapErrs int
+	recv        *snap.Receiver
+	snaps       int
+	lastTick    int32
+	snapErrs    int
+	snapTicks   []int32
+	ackOverride int32 // if non-zero, sent as the ack tick in INPUT
 
 	mapName     string
 	mapCRC      uint32
@@ -267,6 +269,7 @@ func (tc *testClient) onMessage(ch netproto.Chunk) {
 		if done {
 			tc.snaps++
 			tc.lastTick = tick
+			tc.snapTicks = append(tc.snapTicks, tick)
 		}
 	case netproto.NetmsgInputTiming:
 		tc.inputTiming++
@@ -284,6 +287,9 @@ func (tc *testClient) onMessage(ch netproto.Chunk) {
 func (tc *testClient) sendInput() {
 	tc.inputTick++
 	ack := tc.lastTick
+	if tc.ackOverride != 0 {
+		ack = tc.ackOverride
+	}
 	tc.sendSys(netproto.NetmsgInput, netproto.SendFlush, func(p *netproto.Packer) {
 		p.AddInt(ack)
 		p.AddInt(ack + 1 + tc.inputTick%2)

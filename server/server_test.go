@@ -505,3 +505,65 @@ func TestServerInfoWithPlayers(t *testing.T) {
 		}
 	})
 }
+
+// TestSnapRates checks the INIT (every 10th tick), FULL (every 2nd) and
+// RECOVER (every 50th) snapshot rates and their transitions.
+func TestSnapRates(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := startServer(t, nil)
+		a := join(t, ts, cl1Addr, "alice")
+		for _, tick := range a.snapTicks[:2] {
+			if tick%10 != 0 {
+				t.Errorf("INIT snapshot at tick %d, want multiples of 10 (%v)", tick, a.snapTicks)
+			}
+		}
+		a.snapTicks = nil
+		a.run(time.Second)
+		n := len(a.snapTicks)
+		if n < 20 {
+			t.Fatalf("FULL rate: %d snapshots in 1 s", n)
+		}
+		for i := 1; i < n; i++ {
+			if d := a.snapTicks[i] - a.snapTicks[i-1]; d != 2 {
+				t.Errorf("FULL rate: ticks %d -> %d", a.snapTicks[i-1], a.snapTicks[i])
+				break
+			}
+		}
+		// Acking a tick the server no longer stores, then -1 (no base), forces
+		// RECOVER: full snapshots once per second.
+		a.ackOverride = 3
+		a.run(60 * time.Millisecond)
+		a.ackOverride = -1
+		a.run(200 * time.Millisecond)
+		a.snapTicks = nil
+		a.run(2 * time.Second)
+		if len(a.snapTicks) < 1 || len(a.snapTicks) > 3 {
+			t.Errorf("RECOVER rate: %d snapshots in 2 s: %v", len(a.snapTicks), a.snapTicks)
+		}
+		for _, tick := range a.snapTicks {
+			if tick%50 != 0 {
+				t.Errorf("RECOVER snapshot at tick %d", tick)
+			}
+		}
+		if ts.clients[0].snapRate != snapRateRecover {
+			t.Errorf("rate %d, want RECOVER", ts.clients[0].snapRate)
+		}
+	})
+}
+
+func TestSnapDue(t *testing.T) {
+	tests := []struct {
+		rate int
+		tick int32
+		want bool
+	}{
+		{snapRateInit, 10, true}, {snapRateInit, 12, false},
+		{snapRateFull, 12, true}, {snapRateFull, 13, true},
+		{snapRateRecover, 50, true}, {snapRateRecover, 60, false},
+	}
+	for _, tt := range tests {
+		if got := snapDue(tt.rate, tt.tick); got != tt.want {
+			t.Errorf("snapDue(%d, %d) = %v", tt.rate, tt.tick, got)
+		}
+	}
+}

@@ -45,12 +45,10 @@ func (s *Server) sendSnapshots(tick int32) {
 		s.builder.Finish(cur)
 
 		base, baseTick := &s.empty, int32(-1)
-		if c.lastAckedTick >= 0 {
-			if b, _, ok := c.storage.Get(c.lastAckedTick); ok {
-				base, baseTick = b, c.lastAckedTick
-			} else if c.snapRate == snapRateFull {
-				c.snapRate = snapRateRecover
-			}
+		if b, _, ok := c.storage.Get(c.lastAckedTick); ok && c.lastAckedTick >= 0 {
+			base, baseTick = b, c.lastAckedTick
+		} else if c.snapRate == snapRateFull {
+			c.snapRate = snapRateRecover // acked snapshot unknown (or -1): full snapshots at 1/s
 		}
 		if err := s.enc.Encode(snap.MsgIDs7, tick, baseTick, base, cur, snap.Sizes7); err != nil {
 			s.warn().Err(err).Int("cid", c.id).Msg("snapshot too large")
