@@ -13,7 +13,7 @@ import (
 )
 
 // FuzzHuffmanDifferential compares netproto's Huffman codec with the
-// reference codec built from the published code table: compression must be
+// reference codec built from testdata/huffman_codes.txt (ref_test.go): compression must be
 // identical, and decompression must succeed on the same inputs with the same
 // output. Seeded with compressed payloads from the captures.
 func FuzzHuffmanDifferential(f *testing.F) {

@@ -1,8 +1,9 @@
 package capturetest
 
 // An independent, deliberately simple reference decoder for the 0.7 wire
-// format and the snapshot delta chain, written from the protocol notes and
-// sharing no code with netproto or snap. The capture tests compare the real
+// format and the snapshot delta chain, written from the protocol facts the
+// package docs cite (net.md A1, A2, A4) and sharing no code with netproto or
+// snap. The capture tests compare the real
 // packages against it, so a disagreement points at one side or the other.
 
 import (
@@ -17,8 +18,10 @@ import (
 
 var errRef = errors.New("reference decoder")
 
-// refHuff is a Huffman tree built from the published code table
-// (testdata/huffman_codes.txt, "byte:bits" with bits in emission order).
+// refHuff is a Huffman tree built from the code table in
+// testdata/huffman_codes.txt ("byte:bits" with bits in emission order; the
+// same codes netproto's TestHuffmanCodeTable pins), not from the frequency
+// table netproto builds its tree from.
 type refHuff struct {
 	child [][2]int32 // internal nodes; values >= 0 are nodes, < 0 are leaves -1-symbol
 	codes [257]string
