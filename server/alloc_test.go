@@ -3,10 +3,12 @@ package server
 import (
 	"net/netip"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
 	"twserver/config"
+	"twserver/netproto"
 	"twserver/world"
 )
 
@@ -88,5 +90,60 @@ func stepAcked(s *Server) {
 			c.storage.Ack(c.lastAckedTick)
 			c.snapRate = snapRateFull
 		}
+	}
+}
+
+// discardConn is a PacketConn whose writes go nowhere (no copies).
+type discardConn struct{ writes int }
+
+func (d *discardConn) ReadFrom(b []byte) (int, netip.AddrPort, error) {
+	return 0, netip.AddrPort{}, ErrClosed
+}
+func (d *discardConn) WriteTo(b []byte, a netip.AddrPort) (int, error) {
+	d.writes++
+	return len(b), nil
+}
+func (d *discardConn) LocalAddr() netip.AddrPort { return srvAddr }
+func (d *discardConn) Close() error              { return nil }
+
+// TestScreenAllocs checks that traffic from addresses without a slot —
+// garbage, bad tokens, token requests, info requests — allocates nothing.
+func TestScreenAllocs(t *testing.T) {
+	dc := &discardConn{}
+	s, err := New(Options{Config: config.Default(), Conn: dc, Logger: zerolog.Nop(), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.budget = connlessBudget{token: bucket{rate: 1 << 30}, info: bucket{rate: 1 << 30}, connect: bucket{rate: 1 << 30}}
+	tokens := netproto.NewTokenGen(netproto.TokenSecret{1}, 0)
+	from := netip.MustParseAddrPort("198.51.100.7:4000")
+	tok := tokens.Token(from.Addr())
+	inputs := map[string][]byte{
+		"garbage":       {1, 2, 3, 4, 5, 6, 7, 8, 9},
+		"data":          netproto.AppendPacket(nil, netproto.PacketHeader{NumChunks: 1, Token: tok}, []byte{0x40, 1, 1, 3}),
+		"bad connect":   netproto.AppendConnect(nil, tok^1, 5),
+		"token request": netproto.AppendTokenRequest(nil, 5),
+		"info request": netproto.AppendConnless(nil, netproto.ConnlessHeader{Token: tok, ResponseToken: 5},
+			append(append([]byte(nil), magicGetInfo...), 1)),
+	}
+	var p rxPacket
+	var out [netproto.MaxPacketSize]byte
+	now := time.Now()
+	for name, in := range inputs {
+		t.Run(name, func(t *testing.T) {
+			a := testing.AllocsPerRun(100, func() {
+				p.n = copy(p.buf[:], in)
+				p.addr = from
+				if s.screen(&p, tokens, now, out[:0]) {
+					t.Fatalf("%s was handed to the loop", name)
+				}
+			})
+			if a != 0 {
+				t.Errorf("%s: %.1f allocations per packet", name, a)
+			}
+		})
+	}
+	if dc.writes == 0 {
+		t.Errorf("no replies written")
 	}
 }
