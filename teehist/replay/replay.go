@@ -72,8 +72,16 @@ type conn struct {
 	recY      int32
 }
 
+// MaxTicks bounds the ticks a replay simulates (about 93 hours of game);
+// a file asking for more is rejected with ErrTooLong.
+const MaxTicks = 1 << 24
+
+// ErrTooLong is returned for a file whose ticks exceed the replay's bound.
+var ErrTooLong = errors.New("replay: recording longer than the replay bound")
+
 // Engine replays one file. Create it with New, then feed messages in order.
 type Engine struct {
+	maxTicks int32
 	w        *world.World
 	settings Settings
 	pos      Positions
@@ -100,7 +108,7 @@ func New(h *teehist.Header, m *twmap.Map) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{w: w, settings: s, res: Result{Ignored: map[string]int{}}}, nil
+	return &Engine{w: w, settings: s, res: Result{Ignored: map[string]int{}}, maxTicks: MaxTicks}, nil
 }
 
 // World returns the simulated world.
@@ -113,6 +121,11 @@ func Run(r *teehist.Reader, h *teehist.Header, m *twmap.Map) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return e.Run(r)
+}
+
+// Run feeds every remaining message of r to e (see the package function Run).
+func (e *Engine) Run(r *teehist.Reader) (*Result, error) {
 	var msg teehist.Message
 	for {
 		err := r.Next(&msg)
@@ -125,6 +138,9 @@ func Run(r *teehist.Reader, h *teehist.Header, m *twmap.Map) (*Result, error) {
 				break // a file of a killed server: compare what is there
 			}
 			return e.Result(), err
+		}
+		if msg.Tick > e.maxTicks || msg.Tick < 0 {
+			return e.Result(), fmt.Errorf("%w: tick %d at offset %d", ErrTooLong, msg.Tick, msg.Offset)
 		}
 		if e.Feed(&msg) {
 			return e.Result(), nil
@@ -267,7 +283,7 @@ func (e *Engine) command(cmd string, args []string) {
 	if cmd == CmdSetTeam && len(args) == 2 {
 		cid, err1 := strconv.Atoi(args[0])
 		team, err2 := strconv.Atoi(args[1])
-		if err1 == nil && err2 == nil {
+		if err1 == nil && err2 == nil && cid >= 0 && cid < world.MaxClients && team >= world.TeamSpectators && team <= world.TeamBlue {
 			e.w.ForceTeam(cid, team)
 			return
 		}

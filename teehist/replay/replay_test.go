@@ -16,7 +16,7 @@ import (
 // simulate drives a world the way the server's loop does and records it:
 // joins, ready, direct inputs between ticks, predicted inputs (sometimes
 // missing), a kill request, a drop. It returns the file bytes.
-func simulate(t *testing.T, ticks int, seed uint64) []byte {
+func simulate(t testing.TB, ticks int, seed uint64) []byte {
 	t.Helper()
 	m := twmap.Default()
 	settings := Settings{World: world.DefaultConfig(), SnapshotRate: 25}
@@ -209,4 +209,26 @@ func TestSettingsRoundTrip(t *testing.T) {
 	if _, err := ParseSeed("pcg-xsh-rr:1:2"); err == nil {
 		t.Fatal("foreign prng accepted")
 	}
+}
+
+// FuzzReplay: a corrupted recording never panics the replay; it reads,
+// replays or reports an error.
+func FuzzReplay(f *testing.F) {
+	f.Add(simulate(f, 120, 3))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := teehist.NewReader(bytes.NewReader(data))
+		h, err := r.ReadHeader()
+		if err != nil {
+			return
+		}
+		e, err := New(h, twmap.Default())
+		if err != nil {
+			return
+		}
+		e.maxTicks = 2000 // keep each input fast
+		res, _ := e.Run(r)
+		if res != nil && res.Ticks > 2001 {
+			t.Fatalf("simulated %d ticks past the bound", res.Ticks)
+		}
+	})
 }
