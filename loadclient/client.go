@@ -89,6 +89,7 @@ type Client struct {
 	buf   []byte
 
 	stage   string
+	enterBy time.Duration // not in game by then: failure
 	failure error
 	deliver func([]byte)
 
@@ -161,6 +162,7 @@ func (c *Client) Run(ctx context.Context) Stats {
 	c.conn = newConn(tok, c.write)
 	c.recv = snap.NewReceiver(snap.MsgIDs7, snap.Sizes7)
 	c.gen = NewInputGen(c.cfg.Pattern, c.cfg.Seed)
+	c.enterBy = c.cfg.EnterTimeout
 	c.conn.start(c.clock())
 
 	for ctx.Err() == nil && c.failure == nil {
@@ -227,7 +229,7 @@ func (c *Client) step() {
 		c.fail(err)
 		return
 	}
-	if !c.stats.Entered && now > c.cfg.EnterTimeout {
+	if !c.inGame && now > c.enterBy {
 		c.fail(fmt.Errorf("not in game after %v (stage %s)", c.cfg.EnterTimeout, c.stage))
 		return
 	}
@@ -418,6 +420,7 @@ func (c *Client) onMapChange(body []byte) {
 	// a map change restarts the way into the game
 	if c.inGame {
 		c.stats.InGame += c.now - c.inGameAt
+		c.enterBy = c.now + c.cfg.EnterTimeout
 	}
 	c.inGame, c.enteredSnap, c.ackTick = false, 0, -1
 	c.inN, c.lastTick = 0, -1 // ticks restart with the new map
