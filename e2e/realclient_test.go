@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"twserver/world/twmap"
 )
 
 // The test runs in two halves. The outer half (a normal `go test`) builds
@@ -363,8 +365,10 @@ func inner(t *testing.T) {
 		t.Errorf("client did not download the map (no 'download complete' in its log)")
 	}
 	maps, _ := filepath.Glob(filepath.Join(home, ".local/share/teeworlds/downloadedmaps/*.map"))
-	if len(maps) == 0 {
-		t.Errorf("no downloaded map in the client's home")
+	if len(maps) != 1 {
+		t.Errorf("downloaded maps in the client's home: %v, want exactly one", maps)
+	} else if got, err := os.ReadFile(maps[0]); err != nil || !bytes.Equal(got, twmap.Default().Data) {
+		t.Errorf("the client's downloaded map %s differs from the embedded default map (%v)", maps[0], err)
 	}
 
 	// Shutdown: SIGINT must stop the server within 5 s.
