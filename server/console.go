@@ -269,6 +269,9 @@ func (s *Server) rconAuth(c *client, pw string) {
 				p.AddStringLimit(cmd.Params, 96)
 			})
 		}
+		if c.version >= 0x0703 {
+			s.sendMapList(c)
+		}
 		s.log.Info().Int("cid", c.id).Str("name", c.name).Msg("rcon authenticated")
 		return
 	}
@@ -290,3 +293,25 @@ func (s *Server) rconLine(c *client, line string) {
 }
 
 func broadcastMsg(text string) *gamemsg.SvBroadcast { return &gamemsg.SvBroadcast{Message: text} }
+
+// MaxMapListEntries bounds the map names announced to an rcon client.
+const MaxMapListEntries = 256
+
+// sendMapList announces the maps of map.dir (NETMSG_MAPLIST_ENTRY_ADD) to an
+// rcon client, as the reference does for clients 0.7.3 and newer.
+func (s *Server) sendMapList(c *client) {
+	dir := s.cfg.Map.Dir
+	if dir == "" {
+		return
+	}
+	names, err := listMaps(dir)
+	if err != nil {
+		return
+	}
+	for i, n := range names {
+		if i == MaxMapListEntries {
+			break
+		}
+		s.sendSys(c, netproto.NetmsgMaplistEntryAdd, false, func(p *netproto.Packer) { p.AddStringLimit(n, 128) })
+	}
+}
