@@ -4,7 +4,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -15,10 +14,11 @@ import (
 	"twserver/world/twmap"
 )
 
-// TestRecordMapRestart: a restart starts a new game and so a new file that
-// names the previous game; both files end with FINISH and replay without
-// divergence, including the console command and the player re-entering.
-func TestRecordMapRestart(t *testing.T) {
+// TestRecordConsoleAndReload: world-changing console commands (match
+// restart with warmup, pause, set_team, lock/shuffle/swap teams) replay
+// exactly; "reload" starts a new game and so a new file that names the
+// previous game; both files end with FINISH and replay without divergence.
+func TestRecordConsoleAndReload(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		dir := t.TempDir()
 		ts := startServer(t, func(c *config.Config) {
@@ -26,13 +26,23 @@ func TestRecordMapRestart(t *testing.T) {
 			c.Record.Dir = dir
 		})
 		a := join(t, ts, cl1Addr, "alice")
-		a.direction = 1
-		a.run(2 * time.Second)
-		if _, err := io.WriteString(ts.cons, "restart\n"); err != nil {
-			t.Fatal(err)
+		b := join(t, ts, cl2Addr, "bob")
+		a.direction, b.direction = 1, -1
+		play := func(d time.Duration) {
+			for end := time.Now().Add(d); time.Now().Before(end); {
+				a.run(100 * time.Millisecond)
+				b.run(100 * time.Millisecond)
+			}
 		}
-		a.direction = -1
-		a.run(4 * time.Second)
+		play(2 * time.Second)
+		for _, cmd := range []string{"restart 1", "pause 1", "set_team 1 -1", "lock_teams", "set_team 1 0", "lock_teams",
+			"shuffle_teams", "swap_teams", "status", "reload"} {
+			if _, err := io.WriteString(ts.cons, cmd+"\n"); err != nil {
+				t.Fatal(err)
+			}
+			play(1500 * time.Millisecond)
+		}
+		play(3 * time.Second)
 		ts.stop(t)
 
 		files, _ := filepath.Glob(filepath.Join(dir, "*.teehistorian"))
@@ -45,20 +55,22 @@ func TestRecordMapRestart(t *testing.T) {
 			h, res := replayFile(t, f)
 			headers, results = append(headers, h), append(results, res)
 		}
-		// order by start: the second game names the first
-		idx := []int{0, 1}
-		sort.Slice(idx, func(i, j int) bool { return headers[idx[j]].PrevGameUUID == headers[idx[i]].GameUUID })
-		first, second := headers[idx[0]], headers[idx[1]]
-		if second.PrevGameUUID != first.GameUUID || first.PrevGameUUID != (teehist.UUID{}) {
-			t.Fatalf("prev_game_uuid: first %v (prev %v), second prev %v", first.GameUUID, first.PrevGameUUID, second.PrevGameUUID)
+		first, second := 0, 1
+		if headers[0].PrevGameUUID == headers[1].GameUUID {
+			first, second = 1, 0
+		}
+		if headers[second].PrevGameUUID != headers[first].GameUUID || headers[first].PrevGameUUID != (teehist.UUID{}) {
+			t.Fatalf("prev_game_uuid: first %v (prev %v), second prev %v", headers[first].GameUUID,
+				headers[first].PrevGameUUID, headers[second].PrevGameUUID)
 		}
 		for i, res := range results {
-			if res.Divergence != nil || !res.Finished || res.Compared < 50 {
-				t.Errorf("file %d: %+v", i, res)
+			t.Logf("file %d: %d ticks, %d positions, ignored %v", i, res.Ticks, res.Compared, res.Ignored)
+			if res.Divergence != nil || !res.Finished || res.Compared < 100 {
+				t.Errorf("file %d: divergence %v, finished %v, %d compared", i, res.Divergence, res.Finished, res.Compared)
 			}
 		}
-		if n := results[idx[0]].Ignored["restart"]; n != 1 {
-			t.Errorf("restart command recorded %d times in the first game", n)
+		if ig := results[first].Ignored; ig["reload"] != 1 || ig["status"] != 1 || len(ig) != 2 {
+			t.Errorf("ignored commands in the first game: %v", ig)
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"twserver/gamemsg"
 	"twserver/netproto"
@@ -272,23 +273,57 @@ func (e *Engine) message(cid int, data []byte) {
 		e.w.SetSpectatorMode(cid, int(m.SpecMode), int(m.SpectatorID))
 	case *gamemsg.ClKill:
 		e.w.Kill(cid)
+	case *gamemsg.ClReadyChange:
+		e.w.ReadyChange(cid)
 	}
 }
 
-// CmdSetTeam is the console command the server records when it moves a
-// player by itself (a passed spectator vote): args client id and team.
+// CmdSetTeam is the console command that moves a player (also recorded
+// by the server for a passed spectator vote): args client id and team.
 const CmdSetTeam = "set_team"
 
+// command applies a recorded console command that changes the world, with
+// the server's argument rules (the server records the arguments split at
+// white space). Commands that only affect the network side, or whose
+// effect is recorded otherwise (kick: DROP; reload and map changes: a new
+// file), are counted in Result.Ignored.
 func (e *Engine) command(cmd string, args []string) {
-	if cmd == CmdSetTeam && len(args) == 2 {
-		cid, err1 := strconv.Atoi(args[0])
-		team, err2 := strconv.Atoi(args[1])
-		if err1 == nil && err2 == nil && cid >= 0 && cid < world.MaxClients && team >= world.TeamSpectators && team <= world.TeamBlue {
-			e.w.ForceTeam(cid, team)
+	argstr := strings.Join(args, " ")
+	switch cmd {
+	case "restart":
+		warmup := 0
+		if argstr != "" {
+			v, err := strconv.Atoi(argstr)
+			if err != nil {
+				return
+			}
+			warmup = v
+		}
+		e.w.Restart(warmup)
+	case "pause":
+		if argstr == "" {
+			e.w.TogglePause()
+		} else if sec, err := strconv.Atoi(argstr); err == nil {
+			e.w.Pause(sec)
+		}
+	case CmdSetTeam:
+		idStr, teamStr, _ := strings.Cut(argstr, " ")
+		cid, err1 := strconv.Atoi(strings.TrimSpace(idStr))
+		team, err2 := strconv.Atoi(strings.TrimSpace(teamStr))
+		if err1 != nil || err2 != nil || cid < 0 || cid >= world.MaxClients || !e.c[cid].ingame ||
+			team < world.TeamSpectators || team > world.TeamBlue {
 			return
 		}
+		e.w.ForceTeam(cid, team)
+	case "swap_teams":
+		e.w.SwapTeams()
+	case "shuffle_teams":
+		e.w.ShuffleTeams()
+	case "lock_teams":
+		e.w.LockTeams(!e.w.TeamsLocked())
+	default:
+		e.res.Ignored[cmd]++
 	}
-	e.res.Ignored[cmd]++
 }
 
 // step runs one tick like the server's loop: the predicted inputs, Tick,
