@@ -51,6 +51,7 @@ type Player struct {
 	hasInput        bool
 	pendingInput    Input
 	kicked          bool // an EvKick was queued
+	ingame          bool // entered (EnterPlayer)
 	ready           bool // m_IsReadyToPlay
 	lastReadyChange int32
 }
@@ -69,12 +70,22 @@ func (w *World) player(cid int) *Player {
 	return w.players[cid]
 }
 
-// AddPlayer puts client cid into the game (the reference's player creation
-// on connect followed by OnClientEnter): it picks the start team (spectators
-// in tournament mode or when the player slots are full; the smaller team in
-// team modes), queues Sv_GameInfo for the client and schedules the first
-// spawn. The team is available from Team.
+// AddPlayer puts client cid into the game at once: ConnectPlayer followed
+// by EnterPlayer.
 func (w *World) AddPlayer(cid int, info PlayerInfo) error {
+	if err := w.ConnectPlayer(cid, info); err != nil {
+		return err
+	}
+	return w.EnterPlayer(cid, info)
+}
+
+// ConnectPlayer creates the player of client cid when the client is ready
+// (NETMSG_READY; the reference OnClientConnected). It picks the start team
+// (spectators with info.Spectator, in tournament mode or when the player
+// slots are full; the smaller team in team modes), which may start the match
+// from warmup. Until EnterPlayer the player counts for teams and scores but
+// is not simulated, snapped or fed with input.
+func (w *World) ConnectPlayer(cid int, info PlayerInfo) error {
 	if cid < 0 || cid >= MaxClients {
 		return ErrBadClient
 	}
@@ -99,10 +110,42 @@ func (w *World) AddPlayer(cid int, info PlayerInfo) error {
 	}
 	p.ready = !w.ctrl.isPlayerReadyMode()
 	w.players[cid] = p
-	// OnPlayerConnect
+	return nil
+}
+
+// EnterPlayer puts a connected client into the game (ENTERGAME; the
+// reference OnClientEnter): it takes the names and skin from info (not its
+// Spectator/Bot flags), schedules the first spawn and queues Sv_GameInfo for
+// the client. The team is available from Team.
+func (w *World) EnterPlayer(cid int, info PlayerInfo) error {
+	p := w.player(cid)
+	if p == nil {
+		return ErrNoPlayer
+	}
+	p.setInfo(info)
+	p.ingame = true
 	p.respawn()
 	w.emitGameInfo(cid)
 	return nil
+}
+
+// SetPlayerInfo updates the names and skin of client cid (Cl_SkinChange);
+// they only appear in demo snapshots.
+func (w *World) SetPlayerInfo(cid int, info PlayerInfo) {
+	if p := w.player(cid); p != nil {
+		p.setInfo(info)
+	}
+}
+
+func (p *Player) setInfo(info PlayerInfo) {
+	info.Spectator, info.Bot = p.info.Spectator, p.info.Bot
+	p.info = info
+}
+
+// InGame reports whether client cid has entered the game.
+func (w *World) InGame(cid int) bool {
+	p := w.player(cid)
+	return p != nil && p.ingame
 }
 
 // RemovePlayer removes client cid (the reference OnClientDrop): its character
@@ -189,7 +232,7 @@ func (w *World) SetLatency(cid int, ms int) {
 // are dropped. While the world is paused queued inputs are discarded.
 func (w *World) SetInput(cid int, in Input) {
 	p := w.player(cid)
-	if p == nil || !in.Valid() {
+	if p == nil || !p.ingame || !in.Valid() {
 		return
 	}
 	p.pendingInput = in
@@ -211,7 +254,7 @@ func (p *Player) onPredictedInput(in *Input) {
 // spectator target switching. Invalid inputs are dropped.
 func (w *World) DirectInput(cid int, in Input) {
 	p := w.player(cid)
-	if p == nil || !in.Valid() {
+	if p == nil || !p.ingame || !in.Valid() {
 		return
 	}
 	if w.paused {

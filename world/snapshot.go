@@ -14,14 +14,14 @@ type SnapBuilder interface {
 // whose client mask contains the viewer, and for every player PlayerInfo
 // (plus SpectatorInfo for the viewer itself when it spectates, and
 // De_ClientInfo for demos). viewer -1 builds the demo snapshot that sees
-// everything. viewer must be an in-game player or -1.
+// everything. viewer must be an in-game player (EnterPlayer) or -1.
 //
 // Snap only reads the world, so snapshots for several viewers may be built
 // concurrently between ticks. Like the reference, an item the builder
 // refuses (snapshot full) is left out and building goes on; Snap returns the
 // first such error.
 func (w *World) Snap(viewer int, b SnapBuilder) error {
-	if viewer < -1 || viewer >= MaxClients || (viewer >= 0 && w.players[viewer] == nil) {
+	if viewer < -1 || viewer >= MaxClients || (viewer >= 0 && (w.players[viewer] == nil || !w.players[viewer].ingame)) {
 		return ErrNoPlayer
 	}
 	var first error
@@ -50,7 +50,7 @@ func (w *World) Snap(viewer int, b SnapBuilder) error {
 	keep(w.ctrl.snap(viewer, b))
 	keep(w.snapEvents(viewer, b))
 	for _, p := range w.players {
-		if p != nil {
+		if p != nil && p.ingame {
 			keep(p.snap(viewer, b))
 		}
 	}

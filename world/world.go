@@ -315,7 +315,7 @@ func (w *World) Tick() {
 	w.tickEntities()
 	w.ctrl.tick()
 	for cid := 0; cid < MaxClients; cid++ {
-		if p := w.players[cid]; p != nil {
+		if p := w.players[cid]; p != nil && p.ingame {
 			p.tick()
 			p.postTick()
 		}
