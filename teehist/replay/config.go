@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -33,42 +34,71 @@ type Settings struct {
 	SnapshotRate int
 }
 
-// config keys (the familiar sv_* names) of every field of world.Config.
-type field struct {
-	key string
-	get func(*Settings) int
-	set func(*Settings, int)
+// svNames maps world.Config fields to the familiar sv_* names. Fields
+// without an entry are written as "twserver_" + the field name, so a new
+// world setting is recorded (and replayed) even before it gets a name here.
+var svNames = map[string]string{
+	"GameType":         "sv_gametype",
+	"ScoreLimit":       "sv_scorelimit",
+	"TimeLimit":        "sv_timelimit",
+	"Warmup":           "sv_warmup",
+	"Countdown":        "sv_countdown",
+	"TeamDamage":       "sv_teamdamage",
+	"Powerups":         "sv_powerups",
+	"TeambalanceTime":  "sv_teambalance_time",
+	"PlayerSlots":      "sv_player_slots",
+	"RespawnDelayTDM":  "sv_respawn_delay_tdm",
+	"MatchSwap":        "sv_match_swap",
+	"MatchesPerMap":    "sv_matches_per_map",
+	"StrictSpectate":   "sv_strict_spectate_mode",
+	"TournamentMode":   "sv_tournament_mode",
+	"SpamProtection":   "sv_spamprotection",
+	"PlayerReadyMode":  "sv_player_ready_mode",
+	"InactiveKickTime": "sv_inactivekick_time",
+	"InactiveKick":     "sv_inactivekick",
+	"InactiveKickSpec": "sv_inactivekick_spec",
+	"MaxClients":       "sv_max_clients",
 }
 
-func b2i(b bool) int {
-	if b {
-		return 1
+// keyHighBandwidth is the key of Settings.SnapshotRate (1: 50 per second).
+const keyHighBandwidth = "sv_high_bandwidth"
+
+// configKey returns the header key of world.Config field f.
+func configKey(f reflect.StructField) string {
+	if n, ok := svNames[f.Name]; ok {
+		return n
 	}
-	return 0
+	return "twserver_" + f.Name
 }
 
-var fields = []field{
-	{"sv_gametype", func(s *Settings) int { return int(s.World.GameType) }, func(s *Settings, v int) { s.World.GameType = world.GameType(v) }},
-	{"sv_scorelimit", func(s *Settings) int { return s.World.ScoreLimit }, func(s *Settings, v int) { s.World.ScoreLimit = v }},
-	{"sv_timelimit", func(s *Settings) int { return s.World.TimeLimit }, func(s *Settings, v int) { s.World.TimeLimit = v }},
-	{"sv_warmup", func(s *Settings) int { return s.World.Warmup }, func(s *Settings, v int) { s.World.Warmup = v }},
-	{"sv_countdown", func(s *Settings) int { return s.World.Countdown }, func(s *Settings, v int) { s.World.Countdown = v }},
-	{"sv_teamdamage", func(s *Settings) int { return b2i(s.World.TeamDamage) }, func(s *Settings, v int) { s.World.TeamDamage = v != 0 }},
-	{"sv_powerups", func(s *Settings) int { return b2i(s.World.Powerups) }, func(s *Settings, v int) { s.World.Powerups = v != 0 }},
-	{"sv_teambalance_time", func(s *Settings) int { return s.World.TeambalanceTime }, func(s *Settings, v int) { s.World.TeambalanceTime = v }},
-	{"sv_player_slots", func(s *Settings) int { return s.World.PlayerSlots }, func(s *Settings, v int) { s.World.PlayerSlots = v }},
-	{"sv_respawn_delay_tdm", func(s *Settings) int { return s.World.RespawnDelayTDM }, func(s *Settings, v int) { s.World.RespawnDelayTDM = v }},
-	{"sv_match_swap", func(s *Settings) int { return b2i(s.World.MatchSwap) }, func(s *Settings, v int) { s.World.MatchSwap = v != 0 }},
-	{"sv_matches_per_map", func(s *Settings) int { return s.World.MatchesPerMap }, func(s *Settings, v int) { s.World.MatchesPerMap = v }},
-	{"sv_strict_spectate_mode", func(s *Settings) int { return b2i(s.World.StrictSpectate) }, func(s *Settings, v int) { s.World.StrictSpectate = v != 0 }},
-	{"sv_tournament_mode", func(s *Settings) int { return b2i(s.World.TournamentMode) }, func(s *Settings, v int) { s.World.TournamentMode = v != 0 }},
-	{"sv_spamprotection", func(s *Settings) int { return b2i(s.World.SpamProtection) }, func(s *Settings, v int) { s.World.SpamProtection = v != 0 }},
-	{"sv_high_bandwidth", func(s *Settings) int { return b2i(s.SnapshotRate == 50) }, func(s *Settings, v int) {
-		s.SnapshotRate = 25
-		if v != 0 {
-			s.SnapshotRate = 50
+// fieldInt reads an int or bool field as an int (bools as 0/1); ok is false
+// for kinds a header value cannot hold.
+func fieldInt(v reflect.Value) (int64, bool) {
+	switch v.Kind() {
+	case reflect.Bool:
+		if v.Bool() {
+			return 1, true
 		}
-	}},
+		return 0, true
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return v.Int(), true
+	}
+	return 0, false
+}
+
+func setFieldInt(v reflect.Value, x int64) bool {
+	switch v.Kind() {
+	case reflect.Bool:
+		v.SetBool(x != 0)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if v.OverflowInt(x) {
+			return false
+		}
+		v.SetInt(x)
+	default:
+		return false
+	}
+	return true
 }
 
 // DefaultSettings are the settings a header's config object is relative to.
@@ -77,14 +107,26 @@ func DefaultSettings() Settings {
 }
 
 // ConfigKVs returns the header config entries of s that differ from
-// DefaultSettings, plus the given extra entries (informative keys).
+// DefaultSettings (every field of world.Config, by reflection), plus the
+// given extra entries (informative keys).
 func ConfigKVs(s Settings, extra ...teehist.KV) []teehist.KV {
 	def := DefaultSettings()
 	var out []teehist.KV
-	for _, f := range fields {
-		if v := f.get(&s); v != f.get(&def) {
-			out = append(out, teehist.KV{Key: f.key, Value: strconv.Itoa(v)})
+	cur, dv := reflect.ValueOf(s.World), reflect.ValueOf(def.World)
+	t := cur.Type()
+	for i := range t.NumField() {
+		a, ok1 := fieldInt(cur.Field(i))
+		b, ok2 := fieldInt(dv.Field(i))
+		if ok1 && ok2 && a != b {
+			out = append(out, teehist.KV{Key: configKey(t.Field(i)), Value: strconv.FormatInt(a, 10)})
 		}
+	}
+	if s.SnapshotRate != def.SnapshotRate {
+		v := "0"
+		if s.SnapshotRate == 50 {
+			v = "1"
+		}
+		out = append(out, teehist.KV{Key: keyHighBandwidth, Value: v})
 	}
 	return append(out, extra...)
 }
@@ -106,14 +148,23 @@ func TuningKVs(t world.Tuning) []teehist.KV {
 // (they do not affect the world).
 func ParseSettings(h *teehist.Header) (Settings, error) {
 	s := DefaultSettings()
+	v := reflect.ValueOf(&s.World).Elem()
+	t := v.Type()
 	for _, kv := range h.Config {
-		for _, f := range fields {
-			if f.key == kv.Key {
-				v, err := strconv.Atoi(kv.Value)
-				if err != nil {
-					return s, fmt.Errorf("config %s=%q: %v", kv.Key, kv.Value, err)
-				}
-				f.set(&s, v)
+		if kv.Key == keyHighBandwidth {
+			s.SnapshotRate = 25
+			if kv.Value != "0" {
+				s.SnapshotRate = 50
+			}
+			continue
+		}
+		for i := range t.NumField() {
+			if configKey(t.Field(i)) != kv.Key {
+				continue
+			}
+			x, err := strconv.ParseInt(kv.Value, 10, 64)
+			if err != nil || !setFieldInt(v.Field(i), x) {
+				return s, fmt.Errorf("config %s=%q: not a valid value", kv.Key, kv.Value)
 			}
 		}
 	}

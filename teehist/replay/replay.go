@@ -234,6 +234,10 @@ func (e *Engine) ex(m *teehist.Message) {
 		c.ingame = e.w.AddPlayer(cid, world.PlayerInfo{Name: c.name}) == nil
 	case teehist.ExInputMissing:
 		c.missing = true
+	case teehist.ExAuthLogin, teehist.ExAuthInit:
+		e.w.SetAuthed(cid, true) // authed players are exempt from inactivity handling
+	case teehist.ExAuthLogout:
+		e.w.SetAuthed(cid, false)
 	case teehist.ExPlayerTeam:
 		// recorded right after the tick's positions: check the simulated team
 		if len(f) == 2 && e.res.Divergence == nil && (!e.w.HasPlayer(cid) || e.w.Team(cid) != int(f[1].Int)) {

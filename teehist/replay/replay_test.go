@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 	"time"
 
@@ -189,19 +190,46 @@ func TestPositionsTamperedPosition(t *testing.T) {
 	}
 }
 
+// TestSettingsRoundTrip changes every field of world.Config in turn: each
+// change is written to the header and read back (so a new world setting
+// cannot be silently lost from recordings).
 func TestSettingsRoundTrip(t *testing.T) {
-	s := DefaultSettings()
-	s.World.GameType = world.GameCTF
-	s.World.ScoreLimit = 3
-	s.World.TeamDamage = true
-	s.SnapshotRate = 50
-	h := &teehist.Header{Config: ConfigKVs(s, teehist.KV{Key: "sv_name", Value: "x"})}
-	got, err := ParseSettings(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != s {
-		t.Fatalf("got %+v want %+v", got, s)
+	t.Run("all", func(t *testing.T) {
+		s := DefaultSettings()
+		s.World.GameType = world.GameCTF
+		s.World.ScoreLimit = 3
+		s.World.TeamDamage = true
+		s.SnapshotRate = 50
+		h := &teehist.Header{Config: ConfigKVs(s, teehist.KV{Key: "sv_name", Value: "x"})}
+		got, err := ParseSettings(h)
+		if err != nil || got != s {
+			t.Fatalf("got %+v, %v; want %+v", got, err, s)
+		}
+	})
+	typ := reflect.TypeOf(world.Config{})
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		t.Run(f.Name, func(t *testing.T) {
+			s := DefaultSettings()
+			v := reflect.ValueOf(&s.World).Elem().Field(i)
+			x, ok := fieldInt(v)
+			if !ok {
+				t.Fatalf("field %s of kind %v cannot be recorded", f.Name, v.Kind())
+			}
+			if v.Kind() == reflect.Bool {
+				setFieldInt(v, 1-x)
+			} else {
+				setFieldInt(v, x+1)
+			}
+			kvs := ConfigKVs(s)
+			if len(kvs) != 1 || kvs[0].Key != configKey(f) {
+				t.Fatalf("entries %v", kvs)
+			}
+			got, err := ParseSettings(&teehist.Header{Config: kvs})
+			if err != nil || got != s {
+				t.Fatalf("got %+v, %v", got, err)
+			}
+		})
 	}
 	if seed, err := ParseSeed(PrngDescription(0xdeadbeef)); err != nil || seed != 0xdeadbeef {
 		t.Fatal(seed, err)
