@@ -144,7 +144,7 @@ func (s *Server) thStart() {
 		MapSHA256:       s.curMap.SHA256,
 		MapCRC:          s.curMap.CRC,
 		PrngDescription: replay.PrngDescription(s.seed),
-		Config: replay.ConfigKVs(replay.Settings{World: s.worldConfig(), SnapshotRate: s.cfg.Server.SnapshotRate},
+		Config: replay.ConfigKVs(replay.Settings{World: s.world.Config(), SnapshotRate: s.cfg.Server.SnapshotRate},
 			teehist.KV{Key: "sv_name", Value: s.cfg.Server.Name}),
 		Tuning: replay.TuningKVs(s.world.Tuning()),
 		UUIDs:  teehist.DefaultUUIDs(),
@@ -171,7 +171,16 @@ func (s *Server) recGameEnd() {
 			r.enc.Finish()
 			s.thCommit()
 		}
-		r.closing = append(r.closing, r.file)
+		// keep only writers still closing (a long-running server changes maps often)
+		open := r.closing[:0]
+		for _, f := range r.closing {
+			select {
+			case <-f.Done():
+			default:
+				open = append(open, f)
+			}
+		}
+		r.closing = append(open, r.file)
 		go func(f *teehist.FileWriter) { _ = f.Close() }(r.file)
 		r.prevGame = r.game
 		r.file, r.path = nil, ""

@@ -168,7 +168,15 @@ func (s *Server) demoEnd() {
 	}
 	f, path, length, markers := d.file, d.path, d.enc.Length(), append([]int32(nil), d.enc.Markers()...)
 	done := make(chan struct{})
-	d.done = append(d.done, done)
+	open := d.done[:0]
+	for _, c := range d.done {
+		select {
+		case <-c:
+		default:
+			open = append(open, c)
+		}
+	}
+	d.done = append(open, done)
 	log := s.log
 	go func() {
 		defer close(done)
