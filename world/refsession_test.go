@@ -307,8 +307,10 @@ func TestReferenceSessionReplay(t *testing.T) {
 		// selection, movement and shots of six players. From tick 263 on the
 		// capture no longer determines the input timing (the server lags and
 		// answers only the first of two inputs for the same intended tick), so
-		// the comparison stops there.
-		{"ref_dm4.pcap", "ref_dm4.demo", "dm1", nil, 6, 262},
+		// the comparison stops there. The files hold the first 5.6 s of the
+		// run (the demo re-encoded from the server's demo, snapshots
+		// unchanged).
+		{"ref_dm6.pcap", "ref_dm6.demo", "dm1", nil, 6, 262},
 	} {
 		t.Run(tc.capture, func(t *testing.T) {
 			cfg := DefaultConfig()
