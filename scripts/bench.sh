@@ -7,7 +7,8 @@
 #   server CPU      utime+stime from /proc/PID/stat over the load run, % of one core
 #   peak RSS        VmHWM from /proc/PID/status at the end of the run
 #   per client      received and sent bytes/s and packets/s (UDP payload, in game)
-#   snapshots/s per client, input-to-snapshot latency p50/p99, failures, twload's own CPU
+#   snapshots/s per client, input-to-snapshot latency p50/p99, failures, twload's own CPU,
+#   server CPU time per snapshot delivered (us/snap; fair when snapshot rates differ)
 # and, per N, the ratio twserver/reference of CPU, peak RSS, bytes and packets.
 #
 # Usage: scripts/bench.sh [-d DURATION] [-r RAMPUP] [-p PATTERN] [-o OUTDIR] [N ...]
@@ -156,22 +157,27 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
 f = lambda r, k: float(r[k])
 print(f"{'N':>3} {'server':<9} {'CPU %':>6} {'peakRSS MB':>10} {'s2c B/s/cl':>10} {'c2s B/s/cl':>10} "
-      f"{'s2c pk/s/cl':>10} {'c2s pk/s/cl':>10} {'snap/s':>6} {'lat p50':>7} {'lat p99':>7} {'in game':>7} {'bad':>4} {'twload CPU %':>12}")
+      f"{'s2c pk/s/cl':>10} {'c2s pk/s/cl':>10} {'snap/s':>6} {'lat p50':>7} {'lat p99':>7} {'in game':>7} {'bad':>4} {'twload CPU %':>12} {'us/snap':>8}")
+def us_per_snap(r):
+    # server CPU time per snapshot delivered to a client: comparable even when
+    # one server sends fewer snapshots than the other
+    snaps = f(r, "snaps_ps") * int(r["n"])
+    return f(r, "cpu_pct") / 100 / snaps * 1e6 if snaps else 0.0
 by = {}
 for r in rows:
     by.setdefault(r["n"], {})[r["server"]] = r
     print(f"{r['n']:>3} {r['server']:<9} {f(r,'cpu_pct'):6.1f} {f(r,'peak_rss_kb')/1024:10.1f} {f(r,'rx_Bps'):10.0f} "
           f"{f(r,'tx_Bps'):10.0f} {f(r,'rx_pps'):10.1f} {f(r,'tx_pps'):10.1f} {f(r,'snaps_ps'):6.1f} "
-          f"{f(r,'lat_p50'):7.1f} {f(r,'lat_p99'):7.1f} {r['connected']:>3}/{r['n']:<3} {r['bad']:>4} {f(r,'load_cpu_pct'):12.1f}")
+          f"{f(r,'lat_p50'):7.1f} {f(r,'lat_p99'):7.1f} {r['connected']:>3}/{r['n']:<3} {r['bad']:>4} {f(r,'load_cpu_pct'):12.1f} {us_per_snap(r):8.1f}")
 def ratio(a, b):
     return f"{a/b:.2f}" if b else "-"
 print()
 print("ratio twserver/reference")
-print(f"{'N':>3} {'CPU':>6} {'peakRSS':>8} {'s2c B/s':>7} {'c2s B/s':>7} {'s2c pk/s':>8} {'c2s pk/s':>8}")
+print(f"{'N':>3} {'CPU':>6} {'us/snap':>7} {'peakRSS':>8} {'s2c B/s':>7} {'c2s B/s':>7} {'s2c pk/s':>8} {'c2s pk/s':>8}")
 for n, d in by.items():
     if "twserver" in d and "reference" in d:
         t, r = d["twserver"], d["reference"]
-        print(f"{n:>3} {ratio(f(t,'cpu_pct'), f(r,'cpu_pct')):>6} {ratio(f(t,'peak_rss_kb'), f(r,'peak_rss_kb')):>8} "
+        print(f"{n:>3} {ratio(f(t,'cpu_pct'), f(r,'cpu_pct')):>6} {ratio(us_per_snap(t), us_per_snap(r)):>7} {ratio(f(t,'peak_rss_kb'), f(r,'peak_rss_kb')):>8} "
               f"{ratio(f(t,'rx_Bps'), f(r,'rx_Bps')):>7} {ratio(f(t,'tx_Bps'), f(r,'tx_Bps')):>7} "
               f"{ratio(f(t,'rx_pps'), f(r,'rx_pps')):>8} {ratio(f(t,'tx_pps'), f(r,'tx_pps')):>8}")
 EOF
