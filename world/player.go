@@ -324,7 +324,7 @@ func (w *World) DirectInput(cid int, in Input) {
 // It reports whether the team was changed.
 func (w *World) SetTeam(cid, team int) bool {
 	p := w.player(cid)
-	if p == nil || !w.ctrl.teamChangeAllowed() || team < TeamSpectators || team > TeamBlue {
+	if p == nil || !p.ingame || !w.ctrl.teamChangeAllowed() || team < TeamSpectators || team > TeamBlue {
 		return false
 	}
 	if p.team == team ||
@@ -345,7 +345,7 @@ func (w *World) SetTeam(cid, team int) bool {
 // is paused or the previous request was less than 3 s ago.
 func (w *World) Kill(cid int) {
 	p := w.player(cid)
-	if p == nil || w.paused {
+	if p == nil || !p.ingame || w.paused {
 		return
 	}
 	if p.lastKill != 0 && p.lastKill+tickSpeed*3 > w.tick {
@@ -362,7 +362,7 @@ func (w *World) Kill(cid int) {
 // of the previous request with spam protection.
 func (w *World) SetSpectatorMode(cid, mode, specID int) bool {
 	p := w.player(cid)
-	if p == nil || w.paused {
+	if p == nil || !p.ingame || w.paused {
 		return true
 	}
 	if w.cfg.SpamProtection && p.lastSetSpec != 0 && p.lastSetSpec+tickSpeed > w.tick {

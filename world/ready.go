@@ -95,7 +95,7 @@ func (c *controller) checkReadyStates(without int) {
 // Requests within 1 s of the previous one are ignored.
 func (w *World) ReadyChange(cid int) {
 	p := w.player(cid)
-	if p == nil || (p.lastReadyChange != 0 && p.lastReadyChange+tickSpeed > w.tick) {
+	if p == nil || !p.ingame || (p.lastReadyChange != 0 && p.lastReadyChange+tickSpeed > w.tick) {
 		return
 	}
 	p.lastReadyChange = w.tick
