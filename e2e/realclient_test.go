@@ -171,6 +171,26 @@ func (p *proc) exited() bool {
 	}
 }
 
+// holdTime is how long a movement key is held once the server sees it.
+const holdTime = time.Second
+
+func logSize(path string) int {
+	b, _ := os.ReadFile(path)
+	return len(b)
+}
+
+// waitLogAfter polls a file until re matches the part after offset.
+func waitLogAfter(path string, offset int, re *regexp.Regexp, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(path); err == nil && len(b) >= offset && re.Match(b[offset:]) {
+			return true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return false
+}
+
 // waitLog polls a file until re matches or the timeout expires.
 func waitLog(path string, re *regexp.Regexp, timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
@@ -310,15 +330,27 @@ func inner(t *testing.T) {
 
 	xdo(t, "key", "F7") // say
 	time.Sleep(300 * time.Millisecond)
-	xdo(t, "keydown", "d")
-	time.Sleep(1200 * time.Millisecond)
-	xdo(t, "keyup", "d")
-	time.Sleep(700 * time.Millisecond)
+	// Hold each key for a second of what the server saw: the key is held
+	// until the server logs the new input direction (the client may be
+	// slow on a loaded machine), then for holdTime more, and released until
+	// the server logs direction 0 again.
+	hold := func(key string, dir int) {
+		mark := logSize(serverLog)
+		xdo(t, "keydown", key)
+		if !waitLogAfter(serverLog, mark, regexp.MustCompile(fmt.Sprintf(`direction=%d `, dir)), 10*time.Second) {
+			t.Errorf("server never saw input direction %d after pressing %q", dir, key)
+		}
+		time.Sleep(holdTime)
+		mark = logSize(serverLog)
+		xdo(t, "keyup", key)
+		if !waitLogAfter(serverLog, mark, regexp.MustCompile(`direction=0 `), 10*time.Second) {
+			t.Errorf("server never saw input direction 0 after releasing %q", key)
+		}
+		time.Sleep(500 * time.Millisecond) // come to rest
+	}
+	hold("d", 1)
 	x1, y1, ok1 := playerPos(t, console, serverLog)
-	xdo(t, "keydown", "a")
-	time.Sleep(1200 * time.Millisecond)
-	xdo(t, "keyup", "a")
-	time.Sleep(700 * time.Millisecond)
+	hold("a", -1)
 	x2, _, ok2 := playerPos(t, console, serverLog)
 	t.Logf("positions in the server's world: start (%d,%d) after right (%d,%d) after left x=%d", x0, y0, x1, y1, x2)
 	switch {
