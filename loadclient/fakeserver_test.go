@@ -333,11 +333,11 @@ func TestFakeServerClean(t *testing.T) {
 		if c.SnapParts <= c.Snapshots-c.SnapEmpty {
 			t.Errorf("client %d: %d parts for %d snapshots: no multi-part snapshot seen", c.Index, c.SnapParts, c.Snapshots)
 		}
-		if c.Inputs < 20 || c.Latency.Count() == 0 {
+		if c.Inputs < 5 || c.Latency.Count() == 0 { // 50/s on an idle machine
 			t.Errorf("client %d: %d inputs, %d latency samples", c.Index, c.Inputs, c.Latency.Count())
 		}
 	}
-	if sum.SnapsPerSec.Min < 15 {
+	if sum.SnapsPerSec.Min < 5 {
 		t.Errorf("snapshots/s %+v", sum.SnapsPerSec)
 	}
 	s.mu.Lock()
