@@ -39,8 +39,9 @@ type Control struct {
 	// Token is the sender's own token carried by CONNECT and TOKEN
 	// (TokenNone if absent or the payload is shorter than 5 bytes).
 	Token Token
-	// Padded reports a CONNECT/TOKEN carrying at least TokenRequestDataSize
-	// bytes of extra data (required for a token request to be answered).
+	// Padded reports a CONNECT/TOKEN payload (control byte included) of at
+	// least TokenRequestDataSize bytes, the reference's condition for
+	// answering a token request.
 	Padded bool
 	// Reason is the CLOSE reason without its NUL, aliasing the payload and
 	// not sanitized (see SanitizeCloseReason).
@@ -61,7 +62,7 @@ func ParseControl(payload []byte) (Control, error) {
 		if len(extra) >= 4 {
 			c.Token = Token(binary.BigEndian.Uint32(extra))
 		}
-		c.Padded = len(extra) >= TokenRequestDataSize
+		c.Padded = len(payload) >= TokenRequestDataSize
 	case CtrlClose:
 		r := extra
 		for i, b := range r {

@@ -79,6 +79,14 @@ func TestParseControl(t *testing.T) {
 	if c.Padded {
 		t.Fatal("short token request counted as padded")
 	}
+	req := make([]byte, TokenRequestDataSize)
+	req[0] = CtrlToken
+	if c, _ = ParseControl(req); !c.Padded {
+		t.Fatal("512-byte token request not padded")
+	}
+	if c, _ = ParseControl(req[:TokenRequestDataSize-1]); c.Padded {
+		t.Fatal("511-byte token request counted as padded")
+	}
 }
 
 func TestSanitizeCloseReason(t *testing.T) {
