@@ -62,7 +62,7 @@ func TestAgainstTwserver(t *testing.T) {
 	if !sum.OK() || sum.MapDownloads < 1 {
 		t.Fatalf("run not clean: %+v", sum)
 	}
-	if sum.SnapsPerSec.Min < 10 {
+	if sum.SnapsPerSec.Min < 5 { // 25 on an idle machine
 		t.Errorf("snapshots per second per client %+v, want about 25", sum.SnapsPerSec)
 	}
 }
