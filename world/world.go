@@ -385,10 +385,21 @@ func (w *World) tickEntities() {
 // removeEntities drops destroyed projectiles and lasers and characters that
 // left the world, keeping the order of the rest.
 func (w *World) removeEntities() {
+	// ids are freed newest first, the reference's list order (it decides
+	// which id the next entity gets)
+	for i := len(w.projs) - 1; i >= 0; i-- {
+		if w.projs[i].dead {
+			w.ids.free(w.projs[i].id)
+		}
+	}
+	for i := len(w.lasers) - 1; i >= 0; i-- {
+		if w.lasers[i].dead {
+			w.ids.free(w.lasers[i].id)
+		}
+	}
 	n := 0
 	for i := range w.projs {
 		if w.projs[i].dead {
-			w.ids.free(w.projs[i].id)
 			continue
 		}
 		if n != i {
@@ -400,7 +411,6 @@ func (w *World) removeEntities() {
 	n = 0
 	for i := range w.lasers {
 		if w.lasers[i].dead {
-			w.ids.free(w.lasers[i].id)
 			continue
 		}
 		if n != i {
