@@ -41,16 +41,17 @@ var Commands = []Command{
 }
 
 // consoleOut emits one line of command output: to the log for stdin
-// commands, as RCON_LINE for rcon commands.
+// commands, and as RCON_LINE to every authenticated rcon client (the
+// reference sends console output to all of them).
 func (s *Server) consoleOut(line string) {
-	if s.rconFrom >= 0 {
-		c := s.clients[s.rconFrom]
+	if s.rconFrom < 0 {
+		s.log.Info().Msg(line)
+	}
+	for _, c := range s.clients {
 		if c.state != stateEmpty && c.rconAuthed {
 			s.sendSys(c, netproto.NetmsgRconLine, false, func(p *netproto.Packer) { p.AddStringLimit(line, 512) })
 		}
-		return
 	}
-	s.log.Info().Msg(line)
 }
 
 // execLine runs one console line. It returns errShutdown for "shutdown".
