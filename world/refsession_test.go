@@ -318,6 +318,11 @@ func TestReferenceSessionReplay(t *testing.T) {
 		// one input's timing is again not determined by the capture (a
 		// no-ammo click lands one tick apart), so the comparison stops there
 		{"ref_tdm6.pcap", "ref_tdm6.demo", "dm1", func(c *Config) { c.GameType = GameTDM }, 6, 574},
+		// six synthetic clients with random inputs on a small map of our own
+		// (testdata/fight.map, served by the reference server): pickups,
+		// weapons, death-tile deaths, respawns; compared until an input's
+		// timing becomes undetermined at tick 598
+		{"ref_fight6.pcap", "ref_fight6.demo", "fight", nil, 6, 596},
 	} {
 		t.Run(tc.capture, func(t *testing.T) {
 			cfg := DefaultConfig()
@@ -388,6 +393,7 @@ func replayRef(t *testing.T, name, demoName, mapName string, cfg Config, wantCli
 	var mine snap.Snapshot
 	next := 0
 	compared, demoCompared, mismatched := 0, 0, 0
+	kills, pickups := 0, 0
 	if until > 0 {
 		rs.last = min(rs.last, until)
 	}
@@ -425,7 +431,14 @@ func replayRef(t *testing.T, name, demoName, mapName string, cfg Config, wantCli
 			}
 		}
 		w.Tick()
-		w.DrainEvents(func(Event) {})
+		w.DrainEvents(func(e Event) {
+			switch e.Kind {
+			case EvKillMsg:
+				kills++
+			case EvWeaponPickup:
+				pickups++
+			}
+		})
 		tick := w.CurrentTick()
 		for _, c := range rs.clients {
 			ref, ok := c.snaps[tick]
@@ -466,8 +479,8 @@ func replayRef(t *testing.T, name, demoName, mapName string, cfg Config, wantCli
 			w.PostSnap()
 		}
 	}
-	t.Logf("%d clients, %d actions; compared %d client snapshots and %d demo snapshots, %d differ",
-		playing, len(rs.actions), compared, demoCompared, mismatched)
+	t.Logf("%d clients, %d actions, %d kill messages, %d weapon pickups; compared %d client snapshots and %d demo snapshots, %d differ",
+		playing, len(rs.actions), kills, pickups, compared, demoCompared, mismatched)
 	if compared < 100 || (demoName != "" && demoCompared < 100) {
 		t.Fatalf("only %d client and %d demo snapshots compared", compared, demoCompared)
 	}
