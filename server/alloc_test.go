@@ -34,6 +34,8 @@ func newIdleServer(tb testing.TB, players int) *Server {
 		c.state = stateIngame
 		c.addr = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 1, byte(i)}), 40000) // nobody listens: writes are dropped
 		c.conn.Accept(s.now(), 1, 2)
+		s.byAddr[c.addr] = i
+		s.peers.add(c.addr)
 		c.name = "p"
 		c.resetSnapState()
 		c.snapRate = snapRateFull

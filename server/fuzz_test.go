@@ -2,6 +2,7 @@ package server
 
 import (
 	"testing"
+	"time"
 
 	"twserver/gamemsg"
 	"twserver/netproto"
@@ -51,7 +52,7 @@ func FuzzClientMessage(f *testing.F) {
 			flags = netproto.ChunkVital
 		}
 		c := s.clients[0]
-		s.onMessage(c, netproto.Chunk{ChunkHeader: netproto.ChunkHeader{Flags: flags}, Data: data})
+		s.onMessage(c, netproto.Chunk{ChunkHeader: netproto.ChunkHeader{Flags: flags}, Data: data}, time.Now())
 		s.doTick()
 		s.updateConns()
 		s.flushAll()

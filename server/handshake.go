@@ -12,8 +12,8 @@ import (
 // MinClientVersion is the oldest 0.7 client version accepted (0.7.0).
 const MinClientVersion = 0x0700
 
-// onMessage dispatches one received chunk.
-func (s *Server) onMessage(c *client, ch netproto.Chunk) {
+// onMessage dispatches one received chunk that arrived at time at.
+func (s *Server) onMessage(c *client, ch netproto.Chunk, at time.Time) {
 	id, system, n, err := netproto.ParseMsgHeader(ch.Data)
 	if err != nil {
 		s.stats.BadMessages.Add(1)
@@ -22,7 +22,7 @@ func (s *Server) onMessage(c *client, ch netproto.Chunk) {
 	body := ch.Data[n:]
 	vital := ch.Flags&netproto.ChunkVital != 0
 	if system {
-		s.onSystemMessage(c, id, body, vital)
+		s.onSystemMessage(c, id, body, vital, at)
 		return
 	}
 	if !vital {
@@ -33,7 +33,7 @@ func (s *Server) onMessage(c *client, ch netproto.Chunk) {
 }
 
 // onSystemMessage handles the engine messages of net.md A3.1.
-func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool) {
+func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, at time.Time) {
 	u := &s.up
 	u.Reset(body)
 	switch id {
@@ -89,7 +89,7 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool) {
 		}
 		s.enterGame(c)
 	case netproto.NetmsgInput:
-		s.onInput(c, u)
+		s.onInput(c, u, at)
 	case netproto.NetmsgRconAuth:
 		if !vital || c.state < stateAuth {
 			return

@@ -251,7 +251,7 @@ func (s *Server) handlePacket(p *rxPacket) {
 		return
 	}
 	if cid, ok := s.byAddr[p.addr]; ok {
-		s.feedClient(s.clients[cid], h, payload)
+		s.feedClient(s.clients[cid], h, payload, p.at)
 		return
 	}
 	if h.Flags&netproto.FlagControl == 0 {
@@ -303,8 +303,9 @@ func (s *Server) onConnect(addr netip.AddrPort, own, peer netproto.Token) {
 // inputs, RESEND-flagged packets or map requests.
 const MaxClientPacketsPerSecond = 250
 
-// feedClient gives a datagram to a slot's Conn and handles its messages.
-func (s *Server) feedClient(c *client, h netproto.PacketHeader, payload []byte) {
+// feedClient gives a datagram to a slot's Conn and handles its messages;
+// at is the datagram's arrival time (taken by the reader).
+func (s *Server) feedClient(c *client, h netproto.PacketHeader, payload []byte, at time.Time) {
 	now := s.now()
 	if now-c.budgetStart >= time.Second {
 		c.budgetStart, c.budgetUsed = now, 0
@@ -322,7 +323,7 @@ func (s *Server) feedClient(c *client, h netproto.PacketHeader, payload []byte) 
 		if !ok {
 			break
 		}
-		s.onMessage(c, ch)
+		s.onMessage(c, ch, at)
 		if c.state == stateEmpty {
 			return // dropped while handling
 		}

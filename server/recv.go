@@ -15,6 +15,7 @@ import (
 type rxPacket struct {
 	n    int
 	addr netip.AddrPort
+	at   time.Time // when the reader read it (arrival time, net.md A4.8)
 	buf  [RecvBufSize]byte
 }
 
@@ -118,8 +119,8 @@ func (s *Server) readLoop(done chan<- struct{}) {
 			continue
 		}
 		s.stats.Received.Add(1)
-		p.n, p.addr = n, addr
 		now := time.Now()
+		p.n, p.addr, p.at = n, addr, now
 		for nowD := s.now(); tokens.RotateDue(nowD); {
 			tokens.Rotate(newSecret(), nowD)
 		}

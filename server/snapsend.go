@@ -63,8 +63,11 @@ func (s *Server) sendSnapshots(tick int32) {
 	}
 }
 
-// onInput handles NETMSG_INPUT (net.md A4.8).
-func (s *Server) onInput(c *client, u *netproto.Unpacker) {
+// onInput handles NETMSG_INPUT (net.md A4.8). at is the arrival time of the
+// datagram, taken by the reader when it read it: the time left reported in
+// INPUTTIMING and the latency are measured against it, so time the packet
+// spent queued behind a tick does not count against the client.
+func (s *Server) onInput(c *client, u *netproto.Unpacker, at time.Time) {
 	ackTick := u.GetInt()
 	intended := u.GetInt()
 	size := u.GetInt()
@@ -94,7 +97,7 @@ func (s *Server) onInput(c *client, u *netproto.Unpacker) {
 	}
 	cur := s.world.CurrentTick()
 	if intended > c.lastInputTick {
-		timeLeft := s.tickStart(intended).Sub(time.Now()) / time.Millisecond
+		timeLeft := s.tickStart(intended).Sub(at) / time.Millisecond
 		s.pk.Reset()
 		s.pk.AddMsgHeader(netproto.NetmsgInputTiming, true)
 		s.pk.AddInt(intended)
@@ -107,7 +110,7 @@ func (s *Server) onInput(c *client, u *netproto.Unpacker) {
 	}
 	pingCorrection = min(max(pingCorrection, 0), 50)
 	if _, tag, ok := c.storage.Get(c.lastAckedTick); ok && c.lastAckedTick >= 0 {
-		c.latencyMs = max(0, int((s.now()-tag)/time.Millisecond)-int(pingCorrection))
+		c.latencyMs = max(0, int((at.Sub(s.epoch)-tag)/time.Millisecond)-int(pingCorrection))
 		s.world.SetLatency(c.id, c.latencyMs)
 	}
 	in, err := world.DecodeInput(data[:n])

@@ -1,0 +1,108 @@
+package server
+
+import (
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"twserver/netproto"
+)
+
+// inputPacket builds a datagram from client c (server token 1, see
+// newIdleServer) with one non-vital INPUT for intended tick.
+func inputPacket(intended int32) []byte {
+	var pk netproto.Packer
+	pk.AddMsgHeader(netproto.NetmsgInput, true)
+	pk.AddInt(0) // ack tick
+	pk.AddInt(intended)
+	pk.AddInt(10 * 4)
+	for range 10 {
+		pk.AddInt(0)
+	}
+	pk.AddInt(0) // ping correction
+	msg := pk.Bytes()
+	payload := netproto.AppendChunkHeader(nil, netproto.ChunkHeader{Size: len(msg)})
+	payload = append(payload, msg...)
+	return netproto.AppendPacket(nil, netproto.PacketHeader{NumChunks: 1, Token: 1}, payload)
+}
+
+// readInputTimings returns the INPUTTIMING (intended tick, time left) pairs
+// in every datagram queued at mc.
+func readInputTimings(t *testing.T, mc *MemConn) (timings [][2]int32) {
+	t.Helper()
+	var buf [RecvBufSize]byte
+	var scratch [netproto.MaxPayload]byte
+	for len(mc.q) > 0 {
+		n, _, err := mc.ReadFrom(buf[:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, payload, err := netproto.ParsePacket(buf[:n])
+		if err != nil || h.Flags&netproto.FlagControl != 0 {
+			continue
+		}
+		payload, err = netproto.DecodePayload(scratch[:], h, payload)
+		if err != nil {
+			t.Fatalf("bad payload: %v", err)
+		}
+		var rd netproto.ChunkReader
+		rd.Reset(payload, int(h.NumChunks))
+		for {
+			ch, ok := rd.Next()
+			if !ok {
+				break
+			}
+			id, sys, hn, err := netproto.ParseMsgHeader(ch.Data)
+			if err != nil || !sys || id != netproto.NetmsgInputTiming {
+				continue
+			}
+			var u netproto.Unpacker
+			u.Reset(ch.Data[hn:])
+			tick, left := u.GetInt(), u.GetInt()
+			if u.Err() != nil {
+				t.Fatalf("bad INPUTTIMING: %v", u.Err())
+			}
+			timings = append(timings, [2]int32{tick, left})
+		}
+	}
+	return timings
+}
+
+// TestInputTimingArrivalTime checks that INPUTTIMING's time left is the
+// start of the intended tick minus the time the reader read the datagram,
+// not the (later) time the loop got to it (net.md A4.8).
+func TestInputTimingArrivalTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newIdleServer(t, 1)
+		c := s.clients[0]
+		peer, err := s.conn.(*MemConn).net.Listen(c.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer peer.Close()
+
+		tests := []struct {
+			name            string
+			intended        int32
+			arrival, queued time.Duration // arrival after the tick-0 start; time queued before the loop handles it
+			want            int32
+		}{
+			{"early", 10, 50 * time.Millisecond, 30 * time.Millisecond, 150},
+			{"late", 12, 260 * time.Millisecond, 15 * time.Millisecond, -20},
+			{"rounds toward zero", 20, 399*time.Millisecond + 500*time.Microsecond, 0, 0},
+		}
+		for _, tt := range tests {
+			time.Sleep(time.Until(s.tickStart(0).Add(tt.arrival)))
+			p := &rxPacket{addr: c.addr, at: time.Now()}
+			p.n = copy(p.buf[:], inputPacket(tt.intended))
+			time.Sleep(tt.queued) // the loop is busy elsewhere
+			s.handlePacket(p)
+			c.conn.Flush(s.now()) // the non-vital INPUTTIMING waits for a flush
+			s.flushAll()
+			got := readInputTimings(t, peer)
+			if len(got) != 1 || got[0] != [2]int32{tt.intended, tt.want} {
+				t.Errorf("%s: INPUTTIMING = %v, want [[%d %d]]", tt.name, got, tt.intended, tt.want)
+			}
+		}
+	})
+}
