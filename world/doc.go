@@ -7,8 +7,10 @@
 //
 // The server's game loop owns a World and calls, in this order:
 //
-//	between ticks   DirectInput (as INPUT packets arrive: weapon switch and
-//	                fire happen here), SetTeam, Kill, SetSpectatorMode, ...
+//	between ticks   ConnectPlayer (NETMSG_READY), EnterPlayer (ENTERGAME),
+//	                RemovePlayer (drop), DirectInput (as INPUT packets
+//	                arrive: weapon switch and fire happen here), SetTeam,
+//	                Kill, SetSpectatorMode, ...
 //	per tick        SetInput for the input stamped for the next tick, Tick,
 //	                DrainEvents (kill messages, team changes, game messages)
 //	snapshot ticks  Snap for every in-game client (and -1 for a demo), then
@@ -24,5 +26,7 @@
 // The World has no clock, no goroutines and no unseeded randomness: the
 // same calls give the same snapshots on every machine (see the golden test
 // testdata/dm8.golden). All physics is float32 with explicit rounding of
-// products so that no fused multiply-add changes a result.
+// products so that no fused multiply-add changes a result. Replays of
+// sessions recorded against the real 0.7.5 server (refsession_test.go)
+// produce the reference's snapshots item for item.
 package world
