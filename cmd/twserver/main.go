@@ -15,6 +15,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -49,6 +51,8 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 		logLevel = fs.String("log-level", "", "debug, info, warn or error (overrides log.level)")
 		logFmt   = fs.String("log-format", "", "console or json (overrides log.format)")
 		noStdin  = fs.Bool("no-console", false, "do not read console commands from standard input")
+		cpuProf  = fs.String("cpuprofile", "", "write a CPU profile of the whole run to `file` (pprof)")
+		memProf  = fs.String("memprofile", "", "write a heap profile to `file` at exit (pprof)")
 	)
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -103,6 +107,14 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 		return 2
 	}
 	log := newLogger(cfg.Log, stderr)
+	if *cpuProf != "" {
+		stopProf, err := startCPUProfile(*cpuProf)
+		if err != nil {
+			fmt.Fprintf(stderr, "twserver: %v\n", err)
+			return 1
+		}
+		defer stopProf()
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -117,6 +129,12 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 		return 1
 	}
 	log.Info().Str("addr", srv.Addr().String()).Str("map", srv.MapName()).Msg("listening")
+	if *memProf != "" {
+		defer func() {
+			writeHeapProfile(*memProf, log)
+			runtime.KeepAlive(srv) // profile the server's memory, not its absence
+		}()
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Run(ctx) }()
 	select {
@@ -148,4 +166,35 @@ func newLogger(c config.LogConfig, w io.Writer) zerolog.Logger {
 	}
 	zerolog.TimeFieldFormat = time.RFC3339Nano
 	return zerolog.New(out).Level(lvl).With().Timestamp().Logger()
+}
+
+// startCPUProfile starts CPU profiling into path; the returned function
+// stops it and closes the file.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}
+
+// writeHeapProfile writes the heap profile (after a GC) to path.
+func writeHeapProfile(path string, log zerolog.Logger) {
+	f, err := os.Create(path)
+	if err != nil {
+		log.Error().Err(err).Msg("heap profile")
+		return
+	}
+	defer f.Close()
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		log.Error().Err(err).Msg("heap profile")
+	}
 }
