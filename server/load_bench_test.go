@@ -1,0 +1,141 @@
+package server
+
+import (
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"twserver/config"
+	"twserver/netproto"
+	"twserver/world"
+)
+
+// loadServer is a server that is not running, with total in-game clients of
+// which at most players play (the rest are spectators), fed by the test the
+// way the reader would feed it: one INPUT datagram per client and tick.
+type loadServer struct {
+	*Server
+	pk  netproto.Packer
+	pkt []byte
+	rx  rxPacket
+}
+
+func newLoadServer(tb testing.TB, total, players int) *loadServer {
+	tb.Helper()
+	cfg := config.Default()
+	cfg.Server.MaxClients = 64
+	cfg.Server.MaxClientsPerIP = 64
+	cfg.Server.PlayerSlots = players
+	s, err := New(Options{Config: cfg, Conn: &discardConn{}, Logger: zerolog.Nop(), Seed: 1})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i := range total {
+		c := s.clients[i]
+		c.reset()
+		c.state = stateIngame
+		c.addr = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 1, byte(i)}), 40000)
+		c.conn.Accept(s.now(), 1, 2)
+		s.byAddr[c.addr] = i
+		s.peers.add(c.addr)
+		c.name = "p" + itoa(i)
+		c.resetSnapState()
+		if err := s.world.AddPlayer(i, world.PlayerInfo{Name: c.name}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return &loadServer{Server: s}
+}
+
+// feedInputs hands every in-game client's INPUT for the next tick to the
+// loop, acknowledging the newest snapshot it was sent. Players walk, jump,
+// aim and fire in a pattern that changes every half second.
+func (ls *loadServer) feedInputs() {
+	s := ls.Server
+	tick := s.world.CurrentTick()
+	now := time.Now()
+	for _, c := range s.clients {
+		if c.state != stateIngame {
+			continue
+		}
+		phase := tick/25 + int32(c.id)
+		pk := &ls.pk
+		pk.Reset()
+		pk.AddMsgHeader(netproto.NetmsgInput, true)
+		pk.AddInt(c.storage.Newest())
+		pk.AddInt(tick + 1)
+		pk.AddInt(10 * 4)
+		pk.AddInt(phase%3 - 1)      // direction
+		pk.AddInt(100 - phase%7*30) // target x
+		pk.AddInt(phase%5*20 - 40)  // target y
+		pk.AddInt(phase % 4 / 3)    // jump
+		pk.AddInt(tick / 10 % 64)   // fire counter
+		pk.AddInt(phase % 6 / 5)    // hook
+		pk.AddInt(0)                // player flags
+		pk.AddInt(0)                // wanted weapon
+		pk.AddInt(0)                // next weapon
+		pk.AddInt(0)                // prev weapon
+		pk.AddInt(0)                // ping correction
+		msg := pk.Bytes()
+		ls.pkt = netproto.AppendChunkHeader(ls.pkt[:0], netproto.ChunkHeader{Size: len(msg)})
+		ls.pkt = append(ls.pkt, msg...)
+		p := &ls.rx
+		hdr := netproto.AppendPacketHeader(p.buf[:0], netproto.PacketHeader{NumChunks: 1, Token: 1, Ack: c.conn.Sequence()})
+		p.n = len(hdr) + copy(p.buf[len(hdr):], ls.pkt)
+		p.addr, p.at = c.addr, now
+		c.budgetUsed = 0 // the test runs faster than real time: no flood budget
+		s.handlePacket(p)
+	}
+}
+
+// step runs one tick of the loop: inputs, tick, snapshots, timers, sends.
+func (ls *loadServer) step() {
+	ls.feedInputs()
+	ls.doTick()
+	ls.updateConns()
+	ls.flushAll()
+}
+
+// BenchmarkLoop63Clients measures the game loop with 63 in-game clients (16
+// players, 47 spectators): per iteration two ticks (one snapshot round), 126
+// INPUT datagrams handled, 63 snapshots built, delta-encoded and sent.
+func BenchmarkLoop63Clients(b *testing.B) {
+	ls := newLoadServer(b, 63, 16)
+	for range 500 { // spawn, match start, warm up buffers
+		ls.step()
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		ls.step()
+		ls.step()
+	}
+}
+
+// TestLoop63ClientsAllocs checks that the loop with 63 clients (inputs,
+// tick, snapshots) does not allocate in steady state.
+func TestLoop63ClientsAllocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	ls := newLoadServer(t, 63, 16)
+	for range 500 {
+		ls.step()
+	}
+	if a := testing.AllocsPerRun(50, ls.step); a > 0 {
+		t.Errorf("steady-state loop step allocates %.1f times", a)
+	}
+	if n := ls.conn.(*discardConn).writes; n == 0 {
+		t.Errorf("nothing was sent")
+	}
+	playing := 0
+	for _, c := range ls.clients[:63] {
+		if ls.world.Team(c.id) != teamSpectators {
+			playing++
+		}
+	}
+	if playing != 16 {
+		t.Errorf("%d players in game, want 16", playing)
+	}
+}
