@@ -8,8 +8,9 @@ import (
 	"twserver/snap"
 )
 
-// TestSteadyStateAllocs checks that receiving a delta snapshot and sending
-// an input, the per-tick work of every client, do not allocate.
+// TestSteadyStateAllocs checks that receiving a delta snapshot and the
+// driver's per-tick work for a client (timers, one INPUT, flush) do not
+// allocate.
 func TestSteadyStateAllocs(t *testing.T) {
 	c := New(Config{Pattern: PatternRandom, Seed: 1})
 	c.conn = newConn(testCT, func([]byte) {})
@@ -17,6 +18,9 @@ func TestSteadyStateAllocs(t *testing.T) {
 	c.recv = snap.NewReceiver(snap.MsgIDs7, snap.Sizes7)
 	c.gen = NewInputGen(PatternRandom, 1)
 	c.stage, c.inGame = StageInGame, true
+	c.start = time.Now()
+	sent := 0
+	c.conn.send = func([]byte) { sent++ }
 
 	// server side: snapshots of a changing character, delta against the previous tick
 	var b snap.Builder
@@ -47,18 +51,18 @@ func TestSteadyStateAllocs(t *testing.T) {
 	}
 	tick := int32(2)
 	step := func() {
-		now := time.Duration(tick) * netproto.TickDuration
-		c.now = now
+		now := c.clock()
 		c.onDatagram(now, build(tick))
-		c.sendInput(now)
-		c.conn.flush(now)
+		c.mu.Lock()
+		c.tickLocked(max(c.nextInput, now))
+		c.mu.Unlock()
 		tick += 2
 	}
 	for range 10 {
 		step()
 	}
-	if c.stats.Snapshots == 0 || c.stats.BadSnapshots() != 0 || c.failure != nil {
-		t.Fatalf("setup: %d snapshots, %d bad, failure %v", c.stats.Snapshots, c.stats.BadSnapshots(), c.failure)
+	if c.stats.Snapshots == 0 || c.stats.BadSnapshots() != 0 || c.failure != nil || c.stats.Inputs != 10 || sent < 10 {
+		t.Fatalf("setup: %d snapshots, %d bad, failure %v, %d inputs, %d datagrams", c.stats.Snapshots, c.stats.BadSnapshots(), c.failure, c.stats.Inputs, sent)
 	}
 	if allocs := testing.AllocsPerRun(200, step); allocs != 0 {
 		t.Fatalf("%v allocations per tick", allocs)

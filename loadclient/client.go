@@ -6,7 +6,9 @@
 // server gives each client: snapshots, bytes, packets, errors and the delay
 // from sending an input to receiving the first snapshot of its tick.
 //
-// One Client owns one UDP socket and runs in one goroutine. Run starts many.
+// One Client owns one UDP socket and one reader goroutine; one driver
+// goroutine (driver.go) runs the timers and sends the inputs of every client
+// of a run on an absolute 20 ms schedule. Run starts many.
 package loadclient
 
 import (
@@ -16,6 +18,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/netip"
+	"sync"
 	"time"
 
 	"twserver/gamemsg"
@@ -38,6 +41,9 @@ const (
 	targetLead = 10 * time.Millisecond
 	// maxMargin bounds how far ahead of the server the client predicts.
 	maxMargin = time.Second
+	// maxCatchUp bounds the inputs one client sends at once after the driver
+	// woke late; older missed inputs are counted as skipped.
+	maxCatchUp = 50
 )
 
 // Config describes one load client.
@@ -52,6 +58,9 @@ type Config struct {
 	Maps         *MapCache     // shared map cache; nil: a private one
 	EnterTimeout time.Duration // start to in game; 0: DefaultEnterTimeout
 	Index        int           // reported in Stats
+	// Ticks, when set, collects the snapshot ticks every client of a run
+	// received, so each client's share of them can be reported.
+	Ticks *TickSet
 }
 
 // Stage names, reported in Stats.Stage.
@@ -72,8 +81,10 @@ type sentInput struct {
 	at   time.Duration
 }
 
-// Client is one synthetic 0.7 client.
+// Client is one synthetic 0.7 client. Its reader goroutine and the driver
+// share it under mu.
 type Client struct {
+	mu    sync.Mutex
 	cfg   Config
 	live  Live
 	stats Stats
@@ -92,6 +103,9 @@ type Client struct {
 	enterBy time.Duration // not in game by then: failure
 	failure error
 	deliver func([]byte)
+	// finished: the driver closed the client; the reader stops.
+	finished bool
+	readDone chan struct{}
 
 	// map download
 	mapKey      MapKey
@@ -109,7 +123,7 @@ type Client struct {
 	lastTick    int32
 	lastTickAt  time.Duration
 	margin      time.Duration
-	nextInput   time.Duration
+	nextInput   time.Duration // scheduled time of the next input; < 0: align to the driver
 	inputs      [inputRing]sentInput
 	inHead, inN int
 }
@@ -123,7 +137,8 @@ func New(cfg Config) *Client {
 		cfg.Maps = &MapCache{}
 	}
 	c := &Client{cfg: cfg, buf: make([]byte, recvBufferSize), ackTick: -1, lastTick: -1,
-		margin: 40 * time.Millisecond}
+		margin: 40 * time.Millisecond, nextInput: -1}
+	c.stats.FirstSnapTick, c.stats.LastSnapTick = -1, -1
 	c.deliver = c.onChunk
 	c.stats.Index = cfg.Index
 	c.stats.Name = cfg.Name
@@ -137,10 +152,22 @@ func (c *Client) Entered() bool { return c.live.InGame.Load() }
 func (c *Client) Live() *Live { return &c.live }
 
 // Run connects, plays until ctx is done, disconnects and returns the
-// client's statistics. Failures are reported in Stats.Failure.
+// client's statistics. Failures are reported in Stats.Failure. It drives the
+// one client with its own driver; Run (the package function) drives many
+// with one.
 func (c *Client) Run(ctx context.Context) Stats {
+	var st Stats
+	drive(ctx, 1, func(int) time.Duration { return 0 }, func(int) *Client { return c },
+		func(_ int, s Stats) { st = s })
+	return st
+}
+
+// open creates the socket and sends the first token request. The caller
+// starts readLoop afterwards when it returns true.
+func (c *Client) open() bool {
 	c.start = time.Now()
 	c.stage = StageToken
+	c.readDone = make(chan struct{})
 	laddr := &net.UDPAddr{}
 	if c.cfg.Source.IsValid() {
 		laddr.IP = c.cfg.Source.AsSlice()
@@ -149,10 +176,11 @@ func (c *Client) Run(ctx context.Context) Stats {
 	if err != nil {
 		c.stats.Failure = "socket: " + err.Error()
 		c.stats.Stage = c.stage
-		return c.stats
+		c.finished = true
+		close(c.readDone)
+		return false
 	}
 	c.sock = sock
-	defer sock.Close()
 	c.stats.Source = sock.LocalAddr().String()
 
 	tok := netproto.TokenNone
@@ -163,12 +191,80 @@ func (c *Client) Run(ctx context.Context) Stats {
 	c.recv = snap.NewReceiver(snap.MsgIDs7, snap.Sizes7)
 	c.gen = NewInputGen(c.cfg.Pattern, c.cfg.Seed)
 	c.enterBy = c.cfg.EnterTimeout
+	c.nextInput = -1
 	c.conn.start(c.clock())
+	return true
+}
 
-	for ctx.Err() == nil && c.failure == nil {
-		c.step()
+// readLoop receives datagrams until the driver closes the socket.
+func (c *Client) readLoop() {
+	defer close(c.readDone)
+	for {
+		n, err := c.sock.Read(c.buf)
+		c.mu.Lock()
+		if c.finished {
+			c.mu.Unlock()
+			return
+		}
+		now := c.clock()
+		if err != nil {
+			// ICMP port unreachable shows up as a read error on a connected
+			// socket: the server is not there (yet). The handshake timers
+			// decide when to give up.
+			if c.conn.state == stateOnline || errors.Is(err, net.ErrClosed) {
+				c.fail(fmt.Errorf("socket: %w", err))
+				c.mu.Unlock()
+				return
+			}
+			c.mu.Unlock()
+			continue
+		}
+		c.onDatagram(now, c.buf[:n])
+		c.conn.flush(now)
+		c.mu.Unlock()
 	}
+}
+
+// tickLocked runs the client's timers and sends every input scheduled up to
+// due (the driver's scheduled time for this client, on the client's clock).
+// It reports whether the client failed. c.mu is held.
+func (c *Client) tickLocked(due time.Duration) bool {
 	now := c.clock()
+	if c.failure != nil {
+		return true
+	}
+	if err := c.conn.update(now); err != nil {
+		c.fail(err)
+		return true
+	}
+	if !c.inGame {
+		if now > c.enterBy {
+			c.fail(fmt.Errorf("not in game after %v (stage %s)", c.cfg.EnterTimeout, c.stage))
+			return true
+		}
+	} else {
+		if c.nextInput < 0 {
+			c.nextInput = due
+		}
+		if behind := int64((due-c.nextInput)/netproto.TickDuration) + 1; behind > maxCatchUp {
+			c.stats.SkippedInputs += behind - maxCatchUp
+			c.nextInput += time.Duration(behind-maxCatchUp) * netproto.TickDuration
+		}
+		for c.nextInput <= due && c.failure == nil {
+			c.stats.SendDelay.Add(now - c.nextInput)
+			c.sendInput(now, c.nextInput)
+			c.nextInput += netproto.TickDuration
+		}
+	}
+	c.conn.flush(now)
+	return c.failure != nil
+}
+
+// finishLocked disconnects and returns the final statistics; the caller
+// closes the socket after unlocking. c.mu is held.
+func (c *Client) finishLocked() Stats {
+	now := c.clock()
+	c.finished = true
 	if c.failure == nil {
 		c.conn.close(now, "twload done")
 	} else {
@@ -195,52 +291,6 @@ func (c *Client) fail(err error) {
 	if c.failure == nil {
 		c.failure = err
 	}
-}
-
-// step waits for one datagram or the next timer and handles it.
-func (c *Client) step() {
-	now := c.clock()
-	wait := 20 * time.Millisecond
-	if c.inGame {
-		wait = c.nextInput - now
-	}
-	wait = max(wait, 0)
-	if err := c.sock.SetReadDeadline(c.start.Add(now + wait)); err != nil {
-		c.fail(err)
-		return
-	}
-	n, err := c.sock.Read(c.buf)
-	now = c.clock()
-	if err != nil {
-		var ne net.Error
-		if !errors.As(err, &ne) || !ne.Timeout() {
-			// ICMP port unreachable shows up as a read error on a connected
-			// socket: the server is not there (yet). The handshake timers
-			// decide when to give up.
-			if c.conn.state == stateOnline {
-				c.fail(fmt.Errorf("socket: %w", err))
-				return
-			}
-		}
-	} else {
-		c.onDatagram(now, c.buf[:n])
-	}
-	if err := c.conn.update(now); err != nil {
-		c.fail(err)
-		return
-	}
-	if !c.inGame && now > c.enterBy {
-		c.fail(fmt.Errorf("not in game after %v (stage %s)", c.cfg.EnterTimeout, c.stage))
-		return
-	}
-	if c.inGame && now >= c.nextInput {
-		c.sendInput(now)
-		c.nextInput += netproto.TickDuration
-		if c.nextInput < now {
-			c.nextInput = now + netproto.TickDuration
-		}
-	}
-	c.conn.flush(now)
 }
 
 func (c *Client) write(b []byte) {
@@ -424,6 +474,7 @@ func (c *Client) onMapChange(body []byte) {
 	}
 	c.inGame, c.enteredSnap, c.ackTick = false, 0, -1
 	c.inN, c.lastTick = 0, -1 // ticks restart with the new map
+	c.stats.FirstSnapTick, c.stats.LastSnapTick = -1, -1
 	c.live.InGame.Store(false)
 	c.recv.Reset()
 	c.mapKey, c.mapCPR, c.mapChunk = k, cpr, chunk
@@ -544,10 +595,17 @@ func (c *Client) onSnapshot(tick int32, empty bool) {
 			c.stats.Entered = true
 			c.stats.ConnectTime = now
 		}
-		c.nextInput = now
+		c.nextInput = -1 // the driver aligns it to its schedule
 		return
 	}
 	c.stats.Snapshots++
+	if c.stats.FirstSnapTick < 0 {
+		c.stats.FirstSnapTick = tick
+	}
+	c.stats.LastSnapTick = tick
+	if c.cfg.Ticks != nil {
+		c.cfg.Ticks.Add(tick)
+	}
 	c.live.Snapshots.Add(1)
 	if empty {
 		c.stats.SnapEmpty++
@@ -566,10 +624,13 @@ func (c *Client) predictTick(now time.Duration) int32 {
 	return c.lastTick + 1 + int32((now-c.lastTickAt+c.margin)/netproto.TickDuration)
 }
 
-func (c *Client) sendInput(now time.Duration) {
+// sendInput sends the input scheduled for sched (its tick is predicted from
+// sched, so inputs caught up after a late wake-up keep consecutive ticks);
+// latency is measured from now, when it really leaves.
+func (c *Client) sendInput(now, sched time.Duration) {
 	in := c.gen.Next()
 	ints := in.Ints()
-	tick := c.predictTick(now)
+	tick := c.predictTick(sched)
 	c.pk.Reset()
 	c.pk.AddMsgHeader(netproto.NetmsgInput, true)
 	c.pk.AddInt(c.ackTick)

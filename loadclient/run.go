@@ -104,9 +104,9 @@ func Run(ctx context.Context, rc RunConfig) (Summary, error) {
 
 	clients := make([]*Client, rc.Clients)
 	stats := make([]Stats, rc.Clients)
-	var wg sync.WaitGroup
 	var mu sync.Mutex
 	started, done := 0, make([]bool, rc.Clients)
+	ticks := new(TickSet)
 
 	stopStatus := make(chan struct{})
 	statusDone := make(chan struct{})
@@ -151,17 +151,13 @@ func Run(ctx context.Context, rc RunConfig) (Summary, error) {
 		}
 	}()
 
-	for i := range rc.Clients {
+	startAt := func(i int) time.Duration {
 		if rc.Clients > 1 && rc.RampUp > 0 {
-			at := start.Add(rc.RampUp * time.Duration(i) / time.Duration(rc.Clients-1))
-			select {
-			case <-runCtx.Done():
-			case <-time.After(time.Until(at)):
-			}
+			return rc.RampUp * time.Duration(i) / time.Duration(rc.Clients-1)
 		}
-		if runCtx.Err() != nil {
-			break
-		}
+		return 0
+	}
+	newClient := func(i int) *Client {
 		c := New(Config{
 			Server:       rc.Server,
 			Source:       rc.SourceAddr(i),
@@ -172,27 +168,23 @@ func Run(ctx context.Context, rc RunConfig) (Summary, error) {
 			Maps:         rc.Maps,
 			EnterTimeout: rc.EnterTimeout,
 			Index:        i,
+			Ticks:        ticks,
 		})
 		mu.Lock()
 		clients[i] = c
-		started++
+		started = i + 1
 		mu.Unlock()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			st := c.Run(runCtx)
-			mu.Lock()
-			stats[i], done[i] = st, true
-			mu.Unlock()
-		}()
+		return c
 	}
-	wg.Wait()
+	finished := func(i int, st Stats) {
+		mu.Lock()
+		stats[i], done[i] = st, true
+		mu.Unlock()
+	}
+	drive(runCtx, rc.Clients, startAt, newClient, finished)
 	close(stopStatus)
 	<-statusDone
 
-	for i := started; i < rc.Clients; i++ {
-		stats[i] = Stats{Index: i, Stage: "not started", Failure: "not started (run cancelled)"}
-	}
 	s := Summarize(stats)
 	s.Server = rc.Server.String()
 	s.Pattern = rc.Pattern.String()
@@ -201,5 +193,6 @@ func Run(ctx context.Context, rc RunConfig) (Summary, error) {
 	s.DurationS = rc.Duration.Seconds()
 	s.Sources = rc.Sources
 	s.PerClient = stats
+	s.addCoverage(ticks)
 	return s, nil
 }

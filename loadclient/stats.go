@@ -5,6 +5,7 @@ import (
 	"sort"
 	"sync/atomic"
 	"time"
+	"twserver/netproto"
 )
 
 // Histogram bounds: latencies are counted in fixed buckets of
@@ -113,21 +114,26 @@ type Stats struct {
 	MapDownloads int           `json:"map_downloads"`
 	MapBytes     int           `json:"map_bytes"`
 
-	Snapshots     int64  `json:"snapshots"`    // reconstructed (incl. empty)
-	SnapEmpty     int64  `json:"snap_empty"`   // SNAPEMPTY among them
-	SnapParts     int64  `json:"snap_parts"`   // SNAP/SNAPSINGLE messages
-	CRCErrors     int64  `json:"crc_errors"`   // delta applied, CRC differs
-	DeltaErrors   int64  `json:"delta_errors"` // malformed message, part or delta
-	NoBase        int64  `json:"no_base"`      // delta base not stored (acked -1)
-	Stale         int64  `json:"stale"`        // parts of old ticks
-	BadItems      int64  `json:"bad_items"`    // snapshot items the 0.7.5 client would drop
-	BadMessages   int64  `json:"bad_messages"` // game/system messages failing their checks
-	UnknownMsgs   int64  `json:"unknown_msgs"` // ids this client does not know
-	Inputs        int64  `json:"inputs"`       // INPUT messages sent
-	LateInputs    int64  `json:"late_inputs"`  // INPUTTIMING with time left < 0
-	Timings       int64  `json:"timings"`      // INPUTTIMING messages received in game
-	TimeLeftSum   int64  `json:"time_left_sum_ms"`
-	DroppedPkts   int    `json:"dropped_pkts"` // datagrams that failed parsing
+	Snapshots     int64 `json:"snapshots"`      // reconstructed (incl. empty)
+	SnapEmpty     int64 `json:"snap_empty"`     // SNAPEMPTY among them
+	SnapParts     int64 `json:"snap_parts"`     // SNAP/SNAPSINGLE messages
+	CRCErrors     int64 `json:"crc_errors"`     // delta applied, CRC differs
+	DeltaErrors   int64 `json:"delta_errors"`   // malformed message, part or delta
+	NoBase        int64 `json:"no_base"`        // delta base not stored (acked -1)
+	Stale         int64 `json:"stale"`          // parts of old ticks
+	BadItems      int64 `json:"bad_items"`      // snapshot items the 0.7.5 client would drop
+	BadMessages   int64 `json:"bad_messages"`   // game/system messages failing their checks
+	UnknownMsgs   int64 `json:"unknown_msgs"`   // ids this client does not know
+	Inputs        int64 `json:"inputs"`         // INPUT messages sent
+	SkippedInputs int64 `json:"skipped_inputs"` // scheduled inputs dropped after a stall (more than maxCatchUp behind)
+	LateInputs    int64 `json:"late_inputs"`    // INPUTTIMING with time left < 0
+	Timings       int64 `json:"timings"`        // INPUTTIMING messages received in game
+	TimeLeftSum   int64 `json:"time_left_sum_ms"`
+	DroppedPkts   int   `json:"dropped_pkts"` // datagrams that failed parsing
+	// FirstSnapTick and LastSnapTick are the ticks of the first and last
+	// snapshot counted in Snapshots (-1: none; reset by a map change).
+	FirstSnapTick int32  `json:"first_snap_tick"`
+	LastSnapTick  int32  `json:"last_snap_tick"`
 	FirstBadError string `json:"first_bad_error,omitempty"`
 
 	// Traffic while in game (the rates), UDP payload bytes.
@@ -140,6 +146,8 @@ type Stats struct {
 	TotalBytesOut int64 `json:"total_bytes_out"`
 
 	Latency Histogram `json:"-"`
+	// SendDelay is how late each INPUT left after its scheduled time.
+	SendDelay Histogram `json:"-"`
 }
 
 // Rate returns n per second of in-game time.
@@ -148,6 +156,24 @@ func (s *Stats) Rate(n int64) float64 {
 		return 0
 	}
 	return float64(n) / s.InGame.Seconds()
+}
+
+// SnapSpan returns the server time between the client's first and last
+// counted snapshot (from their ticks).
+func (s *Stats) SnapSpan() time.Duration {
+	if s.FirstSnapTick < 0 || s.LastSnapTick < s.FirstSnapTick {
+		return 0
+	}
+	return time.Duration(s.LastSnapTick-s.FirstSnapTick) * netproto.TickDuration
+}
+
+// SnapRateServerTime returns the client's snapshots per second of server
+// time: the intervals between its first and last snapshot over SnapSpan.
+func (s *Stats) SnapRateServerTime() float64 {
+	if span := s.SnapSpan(); span > 0 {
+		return float64(s.Snapshots-1) / span.Seconds()
+	}
+	return 0
 }
 
 // BadSnapshots is the number of snapshots that failed to decode or verify.
@@ -224,6 +250,24 @@ type Summary struct {
 	ConnectMs        Dist        `json:"connect_ms"`
 	InputLeadMs      Dist        `json:"input_lead_ms"` // mean INPUTTIMING time left
 	LatencyMs        Percentiles `json:"input_to_snapshot_latency_ms"`
+	InputsPerSec     Dist        `json:"inputs_per_sec_per_client"`
+	SkippedInputs    int64       `json:"skipped_inputs"`
+	// InputDelayMs is how late INPUTs left after their scheduled time.
+	InputDelayMs Percentiles `json:"input_send_delay_ms"`
+	// ServerSnapsPerSec is the rate of distinct snapshot ticks any client
+	// received: the rate the server actually produced snapshots at.
+	ServerSnapsPerSec float64 `json:"server_snapshots_per_sec"`
+	// SnapCoverage is, per client, the share of those ticks (between its
+	// first and last snapshot) that it received itself.
+	SnapCoverage Dist `json:"snapshot_coverage"`
+	// SnapsPerServerSec is, per client, its snapshots per second of server
+	// time (ticks between its first and last snapshot): what the server
+	// delivered, even when this process was too starved to read on time.
+	SnapsPerServerSec Dist `json:"snapshots_per_server_sec_per_client"`
+	// SnapSpanShare is, per client, the server time between its first and
+	// last snapshot over its in-game time (about 1; less when snapshots
+	// stopped coming early or were still unread at the end).
+	SnapSpanShare Dist `json:"snapshot_span_share"`
 
 	PerClient []Stats `json:"per_client,omitempty"`
 }
@@ -238,11 +282,13 @@ func (s *Summary) OK() bool {
 func Summarize(stats []Stats) Summary {
 	s := Summary{Clients: len(stats), Failures: map[string]int{}}
 	var snaps, bin, bout, pin, pout, conn, lead []float64
-	var lat Histogram
+	var lat, delay Histogram
+	var inputs []float64
 	for i := range stats {
 		st := &stats[i]
 		if st.Entered {
 			s.Connected++
+			inputs = append(inputs, st.Rate(st.Inputs))
 			snaps = append(snaps, st.Rate(st.Snapshots))
 			bin = append(bin, st.Rate(st.BytesIn))
 			bout = append(bout, st.Rate(st.BytesOut))
@@ -270,7 +316,11 @@ func Summarize(stats []Stats) Summary {
 			s.FirstBadNote = st.FirstBadError
 		}
 		lat.Merge(&st.Latency)
+		delay.Merge(&st.SendDelay)
+		s.SkippedInputs += st.SkippedInputs
 	}
+	s.InputsPerSec = distOf(inputs)
+	s.InputDelayMs = percentilesOf(&delay)
 	s.SnapsPerSec = distOf(snaps)
 	s.BytesInPerSec = distOf(bin)
 	s.BytesOutPerSec = distOf(bout)
@@ -280,4 +330,35 @@ func Summarize(stats []Stats) Summary {
 	s.InputLeadMs = distOf(lead)
 	s.LatencyMs = percentilesOf(&lat)
 	return s
+}
+
+// addCoverage fills ServerSnapsPerSec and SnapCoverage from the ticks all
+// clients received.
+func (s *Summary) addCoverage(ticks *TickSet) {
+	var cov, rate, share []float64
+	lo, hi := int32(-1), int32(-1)
+	for i := range s.PerClient {
+		st := &s.PerClient[i]
+		if !st.Entered || st.FirstSnapTick < 0 {
+			continue
+		}
+		if span := st.SnapSpan(); span > 0 && st.InGame > 0 {
+			rate = append(rate, st.SnapRateServerTime())
+			share = append(share, span.Seconds()/st.InGame.Seconds())
+		}
+		if all := ticks.Count(st.FirstSnapTick, st.LastSnapTick); all > 0 {
+			cov = append(cov, min(float64(st.Snapshots)/float64(all), 1))
+		}
+		if lo < 0 || st.FirstSnapTick < lo {
+			lo = st.FirstSnapTick
+		}
+		hi = max(hi, st.LastSnapTick)
+	}
+	s.SnapCoverage = distOf(cov)
+	s.SnapsPerServerSec = distOf(rate)
+	s.SnapSpanShare = distOf(share)
+	if n := ticks.Count(lo, hi); n > 1 && hi > lo {
+		secs := float64(hi-lo) * netproto.TickDuration.Seconds()
+		s.ServerSnapsPerSec = math.Round(float64(n-1)/secs*100) / 100
+	}
 }

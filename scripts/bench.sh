@@ -2,7 +2,8 @@
 # bench.sh - load benchmark of twserver against the 0.7.5 reference server.
 #
 # For every client count N (default 1 16 32 63) and for both servers it starts
-# a fresh server on 127.0.0.1 (the same map, 64 slots, 4 clients per IP), runs
+# a fresh server on 127.0.0.1 (the same map, 64 slots of which 16 play and the
+# rest spectate, 4 clients per IP), runs
 # twload with N clients spread over 16 loopback source addresses, and reports:
 #   server CPU      utime+stime from /proc/PID/stat over the load run, % of one core
 #   peak RSS        VmHWM from /proc/PID/status at the end of the run
@@ -95,15 +96,25 @@ start_server() {
 	map=$(basename "$BENCH_MAP" .map)
 	case $kind in
 	twserver)
-		"$TWSERVER" -bind 127.0.0.1 -port "$port" -max-clients 64 -map "$BENCH_MAP" \
-			-no-console -log-level warn >"$dir/server.log" 2>&1 </dev/null &
+		cat >"$dir/twserver.toml" <<-EOT
+			[server]
+			bind = "127.0.0.1"
+			port = $port
+			max_clients = 64
+			player_slots = 16
+			max_clients_per_ip = 4
+			[map]
+			file = "$BENCH_MAP"
+		EOT
+		(cd "$dir/cwd" && exec "$TWSERVER" -config "$dir/twserver.toml" -no-console -log-level warn \
+			>"$dir/server.log" 2>&1 </dev/null) &
 		SPID=$! ;;
 	reference)
 		cp "$BENCH_MAP" "$dir/cwd/maps/$map.map"
 		(cd "$dir/cwd" && exec env -u XDG_DATA_HOME HOME="$dir/home" "$TW07_SERVER" \
 			"bindaddr 127.0.0.1" "sv_port $port" "sv_register 0" "sv_map $map" "sv_name bench" \
 			"console_output_level 1" "sv_max_clients 64" "sv_max_clients_per_ip 4" \
-			"sv_player_slots 64" "sv_spamprotection 0" "sv_inactivekick_time 0" \
+			"sv_player_slots 16" "sv_spamprotection 0" "sv_inactivekick_time 0" \
 			>"$dir/server.log" 2>&1 </dev/null) &
 		SPID=$! ;;
 	esac
@@ -119,7 +130,7 @@ start_server() {
 }
 
 RESULTS=$OUT/results.tsv
-printf 'n\tserver\tload_cpu_pct\tcpu_pct\tpeak_rss_kb\trx_Bps\ttx_Bps\trx_pps\ttx_pps\tsnaps_ps\tlat_p50\tlat_p99\tconnected\tfailed\tbad\n' >"$RESULTS"
+printf 'n\tserver\tload_cpu_pct\tcpu_pct\tpeak_rss_kb\trx_Bps\ttx_Bps\trx_pps\ttx_pps\tsnaps_ps\tlat_p50\tlat_p99\tconnected\tfailed\tbad\tsrv_snaps_ps\tinputs_ps\n' >"$RESULTS"
 STATUS=0
 for n in "${COUNTS[@]}"; do
 	for kind in "${SERVERS[@]}"; do
@@ -145,9 +156,10 @@ for n in "${COUNTS[@]}"; do
 				  .rx_packets_per_sec_per_client.mean, .tx_packets_per_sec_per_client.mean,
 				  .snapshots_per_sec_per_client.mean, .input_to_snapshot_latency_ms.p50,
 				  .input_to_snapshot_latency_ms.p99, .connected, .failed,
-				  (.crc_errors + .delta_errors + .bad_messages + .bad_items)] | @tsv' "$dir/twload.json" >>"$RESULTS"
+				  (.crc_errors + .delta_errors + .bad_messages + .bad_items), .server_snapshots_per_sec,
+				  .inputs_per_sec_per_client.mean] | @tsv' "$dir/twload.json" >>"$RESULTS"
 		else
-			printf '%s\t%s\t%s\t%s\t%s\t0\t0\t0\t0\t0\t0\t0\t0\t%s\t0\n' "$n" "$kind" "$lcpu" "$cpu" "$hwm" "$n" >>"$RESULTS"
+			printf '%s\t%s\t%s\t%s\t%s\t0\t0\t0\t0\t0\t0\t0\t0\t%s\t0\t0\t0\n' "$n" "$kind" "$lcpu" "$cpu" "$hwm" "$n" >>"$RESULTS"
 		fi
 	done
 done
@@ -157,7 +169,7 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
 f = lambda r, k: float(r[k])
 print(f"{'N':>3} {'server':<9} {'CPU %':>6} {'peakRSS MB':>10} {'s2c B/s/cl':>10} {'c2s B/s/cl':>10} "
-      f"{'s2c pk/s/cl':>10} {'c2s pk/s/cl':>10} {'snap/s':>6} {'lat p50':>7} {'lat p99':>7} {'in game':>7} {'bad':>4} {'twload CPU %':>12} {'us/snap':>8}")
+      f"{'s2c pk/s/cl':>10} {'c2s pk/s/cl':>10} {'snap/s':>6} {'srv snap/s':>10} {'in/s':>5} {'lat p50':>7} {'lat p99':>7} {'in game':>7} {'bad':>4} {'twload CPU %':>12} {'us/snap':>8}")
 def us_per_snap(r):
     # server CPU time per snapshot delivered to a client: comparable even when
     # one server sends fewer snapshots than the other
@@ -167,7 +179,7 @@ by = {}
 for r in rows:
     by.setdefault(r["n"], {})[r["server"]] = r
     print(f"{r['n']:>3} {r['server']:<9} {f(r,'cpu_pct'):6.1f} {f(r,'peak_rss_kb')/1024:10.1f} {f(r,'rx_Bps'):10.0f} "
-          f"{f(r,'tx_Bps'):10.0f} {f(r,'rx_pps'):10.1f} {f(r,'tx_pps'):10.1f} {f(r,'snaps_ps'):6.1f} "
+          f"{f(r,'tx_Bps'):10.0f} {f(r,'rx_pps'):10.1f} {f(r,'tx_pps'):10.1f} {f(r,'snaps_ps'):6.1f} {f(r,'srv_snaps_ps'):10.1f} {f(r,'inputs_ps'):5.1f} "
           f"{f(r,'lat_p50'):7.1f} {f(r,'lat_p99'):7.1f} {r['connected']:>3}/{r['n']:<3} {r['bad']:>4} {f(r,'load_cpu_pct'):12.1f} {us_per_snap(r):8.1f}")
 def ratio(a, b):
     return f"{a/b:.2f}" if b else "-"
@@ -180,6 +192,11 @@ for n, d in by.items():
         print(f"{n:>3} {ratio(f(t,'cpu_pct'), f(r,'cpu_pct')):>6} {ratio(us_per_snap(t), us_per_snap(r)):>7} {ratio(f(t,'peak_rss_kb'), f(r,'peak_rss_kb')):>8} "
               f"{ratio(f(t,'rx_Bps'), f(r,'rx_Bps')):>7} {ratio(f(t,'tx_Bps'), f(r,'tx_Bps')):>7} "
               f"{ratio(f(t,'rx_pps'), f(r,'rx_pps')):>8} {ratio(f(t,'tx_pps'), f(r,'tx_pps')):>8}")
+top = max(by, key=int) if by else None
+if top and "twserver" in by[top] and "reference" in by[top]:
+    t, r = f(by[top]["twserver"], "cpu_pct"), f(by[top]["reference"], "cpu_pct")
+    print()
+    print(f"N={top}: twserver CPU {t:.1f}% vs reference {r:.1f}%: {'OK (not above the reference)' if t <= r else 'ABOVE the reference'}")
 EOF
 log "results: $RESULTS (JSON summaries and server logs in $OUT)"
 exit $STATUS

@@ -1,0 +1,283 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"twserver/loadclient"
+)
+
+// The full-load runs: 63 clients (one short of the 64 slots) for 60 s after
+// a 5 s ramp-up, spread over 16 loopback source addresses while the server
+// allows 4 clients per address, 16 of them playing and the rest spectating.
+const (
+	fullClients  = 63
+	fullDuration = 60 * time.Second
+	fullRampUp   = 5 * time.Second
+	fullSources  = 16
+	fullPerIP    = 4
+	fullSlots    = 16
+)
+
+// syncBuffer collects a child process's output for the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// freeUDPPort returns a UDP port on 127.0.0.1 that was free a moment ago.
+func freeUDPPort(t *testing.T) int {
+	t.Helper()
+	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return c.LocalAddr().(*net.UDPAddr).Port
+}
+
+// startProcess runs cmd until the test ends and waits until its output
+// contains ready. The process is stopped with SIGTERM (SIGKILL after 5 s).
+func startProcess(t *testing.T, cmd *exec.Cmd, ready string) *syncBuffer {
+	t.Helper()
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", cmd.Path, err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			t.Logf("%s output:\n%s", filepath.Base(cmd.Path), out.String())
+		}
+	})
+	deadline := time.After(20 * time.Second)
+	for !strings.Contains(out.String(), ready) {
+		select {
+		case <-exited:
+			t.Fatalf("%s exited before it was ready:\n%s", cmd.Path, out.String())
+		case <-deadline:
+			t.Fatalf("%s not ready after 20 s:\n%s", cmd.Path, out.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return &out
+}
+
+// buildTwserver builds cmd/twserver into a temporary directory.
+func buildTwserver(t *testing.T) string {
+	t.Helper()
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(gobin); err != nil {
+		if gobin, err = exec.LookPath("go"); err != nil {
+			t.Skip("no go command to build twserver with")
+		}
+	}
+	bin := filepath.Join(t.TempDir(), "twserver")
+	start := time.Now()
+	out, err := exec.Command(gobin, "build", "-o", bin, "twserver/cmd/twserver").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build twserver: %v\n%s", err, out)
+	}
+	t.Logf("built twserver in %v", time.Since(start).Round(time.Millisecond))
+	return bin
+}
+
+// startTwserverBinary runs the twserver binary on a free loopback port with
+// the full-load settings.
+func startTwserverBinary(t *testing.T) string {
+	t.Helper()
+	bin := buildTwserver(t)
+	dir := t.TempDir()
+	port := freeUDPPort(t)
+	cfg := fmt.Sprintf("[server]\nbind = \"127.0.0.1\"\nport = %d\nmax_clients = 64\nplayer_slots = %d\nmax_clients_per_ip = %d\n",
+		port, fullSlots, fullPerIP)
+	cfgPath := filepath.Join(dir, "twserver.toml")
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-config", cfgPath, "-no-console", "-log-level", "info")
+	cmd.Dir = dir
+	startProcess(t, cmd, "server started")
+	return fmt.Sprintf("127.0.0.1:%d", port)
+}
+
+// refServerPath returns the 0.7.5 reference server binary, or "".
+func refServerPath() string {
+	if p := os.Getenv("TW07_SERVER"); p != "" {
+		return p
+	}
+	if p, err := exec.LookPath("teeworlds-server"); err == nil {
+		return p
+	}
+	if _, err := os.Stat("/usr/games/teeworlds-server"); err == nil {
+		return "/usr/games/teeworlds-server"
+	}
+	return ""
+}
+
+// startReferenceServer runs the 0.7.5 reference server on a free loopback
+// port (never registering with a master) with the full-load settings.
+func startReferenceServer(t *testing.T) string {
+	t.Helper()
+	bin := refServerPath()
+	if bin == "" {
+		t.Skip("teeworlds-server (0.7.5 reference server) not installed; apt-get install teeworlds-server")
+	}
+	dir := t.TempDir()
+	port := freeUDPPort(t)
+	cmd := exec.Command(bin,
+		"bindaddr 127.0.0.1", fmt.Sprintf("sv_port %d", port), "sv_register 0", "sv_map dm1",
+		"sv_name twload-full", "console_output_level 1", "sv_max_clients 64",
+		fmt.Sprintf("sv_max_clients_per_ip %d", fullPerIP), fmt.Sprintf("sv_player_slots %d", fullSlots),
+		"sv_spamprotection 0", "sv_inactivekick_time 0")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+dir)
+	startProcess(t, cmd, "version 0.7")
+	return fmt.Sprintf("127.0.0.1:%d", port)
+}
+
+// runFullLoad runs the twload command (in process, as from the shell) with
+// the full-load settings against addr and returns its JSON summary.
+func runFullLoad(t *testing.T, addr string) loadclient.Summary {
+	t.Helper()
+	jsonPath := filepath.Join(t.TempDir(), "summary.json")
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	code := run([]string{"-addr", addr, "-n", fmt.Sprint(fullClients), "-duration", fullDuration.String(),
+		"-rampup", fullRampUp.String(), "-sources", fmt.Sprint(fullSources), "-source-base", "127.0.0.2",
+		"-pattern", "random", "-seed", "7", "-status", "off", "-per-client", "-json", jsonPath}, &stdout, &stderr)
+	data, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatalf("twload exit %d, no summary: %v\n%s", code, err, stderr.String())
+	}
+	var sum loadclient.Summary
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("twload exit %d after %v: connected %d/%d failed %d %v crc %d delta %d no_base %d bad items %d msgs %d",
+		code, time.Since(start).Round(time.Millisecond), sum.Connected, sum.Clients, sum.Failed, sum.Failures,
+		sum.CRCErrors, sum.DeltaErrors, sum.NoBase, sum.BadItems, sum.BadMessages)
+	t.Logf("snapshots/s per client %+v; server made %.2f/s; coverage %+v", sum.SnapsPerSec, sum.ServerSnapsPerSec, sum.SnapCoverage)
+	t.Logf("inputs/s per client %+v (send delay ms %+v, skipped %d); latency ms %+v; s2c B/s %+v",
+		sum.InputsPerSec, sum.InputDelayMs, sum.SkippedInputs, sum.LatencyMs, sum.BytesInPerSec)
+	if code != 0 || !sum.OK() {
+		t.Errorf("twload exit %d: %s", code, strings.TrimSpace(stderr.String()))
+	}
+	if sum.Connected != fullClients || sum.Failed != 0 {
+		t.Errorf("%d/%d clients in game, failures %v", sum.Connected, fullClients, sum.Failures)
+	}
+	if sum.CRCErrors != 0 || sum.DeltaErrors != 0 || sum.BadItems != 0 || sum.BadMessages != 0 {
+		t.Errorf("bad snapshots or messages: crc %d delta %d items %d messages %d; first: %s",
+			sum.CRCErrors, sum.DeltaErrors, sum.BadItems, sum.BadMessages, sum.FirstBadNote)
+	}
+	srcs := map[string]int{}
+	for _, c := range sum.PerClient {
+		h, _, _ := net.SplitHostPort(c.Source)
+		srcs[h]++
+	}
+	if len(srcs) != fullSources {
+		t.Errorf("clients used %d source addresses, want %d", len(srcs), fullSources)
+	}
+	for h, n := range srcs {
+		if n > fullPerIP {
+			t.Errorf("%d clients from %s, over the per-IP limit %d", n, h, fullPerIP)
+		}
+	}
+	// every client sent one input per tick (catching up after a late wake-up)
+	if sum.InputsPerSec.Min < 48 || sum.SkippedInputs != 0 {
+		t.Errorf("inputs per second per client %+v, %d skipped; want 50", sum.InputsPerSec, sum.SkippedInputs)
+	}
+	return sum
+}
+
+// TestFullLoadTwserver: 63 clients for 60 s against the twserver binary.
+// twserver snapshots every second tick on an absolute schedule, also the
+// ticks it catches up on after a late wake-up, so every client must get
+// 25 snapshots per second of server time and every snapshot the server made.
+// (The rate per second of the client's wall clock is logged too; it is lower
+// when this process is starved and still has snapshots unread at the end.)
+func TestFullLoadTwserver(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the 65 s full-load run against twserver")
+	}
+	addr := startTwserverBinary(t)
+	sum := runFullLoad(t, addr)
+	if sum.ServerSnapsPerSec < 24.5 || sum.ServerSnapsPerSec > 25.5 {
+		t.Errorf("server produced %.2f snapshots/s, want 25", sum.ServerSnapsPerSec)
+	}
+	checkClientRates(t, sum, 24, 0.98)
+}
+
+// TestFullLoadReference: the same run against the 0.7.5 reference server.
+// Its main loop runs every tick that is due and then takes a snapshot only
+// when the last of them is even (sv_high_bandwidth 0). Woken on time it runs
+// one tick per wake-up and snapshots every even tick: 25/s. Woken late (CPU
+// contention) it catches up two or more ticks at once, and every wake-up that
+// ends on an odd tick makes no snapshot at all, so its rate falls (to about
+// 10/s on this project's loaded 2-core machine). That rate is the server's
+// choice, not a loss: what must hold is that every snapshot it made reached
+// every client (coverage) and that it kept making some (at least 5/s).
+func TestFullLoadReference(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the 65 s full-load run against the reference server")
+	}
+	addr := startReferenceServer(t)
+	sum := runFullLoad(t, addr)
+	if sum.ServerSnapsPerSec < 5 || sum.ServerSnapsPerSec > 25.5 {
+		t.Errorf("reference server produced %.2f snapshots/s, want 25 (at least 5 on a loaded host)", sum.ServerSnapsPerSec)
+	}
+	checkClientRates(t, sum, 0.95*sum.ServerSnapsPerSec, 0.97)
+}
+
+// checkClientRates requires every client to have received at least minRate
+// snapshots per second of server time, at least minCoverage of the
+// snapshots any client received, and snapshots over most of its time in game.
+func checkClientRates(t *testing.T, sum loadclient.Summary, minRate, minCoverage float64) {
+	t.Helper()
+	t.Logf("per client: %.2f..%.2f snapshots per second of server time, span share %+v",
+		sum.SnapsPerServerSec.Min, sum.SnapsPerServerSec.Max, sum.SnapSpanShare)
+	for _, c := range sum.PerClient {
+		if r := c.SnapRateServerTime(); r < minRate || r > 25.5 {
+			t.Errorf("client %d: %.2f snapshots per second of server time, want at least %.2f", c.Index, r, minRate)
+		}
+		// snapshots must come until near the end: allow the last seconds
+		// unread when this process is starved, not more
+		if span := c.SnapSpan(); span < c.InGame*3/4 {
+			t.Errorf("client %d: snapshots over %v of %v in game", c.Index, span, c.InGame)
+		}
+	}
+	if sum.SnapCoverage.Min < minCoverage {
+		t.Errorf("snapshot coverage %+v: some client missed more than %.0f%% of the snapshots", sum.SnapCoverage, 100*(1-minCoverage))
+	}
+}
