@@ -22,9 +22,14 @@ func AppendInt(dst []byte, v int32) []byte {
 }
 
 // ParseInt decodes one varint from the start of b and returns its value and
-// length. Overlong encodings are accepted; the fifth byte always ends the value
-// and only its low 4 bits are used. It returns ErrTruncated when b ends inside
-// the value.
+// length. It reads like the Teeworlds 0.7.5 decoder: overlong encodings are
+// accepted, the fifth byte always ends the value whatever its bit 7, and all
+// seven of its value bits are used at shift 27, so the bits that land beyond
+// 32 are lost (ff ff ff ff ff decodes to 0, bf ff ff ff 7f to -1; a decoder
+// that keeps only 4 bits of the fifth byte would give math.MinInt32 and
+// math.MaxInt32). Canonical encodings, the only ones AppendInt and the 0.7.5
+// client produce, decode the same either way. It returns ErrTruncated when b
+// ends inside the value.
 func ParseInt(b []byte) (v int32, n int, err error) {
 	if len(b) == 0 {
 		return 0, 0, ErrTruncated
@@ -33,19 +38,13 @@ func ParseInt(b []byte) (v int32, n int, err error) {
 	sign := c >> 6 & 1
 	u := uint32(c & 0x3f)
 	n = 1
-	shift := uint(6)
-	for c&0x80 != 0 && n < MaxVarintSize {
+	for shift := uint(6); c&0x80 != 0 && n < MaxVarintSize; shift += 7 {
 		if n >= len(b) {
 			return 0, 0, ErrTruncated
 		}
 		c = b[n]
 		n++
-		if n == MaxVarintSize {
-			u |= uint32(c&0x0f) << shift
-			break
-		}
-		u |= uint32(c&0x7f) << shift
-		shift += 7
+		u |= uint32(c&0x7f) << shift // uint32: bits shifted past 31 are dropped
 	}
 	u ^= -uint32(sign)
 	return int32(u), n, nil

@@ -62,14 +62,41 @@ func TestParseIntEdge(t *testing.T) {
 		{"truncated after fourth", "80 80 80 80", 0, 0, ErrTruncated},
 		{"overlong zero", "80 00", 0, 2, nil},
 		{"fifth byte ends value", "80 80 80 80 81 01", 1 << 27, 5, nil},
-		{"fifth byte high bits masked", "ff ff ff ff ff", math.MinInt32, 5, nil},
-		{"positive fifth byte masked", "bf ff ff ff 7f", math.MaxInt32, 5, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			v, n, err := ParseInt(unhex(t, tc.in))
 			if !errors.Is(err, tc.err) || v != tc.v || n != tc.n {
 				t.Fatalf("got %d, %d, %v; want %d, %d, %v", v, n, err, tc.v, tc.n, tc.err)
+			}
+		})
+	}
+}
+
+// TestParseIntFifthByte pins the 0.7.5 reading of non-canonical five-byte
+// varints (spec A2.2): all seven value bits of the fifth byte are shifted in
+// at bit 27 and whatever lands beyond bit 31 is lost, before the sign flag
+// complements the result.
+func TestParseIntFifthByte(t *testing.T) {
+	tests := []struct {
+		in string
+		v  int32
+	}{
+		{"ff ff ff ff ff", 0},             // magnitude wraps to all ones, complemented to 0
+		{"bf ff ff ff 7f", -1},            // positive flag, all 32 bits set
+		{"bf ff ff ff 0f", math.MaxInt32}, // canonical
+		{"ff ff ff ff 0f", math.MinInt32}, // canonical
+		{"80 80 80 80 10", math.MinInt32}, // bit 4 of the fifth byte is bit 31
+		{"c0 80 80 80 10", math.MaxInt32}, // the same, complemented
+		{"80 80 80 80 20", 0},             // bit 5 lands on bit 32: dropped
+		{"80 80 80 80 70", math.MinInt32}, // bits 5 and 6 dropped, bit 4 kept
+		{"bf ff ff ff ff 01", -1},         // bit 7 of the fifth byte does not continue
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			v, n, err := ParseInt(unhex(t, tc.in))
+			if err != nil || v != tc.v || n != MaxVarintSize {
+				t.Fatalf("ParseInt(%s) = %d, %d, %v; want %d, 5, nil", tc.in, v, n, err, tc.v)
 			}
 		})
 	}
