@@ -131,6 +131,14 @@ func (s *Server) advance() {
 		s.changeMap(name)
 	}
 	now := time.Now()
+	if now.Before(s.tickStart(s.world.CurrentTick() + 1)) {
+		// No tick due. Connection timers (resends, flushes, timeouts) run
+		// once per tick, not once per received datagram.
+		return
+	}
+	// Datagrams that arrived before the tick (inputs stamped for it) are
+	// handled before it is simulated.
+	s.drainRx()
 	for n := 0; !now.Before(s.tickStart(s.world.CurrentTick() + 1)); n++ {
 		if n == MaxCatchUpTicks {
 			// Far behind (suspended or overloaded): move the schedule instead of spinning.
