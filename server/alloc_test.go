@@ -35,7 +35,7 @@ func newIdleServer(tb testing.TB, players int) *Server {
 		c.addr = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 1, byte(i)}), 40000) // nobody listens: writes are dropped
 		c.conn.Accept(s.now(), 1, 2)
 		s.byAddr[c.addr] = i
-		s.peers.add(c.addr)
+		s.peers.add(c.addr, i)
 		c.name = "p"
 		c.resetSnapState()
 		c.snapRate = snapRateFull

@@ -45,7 +45,7 @@ func FuzzClientMessage(f *testing.F) {
 		s.cfg.Server.RconPassword = "pw"
 		for _, c := range s.clients {
 			s.byAddr[c.addr] = c.id
-			s.peers.add(c.addr)
+			s.peers.add(c.addr, c.id)
 		}
 		flags := netproto.ChunkFlags(0)
 		if vital {

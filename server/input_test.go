@@ -93,7 +93,7 @@ func TestInputTimingArrivalTime(t *testing.T) {
 		}
 		for _, tt := range tests {
 			time.Sleep(time.Until(s.tickStart(0).Add(tt.arrival)))
-			p := &rxPacket{addr: c.addr, at: time.Now()}
+			p := &rxPacket{cid: c.id, addr: c.addr, at: time.Now()}
 			p.n = copy(p.buf[:], inputPacket(tt.intended))
 			time.Sleep(tt.queued) // the loop is busy elsewhere
 			s.handlePacket(p)

@@ -20,6 +20,9 @@ type loadServer struct {
 	pk  netproto.Packer
 	pkt []byte
 	rx  rxPacket
+	// wake makes feedInputs do what Run does after each received datagram
+	// when the loop was idle: run due ticks and timers, flush replies.
+	wake bool
 }
 
 func newLoadServer(tb testing.TB, total, players int) *loadServer {
@@ -39,7 +42,7 @@ func newLoadServer(tb testing.TB, total, players int) *loadServer {
 		c.addr = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 1, byte(i)}), 40000)
 		c.conn.Accept(s.now(), 1, 2)
 		s.byAddr[c.addr] = i
-		s.peers.add(c.addr)
+		s.peers.add(c.addr, i)
 		c.name = "p" + itoa(i)
 		c.resetSnapState()
 		if err := s.world.AddPlayer(i, world.PlayerInfo{Name: c.name}); err != nil {
@@ -84,9 +87,13 @@ func (ls *loadServer) feedInputs() {
 		p := &ls.rx
 		hdr := netproto.AppendPacketHeader(p.buf[:0], netproto.PacketHeader{NumChunks: 1, Token: 1, Ack: c.conn.Sequence()})
 		p.n = len(hdr) + copy(p.buf[len(hdr):], ls.pkt)
-		p.addr, p.at = c.addr, now
+		p.cid, p.addr, p.at = c.id, c.addr, now
 		c.budgetUsed = 0 // the test runs faster than real time: no flood budget
 		s.handlePacket(p)
+		if ls.wake {
+			s.advance()
+			s.flushAll()
+		}
 	}
 }
 
@@ -137,5 +144,20 @@ func TestLoop63ClientsAllocs(t *testing.T) {
 	}
 	if playing != 16 {
 		t.Errorf("%d players in game, want 16", playing)
+	}
+}
+
+// BenchmarkInputWake63Clients measures the loop's work per received INPUT
+// when each datagram wakes it (63 in-game clients, one datagram each per
+// iteration): handling, the due-tick check and the flush of replies.
+func BenchmarkInputWake63Clients(b *testing.B) {
+	ls := newLoadServer(b, 63, 16)
+	for range 500 {
+		ls.step()
+	}
+	ls.wake = true
+	b.ReportAllocs()
+	for b.Loop() {
+		ls.feedInputs()
 	}
 }

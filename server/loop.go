@@ -258,7 +258,15 @@ func (s *Server) handlePacket(p *rxPacket) {
 		s.stats.Malformed.Add(1)
 		return
 	}
-	if cid, ok := s.byAddr[p.addr]; ok {
+	// The reader tagged the packet with the slot of its address; the slot
+	// may have been freed (and reused) since, so the address is compared.
+	if p.cid >= 0 && p.cid < len(s.clients) {
+		if c := s.clients[p.cid]; c.state != stateEmpty && c.addr == p.addr {
+			s.feedClient(c, h, payload, p.at)
+			return
+		}
+	}
+	if cid, ok := s.byAddr[p.addr]; ok { // accepted after the reader screened it
 		s.feedClient(s.clients[cid], h, payload, p.at)
 		return
 	}
@@ -300,7 +308,7 @@ func (s *Server) onConnect(addr netip.AddrPort, own, peer netproto.Token) {
 	c.conn.Accept(now, own, peer)
 	s.recJoin(c)
 	s.byAddr[addr] = c.id
-	s.peers.add(addr)
+	s.peers.add(addr, c.id)
 	s.flushConn(c)
 	s.log.Debug().Int("cid", c.id).Str("addr", addr.String()).Msg("connection accepted")
 }

@@ -14,6 +14,7 @@ import (
 // Buffers come from a fixed free list (Server.free) and go back after use.
 type rxPacket struct {
 	n    int
+	cid  int // slot of addr when the reader screened it, -1 for none
 	addr netip.AddrPort
 	at   time.Time // when the reader read it (arrival time, net.md A4.8)
 	buf  [RecvBufSize]byte
@@ -21,23 +22,30 @@ type rxPacket struct {
 
 func (p *rxPacket) data() []byte { return p.buf[:p.n] }
 
-// peerTable is the set of addresses that own a slot. The loop writes it (on
-// accept and drop); the reader only reads it to let their packets through.
+// peerTable maps the addresses that own a slot to the slot. The loop writes
+// it (on accept and drop); the reader only reads it to let their packets
+// through, tagged with the slot so the loop needs no second lookup.
 type peerTable struct {
 	mu sync.RWMutex
-	m  map[netip.AddrPort]struct{}
+	m  map[netip.AddrPort]int
 }
 
-func (t *peerTable) has(a netip.AddrPort) bool {
+// lookup returns the slot of a, or -1.
+func (t *peerTable) lookup(a netip.AddrPort) int {
 	t.mu.RLock()
-	_, ok := t.m[a]
+	cid, ok := t.m[a]
 	t.mu.RUnlock()
-	return ok
+	if !ok {
+		return -1
+	}
+	return cid
 }
 
-func (t *peerTable) add(a netip.AddrPort) {
+func (t *peerTable) has(a netip.AddrPort) bool { return t.lookup(a) >= 0 }
+
+func (t *peerTable) add(a netip.AddrPort, cid int) {
 	t.mu.Lock()
-	t.m[a] = struct{}{}
+	t.m[a] = cid
 	t.mu.Unlock()
 }
 
@@ -120,7 +128,7 @@ func (s *Server) readLoop(done chan<- struct{}) {
 		}
 		s.stats.Received.Add(1)
 		now := time.Now()
-		p.n, p.addr, p.at = n, addr, now
+		p.n, p.addr, p.at, p.cid = n, addr, now, -1
 		for nowD := s.now(); tokens.RotateDue(nowD); {
 			tokens.Rotate(newSecret(), nowD)
 		}
@@ -173,7 +181,7 @@ func (s *Server) screen(p *rxPacket, tokens *netproto.TokenGen, now time.Time, o
 		s.stats.Malformed.Add(1)
 		return false
 	}
-	if s.peers.has(p.addr) {
+	if p.cid = s.peers.lookup(p.addr); p.cid >= 0 {
 		return true
 	}
 	if h.Flags&netproto.FlagControl == 0 || h.Flags&netproto.FlagCompression != 0 {

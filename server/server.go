@@ -158,7 +158,7 @@ func New(o Options) (*Server, error) {
 	for range RecvQueueLen + 8 {
 		s.free <- new(rxPacket)
 	}
-	s.peers.m = make(map[netip.AddrPort]struct{})
+	s.peers.m = make(map[netip.AddrPort]int)
 	s.warnLimit = rateLimiter{every: time.Second, burst: 10}
 	if s.seed == 0 {
 		var b [8]byte
