@@ -406,12 +406,23 @@ func (c *Conn) sendConnect(now time.Duration) {
 }
 
 // Update runs the timers (spec A1.8): handshake repeats every
-// HandshakeResendInterval, TokenTimeout and TimeoutDuration, resending the
-// oldest unacked chunk after ResendInterval (giving up after ResendTimeout),
-// flushing after FlushInterval and KEEPALIVE after KeepAliveInterval of idle
-// sending. Call it at least every tick. Unlike the reference, which resends
-// only the oldest overdue chunk per update, every overdue chunk among the
-// oldest 64 is resent (at most one packet's worth per call).
+// HandshakeResendInterval, TokenTimeout and TimeoutDuration, resending
+// unacked chunks after ResendInterval (giving up when the oldest is older
+// than ResendTimeout), flushing after FlushInterval and KEEPALIVE after
+// KeepAliveInterval of idle sending. Call it at least every tick.
+//
+// Resends: the reference queues only the oldest overdue chunk per update,
+// so a burst of lost chunks takes one round of updates per chunk to recover.
+// Update instead queues every overdue chunk among the oldest resendScan, in
+// sequence order, stopping before the queued chunks (headers included) would
+// exceed resendBudget bytes: what one call adds fits in a single packet
+// (resendScan < MaxPacketChunks), so it can cause at most one extra datagram
+// per call and connection, however many chunks are overdue. A queued chunk's
+// last-send time is reset, so each chunk is resent at most once per
+// ResendInterval by Update. Receivers drop duplicates, so this is
+// compatible. The queued chunks go out with the next flush, as in the
+// reference. (A peer's RESEND flag, handled by Feed, still queues every
+// unacked chunk as the reference does; the bounded outbox caps that.)
 func (c *Conn) Update(now time.Duration) {
 	switch c.state {
 	case StateOffline, StateError:
@@ -447,19 +458,7 @@ func (c *Conn) Update(now time.Duration) {
 				c.fail(now, ReasonNotAcked)
 				return
 			}
-			// The reference resends only the oldest chunk; we resend every
-			// overdue chunk among the oldest resendScan, up to one packet's
-			// worth, which is compatible (receivers drop duplicates) and
-			// recovers a lost burst in one round trip instead of one per
-			// chunk.
-			budget := MaxPayload
-			for i := 0; i < c.resend.n && i < resendScan && budget > 0; i++ {
-				e := c.resend.at(i)
-				if now-e.lastSend > ResendInterval {
-					c.resendChunk(now, e)
-					budget -= e.size + MaxChunkHeaderSize
-				}
-			}
+			c.resendOverdue(now)
 		}
 		if now-c.lastSend > FlushInterval {
 			c.Flush(now)
@@ -467,6 +466,26 @@ func (c *Conn) Update(now time.Duration) {
 		if now-c.lastSend > KeepAliveInterval {
 			c.sendControl(now, CtrlKeepAlive, nil)
 		}
+	}
+}
+
+// resendOverdue queues the overdue chunks among the oldest resendScan, in
+// order, until the next would take the queued bytes beyond resendBudget
+// (see Update). The oldest chunk always fits: MaxChunkSize+MaxChunkHeaderSize
+// <= resendBudget.
+func (c *Conn) resendOverdue(now time.Duration) {
+	budget := resendBudget
+	for i := 0; i < c.resend.n && i < resendScan; i++ {
+		e := c.resend.at(i)
+		if now-e.lastSend <= ResendInterval {
+			continue
+		}
+		need := e.size + MaxChunkHeaderSize
+		if need > budget {
+			return
+		}
+		c.resendChunk(now, e)
+		budget -= need
 	}
 }
 

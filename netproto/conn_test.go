@@ -524,6 +524,59 @@ func TestConnLimits(t *testing.T) {
 	}
 }
 
+// TestConnResendBounded checks that one Update queues at most one packet's
+// worth of overdue chunks, each chunk at most once per ResendInterval, and
+// only among the oldest resendScan.
+func TestConnResendBounded(t *testing.T) {
+	c := serverConn(t)
+	const chunks, size = 100, 200
+	for i := range chunks {
+		if err := c.Send(0, bytes.Repeat([]byte{byte(i)}, size), SendVital); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Flush(0)
+	for _, ok := c.Poll(nil); ok; _, ok = c.Poll(nil) {
+	}
+	now := ResendInterval + time.Millisecond
+	perPacket := resendBudget / (size + MaxChunkHeaderSize)
+	for call := 0; ; call++ {
+		before := c.Stats.ChunksResent
+		c.Update(now)
+		got := int(c.Stats.ChunksResent - before)
+		if got > perPacket || got*(size+MaxChunkHeaderSize) > resendBudget {
+			t.Fatalf("update %d resent %d chunks of %d bytes", call, got, size)
+		}
+		c.Flush(now)
+		if c.Pending() > 1 {
+			t.Fatalf("update %d produced %d datagrams", call, c.Pending())
+		}
+		for p, ok := c.Poll(nil); ok; p, ok = c.Poll(nil) {
+			if len(p) > MaxConnPacketSize {
+				t.Fatalf("datagram of %d bytes", len(p))
+			}
+		}
+		if got == 0 {
+			break
+		}
+		if call > chunks {
+			t.Fatal("resends do not stop")
+		}
+	}
+	if c.Stats.ChunksResent != resendScan {
+		t.Fatalf("resent %d chunks, want the oldest %d once each", c.Stats.ChunksResent, resendScan)
+	}
+	// Before ResendInterval has passed again nothing is resent.
+	c.Update(now + ResendInterval)
+	if c.Stats.ChunksResent != resendScan {
+		t.Fatalf("resent again after %v", ResendInterval)
+	}
+	c.Update(now + ResendInterval + time.Millisecond)
+	if n := c.Stats.ChunksResent - resendScan; n == 0 || int(n) > perPacket {
+		t.Fatalf("second round resent %d chunks in one update", n)
+	}
+}
+
 func TestInBackroom(t *testing.T) {
 	tests := []struct {
 		seq, ack uint16

@@ -125,5 +125,16 @@ const (
 	MaxInfoGameTypeLen = 16
 )
 
-// resendScan bounds how many of the oldest unacked chunks Update inspects.
-const resendScan = 64
+// Bounds of Conn.Update's resends (see its doc).
+const (
+	// resendScan bounds how many of the oldest unacked chunks Update inspects.
+	resendScan = 64
+	// resendBudget bounds the chunk bytes (headers included) one Update queues again: one packet's payload.
+	resendBudget = MaxPayload
+)
+
+// Compile-time checks that one Update's resends fit in one packet.
+const (
+	_ = uint(MaxPacketChunks - resendScan)
+	_ = uint(resendBudget - (MaxChunkSize + MaxChunkHeaderSize))
+)
