@@ -201,8 +201,44 @@ func TestCorrupt(t *testing.T) {
 	}
 }
 
-// FuzzReadAll: arbitrary bytes never panic, and whatever reads cleanly
-// re-encodes to the same ticks.
+// TestReadAllBound: tick markers without new snapshots share the previous
+// snapshot instead of copying it, and what ReadAll holds is bounded.
+func TestReadAllBound(t *testing.T) {
+	var b snap.Builder
+	d, err := b.NewItem(objDeClientInfo, 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d[0] = 1
+	var s snap.Snapshot
+	b.Finish(&s)
+	e := NewEncoder("server", "m", []byte("MAP"), 7, time.Unix(0, 0))
+	for tick := int32(1); tick <= 200; tick++ {
+		if err := e.Snapshot(tick, &s); err != nil { // one keyframe, then empty deltas (not written)
+			t.Fatal(err)
+		}
+	}
+	_, ticks, err := ReadAll(e.Bytes(), snap.Sizes7)
+	if err != nil || len(ticks) != 200 {
+		t.Fatalf("%d ticks, %v", len(ticks), err)
+	}
+	for _, tk := range ticks {
+		if tk.Snap != ticks[0].Snap || !tk.Snap.Equal(&s) {
+			t.Fatalf("tick %d: snapshot not shared with the keyframe", tk.Tick)
+		}
+	}
+	_ = e.Message([]byte{1, 2, 3, 4, 5})
+	if _, _, err := readAll(e.Bytes(), snap.Sizes7, s.Size()+4); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("over the bound: %v", err)
+	}
+	if _, _, err := readAll(e.Bytes(), snap.Sizes7, s.Size()+8); err != nil {
+		t.Fatalf("at the bound: %v", err)
+	}
+}
+
+// FuzzReadAll: arbitrary bytes never panic, and the complete ticks read
+// (all of them, or all but the last before an error) re-encode to the same
+// ticks, snapshots and messages.
 func FuzzReadAll(f *testing.F) {
 	for _, n := range refDemos07[:2] {
 		d := readFile(f, n)
@@ -210,16 +246,24 @@ func FuzzReadAll(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, ticks, err := ReadAll(data, snap.Sizes7)
-		if err != nil || len(ticks) == 0 {
+		if err != nil && len(ticks) > 0 {
+			ticks = ticks[:len(ticks)-1] // the chunk that failed belongs to the last tick
+		}
+		if r == nil || len(ticks) == 0 {
 			return
 		}
 		e := NewEncoder("server", r.Header.MapName, r.Map, r.Header.MapCRC, time.Unix(0, 0))
 		for _, tk := range ticks {
-			if tk.Snap == nil {
+			if tk.Snap == nil || tk.Tick < 0 {
 				return
 			}
 			if e.Snapshot(tk.Tick, tk.Snap) != nil {
 				return
+			}
+			for _, m := range tk.Messages {
+				if e.Message(m) != nil {
+					return
+				}
 			}
 		}
 		_, ticks2, err := ReadAll(e.Bytes(), snap.Sizes7)
@@ -227,8 +271,14 @@ func FuzzReadAll(f *testing.F) {
 			t.Fatalf("re-read: %v, %d ticks of %d", err, len(ticks2), len(ticks))
 		}
 		for i := range ticks {
-			if !ticks[i].Snap.Equal(ticks2[i].Snap) {
-				t.Fatalf("tick %d snapshot differs", ticks[i].Tick)
+			a, b := &ticks[i], &ticks2[i]
+			if a.Tick != b.Tick || !a.Snap.Equal(b.Snap) || len(a.Messages) != len(b.Messages) {
+				t.Fatalf("tick %d differs after re-encoding", a.Tick)
+			}
+			for j := range a.Messages {
+				if !bytes.Equal(a.Messages[j], b.Messages[j]) {
+					t.Fatalf("tick %d message %d differs", a.Tick, j)
+				}
 			}
 		}
 	})

@@ -205,13 +205,26 @@ func UnserializeSnapshot(dst *snap.Snapshot, ints []int32, b *snap.Builder) erro
 type Tick struct {
 	Tick     int32
 	Keyframe bool
+	// Snap is shared by consecutive ticks whose snapshot did not change:
+	// treat it as read-only.
 	Snap     *snap.Snapshot
 	Messages [][]byte
 }
 
+// MaxReadAllBytes bounds what ReadAll keeps: the serialized size of every
+// distinct snapshot plus the message bytes. A demo of a few bytes per tick
+// could otherwise ask for a copy of a 64 KiB snapshot per tick.
+const MaxReadAllBytes = 1 << 30
+
 // ReadAll decodes a whole demo into ticks (for tests and tools). sizes is
-// the static size table of the demo's protocol (snap.Sizes7 for 0.7).
+// the static size table of the demo's protocol (snap.Sizes7 for 0.7). On an
+// error it also returns the ticks read so far; the last one may be
+// incomplete. It keeps at most MaxReadAllBytes (ErrTooLarge).
 func ReadAll(data []byte, sizes *snap.SizeTable) (*Reader, []Tick, error) {
+	return readAll(data, sizes, MaxReadAllBytes)
+}
+
+func readAll(data []byte, sizes *snap.SizeTable, maxBytes int) (*Reader, []Tick, error) {
 	r, err := NewReader(data)
 	if err != nil {
 		return nil, nil, err
@@ -219,7 +232,8 @@ func ReadAll(data []byte, sizes *snap.SizeTable) (*Reader, []Tick, error) {
 	var ticks []Tick
 	var cur, tmp snap.Snapshot
 	var b snap.Builder
-	have := false
+	var last *snap.Snapshot // copy of cur, shared by the ticks that follow it
+	held := 0
 	var c Chunk
 	for {
 		err := r.Next(&c)
@@ -230,12 +244,7 @@ func ReadAll(data []byte, sizes *snap.SizeTable) (*Reader, []Tick, error) {
 			return r, ticks, err
 		}
 		if c.Marker {
-			ticks = append(ticks, Tick{Tick: c.Tick, Keyframe: c.Keyframe})
-			if have {
-				s := new(snap.Snapshot)
-				s.CopyFrom(&cur)
-				ticks[len(ticks)-1].Snap = s
-			}
+			ticks = append(ticks, Tick{Tick: c.Tick, Keyframe: c.Keyframe, Snap: last})
 			continue
 		}
 		if len(ticks) == 0 {
@@ -247,9 +256,8 @@ func ReadAll(data []byte, sizes *snap.SizeTable) (*Reader, []Tick, error) {
 			if err := UnserializeSnapshot(&cur, c.Ints, &b); err != nil {
 				return r, ticks, fmt.Errorf("offset %d: %w", c.Offset, err)
 			}
-			have = true
 		case ChunkDelta:
-			if !have {
+			if last == nil {
 				return r, ticks, fmt.Errorf("offset %d: %w: delta without a keyframe", c.Offset, ErrMalformed)
 			}
 			if err := snap.ApplyDelta(&tmp, &cur, c.Ints, sizes); err != nil {
@@ -257,11 +265,17 @@ func ReadAll(data []byte, sizes *snap.SizeTable) (*Reader, []Tick, error) {
 			}
 			cur.CopyFrom(&tmp)
 		case ChunkMessage:
+			if held += 4 * len(c.Ints); held > maxBytes {
+				return r, ticks, fmt.Errorf("offset %d: %w: demo holds over %d bytes", c.Offset, ErrTooLarge, maxBytes)
+			}
 			t.Messages = append(t.Messages, MessageBytes(c.Ints))
 			continue
 		}
-		s := new(snap.Snapshot)
-		s.CopyFrom(&cur)
-		t.Snap = s
+		if held += cur.Size(); held > maxBytes {
+			return r, ticks, fmt.Errorf("offset %d: %w: demo holds over %d bytes", c.Offset, ErrTooLarge, maxBytes)
+		}
+		last = new(snap.Snapshot)
+		last.CopyFrom(&cur)
+		t.Snap = last
 	}
 }
