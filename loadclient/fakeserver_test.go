@@ -333,8 +333,14 @@ func TestFakeServerClean(t *testing.T) {
 		if c.SnapParts <= c.Snapshots-c.SnapEmpty {
 			t.Errorf("client %d: %d parts for %d snapshots: no multi-part snapshot seen", c.Index, c.SnapParts, c.Snapshots)
 		}
-		if c.Inputs < 5 || c.Latency.Count() == 0 { // 50/s on an idle machine
+		if c.Inputs < 5 || c.Latency.Count() == 0 {
 			t.Errorf("client %d: %d inputs, %d latency samples", c.Index, c.Inputs, c.Latency.Count())
+		}
+		// one input per tick in game on an absolute schedule: never more,
+		// and fewer only by those due after the driver's last wake-up (at
+		// most a second's worth on a starved machine)
+		if ticks := int64(c.InGame / netproto.TickDuration); c.Inputs > ticks+2 || c.Inputs < ticks-50 || c.SkippedInputs != 0 {
+			t.Errorf("client %d: %d inputs (%d skipped) in %v in game, want one per tick (%d)", c.Index, c.Inputs, c.SkippedInputs, c.InGame, ticks)
 		}
 	}
 	if sum.SnapsPerSec.Min < 5 {
