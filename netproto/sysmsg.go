@@ -303,6 +303,13 @@ func (*MsgInput) ID() int32 { return NetmsgInput }
 
 // Pack writes the fields.
 func (m *MsgInput) Pack(p *Packer) {
+	m.packInputs(p)
+	p.AddInt(m.PingCorrection)
+}
+
+// packInputs writes ack tick, intended tick, size and the input ints
+// (NumInputs clamped to 0..MaxInputInts).
+func (m *MsgInput) packInputs(p *Packer) {
 	n := min(max(m.NumInputs, 0), MaxInputInts)
 	p.AddInt(m.AckTick)
 	p.AddInt(m.IntendedTick)
@@ -310,7 +317,6 @@ func (m *MsgInput) Pack(p *Packer) {
 	for _, v := range m.Inputs[:n] {
 		p.AddInt(v)
 	}
-	p.AddInt(m.PingCorrection)
 }
 
 // Unpack reads the fields: a negative size is ErrNegative, more than

@@ -117,15 +117,7 @@ type Msg6Input struct{ MsgInput }
 func (*Msg6Input) ID() int32 { return Netmsg6Input }
 
 // Pack writes the fields.
-func (m *Msg6Input) Pack(p *Packer) {
-	n := min(max(m.NumInputs, 0), MaxInputInts)
-	p.AddInt(m.AckTick)
-	p.AddInt(m.IntendedTick)
-	p.AddInt(int32(n * 4))
-	for _, v := range m.Inputs[:n] {
-		p.AddInt(v)
-	}
-}
+func (m *Msg6Input) Pack(p *Packer) { m.packInputs(p) }
 
 // Unpack reads the fields (errors as MsgInput.Unpack).
 func (m *Msg6Input) Unpack(u *Unpacker) error {
