@@ -351,58 +351,38 @@ func (c *Conn) Flush(now time.Duration) {
 		return
 	}
 	h := PacketHeader{Flags: c.outFlags, Ack: c.ack, NumChunks: uint8(c.outChunks), Token: c.peerToken}
-	payload := c.out[:c.outLen]
-	if slot := c.box.slot(); slot != nil {
-		c.commit(now, AppendPacketCompressed(slot, h, payload))
-	} else {
-		c.dropped(now)
-	}
+	c.emit(now, func(dst []byte) []byte { return AppendPacketCompressed(dst, h, c.out[:c.outLen]) })
 	c.outLen, c.outChunks, c.outFlags = 0, 0, 0
 }
 
-// commit places datagram p, built in the outbox slot, into the outbox.
-func (c *Conn) commit(now time.Duration, p []byte) {
-	c.box.commit(p)
+// emit builds one datagram with build into the next free outbox slot, or
+// counts it as dropped when the outbox is full. Either way it counts as
+// sent for the idle timers.
+func (c *Conn) emit(now time.Duration, build func(dst []byte) []byte) {
+	c.lastSend = now
+	slot := c.box.slot()
+	if slot == nil {
+		c.Stats.OutboxDrops++
+		return
+	}
+	c.box.commit(build(slot))
 	c.Stats.PacketsSent++
-	c.lastSend = now
-}
-
-// dropped records a datagram that found the outbox full.
-func (c *Conn) dropped(now time.Duration) {
-	c.Stats.OutboxDrops++
-	c.lastSend = now
 }
 
 func (c *Conn) sendControl(now time.Duration, ctrl byte, extra []byte) {
-	if slot := c.box.slot(); slot != nil {
-		c.commit(now, AppendControl(slot, c.ack, c.peerToken, ctrl, extra))
-	} else {
-		c.dropped(now)
-	}
+	c.emit(now, func(dst []byte) []byte { return AppendControl(dst, c.ack, c.peerToken, ctrl, extra) })
 }
 
 func (c *Conn) sendClose(now time.Duration, reason string) {
-	if slot := c.box.slot(); slot != nil {
-		c.commit(now, AppendClose(slot, c.ack, c.peerToken, reason))
-	} else {
-		c.dropped(now)
-	}
+	c.emit(now, func(dst []byte) []byte { return AppendClose(dst, c.ack, c.peerToken, reason) })
 }
 
 func (c *Conn) sendTokenRequest(now time.Duration) {
-	if slot := c.box.slot(); slot != nil {
-		c.commit(now, AppendTokenRequest(slot, c.token))
-	} else {
-		c.dropped(now)
-	}
+	c.emit(now, func(dst []byte) []byte { return AppendTokenRequest(dst, c.token) })
 }
 
 func (c *Conn) sendConnect(now time.Duration) {
-	if slot := c.box.slot(); slot != nil {
-		c.commit(now, AppendConnect(slot, c.peerToken, c.token))
-	} else {
-		c.dropped(now)
-	}
+	c.emit(now, func(dst []byte) []byte { return AppendConnect(dst, c.peerToken, c.token) })
 }
 
 // Update runs the timers (spec A1.8): handshake repeats every
