@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 )
 
 // Reader bounds: a malformed file cannot make the reader allocate more.
@@ -174,7 +175,9 @@ func (r *Reader) Next(m *Message) error {
 		if err != nil {
 			return fail(err)
 		}
-		r.playerTick(id)
+		if err := r.playerTick(id); err != nil {
+			return fail(err)
+		}
 	default:
 		m.Kind = Kind(id)
 		switch m.Kind {
@@ -184,8 +187,8 @@ func (r *Reader) Next(m *Message) error {
 			if m.DT, err = r.int(); err != nil {
 				return fail(err)
 			}
-			if m.DT < 0 {
-				return fail(fmt.Errorf("%w: negative tick skip", ErrMalformed))
+			if m.DT < 0 || int64(r.tick)+int64(m.DT)+1 > math.MaxInt32 {
+				return fail(fmt.Errorf("%w: tick skip %d from tick %d", ErrMalformed, m.DT, r.tick))
 			}
 			r.tick += m.DT + 1
 			r.lastCID = -1
@@ -246,7 +249,9 @@ func (r *Reader) Next(m *Message) error {
 		}
 	}
 	if m.Kind == KindPlayerNew || m.Kind == KindPlayerOld {
-		r.playerTick(m.CID)
+		if err := r.playerTick(m.CID); err != nil {
+			return fail(err)
+		}
 	}
 	m.Tick = r.tick
 	return nil
@@ -260,11 +265,15 @@ func (r *Reader) playerCID(cid int32) error {
 }
 
 // playerTick applies the implicit tick rule for a player record of cid.
-func (r *Reader) playerTick(cid int32) {
+func (r *Reader) playerTick(cid int32) error {
 	if cid <= r.lastCID {
+		if r.tick == math.MaxInt32 {
+			return fmt.Errorf("%w: tick past %d", ErrMalformed, r.tick)
+		}
 		r.tick++
 	}
 	r.lastCID = cid
+	return nil
 }
 
 func (r *Reader) console(m *Message) error {

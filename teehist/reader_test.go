@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"testing"
+
+	"twserver/netproto"
 )
 
 // readAll parses a whole file and returns its messages (copies).
@@ -146,6 +149,10 @@ func TestCorrupt(t *testing.T) {
 		{"negative size", append(append([]byte{}, good...), 0x46, 0x00, 0x40), ErrMalformed},
 		{"too many args", append(append([]byte{}, good...), 0x49, 0x00, 0x00, 0x00, 0x80, 0x80, 0x01), ErrMalformed},
 		{"no finish", good, io.ErrUnexpectedEOF},
+		{"tick skip past int32", netproto.AppendInt(append(append([]byte{}, good...), 0x41), math.MaxInt32), ErrMalformed},
+		{"implicit tick past int32", append(netproto.AppendInt(append(append([]byte{}, good...), 0x41), math.MaxInt32-1),
+			0, 0, 0, 0, 0, 0), ErrMalformed},
+		{"long string", append(append(append([]byte{}, good...), 0x48, 0), bytes.Repeat([]byte{'a'}, MaxStringSize+1)...), ErrTooLarge},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -158,7 +165,7 @@ func TestCorrupt(t *testing.T) {
 }
 
 // FuzzReader checks that any input parses without panicking, that offsets
-// only grow, and that the messages read re-encode to the bytes consumed.
+// and ticks only grow, and that the messages read re-encode to the bytes consumed.
 func FuzzReader(f *testing.F) {
 	for _, n := range []string{"ddnet_06.teehistorian", "ddnet_07.teehistorian"} {
 		if d, err := os.ReadFile("testdata/" + n); err == nil {
@@ -175,6 +182,7 @@ func FuzzReader(f *testing.F) {
 		start := r.Offset()
 		var out []byte
 		var m Message
+		var tick int32
 		for {
 			off := r.Offset()
 			err := r.Next(&m)
@@ -188,6 +196,10 @@ func FuzzReader(f *testing.F) {
 			if r.Offset() <= off {
 				t.Fatalf("no progress at %d", off)
 			}
+			if m.Tick < tick {
+				t.Fatalf("tick went back from %d to %d at %d", tick, m.Tick, off)
+			}
+			tick = m.Tick
 			out = AppendMessage(out, &m)
 		}
 		_ = h
