@@ -21,7 +21,9 @@ const (
 	MaxArgs = 256
 )
 
-// Reader errors. Every error returned by Reader is an *Error wrapping one of them.
+// Reader errors. Every error returned by Reader is an *Error wrapping one of
+// them, ErrBadHeader, io.ErrUnexpectedEOF (no FINISH) or the error of the
+// underlying io.Reader.
 var (
 	ErrBadMagic  = errors.New("teehist: not a teehistorian file")
 	ErrTruncated = errors.New("teehist: truncated")
@@ -42,13 +44,15 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Reader reads a teehistorian file: ReadHeader once, then Next until FINISH
 // (io.EOF after it) or an error. A file that ends cleanly between messages
-// without FINISH yields io.ErrUnexpectedEOF wrapped in an *Error.
+// without FINISH yields io.ErrUnexpectedEOF wrapped in an *Error. Errors
+// are sticky: after one, Next returns it again without reading.
 type Reader struct {
 	r        *bufio.Reader
 	off      int64
 	tick     int32
 	lastCID  int32
 	finished bool
+	err      error
 	data     []byte
 	strs     []byte
 	args     []string
@@ -68,7 +72,7 @@ func (r *Reader) ReadHeader() (*Header, error) {
 	n, err := io.ReadFull(r.r, magic[:])
 	r.off += int64(n)
 	if err != nil {
-		return nil, &Error{0, ErrTruncated}
+		return nil, &Error{0, readErr(err)}
 	}
 	if magic != Magic {
 		return nil, &Error{0, ErrBadMagic}
@@ -77,7 +81,7 @@ func (r *Reader) ReadHeader() (*Header, error) {
 	for {
 		c, err := r.r.ReadByte()
 		if err != nil {
-			return nil, &Error{r.off, ErrTruncated}
+			return nil, &Error{r.off, readErr(err)}
 		}
 		r.off++
 		if c == 0 {
@@ -95,12 +99,21 @@ func (r *Reader) ReadHeader() (*Header, error) {
 	return h, nil
 }
 
+// readErr maps a read error: the end of the input is ErrTruncated, any
+// other error (a failing disk, a directory) is kept as it is.
+func readErr(err error) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return ErrTruncated
+	}
+	return err
+}
+
 func (r *Reader) int() (int32, error) {
 	var b [5]byte
 	for i := range b {
 		c, err := r.r.ReadByte()
 		if err != nil {
-			return 0, ErrTruncated
+			return 0, readErr(err)
 		}
 		r.off++
 		b[i] = c
@@ -123,7 +136,7 @@ func (r *Reader) raw(dst []byte, n int32) ([]byte, error) {
 	m, err := io.ReadFull(r.r, dst)
 	r.off += int64(m)
 	if err != nil {
-		return nil, ErrTruncated
+		return nil, readErr(err)
 	}
 	return dst, nil
 }
@@ -133,7 +146,7 @@ func (r *Reader) str() (string, error) {
 	for {
 		c, err := r.r.ReadByte()
 		if err != nil {
-			return "", ErrTruncated
+			return "", readErr(err)
 		}
 		r.off++
 		if c == 0 {
@@ -149,13 +162,27 @@ func (r *Reader) str() (string, error) {
 // Next reads the next message into m. It returns io.EOF after FINISH has
 // been returned, and an *Error for malformed or truncated input.
 func (r *Reader) Next(m *Message) error {
+	if r.err != nil {
+		return r.err
+	}
+	err := r.next(m)
+	if err != nil && err != io.EOF {
+		r.err = err
+	}
+	return err
+}
+
+func (r *Reader) next(m *Message) error {
 	if r.finished {
 		return io.EOF
 	}
 	start := r.off
 	*m = Message{Offset: start}
 	if _, err := r.r.Peek(1); err != nil {
-		return &Error{start, io.ErrUnexpectedEOF}
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return &Error{start, err}
 	}
 	fail := func(err error) error { return &Error{start, err} }
 	id, err := r.int()
@@ -232,7 +259,7 @@ func (r *Reader) Next(m *Message) error {
 		case KindEx:
 			var n int32
 			if _, err = io.ReadFull(r.r, m.UUID[:]); err != nil {
-				err = ErrTruncated
+				err = readErr(err)
 			} else {
 				r.off += 16
 				if n, err = r.int(); err == nil {

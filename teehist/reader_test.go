@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"testing"
+	"testing/iotest"
 
 	"twserver/netproto"
 )
@@ -161,6 +162,32 @@ func TestCorrupt(t *testing.T) {
 				t.Fatalf("got %v, want %v", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestReadError: an error of the underlying reader is reported as itself
+// (not as a truncation) at the offset where it happened, and it is sticky.
+func TestReadError(t *testing.T) {
+	data, err := os.ReadFile("testdata/ddnet_07.teehistorian")
+	if err != nil {
+		t.Fatal(err)
+	}
+	errDisk := errors.New("disk gone")
+	cut := int64(len(data)) * 3 / 4 // after the header
+	r := NewReader(io.MultiReader(bytes.NewReader(data[:cut]), iotest.ErrReader(errDisk)))
+	if _, err := r.ReadHeader(); err != nil {
+		t.Fatal(err)
+	}
+	var m Message
+	for err == nil {
+		err = r.Next(&m)
+	}
+	var e *Error
+	if !errors.Is(err, errDisk) || !errors.As(err, &e) || e.Offset > cut || e.Offset < cut-64 {
+		t.Fatalf("got %v, want %v near offset %d", err, errDisk, cut)
+	}
+	if again := r.Next(&m); again != err {
+		t.Fatalf("second call: %v, want the same error", again)
 	}
 }
 
