@@ -33,6 +33,9 @@ const (
 	MaxVoteCmdLen = 511
 	// MaxMOTDLen is the longest message of the day in bytes.
 	MaxMOTDLen = 900
+	// MaxInactiveKickTime is the largest game.inactive_kick_time in minutes
+	// (the reference's sv_inactivekick_time range).
+	MaxInactiveKickTime = 1000
 )
 
 // Config is the whole server configuration.
@@ -107,6 +110,10 @@ type GameConfig struct {
 	TimeLimit int `toml:"time_limit"`
 	// Warmup is the warmup time in seconds; 0 = none (sv_warmup).
 	Warmup int `toml:"warmup"`
+	// InactiveKickTime is how many minutes a player may send no new input
+	// before being moved to the spectators or, when their slots are full,
+	// kicked; 0 = never (sv_inactivekick_time, default 3).
+	InactiveKickTime int `toml:"inactive_kick_time"`
 }
 
 // LogConfig selects logging.
@@ -140,7 +147,7 @@ func Default() Config {
 			SnapshotRate:     25,
 			MapDownloadSpeed: 8,
 		},
-		Game:   GameConfig{Type: "dm", ScoreLimit: 20},
+		Game:   GameConfig{Type: "dm", ScoreLimit: 20, InactiveKickTime: 3},
 		Log:    LogConfig{Level: "info", Format: "console"},
 		Record: RecordConfig{Dir: "recordings", MaxFileMB: 512, MaxDirMB: 8192},
 	}
@@ -293,6 +300,9 @@ func (c *Config) Validate() error {
 	if c.Game.Warmup < 0 || c.Game.Warmup > 3600 {
 		return invalid("game.warmup", "%d is outside 0..3600 seconds", c.Game.Warmup)
 	}
+	if c.Game.InactiveKickTime < 0 || c.Game.InactiveKickTime > MaxInactiveKickTime {
+		return invalid("game.inactive_kick_time", "%d is outside 0..%d minutes", c.Game.InactiveKickTime, MaxInactiveKickTime)
+	}
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":
 	default:
@@ -355,6 +365,7 @@ var SvNames = []SvName{
 	{"game.score_limit", "sv_scorelimit", "score that ends the round (0 = none)"},
 	{"game.time_limit", "sv_timelimit", "minutes per round (0 = none)"},
 	{"game.warmup", "sv_warmup", "warmup seconds (0 = none)"},
+	{"game.inactive_kick_time", "sv_inactivekick_time", "minutes without input before an inactive player is moved to spectators or kicked (0 = never)"},
 	{"log.level", "console_output_level", "debug, info, warn or error"},
 	{"log.format", "(none)", "console or json"},
 	{"[[vote]] description/command", "add_vote", "vote menu entries"},

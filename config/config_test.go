@@ -76,6 +76,7 @@ command = "change_map b"
 		{name: "snap rate", in: "[server]\nsnapshot_rate = 30\n", wantErr: "server.snapshot_rate"},
 		{name: "gametype", in: "[game]\ntype = \"race\"\n", wantErr: "game.type"},
 		{name: "warmup", in: "[game]\nwarmup = -1\n", wantErr: "game.warmup"},
+		{name: "inactive kick time", in: "[game]\ninactive_kick_time = -1\n", wantErr: "game.inactive_kick_time"},
 		{name: "log level", in: "[log]\nlevel = \"loud\"\n", wantErr: "log.level"},
 		{name: "log format", in: "[log]\nformat = \"xml\"\n", wantErr: "log.format"},
 		{name: "rotation without dir", in: "[map]\nrotation = [\"a\"]\n", wantErr: "map.rotation"},
@@ -122,7 +123,7 @@ func TestSvNamesCoverEveryKey(t *testing.T) {
 	}
 	for _, k := range []string{"server.name", "server.port", "server.bind", "server.max_clients", "server.player_slots",
 		"server.max_clients_per_ip", "server.password", "server.rcon_password", "server.snapshot_rate",
-		"map.file", "map.dir", "map.rotation", "game.type", "game.score_limit", "game.time_limit", "game.warmup",
+		"map.file", "map.dir", "map.rotation", "game.type", "game.score_limit", "game.time_limit", "game.warmup", "game.inactive_kick_time",
 		"log.level", "log.format"} {
 		if !have[k] {
 			t.Errorf("SvNames misses %s", k)
