@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math/bits"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -156,7 +157,24 @@ func (s *Server) onWorldEvent(e world.Event) {
 		s.broadcastGame(e.To, &gamemsg.SvGameInfo{GameFlags: e.Args[0], ScoreLimit: e.Args[1], TimeLimit: e.Args[2], MatchNum: e.Args[3], MatchCurrent: e.Args[4]})
 	case world.EvCycleMap:
 		s.pendingMap = s.nextRotationMap()
+	case world.EvKick:
+		if e.To >= 0 && e.To < len(s.clients) && e.To < 64 {
+			s.pendingKicks |= 1 << e.To // dropped after DrainEvents: dropping changes the world
+		}
 	}
+}
+
+// ReasonInactive is the CLOSE reason of a client the world kicked for inactivity.
+const ReasonInactive = "Kicked for inactivity"
+
+// dropKicked drops the clients the world kicked during the last tick.
+func (s *Server) dropKicked() {
+	for k := s.pendingKicks; k != 0; k &= k - 1 {
+		if c := s.clients[bits.TrailingZeros64(k)]; c.state != stateEmpty {
+			s.dropClient(c, ReasonInactive)
+		}
+	}
+	s.pendingKicks = 0
 }
 
 // truncUTF8 cuts s to at most n bytes without splitting a UTF-8 sequence.

@@ -106,3 +106,29 @@ func TestInputTimingArrivalTime(t *testing.T) {
 		}
 	})
 }
+
+// TestInactivityKick checks that a player without input for the world's
+// inactivity time (3 minutes by default) is dropped with the kick reason.
+func TestInactivityKick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates 3 minutes of ticks")
+	}
+	s := newIdleServer(t, 1)
+	c := s.clients[0]
+	addr := c.addr
+	for range 3*60*50 - 10 {
+		s.doTick()
+	}
+	if c.state == stateEmpty {
+		t.Fatalf("kicked before the inactivity time")
+	}
+	for range 3 * 50 {
+		s.doTick()
+	}
+	if c.state != stateEmpty {
+		t.Fatalf("inactive player still connected after 3 minutes")
+	}
+	if _, ok := s.byAddr[addr]; ok || s.pendingKicks != 0 {
+		t.Errorf("kicked slot still mapped (pending kicks %b)", s.pendingKicks)
+	}
+}

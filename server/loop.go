@@ -173,6 +173,7 @@ func (s *Server) doTick() {
 	s.world.Tick()
 	s.recAfterTick()
 	s.world.DrainEvents(s.onWorldEvent)
+	s.dropKicked()
 	s.tickVote()
 	tick := s.world.CurrentTick()
 	if s.cfg.Server.SnapshotRate == 50 || tick%2 == 0 {

@@ -109,6 +109,7 @@ type Server struct {
 	pendingShutdown bool   // shutdown requested by rcon or vote
 	pendingMap      string // map change requested by console/vote, done between ticks
 	rconFrom        int    // client id running the current rcon command, -1 = stdin
+	pendingKicks    uint64 // client ids (bits) the world kicked for inactivity, dropped after the events
 
 	runOnce sync.Once
 
@@ -302,6 +303,8 @@ func (s *Server) worldConfig() world.Config {
 	wc.TimeLimit = s.cfg.Game.TimeLimit
 	wc.Warmup = s.cfg.Game.Warmup
 	wc.PlayerSlots = min(s.cfg.Server.PlayerSlots, s.cfg.Server.MaxClients)
+	wc.MaxClients = s.cfg.Server.MaxClients
+	wc.InactiveKickTime = s.cfg.Game.InactiveKickTime
 	return wc
 }
 
