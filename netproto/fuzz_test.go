@@ -59,7 +59,13 @@ func FuzzPacket(f *testing.F) {
 			return
 		}
 		// The same payload re-packed with AppendPacketCompressed decodes back.
-		pk := AppendPacketCompressed(nil, PacketHeader{NumChunks: h.NumChunks, Token: h.Token, Ack: h.Ack}, raw)
+		// It is built in a buffer of outboxSlotSize, as Conn does, which an
+		// abandoned compression attempt must never outgrow.
+		slot := make([]byte, 0, outboxSlotSize)
+		pk := AppendPacketCompressed(slot, PacketHeader{NumChunks: h.NumChunks, Token: h.Token, Ack: h.Ack}, raw)
+		if len(raw) <= MaxPayload && (cap(pk) != outboxSlotSize || &pk[:1][0] != &slot[:1][0]) {
+			t.Fatalf("packet of a %d-byte payload outgrew its %d-byte slot", len(raw), outboxSlotSize)
+		}
 		h2, p2, err := ParsePacket(pk)
 		if err == nil {
 			raw2, err := DecodePayload(nil, h2, p2)

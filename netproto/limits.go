@@ -125,6 +125,9 @@ const (
 	MaxInfoGameTypeLen = 16
 )
 
+// outboxSlotSize is the capacity of one Conn outbox slot: MaxPacketSize plus room for the few bytes (at most 6) an abandoned compression attempt writes past its limit.
+const outboxSlotSize = MaxPacketSize + 16
+
 // Bounds of Conn.Update's resends (see its doc).
 const (
 	// resendScan bounds how many of the oldest unacked chunks Update inspects.

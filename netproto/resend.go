@@ -96,10 +96,6 @@ type outbox struct {
 	n     int
 }
 
-// outboxSlotSize leaves room for the few bytes a failed compression attempt
-// may write past MaxPacketSize before it is abandoned.
-const outboxSlotSize = MaxPacketSize + 16
-
 // slot returns the empty buffer of the next free slot, or nil if full.
 func (o *outbox) slot() []byte {
 	if o.n == OutboxPackets {
