@@ -5,8 +5,10 @@
 //	twhist replay [-map PATH] [-mapdir DIR] FILE
 //	                            re-simulate a twserver recording and compare positions
 //
+//	twhist help                 usage (also -h)
+//
 // Exit status: 0 success, 1 replay divergence (or a file that does not read
-// to its end), 2 usage or I/O error.
+// to its end), 2 usage, I/O or map error, or a file the replay cannot reproduce.
 package main
 
 import (
@@ -25,14 +27,35 @@ import (
 	"twserver/world/twmap"
 )
 
-const usage = `usage:
-  twhist dump FILE
-  twhist json FILE
-  twhist replay [-map PATH] [-mapdir DIR] FILE
+const usage = `usage: twhist COMMAND [flags] FILE
+
+Reads teehistorian files (twserver's and DDNet's).
+
+commands:
+  dump FILE       one line per message: byte offset, tick, kind, fields
+  json FILE       JSON summary: header, counts per kind, first/last tick,
+                  joins, drops, finished
+  replay [-map PATH | -mapdir DIR] FILE
+                  re-simulate a twserver recording and compare every
+                  recorded position with the simulation (flags before FILE;
+                  default map: the embedded one)
+  help            this text
+
+exit status: 0 success; 1 a divergence, or a file that does not read to
+its end (the error names the byte offset); 2 usage, I/O or map errors, or a
+file the replay cannot reproduce.
 `
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// usageError prints a one-line complaint and the usage text; it returns
+// the usage exit status.
+func usageError(stderr io.Writer, format string, a ...any) int {
+	fmt.Fprintf(stderr, "twhist: "+format+"\n\n", a...)
+	fmt.Fprint(stderr, usage)
+	return 2
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -40,34 +63,39 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
-	switch args[0] {
-	case "dump":
+	switch cmd := args[0]; cmd {
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "dump", "json":
 		if len(args) != 2 {
-			fmt.Fprint(stderr, usage)
-			return 2
+			return usageError(stderr, "%s takes one FILE, got %d arguments", cmd, len(args)-1)
 		}
-		return withFile(args[1], stderr, func(r *teehist.Reader, h *teehist.Header) int { return dump(r, h, stdout, stderr) })
-	case "json":
-		if len(args) != 2 {
-			fmt.Fprint(stderr, usage)
-			return 2
+		do := dump
+		if cmd == "json" {
+			do = summary
 		}
-		return withFile(args[1], stderr, func(r *teehist.Reader, h *teehist.Header) int { return summary(r, h, stdout, stderr) })
+		return withFile(args[1], stderr, func(r *teehist.Reader, h *teehist.Header) int { return do(r, h, stdout, stderr) })
 	case "replay":
 		fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-		fs.SetOutput(stderr)
+		fs.SetOutput(io.Discard)
 		mapPath := fs.String("map", "", "map file of the recording (default: the embedded map, or -mapdir)")
 		mapDir := fs.String("mapdir", "", "directory holding NAME.map")
-		if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 1 {
-			fmt.Fprint(stderr, usage)
-			return 2
+		if err := fs.Parse(args[1:]); errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usage)
+			return 0
+		} else if err != nil {
+			return usageError(stderr, "replay: %v", err)
+		}
+		if fs.NArg() != 1 {
+			return usageError(stderr, "replay takes one FILE after its flags, got %d arguments", fs.NArg())
 		}
 		return withFile(fs.Arg(0), stderr, func(r *teehist.Reader, h *teehist.Header) int {
 			return doReplay(r, h, *mapPath, *mapDir, stdout, stderr)
 		})
+	default:
+		return usageError(stderr, "unknown command %q", cmd)
 	}
-	fmt.Fprint(stderr, usage)
-	return 2
 }
 
 func withFile(path string, stderr io.Writer, fn func(*teehist.Reader, *teehist.Header) int) int {
@@ -77,6 +105,10 @@ func withFile(path string, stderr io.Writer, fn func(*teehist.Reader, *teehist.H
 		return 2
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		fmt.Fprintf(stderr, "twhist: %s is a directory, not a teehistorian file\n", path)
+		return 2
+	}
 	r := teehist.NewReader(f)
 	h, err := r.ReadHeader()
 	if err != nil {

@@ -127,9 +127,36 @@ func TestReplay(t *testing.T) {
 }
 
 func TestUsage(t *testing.T) {
-	for _, args := range [][]string{nil, {"x"}, {"dump"}, {"json", "a", "b"}, {"replay"}} {
-		if code, _, _ := runCmd(args...); code != 2 {
-			t.Errorf("%v: exit %d", args, code)
-		}
+	tests := []struct {
+		args     []string
+		code     int
+		inStderr string // expected in stderr; the usage text goes to stdout for help, stderr otherwise
+	}{
+		{nil, 2, ""},
+		{[]string{"-h"}, 0, ""},
+		{[]string{"help"}, 0, ""},
+		{[]string{"replay", "-h"}, 0, ""},
+		{[]string{"x"}, 2, `unknown command "x"`},
+		{[]string{"dump"}, 2, "dump takes one FILE"},
+		{[]string{"json", "a", "b"}, 2, "json takes one FILE"},
+		{[]string{"replay"}, 2, "replay takes one FILE"},
+		{[]string{"replay", "f", "-map", "m"}, 2, "replay takes one FILE after its flags"},
+		{[]string{"replay", "-x", "f"}, 2, "-x"},
+		{[]string{"dump", t.TempDir()}, 2, "is a directory"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errs := runCmd(tc.args...)
+			if code != tc.code || !strings.Contains(errs, tc.inStderr) {
+				t.Fatalf("exit %d (want %d), stderr %q (want %q)", code, tc.code, errs, tc.inStderr)
+			}
+			help := errs
+			if code == 0 {
+				help = out
+			}
+			if !strings.Contains(help, "usage: twhist") && !strings.Contains(errs, "directory") {
+				t.Fatalf("no usage text: stdout %q stderr %q", out, errs)
+			}
+		})
 	}
 }
