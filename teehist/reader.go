@@ -37,6 +37,7 @@ type Error struct {
 	Err    error
 }
 
+// Error returns "offset N: " and the wrapped error.
 func (e *Error) Error() string { return fmt.Sprintf("offset %d: %v", e.Offset, e.Err) }
 
 // Unwrap returns the sentinel error.

@@ -27,6 +27,8 @@ type Divergence struct {
 	RecTeam, SimTeam int32
 }
 
+// String describes d: tick, client id, recorded and simulated position
+// ("none" for no character) or team.
 func (d *Divergence) String() string {
 	if d.Team {
 		return fmt.Sprintf("tick %d cid %d: recorded team %d, simulated team %d", d.Tick, d.CID, d.RecTeam, d.SimTeam)
