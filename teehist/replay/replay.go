@@ -159,7 +159,8 @@ func (e *Engine) Result() *Result {
 	return &e.res
 }
 
-// Feed applies one message. It reports true once a divergence was found.
+// Feed applies one message (as Reader.Next returns them; client ids out of
+// range are ignored). It reports true once a divergence was found.
 func (e *Engine) Feed(m *teehist.Message) bool {
 	if e.res.Divergence != nil {
 		return true
@@ -177,12 +178,18 @@ func (e *Engine) Feed(m *teehist.Message) bool {
 	}
 	switch m.Kind {
 	case teehist.KindPlayerNew:
-		c.recAlive, c.recX, c.recY = true, m.X, m.Y
+		if c != nil {
+			c.recAlive, c.recX, c.recY = true, m.X, m.Y
+		}
 	case teehist.KindPlayerDiff:
-		c.recX += m.X
-		c.recY += m.Y
+		if c != nil {
+			c.recX += m.X
+			c.recY += m.Y
+		}
 	case teehist.KindPlayerOld:
-		c.recAlive = false
+		if c != nil {
+			c.recAlive = false
+		}
 	case teehist.KindInputNew:
 		if c != nil {
 			c.input, c.hasInput = m.Input, true

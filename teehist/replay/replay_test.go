@@ -239,6 +239,28 @@ func TestSettingsRoundTrip(t *testing.T) {
 	}
 }
 
+// TestFeedBadClientID: Feed is exported, so a message that did not come
+// from Reader (client id out of range) must not panic it.
+func TestFeedBadClientID(t *testing.T) {
+	r := teehist.NewReader(bytes.NewReader(simulate(t, 2, 1)))
+	h, err := r.ReadHeader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(h, twmap.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []teehist.Kind{teehist.KindPlayerNew, teehist.KindPlayerDiff, teehist.KindPlayerOld,
+		teehist.KindInputNew, teehist.KindInputDiff, teehist.KindJoin, teehist.KindDrop, teehist.KindMessage} {
+		for _, cid := range []int32{-1, teehist.MaxClients} {
+			if e.Feed(&teehist.Message{Kind: k, CID: cid, Data: []byte{1}}) {
+				t.Fatalf("%v cid %d: divergence before any tick", k, cid)
+			}
+		}
+	}
+}
+
 // FuzzReplay: a corrupted recording never panics the replay; it reads,
 // replays or reports an error.
 func FuzzReplay(f *testing.F) {
