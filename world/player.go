@@ -212,6 +212,18 @@ func (w *World) Score(cid int) int {
 // Alive reports whether client cid has a live character.
 func (w *World) Alive(cid int) bool { return w.playerChar(cid) != nil }
 
+// CharacterPos returns the true position of client cid's live character as
+// of the last completed tick (the reference m_Pos: the quantized core
+// position), and false when cid has no live character. Unlike the Character
+// snapshot object, which carries a dead-reckoning core that may be up to 3 s
+// old, it needs no reconstruction.
+func (w *World) CharacterPos(cid int) (Vec2, bool) {
+	if c := w.playerChar(cid); c != nil {
+		return c.pos, true
+	}
+	return Vec2{}, false
+}
+
 // SetAuthed marks client cid as rcon-authenticated (PLAYERFLAG_ADMIN).
 func (w *World) SetAuthed(cid int, authed bool) {
 	if p := w.player(cid); p != nil {
