@@ -464,8 +464,8 @@ func TestConnResendFlag(t *testing.T) {
 	if c.Unacked() != 2 {
 		t.Fatalf("unacked %d", c.Unacked())
 	}
-	// As in the reference, the resend happens before the ack is applied,
-	// so chunk 1 is resent too.
+	// The resend happens before the ack is applied (spec A1.6 order), so
+	// chunk 1 is resent too.
 	c.Flush(time.Millisecond)
 	p, _ := c.Poll(nil)
 	h, payload, _ := ParsePacket(p)

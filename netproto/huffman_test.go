@@ -17,9 +17,9 @@ var huffmanGolden = []struct{ name, in, out string }{
 	{"mixed", "00 01 00 02 00 80 00", "b1 08 2a 6e 00"},
 	{"hello world", "68 65 6c 6c 6f 20 77 6f 72 6c 64", "ae 95 13 5c 09 57 c2 16 b1 56 dc da 22 38 b9 12 9c a8 b8 01"},
 	{"counting then zeros", "00 01 02 03 04 05 06 07" + strings.Repeat(" 00", 56), "51 58 78 76 1b b7 ff ff ff ff ff ff 7f c5 0d"},
-	// 88 code bits fill 11 bytes exactly; the reference still writes the
-	// final (here empty) byte, so the output is 12 bytes. (The spec table
-	// lists this vector without the final 00; the reference encoder emits it.)
+	// 88 code bits fill 11 bytes exactly; the encoder still writes the
+	// final (here empty) byte (spec A2.1, compression step 2), so the
+	// output is 12 bytes. The spec's vector table omits this final 00.
 	{"0x15 then zeros", "15" + strings.Repeat(" 00", 63), "be fd ff ff ff ff ff ff ff 15 37 00"},
 }
 
@@ -151,7 +151,7 @@ func FuzzHuffman(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		// Decompression of arbitrary input stays within its bound and
-		// agrees with the bit-by-bit reference decoder.
+		// agrees with the bit-by-bit decoder slowHuffmanDecompress.
 		const max = 300
 		out, err := HuffmanDecompress(make([]byte, 0, 8), b, max)
 		if len(out) > max {
@@ -181,8 +181,9 @@ func FuzzHuffman(f *testing.F) {
 	})
 }
 
-// TestHuffmanGoldenFile checks the reference encoder's output for random and
-// skewed inputs, every single byte and maximal payloads (testdata).
+// TestHuffmanGoldenFile checks both directions against testdata's golden
+// vectors (random and skewed inputs, every single byte, maximal payloads;
+// their origin is in testdata/README.md).
 func TestHuffmanGoldenFile(t *testing.T) {
 	data, err := os.ReadFile("testdata/huffman_golden.txt")
 	if err != nil {

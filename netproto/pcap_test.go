@@ -3,7 +3,6 @@ package netproto
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"net/netip"
 	"os"
 	"testing"
@@ -167,5 +166,4 @@ func TestReadPcap(t *testing.T) {
 	if _, err := readPcap("testdata/huffman_codes.txt"); err == nil {
 		t.Fatal("text file read as pcap")
 	}
-	_ = fmt.Sprint
 }
