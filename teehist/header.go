@@ -50,16 +50,6 @@ type Header struct {
 	Raw []byte
 }
 
-// ConfigValue returns the value of a config key and whether it is present.
-func (h *Header) ConfigValue(key string) (string, bool) {
-	for _, kv := range h.Config {
-		if kv.Key == key {
-			return kv.Value, true
-		}
-	}
-	return "", false
-}
-
 // AppendJSON appends the header JSON (no NUL) exactly as the reference
 // writer formats it: no whitespace, every value a string.
 func (h *Header) AppendJSON(b []byte) []byte {
