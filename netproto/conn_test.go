@@ -418,15 +418,17 @@ func TestConnSequencing(t *testing.T) {
 
 func TestConnFeedRejects(t *testing.T) {
 	tests := []struct {
-		name string
-		h    PacketHeader
-		err  error
+		name    string
+		h       PacketHeader
+		payload string
+		err     error
 	}{
-		{"wrong token", PacketHeader{Token: 9}, ErrBadToken},
-		{"no token", PacketHeader{Token: TokenNone}, ErrBadToken},
-		{"ack ahead of sequence", PacketHeader{Token: 1, Ack: 3}, ErrBadAck},
-		{"ack behind peer ack", PacketHeader{Token: 1, Ack: 0}, ErrBadAck},
-		{"empty control", PacketHeader{Token: 1, Ack: 1, Flags: FlagControl}, ErrTruncated},
+		{"wrong token", PacketHeader{Token: 9, Ack: 2}, "", ErrBadToken},
+		{"no token", PacketHeader{Token: TokenNone, Ack: 2}, "", ErrBadToken},
+		{"ack ahead of sequence", PacketHeader{Token: 1, Ack: 3}, "", ErrBadAck},
+		{"ack behind peer ack", PacketHeader{Token: 1, Ack: 0}, "", ErrBadAck},
+		{"empty control", PacketHeader{Token: 1, Ack: 1, Flags: FlagControl}, "", ErrTruncated},
+		{"unknown control", PacketHeader{Token: 1, Ack: 1, Flags: FlagControl}, "03", ErrBadControl},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -436,11 +438,18 @@ func TestConnFeedRejects(t *testing.T) {
 			if err := c.Feed(0, PacketHeader{Token: 1, Ack: 1}, nil); err != nil {
 				t.Fatal(err)
 			}
-			if err := c.Feed(0, tc.h, nil); !errors.Is(err, tc.err) {
+			rejected := c.Stats.Rejected
+			if err := c.Feed(0, tc.h, unhex(t, tc.payload)); !errors.Is(err, tc.err) {
 				t.Fatalf("err = %v, want %v", err, tc.err)
 			}
 			if c.State() != StateOnline {
 				t.Fatalf("state %v", c.State())
+			}
+			// A packet that does not belong to the connection (checked
+			// before anything else) leaves it untouched.
+			if foreign := errors.Is(tc.err, ErrBadToken) || errors.Is(tc.err, ErrBadAck); foreign &&
+				(c.peerAck != 1 || c.Unacked() != 1 || c.Stats.Rejected != rejected+1) {
+				t.Fatalf("rejected packet had effects: peer ack %d, unacked %d, rejected %d", c.peerAck, c.Unacked(), c.Stats.Rejected)
 			}
 		})
 	}

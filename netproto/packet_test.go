@@ -229,6 +229,31 @@ func TestAppendPacketCompressed(t *testing.T) {
 	}
 }
 
+func TestDecodePayloadErrors(t *testing.T) {
+	big, _ := HuffmanCompress(nil, make([]byte, MaxPayload+1))
+	tests := []struct {
+		name    string
+		payload []byte
+		err     error
+	}{
+		{"decompresses beyond MaxPayload", big, ErrHuffmanOverflow},
+		{"no EOF symbol", unhex(t, "1a"), ErrBadHuffman},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := DecodePayload(make([]byte, 0, MaxPayload), PacketHeader{Flags: FlagCompression}, tc.payload)
+			if !errors.Is(err, tc.err) || len(out) > MaxPayload {
+				t.Fatalf("err = %v (%d bytes), want %v", err, len(out), tc.err)
+			}
+		})
+	}
+	// The largest payload decodes.
+	max, _ := HuffmanCompress(nil, make([]byte, MaxPayload))
+	if out, err := DecodePayload(nil, PacketHeader{Flags: FlagCompression}, max); err != nil || len(out) != MaxPayload {
+		t.Fatalf("largest payload: %d bytes, %v", len(out), err)
+	}
+}
+
 func TestParsePacket6(t *testing.T) {
 	b := unhex(t, "90 05 00 01")
 	h, p, err := ParsePacket6(b)

@@ -103,6 +103,12 @@ func TestSysMsgErrors(t *testing.T) {
 		err  error
 	}{
 		{"info truncated", new(MsgInfo), "30 00", ErrTruncated},
+		{"rcon line unterminated", new(MsgRconLine), "68 69", ErrBadString},
+		{"rcon cmd add unterminated", new(MsgRconCmdAdd), "61 00 62", ErrBadString},
+		{"string message unterminated", &MsgString{Msg: NetmsgRconCmd}, "6c 73", ErrBadString},
+		{"map change negative chunk size", new(MsgMapChange), "61 00 01 02 03 7f" + fmt.Sprintf("%064x", 0), ErrBadMessage},
+		{"snap negative part", new(MsgSnap), "01 01 02 40 00 00", ErrBadMessage},
+		{"server info truncated", new(MsgServerInfo), "00 00 00 00 00 00", ErrTruncated},
 		{"info unterminated string", new(MsgInfo), "30 31", ErrBadString},
 		{"map change no sha", new(MsgMapChange), "61 00 01 02 03 04", ErrTruncated},
 		{"map change zero size", new(MsgMapChange), "61 00 01 00 03 04" + fmt.Sprintf("%064x", 0), ErrBadMessage},
@@ -125,6 +131,12 @@ func TestSysMsgErrors(t *testing.T) {
 		{"0.6 map change zero size", new(Msg6MapChange), "61 00 01 00", ErrBadMessage},
 		{"0.6 request negative chunk", new(Msg6RequestMapData), "40", ErrNegative},
 		{"0.6 input negative", new(Msg6Input), "01 02 40", ErrNegative},
+		{"0.6 input too many ints", new(Msg6Input), "01 02 84 08", ErrTooLarge},
+		{"0.6 map data negative chunk", new(Msg6MapData), "00 00 40 00", ErrNegative},
+		{"0.6 map data truncated", new(Msg6MapData), "00 00 00 03 aa", ErrTruncated},
+		{"0.6 info unterminated", new(Msg6Info), "30 31", ErrBadString},
+		{"0.6 rcon auth status truncated", new(Msg6RconAuthStatus), "", ErrTruncated},
+		{"0.6 rcon auth unterminated", new(Msg6RconAuth), "00 70", ErrBadString},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -134,6 +146,41 @@ func TestSysMsgErrors(t *testing.T) {
 				t.Fatalf("err = %v, want %v", err, tc.err)
 			}
 		})
+	}
+}
+
+func TestMsgHeader(t *testing.T) {
+	tests := []struct {
+		name   string
+		id     int32
+		system bool
+		hex    string
+	}{
+		{"INFO", NetmsgInfo, true, "03"},
+		{"SNAPSINGLE", NetmsgSnapSingle, true, "11"},
+		{"game message 3", 3, false, "06"},
+		{"id 32 system", 32, true, "81 01"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want := unhex(t, tc.hex)
+			if got := AppendMsgHeader(nil, tc.id, tc.system); !bytes.Equal(got, want) {
+				t.Fatalf("AppendMsgHeader = % x, want % x", got, want)
+			}
+			var p Packer
+			if p.AddMsgHeader(tc.id, tc.system); !bytes.Equal(p.Bytes(), want) {
+				t.Fatalf("AddMsgHeader = % x, want % x", p.Bytes(), want)
+			}
+			id, sys, n, err := ParseMsgHeader(append(want, 0xaa))
+			if err != nil || id != tc.id || sys != tc.system || n != len(want) {
+				t.Fatalf("ParseMsgHeader = %d, %v, %d, %v", id, sys, n, err)
+			}
+		})
+	}
+	for _, in := range []string{"", "80"} {
+		if _, _, n, err := ParseMsgHeader(unhex(t, in)); !errors.Is(err, ErrTruncated) || n != 0 {
+			t.Fatalf("ParseMsgHeader(%q) = %d, %v", in, n, err)
+		}
 	}
 }
 
