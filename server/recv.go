@@ -107,14 +107,20 @@ func (s *Server) readLoop(done chan<- struct{}) {
 		info:    bucket{rate: InfoRepliesPerSecond},
 		connect: bucket{rate: ConnectsPerSecond},
 	}
-	var spare rxPacket // read target when the free list is empty
+	var spare rxPacket // read target when the free list is empty and the pool is at its bound
 	var out [netproto.MaxPacketSize]byte
+	pooled := 0 // buffers allocated so far; the pool grows with the peak queue, up to rxPoolSize
 	for {
 		var p *rxPacket
 		select {
 		case p = <-s.free:
 		default:
-			p = &spare
+			if pooled < rxPoolSize {
+				p = new(rxPacket)
+				pooled++
+			} else {
+				p = &spare
+			}
 		}
 		n, addr, err := s.conn.ReadFrom(p.buf[:])
 		if err != nil {

@@ -40,6 +40,10 @@ const (
 	RecvBufSize = 2048
 	// RecvQueueLen bounds packets waiting for the game loop; more are dropped.
 	RecvQueueLen = 1024
+	// rxPoolSize bounds the receive buffers (RecvBufSize each): a full queue
+	// plus the few the reader and the loop hold. They are allocated as the
+	// queue first reaches each depth, then recycled.
+	rxPoolSize = RecvQueueLen + 8
 	// ConsoleQueueLen bounds console lines waiting for the game loop.
 	ConsoleQueueLen = 64
 	// MaxConsoleLine is the longest console line accepted.
@@ -151,13 +155,10 @@ func New(o Options) (*Server, error) {
 		seed:      o.Seed,
 		epoch:     time.Now(),
 		rx:        make(chan *rxPacket, RecvQueueLen),
-		free:      make(chan *rxPacket, RecvQueueLen+8),
+		free:      make(chan *rxPacket, rxPoolSize),
 		consoleCh: make(chan string, ConsoleQueueLen),
 		byAddr:    make(map[netip.AddrPort]int),
 		rconFrom:  -1,
-	}
-	for range RecvQueueLen + 8 {
-		s.free <- new(rxPacket)
 	}
 	s.peers.m = make(map[netip.AddrPort]int)
 	s.warnLimit = rateLimiter{every: time.Second, burst: 10}

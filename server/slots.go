@@ -79,16 +79,19 @@ type client struct {
 	vote                                    int // this client's vote in the running vote: -1, 0, 1
 }
 
-// reset clears a slot for reuse (the Conn keeps its buffers).
+// reset clears a slot for reuse. The buffers that grow with use (the
+// Conn's outbox, stored snapshots) are released, so memory follows the
+// connected clients rather than every client ever connected.
 func (c *client) reset() {
 	c.state = stateEmpty
 	c.addr = netip.AddrPort{}
-	c.conn.Reset()
+	c.conn = netproto.Conn{} // the zero Conn is offline, like after Reset
 	c.version, c.name, c.clan, c.country = 0, "", "", -1
 	c.skin = gamemsg.Skin{}
 	c.gotStartInfo = false
 	c.mapChunk = 0
 	c.resetSnapState()
+	c.storage = snap.Storage{}
 	c.rconAuthed, c.rconTries, c.rconNoPwWarned = false, 0, false
 	c.lastChat, c.lastEmote, c.lastVote, c.lastSkin = 0, 0, 0, 0
 	c.vote = 0
