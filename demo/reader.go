@@ -30,19 +30,20 @@ type Reader struct {
 	ints   []int32
 }
 
-// NewReader parses the header and the embedded map of a demo.
+// NewReader parses the header and the embedded map of a demo. Its errors,
+// like those of Next, start with the byte offset of the field at fault.
 func NewReader(data []byte) (*Reader, error) {
 	r := &Reader{data: data, tick: -1}
 	if len(data) < HeaderSizeV3 {
-		return nil, fmt.Errorf("%w: header", ErrTruncated)
+		return nil, fmt.Errorf("offset 0: %w: header of %d bytes", ErrTruncated, len(data))
 	}
 	if string(data[:7]) != Magic {
-		return nil, ErrBadMagic
+		return nil, fmt.Errorf("offset 0: %w", ErrBadMagic)
 	}
 	h := &r.Header
 	h.Version = int(data[7])
 	if h.Version < 3 || h.Version > 6 {
-		return nil, fmt.Errorf("%w %d", ErrVersion, h.Version)
+		return nil, fmt.Errorf("offset 7: %w %d", ErrVersion, h.Version)
 	}
 	h.NetVersion = cstr(data[offNetVersion : offNetVersion+64])
 	h.MapName = cstr(data[offMapName : offMapName+64])
@@ -54,11 +55,11 @@ func NewReader(data []byte) (*Reader, error) {
 	off := HeaderSizeV3
 	if h.Version >= 4 {
 		if len(data) < HeaderSize {
-			return nil, fmt.Errorf("%w: header", ErrTruncated)
+			return nil, fmt.Errorf("offset 0: %w: header of %d bytes", ErrTruncated, len(data))
 		}
 		n := int(be.Uint32(data[offNumMarkers:]))
 		if n < 0 || n > MaxTimelineMarkers {
-			return nil, fmt.Errorf("%w: %d timeline markers", ErrMalformed, n)
+			return nil, fmt.Errorf("offset %d: %w: %d timeline markers", offNumMarkers, ErrMalformed, n)
 		}
 		for i := range n {
 			h.Markers = append(h.Markers, int32(be.Uint32(data[offMarkers+4*i:])))
@@ -70,10 +71,10 @@ func NewReader(data []byte) (*Reader, error) {
 		off += ddnetSHA256ExtSize
 	}
 	if h.MapSize > MaxMapSize {
-		return nil, fmt.Errorf("%w: map of %d bytes", ErrTooLarge, h.MapSize)
+		return nil, fmt.Errorf("offset %d: %w: map of %d bytes", offMapSize, ErrTooLarge, h.MapSize)
 	}
 	if len(data)-off < int(h.MapSize) {
-		return nil, fmt.Errorf("%w: map", ErrTruncated)
+		return nil, fmt.Errorf("offset %d: %w: map of %d bytes", off, ErrTruncated, h.MapSize)
 	}
 	r.Map = data[off : off+int(h.MapSize)]
 	r.off = off + int(h.MapSize)
