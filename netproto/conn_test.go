@@ -586,6 +586,26 @@ func TestConnResendBounded(t *testing.T) {
 	}
 }
 
+// TestOutboxMemory checks that a Conn whose outbox is drained after every
+// packet keeps reusing one slot instead of allocating the whole ring.
+func TestOutboxMemory(t *testing.T) {
+	c := serverConn(t)
+	for i := range 3 * OutboxPackets {
+		c.Send(time.Duration(i), []byte{1, 2, 3}, SendFlush)
+		for _, ok := c.Poll(nil); ok; _, ok = c.Poll(nil) {
+		}
+	}
+	used := 0
+	for _, s := range c.box.slots {
+		if s != nil {
+			used++
+		}
+	}
+	if used != 1 {
+		t.Fatalf("%d outbox slots allocated, want 1", used)
+	}
+}
+
 func TestInBackroom(t *testing.T) {
 	tests := []struct {
 		seq, ack uint16

@@ -88,8 +88,9 @@ func inBackroom(seq, ack uint16) bool {
 }
 
 // outbox holds finished datagrams until the caller polls them: a ring of
-// at most OutboxPackets slots, each allocated on first use and then reused,
-// so memory follows the peak number of unpolled datagrams.
+// at most OutboxPackets slots, each allocated on first use and then reused.
+// The ring restarts at slot 0 whenever it is drained, so memory follows the
+// peak number of unpolled datagrams, not the number of datagrams sent.
 type outbox struct {
 	slots [OutboxPackets][]byte
 	head  int
@@ -122,5 +123,8 @@ func (o *outbox) pop(dst []byte) ([]byte, bool) {
 	dst = append(dst, o.slots[o.head]...)
 	o.head = (o.head + 1) % OutboxPackets
 	o.n--
+	if o.n == 0 {
+		o.head = 0
+	}
 	return dst, true
 }
