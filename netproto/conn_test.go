@@ -526,10 +526,17 @@ func TestConnLimits(t *testing.T) {
 		c.Send(0, nil, 0)
 	}
 	c.Flush(0)
+	packets, chunks := 0, 0
 	for p, ok := c.Poll(nil); ok; p, ok = c.Poll(nil) {
-		if h, _, _ := ParsePacket(p); h.NumChunks == 0 {
+		h, _, _ := ParsePacket(p)
+		if h.NumChunks == 0 {
 			t.Fatal("chunk count wrapped to 0")
 		}
+		packets++
+		chunks += int(h.NumChunks)
+	}
+	if packets != 2 || chunks != 300 {
+		t.Fatalf("300 chunks went out as %d chunks in %d packets, want 2 packets", chunks, packets)
 	}
 }
 
