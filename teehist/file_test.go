@@ -8,6 +8,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -39,7 +40,14 @@ func (s *fullSink) Truncate(n int64) error {
 func (s *fullSink) Sync() error  { s.synced = true; return nil }
 func (s *fullSink) Close() error { s.closed = true; return nil }
 
+// TestFileWriterDiskFull runs in a synctest bubble: the sleeps advance a
+// fake clock once the writer goroutine is idle, so the flushes happen
+// exactly where the comments say, however loaded the machine is.
 func TestFileWriterDiskFull(t *testing.T) {
+	synctest.Test(t, testFileWriterDiskFull)
+}
+
+func testFileWriterDiskFull(t *testing.T) {
 	s := &fullSink{limit: 25}
 	var calls int
 	w := NewFileWriter(s, FileOptions{FlushInterval: 5 * time.Millisecond, OnError: func(error) { calls++ }})
