@@ -12,6 +12,30 @@ import (
 // driver's per-tick work for a client (timers, one INPUT, flush) do not
 // allocate.
 func TestSteadyStateAllocs(t *testing.T) {
+	c, step := steadyClient(t)
+	if allocs := testing.AllocsPerRun(200, step); allocs != 0 {
+		t.Fatalf("%v allocations per tick", allocs)
+	}
+	// 10 warm-up ticks, AllocsPerRun's own warm-up run and 200 runs
+	if c.stats.Inputs != 211 {
+		t.Fatalf("%d inputs for 211 ticks", c.stats.Inputs)
+	}
+}
+
+// BenchmarkClientTick measures one client's work per snapshot tick: one
+// delta snapshot received and checked, the driver's tick with one INPUT.
+func BenchmarkClientTick(b *testing.B) {
+	_, step := steadyClient(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		step()
+	}
+}
+
+// steadyClient returns an in-game client and a function doing one tick of
+// its steady-state work (after 10 warm-up ticks).
+func steadyClient(t testing.TB) (*Client, func()) {
+	t.Helper()
 	c := New(Config{Pattern: PatternRandom, Seed: 1})
 	c.conn = newConn(testCT, func([]byte) {})
 	c.conn.state, c.conn.peerToken = stateOnline, testST
@@ -64,7 +88,5 @@ func TestSteadyStateAllocs(t *testing.T) {
 	if c.stats.Snapshots == 0 || c.stats.BadSnapshots() != 0 || c.failure != nil || c.stats.Inputs != 10 || sent < 10 {
 		t.Fatalf("setup: %d snapshots, %d bad, failure %v, %d inputs, %d datagrams", c.stats.Snapshots, c.stats.BadSnapshots(), c.failure, c.stats.Inputs, sent)
 	}
-	if allocs := testing.AllocsPerRun(200, step); allocs != 0 {
-		t.Fatalf("%v allocations per tick", allocs)
-	}
+	return c, step
 }
