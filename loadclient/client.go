@@ -44,6 +44,8 @@ const (
 	// maxCatchUp bounds the inputs one client sends at once after the driver
 	// woke late; older missed inputs are counted as skipped.
 	maxCatchUp = 50
+	// socketReadBuffer is the receive buffer asked for each client socket.
+	socketReadBuffer = 1 << 20
 )
 
 // Config describes one load client.
@@ -181,6 +183,10 @@ func (c *Client) open() bool {
 		return false
 	}
 	c.sock = sock
+	// room for a few seconds of snapshots when this process is starved of
+	// CPU, so a late reader finds them instead of the kernel dropping them
+	// (the kernel caps it at net.core.rmem_max; best effort)
+	sock.SetReadBuffer(socketReadBuffer)
 	c.stats.Source = sock.LocalAddr().String()
 
 	tok := netproto.TokenNone
