@@ -94,6 +94,9 @@ type Conn struct {
 	lastSend time.Duration
 	lastRecv time.Duration
 	since    time.Duration // time of the last state change
+	// nextResendAll is the earliest time a peer's RESEND flag is honoured
+	// again (resendFlagInterval after the last one).
+	nextResendAll time.Duration
 
 	out       [MaxPayload]byte // packet under construction
 	outLen    int
@@ -114,7 +117,7 @@ func (c *Conn) Reset() {
 	c.state, c.client, c.token, c.peerToken = StateOffline, false, TokenNone, TokenNone
 	c.seq, c.ack, c.peerAck = 0, 0, 0
 	c.reason, c.byPeer = "", false
-	c.lastSend, c.lastRecv, c.since = 0, 0, 0
+	c.lastSend, c.lastRecv, c.since, c.nextResendAll = 0, 0, 0, 0
 	c.outLen, c.outChunks, c.outFlags = 0, 0, 0
 	c.rd = ChunkReader{}
 	c.Stats = ConnStats{}
@@ -225,7 +228,13 @@ func (c *Conn) Feed(now time.Duration, h PacketHeader, payload []byte) error {
 	}
 	c.peerAck = ack
 	c.Stats.PacketsRecv++
-	if h.Flags&FlagResend != 0 {
+	if h.Flags&FlagResend != 0 && now >= c.nextResendAll {
+		// Every unacked chunk goes out again, as in the reference, but at
+		// most once per resendFlagInterval: further requests in that time
+		// ask for chunks already on their way, and a peer setting the flag
+		// on every packet would otherwise get the whole resend buffer back
+		// for each one.
+		c.nextResendAll = now + resendFlagInterval
 		for i := range c.resend.n {
 			c.resendChunk(now, c.resend.at(i))
 		}
@@ -401,8 +410,8 @@ func (c *Conn) sendConnect(now time.Duration) {
 // last-send time is reset, so each chunk is resent at most once per
 // ResendInterval by Update. Receivers drop duplicates, so this is
 // compatible. The queued chunks go out with the next flush, as in the
-// reference. (A peer's RESEND flag, handled by Feed, still queues every
-// unacked chunk as the reference does; the bounded outbox caps that.)
+// reference. (A peer's RESEND flag, handled by Feed, queues every unacked
+// chunk as the reference does, at most once per resendFlagInterval.)
 func (c *Conn) Update(now time.Duration) {
 	switch c.state {
 	case StateOffline, StateError:

@@ -493,6 +493,36 @@ func TestConnResendFlag(t *testing.T) {
 	}
 }
 
+// TestConnResendFlagRate checks that RESEND requests arriving in quick
+// succession resend the buffer once, and again after resendFlagInterval.
+func TestConnResendFlagRate(t *testing.T) {
+	c := serverConn(t)
+	for i := range 20 {
+		c.Send(0, bytes.Repeat([]byte{byte(i)}, 100), SendVital)
+	}
+	c.Flush(0)
+	for _, ok := c.Poll(nil); ok; _, ok = c.Poll(nil) {
+	}
+	resend := PacketHeader{Token: 1, Flags: FlagResend}
+	for i, tc := range []struct {
+		at   time.Duration
+		want uint64 // chunks resent so far
+	}{
+		{time.Millisecond, 20},
+		{2 * time.Millisecond, 20},
+		{resendFlagInterval, 20},
+		{resendFlagInterval + time.Millisecond, 40},
+		{resendFlagInterval + 2*time.Millisecond, 40},
+	} {
+		if err := c.Feed(tc.at, resend, nil); err != nil {
+			t.Fatal(err)
+		}
+		if c.Stats.ChunksResent != tc.want {
+			t.Fatalf("request %d at %v: %d chunks resent, want %d", i, tc.at, c.Stats.ChunksResent, tc.want)
+		}
+	}
+}
+
 func TestConnLimits(t *testing.T) {
 	c := serverConn(t)
 	if err := c.Send(0, make([]byte, MaxChunkSize+1), 0); !errors.Is(err, ErrChunkTooLarge) {

@@ -134,6 +134,8 @@ const (
 	resendScan = 64
 	// resendBudget bounds the chunk bytes (headers included) one Update queues again: one packet's payload.
 	resendBudget = MaxPayload
+	// resendFlagInterval is the least time between two resends of the whole buffer at the peer's request (RESEND flag).
+	resendFlagInterval = 100 * time.Millisecond
 )
 
 // Compile-time checks that one Update's resends fit in one packet.
