@@ -50,9 +50,17 @@ type Result struct {
 	Finished   bool        // the file ended with FINISH
 	Divergence *Divergence // first divergence, nil if none
 	// Ignored lists console commands without an effect on the simulation
-	// that the replay skipped (name and count).
+	// that the replay skipped (name and count): at most MaxIgnored names,
+	// later ones are counted under IgnoredOther.
 	Ignored map[string]int
 }
+
+// MaxIgnored bounds the distinct command names in Result.Ignored, so a file
+// full of made-up commands cannot grow it without end.
+const MaxIgnored = 64
+
+// IgnoredOther is the Result.Ignored key counting commands beyond MaxIgnored names.
+const IgnoredOther = "(other)"
 
 // ErrMapMismatch is returned when the map does not match the recorded SHA-256.
 var ErrMapMismatch = errors.New("replay: map does not match the recording")
@@ -335,6 +343,9 @@ func (e *Engine) command(cmd string, args []string) {
 	case "lock_teams":
 		e.w.LockTeams(!e.w.TeamsLocked())
 	default:
+		if _, ok := e.res.Ignored[cmd]; !ok && len(e.res.Ignored) >= MaxIgnored {
+			cmd = IgnoredOther
+		}
 		e.res.Ignored[cmd]++
 	}
 }

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -258,6 +259,27 @@ func TestFeedBadClientID(t *testing.T) {
 				t.Fatalf("%v cid %d: divergence before any tick", k, cid)
 			}
 		}
+	}
+}
+
+// TestIgnoredBound: made-up console commands are counted under at most
+// MaxIgnored names plus IgnoredOther.
+func TestIgnoredBound(t *testing.T) {
+	r := teehist.NewReader(bytes.NewReader(simulate(t, 2, 1)))
+	h, err := r.ReadHeader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(h, twmap.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range MaxIgnored + 36 {
+		e.Feed(&teehist.Message{Kind: teehist.KindConsoleCommand, CID: -1, Cmd: fmt.Sprint("cmd", i%(MaxIgnored+10))})
+	}
+	ig := e.Result().Ignored
+	if len(ig) != MaxIgnored+1 || ig[IgnoredOther] != 10 || ig["cmd0"] != 2 {
+		t.Fatalf("%d names, %d other, cmd0 %d", len(ig), ig[IgnoredOther], ig["cmd0"])
 	}
 }
 
