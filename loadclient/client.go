@@ -250,7 +250,12 @@ func (c *Client) tickLocked(due time.Duration) bool {
 		}
 	} else {
 		if c.nextInput < 0 {
+			// the first slot of this client's schedule at or after
+			// entering (due may lie before it when the driver runs late)
 			c.nextInput = due
+			if late := c.inGameAt - due; late > 0 {
+				c.nextInput += (late + netproto.TickDuration - 1) / netproto.TickDuration * netproto.TickDuration
+			}
 		}
 		if behind := int64((due-c.nextInput)/netproto.TickDuration) + 1; behind > maxCatchUp {
 			c.stats.SkippedInputs += behind - maxCatchUp
