@@ -235,14 +235,21 @@ func (s *Server) cmdBan(args string) {
 	if reason == "" {
 		reason = "No reason given"
 	}
-	text := s.bans.add(ip, time.Duration(minutes)*time.Minute, reason, time.Now())
-	s.log.Info().Str("ip", ip.String()).Int("minutes", minutes).Str("reason", reason).Msg("ban")
+	text := s.banIP(ip, time.Duration(minutes)*time.Minute, reason)
+	s.consoleOut("banned " + ip.String() + ": " + text)
+}
+
+// banIP bans ip for d (0 = permanent) and drops every client on it with the
+// ban text, which it returns.
+func (s *Server) banIP(ip netip.Addr, d time.Duration, reason string) string {
+	text := s.bans.add(ip, d, reason, time.Now())
+	s.rateLog().Str("ip", ip.String()).Int("minutes", int(d/time.Minute)).Str("reason", reason).Msg("ban")
 	for _, c := range s.clients {
 		if c.state != stateEmpty && c.addr.Addr() == ip {
 			s.dropClient(c, text)
 		}
 	}
-	s.consoleOut("banned " + ip.String() + ": " + text)
+	return text
 }
 
 // rconAuth handles NETMSG_RCON_AUTH (net.md A3.5).

@@ -196,11 +196,7 @@ func (s *Server) updateConns() {
 		}
 		c.conn.Update(now)
 		if c.conn.State() == netproto.StateError {
-			reason := c.conn.Reason()
-			if c.conn.ClosedByPeer() {
-				reason = "" // the reference ignores reasons sent by clients
-			}
-			s.dropClient(c, reason)
+			s.dropFailed(c)
 		}
 	}
 }
@@ -346,11 +342,32 @@ func (s *Server) feedClient(c *client, h netproto.PacketHeader, payload []byte, 
 		}
 	}
 	if c.conn.State() == netproto.StateError {
-		reason := c.conn.Reason()
-		if c.conn.ClosedByPeer() {
-			reason = ""
-		}
-		s.dropClient(c, reason)
+		s.dropFailed(c)
+	}
+}
+
+// The "Stressing network" ban (net.md A1.10): a connection that fails
+// (timeout, CLOSE from the client, broken reliability) within StressWindow
+// of being accepted bans its IP address for StressBanTime.
+const (
+	StressWindow    = time.Second
+	StressBanTime   = time.Minute
+	ReasonStressing = "Stressing network"
+)
+
+// dropFailed drops a slot whose Conn reached StateError with the Conn's
+// reason (none when the client closed: the reference ignores reasons sent
+// by clients), banning the address if it failed within StressWindow.
+func (s *Server) dropFailed(c *client) {
+	reason := c.conn.Reason()
+	if c.conn.ClosedByPeer() {
+		reason = ""
+	}
+	stressed := s.now()-c.created < StressWindow
+	ip := c.addr.Addr()
+	s.dropClient(c, reason)
+	if stressed {
+		s.banIP(ip, StressBanTime, ReasonStressing)
 	}
 }
 
