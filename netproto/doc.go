@@ -22,7 +22,8 @@
 //     CONNECT, ACCEPT, KEEPALIVE and CLOSE, plus the reference reasons.
 //   - token.go: TokenGen, the stateless server token (keyed hash of the
 //     peer IP, rotating secret, previous secret still accepted).
-//   - conn.go: Conn, the sans-IO reliable connection (see its doc).
+//   - conn.go: Conn, the sans-IO reliable connection (see its doc);
+//     resend.go: its resend buffer and outbox.
 //   - sysmsg_ids.go, sysmsg.go, sysmsg6.go: system message ids and codecs
 //     (SysMsg: ID, Pack, Unpack; PackSys writes the header).
 //   - limits.go: every bound and timer.

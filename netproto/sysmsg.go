@@ -43,12 +43,12 @@ func (m *MsgInfo) Unpack(u *Unpacker) error {
 
 // MsgMapChange is NETMSG_MAP_CHANGE (S→C, spec A3.4).
 type MsgMapChange struct {
-	Name             string // no path, no extension
-	CRC              uint32 // IEEE CRC-32 of the map file
-	Size             int32  // map file size in bytes
-	ChunksPerRequest int32  // MAP_DATA messages per REQUEST_MAP_DATA
-	ChunkSize        int32  // bytes per MAP_DATA
-	SHA256           [32]byte
+	Name             string   // no path, no extension
+	CRC              uint32   // IEEE CRC-32 of the map file
+	Size             int32    // map file size in bytes
+	ChunksPerRequest int32    // MAP_DATA messages per REQUEST_MAP_DATA
+	ChunkSize        int32    // bytes per MAP_DATA
+	SHA256           [32]byte // SHA-256 of the map file
 }
 
 // ID returns NetmsgMapChange.
@@ -107,7 +107,7 @@ type MsgServerInfo struct {
 	MapName    string
 	GameType   string
 	Flags      int32 // 1 = password, 2 = timescore
-	SkillLevel int32
+	SkillLevel int32 // 0 casual, 1 normal, 2 competitive
 	NumPlayers int32
 	MaxPlayers int32
 	NumClients int32
@@ -175,10 +175,10 @@ func (*MsgEmpty) Unpack(u *Unpacker) error { return u.Err() }
 // NumParts parts (spec A4).
 type MsgSnap struct {
 	Tick      int32
-	DeltaTick int32 // Tick minus the delta base tick, as on the wire
-	NumParts  int32 // 1..MaxSnapParts
-	Part      int32 // 0..NumParts-1
-	CRC       int32
+	DeltaTick int32  // Tick minus the delta base tick, as on the wire
+	NumParts  int32  // 1..MaxSnapParts
+	Part      int32  // 0..NumParts-1
+	CRC       int32  // checksum of the whole snapshot (wrapping sum of its item data)
 	Data      []byte // at most MaxSnapPartSize bytes
 }
 
@@ -237,8 +237,8 @@ func (m *MsgSnapEmpty) Unpack(u *Unpacker) error {
 // MsgSnapSingle is NETMSG_SNAPSINGLE (S→C): a whole snapshot delta in one message.
 type MsgSnapSingle struct {
 	Tick      int32
-	DeltaTick int32 // Tick minus the delta base tick
-	CRC       int32
+	DeltaTick int32  // Tick minus the delta base tick
+	CRC       int32  // checksum of the snapshot (wrapping sum of its item data)
 	Data      []byte // at most MaxSnapPartSize bytes
 }
 
@@ -394,8 +394,8 @@ func (m *MsgRconCmdAdd) Unpack(u *Unpacker) error {
 // MsgString is a system message with one string field: RCON_CMD_REM,
 // RCON_CMD, RCON_AUTH (password), MAPLIST_ENTRY_ADD, MAPLIST_ENTRY_REM.
 type MsgString struct {
-	Msg int32 // the message id, e.g. NetmsgRconCmd
-	S   string
+	Msg int32  // the message id, e.g. NetmsgRconCmd
+	S   string // the command, password or map name
 }
 
 // ID returns m.Msg.
