@@ -2,6 +2,7 @@ package netproto
 
 import (
 	"bytes"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -58,7 +59,7 @@ func (p *Packer) AddStringLimit(s string, limit int) {
 	if p.err != nil {
 		return
 	}
-	if i := indexNUL(s); i >= 0 {
+	if i := strings.IndexByte(s, 0); i >= 0 {
 		s = s[:i]
 	}
 	if limit > 0 && len(s) > limit {
@@ -75,15 +76,6 @@ func (p *Packer) AddStringLimit(s string, limit int) {
 	p.n += copy(p.buf[p.n:], s)
 	p.buf[p.n] = 0
 	p.n++
-}
-
-func indexNUL(s string) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0 {
-			return i
-		}
-	}
-	return -1
 }
 
 // AddRaw appends b verbatim.
