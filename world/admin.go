@@ -1,5 +1,7 @@
 package world
 
+import "math"
+
 // Operator commands (the reference's rcon commands that act on the game).
 
 // ForceTeam moves client cid to team (clamped to -1..1) without the request
@@ -9,14 +11,17 @@ func (w *World) ForceTeam(cid, team int) bool { return w.ForceTeamDelay(cid, tea
 
 // ForceTeamDelay is ForceTeam that also blocks the player's own team changes
 // for delayMinutes (rcon set_team with a delay, e.g. the spectate vote's
-// sv_vote_spectate_rejoindelay).
+// sv_vote_spectate_rejoindelay). Negative delays count as 0; delays past
+// the tick range block until the tick counter ends.
 func (w *World) ForceTeamDelay(cid, team, delayMinutes int) bool {
 	p := w.player(cid)
 	team = min(max(team, TeamSpectators), TeamBlue)
 	if p == nil || !w.ctrl.canJoinTeam(team, cid) {
 		return false
 	}
-	p.teamChangeTick = w.tick + int32(tickSpeed*delayMinutes*60)
+	// saturated: an absurd delay must not wrap around to no delay
+	minutes := int64(min(max(delayMinutes, 0), math.MaxInt32/(tickSpeed*60)))
+	p.teamChangeTick = int32(min(int64(w.tick)+minutes*tickSpeed*60, math.MaxInt32))
 	w.ctrl.doTeamChange(p, team, true)
 	return true
 }

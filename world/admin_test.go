@@ -101,3 +101,32 @@ func TestLockTeams(t *testing.T) {
 		t.Fatal("team change inside the forced delay")
 	}
 }
+
+// TestForceTeamDelayBounds checks that absurd delays (rcon arguments) block
+// the player's own team changes instead of wrapping the tick around, and
+// that negative delays do not block at all.
+func TestForceTeamDelayBounds(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		minutes int
+		blocked bool
+	}{
+		{"negative", -5, false},
+		{"int32 ticks wrap", 715828, true},
+		{"int32 minutes", 1<<31 - 1, true},
+		{"max int", int(^uint(0) >> 1), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newTestWorld(t, DefaultConfig(), flatRows...)
+			addChars(t, w, 1)
+			tickN(w, 4*tickSpeed)
+			if !w.ForceTeamDelay(0, TeamSpectators, tc.minutes) || w.Team(0) != TeamSpectators {
+				t.Fatal("force team failed")
+			}
+			tickN(w, 4*tickSpeed)
+			if changed := w.SetTeam(0, TeamRed); changed == tc.blocked {
+				t.Fatalf("delay %d minutes: own team change allowed = %v", tc.minutes, changed)
+			}
+		})
+	}
+}
