@@ -406,10 +406,10 @@ func (c *Conn) sendConnect(now time.Duration) {
 // sequence order, stopping before the queued chunks (headers included) would
 // exceed resendBudget bytes: what one call adds fits in a single packet
 // (resendScan < MaxPacketChunks), so it can cause at most one extra datagram
-// per call and connection, however many chunks are overdue. A queued chunk's
-// last-send time is reset, so each chunk is resent at most once per
-// ResendInterval by Update. Receivers drop duplicates, so this is
-// compatible. The queued chunks go out with the next flush, as in the
+// per call and connection, however many chunks are overdue (called once per
+// tick: at most 50 resend packets a second). A queued chunk's last-send time
+// is reset, so each chunk is resent at most once per ResendInterval by
+// Update. Receivers drop duplicates, so this is compatible. The queued chunks go out with the next flush, as in the
 // reference. (A peer's RESEND flag, handled by Feed, queues every unacked
 // chunk as the reference does, at most once per resendFlagInterval.)
 func (c *Conn) Update(now time.Duration) {

@@ -128,7 +128,7 @@ const (
 // outboxSlotSize is the capacity of one Conn outbox slot: MaxPacketSize plus room for the few bytes (at most 6) an abandoned compression attempt writes past its limit.
 const outboxSlotSize = MaxPacketSize + 16
 
-// Bounds of Conn.Update's resends (see its doc).
+// Bounds of a Conn's retransmissions (see Conn.Update and Conn.Feed).
 const (
 	// resendScan bounds how many of the oldest unacked chunks Update inspects.
 	resendScan = 64
