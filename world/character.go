@@ -297,7 +297,7 @@ func (c *Character) fireWeapon() {
 			if ai < 0 {
 				ai = -ai
 			}
-			v := 1 - float32(ai)/2
+			v := 1 - float32(float32(ai)/2)
 			speed := Mix(w.tuning.ShotgunSpeeddiff.Float(), 1, v)
 			w.newProjectile(WeaponShotgun, cid, start, Direction(a).Scale(speed), life,
 				weaponDamage[WeaponShotgun], false, 0, -1, WeaponShotgun)

@@ -220,7 +220,7 @@ func newWorld(width, height int, game []byte, cfg Config, seed uint64) *World {
 		for x := 0; x < width; x++ {
 			idx := int(game[y*width+x])
 			if idx >= entityOffset {
-				w.onEntity(idx-entityOffset, Vec2{float32(x)*32 + 16, float32(y)*32 + 16})
+				w.onEntity(idx-entityOffset, Vec2{float32(float32(x)*32) + 16, float32(float32(y)*32) + 16})
 			}
 		}
 	}
