@@ -132,3 +132,25 @@ func TestInactivityKick(t *testing.T) {
 		t.Errorf("kicked slot still mapped (pending kicks %b)", s.pendingKicks)
 	}
 }
+
+// TestCatchUpSnapshotsOnce checks that a loop that wakes several ticks late
+// simulates every due tick but builds snapshots only for the last one, as
+// the reference does after catching up.
+func TestCatchUpSnapshotsOnce(t *testing.T) {
+	s := newIdleServer(t, 1)
+	c := s.clients[0]
+	for s.world.CurrentTick()%2 != 0 {
+		s.doTick()
+	}
+	start := s.world.CurrentTick()
+	stored := c.storage.Len()
+	// Six ticks are due: start+1 .. start+6.
+	s.gameStart = time.Now().Add(-time.Duration(start+6)*TickDuration - TickDuration/2)
+	s.advance()
+	if got := s.world.CurrentTick(); got != start+6 {
+		t.Fatalf("tick %d after catching up, want %d", got, start+6)
+	}
+	if n := c.storage.Len() - stored; n != 1 || c.storage.Newest() != start+6 {
+		t.Errorf("%d snapshots stored while catching up (newest %d), want 1 of tick %d", n, c.storage.Newest(), start+6)
+	}
+}

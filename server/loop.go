@@ -139,14 +139,19 @@ func (s *Server) advance() {
 	// Datagrams that arrived before the tick (inputs stamped for it) are
 	// handled before it is simulated.
 	s.drainRx()
-	for n := 0; !now.Before(s.tickStart(s.world.CurrentTick() + 1)); n++ {
-		if n == MaxCatchUpTicks {
-			// Far behind (suspended or overloaded): move the schedule instead of spinning.
-			s.gameStart = now.Add(-time.Duration(s.world.CurrentTick()) * TickDuration)
-			s.warn().Msg("game loop fell behind; tick schedule moved")
-			break
+	// Every due tick is simulated; only the last one may snapshot (the
+	// reference snapshots once per loop iteration, after catching up, if
+	// that tick is a snapshot tick), so a late loop does not build
+	// snapshots nobody will use.
+	due := int(now.Sub(s.tickStart(s.world.CurrentTick()+1))/TickDuration) + 1
+	behind := due > MaxCatchUpTicks
+	due = min(due, MaxCatchUpTicks)
+	for n := range due {
+		if n == due-1 {
+			s.doTick()
+		} else {
+			s.simulateTick()
 		}
-		s.doTick()
 		if s.pendingMap != "" {
 			name := s.pendingMap
 			s.pendingMap = ""
@@ -154,11 +159,27 @@ func (s *Server) advance() {
 			return
 		}
 	}
+	if behind {
+		// Far behind (suspended or overloaded): move the schedule instead of spinning.
+		s.gameStart = now.Add(-time.Duration(s.world.CurrentTick()) * TickDuration)
+		s.warn().Msg("game loop fell behind; tick schedule moved")
+	}
 	s.updateConns()
 }
 
-// doTick simulates one tick and sends its messages and snapshots.
+// doTick simulates one tick, then sends the snapshots if it is a snapshot
+// tick (every second tick, or every tick with snapshot_rate 50; net.md A4.3).
 func (s *Server) doTick() {
+	s.simulateTick()
+	tick := s.world.CurrentTick()
+	if s.cfg.Server.SnapshotRate == 50 || tick%2 == 0 {
+		s.sendSnapshots(tick)
+		s.world.PostSnap() // events of ticks without snapshots went out with this one
+	}
+}
+
+// simulateTick runs one world tick and sends its messages (no snapshots).
+func (s *Server) simulateTick() {
 	next := s.world.CurrentTick() + 1
 	for _, c := range s.clients {
 		if c.state == stateIngame {
@@ -175,12 +196,7 @@ func (s *Server) doTick() {
 	s.world.DrainEvents(s.onWorldEvent)
 	s.dropKicked()
 	s.tickVote()
-	tick := s.world.CurrentTick()
-	if s.cfg.Server.SnapshotRate == 50 || tick%2 == 0 {
-		s.sendSnapshots(tick)
-		s.world.PostSnap()
-	}
-	if tick%50 == 0 {
+	if s.world.CurrentTick()%50 == 0 {
 		if sig := s.infoSignature(); sig != s.infoSig {
 			s.publishInfo() // scores or teams changed
 		}
