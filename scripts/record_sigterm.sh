@@ -27,7 +27,9 @@ fi
 PORT=${PORT:-8393}
 pass=0
 fail=0
-trap 'kill $SP $LP 2>/dev/null; exit 130' INT TERM
+SP=
+LP=
+trap '[ -n "$SP" ] && kill "$SP" 2>/dev/null; [ -n "$LP" ] && kill "$LP" 2>/dev/null; exit 130' INT TERM
 for run in $(seq 1 "$RUNS"); do
 	dir=$WORK/run$run
 	mkdir -p "$dir/rec"
@@ -60,6 +62,7 @@ CFG
 	dm=$(ls "$dir"/rec/*.demo 2>/dev/null | head -1)
 	ok=1
 	why=""
+	size=0 lasttick="" finished=0 err=""
 	if [ -z "$th" ]; then
 		ok=0
 		why="no teehistorian file"
