@@ -1,6 +1,9 @@
 package netproto
 
-import "sort"
+import (
+	"math"
+	"sort"
+)
 
 // huffmanFreqs are the reference byte frequencies (spec Appendix A). The EOF
 // symbol (256) has frequency 1.
@@ -177,17 +180,17 @@ func HuffmanMaxCompressedLen(n int) int {
 
 // HuffmanDecompress decodes src and appends the result to dst. Decoding stops
 // at the EOF symbol; bytes after it are ignored. It fails with
-// ErrHuffmanOverflow if more than max bytes would be appended and with
-// ErrBadHuffman if src ends before the EOF symbol. On error the returned slice
-// holds what was decoded so far.
-func HuffmanDecompress(dst, src []byte, max int) ([]byte, error) {
+// ErrHuffmanOverflow if more than maxOut bytes would be appended (a negative
+// maxOut allows none) and with ErrBadHuffman if src ends before the EOF
+// symbol. On error the returned slice holds what was decoded so far.
+func HuffmanDecompress(dst, src []byte, maxOut int) ([]byte, error) {
 	t := huffman
 	var acc uint64
 	var n uint
 	pos := 0
-	limit := len(dst) + max
-	if max < 0 {
-		limit = len(dst)
+	limit := len(dst) + max(maxOut, 0)
+	if limit < len(dst) { // len(dst)+maxOut overflowed: no bound beyond int
+		limit = math.MaxInt
 	}
 	for {
 		if n < huffmanMaxCode {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -78,6 +79,11 @@ func TestHuffmanDecompressExactBound(t *testing.T) {
 	out, err := HuffmanDecompress(make([]byte, 3, 64), c, len(in))
 	if err != nil || !bytes.Equal(out[3:], in) {
 		t.Fatalf("got % x, %v", out, err)
+	}
+	// A bound so large that it overflows when added to len(dst) means no bound.
+	out, err = HuffmanDecompress(make([]byte, 3, 64), c, math.MaxInt)
+	if err != nil || !bytes.Equal(out[3:], in) {
+		t.Fatalf("math.MaxInt bound: got % x, %v", out, err)
 	}
 }
 
