@@ -240,9 +240,10 @@ func TestSettingsRoundTrip(t *testing.T) {
 	}
 }
 
-// TestFeedBadClientID: Feed is exported, so a message that did not come
-// from Reader (client id out of range) must not panic it.
-func TestFeedBadClientID(t *testing.T) {
+// newEngine returns an Engine for the header of a short simulated game,
+// before any of its messages.
+func newEngine(t *testing.T) *Engine {
+	t.Helper()
 	r := teehist.NewReader(bytes.NewReader(simulate(t, 2, 1)))
 	h, err := r.ReadHeader()
 	if err != nil {
@@ -252,6 +253,13 @@ func TestFeedBadClientID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return e
+}
+
+// TestFeedBadClientID: Feed is exported, so a message that did not come
+// from Reader (client id out of range) must not panic it.
+func TestFeedBadClientID(t *testing.T) {
+	e := newEngine(t)
 	for _, k := range []teehist.Kind{teehist.KindPlayerNew, teehist.KindPlayerDiff, teehist.KindPlayerOld,
 		teehist.KindInputNew, teehist.KindInputDiff, teehist.KindJoin, teehist.KindDrop, teehist.KindMessage} {
 		for _, cid := range []int32{-1, teehist.MaxClients} {
@@ -265,15 +273,7 @@ func TestFeedBadClientID(t *testing.T) {
 // TestIgnoredBound: made-up console commands are counted under at most
 // MaxIgnored names plus IgnoredOther.
 func TestIgnoredBound(t *testing.T) {
-	r := teehist.NewReader(bytes.NewReader(simulate(t, 2, 1)))
-	h, err := r.ReadHeader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(h, twmap.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := newEngine(t)
 	for i := range MaxIgnored + 36 {
 		e.Feed(&teehist.Message{Kind: teehist.KindConsoleCommand, CID: -1, Cmd: fmt.Sprint("cmd", i%(MaxIgnored+10))})
 	}
