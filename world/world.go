@@ -3,6 +3,7 @@ package world
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"twserver/world/twmap"
 )
@@ -397,41 +398,15 @@ func (w *World) removeEntities() {
 			w.ids.free(w.lasers[i].id)
 		}
 	}
-	n := 0
-	for i := range w.projs {
-		if w.projs[i].dead {
-			continue
-		}
-		if n != i {
-			w.projs[n] = w.projs[i]
-		}
-		n++
-	}
-	w.projs = w.projs[:n]
-	n = 0
-	for i := range w.lasers {
-		if w.lasers[i].dead {
-			continue
-		}
-		if n != i {
-			w.lasers[n] = w.lasers[i]
-		}
-		n++
-	}
-	w.lasers = w.lasers[:n]
+	w.projs = slices.DeleteFunc(w.projs, func(p Projectile) bool { return p.dead })
+	w.lasers = slices.DeleteFunc(w.lasers, func(l Laser) bool { return l.dead })
 	w.compactChars()
 }
 
+// compactChars drops the characters that left the world from the list,
+// keeping the order of the rest.
 func (w *World) compactChars() {
-	n := 0
-	for _, c := range w.chars {
-		if c.inWorld {
-			w.chars[n] = c
-			n++
-		}
-	}
-	clear(w.chars[n:])
-	w.chars = w.chars[:n]
+	w.chars = slices.DeleteFunc(w.chars, func(c *Character) bool { return !c.inWorld })
 }
 
 // reset is the reference CGameWorld::Reset: every entity resets (projectiles
