@@ -270,6 +270,9 @@ func TestDM8Repeatable(t *testing.T) {
 	var a, b []uint32
 	runDM8(t, 600, func(_ int32, _ []uint32, h uint32) { a = append(a, h) })
 	runDM8(t, 600, func(_ int32, _ []uint32, h uint32) { b = append(b, h) })
+	if len(a) < 100 || len(a) != len(b) {
+		t.Fatalf("runs produced %d and %d snapshot hashes", len(a), len(b))
+	}
 	for i := range a {
 		if a[i] != b[i] {
 			t.Fatalf("snapshot %d differs between runs", i)
