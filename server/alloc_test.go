@@ -24,11 +24,22 @@ func newIdleServer(tb testing.TB, players int) *Server {
 	cfg := config.Default()
 	cfg.Server.MaxClients = max(players, 1)
 	cfg.Server.MaxClientsPerIP = cfg.Server.MaxClients
-	s, err := New(Options{Config: cfg, Conn: mc, Logger: zerolog.Nop(), Seed: 1})
+	s := newServerInGame(tb, cfg, mc, players)
+	for _, c := range s.clients[:players] {
+		c.snapRate = snapRateFull
+	}
+	return s
+}
+
+// newServerInGame returns a server on conn that is not running, with n
+// clients in game (slots 0..n-1, addresses 127.0.1.i:40000, server token 1).
+func newServerInGame(tb testing.TB, cfg config.Config, conn PacketConn, n int) *Server {
+	tb.Helper()
+	s, err := New(Options{Config: cfg, Conn: conn, Logger: zerolog.Nop(), Seed: 1})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	for i := range players {
+	for i := range n {
 		c := s.clients[i]
 		c.reset()
 		c.state = stateIngame
@@ -36,10 +47,9 @@ func newIdleServer(tb testing.TB, players int) *Server {
 		c.conn.Accept(s.now(), 1, 2)
 		s.byAddr[c.addr] = i
 		s.peers.add(c.addr, i)
-		c.name = "p"
+		c.name = "p" + itoa(i)
 		c.resetSnapState()
-		c.snapRate = snapRateFull
-		if err := s.world.AddPlayer(i, world.PlayerInfo{Name: "p"}); err != nil {
+		if err := s.world.AddPlayer(i, world.PlayerInfo{Name: c.name}); err != nil {
 			tb.Fatal(err)
 		}
 	}

@@ -1,15 +1,11 @@
 package server
 
 import (
-	"net/netip"
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"twserver/config"
 	"twserver/netproto"
-	"twserver/world"
 )
 
 // loadServer is a server that is not running, with total in-game clients of
@@ -31,25 +27,7 @@ func newLoadServer(tb testing.TB, total, players int) *loadServer {
 	cfg.Server.MaxClients = 64
 	cfg.Server.MaxClientsPerIP = 64
 	cfg.Server.PlayerSlots = players
-	s, err := New(Options{Config: cfg, Conn: &discardConn{}, Logger: zerolog.Nop(), Seed: 1})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for i := range total {
-		c := s.clients[i]
-		c.reset()
-		c.state = stateIngame
-		c.addr = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 1, byte(i)}), 40000)
-		c.conn.Accept(s.now(), 1, 2)
-		s.byAddr[c.addr] = i
-		s.peers.add(c.addr, i)
-		c.name = "p" + itoa(i)
-		c.resetSnapState()
-		if err := s.world.AddPlayer(i, world.PlayerInfo{Name: c.name}); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	return &loadServer{Server: s}
+	return &loadServer{Server: newServerInGame(tb, cfg, &discardConn{}, total)}
 }
 
 // feedInputs hands every in-game client's INPUT for the next tick to the
