@@ -366,8 +366,11 @@ func (s *Server) feedClient(c *client, h netproto.PacketHeader, payload []byte, 
 // (timeout, CLOSE from the client, broken reliability) within StressWindow
 // of being accepted bans its IP address for StressBanTime.
 const (
-	StressWindow    = time.Second
-	StressBanTime   = time.Minute
+	// StressWindow: a connection failing this soon after being accepted is a stress.
+	StressWindow = time.Second
+	// StressBanTime is how long a stressing address is banned.
+	StressBanTime = time.Minute
+	// ReasonStressing is the reason of the ban (shown in the ban text).
 	ReasonStressing = "Stressing network"
 )
 
