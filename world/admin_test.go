@@ -118,12 +118,23 @@ func TestForceTeamDelayBounds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newTestWorld(t, DefaultConfig(), flatRows...)
-			addChars(t, w, 1)
+			addChars(t, w, 2)
 			tickN(w, 4*tickSpeed)
 			if !w.ForceTeamDelay(0, TeamSpectators, tc.minutes) || w.Team(0) != TeamSpectators {
 				t.Fatal("force team failed")
 			}
 			tickN(w, 4*tickSpeed)
+			// a pause shifts the delay tick by tick; it must not wrap either
+			w.Pause(-1)
+			tickN(w, 3000)
+			if !w.Paused() {
+				t.Fatal("not paused")
+			}
+			w.Pause(0)
+			tickN(w, 4*tickSpeed)
+			if w.Paused() {
+				t.Fatal("still paused")
+			}
 			if changed := w.SetTeam(0, TeamRed); changed == tc.blocked {
 				t.Fatalf("delay %d minutes: own team change allowed = %v", tc.minutes, changed)
 			}

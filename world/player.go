@@ -1,5 +1,7 @@
 package world
 
+import "math"
+
 // PlayerInfo describes a client entering the game. Only Spectator and Bot
 // affect the simulation; the strings and colours are kept for demo
 // snapshots (De_ClientInfo).
@@ -506,7 +508,9 @@ func (p *Player) tick() {
 		p.dieTick++
 		p.scoreStartTick++
 		p.lastActionTick++
-		p.teamChangeTick++
+		if p.teamChangeTick < math.MaxInt32 { // a saturated ForceTeamDelay
+			p.teamChangeTick++
+		}
 	}
 }
 
