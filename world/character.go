@@ -394,7 +394,7 @@ func (c *Character) onDirectInput(in *Input) {
 	if c.latest.TargetX == 0 && c.latest.TargetY == 0 {
 		c.latest.TargetY = -1
 	}
-	if c.numInputs > 2 && c.p.team != TeamSpectators && c.alive {
+	if c.numInputs > 2 && c.p.team != TeamSpectators {
 		c.handleWeaponSwitch()
 		c.fireWeapon()
 	}

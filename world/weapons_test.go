@@ -290,3 +290,29 @@ func TestSelfKillAndDeathTile(t *testing.T) {
 		t.Fatal("not respawned 3 s after self kill")
 	}
 }
+
+// TestDeadTeeFiresUntilPlayerTick: a character killed between ticks (here
+// by a hammer in another client's direct input) stays its player's
+// character until the next player tick, and the reference passes direct
+// input to it without an alive check, so a fire press in that window
+// still shoots (from where it died).
+func TestDeadTeeFiresUntilPlayerTick(t *testing.T) {
+	w, a, b := duel(t)
+	a.setWeapon(WeaponHammer)
+	b.health, b.armor = 1, 0
+	fire(w, 0, aimInput(100, 0))
+	if w.Alive(1) {
+		t.Fatal("the hammer did not kill")
+	}
+	b.numInputs = 3
+	in := aimInput(100, 0) // away from the killer
+	in.Fire = (b.latest.Fire | 1) + 2
+	w.DirectInput(1, in)
+	if len(w.projs) != 1 || w.projs[0].owner != 1 || countSnapEvents(w, EventSoundWorld) == 0 {
+		t.Fatalf("dead tee did not fire: %d projectiles", len(w.projs))
+	}
+	w.Tick()
+	if w.players[1].char != nil || len(w.projs) != 1 {
+		t.Fatalf("after the tick: character %v, %d projectiles", w.players[1].char != nil, len(w.projs))
+	}
+}
