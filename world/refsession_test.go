@@ -37,8 +37,9 @@ func TestReferenceSessionReplay(t *testing.T) {
 		// teams), the whole session including the disconnects
 		{"ref_ctf4.pcap", "ref_ctf4.demo", "ctf1", func(c *Config) { c.GameType = GameCTF }, 4},
 		// six synthetic clients jumping and firing in TDM on dm1, including
-		// a 20 ms stall inside the server's network pump at tick 574 (six
-		// inputs answered in tick 575 but handled before it)
+		// stalls inside the server's network pump (inputs captured in tick
+		// 574 and answered 20 ms later, during tick 575, were handled before
+		// that tick ran)
 		{"ref_tdm6.pcap", "ref_tdm6.demo", "dm1", func(c *Config) { c.GameType = GameTDM }, 6},
 		// six synthetic clients with random inputs on a small map of our own
 		// (testdata/fight.map, served by the reference server): pickups,
