@@ -46,6 +46,7 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 		name     = fs.String("name", "", "server name (overrides server.name)")
 		gametype = fs.String("gametype", "", "dm, tdm or ctf (overrides game.type)")
 		maxCl    = fs.Int("max-clients", 0, "connection slots 1..64 (overrides server.max_clients)")
+		slots    = fs.Int("player-slots", 0, "non-spectator players 0..16 (overrides server.player_slots)")
 		password = fs.String("password", "", "server password (overrides server.password)")
 		rconPw   = fs.String("rcon-password", "", "rcon password (overrides server.rcon_password)")
 		logLevel = fs.String("log-level", "", "debug, info, warn or error (overrides log.level)")
@@ -89,6 +90,9 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 	}
 	if set["max-clients"] {
 		cfg.Server.MaxClients = *maxCl
+	}
+	if set["player-slots"] {
+		cfg.Server.PlayerSlots = *slots
 	}
 	if set["password"] {
 		cfg.Server.Password = *password

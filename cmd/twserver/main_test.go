@@ -43,6 +43,7 @@ func TestUsageErrors(t *testing.T) {
 		{"invalid value", []string{"-config", badVal}, "game.type"},
 		{"missing file", []string{"-config", filepath.Join(dir, "none.toml")}, "no such file"},
 		{"bad flag value", []string{"-max-clients", "99"}, "server.max_clients"},
+		{"bad player slots", []string{"-player-slots", "17"}, "server.player_slots"},
 		{"stray argument", []string{"foo"}, "unexpected argument"},
 	}
 	for _, tt := range tests {
