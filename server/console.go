@@ -134,11 +134,7 @@ func (s *Server) execLine(line string) error {
 		s.world.ShuffleTeams()
 	case "lock_teams":
 		s.world.LockTeams(!s.world.TeamsLocked())
-		if s.world.TeamsLocked() {
-			s.serverChat(-1, "Teams were locked")
-		} else {
-			s.serverChat(-1, "Teams were unlocked")
-		}
+		s.broadcastGame(-1, s.serverSettings()) // the reference announces the lock only this way
 	case "say":
 		s.serverChat(-1, args)
 		s.log.Info().Str("text", args).Msg("server chat")

@@ -75,13 +75,8 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 			s.sendGame(c, &gamemsg.SvVoteSet{ClientID: int32(v.caller), Type: int32(v.kind), Timeout: min(left, 60),
 				Description: truncUTF8(v.desc, 63), Reason: v.reason}, false)
 		}
-		if s.cfg.Server.MOTD != "" {
-			s.sendGame(c, &gamemsg.SvMotd{Message: s.cfg.Server.MOTD}, false)
-		}
-		s.sendGame(c, &gamemsg.SvServerSettings{
-			KickVote: true, KickMin: 0, SpecVote: true,
-			PlayerSlots: int32(min(s.cfg.Server.PlayerSlots, s.cfg.Server.MaxClients)),
-		}, false)
+		s.sendGame(c, &gamemsg.SvMotd{Message: s.cfg.Server.MOTD}, false) // also when empty, as the reference
+		s.sendGame(c, s.serverSettings(), false)
 		s.sendSys(c, netproto.NetmsgConReady, true, nil)
 	case netproto.NetmsgEnterGame:
 		if !vital || c.state != stateReady || !c.gotStartInfo {
@@ -117,6 +112,18 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 		s.sendSys0(c, netproto.NetmsgPingReply)
 	default:
 		// unknown or unused ids are ignored like the reference does
+	}
+}
+
+// serverSettings is Sv_ServerSettings (net.md A3.3): the vote settings,
+// whether teams are locked and balanced, and the player slots. Clients show
+// the team lock from it (they print the "Teams were locked" line themselves).
+func (s *Server) serverSettings() *gamemsg.SvServerSettings {
+	return &gamemsg.SvServerSettings{
+		KickVote: true, KickMin: 0, SpecVote: true,
+		TeamLock:    s.world.TeamsLocked(),
+		TeamBalance: s.worldConfig().TeambalanceTime != 0,
+		PlayerSlots: int32(min(s.cfg.Server.PlayerSlots, s.cfg.Server.MaxClients)),
 	}
 }
 

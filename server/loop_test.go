@@ -5,6 +5,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"twserver/gamemsg"
 	"twserver/netproto"
 )
 
@@ -30,6 +31,24 @@ func inputPacket(intended int32) []byte {
 // in every datagram queued at mc.
 func readInputTimings(t *testing.T, mc *MemConn) (timings [][2]int32) {
 	t.Helper()
+	readMessages(t, mc, func(id int32, sys bool, body []byte) {
+		if !sys || id != netproto.NetmsgInputTiming {
+			return
+		}
+		var u netproto.Unpacker
+		u.Reset(body)
+		tick, left := u.GetInt(), u.GetInt()
+		if u.Err() != nil {
+			t.Fatalf("bad INPUTTIMING: %v", u.Err())
+		}
+		timings = append(timings, [2]int32{tick, left})
+	})
+	return timings
+}
+
+// readMessages calls fn for every message in every data datagram queued at mc.
+func readMessages(t *testing.T, mc *MemConn, fn func(id int32, sys bool, body []byte)) {
+	t.Helper()
 	var buf [RecvBufSize]byte
 	var scratch [netproto.MaxPayload]byte
 	for len(mc.q) > 0 {
@@ -53,19 +72,12 @@ func readInputTimings(t *testing.T, mc *MemConn) (timings [][2]int32) {
 				break
 			}
 			id, sys, hn, err := netproto.ParseMsgHeader(ch.Data)
-			if err != nil || !sys || id != netproto.NetmsgInputTiming {
-				continue
+			if err != nil {
+				t.Fatalf("bad message header: %v", err)
 			}
-			var u netproto.Unpacker
-			u.Reset(ch.Data[hn:])
-			tick, left := u.GetInt(), u.GetInt()
-			if u.Err() != nil {
-				t.Fatalf("bad INPUTTIMING: %v", u.Err())
-			}
-			timings = append(timings, [2]int32{tick, left})
+			fn(id, sys, ch.Data[hn:])
 		}
 	}
-	return timings
 }
 
 // TestInputTimingArrivalTime checks that INPUTTIMING's time left is the
@@ -152,5 +164,43 @@ func TestCatchUpSnapshotsOnce(t *testing.T) {
 	}
 	if n := c.storage.Len() - stored; n != 1 || c.storage.Newest() != start+6 {
 		t.Errorf("%d snapshots stored while catching up (newest %d), want 1 of tick %d", n, c.storage.Newest(), start+6)
+	}
+}
+
+// TestLockTeamsSettings checks that lock_teams is announced with
+// Sv_ServerSettings (TeamLock), which clients show, not with a chat line.
+func TestLockTeamsSettings(t *testing.T) {
+	s := newIdleServer(t, 1)
+	c := s.clients[0]
+	peer, err := s.conn.(*MemConn).net.Listen(c.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	for _, want := range []bool{true, false} {
+		s.execLine("lock_teams")
+		c.conn.Flush(s.now())
+		s.flushAll()
+		var got []bool
+		readMessages(t, peer, func(id int32, sys bool, body []byte) {
+			if sys {
+				return
+			}
+			var u netproto.Unpacker
+			u.Reset(body)
+			m, err := gamemsg.Decode(id, decoder{&u})
+			if err != nil {
+				t.Fatalf("undecodable game message %d: %v", id, err)
+			}
+			switch m := m.(type) {
+			case *gamemsg.SvServerSettings:
+				got = append(got, m.TeamLock)
+			case *gamemsg.SvChat:
+				t.Errorf("chat line %q sent for lock_teams", m.Message)
+			}
+		})
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("after lock_teams: Sv_ServerSettings team locks %v, want [%v]", got, want)
+		}
 	}
 }
