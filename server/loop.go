@@ -4,13 +4,16 @@ package server
 //
 //	socket ──readLoop (recv.go)──> rx chan (bounded, drops when full) ──> Run loop
 //	  readLoop: size/header checks, token requests and server-info answers,
-//	            token check of CONNECT, budgets. It reads peerTable and the
-//	            published infoSnapshot; it owns nothing else.
+//	            token check of CONNECT, budgets. It stamps each datagram with
+//	            its arrival time and the slot of its address (peerTable). It
+//	            reads peerTable and the published infoSnapshot; it owns
+//	            nothing else.
 //	  Run loop: the only goroutine touching slots, Conns, the world, snapshot
 //	            storage, votes and bans. It ticks the world at 50 Hz on an
 //	            absolute schedule (tick N starts at gameStart + N*20ms),
-//	            handles packets and console lines between ticks and writes
-//	            every outgoing datagram.
+//	            handles packets and console lines between ticks (every queued
+//	            packet before a tick), runs the connection timers once per
+//	            tick and writes every outgoing datagram.
 //	  consoleReader: reads console lines into consoleCh (bounded).
 
 import (
