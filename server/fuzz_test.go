@@ -1,9 +1,11 @@
 package server
 
 import (
+	"net/netip"
 	"testing"
 	"time"
 
+	"twserver/config"
 	"twserver/gamemsg"
 	"twserver/netproto"
 )
@@ -63,6 +65,74 @@ func FuzzClientMessage(f *testing.F) {
 			}
 			if c.state == stateEmpty && s.peers.has(c.addr) {
 				t.Fatalf("slot %d empty but its address is still a peer", c.id)
+			}
+		}
+	})
+}
+
+// countConn is a PacketConn that counts the bytes written to each address.
+type countConn struct{ sent map[netip.AddrPort]int }
+
+func (c *countConn) ReadFrom(b []byte) (int, netip.AddrPort, error) {
+	return 0, netip.AddrPort{}, ErrClosed
+}
+func (c *countConn) WriteTo(b []byte, a netip.AddrPort) (int, error) {
+	c.sent[a] += len(b)
+	return len(b), nil
+}
+func (c *countConn) LocalAddr() netip.AddrPort { return srvAddr }
+func (c *countConn) Close() error              { return nil }
+
+// FuzzDatagram feeds arbitrary datagrams through the reader's screen and
+// the loop, from an in-game client's address or from a stranger, then runs
+// a tick: nothing may panic, the slot bookkeeping must stay consistent, and
+// a stranger's connection-oriented datagram is never answered with more
+// bytes than it carried.
+func FuzzDatagram(f *testing.F) {
+	secret := netproto.TokenSecret{7}
+	stranger := netip.MustParseAddrPort("198.51.100.7:4000")
+	tok := netproto.NewTokenGen(secret, 0).Token(stranger.Addr())
+	f.Add(inputPacket(5), true)
+	f.Add(netproto.AppendControl(nil, 0, 1, netproto.CtrlClose, []byte("bye\x00")), true)
+	f.Add(netproto.AppendTokenRequest(nil, 5), false)
+	f.Add(netproto.AppendConnect(nil, tok, 5), false)
+	f.Add(netproto.AppendConnless(nil, netproto.ConnlessHeader{Token: tok, ResponseToken: 5},
+		append(append([]byte(nil), magicGetInfo...), 1)), false)
+	f.Add([]byte{0x10, 0, 1, 0, 0, 0, 1, 0x40, 1, 1, 3}, true)
+
+	f.Fuzz(func(t *testing.T, data []byte, fromClient bool) {
+		conn := &countConn{sent: map[netip.AddrPort]int{}}
+		cfg := config.Default()
+		s := newServerInGame(t, cfg, conn, 1)
+		s.budget = connlessBudget{token: bucket{rate: 10}, info: bucket{rate: 10}, connect: bucket{rate: 10}}
+		tokens := netproto.NewTokenGen(secret, 0)
+		from := stranger
+		if fromClient {
+			from = s.clients[0].addr
+		}
+		p := &rxPacket{addr: from, at: time.Now(), cid: -1}
+		p.n = copy(p.buf[:], data)
+		var out [netproto.MaxPacketSize]byte
+		if s.screen(p, tokens, time.Now(), out[:0]) {
+			s.handlePacket(p)
+		}
+		s.doTick()
+		s.updateConns()
+		s.flushAll()
+		for _, c := range s.clients {
+			_, mapped := s.byAddr[c.addr]
+			if c.state == stateEmpty && (mapped || s.peers.has(c.addr)) {
+				t.Fatalf("slot %d empty but its address is still mapped", c.id)
+			}
+			if c.state != stateEmpty && (!mapped || !s.peers.has(c.addr)) {
+				t.Fatalf("slot %d in use but its address %v is not mapped", c.id, c.addr)
+			}
+		}
+		if !fromClient && len(data) > 0 && !netproto.IsConnless(data) {
+			// A CONNECT accepts a slot whose ACCEPT (and its resends) may
+			// follow; compare only what the datagram itself caused.
+			if n := conn.sent[stranger]; n > len(data) {
+				t.Fatalf("%d-byte datagram from a stranger answered with %d bytes", len(data), n)
 			}
 		}
 	})
