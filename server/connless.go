@@ -66,8 +66,10 @@ func (s *Server) appendInfoHeader(p *netproto.Packer, numPlayers, numClients int
 	p.AddInt(int32(maxClients))
 }
 
-// infoPlayers lists the non-empty slots for server info.
+// infoPlayers lists the non-empty slots for server info in s.infoRows
+// (reused, valid until the next call).
 func (s *Server) infoPlayers() (rows []infoPlayer, numPlayers int) {
+	rows = s.infoRows[:0]
 	for _, c := range s.clients {
 		if c.state == stateEmpty {
 			continue
@@ -86,6 +88,7 @@ func (s *Server) infoPlayers() (rows []infoPlayer, numPlayers int) {
 		}
 		rows = append(rows, r)
 	}
+	s.infoRows = rows
 	return rows, numPlayers
 }
 

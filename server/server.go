@@ -109,11 +109,12 @@ type Server struct {
 	sendBuf         []byte
 	scratch         [netproto.MaxPayload]byte
 	warnLimit       rateLimiter
-	infoSig         uint64 // infoSignature of the published info
-	pendingShutdown bool   // shutdown requested by rcon or vote
-	pendingMap      string // map change requested by console/vote, done between ticks
-	rconFrom        int    // client id running the current rcon command, -1 = stdin
-	pendingKicks    uint64 // client ids (bits) the world kicked for inactivity, dropped after the events
+	infoSig         uint64       // infoSignature of the published info
+	pendingShutdown bool         // shutdown requested by rcon or vote
+	pendingMap      string       // map change requested by console/vote, done between ticks
+	rconFrom        int          // client id running the current rcon command, -1 = stdin
+	pendingKicks    uint64       // client ids (bits) the world kicked for inactivity, dropped after the events
+	infoRows        []infoPlayer // scratch of infoPlayers
 
 	runOnce sync.Once
 
