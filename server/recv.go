@@ -11,7 +11,8 @@ import (
 )
 
 // rxPacket is one received datagram travelling from the reader to the loop.
-// Buffers come from a fixed free list (Server.free) and go back after use.
+// Buffers come from a bounded pool (Server.free, at most rxPoolSize) and go
+// back after use.
 type rxPacket struct {
 	n    int
 	cid  int // slot of addr when the reader screened it, -1 for none
