@@ -105,6 +105,8 @@ start_server() {
 			max_clients_per_ip = 4
 			[map]
 			file = "$BENCH_MAP"
+			[game]
+			inactive_kick_time = 0
 		EOT
 		(cd "$dir/cwd" && exec "$TWSERVER" -config "$dir/twserver.toml" -no-console -log-level warn \
 			>"$dir/server.log" 2>&1 </dev/null) &

@@ -120,8 +120,8 @@ func startTwserverBinary(t *testing.T) string {
 	bin := buildTwserver(t)
 	dir := t.TempDir()
 	port := freeUDPPort(t)
-	cfg := fmt.Sprintf("[server]\nbind = \"127.0.0.1\"\nport = %d\nmax_clients = 64\nplayer_slots = %d\nmax_clients_per_ip = %d\n",
-		port, fullSlots, fullPerIP)
+	cfg := fmt.Sprintf("[server]\nbind = \"127.0.0.1\"\nport = %d\nmax_clients = 64\nplayer_slots = %d\nmax_clients_per_ip = %d\n"+
+		"[game]\ninactive_kick_time = 0\n", port, fullSlots, fullPerIP)
 	cfgPath := filepath.Join(dir, "twserver.toml")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
