@@ -24,6 +24,10 @@ func newIdleServer(tb testing.TB, players int) *Server {
 	cfg := config.Default()
 	cfg.Server.MaxClients = max(players, 1)
 	cfg.Server.MaxClientsPerIP = cfg.Server.MaxClients
+	// The players never send input: without this the world would move them
+	// to the spectators after 3 minutes of game time and a long benchmark
+	// would measure an empty server.
+	cfg.Game.InactiveKickTime = 0
 	s := newServerInGame(tb, cfg, mc, players)
 	for _, c := range s.clients[:players] {
 		c.snapRate = snapRateFull
@@ -86,6 +90,12 @@ func BenchmarkTick8Players(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		stepAcked(s)
+	}
+	b.StopTimer()
+	for i := range 8 {
+		if s.world.Team(i) == world.TeamSpectators {
+			b.Fatalf("player %d ended as a spectator: the benchmark measured an emptier server", i)
+		}
 	}
 }
 
