@@ -16,6 +16,13 @@ import (
 // functions directly from the test goroutine.
 func newIdleServer(tb testing.TB, players int) *Server {
 	tb.Helper()
+	return newIdleServerWith(tb, players, nil)
+}
+
+// newIdleServerWith is newIdleServer with a hook that adjusts the
+// configuration first.
+func newIdleServerWith(tb testing.TB, players int, adjust func(*config.Config)) *Server {
+	tb.Helper()
 	mn := NewMemNet()
 	mc, err := mn.Listen(srvAddr)
 	if err != nil {
@@ -24,10 +31,9 @@ func newIdleServer(tb testing.TB, players int) *Server {
 	cfg := config.Default()
 	cfg.Server.MaxClients = max(players, 1)
 	cfg.Server.MaxClientsPerIP = cfg.Server.MaxClients
-	// The players never send input: without this the world would move them
-	// to the spectators after 3 minutes of game time and a long benchmark
-	// would measure an empty server.
-	cfg.Game.InactiveKickTime = 0
+	if adjust != nil {
+		adjust(&cfg)
+	}
 	s := newServerInGame(tb, cfg, mc, players)
 	for _, c := range s.clients[:players] {
 		c.snapRate = snapRateFull
@@ -83,7 +89,10 @@ func TestTickAllocs(t *testing.T) {
 }
 
 func BenchmarkTick8Players(b *testing.B) {
-	s := newIdleServer(b, 8)
+	// The players never send input: with inactivity kicks on, the world
+	// would move them to the spectators after 3 minutes of game time and a
+	// long run would measure an empty server.
+	s := newIdleServerWith(b, 8, func(cfg *config.Config) { cfg.Game.InactiveKickTime = 0 })
 	for range 300 {
 		stepAcked(s)
 	}
