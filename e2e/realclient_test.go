@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"twserver/internal/heavytest"
 	"twserver/world/twmap"
 )
 
@@ -56,6 +57,7 @@ func TestRealClient07(t *testing.T) {
 		inner(t)
 		return
 	}
+	heavytest.Lock(t) // taken by the outer process, held while the inner one runs
 	lookTools(t)
 	if os.Geteuid() != 0 {
 		t.Skip("end-to-end test needs root to create a private network namespace (unshare --net)")

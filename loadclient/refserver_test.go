@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"twserver/internal/heavytest"
 )
 
 // refServerPath returns the 0.7.5 reference server binary, or "".
@@ -106,6 +108,7 @@ func TestAgainstReferenceServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the 10 s run against the reference server")
 	}
+	heavytest.Lock(t)
 	addr := startRefServer(t, 2)
 	var last Status
 	sum, err := Run(context.Background(), RunConfig{

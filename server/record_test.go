@@ -14,6 +14,7 @@ import (
 
 	"twserver/config"
 	"twserver/demo"
+	"twserver/internal/heavytest"
 	"twserver/loadclient"
 	"twserver/snap"
 	"twserver/teehist"
@@ -76,6 +77,7 @@ func TestRecordReplayUnderLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("10 s load run")
 	}
+	heavytest.Lock(t)
 	path, _ := recordGame(t, 8, 10*time.Second, loadclient.PatternRandom, nil)
 	t.Run("demo", func(t *testing.T) { checkDemo(t, strings.TrimSuffix(path, ".teehistorian")+".demo", 8) })
 	f, err := os.Open(path)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"twserver/internal/heavytest"
 	"twserver/loadclient"
 )
 
@@ -235,6 +236,7 @@ func TestFullLoadTwserver(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the 65 s full-load run against twserver")
 	}
+	heavytest.Lock(t)
 	addr := startTwserverBinary(t)
 	sum := runFullLoad(t, addr)
 	if sum.ServerSnapsPerSec < 24 || sum.ServerSnapsPerSec > 25.5 {
@@ -256,6 +258,7 @@ func TestFullLoadReference(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the 65 s full-load run against the reference server")
 	}
+	heavytest.Lock(t)
 	addr := startReferenceServer(t)
 	sum := runFullLoad(t, addr)
 	if sum.ServerSnapsPerSec < 5 || sum.ServerSnapsPerSec > 25.5 {
