@@ -3,81 +3,34 @@ package loadclient
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"net"
 	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"twserver/internal/heavytest"
+	"twserver/internal/refserver"
 )
-
-// refServerPath returns the 0.7.5 reference server binary, or "".
-func refServerPath() string {
-	if p := os.Getenv("TW07_SERVER"); p != "" {
-		return p
-	}
-	if p, err := exec.LookPath("teeworlds-server"); err == nil {
-		return p
-	}
-	if _, err := os.Stat("/usr/games/teeworlds-server"); err == nil {
-		return "/usr/games/teeworlds-server"
-	}
-	return ""
-}
-
-// freeUDPPort returns a UDP port on 127.0.0.1 that was free a moment ago.
-func freeUDPPort(t *testing.T) int {
-	t.Helper()
-	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	return c.LocalAddr().(*net.UDPAddr).Port
-}
-
-// syncBuffer is a bytes.Buffer safe for the process's writer and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // startRefServer runs the reference 0.7.5 server on 127.0.0.1 (never
 // registering with a master) until the test ends.
 func startRefServer(t *testing.T, perIP int) netip.AddrPort {
 	t.Helper()
-	bin := refServerPath()
+	bin := refserver.Path()
 	if bin == "" {
-		t.Skip("teeworlds-server (0.7.5 reference server) not installed; apt-get install teeworlds-server")
+		t.Skip(refserver.SkipReason)
 	}
-	port := freeUDPPort(t)
+	port := refserver.FreeUDPPort(t)
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin,
-		"bindaddr 127.0.0.1", fmt.Sprintf("sv_port %d", port), "sv_register 0", "sv_map dm1",
-		"sv_name twload-test", "console_output_level 2", "sv_max_clients 64",
-		fmt.Sprintf("sv_max_clients_per_ip %d", perIP), "sv_player_slots 64",
-		"sv_spamprotection 0", "sv_inactivekick_time 0")
+	cmd := exec.CommandContext(ctx, bin, refserver.Args(refserver.Settings{
+		Port: port, Name: "twload-test", LogLevel: 2, PerIP: perIP, PlayerSlots: 64})...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+dir)
-	var log syncBuffer
+	var log refserver.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {
 		cancel()
@@ -92,7 +45,7 @@ func startRefServer(t *testing.T, perIP int) netip.AddrPort {
 		}
 	})
 	deadline := time.Now().Add(10 * time.Second)
-	for !bytes.Contains([]byte(log.String()), []byte("version 0.7")) {
+	for !bytes.Contains([]byte(log.String()), []byte(refserver.Ready)) {
 		if time.Now().After(deadline) {
 			t.Fatalf("reference server did not start:\n%s", log.String())
 		}

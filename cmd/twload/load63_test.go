@@ -10,11 +10,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"twserver/internal/heavytest"
+	"twserver/internal/refserver"
 	"twserver/loadclient"
 )
 
@@ -30,40 +30,11 @@ const (
 	fullSlots    = 16
 )
 
-// syncBuffer collects a child process's output for the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// freeUDPPort returns a UDP port on 127.0.0.1 that was free a moment ago.
-func freeUDPPort(t *testing.T) int {
-	t.Helper()
-	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	return c.LocalAddr().(*net.UDPAddr).Port
-}
-
 // startProcess runs cmd until the test ends and waits until its output
 // contains ready. The process is stopped with SIGTERM (SIGKILL after 5 s).
-func startProcess(t *testing.T, cmd *exec.Cmd, ready string) *syncBuffer {
+func startProcess(t *testing.T, cmd *exec.Cmd, ready string) *refserver.Buffer {
 	t.Helper()
-	var out syncBuffer
+	var out refserver.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", cmd.Path, err)
@@ -120,7 +91,7 @@ func startTwserverBinary(t *testing.T) string {
 	t.Helper()
 	bin := buildTwserver(t)
 	dir := t.TempDir()
-	port := freeUDPPort(t)
+	port := refserver.FreeUDPPort(t)
 	cfg := fmt.Sprintf("[server]\nbind = \"127.0.0.1\"\nport = %d\nmax_clients = 64\nplayer_slots = %d\nmax_clients_per_ip = %d\n"+
 		"[game]\ninactive_kick_time = 0\n", port, fullSlots, fullPerIP)
 	cfgPath := filepath.Join(dir, "twserver.toml")
@@ -133,38 +104,21 @@ func startTwserverBinary(t *testing.T) string {
 	return fmt.Sprintf("127.0.0.1:%d", port)
 }
 
-// refServerPath returns the 0.7.5 reference server binary, or "".
-func refServerPath() string {
-	if p := os.Getenv("TW07_SERVER"); p != "" {
-		return p
-	}
-	if p, err := exec.LookPath("teeworlds-server"); err == nil {
-		return p
-	}
-	if _, err := os.Stat("/usr/games/teeworlds-server"); err == nil {
-		return "/usr/games/teeworlds-server"
-	}
-	return ""
-}
-
 // startReferenceServer runs the 0.7.5 reference server on a free loopback
 // port (never registering with a master) with the full-load settings.
 func startReferenceServer(t *testing.T) string {
 	t.Helper()
-	bin := refServerPath()
+	bin := refserver.Path()
 	if bin == "" {
-		t.Skip("teeworlds-server (0.7.5 reference server) not installed; apt-get install teeworlds-server")
+		t.Skip(refserver.SkipReason)
 	}
 	dir := t.TempDir()
-	port := freeUDPPort(t)
-	cmd := exec.Command(bin,
-		"bindaddr 127.0.0.1", fmt.Sprintf("sv_port %d", port), "sv_register 0", "sv_map dm1",
-		"sv_name twload-full", "console_output_level 1", "sv_max_clients 64",
-		fmt.Sprintf("sv_max_clients_per_ip %d", fullPerIP), fmt.Sprintf("sv_player_slots %d", fullSlots),
-		"sv_spamprotection 0", "sv_inactivekick_time 0")
+	port := refserver.FreeUDPPort(t)
+	cmd := exec.Command(bin, refserver.Args(refserver.Settings{
+		Port: port, Name: "twload-full", LogLevel: 1, PerIP: fullPerIP, PlayerSlots: fullSlots})...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+dir)
-	startProcess(t, cmd, "version 0.7")
+	startProcess(t, cmd, refserver.Ready)
 	return fmt.Sprintf("127.0.0.1:%d", port)
 }
 
