@@ -1,48 +1,25 @@
 package server
 
 import (
-	"net/netip"
 	"runtime"
 	"testing"
-
-	"github.com/rs/zerolog"
 
 	"twserver/config"
 	"twserver/world"
 )
 
-// newRecordingServer is newIdleServer with teehistorian and demo recording on.
+// newRecordingServer is newIdleServer with teehistorian and demo recording
+// on and every player's join and ready recorded.
 func newRecordingServer(tb testing.TB, players int) *Server {
 	tb.Helper()
-	mn := NewMemNet()
-	mc, err := mn.Listen(srvAddr)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cfg := config.Default()
-	cfg.Server.MaxClients = players
-	cfg.Server.MaxClientsPerIP = players
-	cfg.Record.Teehistorian = true
-	cfg.Record.Demo = true
-	cfg.Record.Dir = tb.TempDir()
-	s, err := New(Options{Config: cfg, Conn: mc, Logger: zerolog.Nop(), Seed: 1})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for i := range players {
-		c := s.clients[i]
-		c.reset()
-		c.state = stateIngame
-		c.addr = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 1, byte(i)}), 40000)
-		c.conn.Accept(s.now(), 1, 2)
-		c.name = "p"
-		c.resetSnapState()
-		c.snapRate = snapRateFull
+	s := newIdleServerWith(tb, players, func(cfg *config.Config) {
+		cfg.Record.Teehistorian = true
+		cfg.Record.Demo = true
+		cfg.Record.Dir = tb.TempDir()
+	})
+	for _, c := range s.clients[:players] {
 		s.recJoin(c)
 		s.recReady(c)
-		if err := s.world.AddPlayer(i, world.PlayerInfo{Name: "p"}); err != nil {
-			tb.Fatal(err)
-		}
 	}
 	return s
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"io"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -18,7 +17,6 @@ import (
 	"twserver/loadclient"
 	"twserver/snap"
 	"twserver/teehist"
-	"twserver/teehist/replay"
 	"twserver/world"
 	"twserver/world/twmap"
 )
@@ -80,20 +78,12 @@ func TestRecordReplayUnderLoad(t *testing.T) {
 	heavytest.Lock(t)
 	path, _ := recordGame(t, 8, 10*time.Second, loadclient.PatternRandom, nil)
 	t.Run("demo", func(t *testing.T) { checkDemo(t, strings.TrimSuffix(path, ".teehistorian")+".demo", 8) })
+	_, res := replayFile(t, path)
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r := teehist.NewReader(f)
-	h, err := r.ReadHeader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := replay.Run(r, h, twmap.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
 	st, _ := f.Stat()
 	t.Logf("%s: %d bytes, %d ticks, %d positions compared, finished %v, ignored %v", filepath.Base(path), st.Size(), res.Ticks, res.Compared, res.Finished, res.Ignored)
 	if res.Divergence != nil {
@@ -106,10 +96,7 @@ func TestRecordReplayUnderLoad(t *testing.T) {
 		t.Fatalf("too little compared: %d ticks, %d positions", res.Ticks, res.Compared)
 	}
 	// count what was recorded
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		t.Fatal(err)
-	}
-	r = teehist.NewReader(f)
+	r := teehist.NewReader(f)
 	if _, err := r.ReadHeader(); err != nil {
 		t.Fatal(err)
 	}
