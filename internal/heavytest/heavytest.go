@@ -22,7 +22,12 @@ const LockFile = "twserver-heavytest.lock"
 // lock until tb's test ends. The time it waited is logged.
 func Lock(tb testing.TB) {
 	tb.Helper()
-	path := filepath.Join(os.TempDir(), LockFile)
+	lockPath(tb, filepath.Join(os.TempDir(), LockFile))
+}
+
+// lockPath is Lock on the lock file at path.
+func lockPath(tb testing.TB, path string) {
+	tb.Helper()
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
 	if err != nil {
 		tb.Fatalf("heavytest: %v", err)
