@@ -6,17 +6,22 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"twserver/internal/heavytest"
+	"twserver/loadclient"
+	"twserver/snap"
+	"twserver/world"
 	"twserver/world/twmap"
 )
 
@@ -214,7 +219,7 @@ func xdo(t *testing.T, args ...string) string {
 	return strings.TrimSpace(string(b))
 }
 
-var statusPosRe = regexp.MustCompile(`name="?e2ebot"?[^\n]*pos=\((-?\d+),(-?\d+)\)`)
+var statusPosRe = regexp.MustCompile(`id=(\d+) [^\n]*name="?e2ebot"?[^\n]*pos=\((-?\d+),(-?\d+)\)`)
 
 // playerPos sends "status" to the server console and returns the e2ebot position
 // from the newest status line.
@@ -234,11 +239,68 @@ func playerPos(t *testing.T, console io.Writer, serverLog string) (x, y int, ok 
 			continue
 		}
 		last := m[len(m)-1]
-		x, _ = strconv.Atoi(string(last[1]))
-		y, _ = strconv.Atoi(string(last[2]))
+		x, _ = strconv.Atoi(string(last[2]))
+		y, _ = strconv.Atoi(string(last[3]))
 		return x, y, true
 	}
 	return 0, 0, false
+}
+
+// playerID sends "status" to the server console and returns the e2ebot's
+// client id.
+func playerID(t *testing.T, console io.Writer, serverLog string) (int, bool) {
+	t.Helper()
+	before, _ := os.ReadFile(serverLog)
+	fmt.Fprintln(console, "status")
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		b, _ := os.ReadFile(serverLog)
+		if len(b) <= len(before) {
+			continue
+		}
+		if m := statusPosRe.FindAllSubmatch(b[len(before):], -1); len(m) > 0 {
+			id, err := strconv.Atoi(string(m[len(m)-1][1]))
+			return id, err == nil
+		}
+	}
+	return 0, false
+}
+
+// seenByLoadClient runs one synthetic client (package loadclient) against the
+// server for a few seconds and returns how many of its verified snapshots
+// held the character of client realID, and that character's last position.
+func seenByLoadClient(t *testing.T, realID int, camera [2]int32) (seen int, x, y int32, stats loadclient.Stats) {
+	t.Helper()
+	port, err := strconv.Atoi(e2ePort)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	cl := loadclient.New(loadclient.Config{
+		Server:  netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port)),
+		Name:    "e2eload",
+		Pattern: loadclient.PatternIdle,
+		// A free-view spectator's camera follows its aim: look where the
+		// server's world has the real client.
+		IdleTarget: camera,
+		OnSnapshot: func(_ int32, s *snap.Snapshot) {
+			i := s.Find(snap.Key(world.ObjCharacter, uint16(realID)))
+			if i < 0 {
+				return
+			}
+			d := s.ItemData(i)
+			mu.Lock()
+			seen, x, y = seen+1, d[world.CharX], d[world.CharY]
+			mu.Unlock()
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Second)
+	defer cancel()
+	stats = cl.Run(ctx)
+	mu.Lock()
+	defer mu.Unlock()
+	return seen, x, y, stats
 }
 
 func inner(t *testing.T) {
@@ -265,7 +327,10 @@ func inner(t *testing.T) {
 	}
 	defer console.Close()
 	srv := start(t, "twserver", serverLog, consoleR, nil, out, bin,
-		"-bind", "127.0.0.1", "-port", e2ePort, "-log-level", "debug")
+		"-bind", "127.0.0.1", "-port", e2ePort, "-log-level", "debug",
+		// One player slot: the real client plays, the synthetic client that
+		// checks what others see of it joins as a free-view spectator.
+		"-player-slots", "1")
 	consoleR.Close()
 	if !waitLog(serverLog, regexp.MustCompile(`listening`), 10*time.Second) {
 		t.Fatalf("twserver did not start (see %s)", serverLog)
@@ -377,6 +442,29 @@ func inner(t *testing.T) {
 			t.Logf("server counters: %s", m[0])
 			if string(m[1]) != "0" {
 				t.Errorf("server could not decode %s messages from the real client", m[1])
+			}
+		}
+	}
+
+	// A synthetic client sees the real client's character in its snapshots,
+	// where the server's world has it.
+	if id, ok := playerID(t, console, serverLog); !ok {
+		t.Errorf("server console status did not report the real client's id")
+	} else if x3, y3, ok := playerPos(t, console, serverLog); !ok {
+		t.Errorf("server console status did not report the player's position")
+	} else {
+		seen, sx, sy, st := seenByLoadClient(t, id, [2]int32{int32(x3), int32(y3)})
+		t.Logf("load client: entered=%v snapshots=%d crc_errors=%d; real client's character (id %d) in %d snapshots, last at (%d,%d)",
+			st.Entered, st.Snapshots, st.CRCErrors, id, seen, sx, sy)
+		switch {
+		case !st.Entered || st.CRCErrors != 0 || st.DeltaErrors != 0 || st.BadItems != 0:
+			t.Errorf("load client: entered=%v crc=%d delta=%d bad items=%d failure=%q", st.Entered, st.CRCErrors, st.DeltaErrors, st.BadItems, st.Failure)
+		case seen == 0:
+			t.Errorf("load client never saw the real client's character (id %d) in its snapshots", id)
+		}
+		if x4, y4, ok := playerPos(t, console, serverLog); ok && seen > 0 {
+			if dx, dy := int(sx)-x4, int(sy)-y4; dx*dx+dy*dy > 64*64 {
+				t.Errorf("load client saw the real client's character at (%d,%d), the server's world has it at (%d,%d)", sx, sy, x4, y4)
 			}
 		}
 	}

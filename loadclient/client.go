@@ -63,6 +63,16 @@ type Config struct {
 	// Ticks, when set, collects the snapshot ticks every client of a run
 	// received, so each client's share of them can be reported.
 	Ticks *TickSet
+	// OnSnapshot, when set, is called with every snapshot the client
+	// reconstructed and verified (CRC), from the client's reader goroutine
+	// with the client locked: it must return quickly and must not keep s,
+	// which the client reuses.
+	OnSnapshot func(tick int32, s *snap.Snapshot)
+	// IdleTarget, when not zero, is the aim of PatternIdle instead of
+	// (100, 0). The aim is relative to the tee; for a free-view spectator
+	// it is where the camera goes, i.e. which part of the map the server
+	// sends.
+	IdleTarget [2]int32
 }
 
 // Stage names, reported in Stats.Stage.
@@ -196,6 +206,9 @@ func (c *Client) open() bool {
 	c.conn = newConn(tok, c.write)
 	c.recv = snap.NewReceiver(snap.MsgIDs7, snap.Sizes7)
 	c.gen = NewInputGen(c.cfg.Pattern, c.cfg.Seed)
+	if c.cfg.Pattern == PatternIdle && c.cfg.IdleTarget != [2]int32{} {
+		c.gen.cur.TargetX, c.gen.cur.TargetY = c.cfg.IdleTarget[0], c.cfg.IdleTarget[1]
+	}
 	c.enterBy = c.cfg.EnterTimeout
 	c.nextInput = -1
 	c.conn.start(c.clock())
@@ -586,11 +599,15 @@ func (c *Client) noteBad(kind string, tick int32, err error) {
 
 func (c *Client) onSnapshot(tick int32, empty bool) {
 	now := c.now
-	if sn, _ := c.recv.Latest(); sn != nil && !empty {
+	sn, _ := c.recv.Latest()
+	if sn != nil && !empty {
 		if bad, first := validateSnapshot(sn); bad > 0 {
 			c.stats.BadItems += int64(bad)
 			c.noteBad("snapshot item", tick, errors.New(first))
 		}
+	}
+	if sn != nil && c.cfg.OnSnapshot != nil {
+		c.cfg.OnSnapshot(tick, sn)
 	}
 	c.ackTick, c.crcStreak = tick, 0
 	c.lastTick, c.lastTickAt = tick, now
