@@ -46,6 +46,11 @@ type Config struct {
 	Log    LogConfig    `toml:"log"`
 	Votes  []VoteOption `toml:"vote"`
 	Record RecordConfig `toml:"record"`
+	// Register, Econ, Metrics and Agones are the operations side channels (ops.go).
+	Register RegisterConfig `toml:"register"`
+	Econ     EconConfig     `toml:"econ"`
+	Metrics  MetricsConfig  `toml:"metrics"`
+	Agones   AgonesConfig   `toml:"agones"`
 }
 
 // RecordConfig selects recording (owned by the recording code, server/record*.go).
@@ -147,9 +152,11 @@ func Default() Config {
 			SnapshotRate:     25,
 			MapDownloadSpeed: 8,
 		},
-		Game:   GameConfig{Type: "dm", ScoreLimit: 20, InactiveKickTime: 3},
-		Log:    LogConfig{Level: "info", Format: "console"},
-		Record: RecordConfig{Dir: "recordings", MaxFileMB: 512, MaxDirMB: 8192},
+		Game:     GameConfig{Type: "dm", ScoreLimit: 20, InactiveKickTime: 3},
+		Log:      LogConfig{Level: "info", Format: "console"},
+		Record:   RecordConfig{Dir: "recordings", MaxFileMB: 512, MaxDirMB: 8192},
+		Register: defaultRegister(),
+		Econ:     defaultEcon(),
 	}
 }
 
@@ -319,6 +326,9 @@ func (c *Config) Validate() error {
 		return invalid("record.max_file_mb", "%d is outside 1..%d", r.MaxFileMB, 1<<20)
 	} else if r.MaxDirMB < 0 || r.MaxDirMB > 1<<30 {
 		return invalid("record.max_dir_mb", "%d is outside 0..%d", r.MaxDirMB, 1<<30)
+	}
+	if err := c.validateOps(); err != nil {
+		return err
 	}
 	if len(c.Votes) > MaxVoteOptions {
 		return invalid("vote", "%d options, at most %d", len(c.Votes), MaxVoteOptions)

@@ -84,6 +84,18 @@ command = "change_map b"
 		{name: "file and dir", in: "[map]\nfile = \"a.map\"\ndir = \"m\"\n", wantErr: "map.file"},
 		{name: "vote empty", in: "[[vote]]\ndescription = \"\"\ncommand = \"x\"\n", wantErr: "vote[0].description"},
 		{name: "vote dup", in: "[[vote]]\ndescription = \"a\"\ncommand = \"x\"\n[[vote]]\ndescription = \"a\"\ncommand = \"y\"\n", wantErr: "vote[1].description"},
+		{name: "econ without password", in: "[econ]\nport = 8304\n", wantErr: "econ.password"},
+		{name: "econ level", in: "[econ]\noutput_level = 3\n", wantErr: "econ.output_level"},
+		{name: "econ bind", in: "[econ]\nbind = \"localhost\"\n", wantErr: "econ.bind"},
+		{name: "register url", in: "[register]\nenabled = true\nurl = \"ftp://x\"\n", wantErr: "register.url"},
+		{name: "metrics listen", in: "[metrics]\nlisten = \":9100\"\n", wantErr: "metrics.listen"},
+		{name: "ops sections", in: "[register]\nport = 8310\n[econ]\nport = 8304\npassword = \"e\"\n[metrics]\nlisten = \"127.0.0.1:9100\"\n[agones]\nenabled = true\n",
+			check: func(t *testing.T, c Config) {
+				if c.Register.Enabled || c.Register.Port != 8310 || c.Econ.Port != 8304 || c.Econ.Bind != "127.0.0.1" ||
+					c.Econ.AuthTimeout != 30 || c.Metrics.Listen != "127.0.0.1:9100" || !c.Agones.Enabled {
+					t.Errorf("decoded %+v", c)
+				}
+			}},
 		{name: "long password", in: "[server]\npassword = \"" + strings.Repeat("x", 33) + "\"\n", wantErr: "server.password"},
 	}
 	for _, tt := range tests {

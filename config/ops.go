@@ -1,0 +1,113 @@
+package config
+
+import (
+	"net/netip"
+	"net/url"
+)
+
+// Bounds of the operations settings.
+const (
+	// MaxUDPMasters bounds the legacy 0.7 masters of register.udp_masters.
+	MaxUDPMasters = 8
+	// MaxEconAuthTimeout is the largest econ.auth_timeout in seconds.
+	MaxEconAuthTimeout = 3600
+	// MaxEconBanTime is the largest econ.ban_time in seconds.
+	MaxEconBanTime = 7 * 24 * 3600
+)
+
+// RegisterConfig selects master-server registration (sv_register and friends).
+// Off by default, so no development or test run ever contacts a real master.
+type RegisterConfig struct {
+	// Enabled turns registration on (sv_register).
+	Enabled bool `toml:"enabled"`
+	// URL is DDNet's HTTP registration endpoint (sv_register_url).
+	URL string `toml:"url"`
+	// Port is the port announced to the masters; 0 = server.port (sv_register_port).
+	Port int `toml:"port"`
+	// UDPMasters lists legacy 0.7 masters ("host:port") for the bea2 heartbeat; empty = off.
+	UDPMasters []string `toml:"udp_masters"`
+}
+
+// EconConfig selects the external console, the TCP admin console of the
+// reference server (ec_* settings).
+type EconConfig struct {
+	// Port is the TCP port; 0 = off (ec_port).
+	Port int `toml:"port"`
+	// Bind is the local IP address of the econ listener (ec_bindaddr).
+	Bind string `toml:"bind"`
+	// Password is required to log in; must be set when Port is (ec_password).
+	Password string `toml:"password"`
+	// AuthTimeout is how many seconds a connection may take to log in (ec_auth_timeout).
+	AuthTimeout int `toml:"auth_timeout"`
+	// BanTime is how many seconds an address is banned after 3 wrong passwords; 0 = no ban (ec_bantime).
+	BanTime int `toml:"ban_time"`
+	// OutputLevel selects the console lines sent to econ clients, 0.7.5 meaning (ec_output_level).
+	OutputLevel int `toml:"output_level"`
+}
+
+// MetricsConfig selects the HTTP endpoint with /metrics and /healthz.
+type MetricsConfig struct {
+	// Listen is the "address:port" to serve on; empty = off.
+	Listen string `toml:"listen"`
+}
+
+// AgonesConfig selects the Agones SDK integration (REST API of the sidecar).
+type AgonesConfig struct {
+	// Enabled turns the Agones integration on.
+	Enabled bool `toml:"enabled"`
+}
+
+func defaultRegister() RegisterConfig {
+	return RegisterConfig{URL: "https://master1.ddnet.org/ddnet/15/register"}
+}
+
+func defaultEcon() EconConfig {
+	return EconConfig{Bind: "127.0.0.1", AuthTimeout: 30, BanTime: 300, OutputLevel: 1}
+}
+
+// validateOps checks the operations sections.
+func (c *Config) validateOps() error {
+	r := &c.Register
+	if r.Enabled {
+		u, err := url.Parse(r.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return invalid("register.url", "%q is not an http(s) URL", r.URL)
+		}
+	}
+	if r.Port < 0 || r.Port > 65535 {
+		return invalid("register.port", "%d is outside 0..65535", r.Port)
+	}
+	if len(r.UDPMasters) > MaxUDPMasters {
+		return invalid("register.udp_masters", "%d masters, at most %d", len(r.UDPMasters), MaxUDPMasters)
+	}
+	e := &c.Econ
+	if e.Port < 0 || e.Port > 65535 {
+		return invalid("econ.port", "%d is outside 0..65535", e.Port)
+	}
+	if e.Port != 0 && e.Password == "" {
+		return invalid("econ.password", "must be set when econ.port is set")
+	}
+	if len(e.Password) > MaxPasswordLen {
+		return invalid("econ.password", "longer than %d bytes", MaxPasswordLen)
+	}
+	if e.Bind != "" {
+		if _, err := netip.ParseAddr(e.Bind); err != nil {
+			return invalid("econ.bind", "%q is not an IP address", e.Bind)
+		}
+	}
+	if e.AuthTimeout < 1 || e.AuthTimeout > MaxEconAuthTimeout {
+		return invalid("econ.auth_timeout", "%d is outside 1..%d seconds", e.AuthTimeout, MaxEconAuthTimeout)
+	}
+	if e.BanTime < 0 || e.BanTime > MaxEconBanTime {
+		return invalid("econ.ban_time", "%d is outside 0..%d seconds", e.BanTime, MaxEconBanTime)
+	}
+	if e.OutputLevel < 0 || e.OutputLevel > 2 {
+		return invalid("econ.output_level", "%d is outside 0..2", e.OutputLevel)
+	}
+	if l := c.Metrics.Listen; l != "" {
+		if _, err := netip.ParseAddrPort(l); err != nil {
+			return invalid("metrics.listen", "%q is not address:port", l)
+		}
+	}
+	return nil
+}
