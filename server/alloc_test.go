@@ -115,6 +115,12 @@ func stepAcked(s *Server) {
 	s.doTick()
 	s.updateConns()
 	s.flushAll()
+	ackNewest(s)
+}
+
+// ackNewest acknowledges, for every in-game client, the newest snapshot
+// sent, and puts it at the full snapshot rate.
+func ackNewest(s *Server) {
 	for _, c := range s.clients {
 		if c.state == stateIngame && c.storage.Len() > 0 {
 			c.lastAckedTick = c.storage.Newest()

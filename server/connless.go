@@ -145,7 +145,7 @@ func (s *Server) answerConnless(to netip.AddrPort, h netproto.ConnlessHeader, pa
 		return
 	}
 	out = netproto.AppendConnless(out, netproto.ConnlessHeader{Token: h.ResponseToken, ResponseToken: own}, b)
-	_, _ = s.conn.WriteTo(out, to)
+	s.write(out, to)
 	s.stats.InfoReplies.Add(1)
 }
 

@@ -36,7 +36,7 @@ var Commands = []Command{
 	{"broadcast", "r", "Show a broadcast message"},
 	{"logout", "", "Log out of the remote console"},
 	{"shutdown", "", "Stop the server"},
-	{"stats", "", "Show packet counters (received, dropped by reason, replies)"},
+	{"stats", "", "Show packet counters (received, dropped by reason, replies) and tick timing"},
 	{"help", "", "List commands"},
 }
 
@@ -166,6 +166,7 @@ func (s *Server) execLine(line string) error {
 			fmt.Fprintf(&b, "%s=%d", k, cs[k])
 		}
 		s.consoleOut(b.String())
+		s.consoleOut(s.ticks.summary())
 	case "help":
 		for _, c := range Commands {
 			s.consoleOut(fmt.Sprintf("%-10s %s", c.Name, c.Help))
@@ -239,6 +240,8 @@ func (s *Server) cmdBan(args string) {
 // ban text, which it returns.
 func (s *Server) banIP(ip netip.Addr, d time.Duration, reason string) string {
 	text := s.bans.add(ip, d, reason, time.Now())
+	s.gauges.BansTotal.Add(1)
+	s.gauges.Bans.Store(int32(len(s.bans.m)))
 	s.rateLog().Str("ip", ip.String()).Int("minutes", int(d/time.Minute)).Str("reason", reason).Msg("ban")
 	for _, c := range s.clients {
 		if c.state != stateEmpty && c.addr.Addr() == ip {

@@ -93,6 +93,7 @@ loop:
 		}
 		s.advance()
 		s.flushAll()
+		s.endTickWork()
 		if s.pendingShutdown {
 			break loop
 		}
@@ -139,6 +140,8 @@ func (s *Server) advance() {
 		// once per tick, not once per received datagram.
 		return
 	}
+	s.ticks.Lateness.Observe(now.Sub(s.tickStart(s.world.CurrentTick() + 1)))
+	s.tickWake = now
 	// Datagrams that arrived before the tick (inputs stamped for it) are
 	// handled before it is simulated.
 	s.drainRx()
@@ -150,11 +153,17 @@ func (s *Server) advance() {
 	// at the newest even tick keeps 25 snapshots per second under load.
 	due := int(now.Sub(s.tickStart(s.world.CurrentTick()+1))/TickDuration) + 1
 	behind := due > MaxCatchUpTicks
+	if behind {
+		s.ticks.Dropped.Add(uint64(due - MaxCatchUpTicks))
+	}
+	s.ticks.Skipped.Add(uint64(due - 1))
 	due = min(due, MaxCatchUpTicks)
+	s.ticks.Ticks.Add(uint64(due))
 	snapAt := due - 1
 	if s.cfg.Server.SnapshotRate != 50 && (s.world.CurrentTick()+int32(due))%2 != 0 {
 		snapAt = due - 2 // -1 when the only due tick is odd: no snapshot
 	}
+	defer s.publishGauges()
 	for n := range due {
 		if n == snapAt {
 			s.doTick()
@@ -174,6 +183,18 @@ func (s *Server) advance() {
 		s.warn().Msg("game loop fell behind; tick schedule moved")
 	}
 	s.updateConns()
+}
+
+// endTickWork records the work of a wake-up that ran ticks (from the
+// wake-up to the last datagram written).
+func (s *Server) endTickWork() {
+	if s.tickWake.IsZero() {
+		return
+	}
+	end := time.Now()
+	s.ticks.Work.Observe(end.Sub(s.tickWake))
+	s.ticks.LastTick.Store(end.UnixNano())
+	s.tickWake = time.Time{}
 }
 
 // doTick simulates one tick, then sends the snapshots if it is a snapshot
@@ -306,22 +327,26 @@ func (s *Server) handlePacket(p *rxPacket) {
 func (s *Server) onConnect(addr netip.AddrPort, own, peer netproto.Token) {
 	now := s.now()
 	if reason, banned := s.bans.check(addr.Addr(), time.Now()); banned {
+		s.gauges.Refused[refuseBanned].Add(1)
 		if reason != "" {
 			s.sendRaw(netproto.AppendClose(s.sendBuf[:0], 0, peer, reason), addr)
 		}
 		return
 	}
 	if s.numClients() >= s.cfg.Server.MaxClients {
+		s.gauges.Refused[refuseFull].Add(1)
 		s.sendRaw(netproto.AppendClose(s.sendBuf[:0], 0, peer, netproto.ReasonServerFull), addr)
 		s.rateLog().Str("addr", addr.String()).Msg("refused: server full")
 		return
 	}
 	if lim := s.cfg.Server.MaxClientsPerIP; s.sameIPCount(addr.Addr()) >= lim {
+		s.gauges.Refused[refusePerIP].Add(1)
 		reason := strings.Replace(netproto.ReasonTooManySameIP, "%d", itoa(lim), 1)
 		s.sendRaw(netproto.AppendClose(s.sendBuf[:0], 0, peer, reason), addr)
 		s.rateLog().Str("addr", addr.String()).Msg("refused: per-IP limit")
 		return
 	}
+	s.gauges.Connects.Add(1)
 	c := s.freeSlot()
 	c.reset()
 	c.state = stateAuth

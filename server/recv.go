@@ -134,6 +134,7 @@ func (s *Server) readLoop(done chan<- struct{}) {
 			continue
 		}
 		s.stats.Received.Add(1)
+		s.stats.ReceivedBytes.Add(uint64(n))
 		now := time.Now()
 		p.n, p.addr, p.at, p.cid = n, addr, now, -1
 		for nowD := s.now(); tokens.RotateDue(nowD); {
@@ -211,7 +212,7 @@ func (s *Server) screen(p *rxPacket, tokens *netproto.TokenGen, now time.Time, o
 			return false
 		}
 		out = netproto.AppendTokenResponse(out, ctl.Token, tokens.Token(ip))
-		_, _ = s.conn.WriteTo(out, p.addr)
+		s.write(out, p.addr)
 		s.stats.TokenReplies.Add(1)
 		return false
 	case ctl.Type == netproto.CtrlConnect:

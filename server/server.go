@@ -118,6 +118,10 @@ type Server struct {
 
 	runOnce sync.Once
 
+	ticks    TickTiming // tick measurements (ticktime.go)
+	gauges   Gauges     // published gauges and loop counters (gauges.go)
+	tickWake time.Time  // wake-up of the ticks being run; zero between them
+
 	rec recorder // recording state and hooks (record.go)
 }
 
@@ -141,6 +145,8 @@ type Stats struct {
 	Flood atomic.Uint64
 	// BadMessages counts messages from connected clients that failed to decode.
 	BadMessages atomic.Uint64
+	// ReceivedBytes counts the bytes of the datagrams read from the socket.
+	ReceivedBytes atomic.Uint64
 }
 
 // New loads the map, creates the world and opens the socket. It does not start
@@ -192,6 +198,7 @@ func New(o Options) (*Server, error) {
 		s.conn = c
 	}
 	s.publishInfo()
+	s.publishGauges()
 	return s, nil
 }
 

@@ -144,7 +144,7 @@ func (s *Server) freeSlot() *client {
 
 // sendRaw writes one datagram built outside a Conn (pre-connection CLOSE).
 func (s *Server) sendRaw(b []byte, to netip.AddrPort) {
-	_, _ = s.conn.WriteTo(b, to)
+	s.write(b, to)
 }
 
 // flushConn writes every datagram waiting in a client's Conn outbox.
@@ -155,7 +155,7 @@ func (s *Server) flushConn(c *client) {
 			return
 		}
 		s.sendBuf = p[:0]
-		_, _ = s.conn.WriteTo(p, c.addr)
+		s.write(p, c.addr)
 	}
 }
 

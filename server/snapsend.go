@@ -54,6 +54,12 @@ func (s *Server) sendSnapshots(tick int32) {
 			s.warn().Err(err).Int("cid", c.id).Msg("snapshot too large")
 			continue
 		}
+		size := 0
+		for i := range s.enc.NumMessages() {
+			size += len(s.enc.Message(i))
+		}
+		s.gauges.Snapshots.Add(1)
+		s.gauges.SnapshotBytes.Observe(size)
 		for i := range s.enc.NumMessages() {
 			s.sendMsg(c, s.enc.Message(i), netproto.SendFlush)
 			if c.state == stateEmpty {

@@ -139,6 +139,14 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 			runtime.KeepAlive(srv) // profile the server's memory, not its absence
 		}()
 	}
+	mctx, stopMetrics := context.WithCancel(ctx)
+	waitMetrics, err := startMetrics(mctx, cfg.Metrics, srv, log)
+	if err != nil {
+		stopMetrics()
+		log.Error().Err(err).Str("listen", cfg.Metrics.Listen).Msg("cannot start metrics endpoint")
+		return 1
+	}
+	defer func() { stopMetrics(); waitMetrics() }()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Run(ctx) }()
 	select {

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"context"
+	"net"
+
+	"github.com/rs/zerolog"
+
+	"twserver/config"
+	"twserver/metrics"
+	"twserver/server"
+)
+
+// version is the twserver version in twserver_build_info; release builds set
+// it with -ldflags "-X main.version=v1.2.3".
+var version = "dev"
+
+// startMetrics opens the [metrics] listener (if configured) and serves
+// /metrics and /healthz until ctx ends. It returns a func that waits for
+// the HTTP server to stop; a listen error is returned at once so a
+// misconfigured address fails the start.
+func startMetrics(ctx context.Context, mc config.MetricsConfig, srv *server.Server, log zerolog.Logger) (wait func(), err error) {
+	if mc.Listen == "" {
+		return func() {}, nil
+	}
+	ep, err := metrics.New(srv, metrics.Options{Version: version})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", mc.Listen)
+	if err != nil {
+		return nil, err
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := ep.ServeListener(ctx, ln, log); err != nil {
+			log.Error().Err(err).Msg("metrics endpoint stopped")
+		}
+	}()
+	return func() { <-done }, nil
+}

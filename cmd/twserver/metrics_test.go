@@ -1,0 +1,95 @@
+package main
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// freeTCPAddr returns a loopback address:port that was free a moment ago.
+func freeTCPAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// TestMetricsListen: with [metrics] listen set, the binary serves /healthz
+// and /metrics there, and the endpoint stops with the server (console
+// "shutdown").
+func TestMetricsListen(t *testing.T) {
+	addr := freeTCPAddr(t)
+	cfg := filepath.Join(t.TempDir(), "server.toml")
+	os.WriteFile(cfg, []byte("[metrics]\nlisten = \""+addr+"\"\n"), 0o644)
+	stdin, stdinW := io.Pipe()
+	defer stdinW.Close()
+	var errb lockedBuf
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"-config", cfg, "-bind", "127.0.0.1", "-port", "0"}, stdin, &errb)
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK && string(b) == "ok\n" {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/healthz never answered ok (last error %v):\n%s", err, errb.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`teeworlds_server_clients{dialect="0.7",state="ingame"} 0`, `twserver_build_info{go="`, "twserver_tick_duration_seconds_count "} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+	io.WriteString(stdinW, "shutdown\n")
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit code %d\n%s", code, errb.String())
+		}
+	case <-time.After(6 * time.Second):
+		t.Fatalf("no exit after shutdown:\n%s", errb.String())
+	}
+	if _, err := http.Get("http://" + addr + "/healthz"); err == nil {
+		t.Error("metrics endpoint still serving after the server stopped")
+	}
+}
+
+// TestMetricsListenBusy: an address already in use fails the start (exit 1).
+func TestMetricsListenBusy(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	cfg := filepath.Join(t.TempDir(), "server.toml")
+	os.WriteFile(cfg, []byte("[metrics]\nlisten = \""+ln.Addr().String()+"\"\n"), 0o644)
+	var errb lockedBuf
+	if code := run([]string{"-config", cfg, "-bind", "127.0.0.1", "-port", "0", "-no-console"}, strings.NewReader(""), &errb); code != 1 {
+		t.Errorf("exit code %d, want 1:\n%s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "cannot start metrics endpoint") {
+		t.Errorf("log lacks the reason:\n%s", errb.String())
+	}
+}

@@ -1,0 +1,147 @@
+package metrics
+
+import (
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"twserver/server"
+)
+
+// desc is shorthand for a metric description.
+func desc(name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc(name, help, labels, nil)
+}
+
+// Metric descriptions. teeworlds_* are the game-level figures (the names of
+// the community exporter where one exists), twserver_* the internals.
+var (
+	descClients    = desc("teeworlds_server_clients", "Connected clients by connection state and protocol dialect.", "state", "dialect")
+	descPlayers    = desc("teeworlds_server_players", "In-game clients that are not spectators, by protocol dialect.", "dialect")
+	descSpectators = desc("teeworlds_server_spectators", "In-game spectators, by protocol dialect.", "dialect")
+	descMaxClients = desc("teeworlds_server_max_clients", "Connection slots (server.max_clients).")
+	descInfo       = desc("teeworlds_server_info", "Always 1; the labels are the server's name, game type and map.", "name", "gametype", "map")
+
+	descTickDur    = desc("twserver_tick_duration_seconds", "Work of each game-loop wake-up that ran ticks: simulation, snapshots, connection timers and writes.")
+	descTickLate   = desc("twserver_tick_lateness_seconds", "How long after the scheduled start of its first due tick the game loop woke up.")
+	descTicks      = desc("twserver_ticks_total", "Ticks simulated.")
+	descSkipped    = desc("twserver_ticks_skipped_total", "Ticks that missed their own wake-up: simulated back to back with the next, or dropped.")
+	descDropped    = desc("twserver_ticks_dropped_total", "Ticks never simulated because the loop fell too far behind and moved its schedule.")
+	descLastTick   = desc("twserver_last_tick_timestamp_seconds", "Unix time at which the game loop last finished running ticks.")
+	descSnapBytes  = desc("twserver_snapshot_bytes", "Size of each snapshot sent to a client (all parts, before Huffman compression).")
+	descPackets    = desc("twserver_net_packets_total", "UDP datagrams received (in) and sent (out).", "dir")
+	descBytes      = desc("twserver_net_bytes_total", "UDP payload bytes received (in) and sent (out).", "dir")
+	descNetDropped = desc("twserver_net_dropped_total", "Received datagrams or messages dropped, by reason.", "reason")
+	descReplies    = desc("twserver_connless_replies_total", "Connectionless requests answered, by kind.", "kind")
+	descConns      = desc("twserver_connections_total", "CONNECT attempts with a valid token, by result.", "result")
+	descBans       = desc("twserver_bans", "Active IP bans.")
+	descBansTotal  = desc("twserver_bans_total", "Bans added (console, rcon, votes, stress bans).")
+	descRecFiles   = desc("twserver_recording_files_total", "Recording files started (teehistorian and demo).")
+	descRecStopped = desc("twserver_recording_stopped_total", "Recordings stopped early on a write error or a size bound.")
+	descRecPruned  = desc("twserver_recording_pruned_total", "Old recording files removed by the retention bound.")
+	descRecBytes   = desc("twserver_recording_bytes_total", "Bytes written to recording files.")
+)
+
+// collector reads a Source when Prometheus scrapes.
+type collector struct{ src Source }
+
+func newCollector(src Source) *collector { return &collector{src: src} }
+
+// Describe sends every description.
+func (c *collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{
+		descClients, descPlayers, descSpectators, descMaxClients, descInfo,
+		descTickDur, descTickLate, descTicks, descSkipped, descDropped, descLastTick, descSnapBytes,
+		descPackets, descBytes, descNetDropped, descReplies, descConns, descBans, descBansTotal,
+		descRecFiles, descRecStopped, descRecPruned, descRecBytes,
+	} {
+		ch <- d
+	}
+}
+
+// Collect reads the current values (runs on the scraping goroutine).
+func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	}
+	counter := func(d *prometheus.Desc, v uint64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), labels...)
+	}
+	g := c.src.Gauges()
+	for d, dialect := range server.Dialects {
+		for st, state := range server.ClientStates {
+			if st == 0 { // "empty" slots are not clients
+				continue
+			}
+			gauge(descClients, float64(g.Clients[d][st].Load()), state, dialect)
+		}
+		gauge(descPlayers, float64(g.Players[d].Load()), dialect)
+		gauge(descSpectators, float64(g.Spectators[d].Load()), dialect)
+	}
+	gauge(descMaxClients, float64(g.MaxClients.Load()))
+	if in := g.Info.Load(); in != nil {
+		gauge(descInfo, 1, in.Name, in.GameType, in.Map)
+	}
+
+	t := c.src.TickTiming()
+	ch <- durationHistogram(descTickDur, &t.Work)
+	ch <- durationHistogram(descTickLate, &t.Lateness)
+	counter(descTicks, t.Ticks.Load())
+	counter(descSkipped, t.Skipped.Load())
+	counter(descDropped, t.Dropped.Load())
+	if last := t.LastTick.Load(); last != 0 {
+		gauge(descLastTick, float64(last)/1e9)
+	}
+	ch <- sizeHistogram(descSnapBytes, &g.SnapshotBytes)
+
+	st := c.src.Stats()
+	for _, v := range []struct {
+		d     *prometheus.Desc
+		n     *atomic.Uint64
+		label string
+	}{
+		{descPackets, &st.Received, "in"}, {descPackets, &g.Sent, "out"},
+		{descBytes, &st.ReceivedBytes, "in"}, {descBytes, &g.SentBytes, "out"},
+		{descNetDropped, &st.Malformed, "malformed"}, {descNetDropped, &st.BadToken, "bad_token"},
+		{descNetDropped, &st.QueueFull, "queue_full"}, {descNetDropped, &st.ConnlessDropped, "connless_budget"},
+		{descNetDropped, &st.Flood, "flood"}, {descNetDropped, &st.BadMessages, "bad_message"},
+		{descReplies, &st.TokenReplies, "token"}, {descReplies, &st.InfoReplies, "info"},
+	} {
+		counter(v.d, v.n.Load(), v.label)
+	}
+	counter(descConns, g.Connects.Load(), "accepted")
+	for i, reason := range server.RefuseReasons {
+		counter(descConns, g.Refused[i].Load(), reason)
+	}
+	gauge(descBans, float64(g.Bans.Load()))
+	counter(descBansTotal, g.BansTotal.Load())
+
+	rc := c.src.RecordCounters()
+	counter(descRecFiles, rc["record_files"])
+	counter(descRecStopped, rc["record_stopped"])
+	counter(descRecPruned, rc["record_pruned"])
+	counter(descRecBytes, rc["record_bytes"])
+}
+
+// durationHistogram converts a server.DurationHist to a Prometheus histogram in seconds.
+func durationHistogram(d *prometheus.Desc, h *server.DurationHist) prometheus.Metric {
+	cum := h.Buckets()
+	b := make(map[float64]uint64, len(cum))
+	for i, ub := range server.TickBuckets {
+		b[ub] = cum[i]
+	}
+	// Count last: observations keep arriving, and the count must not be
+	// below the highest bucket.
+	sum := h.Sum().Seconds()
+	return prometheus.MustNewConstHistogram(d, max(h.Count(), cum[len(cum)-1]), sum, b)
+}
+
+// sizeHistogram converts a server.SizeHist to a Prometheus histogram in bytes.
+func sizeHistogram(d *prometheus.Desc, h *server.SizeHist) prometheus.Metric {
+	cum := h.Buckets()
+	b := make(map[float64]uint64, len(cum))
+	for i, ub := range server.SizeBuckets {
+		b[ub] = cum[i]
+	}
+	return prometheus.MustNewConstHistogram(d, max(h.Count(), cum[len(cum)-1]), float64(h.Sum()), b)
+}

@@ -1,0 +1,179 @@
+// Package metrics serves a running server's figures over HTTP: /metrics in
+// the Prometheus text format and /healthz for orchestrators.
+//
+// Nothing here touches the game loop. The server keeps plain atomic
+// counters and gauges (server.Stats, server.Gauges, server.TickTiming) and
+// the collector reads them when Prometheus scrapes, so the hot path takes
+// no lock and allocates nothing for metrics. The registry is private to the
+// Endpoint (no global state). Names follow the Prometheus conventions:
+// teeworlds_* for what a player or a browser sees, twserver_* for the
+// implementation; no label holds a player name or an address.
+package metrics
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/rs/zerolog"
+
+	"twserver/server"
+)
+
+// Bounds of the HTTP endpoint.
+const (
+	// HealthMaxTickAge is how long ago the loop may have ticked for /healthz
+	// to answer 200 (the loop ticks every 20 ms).
+	HealthMaxTickAge = 2 * time.Second
+	// ReadHeaderTimeout bounds the time a client may take to send its request headers.
+	ReadHeaderTimeout = 5 * time.Second
+	// WriteTimeout bounds the time to write one response.
+	WriteTimeout = 10 * time.Second
+	// MaxHeaderBytes bounds the request headers.
+	MaxHeaderBytes = 8 << 10
+	// MaxInFlightScrapes bounds concurrent /metrics requests (more get 503).
+	MaxInFlightScrapes = 4
+	// ShutdownTimeout bounds the graceful shutdown of the HTTP server.
+	ShutdownTimeout = time.Second
+)
+
+// Source is what the endpoint reads; *server.Server implements it. Every
+// method must be safe to call from another goroutine than the loop's.
+type Source interface {
+	// Counters are the reader's packet counters.
+	Stats() *server.Stats
+	// Gauges are the loop's published gauges and counters.
+	Gauges() *server.Gauges
+	// TickTiming is the loop's tick measurements.
+	TickTiming() *server.TickTiming
+	// RecordCounters are the recording counters by name.
+	RecordCounters() map[string]uint64
+}
+
+// Options configure an Endpoint.
+type Options struct {
+	// Version is the twserver version reported in twserver_build_info.
+	Version string
+	// Now is the clock of /healthz (nil = time.Now).
+	Now func() time.Time
+}
+
+// Endpoint is the HTTP handler of /metrics and /healthz for one server.
+type Endpoint struct {
+	src Source
+	reg *prometheus.Registry
+	mux *http.ServeMux
+	now func() time.Time
+}
+
+// New returns the endpoint of src with its own registry: the server's
+// collector, build info, and the Go runtime and process collectors.
+func New(src Source, o Options) (*Endpoint, error) {
+	e := &Endpoint{src: src, reg: prometheus.NewRegistry(), mux: http.NewServeMux(), now: o.Now}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	if o.Version == "" {
+		o.Version = "unknown"
+	}
+	build := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "twserver_build_info",
+		Help:        "Always 1; the labels name the twserver and Go versions.",
+		ConstLabels: prometheus.Labels{"version": o.Version, "go": runtime.Version()},
+	})
+	build.Set(1)
+	for _, c := range []prometheus.Collector{
+		newCollector(src),
+		build,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	} {
+		if err := e.reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	e.mux.Handle("/metrics", promhttp.HandlerFor(e.reg, promhttp.HandlerOpts{
+		MaxRequestsInFlight: MaxInFlightScrapes,
+		Timeout:             WriteTimeout / 2,
+	}))
+	e.mux.HandleFunc("/healthz", e.healthz)
+	return e, nil
+}
+
+// Registry returns the endpoint's registry (tests gather from it).
+func (e *Endpoint) Registry() *prometheus.Registry { return e.reg }
+
+// ServeHTTP serves /metrics and /healthz.
+func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) { e.mux.ServeHTTP(w, r) }
+
+// Healthy reports whether the game loop ticked within HealthMaxTickAge,
+// and how long ago it did (negative: never).
+func (e *Endpoint) Healthy() (bool, time.Duration) {
+	last := e.src.TickTiming().LastTick.Load()
+	if last == 0 {
+		return false, -1
+	}
+	age := e.now().Sub(time.Unix(0, last))
+	return age <= HealthMaxTickAge, age
+}
+
+func (e *Endpoint) healthz(w http.ResponseWriter, r *http.Request) {
+	ok, age := e.Healthy()
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	switch {
+	case ok:
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte("ok\n"))
+	case age < 0:
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte("game loop has not ticked yet\n"))
+	default:
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte("game loop last ticked " + strconv.FormatFloat(age.Seconds(), 'f', 1, 64) + " s ago\n"))
+	}
+}
+
+// Serve listens on addr ("127.0.0.1:9100") and serves until ctx ends; it
+// returns once the listener is closed. A listen error is returned at once.
+func (e *Endpoint) Serve(ctx context.Context, addr string, log zerolog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return e.ServeListener(ctx, ln, log)
+}
+
+// ServeListener is Serve on an open listener.
+func (e *Endpoint) ServeListener(ctx context.Context, ln net.Listener, log zerolog.Logger) error {
+	hs := &http.Server{
+		Handler:           e,
+		ReadHeaderTimeout: ReadHeaderTimeout,
+		ReadTimeout:       ReadHeaderTimeout,
+		WriteTimeout:      WriteTimeout,
+		IdleTimeout:       time.Minute,
+		MaxHeaderBytes:    MaxHeaderBytes,
+	}
+	log.Info().Str("addr", ln.Addr().String()).Msg("metrics listening (/metrics, /healthz)")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+	}()
+	err := hs.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		<-done // Shutdown has finished
+		return nil
+	}
+	return err
+}

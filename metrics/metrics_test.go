@@ -1,0 +1,316 @@
+package metrics
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"github.com/rs/zerolog"
+
+	"twserver/config"
+	"twserver/loadclient"
+	"twserver/server"
+)
+
+// running is a twserver and its metrics endpoint on loopback.
+type running struct {
+	srv  *server.Server
+	ep   *Endpoint
+	base string // "http://127.0.0.1:port"
+}
+
+// startServer runs an in-process twserver on a free loopback UDP port and
+// its metrics endpoint on a free loopback TCP port until the test ends.
+func startServer(t *testing.T, maxClients int) *running {
+	t.Helper()
+	cfg := config.Default()
+	cfg.Server.Bind = "127.0.0.1"
+	cfg.Server.Port = 0
+	cfg.Server.MaxClients = maxClients
+	cfg.Server.MaxClientsPerIP = maxClients
+	cfg.Server.Name = "metrics test"
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.Options{Config: cfg, Logger: zerolog.Nop(), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep, err := New(srv, Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	runDone := make(chan error, 1)
+	go func() { runDone <- srv.Run(ctx) }()
+	httpDone := make(chan error, 1)
+	go func() { httpDone <- ep.ServeListener(ctx, ln, zerolog.Nop()) }()
+	t.Cleanup(func() {
+		cancel()
+		for _, ch := range []chan error{runDone, httpDone} {
+			select {
+			case err := <-ch:
+				if err != nil {
+					t.Errorf("stopped with %v", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Error("server or endpoint did not stop")
+			}
+		}
+	})
+	return &running{srv: srv, ep: ep, base: "http://" + ln.Addr().String()}
+}
+
+// get fetches a path of the endpoint.
+func get(t *testing.T, url string) (int, string, http.Header) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b), resp.Header
+}
+
+// scrape fetches /metrics and parses the text exposition.
+func scrape(t *testing.T, base string) (string, map[string]*dto.MetricFamily) {
+	t.Helper()
+	code, body, _ := get(t, base+"/metrics")
+	if code != http.StatusOK {
+		t.Fatalf("/metrics: status %d: %s", code, body)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("/metrics does not parse: %v\n%s", err, body)
+	}
+	return body, fams
+}
+
+// value sums the samples of a gauge or counter family whose labels include want.
+func value(fams map[string]*dto.MetricFamily, name string, want map[string]string) (float64, bool) {
+	f, ok := fams[name]
+	if !ok {
+		return 0, false
+	}
+	sum := 0.0
+	for _, m := range f.GetMetric() {
+		match := true
+		for k, v := range want {
+			found := false
+			for _, l := range m.GetLabel() {
+				if l.GetName() == k && l.GetValue() == v {
+					found = true
+				}
+			}
+			match = match && found
+		}
+		if !match {
+			continue
+		}
+		switch {
+		case m.Gauge != nil:
+			sum += m.GetGauge().GetValue()
+		case m.Counter != nil:
+			sum += m.GetCounter().GetValue()
+		}
+	}
+	return sum, true
+}
+
+// promtoolCheck runs the real `promtool check metrics` on an exposition.
+func promtoolCheck(t *testing.T, body string) {
+	t.Helper()
+	path, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Skip("promtool not installed (Debian package prometheus; .ci/run installs it)")
+	}
+	cmd := exec.Command(path, "check", "metrics")
+	cmd.Stdin = strings.NewReader(body)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("promtool check metrics: %v\n%s", err, out.String())
+	}
+	if s := strings.TrimSpace(out.String()); s != "" {
+		t.Fatalf("promtool check metrics reports problems:\n%s", s)
+	}
+}
+
+// TestScrapeWithClients: synthetic 0.7 clients join a running server; the
+// scraped client and player gauges match the number in game, the loop's
+// counters move, the clients count falls back to 0 when they leave, and the
+// exposition passes the real promtool's lint.
+func TestScrapeWithClients(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the run with synthetic clients")
+	}
+	const n = 4
+	r := startServer(t, 8)
+	var inGame atomic.Int32
+	runDone := make(chan error, 1)
+	var sum loadclient.Summary
+	go func() {
+		var err error
+		sum, err = loadclient.Run(context.Background(), loadclient.RunConfig{
+			Server: r.srv.Addr(), Clients: n, RampUp: 200 * time.Millisecond, Duration: 4 * time.Second,
+			Pattern: loadclient.PatternIdle, Seed: 3, Sources: 1, SourceBase: netip.MustParseAddr("127.0.0.1"),
+			Status: func(s loadclient.Status) { inGame.Store(int32(s.InGame)) },
+		})
+		runDone <- err
+	}()
+
+	// Poll until the clients are in game as the server counts them.
+	var body string
+	var fams map[string]*dto.MetricFamily
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		body, fams = scrape(t, r.base)
+		v, _ := value(fams, "teeworlds_server_clients", map[string]string{"state": "ingame", "dialect": "0.7"})
+		if v == n && inGame.Load() == n {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("in-game clients on /metrics %v, loadclient says %d, want %d", v, inGame.Load(), n)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if v, _ := value(fams, "teeworlds_server_clients", nil); v != n {
+		t.Errorf("teeworlds_server_clients sums to %v, want %d", v, n)
+	}
+	players, _ := value(fams, "teeworlds_server_players", nil)
+	specs, _ := value(fams, "teeworlds_server_spectators", nil)
+	if players+specs != n {
+		t.Errorf("players %v + spectators %v, want %d", players, specs, n)
+	}
+	if v, _ := value(fams, "teeworlds_server_max_clients", nil); v != 8 {
+		t.Errorf("teeworlds_server_max_clients %v, want 8", v)
+	}
+	if v, _ := value(fams, "teeworlds_server_info", map[string]string{"name": "metrics test", "gametype": "DM", "map": r.srv.MapName()}); v != 1 {
+		t.Errorf("teeworlds_server_info with the server's name, game type and map: %v", v)
+	}
+	if v, _ := value(fams, "twserver_connections_total", map[string]string{"result": "accepted"}); v < n {
+		t.Errorf("accepted connections %v, want at least %d", v, n)
+	}
+	for _, dir := range []string{"in", "out"} {
+		if v, _ := value(fams, "twserver_net_packets_total", map[string]string{"dir": dir}); v == 0 {
+			t.Errorf("no %s packets counted", dir)
+		}
+		if v, _ := value(fams, "twserver_net_bytes_total", map[string]string{"dir": dir}); v == 0 {
+			t.Errorf("no %s bytes counted", dir)
+		}
+	}
+	if v, _ := value(fams, "twserver_build_info", map[string]string{"version": "test"}); v != 1 {
+		t.Errorf("twserver_build_info{version=\"test\"} = %v", v)
+	}
+	for _, h := range []string{"twserver_tick_duration_seconds", "twserver_tick_lateness_seconds", "twserver_snapshot_bytes"} {
+		f := fams[h]
+		if f == nil || f.GetType() != dto.MetricType_HISTOGRAM || f.GetMetric()[0].GetHistogram().GetSampleCount() == 0 {
+			t.Errorf("histogram %s missing or empty", h)
+		}
+	}
+	// No label carries a player name or an address.
+	for name, f := range fams {
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if strings.Contains(l.GetValue(), "127.0.0.1") || strings.Contains(l.GetValue(), "client") {
+					t.Errorf("%s has label %s=%q", name, l.GetName(), l.GetValue())
+				}
+			}
+		}
+	}
+	promtoolCheck(t, body)
+
+	if err := <-runDone; err != nil {
+		t.Fatal(err)
+	}
+	if sum.Connected != n {
+		t.Errorf("loadclient connected %d of %d", sum.Connected, n)
+	}
+	deadline = time.Now().Add(5 * time.Second)
+	for {
+		_, fams = scrape(t, r.base)
+		v, _ := value(fams, "teeworlds_server_clients", nil)
+		if v == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("teeworlds_server_clients %v after every client left, want 0", v)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if code, body, _ := get(t, r.base+"/healthz"); code != http.StatusOK || body != "ok\n" {
+		t.Errorf("/healthz of a running server: %d %q", code, body)
+	}
+}
+
+// idleSource is a Source whose loop never ran.
+type idleSource struct {
+	stats  server.Stats
+	gauges server.Gauges
+	ticks  server.TickTiming
+}
+
+func (s *idleSource) Stats() *server.Stats              { return &s.stats }
+func (s *idleSource) Gauges() *server.Gauges            { return &s.gauges }
+func (s *idleSource) TickTiming() *server.TickTiming    { return &s.ticks }
+func (s *idleSource) RecordCounters() map[string]uint64 { return nil }
+
+// TestHealthz: 503 before the first tick and when the last is older than
+// HealthMaxTickAge, 200 in between.
+func TestHealthz(t *testing.T) {
+	src := &idleSource{}
+	now := time.Unix(1000, 0)
+	ep, err := New(src, Options{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(wantCode int, wantBody string) {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		ep.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+		if rec.Code != wantCode || !strings.Contains(rec.Body.String(), wantBody) {
+			t.Errorf("/healthz: %d %q, want %d %q", rec.Code, rec.Body.String(), wantCode, wantBody)
+		}
+	}
+	check(http.StatusServiceUnavailable, "not ticked yet")
+	src.ticks.LastTick.Store(now.Add(-100 * time.Millisecond).UnixNano())
+	check(http.StatusOK, "ok")
+	now = now.Add(HealthMaxTickAge)
+	check(http.StatusServiceUnavailable, "last ticked 2.1 s ago")
+}
+
+// TestIdleExpositionLints: the exposition of a server without clients or
+// ticks (empty histograms, zero gauges) passes promtool too.
+func TestIdleExpositionLints(t *testing.T) {
+	ep, err := New(&idleSource{}, Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	ep.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `teeworlds_server_clients{dialect="0.7",state="ingame"} 0`) {
+		t.Fatalf("/metrics: %d\n%s", rec.Code, rec.Body.String())
+	}
+	promtoolCheck(t, rec.Body.String())
+}

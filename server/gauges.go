@@ -1,0 +1,173 @@
+package server
+
+import (
+	"net/netip"
+	"sync/atomic"
+	"time"
+)
+
+// Operator-facing gauges and counters the loop publishes for the metrics
+// endpoint. The loop only stores plain values into atomics (no lock, no
+// allocation); readers load them at scrape time.
+
+// ClientStates names the slot states counted in Gauges.Clients, in index
+// order (index 0, "empty", is never counted).
+var ClientStates = stateNames
+
+// Dialects names the protocol dialects counted in Gauges.Clients, in index order.
+var Dialects = [...]string{"0.7"}
+
+// dialect07 is the index of the 0.7 dialect in Dialects.
+const dialect07 = 0
+
+// dialect returns the index in Dialects of the protocol the client speaks.
+func (c *client) dialect() int { return dialect07 }
+
+// SizeBuckets are the upper bounds (bytes) of the snapshot size histogram.
+var SizeBuckets = [...]float64{16, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384}
+
+// SizeHist is a histogram of byte sizes in atomic counters (one writer,
+// any number of readers).
+type SizeHist struct {
+	count  atomic.Uint64
+	sum    atomic.Uint64
+	counts [len(SizeBuckets) + 1]atomic.Uint64 // non-cumulative; last = above every bound
+}
+
+// Observe records one size.
+func (h *SizeHist) Observe(n int) {
+	h.count.Add(1)
+	h.sum.Add(uint64(n))
+	i := 0
+	for i < len(SizeBuckets) && float64(n) > SizeBuckets[i] {
+		i++
+	}
+	h.counts[i].Add(1)
+}
+
+// Count is the number of observations.
+func (h *SizeHist) Count() uint64 { return h.count.Load() }
+
+// Sum is the total of the observed sizes.
+func (h *SizeHist) Sum() uint64 { return h.sum.Load() }
+
+// Buckets returns the cumulative counts at each of SizeBuckets.
+func (h *SizeHist) Buckets() [len(SizeBuckets)]uint64 {
+	var out [len(SizeBuckets)]uint64
+	cumulate(out[:], h.counts[:])
+	return out
+}
+
+// cumulate stores in dst the running sums of the first len(dst) counters.
+func cumulate(dst []uint64, counts []atomic.Uint64) {
+	var cum uint64
+	for i := range dst {
+		cum += counts[i].Load()
+		dst[i] = cum
+	}
+}
+
+// Gauges are values the loop republishes once per tick, and counters of
+// events only the loop sees. Safe for concurrent reads.
+type Gauges struct {
+	// Clients counts occupied slots by dialect and state (index as in
+	// Dialects and ClientStates).
+	Clients [len(Dialects)][len(stateNames)]atomic.Int32
+	// Players counts in-game clients that are not spectators, by dialect.
+	Players [len(Dialects)]atomic.Int32
+	// Spectators counts in-game spectators, by dialect.
+	Spectators [len(Dialects)]atomic.Int32
+	// Info is what the server shows about itself (replaced when it changes).
+	Info atomic.Pointer[InfoLabels]
+	// MaxClients is server.max_clients.
+	MaxClients atomic.Int32
+	// Bans is the number of active bans.
+	Bans atomic.Int32
+	// BansTotal counts bans added (console, rcon, votes, stress bans).
+	BansTotal atomic.Uint64
+	// Connects counts accepted connections.
+	Connects atomic.Uint64
+	// Refused counts CONNECTs refused by reason (index as in RefuseReasons).
+	Refused [len(RefuseReasons)]atomic.Uint64
+	// Snapshots counts snapshots sent (one per client and snapshot tick).
+	Snapshots atomic.Uint64
+	// SnapshotBytes is the size of each sent snapshot (all its parts).
+	SnapshotBytes SizeHist
+	// Sent and SentBytes count datagrams and bytes written to the socket.
+	Sent, SentBytes atomic.Uint64
+}
+
+// InfoLabels are the server's name, game type and map, as in the server info.
+type InfoLabels struct {
+	Name, GameType, Map string
+}
+
+// RefuseReasons names why a CONNECT was refused, in index order.
+var RefuseReasons = [...]string{"banned", "full", "per_ip"}
+
+// Indexes in RefuseReasons.
+const (
+	refuseBanned = iota
+	refuseFull
+	refusePerIP
+)
+
+// Gauges returns the loop's published gauges and counters.
+func (s *Server) Gauges() *Gauges { return &s.gauges }
+
+// publishGauges recounts the slots (once per tick; 64 slots at most).
+func (s *Server) publishGauges() {
+	var counts [len(Dialects)][len(stateNames)]int32
+	var players, specs [len(Dialects)]int32
+	for _, c := range s.clients {
+		if c.state == stateEmpty {
+			continue
+		}
+		d := c.dialect()
+		counts[d][c.state]++
+		if c.state == stateIngame {
+			if s.world.Team(c.id) == teamSpectators {
+				specs[d]++
+			} else {
+				players[d]++
+			}
+		}
+	}
+	g := &s.gauges
+	for d := range counts {
+		for st := range counts[d] {
+			g.Clients[d][st].Store(counts[d][st])
+		}
+		g.Players[d].Store(players[d])
+		g.Spectators[d].Store(specs[d])
+	}
+	if in := g.Info.Load(); in == nil || in.Map != s.curMap.Name || in.Name != s.cfg.Server.Name || in.GameType != s.gameTypeName() {
+		// allocates only when something changed
+		g.Info.Store(&InfoLabels{Name: s.cfg.Server.Name, GameType: s.gameTypeName(), Map: s.curMap.Name})
+	}
+	g.MaxClients.Store(int32(len(s.clients)))
+	if s.world.CurrentTick()%50 == 0 { // at most MaxBans entries: once a second
+		g.Bans.Store(int32(s.bans.active(time.Now())))
+	}
+}
+
+// active counts the bans not expired at now.
+func (l *banList) active(now time.Time) int {
+	n := 0
+	for _, b := range l.m {
+		if b.until.IsZero() || !now.After(b.until) {
+			n++
+		}
+	}
+	return n
+}
+
+// write sends one datagram and counts it.
+func (s *Server) write(b []byte, to netip.AddrPort) {
+	s.gauges.Sent.Add(1)
+	s.gauges.SentBytes.Add(uint64(len(b)))
+	_, _ = s.conn.WriteTo(b, to)
+}
+
+// Stats returns the reader's packet counters (safe for concurrent reads).
+func (s *Server) Stats() *Stats { return &s.stats }
