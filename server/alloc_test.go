@@ -55,6 +55,7 @@ func newServerInGame(tb testing.TB, cfg config.Config, conn PacketConn, n int) *
 		c.state = stateIngame
 		c.addr = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 1, byte(i)}), 40000) // nobody listens: writes are dropped
 		c.conn.Accept(s.now(), 1, 2)
+		c.budget = newClientBudget()
 		s.byAddr[c.addr] = i
 		s.peers.add(c.addr, i)
 		c.name = "p" + itoa(i)
@@ -151,7 +152,7 @@ func TestScreenAllocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.budget = connlessBudget{token: bucket{rate: 1 << 30}, info: bucket{rate: 1 << 30}, connect: bucket{rate: 1 << 30}}
+	s.budget = newConnlessBudget(1<<30, 1<<30, 1<<30)
 	tokens := netproto.NewTokenGen(netproto.TokenSecret{1}, 0)
 	from := netip.MustParseAddrPort("198.51.100.7:4000")
 	tok := tokens.Token(from.Addr())

@@ -104,7 +104,7 @@ func FuzzDatagram(f *testing.F) {
 		conn := &countConn{sent: map[netip.AddrPort]int{}}
 		cfg := config.Default()
 		s := newServerInGame(t, cfg, conn, 1)
-		s.budget = connlessBudget{token: bucket{rate: 10}, info: bucket{rate: 10}, connect: bucket{rate: 10}}
+		s.budget = newConnlessBudget(10, 10, 10)
 		tokens := netproto.NewTokenGen(secret, 0)
 		from := stranger
 		if fromClient {

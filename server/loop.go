@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"golang.org/x/time/rate"
 
 	"twserver/netproto"
 )
@@ -353,6 +354,7 @@ func (s *Server) onConnect(addr netip.AddrPort, own, peer netproto.Token) {
 	c.addr = addr
 	c.created = now
 	c.conn.Accept(now, own, peer)
+	c.budget = newClientBudget()
 	s.recJoin(c)
 	s.byAddr[addr] = c.id
 	s.peers.add(addr, c.id)
@@ -366,18 +368,20 @@ func (s *Server) onConnect(addr netip.AddrPort, own, peer netproto.Token) {
 // inputs, RESEND-flagged packets or map requests.
 const MaxClientPacketsPerSecond = 250
 
+// newClientBudget returns a connection's packet budget: a token bucket of
+// MaxClientPacketsPerSecond per second with a burst of one second's worth.
+func newClientBudget() *rate.Limiter {
+	return rate.NewLimiter(MaxClientPacketsPerSecond, MaxClientPacketsPerSecond)
+}
+
 // feedClient gives a datagram to a slot's Conn and handles its messages;
 // at is the datagram's arrival time (taken by the reader).
 func (s *Server) feedClient(c *client, h netproto.PacketHeader, payload []byte, at time.Time) {
 	now := s.now()
-	if now-c.budgetStart >= time.Second {
-		c.budgetStart, c.budgetUsed = now, 0
-	}
-	if c.budgetUsed >= MaxClientPacketsPerSecond {
+	if !c.budget.AllowN(s.epoch.Add(now), 1) {
 		s.stats.Flood.Add(1)
 		return
 	}
-	c.budgetUsed++
 	if err := c.conn.Feed(now, h, payload); err != nil {
 		return
 	}
@@ -424,34 +428,16 @@ func (s *Server) dropFailed(c *client) {
 	}
 }
 
-// rateLimiter allows burst events, then one per every.
-type rateLimiter struct {
-	every      time.Duration
-	burst      int
-	tokens     int
-	last       time.Time
-	suppressed int
-}
-
-func (r *rateLimiter) allow(now time.Time) bool {
-	if el := now.Sub(r.last); el > 0 {
-		add := int(el / r.every)
-		if add > 0 {
-			r.tokens = min(r.burst, r.tokens+add)
-			r.last = now
-		}
-	}
-	if r.tokens > 0 {
-		r.tokens--
-		return true
-	}
-	r.suppressed++
-	return false
-}
+// Bound of the peer-triggerable log lines (warn, rateLog): a burst of
+// warnBurst, then one per warnEvery.
+const (
+	warnEvery = time.Second
+	warnBurst = 10
+)
 
 // warn returns a rate-limited warning event (peer-triggerable warnings).
 func (s *Server) warn() *zerolog.Event {
-	if !s.warnLimit.allow(time.Now()) {
+	if !s.warnLimit.Allow() {
 		return nil
 	}
 	return s.log.Warn()
@@ -459,7 +445,7 @@ func (s *Server) warn() *zerolog.Event {
 
 // rateLog returns a rate-limited info event (peer-triggerable notices).
 func (s *Server) rateLog() *zerolog.Event {
-	if !s.warnLimit.allow(time.Now()) {
+	if !s.warnLimit.Allow() {
 		return nil
 	}
 	return s.log.Info()

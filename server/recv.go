@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"twserver/netproto"
 )
 
@@ -67,27 +69,20 @@ const (
 	ConnectsPerSecond = 200
 )
 
-// bucket is a token bucket refilled per second; used only by the reader.
-type bucket struct {
-	rate   int
-	tokens int
-	last   time.Time
-}
-
-func (b *bucket) take(now time.Time) bool {
-	if now.Sub(b.last) >= time.Second {
-		b.tokens, b.last = b.rate, now
-	}
-	if b.tokens <= 0 {
-		return false
-	}
-	b.tokens--
-	return true
-}
-
-// connlessBudget holds the reader's rate limits.
+// connlessBudget holds the reader's rate limits (token buckets of
+// golang.org/x/time/rate: the rate per second, with a burst of one second's
+// worth).
 type connlessBudget struct {
-	token, info, connect bucket
+	token, info, connect *rate.Limiter
+}
+
+// newConnlessBudget returns the reader's budgets at the given rates per second.
+func newConnlessBudget(token, info, connect int) connlessBudget {
+	return connlessBudget{
+		token:   rate.NewLimiter(rate.Limit(token), token),
+		info:    rate.NewLimiter(rate.Limit(info), info),
+		connect: rate.NewLimiter(rate.Limit(connect), connect),
+	}
 }
 
 func newSecret() netproto.TokenSecret {
@@ -103,11 +98,6 @@ func newSecret() netproto.TokenSecret {
 func (s *Server) readLoop(done chan<- struct{}) {
 	defer close(done)
 	tokens := netproto.NewTokenGen(newSecret(), s.now())
-	s.budget = connlessBudget{
-		token:   bucket{rate: TokenRepliesPerSecond},
-		info:    bucket{rate: InfoRepliesPerSecond},
-		connect: bucket{rate: ConnectsPerSecond},
-	}
 	var spare rxPacket // read target when the free list is empty and the pool is at its bound
 	var out [netproto.MaxPacketSize]byte
 	pooled := 0 // buffers allocated so far; the pool grows with the peak queue, up to rxPoolSize
@@ -177,7 +167,7 @@ func (s *Server) screen(p *rxPacket, tokens *netproto.TokenGen, now time.Time, o
 			s.stats.BadToken.Add(1)
 			return false
 		}
-		if !s.budget.info.take(now) {
+		if !s.budget.info.AllowN(now, 1) {
 			s.stats.ConnlessDropped.Add(1)
 			return false
 		}
@@ -207,7 +197,7 @@ func (s *Server) screen(p *rxPacket, tokens *netproto.TokenGen, now time.Time, o
 			s.stats.Malformed.Add(1)
 			return false
 		}
-		if !s.budget.token.take(now) {
+		if !s.budget.token.AllowN(now, 1) {
 			s.stats.ConnlessDropped.Add(1)
 			return false
 		}
@@ -220,7 +210,7 @@ func (s *Server) screen(p *rxPacket, tokens *netproto.TokenGen, now time.Time, o
 			s.stats.BadToken.Add(1)
 			return false
 		}
-		if !s.budget.connect.take(now) {
+		if !s.budget.connect.AllowN(now, 1) {
 			s.stats.ConnlessDropped.Add(1)
 			return false
 		}

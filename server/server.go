@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"golang.org/x/time/rate"
 
 	"twserver/config"
 	"twserver/netproto"
@@ -108,13 +109,14 @@ type Server struct {
 	up              netproto.Unpacker
 	sendBuf         []byte
 	scratch         [netproto.MaxPayload]byte
-	warnLimit       rateLimiter
 	infoSig         uint64       // infoSignature of the published info
 	pendingShutdown bool         // shutdown requested by rcon or vote
 	pendingMap      string       // map change requested by console/vote, done between ticks
 	rconFrom        int          // client id running the current rcon command, -1 = stdin
 	pendingKicks    uint64       // client ids (bits) the world kicked for inactivity, dropped after the events
 	infoRows        []infoPlayer // scratch of infoPlayers
+
+	warnLimit *rate.Limiter // bounds the peer-triggerable log lines (warn, rateLog)
 
 	runOnce sync.Once
 
@@ -168,7 +170,8 @@ func New(o Options) (*Server, error) {
 		rconFrom:  -1,
 	}
 	s.peers.m = make(map[netip.AddrPort]int)
-	s.warnLimit = rateLimiter{every: time.Second, burst: 10}
+	s.warnLimit = rate.NewLimiter(rate.Every(warnEvery), warnBurst)
+	s.budget = newConnlessBudget(TokenRepliesPerSecond, InfoRepliesPerSecond, ConnectsPerSecond)
 	if s.seed == 0 {
 		var b [8]byte
 		_, _ = rand.Read(b[:])

@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"twserver/gamemsg"
 	"twserver/netproto"
 	"twserver/snap"
@@ -67,9 +69,8 @@ type client struct {
 	inputHead     int
 	lastDirection int32
 
-	// packet budget (flood bound): packets counted in the current second
-	budgetStart time.Duration
-	budgetUsed  int
+	// packet budget (flood bound), set when the connection is accepted
+	budget *rate.Limiter
 
 	rconAuthed     bool
 	rconTries      int
@@ -95,7 +96,7 @@ func (c *client) reset() {
 	c.rconAuthed, c.rconTries, c.rconNoPwWarned = false, 0, false
 	c.lastChat, c.lastEmote, c.lastVote, c.lastSkin = 0, 0, 0, 0
 	c.vote = 0
-	c.budgetStart, c.budgetUsed = 0, 0
+	c.budget = nil
 }
 
 // resetSnapState clears snapshot and input bookkeeping (on entering and on map change).
