@@ -610,6 +610,9 @@ func (c *Client) onSnapshot(tick int32, empty bool) {
 		c.cfg.OnSnapshot(tick, sn)
 	}
 	c.ackTick, c.crcStreak = tick, 0
+	if c.inGame && c.lastTick >= 0 && tick > c.lastTick {
+		c.stats.noteSpacing(tick-c.lastTick, now-c.lastTickAt)
+	}
 	c.lastTick, c.lastTickAt = tick, now
 	if !c.inGame {
 		c.enteredSnap++

@@ -148,6 +148,24 @@ type Stats struct {
 	Latency Histogram `json:"-"`
 	// SendDelay is how late each INPUT left after its scheduled time.
 	SendDelay Histogram `json:"-"`
+	// SnapSpacing is, for each in-game snapshot after the first, how much
+	// longer than its tick interval (ticks × 20 ms) it took to arrive after
+	// the previous one: about 0 while the server ticks on time, the
+	// lateness of the server's tick (plus network jitter) otherwise.
+	SnapSpacing Histogram `json:"-"`
+	// SnapGaps counts snapshot ticks missing between consecutive in-game
+	// snapshots at the 25/s rate (a gap of more than 2 ticks): skipped
+	// ticks or lost snapshots.
+	SnapGaps int64 `json:"snap_gaps"`
+}
+
+// noteSpacing records one interval between consecutive in-game snapshots:
+// dt ticks apart, arrived elapsed apart.
+func (s *Stats) noteSpacing(dt int32, elapsed time.Duration) {
+	s.SnapSpacing.Add(elapsed - time.Duration(dt)*netproto.TickDuration)
+	if dt > 2 {
+		s.SnapGaps += int64((dt - 1) / 2)
+	}
 }
 
 // Rate returns n per second of in-game time.
@@ -254,6 +272,12 @@ type Summary struct {
 	SkippedInputs    int64       `json:"skipped_inputs"`
 	// InputDelayMs is how late INPUTs left after their scheduled time.
 	InputDelayMs Percentiles `json:"input_send_delay_ms"`
+	// SnapSpacingMs is how much longer than their tick interval consecutive
+	// snapshots took to arrive (see Stats.SnapSpacing): the server's tick
+	// lateness as the clients see it.
+	SnapSpacingMs Percentiles `json:"snapshot_spacing_late_ms"`
+	// SnapGaps is the total of Stats.SnapGaps.
+	SnapGaps int64 `json:"snapshot_gaps"`
 	// ServerSnapsPerSec is the rate of distinct snapshot ticks any client
 	// received: the rate the server actually produced snapshots at.
 	ServerSnapsPerSec float64 `json:"server_snapshots_per_sec"`
@@ -282,7 +306,7 @@ func (s *Summary) OK() bool {
 func Summarize(stats []Stats) Summary {
 	s := Summary{Clients: len(stats), Failures: map[string]int{}}
 	var snaps, bin, bout, pin, pout, conn, lead []float64
-	var lat, delay Histogram
+	var lat, delay, spacing Histogram
 	var inputs []float64
 	for i := range stats {
 		st := &stats[i]
@@ -317,6 +341,8 @@ func Summarize(stats []Stats) Summary {
 		}
 		lat.Merge(&st.Latency)
 		delay.Merge(&st.SendDelay)
+		spacing.Merge(&st.SnapSpacing)
+		s.SnapGaps += st.SnapGaps
 		s.SkippedInputs += st.SkippedInputs
 	}
 	s.InputsPerSec = distOf(inputs)
@@ -329,6 +355,7 @@ func Summarize(stats []Stats) Summary {
 	s.ConnectMs = distOf(conn)
 	s.InputLeadMs = distOf(lead)
 	s.LatencyMs = percentilesOf(&lat)
+	s.SnapSpacingMs = percentilesOf(&spacing)
 	return s
 }
 

@@ -62,6 +62,10 @@ func TestAgainstTwserver(t *testing.T) {
 	if !sum.OK() || sum.MapDownloads < 1 {
 		t.Fatalf("run not clean: %+v", sum)
 	}
+	t.Logf("snapshot spacing beyond the tick interval %+v, gaps %d", sum.SnapSpacingMs, sum.SnapGaps)
+	if sum.SnapSpacingMs.Samples < uint64(sum.Snapshots)/2 {
+		t.Errorf("snapshot spacing measured %d times for %d snapshots", sum.SnapSpacingMs.Samples, sum.Snapshots)
+	}
 	if sum.SnapsPerSec.Min < 5 { // 25 on an idle machine
 		t.Errorf("snapshots per second per client %+v, want about 25", sum.SnapsPerSec)
 	}
