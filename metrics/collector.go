@@ -40,12 +40,20 @@ var (
 	descRecStopped = desc("twserver_recording_stopped_total", "Recordings stopped early on a write error or a size bound.")
 	descRecPruned  = desc("twserver_recording_pruned_total", "Old recording files removed by the retention bound.")
 	descRecBytes   = desc("twserver_recording_bytes_total", "Bytes written to recording files.")
+	descRegStatus  = desc("twserver_register_status", "1 while the master server lists this server for the protocol, else 0.", "protocol")
+	descRegErrors  = desc("twserver_register_errors_total", "Failed master registration attempts, by protocol.", "protocol")
 )
 
-// collector reads a Source when Prometheus scrapes.
-type collector struct{ src Source }
+// collector reads a Source (and the registration state, if any) when
+// Prometheus scrapes.
+type collector struct {
+	src Source
+	reg func() []RegisterState
+}
 
-func newCollector(src Source) *collector { return &collector{src: src} }
+func newCollector(src Source, reg func() []RegisterState) *collector {
+	return &collector{src: src, reg: reg}
+}
 
 // Describe sends every description.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
@@ -53,7 +61,7 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 		descClients, descPlayers, descSpectators, descMaxClients, descInfo,
 		descTickDur, descTickLate, descTicks, descSkipped, descDropped, descLastTick, descSnapBytes,
 		descPackets, descBytes, descNetDropped, descReplies, descConns, descBans, descBansTotal,
-		descRecFiles, descRecStopped, descRecPruned, descRecBytes,
+		descRecFiles, descRecStopped, descRecPruned, descRecBytes, descRegStatus, descRegErrors,
 	} {
 		ch <- d
 	}
@@ -121,6 +129,17 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	counter(descRecStopped, rc["record_stopped"])
 	counter(descRecPruned, rc["record_pruned"])
 	counter(descRecBytes, rc["record_bytes"])
+
+	if c.reg != nil {
+		for _, r := range c.reg() {
+			up := 0.0
+			if r.Registered {
+				up = 1
+			}
+			gauge(descRegStatus, up, r.Protocol)
+			counter(descRegErrors, r.Errors, r.Protocol)
+		}
+	}
 }
 
 // durationHistogram converts a server.DurationHist to a Prometheus histogram in seconds.

@@ -63,6 +63,20 @@ type Options struct {
 	Version string
 	// Now is the clock of /healthz (nil = time.Now).
 	Now func() time.Time
+	// Register, if set, reports the master registration per protocol at
+	// scrape time (cmd/twserver adapts package register's getters; it must
+	// be safe to call from any goroutine and must not block).
+	Register func() []RegisterState
+}
+
+// RegisterState is the master registration of one protocol.
+type RegisterState struct {
+	// Protocol names the registration, e.g. "tw-0.7+udp" over IPv4.
+	Protocol string
+	// Registered is true while the master lists the server.
+	Registered bool
+	// Errors counts failed registration attempts since start.
+	Errors uint64
 }
 
 // Endpoint is the HTTP handler of /metrics and /healthz for one server.
@@ -90,7 +104,7 @@ func New(src Source, o Options) (*Endpoint, error) {
 	})
 	build.Set(1)
 	for _, c := range []prometheus.Collector{
-		newCollector(src),
+		newCollector(src, o.Register),
 		build,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),

@@ -314,3 +314,27 @@ func TestIdleExpositionLints(t *testing.T) {
 	}
 	promtoolCheck(t, rec.Body.String())
 }
+
+// TestRegisterStatus: the registration hook's states become
+// twserver_register_status (0/1) and twserver_register_errors_total per
+// protocol, and the exposition still lints.
+func TestRegisterStatus(t *testing.T) {
+	states := []RegisterState{{Protocol: "tw-0.7+udp/ipv4", Registered: true}, {Protocol: "tw-0.6+udp/ipv4", Errors: 3}}
+	ep, err := New(&idleSource{}, Options{Register: func() []RegisterState { return states }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	ep.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	body := rec.Body.String()
+	for _, want := range []string{
+		`twserver_register_status{protocol="tw-0.7+udp/ipv4"} 1`,
+		`twserver_register_status{protocol="tw-0.6+udp/ipv4"} 0`,
+		`twserver_register_errors_total{protocol="tw-0.6+udp/ipv4"} 3`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	promtoolCheck(t, body)
+}
