@@ -13,6 +13,8 @@ const (
 	MaxEconAuthTimeout = 3600
 	// MaxEconBanTime is the largest econ.ban_time in seconds.
 	MaxEconBanTime = 7 * 24 * 3600
+	// MaxAgonesHealthPeriod is the largest agones.health_period in seconds.
+	MaxAgonesHealthPeriod = 3600
 )
 
 // RegisterConfig selects master-server registration (sv_register and friends).
@@ -26,6 +28,12 @@ type RegisterConfig struct {
 	Port int `toml:"port"`
 	// UDPMasters lists legacy 0.7 masters ("host:port") for the bea2 heartbeat; empty = off.
 	UDPMasters []string `toml:"udp_masters"`
+	// Families are the IP families registered over, "ipv4" and/or "ipv6"
+	// (sv_register "ipv4"/"ipv6"); a family server.bind cannot serve is skipped.
+	Families []string `toml:"families"`
+	// TW06 also announces the 0.6 protocol (tw-0.6+udp, sv_register "tw0.6"):
+	// only for a server that accepts 0.6 clients. tw-0.7 is always announced.
+	TW06 bool `toml:"tw06"`
 }
 
 // EconConfig selects the external console, the TCP admin console of the
@@ -53,12 +61,16 @@ type MetricsConfig struct {
 
 // AgonesConfig selects the Agones SDK integration (REST API of the sidecar).
 type AgonesConfig struct {
-	// Enabled turns the Agones integration on.
+	// Enabled turns the Agones integration on. The SDK sidecar's port comes
+	// from the environment (AGONES_SDK_HTTP_PORT, default 9358).
 	Enabled bool `toml:"enabled"`
+	// HealthPeriod is the GameServer's health.periodSeconds (0 = Agones'
+	// default 5); health pings go out more often, every HealthPeriod*2/5.
+	HealthPeriod int `toml:"health_period"`
 }
 
 func defaultRegister() RegisterConfig {
-	return RegisterConfig{URL: "https://master1.ddnet.org/ddnet/15/register"}
+	return RegisterConfig{URL: "https://master1.ddnet.org/ddnet/15/register", Families: []string{"ipv4", "ipv6"}}
 }
 
 func defaultEcon() EconConfig {
@@ -76,6 +88,14 @@ func (c *Config) validateOps() error {
 	}
 	if r.Port < 0 || r.Port > 65535 {
 		return invalid("register.port", "%d is outside 0..65535", r.Port)
+	}
+	for _, f := range r.Families {
+		if f != "ipv4" && f != "ipv6" {
+			return invalid("register.families", "%q is neither \"ipv4\" nor \"ipv6\"", f)
+		}
+	}
+	if r.Enabled && len(r.Families) == 0 {
+		return invalid("register.families", "empty: nothing to register")
 	}
 	if len(r.UDPMasters) > MaxUDPMasters {
 		return invalid("register.udp_masters", "%d masters, at most %d", len(r.UDPMasters), MaxUDPMasters)
@@ -103,6 +123,9 @@ func (c *Config) validateOps() error {
 	}
 	if e.OutputLevel < 0 || e.OutputLevel > 2 {
 		return invalid("econ.output_level", "%d is outside 0..2", e.OutputLevel)
+	}
+	if p := c.Agones.HealthPeriod; p < 0 || p > MaxAgonesHealthPeriod {
+		return invalid("agones.health_period", "%d is outside 0..%d seconds", p, MaxAgonesHealthPeriod)
 	}
 	if l := c.Metrics.Listen; l != "" {
 		if _, err := netip.ParseAddrPort(l); err != nil {

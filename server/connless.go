@@ -51,8 +51,7 @@ func (s *Server) appendInfoHeader(p *netproto.Packer, numPlayers, numClients int
 	if s.cfg.Server.Password != "" {
 		flags |= 1
 	}
-	maxClients := max(numClients, s.cfg.Server.MaxClients)
-	maxPlayers := max(min(s.cfg.Server.PlayerSlots, maxClients), numPlayers)
+	maxPlayers, maxClients := s.infoLimits(numPlayers, numClients)
 	p.AddStringLimit(GameVersion, 32)
 	p.AddStringLimit(s.cfg.Server.Name, 64)
 	p.AddStringLimit("", 128)
@@ -64,6 +63,13 @@ func (s *Server) appendInfoHeader(p *netproto.Packer, numPlayers, numClients int
 	p.AddInt(int32(maxPlayers))
 	p.AddInt(int32(numClients))
 	p.AddInt(int32(maxClients))
+}
+
+// infoLimits returns the max players and max clients shown in the info:
+// never fewer than are there.
+func (s *Server) infoLimits(numPlayers, numClients int) (maxPlayers, maxClients int) {
+	maxClients = max(numClients, s.cfg.Server.MaxClients)
+	return max(min(s.cfg.Server.PlayerSlots, maxClients), numPlayers), maxClients
 }
 
 // infoPlayers lists the non-empty slots for server info in s.infoRows
@@ -119,6 +125,7 @@ func (s *Server) publishInfo() {
 	s.infoSig = s.infoSignature()
 	body := append([]byte(nil), p.Bytes()...)
 	s.info.Store(&infoSnapshot{body: body})
+	s.emitInfo(rows, numPlayers)
 }
 
 // answerConnless handles a connless packet with a valid token in the reader:

@@ -182,6 +182,7 @@ func (s *Server) enterGame(c *client) {
 	s.sendGame(c, s.clientInfo(c, true), true)
 	s.log.Info().Int("cid", c.id).Str("name", c.name).Str("addr", c.addr.String()).
 		Int("team", s.world.Team(c.id)).Msg("player has entered the game")
+	s.emitPlayer(EventPlayerEnter, c)
 	s.publishInfo()
 }
 

@@ -158,6 +158,9 @@ func (s *Server) screen(p *rxPacket, tokens *netproto.TokenGen, now time.Time, o
 	}
 	ip := p.addr.Addr()
 	if netproto.IsConnless(b) {
+		if s.screenMasterChallenge(b, now) {
+			return false
+		}
 		h, payload, err := netproto.ParseConnless(b)
 		if err != nil {
 			s.stats.Malformed.Add(1)

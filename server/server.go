@@ -124,6 +124,11 @@ type Server struct {
 	gauges   Gauges     // published gauges and loop counters (gauges.go)
 	tickWake time.Time  // wake-up of the ticks being run; zero between them
 
+	// side channels (hooks.go); installed before Run
+	observers       []func(Event)
+	masterChallenge func(payload []byte) bool
+	globalToken     netproto.Token
+
 	rec recorder // recording state and hooks (record.go)
 }
 
@@ -168,6 +173,8 @@ func New(o Options) (*Server, error) {
 		consoleCh: make(chan string, ConsoleQueueLen),
 		byAddr:    make(map[netip.AddrPort]int),
 		rconFrom:  -1,
+
+		globalToken: newGlobalToken(),
 	}
 	s.peers.m = make(map[netip.AddrPort]int)
 	s.warnLimit = rate.NewLimiter(rate.Every(warnEvery), warnBurst)

@@ -253,6 +253,9 @@ func (s *Server) dropClient(c *client, reason string) {
 		// peers can cause these at will: rate-limited
 		s.rateLog().Int("cid", c.id).Str("addr", c.addr.String()).Str("reason", logReason).Msg("client dropped")
 	}
+	if wasIngame {
+		s.emitPlayer(EventPlayerLeave, c)
+	}
 	c.reset()
 	if wasIngame {
 		for _, o := range s.clients {

@@ -139,26 +139,32 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 			runtime.KeepAlive(srv) // profile the server's memory, not its absence
 		}()
 	}
+	side := startSideChannels(ctx, cfg, srv, log)
 	mctx, stopMetrics := context.WithCancel(ctx)
-	waitMetrics, err := startMetrics(mctx, cfg.Metrics, srv, log)
+	waitMetrics, err := startMetrics(mctx, cfg.Metrics, srv, side, log)
 	if err != nil {
 		stopMetrics()
+		side.stop(time.Now().Add(shutdownGrace))
 		log.Error().Err(err).Str("listen", cfg.Metrics.Listen).Msg("cannot start metrics endpoint")
 		return 1
 	}
 	defer func() { stopMetrics(); waitMetrics() }()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Run(ctx) }()
+	var deadline time.Time
 	select {
 	case err = <-errc:
+		deadline = time.Now().Add(shutdownGrace)
 	case <-ctx.Done():
 		stop() // a second signal kills the process
+		deadline = time.Now().Add(shutdownGrace)
 		select {
 		case err = <-errc:
 		case <-time.After(shutdownGrace):
 			err = errors.New("shutdown did not finish in time")
 		}
 	}
+	side.stop(deadline)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		log.Error().Err(err).Msg("server stopped")
 		return 1

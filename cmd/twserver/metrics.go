@@ -19,11 +19,21 @@ var version = "dev"
 // /metrics and /healthz until ctx ends. It returns a func that waits for
 // the HTTP server to stop; a listen error is returned at once so a
 // misconfigured address fails the start.
-func startMetrics(ctx context.Context, mc config.MetricsConfig, srv *server.Server, log zerolog.Logger) (wait func(), err error) {
+func startMetrics(ctx context.Context, mc config.MetricsConfig, srv *server.Server, side *sideChannels, log zerolog.Logger) (wait func(), err error) {
 	if mc.Listen == "" {
 		return func() {}, nil
 	}
-	ep, err := metrics.New(srv, metrics.Options{Version: version})
+	o := metrics.Options{Version: version}
+	if reg := side.reg; reg != nil {
+		o.Register = func() []metrics.RegisterState {
+			var st []metrics.RegisterState
+			reg.EachStatus(func(protocol string, listed bool, errors uint64) {
+				st = append(st, metrics.RegisterState{Protocol: protocol, Registered: listed, Errors: errors})
+			})
+			return st
+		}
+	}
+	ep, err := metrics.New(srv, o)
 	if err != nil {
 		return nil, err
 	}

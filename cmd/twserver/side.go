@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"net/netip"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"twserver/config"
+	"twserver/register"
+	"twserver/server"
+)
+
+// sideChannels are the helpers that run beside the game loop (master
+// registration, Agones): they watch the server through its hooks and never
+// hold up a tick.
+type sideChannels struct {
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	reg    *register.Registerer // nil when registration is off
+}
+
+// startSideChannels installs the hooks on srv (before its Run) and starts the
+// helpers; they stop when ctx is done or stop is called.
+func startSideChannels(ctx context.Context, cfg config.Config, srv *server.Server, log zerolog.Logger) *sideChannels {
+	ctx, cancel := context.WithCancel(ctx)
+	sc := &sideChannels{cancel: cancel}
+	sc.startRegister(ctx, cfg, srv, log)
+	return sc
+}
+
+// stop ends the helpers and waits for them (registration sends its deletes,
+// bounded by register.DeleteTimeout) at most until deadline.
+func (sc *sideChannels) stop(deadline time.Time) {
+	sc.cancel()
+	done := make(chan struct{})
+	go func() { sc.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(time.Until(deadline)):
+	}
+}
+
+// startRegister starts master registration when [register] enables it.
+func (sc *sideChannels) startRegister(ctx context.Context, cfg config.Config, srv *server.Server, log zerolog.Logger) {
+	rc := cfg.Register
+	if !rc.Enabled {
+		log.Info().Msg("master registration is off (register.enabled = false): players find this server only by its address or in the LAN tab")
+		return
+	}
+	v4, v6 := registerFamilies(rc.Families, srv.Addr().Addr())
+	protocols := register.Select(rc.TW06, v4, v6)
+	port := rc.Port
+	if port == 0 {
+		port = int(srv.Addr().Port())
+	}
+	reg := register.New(register.Options{
+		URL: rc.URL, Port: port, ConnlessToken: srv.ConnlessToken(), Protocols: protocols,
+		Logger: log.With().Str("component", "register").Logger(),
+	})
+	sc.reg = reg
+	srv.OnMasterChallenge(reg.HandleChallenge)
+	srv.Observe(func(e server.Event) {
+		if e.Kind == server.EventInfo {
+			reg.SetInfo(registerInfo(e.Info))
+		}
+	})
+	names := make([]string, len(protocols))
+	for i, p := range protocols {
+		names[i] = p.String()
+	}
+	log.Info().Str("url", rc.URL).Int("port", port).Strs("protocols", names).Msg("master registration on")
+	sc.wg.Go(func() { reg.Run(ctx) })
+}
+
+// registerFamilies returns the configured IP families the socket bound to
+// bind can serve: an IPv4 address serves only IPv4, an IPv6 address other
+// than :: only IPv6.
+func registerFamilies(families []string, bind netip.Addr) (v4, v6 bool) {
+	v4, v6 = slices.Contains(families, "ipv4"), slices.Contains(families, "ipv6")
+	switch {
+	case bind.Is4() || bind.Is4In6():
+		v6 = false
+	case bind.Is6() && !bind.IsUnspecified():
+		v4 = false
+	}
+	return v4, v6
+}
+
+// registerInfo converts the server's info into the registration's.
+func registerInfo(in *server.Info) *register.Info {
+	out := &register.Info{
+		Name: in.Name, GameType: in.GameType, Version: in.Version,
+		MapName: in.MapName, MapSHA256: in.MapSHA256, MapSize: in.MapSize,
+		MaxClients: in.MaxClients, MaxPlayers: in.MaxPlayers, Passworded: in.Passworded,
+		Clients: make([]register.Client, len(in.Clients)),
+	}
+	for i, c := range in.Clients {
+		out.Clients[i] = register.Client(c)
+	}
+	return out
+}

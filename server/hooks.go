@@ -1,0 +1,154 @@
+package server
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/binary"
+	"net/netip"
+	"time"
+
+	"twserver/netproto"
+)
+
+// Side channels (master registration, Agones, metrics, econ) watch the
+// server through hooks. Every hook is called from a server goroutine and
+// must return at once without blocking (hand the work to your own goroutine
+// over a bounded channel or an atomic); hooks are installed before Run.
+
+// EventKind says what happened.
+type EventKind uint8
+
+// Event kinds.
+const (
+	// EventStarted: the game loop runs (the socket is bound, the map loaded).
+	EventStarted EventKind = iota + 1
+	// EventInfo: the server info changed; Event.Info holds the new one.
+	EventInfo
+	// EventPlayerEnter: a client entered the game (ClientID, Name, Addr).
+	EventPlayerEnter
+	// EventPlayerLeave: a client that was in the game left it (ClientID, Name, Addr).
+	EventPlayerLeave
+)
+
+// Event is one thing the game loop reports to its observers.
+type Event struct {
+	Kind     EventKind
+	ClientID int
+	Name     string
+	Addr     netip.AddrPort
+	Info     *Info // EventInfo only; never modified after the event
+}
+
+// Info is the server description shown to browsers and masters.
+type Info struct {
+	Name       string
+	GameType   string
+	Version    string
+	MapName    string
+	MapSHA256  [32]byte
+	MapSize    int
+	MaxClients int
+	MaxPlayers int
+	Passworded bool
+	// NumPlayers counts the in-game non-spectators among Clients.
+	NumPlayers int
+	Clients    []InfoClient
+}
+
+// InfoClient is one connected client in Info; clients still connecting are
+// listed as "(connecting)" spectators, as in the browser info.
+type InfoClient struct {
+	Name     string
+	Clan     string
+	Country  int
+	Score    int
+	IsPlayer bool
+}
+
+// Observe adds f to the functions the game loop calls with each Event, in
+// order. Call it before Run; f must not block.
+func (s *Server) Observe(f func(Event)) { s.observers = append(s.observers, f) }
+
+// OnMasterChallenge installs the function the socket reader calls with the
+// payload of a master's registration challenge (starting with
+// "\xff\xff\xff\xffchal"): 0.7 connless packets carrying the global token
+// (ConnlessToken) and 0.6 connless packets. f reports whether the payload
+// was a valid challenge and must not keep it. Call it before Run.
+func (s *Server) OnMasterChallenge(f func(payload []byte) bool) { s.masterChallenge = f }
+
+// ConnlessToken is the server's global 0.7 token: announced to the master
+// (Connless-Token) and accepted from any address on its challenge packet.
+func (s *Server) ConnlessToken() uint32 { return uint32(s.globalToken) }
+
+// newGlobalToken returns a random token other than TokenNone.
+func newGlobalToken() netproto.Token {
+	var b [4]byte
+	for {
+		_, _ = rand.Read(b[:])
+		if t := netproto.Token(binary.BigEndian.Uint32(b[:])); t != netproto.TokenNone {
+			return t
+		}
+	}
+}
+
+// emit hands e to every observer.
+func (s *Server) emit(e Event) {
+	for _, f := range s.observers {
+		f(e)
+	}
+}
+
+// emitPlayer reports a player entering or leaving.
+func (s *Server) emitPlayer(kind EventKind, c *client) {
+	if len(s.observers) > 0 {
+		s.emit(Event{Kind: kind, ClientID: c.id, Name: c.name, Addr: c.addr})
+	}
+}
+
+// emitInfo reports the new server info, built from the rows publishInfo used.
+func (s *Server) emitInfo(rows []infoPlayer, numPlayers int) {
+	if len(s.observers) == 0 {
+		return
+	}
+	maxPlayers, maxClients := s.infoLimits(numPlayers, len(rows))
+	in := &Info{
+		Name: s.cfg.Server.Name, GameType: s.gameTypeName(), Version: GameVersion,
+		MapName: s.curMap.Name, MapSHA256: s.curMap.SHA256, MapSize: s.curMap.Size,
+		MaxClients: maxClients, MaxPlayers: maxPlayers,
+		Passworded: s.cfg.Server.Password != "", NumPlayers: numPlayers,
+		Clients: make([]InfoClient, len(rows)),
+	}
+	for i, r := range rows {
+		in.Clients[i] = InfoClient{Name: r.name, Clan: r.clan, Country: int(r.country), Score: int(r.score), IsPlayer: !r.spectator}
+	}
+	s.emit(Event{Kind: EventInfo, Info: in})
+}
+
+// Master challenge framing (net.md B6.6).
+var (
+	challengeMagic = []byte("\xff\xff\xff\xffchal")
+	// connless6Header is the 0.6 connless header in front of a 0.6 challenge.
+	connless6Header = []byte("\xff\xff\xff\xff\xff\xff")
+)
+
+// screenMasterChallenge handles a master's challenge in the reader; it
+// reports whether b was one (then nothing else is to be done with it). The
+// info budget bounds how many reach the hook.
+func (s *Server) screenMasterChallenge(b []byte, now time.Time) bool {
+	var payload []byte
+	if rest, ok := bytes.CutPrefix(b, connless6Header); ok && bytes.HasPrefix(rest, challengeMagic) {
+		payload = rest
+	} else if h, p, err := netproto.ParseConnless(b); err == nil && h.Token == s.globalToken && bytes.HasPrefix(p, challengeMagic) {
+		payload = p
+	} else {
+		return false
+	}
+	if s.masterChallenge == nil || !s.budget.info.AllowN(now, 1) {
+		s.stats.ConnlessDropped.Add(1)
+		return true
+	}
+	if !s.masterChallenge(payload) {
+		s.stats.Malformed.Add(1)
+	}
+	return true
+}
