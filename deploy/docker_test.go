@@ -80,7 +80,8 @@ func TestDockerImage(t *testing.T) {
 	os.MkdirAll(cfgDir, 0o755)
 	os.MkdirAll(recDir, 0o777)
 	os.Chmod(recDir, 0o777)
-	cfg := "[server]\nname = \"docker test\"\nmax_clients = 8\n[record]\nteehistorian = true\ndir = \"/recordings\"\n"
+	cfg := "[server]\nname = \"docker test\"\nmax_clients = 8\n[record]\nteehistorian = true\ndir = \"/recordings\"\n" +
+		"[metrics]\nlisten = \"127.0.0.1:9100\"\n"
 	if err := os.WriteFile(filepath.Join(cfgDir, "server.toml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -139,6 +140,26 @@ func TestDockerImage(t *testing.T) {
 	})
 	waitLog("player has entered the game", clients)
 	time.Sleep(time.Second) // play a little
+
+	// /metrics and /healthz of the container, from inside its network namespace.
+	if curl, err := exec.LookPath("curl"); err != nil {
+		t.Log("curl not installed: the container's /metrics not scraped")
+	} else {
+		scrape := func(path string) string {
+			out, err := exec.Command(nsenter, "--net=/proc/"+pid+"/ns/net", "--", curl, "-sS", "-m", "5", "http://127.0.0.1:9100"+path).CombinedOutput()
+			if err != nil {
+				t.Errorf("curl %s in the container's namespace: %v\n%s", path, err, out)
+			}
+			return string(out)
+		}
+		if h := scrape("/healthz"); h != "ok\n" {
+			t.Errorf("/healthz of the container: %q", h)
+		}
+		want := fmt.Sprintf("teeworlds_server_clients{dialect=\"0.7\",state=\"ingame\"} %d\n", clients)
+		if m := scrape("/metrics"); !strings.Contains(m, want) {
+			t.Errorf("/metrics of the container lacks %q:\n%s", want, m)
+		}
+	}
 
 	t0 := time.Now()
 	mustDocker(t, "stop", "-t", "10", name)
