@@ -152,6 +152,10 @@ func newUUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
+// SetPort changes the announced port (Agones tells the allocated host port
+// after the start). Call it before Run.
+func (r *Registerer) SetPort(port int) { r.port = port }
+
 // Protocols returns the protocols being registered.
 func (r *Registerer) Protocols() []Protocol { return r.protocols }
 

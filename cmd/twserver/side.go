@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"twserver/agones"
 	"twserver/config"
 	"twserver/register"
 	"twserver/server"
@@ -28,8 +29,45 @@ type sideChannels struct {
 func startSideChannels(ctx context.Context, cfg config.Config, srv *server.Server, log zerolog.Logger) *sideChannels {
 	ctx, cancel := context.WithCancel(ctx)
 	sc := &sideChannels{cancel: cancel}
-	sc.startRegister(ctx, cfg, srv, log)
+	hostPort := sc.startAgones(ctx, cfg, srv, log)
+	sc.startRegister(ctx, cfg, srv, hostPort, log)
 	return sc
+}
+
+// loopMaxTickAge is how long ago the game loop may have ticked to count as
+// alive for the Agones health pings (it ticks every 20 ms).
+const loopMaxTickAge = 2 * time.Second
+
+// startAgones starts the Agones agent when [agones] enables it. It returns
+// the channel that delivers the allocated host port (nil when off).
+func (sc *sideChannels) startAgones(ctx context.Context, cfg config.Config, srv *server.Server, log zerolog.Logger) <-chan int {
+	if !cfg.Agones.Enabled {
+		return nil
+	}
+	port := agones.PortFromEnv()
+	agent := agones.NewAgent(agones.AgentOptions{
+		Client:       agones.NewClient(port),
+		HealthPeriod: time.Duration(cfg.Agones.HealthPeriod) * time.Second,
+		Alive: func() bool {
+			last := srv.TickTiming().LastTick.Load()
+			return last != 0 && time.Since(time.Unix(0, last)) < loopMaxTickAge
+		},
+		Capacity: cfg.Server.MaxClients,
+		Logger:   log.With().Str("component", "agones").Logger(),
+	})
+	srv.Observe(func(e server.Event) {
+		switch e.Kind {
+		case server.EventStarted:
+			agent.Started()
+		case server.EventPlayerEnter:
+			agent.PlayerJoined(e.ClientID, e.Name)
+		case server.EventPlayerLeave:
+			agent.PlayerLeft(e.ClientID)
+		}
+	})
+	log.Info().Int("sdk_port", port).Msg("Agones integration on")
+	sc.wg.Go(func() { agent.Run(ctx) })
+	return agent.HostPort()
 }
 
 // stop ends the helpers and waits for them (registration sends its deletes,
@@ -45,7 +83,9 @@ func (sc *sideChannels) stop(deadline time.Time) {
 }
 
 // startRegister starts master registration when [register] enables it.
-func (sc *sideChannels) startRegister(ctx context.Context, cfg config.Config, srv *server.Server, log zerolog.Logger) {
+// With Agones and no register.port, the allocated host port is announced:
+// registration starts once the sidecar told it.
+func (sc *sideChannels) startRegister(ctx context.Context, cfg config.Config, srv *server.Server, hostPort <-chan int, log zerolog.Logger) {
 	rc := cfg.Register
 	if !rc.Enabled {
 		log.Info().Msg("master registration is off (register.enabled = false): players find this server only by its address or in the LAN tab")
@@ -72,8 +112,21 @@ func (sc *sideChannels) startRegister(ctx context.Context, cfg config.Config, sr
 	for i, p := range protocols {
 		names[i] = p.String()
 	}
-	log.Info().Str("url", rc.URL).Int("port", port).Strs("protocols", names).Msg("master registration on")
-	sc.wg.Go(func() { reg.Run(ctx) })
+	if rc.Port != 0 || hostPort == nil {
+		log.Info().Str("url", rc.URL).Int("port", port).Strs("protocols", names).Msg("master registration on")
+		sc.wg.Go(func() { reg.Run(ctx) })
+		return
+	}
+	log.Info().Str("url", rc.URL).Strs("protocols", names).Msg("master registration on, waiting for the allocated port from Agones")
+	sc.wg.Go(func() {
+		select {
+		case p := <-hostPort:
+			log.Info().Int("port", p).Msg("registering the Agones host port")
+			reg.SetPort(p)
+			reg.Run(ctx)
+		case <-ctx.Done():
+		}
+	})
 }
 
 // registerFamilies returns the configured IP families the socket bound to
