@@ -3,11 +3,13 @@ package deploy
 import (
 	"bytes"
 	"context"
+	"debug/elf"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -44,20 +46,9 @@ func mustDocker(t *testing.T, args ...string) string {
 // be closed with "Server shutdown". It skips with the reason where Docker
 // cannot run (no docker CLI, no daemon, not root, no nsenter).
 func TestDockerImage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: skipping the Docker image test")
-	}
-	if _, err := exec.LookPath("docker"); err != nil {
-		t.Skip("docker CLI not installed (Debian package docker.io; .ci/run installs it)")
-	}
-	if out, err := docker(t, "info", "--format", "{{.ServerVersion}}"); err != nil {
-		t.Skipf("Docker daemon not reachable (.ci/run starts dockerd): %s", out)
-	}
-	nsenter, err := exec.LookPath("nsenter")
-	if err != nil || os.Geteuid() != 0 {
-		t.Skip("entering the container's network namespace needs nsenter and root")
-	}
+	nsenter := requireDocker(t)
 	heavytest.Lock(t)
+	removeNewImages(t)
 
 	work := t.TempDir()
 	bin := buildStatic(t, "twserver")
@@ -67,7 +58,6 @@ func TestDockerImage(t *testing.T) {
 		t.Fatalf("docker-context.sh: %v\n%s", err, out)
 	}
 	tag := fmt.Sprintf("twserver-citest:%d", time.Now().UnixNano())
-	name := strings.NewReplacer(":", "-").Replace(tag)
 	mustDocker(t, "build", "-q", "-f", "Dockerfile.runtime", "-t", tag, ctxDir)
 	t.Cleanup(func() { docker(t, "rmi", "-f", tag) })
 	if u := mustDocker(t, "image", "inspect", "-f", "{{.Config.User}}", tag); u != "65534:65534" {
@@ -85,28 +75,9 @@ func TestDockerImage(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cfgDir, "server.toml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mustDocker(t, "run", "-d", "--name", name, "--network", "none", "--read-only", "--cap-drop", "ALL",
+	ct := startContainer(t, tag, "--read-only", "--cap-drop", "ALL",
 		"-v", cfgDir+":/config:ro", "-v", recDir+":/recordings", tag, "-config", "/config/server.toml")
-	t.Cleanup(func() {
-		if t.Failed() {
-			out, _ := docker(t, "logs", name)
-			t.Logf("container log:\n%s", out)
-		}
-		docker(t, "rm", "-f", name)
-	})
-	logs := func() string { out, _ := docker(t, "logs", name); return out }
-	waitLog := func(what string, n int) {
-		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for strings.Count(logs(), what) < n {
-			if time.Now().After(deadline) {
-				t.Fatalf("container log never showed %d× %q:\n%s", n, what, logs())
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-	}
-	waitLog("server started", 1)
-	pid := mustDocker(t, "inspect", "-f", "{{.State.Pid}}", name)
+	pid, logs, waitLog := ct.pid, ct.logs, ct.waitLog
 	status, err := os.ReadFile("/proc/" + pid + "/status")
 	if err != nil {
 		t.Fatal(err)
@@ -142,34 +113,15 @@ func TestDockerImage(t *testing.T) {
 	time.Sleep(time.Second) // play a little
 
 	// /metrics and /healthz of the container, from inside its network namespace.
-	if curl, err := exec.LookPath("curl"); err != nil {
-		t.Log("curl not installed: the container's /metrics not scraped")
-	} else {
-		scrape := func(path string) string {
-			out, err := exec.Command(nsenter, "--net=/proc/"+pid+"/ns/net", "--", curl, "-sS", "-m", "5", "http://127.0.0.1:9100"+path).CombinedOutput()
-			if err != nil {
-				t.Errorf("curl %s in the container's namespace: %v\n%s", path, err, out)
-			}
-			return string(out)
-		}
-		if h := scrape("/healthz"); h != "ok\n" {
-			t.Errorf("/healthz of the container: %q", h)
-		}
-		want := fmt.Sprintf("teeworlds_server_clients{dialect=\"0.7\",state=\"ingame\"} %d\n", clients)
-		if m := scrape("/metrics"); !strings.Contains(m, want) {
-			t.Errorf("/metrics of the container lacks %q:\n%s", want, m)
-		}
+	if m, ok := ct.scrape(t, nsenter, "/healthz"); ok && m != "ok\n" {
+		t.Errorf("/healthz of the container: %q", m)
+	}
+	want := fmt.Sprintf("teeworlds_server_clients{dialect=\"0.7\",state=\"ingame\"} %d\n", clients)
+	if m, ok := ct.scrape(t, nsenter, "/metrics"); ok && !strings.Contains(m, want) {
+		t.Errorf("/metrics of the container lacks %q:\n%s", want, m)
 	}
 
-	t0 := time.Now()
-	mustDocker(t, "stop", "-t", "10", name)
-	took := time.Since(t0)
-	if took > shutdownBound {
-		t.Errorf("docker stop took %v, want at most %v", took.Round(time.Millisecond), shutdownBound)
-	}
-	if code := mustDocker(t, "inspect", "-f", "{{.State.ExitCode}}", name); code != "0" {
-		t.Errorf("container exit code %s, want 0", code)
-	}
+	took := stopContainer(t, ct)
 	select {
 	case <-loadDone:
 	case <-time.After(10 * time.Second):
@@ -200,4 +152,201 @@ func TestDockerImage(t *testing.T) {
 		t.Errorf("no teehistorian file in the /recordings volume")
 	}
 	t.Logf("docker stop took %v; %d clients closed with \"Server shutdown\"; recordings %v", took.Round(time.Millisecond), clients, files)
+}
+
+// requireDocker skips the test unless a Docker engine, nsenter and root are
+// available; it returns the path of nsenter.
+func requireDocker(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: skipping the Docker test")
+	}
+	if _, err := exec.LookPath("docker"); err != nil {
+		t.Skip("docker CLI not installed (Debian package docker.io; .ci/run installs it)")
+	}
+	if out, err := docker(t, "info", "--format", "{{.ServerVersion}}"); err != nil {
+		t.Skipf("Docker daemon not reachable (.ci/run starts dockerd): %s", out)
+	}
+	nsenter, err := exec.LookPath("nsenter")
+	if err != nil || os.Geteuid() != 0 {
+		t.Skip("entering the container's network namespace needs nsenter and root")
+	}
+	return nsenter
+}
+
+// container is a running test container.
+type container struct {
+	name, pid string
+	logs      func() string
+	waitLog   func(what string, n int)
+}
+
+// startContainer runs image detached with no network but its own loopback
+// (--network none) and the given docker-run arguments (image and command
+// included), waits for "server started" and removes it when the test ends.
+func startContainer(t *testing.T, image string, args ...string) *container {
+	t.Helper()
+	name := strings.NewReplacer(":", "-", "/", "-").Replace(image)
+	run := append([]string{"run", "-d", "--name", name, "--network", "none"}, args...)
+	mustDocker(t, run...)
+	t.Cleanup(func() {
+		if t.Failed() {
+			out, _ := docker(t, "logs", name)
+			t.Logf("container log:\n%s", out)
+		}
+		docker(t, "rm", "-f", name)
+	})
+	c := &container{name: name}
+	c.logs = func() string { out, _ := docker(t, "logs", name); return out }
+	c.waitLog = func(what string, n int) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for strings.Count(c.logs(), what) < n {
+			if time.Now().After(deadline) {
+				t.Fatalf("container log never showed %d× %q:\n%s", n, what, c.logs())
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	c.waitLog("server started", 1)
+	c.pid = mustDocker(t, "inspect", "-f", "{{.State.Pid}}", name)
+	return c
+}
+
+// scrape fetches path from the container's metrics listener
+// (127.0.0.1:9100 inside it) with curl run in its network namespace; ok is
+// false when curl is not installed.
+func (c *container) scrape(t *testing.T, nsenter, path string) (string, bool) {
+	t.Helper()
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		t.Log("curl not installed: the container's metrics endpoint not checked")
+		return "", false
+	}
+	out, err := exec.Command(nsenter, "--net=/proc/"+c.pid+"/ns/net", "--", curl, "-sS", "-m", "5", "http://127.0.0.1:9100"+path).CombinedOutput()
+	if err != nil {
+		t.Errorf("curl %s in the container's namespace: %v\n%s", path, err, out)
+	}
+	return string(out), true
+}
+
+// stopContainer runs docker stop and checks the container ended with exit
+// code 0 within the shutdown bound; it returns how long the stop took.
+func stopContainer(t *testing.T, c *container) time.Duration {
+	t.Helper()
+	t0 := time.Now()
+	mustDocker(t, "stop", "-t", "10", c.name)
+	took := time.Since(t0)
+	if took > shutdownBound {
+		t.Errorf("docker stop took %v, want at most %v", took.Round(time.Millisecond), shutdownBound)
+	}
+	if code := mustDocker(t, "inspect", "-f", "{{.State.ExitCode}}", c.name); code != "0" {
+		t.Errorf("container exit code %s, want 0", code)
+	}
+	return took
+}
+
+// TestDockerfileFromSource builds deploy/Dockerfile, the from-source build
+// users run, with the real engine. No golang image can be pulled here, so
+// the build stage runs on a local stand-in built first from
+// testdata/toolchain.Dockerfile (this host's Go toolchain, a static busybox,
+// the CA bundle and the module download cache; GOPROXY=off, docker build
+// --network none). The image it produces must run as nobody, report the
+// version passed as VERSION in twserver_build_info, answer /healthz and
+// stop cleanly.
+func TestDockerfileFromSource(t *testing.T) {
+	nsenter := requireDocker(t)
+	bb, err := exec.LookPath("busybox")
+	if err != nil {
+		t.Skip("busybox not installed (Debian package busybox-static; .ci/run installs it)")
+	}
+	if f, err := elf.Open(bb); err != nil || f.Section(".interp") != nil {
+		t.Skipf("%s is not a static binary (install busybox-static)", bb)
+	}
+	heavytest.Lock(t)
+	removeNewImages(t)
+	goEnv := func(name string) string {
+		out, err := exec.Command("go", "env", name).Output()
+		if err != nil {
+			t.Fatalf("go env %s: %v", name, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+
+	// The toolchain image's context: rootfs/{bin/busybox, usr/local/go,
+	// go/pkg/mod/cache/download, etc/ssl/certs/ca-certificates.crt}.
+	tc := t.TempDir()
+	root := filepath.Join(tc, "rootfs")
+	for _, d := range []string{"bin", "usr/local", "go/pkg/mod/cache", "etc/ssl/certs"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copies := [][2]string{
+		{bb, filepath.Join(root, "bin/busybox")},
+		{goEnv("GOROOT"), filepath.Join(root, "usr/local/go")},
+		{filepath.Join(goEnv("GOMODCACHE"), "cache/download"), filepath.Join(root, "go/pkg/mod/cache/download")},
+		{"/etc/ssl/certs/ca-certificates.crt", filepath.Join(root, "etc/ssl/certs/ca-certificates.crt")},
+		{"testdata/toolchain.Dockerfile", filepath.Join(tc, "Dockerfile")},
+	}
+	for _, c := range copies {
+		if out, err := exec.Command("cp", "-a", c[0], c[1]).CombinedOutput(); err != nil {
+			t.Fatalf("cp %s: %v\n%s", c[0], err, out)
+		}
+	}
+	stamp := time.Now().UnixNano()
+	goImage := fmt.Sprintf("twserver-citest-go:%d", stamp)
+	mustDocker(t, "build", "-q", "--network", "none", "-t", goImage, tc)
+	t.Cleanup(func() { docker(t, "rmi", "-f", goImage) })
+
+	tag := fmt.Sprintf("twserver-citest-src:%d", stamp)
+	dockerfile, err := filepath.Abs("Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustDocker(t, "build", "-q", "--network", "none", "--build-arg", "GO_IMAGE="+goImage,
+		"--build-arg", "VERSION=citest", "-f", dockerfile, "-t", tag, "..")
+	t.Cleanup(func() { docker(t, "rmi", "-f", tag) })
+	if u := mustDocker(t, "image", "inspect", "-f", "{{.Config.User}}", tag); u != "65534:65534" {
+		t.Errorf("image user %q, want 65534:65534", u)
+	}
+
+	cfgDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cfgDir, "server.toml"), []byte("[metrics]\nlisten = \"127.0.0.1:9100\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ct := startContainer(t, tag, "--read-only", "--cap-drop", "ALL", "-v", cfgDir+":/config:ro", tag, "-config", "/config/server.toml")
+	if m, ok := ct.scrape(t, nsenter, "/metrics"); ok && !regexp.MustCompile(`(?m)^twserver_build_info\{go="[^"]+",version="citest"\} 1$`).MatchString(m) {
+		t.Errorf("/metrics of the image built from source lacks twserver_build_info with version citest:\n%s", m)
+	}
+	if m, ok := ct.scrape(t, nsenter, "/healthz"); ok && m != "ok\n" {
+		t.Errorf("/healthz: %q", m)
+	}
+	took := stopContainer(t, ct)
+	if !strings.Contains(ct.logs(), "server shut down") {
+		t.Errorf("container log lacks the shutdown:\n%s", ct.logs())
+	}
+	t.Logf("deploy/Dockerfile built from source on a local toolchain image; docker stop took %v", took.Round(time.Millisecond))
+}
+
+// removeNewImages removes, when the test ends, every image (intermediate
+// build-stage images included) that did not exist when it was called.
+func removeNewImages(t *testing.T) {
+	t.Helper()
+	list := func() map[string]bool {
+		m := map[string]bool{}
+		out, _ := docker(t, "images", "-aq", "--no-trunc")
+		for _, id := range strings.Fields(out) {
+			m[id] = true
+		}
+		return m
+	}
+	before := list()
+	t.Cleanup(func() {
+		for id := range list() {
+			if !before[id] {
+				docker(t, "rmi", "-f", id)
+			}
+		}
+	})
 }
