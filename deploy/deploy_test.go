@@ -165,8 +165,18 @@ func TestAgonesManifests(t *testing.T) {
 	if at(t, spec, "eviction", "safe") != "Always" {
 		t.Errorf("eviction %v", at(t, spec, "eviction"))
 	}
-	if p, _ := at(t, spec, "health", "periodSeconds").(int); p < 1 {
+	period, _ := at(t, spec, "health", "periodSeconds").(int)
+	if period < 1 {
 		t.Errorf("health %v", at(t, spec, "health"))
+	}
+	if at(t, port, "name") != "game" {
+		t.Errorf("the game port is named %v; twserver's Agones client looks for \"game\"", at(t, port, "name"))
+	}
+	// The server's [agones] health_period must match the manifest (0 = Agones' default 5).
+	text, _ := at(t, readYAML(t, "agones/configmap.yaml")[0], "data", "server.toml").(string)
+	c := loadConfigText(t, "agones/configmap.yaml server.toml", text)
+	if hp := c.Agones.HealthPeriod; hp != period && !(hp == 0 && period == 5) {
+		t.Errorf("[agones] health_period %d, the manifests' health.periodSeconds %d", hp, period)
 	}
 	pod := at(t, spec, "template", "spec")
 	grace, _ := at(t, pod, "terminationGracePeriodSeconds").(int)
