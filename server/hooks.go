@@ -76,6 +76,30 @@ func (s *Server) Observe(f func(Event)) { s.observers = append(s.observers, f) }
 // was a valid challenge and must not keep it. Call it before Run.
 func (s *Server) OnMasterChallenge(f func(payload []byte) bool) { s.masterChallenge = f }
 
+// OnMasterPacket installs the function the socket reader calls with what a
+// legacy 0.7 master sends to the game port (net.md A6.5): token replies to
+// SendTokenRequest (token = the master's token, payload nil) and connless
+// packets whose payload starts with "\xff\xff\xff\xff" + "fw??", "fwok" or
+// "fwer" and that carry the global token or a token valid for the sender
+// (token = the packet's response token). f reports whether the packet came
+// from a master it knows; it must not block or keep payload. Call it before Run.
+func (s *Server) OnMasterPacket(f func(from netip.AddrPort, token uint32, payload []byte) bool) {
+	s.masterPacket = f
+}
+
+// SendTokenRequest sends a 0.7 TOKEN request carrying the global token from
+// the game socket (to a legacy master). Safe from any goroutine.
+func (s *Server) SendTokenRequest(to netip.AddrPort) {
+	s.write(netproto.AppendTokenRequest(nil, s.globalToken), to)
+}
+
+// SendConnless sends a 0.7 connless packet from the game socket, addressed
+// with token and answering to the global token. Safe from any goroutine;
+// payload must fit netproto.MaxPayload.
+func (s *Server) SendConnless(to netip.AddrPort, token uint32, payload []byte) {
+	s.write(netproto.AppendConnless(nil, netproto.ConnlessHeader{Token: netproto.Token(token), ResponseToken: s.globalToken}, payload), to)
+}
+
 // ConnlessToken is the server's global 0.7 token: announced to the master
 // (Connless-Token) and accepted from any address on its challenge packet.
 func (s *Server) ConnlessToken() uint32 { return uint32(s.globalToken) }
@@ -122,6 +146,39 @@ func (s *Server) emitInfo(rows []infoPlayer, numPlayers int) {
 		in.Clients[i] = InfoClient{Name: r.name, Clan: r.clan, Country: int(r.country), Score: int(r.score), IsPlayer: !r.spectator}
 	}
 	s.emit(Event{Kind: EventInfo, Info: in})
+}
+
+// masterMagics start the legacy masters' packets to a server (FWCHECK,
+// FWOK, FWERROR; net.md A6.5).
+var masterMagics = [][]byte{[]byte("\xff\xff\xff\xfffw??"), []byte("\xff\xff\xff\xfffwok"), []byte("\xff\xff\xff\xfffwer")}
+
+// screenMasterPacket hands a legacy master's connless packet to the hook;
+// it reports whether the packet was one (then nothing else is to be done).
+func (s *Server) screenMasterPacket(from netip.AddrPort, h netproto.ConnlessHeader, payload []byte, validToken bool, now time.Time) bool {
+	if s.masterPacket == nil || (!validToken && h.Token != s.globalToken) {
+		return false
+	}
+	for _, m := range masterMagics {
+		if bytes.HasPrefix(payload, m) {
+			if !s.budget.info.AllowN(now, 1) {
+				s.stats.ConnlessDropped.Add(1)
+				return true
+			}
+			return s.masterPacket(from, uint32(h.ResponseToken), payload)
+		}
+	}
+	return false
+}
+
+// screenMasterTokenReply hands a token reply to our own token request to the hook.
+func (s *Server) screenMasterTokenReply(from netip.AddrPort, token netproto.Token, now time.Time) {
+	if token == netproto.TokenNone || !s.budget.token.AllowN(now, 1) {
+		s.stats.ConnlessDropped.Add(1)
+		return
+	}
+	if !s.masterPacket(from, uint32(token), nil) {
+		s.stats.BadToken.Add(1)
+	}
 }
 
 // Master challenge framing (net.md B6.6).

@@ -166,7 +166,11 @@ func (s *Server) screen(p *rxPacket, tokens *netproto.TokenGen, now time.Time, o
 			s.stats.Malformed.Add(1)
 			return false
 		}
-		if !tokens.Check(ip, h.Token) {
+		valid := tokens.Check(ip, h.Token)
+		if s.screenMasterPacket(p.addr, h, payload, valid, now) {
+			return false
+		}
+		if !valid {
 			s.stats.BadToken.Add(1)
 			return false
 		}
@@ -195,6 +199,9 @@ func (s *Server) screen(p *rxPacket, tokens *netproto.TokenGen, now time.Time, o
 		return false
 	}
 	switch {
+	case ctl.Type == netproto.CtrlToken && h.Token == s.globalToken && s.masterPacket != nil:
+		s.screenMasterTokenReply(p.addr, ctl.Token, now)
+		return false
 	case ctl.Type == netproto.CtrlToken && h.Token == netproto.TokenNone:
 		if !ctl.Padded || ctl.Token == netproto.TokenNone {
 			s.stats.Malformed.Add(1)

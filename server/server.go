@@ -127,6 +127,7 @@ type Server struct {
 	// side channels (hooks.go); installed before Run
 	observers       []func(Event)
 	masterChallenge func(payload []byte) bool
+	masterPacket    func(from netip.AddrPort, token uint32, payload []byte) bool
 	globalToken     netproto.Token
 
 	rec recorder // recording state and hooks (record.go)

@@ -302,3 +302,50 @@ func TestRegisterOffByDefault(t *testing.T) {
 		t.Errorf("%d 'registration off' lines, want 1:\n%s", c, logs.String())
 	}
 }
+
+// TestRegisterUDPMaster: with register.udp_masters, a legacy 0.7 master on
+// loopback (token exchange, bea2 heartbeat, firewall check of the game port
+// with fw??/fw!!, fwok) lists the server; with an announced port nobody
+// answers on, the master's fwer is logged as the firewall error.
+func TestRegisterUDPMaster(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		port      string // register.port
+		want      string // log line
+		wantShown bool   // listed at the master
+	}{
+		{"reachable", "", "server registered with the legacy 0.7 master server", true},
+		{"unreachable", "port = 9\n", "the master server reports that clients can not connect to this server", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			um, err := mastertest.StartUDP("127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer um.Close()
+			m, err := mastertest.Start("127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			var logs lockedBuf
+			addr, done := startServer(t, fmt.Sprintf("[register]\nenabled = true\nurl = %q\n%sudp_masters = [%q]\n", m.URL(), tc.port, um.Addr().String()), &logs)
+			waitUntil(t, tc.want, 10*time.Second, func() bool { return strings.Contains(logs.String(), tc.want) })
+			hb := um.Heartbeats()
+			if len(hb) == 0 || hb[0].From != addr {
+				t.Errorf("heartbeats %v, want from the game port %v", hb, addr)
+			}
+			if tc.wantShown {
+				if !um.Listed(addr) || hb[0].Port != int(addr.Port()) {
+					t.Errorf("listed %v, announced port %d, want %d", um.Listed(addr), hb[0].Port, addr.Port())
+				}
+			} else if len(hb) > 0 && hb[0].Port != 9 {
+				t.Errorf("announced port %d, want register.port 9", hb[0].Port)
+			}
+			stopServer(t, done, &logs)
+			if c := strings.Count(logs.String(), tc.want); c != 1 {
+				t.Errorf("%d lines %q, want 1", c, tc.want)
+			}
+		})
+	}
+}

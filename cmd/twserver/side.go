@@ -108,22 +108,37 @@ func (sc *sideChannels) startRegister(ctx context.Context, cfg config.Config, sr
 			reg.SetInfo(registerInfo(e.Info))
 		}
 	})
+	var hb *register.Heartbeat
+	if len(rc.UDPMasters) > 0 {
+		hb = register.NewHeartbeat(register.HeartbeatOptions{Masters: rc.UDPMasters, Port: port, Send: srv,
+			Logger: log.With().Str("component", "register-udp").Logger()})
+		srv.OnMasterPacket(hb.HandlePacket)
+	}
 	names := make([]string, len(protocols))
 	for i, p := range protocols {
 		names[i] = p.String()
 	}
-	if rc.Port != 0 || hostPort == nil {
-		log.Info().Str("url", rc.URL).Int("port", port).Strs("protocols", names).Msg("master registration on")
+	run := func() {
 		sc.wg.Go(func() { reg.Run(ctx) })
+		if hb != nil {
+			sc.wg.Go(func() { hb.Run(ctx) })
+		}
+	}
+	if rc.Port != 0 || hostPort == nil {
+		log.Info().Str("url", rc.URL).Int("port", port).Strs("protocols", names).Strs("udp_masters", rc.UDPMasters).Msg("master registration on")
+		run()
 		return
 	}
-	log.Info().Str("url", rc.URL).Strs("protocols", names).Msg("master registration on, waiting for the allocated port from Agones")
+	log.Info().Str("url", rc.URL).Strs("protocols", names).Strs("udp_masters", rc.UDPMasters).Msg("master registration on, waiting for the allocated port from Agones")
 	sc.wg.Go(func() {
 		select {
 		case p := <-hostPort:
 			log.Info().Int("port", p).Msg("registering the Agones host port")
 			reg.SetPort(p)
-			reg.Run(ctx)
+			if hb != nil {
+				hb.SetPort(p)
+			}
+			run()
 		case <-ctx.Done():
 		}
 	})
