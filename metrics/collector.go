@@ -20,6 +20,7 @@ var (
 	descPlayers    = desc("teeworlds_server_players", "In-game clients that are not spectators, by protocol dialect.", "dialect")
 	descSpectators = desc("teeworlds_server_spectators", "In-game spectators, by protocol dialect.", "dialect")
 	descMaxClients = desc("teeworlds_server_max_clients", "Connection slots (server.max_clients).")
+	descEvents     = desc("teeworlds_game_events_total", "Game events: players entering (join) and leaving (leave) the game, chat lines, kill messages, CTF flag captures, called votes.", "event")
 	descInfo       = desc("teeworlds_server_info", "Always 1; the labels are the server's name, game type and map.", "name", "gametype", "map")
 
 	descTickDur    = desc("twserver_tick_duration_seconds", "Work of each game-loop wake-up that ran ticks: simulation, snapshots, connection timers and writes.")
@@ -58,7 +59,7 @@ func newCollector(src Source, reg func() []RegisterState) *collector {
 // Describe sends every description.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{
-		descClients, descPlayers, descSpectators, descMaxClients, descInfo,
+		descClients, descPlayers, descSpectators, descMaxClients, descInfo, descEvents,
 		descTickDur, descTickLate, descTicks, descSkipped, descDropped, descLastTick, descSnapBytes,
 		descPackets, descBytes, descNetDropped, descReplies, descConns, descBans, descBansTotal,
 		descRecFiles, descRecStopped, descRecPruned, descRecBytes, descRegStatus, descRegErrors,
@@ -89,6 +90,9 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	gauge(descMaxClients, float64(g.MaxClients.Load()))
 	if in := g.Info.Load(); in != nil {
 		gauge(descInfo, 1, in.Name, in.GameType, in.Map)
+	}
+	for i, ev := range server.GameEvents {
+		counter(descEvents, g.Events[i].Load(), ev)
 	}
 
 	t := c.src.TickTiming()

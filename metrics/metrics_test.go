@@ -209,6 +209,9 @@ func TestScrapeWithClients(t *testing.T) {
 	if v, _ := value(fams, "teeworlds_server_info", map[string]string{"name": "metrics test", "gametype": "DM", "map": r.srv.MapName()}); v != 1 {
 		t.Errorf("teeworlds_server_info with the server's name, game type and map: %v", v)
 	}
+	if v, _ := value(fams, "teeworlds_game_events_total", map[string]string{"event": "join"}); v != n {
+		t.Errorf("join events %v, want %d", v, n)
+	}
 	if v, _ := value(fams, "twserver_connections_total", map[string]string{"result": "accepted"}); v < n {
 		t.Errorf("accepted connections %v, want at least %d", v, n)
 	}
@@ -252,6 +255,9 @@ func TestScrapeWithClients(t *testing.T) {
 		_, fams = scrape(t, r.base)
 		v, _ := value(fams, "teeworlds_server_clients", nil)
 		if v == 0 {
+			if left, _ := value(fams, "teeworlds_game_events_total", map[string]string{"event": "leave"}); left != n {
+				t.Errorf("leave events %v, want %d", left, n)
+			}
 			break
 		}
 		if time.Now().After(deadline) {

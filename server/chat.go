@@ -105,6 +105,7 @@ func (s *Server) onSay(c *client, m *gamemsg.ClSay, now time.Duration) {
 		return
 	}
 	c.lastChat = now
+	s.countEvent(eventChat)
 	mode := int32(chatAll)
 	team := s.world.Team(c.id)
 	switch m.Mode {
@@ -146,10 +147,14 @@ func (s *Server) serverChat(to int, text string) {
 func (s *Server) onWorldEvent(e world.Event) {
 	switch e.Kind {
 	case world.EvKillMsg:
+		s.countEvent(eventKill)
 		s.broadcastGame(e.To, &gamemsg.SvKillMsg{Killer: e.Args[0], Victim: e.Args[1], Weapon: e.Args[2], ModeSpecial: e.Args[3]})
 	case world.EvTeam:
 		s.broadcastGame(e.To, &gamemsg.SvTeam{ClientID: e.Args[0], Team: e.Args[1], Silent: e.Args[2] != 0, CooldownTick: e.Args[3]})
 	case world.EvGameMsg:
+		if e.Args[0] == world.GameMsgCTFCapture {
+			s.countEvent(eventFlagCapture)
+		}
 		s.broadcastGame(e.To, &gamemsg.SvGameMsg{GameMsgID: e.Args[0], Params: [3]int32{e.Args[1], e.Args[2], e.Args[3]}})
 	case world.EvWeaponPickup:
 		s.broadcastGame(e.To, &gamemsg.SvWeaponPickup{Weapon: e.Args[0]})

@@ -95,7 +95,27 @@ type Gauges struct {
 	SnapshotBytes SizeHist
 	// Sent and SentBytes count datagrams and bytes written to the socket.
 	Sent, SentBytes atomic.Uint64
+	// Events counts game events by kind (index as in GameEvents).
+	Events [len(GameEvents)]atomic.Uint64
 }
+
+// GameEvents names the counted game events, in index order: players
+// entering and leaving the game, chat lines (public, team, whisper), kill
+// messages (suicides included), CTF captures and called votes.
+var GameEvents = [...]string{"join", "leave", "chat", "kill", "flag_capture", "vote"}
+
+// Indexes in GameEvents.
+const (
+	eventJoin = iota
+	eventLeave
+	eventChat
+	eventKill
+	eventFlagCapture
+	eventVote
+)
+
+// countEvent counts one game event.
+func (s *Server) countEvent(i int) { s.gauges.Events[i].Add(1) }
 
 // InfoLabels are the server's name, game type and map, as in the server info.
 type InfoLabels struct {

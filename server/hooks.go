@@ -124,6 +124,11 @@ func (s *Server) emit(e Event) {
 
 // emitPlayer reports a player entering or leaving.
 func (s *Server) emitPlayer(kind EventKind, c *client) {
+	if kind == EventPlayerEnter {
+		s.countEvent(eventJoin)
+	} else {
+		s.countEvent(eventLeave)
+	}
 	if len(s.observers) > 0 {
 		s.emit(Event{Kind: kind, ClientID: c.id, Name: c.name, Addr: c.addr})
 	}
