@@ -28,7 +28,7 @@ var (
 	descTicks      = desc("twserver_ticks_total", "Ticks simulated.")
 	descSkipped    = desc("twserver_ticks_skipped_total", "Ticks that missed their own wake-up: simulated back to back with the next, or dropped.")
 	descDropped    = desc("twserver_ticks_dropped_total", "Ticks never simulated because the loop fell too far behind and moved its schedule.")
-	descLastTick   = desc("twserver_last_tick_timestamp_seconds", "Unix time at which the game loop last finished running ticks.")
+	descLastTick   = desc("twserver_last_tick_timestamp_seconds", "Unix time at which the game loop last finished running ticks (0 before the first).")
 	descSnapBytes  = desc("twserver_snapshot_bytes", "Size of each snapshot sent to a client (all parts, before Huffman compression).")
 	descPackets    = desc("twserver_net_packets_total", "UDP datagrams received (in) and sent (out).", "dir")
 	descBytes      = desc("twserver_net_bytes_total", "UDP payload bytes received (in) and sent (out).", "dir")
@@ -101,9 +101,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	counter(descTicks, t.Ticks.Load())
 	counter(descSkipped, t.Skipped.Load())
 	counter(descDropped, t.Dropped.Load())
-	if last := t.LastTick.Load(); last != 0 {
-		gauge(descLastTick, float64(last)/1e9)
-	}
+	gauge(descLastTick, float64(t.LastTick.Load())/1e9) // 0 before the first tick
 	ch <- sizeHistogram(descSnapBytes, &g.SnapshotBytes)
 
 	st := c.src.Stats()
