@@ -51,18 +51,8 @@ func TestDockerImage(t *testing.T) {
 	removeNewImages(t)
 
 	work := t.TempDir()
-	bin := buildStatic(t, "twserver")
 	twload := buildStatic(t, "twload")
-	ctxDir := filepath.Join(work, "context")
-	if out, err := exec.Command("./docker-context.sh", bin, ctxDir).CombinedOutput(); err != nil {
-		t.Fatalf("docker-context.sh: %v\n%s", err, out)
-	}
-	tag := fmt.Sprintf("twserver-citest:%d", time.Now().UnixNano())
-	mustDocker(t, "build", "-q", "-f", "Dockerfile.runtime", "-t", tag, ctxDir)
-	t.Cleanup(func() { docker(t, "rmi", "-f", tag) })
-	if u := mustDocker(t, "image", "inspect", "-f", "{{.Config.User}}", tag); u != "65534:65534" {
-		t.Errorf("image user %q, want 65534:65534", u)
-	}
+	tag := buildRuntimeImage(t)
 
 	// The configuration and recordings are volumes of the host's temp dir;
 	// recording is on so the run proves /recordings is writable by nobody.
@@ -194,7 +184,7 @@ func startContainer(t *testing.T, image string, args ...string) *container {
 			out, _ := docker(t, "logs", name)
 			t.Logf("container log:\n%s", out)
 		}
-		docker(t, "rm", "-f", name)
+		docker(t, "rm", "-f", "-v", name) // -v: the anonymous volumes of the image's VOLUMEs too
 	})
 	c := &container{name: name}
 	c.logs = func() string { out, _ := docker(t, "logs", name); return out }
@@ -349,4 +339,22 @@ func removeNewImages(t *testing.T) {
 			}
 		}
 	})
+}
+
+// buildRuntimeImage builds deploy/Dockerfile.runtime over a static
+// twserver, checks it runs as nobody, and returns its tag (removed when
+// the test ends).
+func buildRuntimeImage(t *testing.T) string {
+	t.Helper()
+	ctxDir := filepath.Join(t.TempDir(), "context")
+	if out, err := exec.Command("./docker-context.sh", buildStatic(t, "twserver"), ctxDir).CombinedOutput(); err != nil {
+		t.Fatalf("docker-context.sh: %v\n%s", err, out)
+	}
+	tag := fmt.Sprintf("twserver-citest:%d", time.Now().UnixNano())
+	mustDocker(t, "build", "-q", "-f", "Dockerfile.runtime", "-t", tag, ctxDir)
+	t.Cleanup(func() { docker(t, "rmi", "-f", tag) })
+	if u := mustDocker(t, "image", "inspect", "-f", "{{.Config.User}}", tag); u != "65534:65534" {
+		t.Errorf("image user %q, want 65534:65534", u)
+	}
+	return tag
 }
