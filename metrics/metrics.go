@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/rs/zerolog"
+	"golang.org/x/net/netutil"
 
 	"twserver/server"
 )
@@ -40,6 +41,8 @@ const (
 	MaxHeaderBytes = 8 << 10
 	// MaxInFlightScrapes bounds concurrent /metrics requests (more get 503).
 	MaxInFlightScrapes = 4
+	// MaxConnections bounds the open HTTP connections; more wait to be accepted.
+	MaxConnections = 16
 	// ShutdownTimeout bounds the graceful shutdown of the HTTP server.
 	ShutdownTimeout = time.Second
 )
@@ -176,6 +179,7 @@ func (e *Endpoint) ServeListener(ctx context.Context, ln net.Listener, log zerol
 		MaxHeaderBytes:    MaxHeaderBytes,
 	}
 	log.Info().Str("addr", ln.Addr().String()).Msg("metrics listening (/metrics, /healthz)")
+	ln = netutil.LimitListener(ln, MaxConnections)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -344,3 +344,43 @@ func TestRegisterStatus(t *testing.T) {
 	}
 	promtoolCheck(t, body)
 }
+
+// TestConnectionBound: with MaxConnections connections open, a further
+// request is not served until one of them closes.
+func TestConnectionBound(t *testing.T) {
+	ep, err := New(&idleSource{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- ep.ServeListener(ctx, ln, zerolog.Nop()) }()
+	defer func() { cancel(); <-done }()
+	var idle []net.Conn
+	for range MaxConnections {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		idle = append(idle, c)
+	}
+	client := &http.Client{Timeout: 300 * time.Millisecond}
+	if resp, err := client.Get("http://" + ln.Addr().String() + "/healthz"); err == nil {
+		resp.Body.Close()
+		t.Fatalf("request served beyond %d open connections", MaxConnections)
+	}
+	idle[0].Close()
+	client.Timeout = 3 * time.Second
+	resp, err := client.Get("http://" + ln.Addr().String() + "/healthz")
+	if err != nil {
+		t.Fatalf("after a connection closed: %v", err)
+	}
+	resp.Body.Close()
+	for _, c := range idle[1:] {
+		c.Close()
+	}
+}
