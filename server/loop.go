@@ -143,7 +143,7 @@ func (s *Server) advance() {
 		// once per tick, not once per received datagram.
 		return
 	}
-	s.ticks.Lateness.Observe(now.Sub(s.tickStart(s.world.CurrentTick() + 1)))
+	s.ticks.observeLate(now.Sub(s.tickStart(s.world.CurrentTick() + 1)))
 	s.tickWake = now
 	// Datagrams that arrived before the tick (inputs stamped for it) are
 	// handled before it is simulated.
@@ -195,8 +195,7 @@ func (s *Server) endTickWork() {
 		return
 	}
 	end := time.Now()
-	s.ticks.Work.Observe(end.Sub(s.tickWake))
-	s.ticks.LastTick.Store(end.UnixNano())
+	s.ticks.observeWork(end.Sub(s.tickWake), end)
 	s.tickWake = time.Time{}
 }
 

@@ -89,24 +89,63 @@ func (h *DurationHist) Max() time.Duration { return time.Duration(h.maxNs.Load()
 // bucket width, about 9 %.
 func (h *DurationHist) Quantile(q float64) time.Duration {
 	var counts [tickHistBuckets]uint64
-	var total uint64
 	for i := range h.fine {
 		counts[i] = h.fine[i].Load()
-		total += counts[i]
+	}
+	return quantileOf(&counts, q, h.Max())
+}
+
+// quantileOf returns the upper bound of the fine bucket holding quantile q
+// of counts, capped at maxD; 0 without observations.
+func quantileOf(counts *[tickHistBuckets]uint64, q float64, maxD time.Duration) time.Duration {
+	var total uint64
+	for _, n := range counts {
+		total += n
 	}
 	if total == 0 {
 		return 0
 	}
-	rank := uint64(math.Ceil(q * float64(total)))
-	rank = max(rank, 1)
+	rank := max(uint64(math.Ceil(q*float64(total))), 1)
 	var seen uint64
 	for i, n := range counts {
 		seen += n
 		if seen >= rank {
-			return min(fineUpper(i), h.Max())
+			return min(fineUpper(i), maxD)
 		}
 	}
-	return h.Max()
+	return maxD
+}
+
+// TickWindow is the span of the recent tick figures of `stats`: they cover
+// the current and the previous window, the last one to two TickWindows.
+const TickWindow = time.Minute
+
+// recentHist holds the fine buckets of the current and the previous
+// TickWindow (loop-owned, no atomics).
+type recentHist struct {
+	cur, prev       [tickHistBuckets]uint64
+	curMax, prevMax time.Duration
+}
+
+func (r *recentHist) observe(d time.Duration) {
+	d = max(d, 0)
+	r.cur[fineIndex(d)]++
+	r.curMax = max(r.curMax, d)
+}
+
+func (r *recentHist) rotate() {
+	r.prev, r.cur = r.cur, [tickHistBuckets]uint64{}
+	r.prevMax, r.curMax = r.curMax, 0
+}
+
+func (r *recentHist) max() time.Duration { return max(r.curMax, r.prevMax) }
+
+func (r *recentHist) quantile(q float64) time.Duration {
+	var sum [tickHistBuckets]uint64
+	for i := range sum {
+		sum[i] = r.cur[i] + r.prev[i]
+	}
+	return quantileOf(&sum, q, r.max())
 }
 
 // Buckets returns the cumulative counts at each of TickBuckets, for a
@@ -137,12 +176,43 @@ type TickTiming struct {
 	// LastTick is the wall time (Unix nanoseconds) of the end of the last
 	// tick-running wake-up; health checks compare it with the clock.
 	LastTick atomic.Int64
+
+	// The recent figures (loop-owned): work and lateness of the current and
+	// previous TickWindow, since when they run, and the skipped-tick count
+	// at the start of the previous and the current window.
+	recentWork, recentLate  recentHist
+	recentStart             time.Time
+	skippedPrev, skippedCur uint64
+}
+
+// observeLate records the lateness of a wake-up (loop only).
+func (t *TickTiming) observeLate(d time.Duration) {
+	t.Lateness.Observe(d)
+	t.recentLate.observe(d)
+}
+
+// observeWork records the work of a wake-up that ended at end and rotates
+// the recent windows (loop only).
+func (t *TickTiming) observeWork(d time.Duration, end time.Time) {
+	t.Work.Observe(d)
+	t.LastTick.Store(end.UnixNano())
+	if t.recentStart.IsZero() {
+		t.recentStart = end
+	}
+	if end.Sub(t.recentStart) >= TickWindow {
+		t.recentWork.rotate()
+		t.recentLate.rotate()
+		t.skippedPrev, t.skippedCur = t.skippedCur, t.Skipped.Load()
+		t.recentStart = end
+	}
+	t.recentWork.observe(d)
 }
 
 // TickTiming returns the loop's tick measurements (safe for concurrent reads).
 func (s *Server) TickTiming() *TickTiming { return &s.ticks }
 
-// tickSummary renders the tick timing for the console `stats`.
+// summary renders the tick timing for the console `stats` (loop only):
+// since start, then over the recent windows.
 func (t *TickTiming) summary() string {
 	w, l := &t.Work, &t.Lateness
 	return "ticks=" + itoa(int(t.Ticks.Load())) +
@@ -153,7 +223,14 @@ func (t *TickTiming) summary() string {
 		" work_max=" + fmtDur(w.Max()) +
 		" late_p50=" + fmtDur(l.Quantile(0.5)) +
 		" late_p99=" + fmtDur(l.Quantile(0.99)) +
-		" late_max=" + fmtDur(l.Max())
+		" late_max=" + fmtDur(l.Max()) +
+		" | recent (the last " + itoa(int(TickWindow/time.Second)) + "-" + itoa(int(2*TickWindow/time.Second)) + " s):" +
+		" skipped=" + itoa(int(t.Skipped.Load()-t.skippedPrev)) +
+		" work_p50=" + fmtDur(t.recentWork.quantile(0.5)) +
+		" work_p99=" + fmtDur(t.recentWork.quantile(0.99)) +
+		" work_max=" + fmtDur(t.recentWork.max()) +
+		" late_p99=" + fmtDur(t.recentLate.quantile(0.99)) +
+		" late_max=" + fmtDur(t.recentLate.max())
 }
 
 // fmtDur renders d in microseconds with a unit ("123us").

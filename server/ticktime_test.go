@@ -176,3 +176,29 @@ func testStatsShowsTickTiming(t *testing.T) {
 		}
 	}
 }
+
+// TestRecentTickWindow: the recent figures of `stats` cover the current and
+// the previous TickWindow, so a slow tick and skipped ticks leave them after
+// two windows while the since-start figures keep them.
+func TestRecentTickWindow(t *testing.T) {
+	var tt TickTiming
+	t0 := time.Unix(1000, 0)
+	tt.observeWork(10*time.Millisecond, t0)
+	tt.Skipped.Add(5)
+	tt.observeWork(time.Millisecond, t0.Add(time.Second))
+	recent := func() string { s := tt.summary(); return s[strings.Index(s, "| recent"):] }
+	if !strings.Contains(recent(), "skipped=5 ") || !strings.Contains(recent(), "work_max=10000us") {
+		t.Errorf("first window: %s", recent())
+	}
+	tt.observeWork(time.Millisecond, t0.Add(TickWindow+time.Second)) // rotates: the slow tick is in the previous window
+	if !strings.Contains(recent(), "skipped=5 ") || !strings.Contains(recent(), "work_max=10000us") {
+		t.Errorf("second window: %s", recent())
+	}
+	tt.observeWork(time.Millisecond, t0.Add(2*TickWindow+2*time.Second)) // rotates again: gone
+	if !strings.Contains(recent(), "skipped=0 ") || !strings.Contains(recent(), "work_max=1000us") || !strings.Contains(recent(), "work_p99=1000us") {
+		t.Errorf("third window: %s", recent())
+	}
+	if all := tt.summary(); !strings.Contains(all, "skipped=5 ") || !strings.Contains(all, "work_max=10000us") {
+		t.Errorf("since start: %s", all)
+	}
+}
