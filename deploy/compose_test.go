@@ -21,8 +21,9 @@ import (
 // from), and the service gets no network but its own loopback instead of
 // published ports. Its volumes (the example config read-only, a named
 // recordings volume), read-only root, dropped capabilities, command and
-// stop settings are the file's own. The server must answer /healthz from
-// the example config's metrics listener, the named volume must be owned by
+// stop settings and health check are the file's own. The server must answer
+// /healthz from the example config's metrics listener, Docker must report
+// it healthy through the compose healthcheck, the named volume must be owned by
 // nobody (so recordings can be written), and `docker-compose stop` must end
 // it with exit code 0 within the shutdown bound.
 func TestComposeUp(t *testing.T) {
@@ -93,6 +94,18 @@ func TestComposeUp(t *testing.T) {
 	}
 	if h, ok := ct.scrape(t, nsenter, "/healthz"); ok && h != "ok\n" {
 		t.Errorf("/healthz of the compose service: %q", h)
+	}
+	// The compose healthcheck (twserver -healthcheck) reports healthy.
+	deadline = time.Now().Add(30 * time.Second)
+	for {
+		h := mustDocker(t, "inspect", "-f", "{{.State.Health.Status}}", id)
+		if h == "healthy" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("health status %q after 30 s", h)
+		}
+		time.Sleep(500 * time.Millisecond)
 	}
 	vol := mustDocker(t, "volume", "inspect", "-f", "{{.Mountpoint}}", project+"_recordings")
 	var st syscall.Stat_t

@@ -54,9 +54,13 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 		noStdin  = fs.Bool("no-console", false, "do not read console commands from standard input")
 		cpuProf  = fs.String("cpuprofile", "", "write a CPU profile of the whole run to `file` (pprof)")
 		memProf  = fs.String("memprofile", "", "write a heap profile to `file` at exit (pprof)")
+		hcURL    = fs.String("healthcheck", "", "only probe a running server's /healthz at this loopback `URL` and exit 0 if healthy (container health checks)")
 	)
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *hcURL != "" {
+		return healthcheck(*hcURL, stderr)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "twserver: unexpected argument %q\n", fs.Arg(0))

@@ -2,7 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -49,4 +55,36 @@ func startMetrics(ctx context.Context, mc config.MetricsConfig, srv *server.Serv
 		}
 	}()
 	return func() { <-done }, nil
+}
+
+// HealthcheckTimeout bounds the -healthcheck probe.
+const HealthcheckTimeout = 2 * time.Second
+
+// healthcheck probes a running server's /healthz (twserver -healthcheck
+// URL, for container health checks in images without a shell or curl): exit
+// code 0 when it answers 200, 1 otherwise. Only loopback addresses are
+// probed.
+func healthcheck(raw string, stderr io.Writer) int {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "http" {
+		fmt.Fprintf(stderr, "twserver: -healthcheck %q is not an http URL\n", raw)
+		return 2
+	}
+	if ip, err := netip.ParseAddr(u.Hostname()); err != nil || !ip.IsLoopback() {
+		fmt.Fprintf(stderr, "twserver: -healthcheck probes only loopback addresses, not %q\n", u.Hostname())
+		return 2
+	}
+	client := &http.Client{Timeout: HealthcheckTimeout}
+	resp, err := client.Get(u.String())
+	if err != nil {
+		fmt.Fprintf(stderr, "twserver: unhealthy: %v\n", err)
+		return 1
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 256))
+	if resp.StatusCode != http.StatusOK {
+		fmt.Fprintf(stderr, "twserver: unhealthy: %s: %s\n", resp.Status, body)
+		return 1
+	}
+	return 0
 }

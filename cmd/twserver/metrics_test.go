@@ -62,6 +62,10 @@ func TestMetricsListen(t *testing.T) {
 			t.Errorf("/metrics lacks %q", want)
 		}
 	}
+	var hcErr lockedBuf
+	if code := run([]string{"-healthcheck", "http://" + addr + "/healthz"}, strings.NewReader(""), &hcErr); code != 0 {
+		t.Errorf("-healthcheck of the running server: exit %d: %s", code, hcErr.String())
+	}
 	io.WriteString(stdinW, "shutdown\n")
 	select {
 	case code := <-done:
@@ -73,6 +77,9 @@ func TestMetricsListen(t *testing.T) {
 	}
 	if _, err := http.Get("http://" + addr + "/healthz"); err == nil {
 		t.Error("metrics endpoint still serving after the server stopped")
+	}
+	if code := run([]string{"-healthcheck", "http://" + addr + "/healthz"}, strings.NewReader(""), &hcErr); code != 1 {
+		t.Errorf("-healthcheck of a stopped server: exit %d, want 1", code)
 	}
 }
 
@@ -91,5 +98,16 @@ func TestMetricsListenBusy(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "cannot start metrics endpoint") {
 		t.Errorf("log lacks the reason:\n%s", errb.String())
+	}
+}
+
+// TestHealthcheckUsage: -healthcheck refuses what is not an http URL on a
+// loopback address (exit 2, nothing is contacted).
+func TestHealthcheckUsage(t *testing.T) {
+	for _, u := range []string{"ftp://127.0.0.1/healthz", "http://192.0.2.1:9100/healthz", "http://example.invalid/healthz", "::"} {
+		var errb lockedBuf
+		if code := run([]string{"-healthcheck", u}, strings.NewReader(""), &errb); code != 2 {
+			t.Errorf("-healthcheck %s: exit %d, want 2 (%s)", u, code, errb.String())
+		}
 	}
 }
