@@ -123,8 +123,9 @@ func at(t *testing.T, v any, path ...any) any {
 	return v
 }
 
-// TestExampleConfigs: the server.toml of the container and of the Agones
-// ConfigMap are valid twserver configurations with the documented values.
+// TestExampleConfigs: the server.toml of the container, of the systemd unit
+// and of the Agones ConfigMap are valid twserver configurations with the
+// documented values.
 func TestExampleConfigs(t *testing.T) {
 	b, err := os.ReadFile("config/server.toml")
 	if err != nil {
@@ -133,6 +134,14 @@ func TestExampleConfigs(t *testing.T) {
 	c := loadConfigText(t, "config/server.toml", string(b))
 	if c.Server.Port != 8303 || c.Record.Dir != "/recordings" || c.Metrics.Listen == "" {
 		t.Errorf("container config: port %d record.dir %q metrics.listen %q", c.Server.Port, c.Record.Dir, c.Metrics.Listen)
+	}
+	b, err = os.ReadFile("systemd/server.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = loadConfigText(t, "systemd/server.toml", string(b))
+	if c.Metrics.Listen != "127.0.0.1:9100" || filepath.IsAbs(c.Record.Dir) {
+		t.Errorf("systemd config: metrics.listen %q (want the host's loopback), record.dir %q (want below the state directory)", c.Metrics.Listen, c.Record.Dir)
 	}
 	cm := readYAML(t, "agones/configmap.yaml")[0]
 	text, _ := at(t, cm, "data", "server.toml").(string)
