@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"twserver/internal/heavytest"
+	"twserver/internal/netns"
 	"twserver/loadclient"
 	"twserver/snap"
 	"twserver/world"
@@ -304,18 +305,7 @@ func seenByLoadClient(t *testing.T, realID int, camera [2]int32) (seen int, x, y
 }
 
 func inner(t *testing.T) {
-	if b, err := exec.Command("ip", "link", "set", "lo", "up").CombinedOutput(); err != nil {
-		t.Skipf("cannot bring up loopback in the namespace: %v %s", err, b)
-	}
-	links, err := exec.Command("ip", "-o", "link", "show").Output()
-	if err != nil {
-		t.Fatalf("ip link show: %v", err)
-	}
-	for _, l := range strings.Split(strings.TrimSpace(string(links)), "\n") {
-		if f := strings.Fields(l); len(f) < 2 || f[1] != "lo:" {
-			t.Fatalf("refusing to start the real client: the namespace has interfaces other than lo:\n%s", links)
-		}
-	}
+	netns.RequireLoopbackOnly(t)
 	out, bin := os.Getenv(outEnv), os.Getenv(binEnv)
 	serverLog := filepath.Join(out, "server.log")
 	clientLog := filepath.Join(out, "client.log")

@@ -10,16 +10,23 @@
 package mastertest
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"mime"
 	"net"
 	"net/http"
@@ -81,6 +88,7 @@ type Master struct {
 	srv  *http.Server
 	udp  *net.UDPConn
 	seed [32]byte
+	tls  bool // URL is https (StartTLS)
 
 	mu        sync.Mutex
 	mode      Mode
@@ -94,6 +102,11 @@ type Master struct {
 // Start runs a master on 127.0.0.1 (addr "127.0.0.1:0") or [::1]; its
 // register URL is URL().
 func Start(addr string) (*Master, error) {
+	return start(addr, nil)
+}
+
+// start binds the master; wrap, if set, wraps the TCP listener (TLS).
+func start(addr string, wrap func(net.Listener) net.Listener) (*Master, error) {
 	ap, err := netip.ParseAddrPort(addr)
 	if err != nil || !ap.Addr().IsLoopback() {
 		return nil, fmt.Errorf("mastertest: %q is not a loopback address:port", addr)
@@ -111,15 +124,63 @@ func Start(addr string) (*Master, error) {
 		ln.Close()
 		return nil, err
 	}
-	m := &Master{ln: ln, udp: udp, servers: map[string]*Entry{}, addresses: map[string]string{}, hang: make(chan struct{})}
+	served := ln
+	if wrap != nil {
+		served = wrap(ln)
+	}
+	m := &Master{ln: served, udp: udp, servers: map[string]*Entry{}, addresses: map[string]string{}, hang: make(chan struct{})}
 	_, _ = rand.Read(m.seed[:])
 	m.srv = &http.Server{Handler: http.HandlerFunc(m.serve), ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = m.srv.Serve(ln) }()
+	go func() { _ = m.srv.Serve(m.ln) }()
 	return m, nil
 }
 
+// StartTLS is Start serving HTTPS with a fresh self-signed certificate for
+// the loopback address, for registrars that only speak HTTPS. certPEM is
+// the certificate to trust (e.g. as a CA file for the registrar).
+func StartTLS(addr string) (m *Master, certPEM []byte, err error) {
+	ap, err := netip.ParseAddrPort(addr)
+	if err != nil || !ap.Addr().IsLoopback() {
+		return nil, nil, fmt.Errorf("mastertest: %q is not a loopback address:port", addr)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: ap.Addr().String()},
+		IPAddresses:           []net.IP{net.IP(ap.Addr().AsSlice())},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(24 * time.Hour),
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	cert := tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	m, err = start(addr, func(ln net.Listener) net.Listener {
+		return tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	m.tls = true
+	return m, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), nil
+}
+
 // URL is the register URL.
-func (m *Master) URL() string { return "http://" + m.ln.Addr().String() + "/ddnet/15/register" }
+func (m *Master) URL() string {
+	scheme := "http"
+	if m.tls {
+		scheme = "https"
+	}
+	return scheme + "://" + m.ln.Addr().String() + "/ddnet/15/register"
+}
 
 // SetMode changes how the master answers from now on.
 func (m *Master) SetMode(mode Mode) {

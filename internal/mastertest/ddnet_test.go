@@ -1,0 +1,182 @@
+package mastertest
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"twserver/internal/heavytest"
+	"twserver/internal/netns"
+	"twserver/internal/refserver"
+)
+
+// The test master is checked against the real thing on the other side of
+// the protocol: DDNet-Server 16.4 (Debian ddnet-server), whose HTTP
+// registration is the reference twserver's registerer follows. The server
+// runs in a private network namespace with nothing but loopback (the test
+// re-runs itself under `unshare --net`), so no packet and no name look-up
+// leaves the machine.
+
+const (
+	ddnetServer   = "/usr/games/DDNet-Server"
+	ddnetInnerEnv = "TWSERVER_MASTERTEST_INNER"
+	tw07Map       = "/usr/share/games/teeworlds/data/maps/dm1.map"
+	// systemCABundle is the CA file Debian's libcurl trusts.
+	systemCABundle = "/etc/ssl/certs/ca-certificates.crt"
+)
+
+// TestRealDDNetServerRegisters: DDNet-Server 16.4 registers tw0.6/ipv4 and
+// tw0.7/ipv4 with the test master (after the UDP challenge to its game
+// port, in both framings), its info body is taken, and its shutdown
+// deletes both addresses.
+func TestRealDDNetServerRegisters(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reference-server test skipped in -short mode")
+	}
+	if os.Getenv(ddnetInnerEnv) == "1" {
+		ddnetInner(t)
+		return
+	}
+	for _, p := range []string{ddnetServer, tw07Map} {
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("needs %s (Debian ddnet-server, teeworlds-data): %v", p, err)
+		}
+	}
+	for _, b := range []string{"unshare", "ip"} {
+		if _, err := exec.LookPath(b); err != nil {
+			t.Skipf("needs %s (util-linux, iproute2)", b)
+		}
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to create a private network namespace (unshare --net)")
+	}
+	if err := exec.Command("unshare", "--net", "--mount", "--", "true").Run(); err != nil {
+		t.Skipf("cannot create a private network namespace: %v", err)
+	}
+	heavytest.Lock(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "unshare", "--net", "--mount", "--", self, "-test.run", "^TestRealDDNetServerRegisters$", "-test.v")
+	cmd.Env = append(os.Environ(), ddnetInnerEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	t.Logf("inner run:\n%s", out)
+	if err != nil {
+		t.Fatalf("inner run failed: %v", err)
+	}
+	if strings.Contains(string(out), "--- SKIP") {
+		t.Skip("inner run skipped")
+	}
+}
+
+func ddnetInner(t *testing.T) {
+	netns.RequireLoopbackOnly(t)
+	// DDNet's HTTP client only speaks HTTPS: the master serves TLS with a
+	// self-signed certificate the server is told to trust.
+	m, certPEM, err := StartTLS("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	dir := t.TempDir()
+	caFile := filepath.Join(dir, "master-ca.pem")
+	if err := os.WriteFile(caFile, certPEM, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Its libcurl reads the system CA bundle: in this private mount
+	// namespace (unshare --mount, private propagation) the bundle is the
+	// master's certificate alone; the host's file is untouched.
+	if b, err := exec.Command("mount", "--bind", caFile, systemCABundle).CombinedOutput(); err != nil {
+		t.Skipf("cannot bind the test CA over %s in the private mount namespace: %v %s", systemCABundle, err, b)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "cwd", "maps7"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mapData, err := os.ReadFile(tw07Map)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cwd", "maps7", "dm1.map"), mapData, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	port := refserver.FreeUDPPort(t)
+	args := []string{"bindaddr 127.0.0.1", "sv_ipv4only 1", "sv_port " + strconv.Itoa(port), "sv_map dm1",
+		"sv_name mastertest-ddnet", "sv_sixup 1", "loglevel 3", `logfile ""`,
+		"sv_register 1", `sv_register_url "` + m.URL() + `"`}
+	var logs refserver.Buffer
+	cmd := exec.Command(ddnetServer, args...)
+	cmd.Dir = filepath.Join(dir, "cwd")
+	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"))
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	defer func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+		}
+	}()
+
+	want := "tw-0.6+udp://127.0.0.1:" + strconv.Itoa(port) + " tw-0.7+udp://127.0.0.1:" + strconv.Itoa(port)
+	deadline := time.Now().Add(20 * time.Second)
+	var listed Entry
+	for listed.Info == nil {
+		for _, e := range m.Servers() {
+			if strings.Join(e.Addresses, " ") == want {
+				listed = e
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("DDNet-Server not listed with %s; servers %v\nrequests %v\nserver log:\n%s", want, m.Servers(), m.Requests(), logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var info struct {
+		Name string `json:"name"`
+		Map  struct {
+			Name string `json:"name"`
+		} `json:"map"`
+	}
+	if err := json.Unmarshal(listed.Info, &info); err != nil || info.Name != "mastertest-ddnet" || info.Map.Name != "dm1" {
+		t.Errorf("info %s (%v)", listed.Info, err)
+	}
+	challenged := map[string]bool{}
+	for _, q := range m.Requests() {
+		if q.Header.Get("Challenge-Token") != "" && q.Status == "success" {
+			challenged[q.Protocol()] = true
+		}
+	}
+	if !challenged["tw0.6/ipv4"] || !challenged["tw0.7/ipv4"] {
+		t.Errorf("successful challenged registrations: %v", challenged)
+	}
+
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("DDNet-Server did not stop:\n%s", logs.String())
+	}
+	deletes := 0
+	for _, q := range m.Requests() {
+		if q.Delete() && q.Status == "success" {
+			deletes++
+		}
+	}
+	if deletes != 2 || len(m.Servers()) != 0 {
+		t.Errorf("%d successful deletes, %d servers left after the shutdown\n%s", deletes, len(m.Servers()), logs.String())
+	}
+	t.Logf("DDNet-Server 16.4 registered %s with the test master and deleted it on shutdown (%d requests)", want, len(m.Requests()))
+}
