@@ -82,18 +82,45 @@ type RegisterState struct {
 	Errors uint64
 }
 
-// Endpoint is the HTTP handler of /metrics and /healthz for one server.
+// Endpoint is the HTTP handler of /metrics and /healthz for one server
+// process (one game, or several: NewGames).
 type Endpoint struct {
-	src Source
-	reg *prometheus.Registry
-	mux *http.ServeMux
-	now func() time.Time
+	srcs []Source
+	reg  *prometheus.Registry
+	mux  *http.ServeMux
+	now  func() time.Time
+}
+
+// GameLabel is the label that tells the games of one process apart
+// (NewGames): its value is the game's name, e.g. its UDP port.
+const GameLabel = "game"
+
+// Game is one of several games served by one process.
+type Game struct {
+	// Name is the value of the GameLabel label on the game's metrics.
+	Name string
+	// Source is the game's server.
+	Source Source
+	// Register reports the game's master registration (nil: none).
+	Register func() []RegisterState
 }
 
 // New returns the endpoint of src with its own registry: the server's
 // collector, build info, and the Go runtime and process collectors.
 func New(src Source, o Options) (*Endpoint, error) {
-	e := &Endpoint{src: src, reg: prometheus.NewRegistry(), mux: http.NewServeMux(), now: o.Now}
+	return NewGames([]Game{{Source: src, Register: o.Register}}, o)
+}
+
+// NewGames returns the endpoint of a process running several games: each
+// game's figures carry the GameLabel label with its name (a single game's
+// carry none, as with New); build info and the runtime and process
+// figures are the process's. o.Register is ignored: each Game has its own.
+// /healthz answers 200 only while every game's loop ticks.
+func NewGames(games []Game, o Options) (*Endpoint, error) {
+	if len(games) == 0 {
+		return nil, errors.New("metrics: no game")
+	}
+	e := &Endpoint{reg: prometheus.NewRegistry(), mux: http.NewServeMux(), now: o.Now}
 	if e.now == nil {
 		e.now = time.Now
 	}
@@ -106,8 +133,22 @@ func New(src Source, o Options) (*Endpoint, error) {
 		ConstLabels: prometheus.Labels{"version": o.Version, "go": runtime.Version()},
 	})
 	build.Set(1)
+	seen := map[string]bool{}
+	for _, g := range games {
+		e.srcs = append(e.srcs, g.Source)
+		var r prometheus.Registerer = e.reg
+		if len(games) > 1 {
+			if g.Name == "" || seen[g.Name] {
+				return nil, errors.New("metrics: games need distinct names")
+			}
+			seen[g.Name] = true
+			r = prometheus.WrapRegistererWith(prometheus.Labels{GameLabel: g.Name}, e.reg)
+		}
+		if err := r.Register(newCollector(g.Source, g.Register)); err != nil {
+			return nil, err
+		}
+	}
 	for _, c := range []prometheus.Collector{
-		newCollector(src, o.Register),
 		build,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -130,15 +171,18 @@ func (e *Endpoint) Registry() *prometheus.Registry { return e.reg }
 // ServeHTTP serves /metrics and /healthz.
 func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) { e.mux.ServeHTTP(w, r) }
 
-// Healthy reports whether the game loop ticked within HealthMaxTickAge,
-// and how long ago it did (negative: never).
+// Healthy reports whether every game loop ticked within HealthMaxTickAge,
+// and how long ago the stalest did (negative: one never ticked).
 func (e *Endpoint) Healthy() (bool, time.Duration) {
-	last := e.src.TickTiming().LastTick.Load()
-	if last == 0 {
-		return false, -1
+	var worst time.Duration
+	for _, src := range e.srcs {
+		last := src.TickTiming().LastTick.Load()
+		if last == 0 {
+			return false, -1
+		}
+		worst = max(worst, e.now().Sub(time.Unix(0, last)))
 	}
-	age := e.now().Sub(time.Unix(0, last))
-	return age <= HealthMaxTickAge, age
+	return worst <= HealthMaxTickAge, worst
 }
 
 func (e *Endpoint) healthz(w http.ResponseWriter, r *http.Request) {
