@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench.sh - load benchmark of twserver against the 0.7.5 reference server.
 #
-# For every client count N (default 1 16 32 63) and for both servers it starts
+# For every client count N (default 1 16 32 63), in W windows (default 3) that
+# alternate which server goes first, and for both servers it starts
 # a fresh server on 127.0.0.1 (the same map, 64 slots of which 16 play and the
 # rest spectate, 4 clients per IP), runs
 # twload with N clients spread over 16 loopback source addresses, and reports:
@@ -10,12 +11,15 @@
 #   per client      received and sent bytes/s and packets/s (UDP payload, in game)
 #   snapshots/s per client, input-to-snapshot latency p50/p99, failures, twload's own CPU,
 #   server CPU time per snapshot delivered (us/snap; fair when snapshot rates differ)
-# and, per N, the ratio twserver/reference of CPU, peak RSS, bytes and packets.
+# and, per N, the median over the windows with its spread (min-max), and the
+# ratio twserver/reference of CPU (median of the per-window ratios, min-max),
+# peak RSS, bytes and packets. Never the best run alone.
 #
-# Usage: scripts/bench.sh [-d DURATION] [-r RAMPUP] [-p PATTERN] [-o OUTDIR] [N ...]
+# Usage: scripts/bench.sh [-d DURATION] [-r RAMPUP] [-p PATTERN] [-w WINDOWS] [-o OUTDIR] [N ...]
 #   -d  load duration after the ramp-up (default 30s)
 #   -r  ramp-up (default 3s)
 #   -p  input pattern: idle, walk, jumpfire, random (default random)
+#   -w  windows per N (default 3); window k runs twserver first when k is odd
 #   -o  output directory for JSON summaries and server logs (default a temp dir)
 # Env: TWSERVER (binary; default: built from ./cmd/twserver), TWLOAD (default: built
 #      from ./cmd/twload), TW07_SERVER (default /usr/games/teeworlds-server),
@@ -25,14 +29,15 @@
 # Only loopback traffic; every process started here is stopped by PID.
 set -uo pipefail
 
-DUR=30s RAMP=3s PAT=random OUT=
-while getopts "d:r:p:o:h" opt; do
+DUR=30s RAMP=3s PAT=random OUT= WINDOWS=3
+while getopts "d:r:p:w:o:h" opt; do
 	case $opt in
 	d) DUR=$OPTARG ;;
 	r) RAMP=$OPTARG ;;
 	p) PAT=$OPTARG ;;
+	w) WINDOWS=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) sed -n '2,24p' "$0"; exit 2 ;;
+	*) sed -n '2,28p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -132,16 +137,21 @@ start_server() {
 }
 
 RESULTS=$OUT/results.tsv
-printf 'n\tserver\tload_cpu_pct\tcpu_pct\tpeak_rss_kb\trx_Bps\ttx_Bps\trx_pps\ttx_pps\tsnaps_ps\tlat_p50\tlat_p99\tconnected\tfailed\tbad\tsrv_snaps_ps\tinputs_ps\n' >"$RESULTS"
+printf 'n\tserver\tload_cpu_pct\tcpu_pct\tpeak_rss_kb\trx_Bps\ttx_Bps\trx_pps\ttx_pps\tsnaps_ps\tlat_p50\tlat_p99\tconnected\tfailed\tbad\tsrv_snaps_ps\tinputs_ps\twindow\n' >"$RESULTS"
 STATUS=0
 for n in "${COUNTS[@]}"; do
-	for kind in "${SERVERS[@]}"; do
-		dir=$OUT/$kind-$n
+  for ((win = 1; win <= WINDOWS; win++)); do
+	order=("${SERVERS[@]}")
+	if ((win % 2 == 0)); then # alternate which server runs first
+		order=(); for ((i = ${#SERVERS[@]} - 1; i >= 0; i--)); do order+=("${SERVERS[i]}"); done
+	fi
+	for kind in "${order[@]}"; do
+		dir=$OUT/$kind-$n-w$win
 		port=$(free_port)
 		start_server "$kind" "$port" "$dir" || { STATUS=1; continue; }
 		sleep 0.5
 		t0=$(cpu_ticks "$SPID"); w0=$EPOCHREALTIME
-		log "$kind: $n clients for $RAMP + $DUR on port $port"
+		log "$kind: $n clients for $RAMP + $DUR on port $port (window $win/$WINDOWS)"
 		/usr/bin/time -f "%U %S %e" -o "$dir/twload.time" "$TWLOAD" -addr "127.0.0.1:$port" -n "$n" -duration "$DUR" -rampup "$RAMP" -pattern "$PAT" \
 			-sources 16 -source-base 127.0.0.2 -status off -json "$dir/twload.json" 2>"$dir/twload.err"
 		rc=$?
@@ -159,46 +169,52 @@ for n in "${COUNTS[@]}"; do
 				  .snapshots_per_sec_per_client.mean, .input_to_snapshot_latency_ms.p50,
 				  .input_to_snapshot_latency_ms.p99, .connected, .failed,
 				  (.crc_errors + .delta_errors + .bad_messages + .bad_items), .server_snapshots_per_sec,
-				  .inputs_per_sec_per_client.mean] | @tsv' "$dir/twload.json" >>"$RESULTS"
+				  .inputs_per_sec_per_client.mean, '"$win"'] | @tsv' "$dir/twload.json" >>"$RESULTS"
 		else
-			printf '%s\t%s\t%s\t%s\t%s\t0\t0\t0\t0\t0\t0\t0\t0\t%s\t0\t0\t0\n' "$n" "$kind" "$lcpu" "$cpu" "$hwm" "$n" >>"$RESULTS"
+			printf '%s\t%s\t%s\t%s\t%s\t0\t0\t0\t0\t0\t0\t0\t0\t%s\t0\t0\t0\t%s\n' "$n" "$kind" "$lcpu" "$cpu" "$hwm" "$n" "$win" >>"$RESULTS"
 		fi
 	done
+  done
 done
 
 python3 - "$RESULTS" <<'EOF'
-import csv, sys
+import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
 f = lambda r, k: float(r[k])
-print(f"{'N':>3} {'server':<9} {'CPU %':>6} {'peakRSS MB':>10} {'s2c B/s/cl':>10} {'c2s B/s/cl':>10} "
-      f"{'s2c pk/s/cl':>10} {'c2s pk/s/cl':>10} {'snap/s':>6} {'srv snap/s':>10} {'in/s':>5} {'lat p50':>7} {'lat p99':>7} {'in game':>7} {'bad':>4} {'twload CPU %':>12} {'us/snap':>8}")
 def us_per_snap(r):
     # server CPU time per snapshot delivered to a client: comparable even when
     # one server sends fewer snapshots than the other
     snaps = f(r, "snaps_ps") * int(r["n"])
     return f(r, "cpu_pct") / 100 / snaps * 1e6 if snaps else 0.0
+print("every window:")
+print(f"{'N':>3} {'w':>2} {'server':<9} {'CPU %':>6} {'peakRSS MB':>10} {'s2c B/s/cl':>10} {'c2s B/s/cl':>10} "
+      f"{'s2c pk/s/cl':>10} {'c2s pk/s/cl':>10} {'snap/s':>6} {'srv snap/s':>10} {'in/s':>5} {'lat p50':>7} {'lat p99':>7} {'in game':>7} {'bad':>4} {'twload CPU %':>12} {'us/snap':>8}")
 by = {}
 for r in rows:
-    by.setdefault(r["n"], {})[r["server"]] = r
-    print(f"{r['n']:>3} {r['server']:<9} {f(r,'cpu_pct'):6.1f} {f(r,'peak_rss_kb')/1024:10.1f} {f(r,'rx_Bps'):10.0f} "
+    by.setdefault(r["n"], {}).setdefault(r["server"], {})[r["window"]] = r
+    print(f"{r['n']:>3} {r['window']:>2} {r['server']:<9} {f(r,'cpu_pct'):6.1f} {f(r,'peak_rss_kb')/1024:10.1f} {f(r,'rx_Bps'):10.0f} "
           f"{f(r,'tx_Bps'):10.0f} {f(r,'rx_pps'):10.1f} {f(r,'tx_pps'):10.1f} {f(r,'snaps_ps'):6.1f} {f(r,'srv_snaps_ps'):10.1f} {f(r,'inputs_ps'):5.1f} "
           f"{f(r,'lat_p50'):7.1f} {f(r,'lat_p99'):7.1f} {r['connected']:>3}/{r['n']:<3} {r['bad']:>4} {f(r,'load_cpu_pct'):12.1f} {us_per_snap(r):8.1f}")
-def ratio(a, b):
-    return f"{a/b:.2f}" if b else "-"
+def spread(xs, fmt):
+    return f"{fmt.format(statistics.median(xs))} ({fmt.format(min(xs))}-{fmt.format(max(xs))})"
 print()
-print("ratio twserver/reference")
-print(f"{'N':>3} {'CPU':>6} {'us/snap':>7} {'peakRSS':>8} {'s2c B/s':>7} {'c2s B/s':>7} {'s2c pk/s':>8} {'c2s pk/s':>8}")
+print("median over the windows (min-max):")
+print(f"{'N':>3} {'server':<9} {'CPU %':>16} {'peakRSS MB':>19} {'s2c B/s/cl':>10} {'snap/s':>6} {'min snap/s':>10}")
+for n, d in by.items():
+    for k, ws in d.items():
+        rs = list(ws.values())
+        print(f"{n:>3} {k:<9} {spread([f(r,'cpu_pct') for r in rs], '{:.1f}'):>16} {spread([f(r,'peak_rss_kb')/1024 for r in rs], '{:.1f}'):>19} "
+              f"{statistics.median(f(r,'rx_Bps') for r in rs):10.0f} {statistics.median(f(r,'snaps_ps') for r in rs):6.1f} {min(f(r,'snaps_ps') for r in rs):10.2f}")
+print()
+print("ratio twserver/reference: median of the per-window ratios (min-max)")
+print(f"{'N':>3} {'CPU':>17} {'peakRSS':>17} {'s2c B/s':>17} {'s2c pk/s':>17}")
 for n, d in by.items():
     if "twserver" in d and "reference" in d:
-        t, r = d["twserver"], d["reference"]
-        print(f"{n:>3} {ratio(f(t,'cpu_pct'), f(r,'cpu_pct')):>6} {ratio(us_per_snap(t), us_per_snap(r)):>7} {ratio(f(t,'peak_rss_kb'), f(r,'peak_rss_kb')):>8} "
-              f"{ratio(f(t,'rx_Bps'), f(r,'rx_Bps')):>7} {ratio(f(t,'tx_Bps'), f(r,'tx_Bps')):>7} "
-              f"{ratio(f(t,'rx_pps'), f(r,'rx_pps')):>8} {ratio(f(t,'tx_pps'), f(r,'tx_pps')):>8}")
-top = max(by, key=int) if by else None
-if top and "twserver" in by[top] and "reference" in by[top]:
-    t, r = f(by[top]["twserver"], "cpu_pct"), f(by[top]["reference"], "cpu_pct")
-    print()
-    print(f"N={top}: twserver CPU {t:.1f}% vs reference {r:.1f}%: {'OK (not above the reference)' if t <= r else 'ABOVE the reference'}")
+        ws = sorted(set(d["twserver"]) & set(d["reference"]))
+        def rat(k):
+            xs = [f(d["twserver"][w], k) / f(d["reference"][w], k) for w in ws if f(d["reference"][w], k)]
+            return spread(xs, "{:.2f}") if xs else "-"
+        print(f"{n:>3} {rat('cpu_pct'):>17} {rat('peak_rss_kb'):>17} {rat('rx_Bps'):>17} {rat('rx_pps'):>17}")
 EOF
 log "results: $RESULTS (JSON summaries and server logs in $OUT)"
 exit $STATUS
