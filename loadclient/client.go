@@ -68,6 +68,9 @@ type Config struct {
 	// with the client locked: it must return quickly and must not keep s,
 	// which the client reuses.
 	OnSnapshot func(tick int32, s *snap.Snapshot)
+	// OnGameMessage, when set, is called with every game message the client
+	// decoded, with the same rules as OnSnapshot (m is not kept by the client).
+	OnGameMessage func(m gamemsg.Message)
 	// IdleTarget, when not zero, is the aim of PatternIdle instead of
 	// (100, 0). The aim is relative to the tee; for a free-view spectator
 	// it is where the camera goes, i.e. which part of the map the server
@@ -552,6 +555,9 @@ func (c *Client) onGame(id int32, body []byte) {
 	if err != nil {
 		c.bad(gamemsg.Name(id), err)
 		return
+	}
+	if c.cfg.OnGameMessage != nil {
+		c.cfg.OnGameMessage(m)
 	}
 	if _, ok := m.(*gamemsg.SvReadyToEnter); ok && c.stage == StageStartInfo {
 		c.sendSys(netproto.NetmsgEnterGame)

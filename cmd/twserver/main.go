@@ -2,6 +2,8 @@
 //
 // With no arguments it serves the embedded default map on UDP port 8303 on all
 // addresses. A TOML file (-config) sets everything; flags override the file.
+// Given -config several times, one process runs one game per file, each
+// isolated (its own socket, slots, world, bans and recordings).
 // Console commands (kick, ban, change_map, restart, status, ...) are read from
 // standard input. SIGINT/SIGTERM shut the server down: every client is told
 // "Server shutdown" and the process exits within 5 seconds.
@@ -9,7 +11,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -23,7 +24,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"twserver/config"
-	"twserver/server"
 )
 
 // shutdownGrace bounds the time between the signal and the process exit.
@@ -39,7 +39,6 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 	fs := flag.NewFlagSet("twserver", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		cfgPath  = fs.String("config", "", "TOML configuration `file`")
 		port     = fs.Int("port", -1, "UDP port (overrides server.port)")
 		bind     = fs.String("bind", "", "local IP address to listen on (overrides server.bind)")
 		mapFile  = fs.String("map", "", "path of a .map `file` to serve (overrides map.file)")
@@ -56,6 +55,11 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 		memProf  = fs.String("memprofile", "", "write a heap profile to `file` at exit (pprof)")
 		hcURL    = fs.String("healthcheck", "", "only probe a running server's /healthz at this loopback `URL` and exit 0 if healthy (container health checks)")
 	)
+	var cfgPaths []string
+	fs.Func("config", "TOML configuration `file`; given several times, one process runs one game per file", func(p string) error {
+		cfgPaths = append(cfgPaths, p)
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -66,54 +70,81 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "twserver: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	cfg := config.Default()
-	if *cfgPath != "" {
-		c, err := config.Load(*cfgPath)
-		if err != nil {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if len(cfgPaths) > 1 {
+		for _, f := range gameFlags {
+			if set[f] {
+				fmt.Fprintf(stderr, "twserver: -%s sets one game's setting; with several -config files set it in each file\n", f)
+				return 2
+			}
+		}
+	}
+	if len(cfgPaths) == 0 {
+		cfgPaths = []string{""} // the defaults: one game
+	}
+	// override applies the flags to a game's configuration (over its file).
+	override := func(cfg *config.Config) {
+		if set["port"] {
+			cfg.Server.Port = *port
+		}
+		if set["bind"] {
+			cfg.Server.Bind = *bind
+		}
+		if set["map"] {
+			cfg.Map.File, cfg.Map.Dir, cfg.Map.Rotation = *mapFile, "", nil
+		}
+		if set["name"] {
+			cfg.Server.Name = *name
+		}
+		if set["gametype"] {
+			cfg.Game.Type = *gametype
+		}
+		if set["max-clients"] {
+			cfg.Server.MaxClients = *maxCl
+		}
+		if set["player-slots"] {
+			cfg.Server.PlayerSlots = *slots
+		}
+		if set["password"] {
+			cfg.Server.Password = *password
+		}
+		if set["rcon-password"] {
+			cfg.Server.RconPassword = *rconPw
+		}
+		if set["log-level"] {
+			cfg.Log.Level = *logLevel
+		}
+		if set["log-format"] {
+			cfg.Log.Format = *logFmt
+		}
+	}
+	var cfgs []config.Config
+	for _, path := range cfgPaths {
+		cfg := config.Default()
+		if path != "" {
+			c, err := config.Load(path)
+			if err != nil {
+				fmt.Fprintf(stderr, "twserver: %v\n", err)
+				return 2
+			}
+			cfg = c
+		}
+		override(&cfg)
+		if err := cfg.Validate(); err != nil {
+			if len(cfgPaths) > 1 {
+				err = fmt.Errorf("%s: %w", path, err)
+			}
 			fmt.Fprintf(stderr, "twserver: %v\n", err)
 			return 2
 		}
-		cfg = c
+		cfgs = append(cfgs, cfg)
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if set["port"] {
-		cfg.Server.Port = *port
-	}
-	if set["bind"] {
-		cfg.Server.Bind = *bind
-	}
-	if set["map"] {
-		cfg.Map.File, cfg.Map.Dir, cfg.Map.Rotation = *mapFile, "", nil
-	}
-	if set["name"] {
-		cfg.Server.Name = *name
-	}
-	if set["gametype"] {
-		cfg.Game.Type = *gametype
-	}
-	if set["max-clients"] {
-		cfg.Server.MaxClients = *maxCl
-	}
-	if set["player-slots"] {
-		cfg.Server.PlayerSlots = *slots
-	}
-	if set["password"] {
-		cfg.Server.Password = *password
-	}
-	if set["rcon-password"] {
-		cfg.Server.RconPassword = *rconPw
-	}
-	if set["log-level"] {
-		cfg.Log.Level = *logLevel
-	}
-	if set["log-format"] {
-		cfg.Log.Format = *logFmt
-	}
-	if err := cfg.Validate(); err != nil {
+	if err := checkGames(cfgs, cfgPaths); err != nil {
 		fmt.Fprintf(stderr, "twserver: %v\n", err)
 		return 2
 	}
+	cfg := cfgs[0]
 	log := newLogger(cfg.Log, stderr)
 	if *cpuProf != "" {
 		stopProf, err := startCPUProfile(*cpuProf)
@@ -127,54 +158,11 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	opts := server.Options{Config: cfg, Logger: log}
+	var console io.Reader
 	if !*noStdin {
-		opts.Console = stdin
+		console = stdin
 	}
-	srv, err := server.New(opts)
-	if err != nil {
-		log.Error().Err(err).Msg("cannot start")
-		return 1
-	}
-	log.Info().Str("addr", srv.Addr().String()).Str("map", srv.MapName()).Msg("listening")
-	if *memProf != "" {
-		defer func() {
-			writeHeapProfile(*memProf, log)
-			runtime.KeepAlive(srv) // profile the server's memory, not its absence
-		}()
-	}
-	side := startSideChannels(ctx, cfg, srv, log)
-	mctx, stopMetrics := context.WithCancel(ctx)
-	waitMetrics, err := startMetrics(mctx, cfg.Metrics, srv, side, log)
-	if err != nil {
-		stopMetrics()
-		side.stop(time.Now().Add(shutdownGrace))
-		log.Error().Err(err).Str("listen", cfg.Metrics.Listen).Msg("cannot start metrics endpoint")
-		return 1
-	}
-	defer func() { stopMetrics(); waitMetrics() }()
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Run(ctx) }()
-	var deadline time.Time
-	select {
-	case err = <-errc:
-		deadline = time.Now().Add(shutdownGrace)
-	case <-ctx.Done():
-		stop() // a second signal kills the process
-		deadline = time.Now().Add(shutdownGrace)
-		select {
-		case err = <-errc:
-		case <-time.After(shutdownGrace):
-			err = errors.New("shutdown did not finish in time")
-		}
-	}
-	side.stop(deadline)
-	if err != nil && !errors.Is(err, context.Canceled) {
-		log.Error().Err(err).Msg("server stopped")
-		return 1
-	}
-	log.Info().Msg("server stopped")
-	return 0
+	return runGames(ctx, stop, cfgs, console, log, *memProf)
 }
 
 func newLogger(c config.LogConfig, w io.Writer) zerolog.Logger {

@@ -12,38 +12,26 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"twserver/config"
 	"twserver/metrics"
-	"twserver/server"
 )
 
 // version is the twserver version in twserver_build_info; release builds set
 // it with -ldflags "-X main.version=v1.2.3".
 var version = "dev"
 
-// startMetrics opens the [metrics] listener (if configured) and serves
-// /metrics and /healthz until ctx ends. It returns a func that waits for
-// the HTTP server to stop; a listen error is returned at once so a
-// misconfigured address fails the start.
-func startMetrics(ctx context.Context, mc config.MetricsConfig, srv *server.Server, side *sideChannels, log zerolog.Logger) (wait func(), err error) {
-	if mc.Listen == "" {
+// startMetrics opens the metrics listener (if listen is set) and serves
+// /metrics and /healthz of the games until ctx ends. It returns a func that
+// waits for the HTTP server to stop; a listen error is returned at once so
+// a misconfigured address fails the start.
+func startMetrics(ctx context.Context, listen string, games []*game, log zerolog.Logger) (wait func(), err error) {
+	if listen == "" {
 		return func() {}, nil
 	}
-	o := metrics.Options{Version: version}
-	if reg := side.reg; reg != nil {
-		o.Register = func() []metrics.RegisterState {
-			var st []metrics.RegisterState
-			reg.EachStatus(func(protocol string, listed bool, errors uint64) {
-				st = append(st, metrics.RegisterState{Protocol: protocol, Registered: listed, Errors: errors})
-			})
-			return st
-		}
-	}
-	ep, err := metrics.New(srv, o)
+	ep, err := metrics.NewGames(metricsGames(games), metrics.Options{Version: version})
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", mc.Listen)
+	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return nil, err
 	}
@@ -87,4 +75,20 @@ func healthcheck(raw string, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// registerState adapts package register's getters for the metrics (nil
+// when registration is off).
+func (sc *sideChannels) registerState() func() []metrics.RegisterState {
+	reg := sc.reg
+	if reg == nil {
+		return nil
+	}
+	return func() []metrics.RegisterState {
+		var st []metrics.RegisterState
+		reg.EachStatus(func(protocol string, listed bool, errors uint64) {
+			st = append(st, metrics.RegisterState{Protocol: protocol, Registered: listed, Errors: errors})
+		})
+		return st
+	}
 }

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"twserver/config"
+	"twserver/metrics"
+	"twserver/server"
+)
+
+// MaxGames bounds the games one process runs (one -config file each).
+const MaxGames = 64
+
+// gameFlags are the flags that set one game's setting; with several -config
+// files they are refused as ambiguous.
+var gameFlags = []string{"port", "bind", "map", "name", "gametype", "max-clients", "player-slots", "password", "rcon-password"}
+
+// checkGames checks what only matters when one process runs several games:
+// distinct addresses, one metrics endpoint, no Agones (an Agones
+// GameServer is one game).
+func checkGames(cfgs []config.Config, paths []string) error {
+	if len(cfgs) > MaxGames {
+		return fmt.Errorf("%d games in one process; at most %d", len(cfgs), MaxGames)
+	}
+	if len(cfgs) == 1 {
+		return nil
+	}
+	addrs := map[string]string{}
+	listen := ""
+	for i, c := range cfgs {
+		a := gameAddr(c)
+		if prev, ok := addrs[a]; ok {
+			return fmt.Errorf("%s and %s both use UDP %s: every game needs its own server.port", prev, paths[i], a)
+		}
+		addrs[a] = paths[i]
+		if c.Metrics.Listen != "" {
+			if listen != "" && listen != c.Metrics.Listen {
+				return fmt.Errorf("%s: metrics.listen %q differs from %q: one process serves one metrics endpoint for all its games", paths[i], c.Metrics.Listen, listen)
+			}
+			listen = c.Metrics.Listen
+		}
+		if c.Agones.Enabled {
+			return fmt.Errorf("%s: agones.enabled with several games: an Agones GameServer runs one game per process", paths[i])
+		}
+	}
+	return nil
+}
+
+// gameAddr is a game's UDP address as configured.
+func gameAddr(c config.Config) string {
+	return c.Server.Bind + ":" + strconv.Itoa(c.Server.Port)
+}
+
+// game is one running game of the process.
+type game struct {
+	name string // the game label: its UDP port
+	cfg  config.Config
+	srv  *server.Server
+	side *sideChannels
+	log  zerolog.Logger
+	err  error // what Run returned
+}
+
+// runGames starts one server per configuration, each with its own socket,
+// loop goroutine and side channels, and one metrics endpoint for all; it
+// blocks until ctx ends (a signal) or every game has stopped, and returns
+// the process exit code. console, if not nil, feeds the console of the
+// only game (with several games each has rcon and econ instead).
+func runGames(ctx context.Context, stop context.CancelFunc, cfgs []config.Config, console io.Reader, log zerolog.Logger, memProf string) int {
+	consoles := make([]io.Reader, len(cfgs))
+	if len(cfgs) == 1 {
+		consoles[0] = console
+	} else if console != nil {
+		log.Info().Int("games", len(cfgs)).Msg("running several games in one process; the console on standard input is off (use each game's rcon or econ)")
+	}
+	games, err := startGames(ctx, cfgs, consoles, log)
+	defer stopSides(games)
+	if err != nil {
+		return 1
+	}
+	if memProf != "" {
+		defer func() {
+			writeHeapProfile(memProf, log)
+			runtime.KeepAlive(games) // profile the servers' memory, not their absence
+		}()
+	}
+	return serveGames(ctx, stop, games, metricsListen(cfgs), log)
+}
+
+// startGames creates the servers (bound sockets, loaded maps) and their
+// side channels, not yet running; consoles[i], if not nil, is game i's
+// console input. On an error the games started so far are returned with it.
+func startGames(ctx context.Context, cfgs []config.Config, consoles []io.Reader, log zerolog.Logger) ([]*game, error) {
+	games := make([]*game, 0, len(cfgs))
+	for i, cfg := range cfgs {
+		g := &game{cfg: cfg, log: log}
+		if len(cfgs) > 1 {
+			g.log = log.With().Str("game", gameAddr(cfg)).Logger()
+		}
+		srv, err := server.New(server.Options{Config: cfg, Logger: g.log, Console: consoles[i]})
+		if err != nil {
+			g.log.Error().Err(err).Msg("cannot start")
+			return games, err
+		}
+		g.srv = srv
+		g.name = strconv.Itoa(int(srv.Addr().Port()))
+		g.log.Info().Str("addr", srv.Addr().String()).Str("map", srv.MapName()).Msg("listening")
+		g.side = startSideChannels(ctx, cfg, srv, g.log)
+		games = append(games, g)
+	}
+	return games, nil
+}
+
+// stopSides stops the games' side channels (registration deletes, Agones)
+// within the shutdown grace.
+func stopSides(games []*game) {
+	deadline := time.Now().Add(shutdownGrace)
+	for _, g := range games {
+		g.side.stop(deadline)
+	}
+}
+
+// serveGames runs every game's loop, and the metrics endpoint on listen
+// ("" = none), until ctx ends or every game has stopped; it returns the
+// process exit code. One game stopping (rcon shutdown, an error) leaves the
+// others running.
+func serveGames(ctx context.Context, stop context.CancelFunc, games []*game, listen string, log zerolog.Logger) int {
+	mctx, stopMetrics := context.WithCancel(ctx)
+	waitMetrics, err := startMetrics(mctx, listen, games, log)
+	if err != nil {
+		stopMetrics()
+		log.Error().Err(err).Str("listen", listen).Msg("cannot start metrics endpoint")
+		return 1
+	}
+	defer func() { stopMetrics(); waitMetrics() }()
+
+	var wg sync.WaitGroup
+	for _, g := range games {
+		wg.Go(func() {
+			g.err = g.srv.Run(ctx)
+			if len(games) > 1 {
+				g.log.Info().Msg("game stopped")
+			}
+		})
+	}
+	allDone := make(chan struct{})
+	go func() { wg.Wait(); close(allDone) }()
+	select {
+	case <-allDone:
+	case <-ctx.Done():
+		stop() // a second signal kills the process
+		select {
+		case <-allDone:
+		case <-time.After(shutdownGrace):
+			log.Error().Msg("server stopped: shutdown did not finish in time")
+			return 1
+		}
+	}
+	code := 0
+	for _, g := range games {
+		if g.err != nil && !errors.Is(g.err, context.Canceled) {
+			g.log.Error().Err(g.err).Msg("server stopped")
+			code = 1
+		}
+	}
+	if code == 0 {
+		log.Info().Msg("server stopped")
+	}
+	return code
+}
+
+// metricsListen is the process's metrics address: the one the games'
+// files agree on (checkGames), or "" when none sets it.
+func metricsListen(cfgs []config.Config) string {
+	for _, c := range cfgs {
+		if c.Metrics.Listen != "" {
+			return c.Metrics.Listen
+		}
+	}
+	return ""
+}
+
+// metricsGames describes the games for the metrics endpoint.
+func metricsGames(games []*game) []metrics.Game {
+	out := make([]metrics.Game, len(games))
+	for i, g := range games {
+		out[i] = metrics.Game{Name: g.name, Source: g.srv, Register: g.side.registerState()}
+	}
+	return out
+}
