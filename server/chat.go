@@ -48,6 +48,15 @@ func (s *Server) onGameMessage(c *client, id int32, body []byte) {
 		s.stats.BadMessages.Add(1)
 		return
 	}
+	s.handleGameMessage(c, m)
+}
+
+// handleGameMessage acts on a decoded client game message (0.7 form; 0.6
+// clients' messages arrive translated).
+func (s *Server) handleGameMessage(c *client, m gamemsg.Message) {
+	if c.state < stateReady {
+		return
+	}
 	if st, ok := m.(*gamemsg.ClStartInfo); ok {
 		s.onStartInfo(c, st)
 		return

@@ -23,6 +23,7 @@ const (
 // everything after the browser token of an inf3 reply. Immutable once published.
 type infoSnapshot struct {
 	body []byte
+	six  info6 // the 0.6 forms (connless6.go)
 }
 
 // infoPlayer is one row of the server info client list.
@@ -124,7 +125,7 @@ func (s *Server) publishInfo() {
 	}
 	s.infoSig = s.infoSignature()
 	body := append([]byte(nil), p.Bytes()...)
-	s.info.Store(&infoSnapshot{body: body})
+	s.info.Store(&infoSnapshot{body: body, six: s.buildInfo6(rows, numPlayers)})
 	s.emitInfo(rows, numPlayers)
 }
 

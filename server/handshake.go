@@ -21,6 +21,10 @@ func (s *Server) onMessage(c *client, ch netproto.Chunk, at time.Time) {
 	}
 	body := ch.Data[n:]
 	vital := ch.Flags&netproto.ChunkVital != 0
+	if c.conn.Dialect().Is6() {
+		s.onMessage6(c, id, system, body, vital, at)
+		return
+	}
 	if system {
 		s.onSystemMessage(c, id, body, vital, at)
 		return
@@ -48,17 +52,8 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 			s.stats.BadMessages.Add(1)
 			return
 		}
-		if version != NetVersion {
-			s.dropClient(c, fmt.Sprintf("Wrong version. Server is running '%s' and client '%s'", NetVersion, version))
-			return
-		}
-		if s.cfg.Server.Password != "" && password != s.cfg.Server.Password {
-			s.dropClient(c, "Wrong password")
-			return
-		}
 		c.version = clientVersion
-		c.state = stateConnecting
-		s.sendMapChange(c)
+		s.onInfo(c, NetVersion, version, password)
 	case netproto.NetmsgRequestMapData:
 		if !vital || c.state != stateConnecting {
 			return
@@ -115,6 +110,21 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 	}
 }
 
+// onInfo checks an INFO's version (want, the dialect's) and password,
+// refusing with the reference texts, and starts the map change.
+func (s *Server) onInfo(c *client, want, version, password string) {
+	if version != want {
+		s.dropClient(c, fmt.Sprintf("Wrong version. Server is running '%s' and client '%s'", want, version))
+		return
+	}
+	if s.cfg.Server.Password != "" && password != s.cfg.Server.Password {
+		s.dropClient(c, "Wrong password")
+		return
+	}
+	c.state = stateConnecting
+	s.sendMapChange(c)
+}
+
 // serverSettings is Sv_ServerSettings (net.md A3.3): the vote settings,
 // whether teams are locked and balanced, and the player slots. Clients show
 // the team lock from it (they print the "Teams were locked" line themselves).
@@ -130,8 +140,9 @@ func (s *Server) serverSettings() *gamemsg.SvServerSettings {
 // sendSys0 sends an empty non-vital system message.
 func (s *Server) sendSys0(c *client, id int32) {
 	s.pk.Reset()
-	s.pk.AddMsgHeader(id, true)
-	s.sendMsg(c, s.pk.Bytes(), netproto.SendFlush)
+	if s.sysHeader(c, &s.pk, id) {
+		s.sendMsg(c, s.pk.Bytes(), netproto.SendFlush)
+	}
 }
 
 // onStartInfo handles Cl_StartInfo (once per connection, state READY) and
@@ -196,6 +207,10 @@ func (s *Server) clientInfo(o *client, local bool) *gamemsg.SvClientInfo {
 
 // sendServerInfo sends NETMSG_SERVERINFO (net.md A6.3).
 func (s *Server) sendServerInfo(c *client) {
+	if c.conn.Dialect().Is6() {
+		s.sendServerInfo6(c)
+		return
+	}
 	rows, numPlayers := s.infoPlayers()
 	s.sendSys(c, netproto.NetmsgServerInfo, true, func(p *netproto.Packer) {
 		s.appendInfoHeader(p, numPlayers, len(rows))

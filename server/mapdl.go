@@ -11,6 +11,10 @@ const MapChunkSize = netproto.MapChunkSize
 // sendMapChange sends NETMSG_MAP_CHANGE for the current map and resets the
 // client's download cursor (net.md A3.4).
 func (s *Server) sendMapChange(c *client) {
+	if c.conn.Dialect().Is6() {
+		s.sendMapChange6(c)
+		return
+	}
 	m := s.curMap
 	c.mapChunk = 0
 	s.sendSys(c, netproto.NetmsgMapChange, true, func(p *netproto.Packer) {

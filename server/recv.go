@@ -74,6 +74,7 @@ const (
 // worth).
 type connlessBudget struct {
 	token, info, connect *rate.Limiter
+	info6Full            *rate.Limiter // 0.6 info replies with a client list (connless6.go)
 }
 
 // newConnlessBudget returns the reader's budgets at the given rates per second.
@@ -82,6 +83,8 @@ func newConnlessBudget(token, info, connect int) connlessBudget {
 		token:   rate.NewLimiter(rate.Limit(token), token),
 		info:    rate.NewLimiter(rate.Limit(info), info),
 		connect: rate.NewLimiter(rate.Limit(connect), connect),
+
+		info6Full: rate.NewLimiter(Info6FullPerSecond, Info6FullPerSecond),
 	}
 }
 
@@ -149,16 +152,23 @@ func (s *Server) readLoop(done chan<- struct{}) {
 }
 
 // screen decides what happens to a datagram in the reader: true = hand to
-// the loop. Token requests and info requests are answered here.
+// the loop. Token requests and info requests are answered here. The
+// dialect of a datagram from an address without a slot is decided here,
+// once, by its framing (netproto.Is7Packet, Is7Connless); packets from an
+// address with a slot go to the loop, which reads them in the slot's dialect.
 func (s *Server) screen(p *rxPacket, tokens *netproto.TokenGen, now time.Time, out []byte) bool {
 	b := p.data()
-	if len(b) < netproto.PacketHeaderSize || len(b) > netproto.MaxPacketSize {
+	if len(b) < netproto.PacketHeaderSize6 || len(b) > netproto.MaxPacketSize {
 		s.stats.Malformed.Add(1)
 		return false
 	}
 	ip := p.addr.Addr()
 	if netproto.IsConnless(b) {
 		if s.screenMasterChallenge(b, now) {
+			return false
+		}
+		if !netproto.Is7Connless(b) {
+			s.screenConnless6(p.addr, b, now, out)
 			return false
 		}
 		h, payload, err := netproto.ParseConnless(b)
@@ -181,13 +191,16 @@ func (s *Server) screen(p *rxPacket, tokens *netproto.TokenGen, now time.Time, o
 		s.answerConnless(p.addr, h, payload, tokens.Token(ip), out)
 		return false
 	}
+	if p.cid = s.peers.lookup(p.addr); p.cid >= 0 {
+		return true
+	}
+	if !netproto.Is7Packet(b) {
+		return s.screen6(p, tokens, now, out)
+	}
 	h, payload, err := netproto.ParsePacket(b)
 	if err != nil {
 		s.stats.Malformed.Add(1)
 		return false
-	}
-	if p.cid = s.peers.lookup(p.addr); p.cid >= 0 {
-		return true
 	}
 	if h.Flags&netproto.FlagControl == 0 || h.Flags&netproto.FlagCompression != 0 {
 		s.stats.BadToken.Add(1)

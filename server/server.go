@@ -23,6 +23,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"twserver/config"
+	"twserver/internal/trans6"
 	"twserver/netproto"
 	"twserver/snap"
 	"twserver/world"
@@ -108,7 +109,7 @@ type Server struct {
 	pk              netproto.Packer
 	up              netproto.Unpacker
 	sendBuf         []byte
-	scratch         [netproto.MaxPayload]byte
+	scratch         [netproto.MaxPayload6]byte
 	infoSig         uint64       // infoSignature of the published info
 	pendingShutdown bool         // shutdown requested by rcon or vote
 	pendingMap      string       // map change requested by console/vote, done between ticks
@@ -131,6 +132,13 @@ type Server struct {
 	globalToken     netproto.Token
 
 	rec recorder // recording state and hooks (record.go)
+
+	// the 0.6 game layer (snapsend.go, sys6.go)
+	trans6   trans6.Translator
+	g6       trans6.Game   // refreshed before each round of snapshots
+	builder6 snap.Builder  // the 0.6 snapshot of one client
+	snap7    snap.Snapshot // the world's 0.7 snapshot being translated
+	inputBuf [netproto.MaxInputInts]int32
 }
 
 // Stats are counters of dropped and handled packets; read with atomic loads.
@@ -178,6 +186,9 @@ func New(o Options) (*Server, error) {
 		globalToken: newGlobalToken(),
 	}
 	s.peers.m = make(map[netip.AddrPort]int)
+	s.trans6 = &trans6.Minimal{} // the full translation replaces this stand-in
+	s.g6.Players = make([]trans6.Player, s.cfg.Server.MaxClients)
+	s.builder6.Sizes = snap.Sizes6
 	s.warnLimit = rate.NewLimiter(rate.Every(warnEvery), warnBurst)
 	s.budget = newConnlessBudget(TokenRepliesPerSecond, InfoRepliesPerSecond, ConnectsPerSecond)
 	if s.seed == 0 {

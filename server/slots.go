@@ -54,6 +54,7 @@ type client struct {
 	created time.Duration
 
 	version      int32
+	ddnetVersion int32 // DDNet clients: the version from clientver@ddnet.tw (sys6.go)
 	name, clan   string
 	country      int32
 	skin         gamemsg.Skin
@@ -88,6 +89,7 @@ func (c *client) reset() {
 	c.addr = netip.AddrPort{}
 	c.conn = netproto.Conn{} // the zero Conn is offline, like after Reset
 	c.version, c.name, c.clan, c.country = 0, "", "", -1
+	c.ddnetVersion = 0
 	c.skin = gamemsg.Skin{}
 	c.gotStartInfo = false
 	c.mapChunk = 0
@@ -178,7 +180,9 @@ func (s *Server) sendMsg(c *client, msg []byte, flags netproto.SendFlags) {
 // sendSys packs a system message with fill and sends it vital (and flushed).
 func (s *Server) sendSys(c *client, id int32, flush bool, fill func(p *netproto.Packer)) {
 	s.pk.Reset()
-	s.pk.AddMsgHeader(id, true)
+	if !s.sysHeader(c, &s.pk, id) {
+		return
+	}
 	if fill != nil {
 		fill(&s.pk)
 	}
@@ -193,10 +197,16 @@ func (s *Server) sendSys(c *client, id int32, flush bool, fill func(p *netproto.
 	s.sendMsg(c, s.pk.Bytes(), flags)
 }
 
-// sendGame encodes a game message and sends it vital to one client.
+// sendGame encodes a game message and sends it vital to one client; a 0.6
+// client gets the translated form (trans6), or nothing when the message has
+// no 0.6 form.
 func (s *Server) sendGame(c *client, m gamemsg.Message, flush bool) {
 	s.pk.Reset()
-	if err := gamemsg.Encode(&s.pk, m); err != nil {
+	if c.conn.Dialect().Is6() {
+		if !s.trans6.ServerMessage(&s.pk, m, &s.g6, c.id) {
+			return
+		}
+	} else if err := gamemsg.Encode(&s.pk, m); err != nil {
 		s.warn().Err(err).Str("msg", gamemsg.Name(m.ID())).Msg("game message not sent")
 		return
 	}

@@ -1,0 +1,158 @@
+package trans6
+
+import (
+	"testing"
+
+	"twserver/gamemsg"
+	"twserver/netproto"
+	"twserver/snap"
+	"twserver/world"
+	"twserver/world/twmap"
+)
+
+// newWorld returns a world on the embedded map with two players that have
+// spawned and moved for a second.
+func newWorld(t testing.TB) *world.World {
+	w, err := world.New(twmap.Default(), world.DefaultConfig(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cid := range 2 {
+		if err := w.AddPlayer(cid, world.PlayerInfo{Name: "p"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 50 {
+		w.SetInput(0, world.Input{Direction: 1})
+		w.Tick()
+	}
+	return w
+}
+
+func game(n int) *Game {
+	g := &Game{Tick: 50, Players: make([]Player, n)}
+	for i := range g.Players {
+		g.Players[i] = Player{InGame: true, Name: "player", Clan: "clan", Team: 0}
+	}
+	return g
+}
+
+// TestSnapshot translates a real world snapshot: every item has a 0.6
+// type with its static size, the viewer's PlayerInfo is local, each player
+// has a ClientInfo with its name, and GameInfo is there.
+func TestSnapshot(t *testing.T) {
+	w := newWorld(t)
+	var b7, b6 snap.Builder
+	var s7, s6 snap.Snapshot
+	if err := w.Snap(0, &b7); err != nil {
+		t.Fatal(err)
+	}
+	b7.Finish(&s7)
+	b6.Sizes = snap.Sizes6
+	var tr Minimal
+	g := game(2)
+	if err := tr.Snapshot(&b6, &s7, g, 0); err != nil {
+		t.Fatal(err)
+	}
+	b6.Finish(&s6)
+	count := map[uint16]int{}
+	for i := range s6.NumItems() {
+		it := s6.Item(i)
+		count[it.Type]++
+		if n, ok := snap.Sizes6.Static(int32(it.Type)); !ok || n != len(s6.ItemData(i)) {
+			t.Errorf("item type %d has %d ints, static size %d", it.Type, len(s6.ItemData(i)), n)
+		}
+		d := s6.ItemData(i)
+		switch it.Type {
+		case obj6PlayerInfo:
+			if (d[0] == 1) != (it.ID == 0) || d[1] != int32(it.ID) {
+				t.Errorf("PlayerInfo %d = %v", it.ID, d)
+			}
+		case obj6ClientInfo:
+			if got := snap.IntsToStr(d[0:4]); got != "player" {
+				t.Errorf("name %q", got)
+			}
+			if got := snap.IntsToStr(d[8:14]); got != "default" {
+				t.Errorf("skin %q", got)
+			}
+		}
+	}
+	if count[obj6GameInfo] != 1 || count[obj6PlayerInfo] != 2 || count[obj6ClientInfo] != 2 || count[obj6Character] == 0 || count[obj6Pickup] == 0 {
+		t.Fatalf("items by type %v", count)
+	}
+	if a := testing.AllocsPerRun(20, func() {
+		b6.Reset()
+		_ = tr.Snapshot(&b6, &s7, g, 1)
+	}); a != 0 {
+		t.Errorf("Snapshot allocates %.1f times", a)
+	}
+}
+
+// TestMessages checks the message layouts that differ between 0.7 and 0.6.
+func TestMessages(t *testing.T) {
+	var tr Minimal
+	var p netproto.Packer
+	g := game(1)
+	pack := func(m gamemsg.Message) []int32 {
+		p.Reset()
+		if !tr.ServerMessage(&p, m, g, 0) {
+			return nil
+		}
+		var u netproto.Unpacker
+		u.Reset(p.Bytes())
+		var out []int32
+		for u.Remaining() > 0 && u.Err() == nil {
+			out = append(out, u.GetInt())
+		}
+		return out
+	}
+	if got := pack(&gamemsg.SvKillMsg{Killer: -1, Victim: 3, Weapon: 2}); len(got) != 5 || got[0] != msg6SvKillMsg<<1 || got[1] != 3 || got[2] != 3 {
+		t.Errorf("killmsg %v", got)
+	}
+	var tp gamemsg.SvTuneParams
+	for i := range tp.Params {
+		tp.Params[i] = int32(i)
+	}
+	if got := pack(&tp); len(got) != 34 || got[31] != 500 || got[32] != 30 || got[33] != 31 {
+		t.Errorf("tune params %v", got)
+	}
+	if pack(&gamemsg.SvClientInfo{}) != nil || pack(&gamemsg.SvTeam{}) != nil {
+		t.Error("0.7-only messages translated")
+	}
+	// Cl_Say team=1 → team chat; Cl_SetSpectatorMode -1 → free view.
+	p.Reset()
+	p.AddInt(1)
+	p.AddString("hi")
+	m, err := tr.ClientMessage(msg6ClSay, p.Bytes())
+	if say, ok := m.(*gamemsg.ClSay); err != nil || !ok || say.Mode != gamemsg.ChatTeam || say.Message != "hi" {
+		t.Errorf("say %#v %v", m, err)
+	}
+	p.Reset()
+	p.AddInt(-1)
+	m, _ = tr.ClientMessage(msg6ClSetSpectatorMode, p.Bytes())
+	if sp, ok := m.(*gamemsg.ClSetSpectatorMode); !ok || sp.SpecMode != world.SpecFreeview {
+		t.Errorf("spectate %#v", m)
+	}
+	if m, err := tr.ClientMessage(msg6ClSay, nil); m != nil || err == nil {
+		t.Errorf("truncated say: %v %v", m, err)
+	}
+	in := []int32{1, 0, 0, 0, 0, 0, playerFlag6Chatting | playerFlag6Playing, 0, 0, 0}
+	tr.Input(in)
+	if in[6] != world.PlayerFlagChatting || in[0] != 1 {
+		t.Errorf("input %v", in)
+	}
+}
+
+// FuzzClientMessage decodes arbitrary 0.6 client messages: no panic, and a
+// decoded message is valid in 0.7.
+func FuzzClientMessage(f *testing.F) {
+	f.Add(int32(msg6ClStartInfo), []byte("name\x00clan\x00\x00default\x00\x00\x00\x00"))
+	f.Add(int32(msg6ClCallVote), []byte("option\x00x\x00\x00"))
+	f.Fuzz(func(t *testing.T, id int32, body []byte) {
+		var tr Minimal
+		m, err := tr.ClientMessage(id, body)
+		if err == nil && m != nil && m.Validate() != nil {
+			t.Fatalf("invalid message accepted: %#v", m)
+		}
+	})
+}

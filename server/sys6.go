@@ -1,0 +1,314 @@
+package server
+
+import (
+	"crypto/md5"
+	"time"
+
+	"twserver/gamemsg"
+	"twserver/internal/trans6"
+	"twserver/netproto"
+	"twserver/world"
+	"twserver/world/twmap"
+)
+
+// The system layer for 0.6 clients (net.md B3): the 0.6 ids and layouts of
+// the engine messages, DDNet's UUID messages and the 0.6 map download. The
+// client states, the world, votes, chat and recording are the 0.7 ones;
+// this file only translates at the edge.
+
+// NetVersion6 is the 0.6 network version string a client must send in INFO.
+const NetVersion6 = "0.6 626fce9a778df4d4"
+
+// MapChunkSize6 is the size of a 0.6 MAP_DATA chunk (net.md B3.4).
+const MapChunkSize6 = 1024 - 128
+
+// MaxMapRequestsFactor bounds the REQUEST_MAP_DATA answered per map change
+// to this many times the map's chunk count (DDNet's cap: a 15-byte request
+// buys an 896-byte chunk).
+const MaxMapRequestsFactor = 2
+
+// SendMapDetails6 makes the server announce the map's SHA-256 to DDNet
+// clients before MAP_CHANGE (map-details@ddnet.tw, net.md B3.3), as
+// DDNet-Server does: the client checks the downloaded map with it (and
+// tries an HTTPS download first, falling back to the in-game download).
+const SendMapDetails6 = true
+
+// DDNet UUID messages (net.md B3.3): MD5(namespace ‖ name) made a
+// version-3 UUID.
+var (
+	uuidClientVer  = ddnetUUID("clientver@ddnet.tw")
+	uuidPing       = ddnetUUID("ping@ddnet.tw")
+	uuidPong       = ddnetUUID("pong@ddnet.tw")
+	uuidWhatIs     = ddnetUUID("what-is@ddnet.tw")
+	uuidIDontKnow  = ddnetUUID("i-dont-know@ddnet.tw")
+	uuidMapDetails = ddnetUUID("map-details@ddnet.tw")
+)
+
+// ddnetUUID computes DDNet's name-based UUID of name.
+func ddnetUUID(name string) [16]byte {
+	ns := [16]byte{0xe0, 0x5d, 0xda, 0xaa, 0xc4, 0xe6, 0x4c, 0xfb, 0xb6, 0x42, 0x5d, 0x48, 0xe8, 0x0c, 0x00, 0x29}
+	u := md5.Sum(append(ns[:], name...))
+	u[6] = u[6]&0x0f | 0x30
+	u[8] = u[8]&0x3f | 0x80
+	return u
+}
+
+// sysID6 maps a 0.7 system message id whose layout 0.6 shares to the 0.6
+// id (net.md B7); false for messages 0.6 does not have.
+func sysID6(id int32) (int32, bool) {
+	switch id {
+	case netproto.NetmsgConReady:
+		return netproto.Netmsg6ConReady, true
+	case netproto.NetmsgInputTiming:
+		return netproto.Netmsg6InputTiming, true
+	case netproto.NetmsgRconLine:
+		return netproto.Netmsg6RconLine, true
+	case netproto.NetmsgRconCmdAdd:
+		return netproto.Netmsg6RconCmdAdd, true
+	case netproto.NetmsgRconCmdRem:
+		return netproto.Netmsg6RconCmdRem, true
+	case netproto.NetmsgPing:
+		return netproto.Netmsg6Ping, true
+	case netproto.NetmsgPingReply:
+		return netproto.Netmsg6PingReply, true
+	case netproto.NetmsgRconAuthOn, netproto.NetmsgRconAuthOff:
+		return netproto.Netmsg6RconAuthStatus, true
+	}
+	return 0, false
+}
+
+// sysHeader writes the header of 0.7 system message id in c's dialect;
+// false when c's dialect has no such message (then nothing is sent). The
+// RCON_AUTH_ON/OFF of 0.7 become 0.6's RCON_AUTH_STATUS(authed, command
+// list follows).
+func (s *Server) sysHeader(c *client, p *netproto.Packer, id int32) bool {
+	if !c.conn.Dialect().Is6() {
+		p.AddMsgHeader(id, true)
+		return true
+	}
+	id6, ok := sysID6(id)
+	if !ok {
+		return false
+	}
+	p.AddMsgHeader(id6, true)
+	switch id {
+	case netproto.NetmsgRconAuthOn:
+		p.AddInt(1)
+		p.AddInt(1)
+	case netproto.NetmsgRconAuthOff:
+		p.AddInt(0)
+		p.AddInt(0)
+	}
+	return true
+}
+
+// onMessage6 dispatches one chunk from a 0.6 client.
+func (s *Server) onMessage6(c *client, id int32, system bool, body []byte, vital bool, at time.Time) {
+	if system {
+		s.onSystemMessage6(c, id, body, vital, at)
+		return
+	}
+	if !vital {
+		return
+	}
+	if id == netproto.Netmsg6Ex {
+		return // DDNet's extended game messages: none is needed
+	}
+	m, err := s.trans6.ClientMessage(id, body)
+	if err != nil {
+		s.stats.BadMessages.Add(1)
+		return
+	}
+	if m == nil {
+		return
+	}
+	if s.rec.thActive() { // recordings keep the 0.7 form
+		var p netproto.Packer
+		if gamemsg.Encode(&p, m) == nil && p.Err() == nil {
+			s.recMessage(c, m.ID(), p.Bytes())
+		}
+	}
+	s.handleGameMessage(c, m)
+}
+
+// onSystemMessage6 handles the engine messages of net.md B3.1.
+func (s *Server) onSystemMessage6(c *client, id int32, body []byte, vital bool, at time.Time) {
+	u := &s.up
+	u.Reset(body)
+	switch id {
+	case netproto.Netmsg6Ex:
+		s.onExMessage6(c, u, vital)
+	case netproto.Netmsg6Info:
+		if !vital || c.state != stateAuth {
+			return
+		}
+		version := u.GetString()
+		password := u.GetString()
+		if u.Err() != nil {
+			s.stats.BadMessages.Add(1)
+			return
+		}
+		s.onInfo(c, NetVersion6, version, password)
+	case netproto.Netmsg6RequestMapData:
+		if !vital || c.state != stateConnecting {
+			return
+		}
+		chunk := u.GetInt()
+		if u.Err() != nil {
+			s.stats.BadMessages.Add(1)
+			return
+		}
+		s.sendMapData6(c, chunk)
+	case netproto.Netmsg6Ready:
+		s.onSystemMessage(c, netproto.NetmsgReady, body, vital, at)
+	case netproto.Netmsg6EnterGame:
+		s.onSystemMessage(c, netproto.NetmsgEnterGame, body, vital, at)
+	case netproto.Netmsg6Input:
+		s.onInput(c, u, at)
+	case netproto.Netmsg6RconCmd:
+		s.onSystemMessage(c, netproto.NetmsgRconCmd, body, vital, at)
+	case netproto.Netmsg6RconAuth:
+		if !vital || c.state < stateAuth {
+			return
+		}
+		var m netproto.Msg6RconAuth
+		if m.Unpack(u) != nil {
+			return
+		}
+		s.rconAuth(c, m.Password)
+	case netproto.Netmsg6Ping:
+		s.sendSys0(c, netproto.NetmsgPingReply)
+	}
+}
+
+// onExMessage6 handles DDNet's UUID system messages the 16.4 client sends:
+// clientver (its DDNet version, kept), ping (answered with pong) and
+// what-is (answered i-dont-know); the others are ignored, as DDNet-Server
+// ignores unknown UUIDs.
+func (s *Server) onExMessage6(c *client, u *netproto.Unpacker, vital bool) {
+	raw := u.GetRaw(16)
+	if u.Err() != nil {
+		s.stats.BadMessages.Add(1)
+		return
+	}
+	var uuid [16]byte
+	copy(uuid[:], raw)
+	switch uuid {
+	case uuidClientVer:
+		if !vital || c.state != stateAuth {
+			return
+		}
+		u.GetRaw(16) // connection id
+		v := u.GetInt()
+		if u.Err() == nil {
+			c.ddnetVersion = v
+		}
+	case uuidPing:
+		id := u.GetRaw(16)
+		if u.Err() != nil {
+			return
+		}
+		s.sendEx6(c, uuidPong, id, netproto.SendFlush)
+	case uuidWhatIs:
+		id := u.GetRaw(16)
+		if u.Err() != nil || !vital {
+			return
+		}
+		s.sendEx6(c, uuidIDontKnow, id, netproto.SendVital|netproto.SendFlush)
+	}
+}
+
+// sendEx6 sends a DDNet UUID system message with a raw payload.
+func (s *Server) sendEx6(c *client, uuid [16]byte, payload []byte, flags netproto.SendFlags) {
+	s.pk.Reset()
+	s.pk.AddMsgHeader(netproto.Netmsg6Ex, true)
+	s.pk.AddRaw(uuid[:])
+	s.pk.AddRaw(payload)
+	s.sendMsg(c, s.pk.Bytes(), flags)
+}
+
+// map6 is the map a 0.6 client is sent. 0.6 clients cannot read the tile
+// layers of 0.7's compressed format (tilemap version 4): the 0.6 variant of
+// the current map (expanded tiles, its own CRC, size and SHA-256) plugs in
+// here. Until it exists the map is served as loaded, which 0.6 clients read
+// when its tile layers are version 3 or older (the embedded default map).
+func (s *Server) map6() *twmap.Map { return s.curMap }
+
+// sendMapChange6 announces the map to a 0.6 client: DDNet's map-details
+// (with SHA-256) first for DDNet clients, then the 0.6 MAP_CHANGE.
+func (s *Server) sendMapChange6(c *client) {
+	m := s.map6()
+	c.mapChunk = 0 // map data requests answered since this MAP_CHANGE
+	if SendMapDetails6 && c.conn.Dialect() == netproto.DialectDDNet {
+		s.pk.Reset()
+		s.pk.AddMsgHeader(netproto.Netmsg6Ex, true)
+		s.pk.AddRaw(uuidMapDetails[:])
+		s.pk.AddString(m.Name)
+		s.pk.AddRaw(m.SHA256[:])
+		s.pk.AddInt(int32(m.CRC))
+		s.pk.AddInt(int32(m.Size))
+		s.pk.AddString("")
+		s.sendMsg(c, s.pk.Bytes(), netproto.SendVital)
+	}
+	mc := netproto.Msg6MapChange{Name: m.Name, CRC: m.CRC, Size: int32(m.Size)}
+	s.pk.Reset()
+	s.pk.AddMsgHeader(mc.ID(), true)
+	mc.Pack(&s.pk)
+	s.sendMsg(c, s.pk.Bytes(), netproto.SendVital|netproto.SendFlush)
+}
+
+// sendMapData6 answers REQUEST_MAP_DATA(chunk) with that chunk (net.md
+// B3.4): out-of-range requests are ignored, and at most
+// MaxMapRequestsFactor × the chunk count are answered per map change.
+func (s *Server) sendMapData6(c *client, chunk int32) {
+	m := s.map6()
+	chunks := (m.Size + MapChunkSize6 - 1) / MapChunkSize6
+	if chunk < 0 || int64(chunk)*MapChunkSize6 > int64(m.Size) || c.mapChunk >= MaxMapRequestsFactor*chunks {
+		return
+	}
+	c.mapChunk++
+	off := int(chunk) * MapChunkSize6
+	end := min(off+MapChunkSize6, m.Size)
+	last := int32(0)
+	if end == m.Size {
+		last = 1
+	}
+	md := netproto.Msg6MapData{Last: last, CRC: m.CRC, Chunk: chunk, Data: m.Data[off:end]}
+	s.pk.Reset()
+	s.pk.AddMsgHeader(md.ID(), true)
+	md.Pack(&s.pk)
+	s.sendMsg(c, s.pk.Bytes(), netproto.SendVital|netproto.SendFlush)
+}
+
+// refreshGame6 updates s.g6, the facts the 0.6 translation needs beyond
+// the 0.7 snapshot, when a 0.6 client is in the game (allocation-free).
+func (s *Server) refreshGame6() {
+	any6 := false
+	for _, c := range s.clients {
+		if c.state == stateIngame && c.conn.Dialect().Is6() {
+			any6 = true
+			break
+		}
+	}
+	if !any6 {
+		return
+	}
+	g := &s.g6
+	g.Tick = s.world.CurrentTick()
+	g.GameFlags = 0
+	switch s.cfg.Game.Type {
+	case "tdm":
+		g.GameFlags = world.GameFlagTeams
+	case "ctf":
+		g.GameFlags = world.GameFlagTeams | world.GameFlagFlags
+	}
+	g.ScoreLimit, g.TimeLimit = int32(s.cfg.Game.ScoreLimit), int32(s.cfg.Game.TimeLimit)
+	for i, c := range s.clients {
+		p := &g.Players[i]
+		*p = trans6.Player{InGame: c.state == stateIngame}
+		if p.InGame {
+			p.Name, p.Clan, p.Country, p.Skin = c.name, c.clan, c.country, c.skin
+			p.Team = int32(s.world.Team(c.id))
+		}
+	}
+}
