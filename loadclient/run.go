@@ -34,6 +34,22 @@ type RunConfig struct {
 	EnterTimeout time.Duration
 	// Status, when set, is called about twice a second with live totals.
 	Status func(Status)
+	// Proto is the dialect of the clients: Proto07 (zero value), Proto06
+	// (DDNet's 0.6 with the security token) or ProtoMix (even indices 0.7,
+	// odd 0.6).
+	Proto string
+}
+
+// Dialects of a run (RunConfig.Proto).
+const (
+	Proto07  = "07"
+	Proto06  = "06"
+	ProtoMix = "mix"
+)
+
+// Is6 reports whether client i of the run speaks 0.6.
+func (rc *RunConfig) Is6(i int) bool {
+	return rc.Proto == Proto06 || rc.Proto == ProtoMix && i%2 == 1
 }
 
 // Status is a live snapshot of a run for a status line.
@@ -69,6 +85,8 @@ func (rc *RunConfig) Validate() error {
 		return errors.New("sources must be 0..250")
 	case rc.Sources > 0 && !rc.SourceBase.Is4():
 		return errors.New("source base must be an IPv4 address")
+	case rc.Proto != "" && rc.Proto != Proto07 && rc.Proto != Proto06 && rc.Proto != ProtoMix:
+		return errors.New("proto must be 07, 06 or mix")
 	}
 	return nil
 }
@@ -169,6 +187,7 @@ func Run(ctx context.Context, rc RunConfig) (Summary, error) {
 			EnterTimeout: rc.EnterTimeout,
 			Index:        i,
 			Ticks:        ticks,
+			Proto6:       rc.Is6(i),
 		})
 		mu.Lock()
 		clients[i] = c
@@ -192,6 +211,10 @@ func Run(ctx context.Context, rc RunConfig) (Summary, error) {
 	s.RampUpS = rc.RampUp.Seconds()
 	s.DurationS = rc.Duration.Seconds()
 	s.Sources = rc.Sources
+	s.Proto = rc.Proto
+	if s.Proto == "" {
+		s.Proto = Proto07
+	}
 	s.PerClient = stats
 	s.addCoverage(ticks)
 	return s, nil

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"crypto/md5"
 	"time"
 
 	"twserver/gamemsg"
@@ -36,22 +35,13 @@ const SendMapDetails6 = true
 // DDNet UUID messages (net.md B3.3): MD5(namespace ‖ name) made a
 // version-3 UUID.
 var (
-	uuidClientVer  = ddnetUUID("clientver@ddnet.tw")
-	uuidPing       = ddnetUUID("ping@ddnet.tw")
-	uuidPong       = ddnetUUID("pong@ddnet.tw")
-	uuidWhatIs     = ddnetUUID("what-is@ddnet.tw")
-	uuidIDontKnow  = ddnetUUID("i-dont-know@ddnet.tw")
-	uuidMapDetails = ddnetUUID("map-details@ddnet.tw")
+	uuidClientVer  = netproto.DDNetUUID("clientver@ddnet.tw")
+	uuidPing       = netproto.DDNetUUID("ping@ddnet.tw")
+	uuidPong       = netproto.DDNetUUID("pong@ddnet.tw")
+	uuidWhatIs     = netproto.DDNetUUID("what-is@ddnet.tw")
+	uuidIDontKnow  = netproto.DDNetUUID("i-dont-know@ddnet.tw")
+	uuidMapDetails = netproto.DDNetUUID("map-details@ddnet.tw")
 )
-
-// ddnetUUID computes DDNet's name-based UUID of name.
-func ddnetUUID(name string) [16]byte {
-	ns := [16]byte{0xe0, 0x5d, 0xda, 0xaa, 0xc4, 0xe6, 0x4c, 0xfb, 0xb6, 0x42, 0x5d, 0x48, 0xe8, 0x0c, 0x00, 0x29}
-	u := md5.Sum(append(ns[:], name...))
-	u[6] = u[6]&0x0f | 0x30
-	u[8] = u[8]&0x3f | 0x80
-	return u
-}
 
 // sysID6 maps a 0.7 system message id whose layout 0.6 shares to the 0.6
 // id (net.md B7); false for messages 0.6 does not have.
