@@ -132,13 +132,14 @@ func ackNewest(s *Server) {
 }
 
 // discardConn is a PacketConn whose writes go nowhere (no copies).
-type discardConn struct{ writes int }
+type discardConn struct{ writes, bytes int }
 
 func (d *discardConn) ReadFrom(b []byte) (int, netip.AddrPort, error) {
 	return 0, netip.AddrPort{}, ErrClosed
 }
 func (d *discardConn) WriteTo(b []byte, a netip.AddrPort) (int, error) {
 	d.writes++
+	d.bytes += len(b)
 	return len(b), nil
 }
 func (d *discardConn) LocalAddr() netip.AddrPort { return srvAddr }

@@ -99,6 +99,13 @@ func FuzzDatagram(f *testing.F) {
 	f.Add(netproto.AppendConnless(nil, netproto.ConnlessHeader{Token: tok, ResponseToken: 5},
 		append(append([]byte(nil), magicGetInfo...), 1)), false)
 	f.Add([]byte{0x10, 0, 1, 0, 0, 0, 1, 0x40, 1, 1, 3}, true)
+	// 0.6: DDNet's CONNECT and ACCEPT, a vanilla CONNECT, both info requests.
+	tok6 := netproto.NewTokenGen(secret, 0).Token6(stranger.Addr())
+	f.Add(netproto.AppendConnect6(nil, true), false)
+	f.Add(netproto.AppendControl6(nil, 0, netproto.Ctrl6Accept, nil, tok6, true), false)
+	f.Add(netproto.AppendConnect6(nil, false), false)
+	f.Add(netproto.AppendConnless6(nil, append(append([]byte(nil), magicGetInfo...), 1)), false)
+	f.Add(append([]byte("xe\x01\x02\x00\x00"), append(append([]byte(nil), magicGetInfo...), 1)...), false)
 
 	f.Fuzz(func(t *testing.T, data []byte, fromClient bool) {
 		conn := &countConn{sent: map[netip.AddrPort]int{}}
