@@ -93,6 +93,11 @@ type ServerConfig struct {
 	MapDownloadSpeed int `toml:"map_download_speed"`
 	// MOTD is the message of the day (sv_motd).
 	MOTD string `toml:"motd"`
+	// Accept07 lets Teeworlds 0.7 clients connect and answers 0.7 info requests.
+	Accept07 bool `toml:"accept_07"`
+	// Accept06 lets 0.6 clients (DDNet's security-token handshake) connect
+	// and answers 0.6 info requests (like DDNet's sv_sixup, the other way round).
+	Accept06 bool `toml:"accept_06"`
 }
 
 // MapConfig selects the map(s) to serve.
@@ -151,6 +156,8 @@ func Default() Config {
 			RconMaxTries:     3,
 			SnapshotRate:     25,
 			MapDownloadSpeed: 8,
+			Accept07:         true,
+			Accept06:         true,
 		},
 		Game:     GameConfig{Type: "dm", ScoreLimit: 20, InactiveKickTime: 3},
 		Log:      LogConfig{Level: "info", Format: "console"},
@@ -277,6 +284,9 @@ func (c *Config) Validate() error {
 	}
 	if s.MapDownloadSpeed < 1 || s.MapDownloadSpeed > 16 {
 		return invalid("server.map_download_speed", "%d is outside 1..16", s.MapDownloadSpeed)
+	}
+	if !s.Accept07 && !s.Accept06 {
+		return invalid("server.accept_06", "false together with server.accept_07 = false: no client could connect")
 	}
 	if len(s.MOTD) > MaxMOTDLen {
 		return invalid("server.motd", "longer than %d bytes", MaxMOTDLen)

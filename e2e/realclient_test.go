@@ -46,9 +46,9 @@ const (
 // snapshots or packets are wrong.
 var snapshotErrRe = regexp.MustCompile(`snapshot crc error|delta unpack failed|couldn.t find the delta snapshot|invalid snapshot|snap invalidate problem|NETOBJ.*failed|error during packet`)
 
-func lookTools(t *testing.T) {
+func lookTools(t *testing.T, client string) {
 	t.Helper()
-	for _, b := range []string{clientBin, "Xvfb", "xdotool", "unshare", "ip"} {
+	for _, b := range []string{client, "Xvfb", "xdotool", "unshare", "ip"} {
 		if _, err := exec.LookPath(b); err != nil {
 			t.Skipf("end-to-end test needs %s (Debian packages teeworlds, xvfb, xdotool, iproute2, util-linux): %v", b, err)
 		}
@@ -60,11 +60,19 @@ func TestRealClient07(t *testing.T) {
 		t.Skip("end-to-end test skipped in -short mode")
 	}
 	if os.Getenv(innerEnv) == "1" {
-		inner(t)
+		inner(t, client07)
 		return
 	}
 	heavytest.Lock(t) // taken by the outer process, held while the inner one runs
-	lookTools(t)
+	lookTools(t, clientBin)
+	runIsolated(t, "TestRealClient07")
+}
+
+// runIsolated is the outer half of a real-client test: it builds twserver
+// (unless TWSERVER_E2E_BIN names one) and re-runs the test named name
+// under `unshare --net`.
+func runIsolated(t *testing.T, name string) {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("end-to-end test needs root to create a private network namespace (unshare --net)")
 	}
@@ -93,7 +101,7 @@ func TestRealClient07(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	args := []string{"--net", "--", self, "-test.run", "^TestRealClient07$", "-test.v"}
+	args := []string{"--net", "--", self, "-test.run", "^" + name + "$", "-test.v"}
 	cmd := exec.CommandContext(ctx, "unshare", args...)
 	cmd.Env = append(os.Environ(), innerEnv+"=1", binEnv+"="+bin, outEnv+"="+out)
 	b, err := cmd.CombinedOutput()
@@ -304,7 +312,36 @@ func seenByLoadClient(t *testing.T, realID int, camera [2]int32) (seen int, x, y
 	return seen, x, y, stats
 }
 
-func inner(t *testing.T) {
+// realClient describes how to run one real client program.
+type realClient struct {
+	bin      string   // executable
+	args     []string // console commands before "connect"
+	windowRe string   // xdotool search --name pattern of its window
+	userDir  string   // its data directory below HOME
+}
+
+// client07 is the Teeworlds 0.7.5 client.
+var client07 = realClient{
+	bin: clientBin,
+	args: []string{"bindaddr 127.0.0.1", "gfx_fullscreen 0", "gfx_borderless 0", "gfx_screen_width 800", "gfx_screen_height 600",
+		"gfx_vsync 0", "snd_enable 0", "snd_init 0", "debug 1", "gfx_limitfps 1", "gfx_maxfps 50",
+		"console_output_level 2", "cl_auto_demo_record 0", "player_name e2ebot"},
+	windowRe: "^Teeworlds$",
+	userDir:  ".local/share/teeworlds",
+}
+
+// screenshot saves the X display as a PNG in the output directory (when
+// ImageMagick's import is installed) for a person to look at.
+func screenshot(t *testing.T, out, name string) {
+	if _, err := exec.LookPath("import"); err != nil {
+		return
+	}
+	if b, err := exec.Command("import", "-window", "root", filepath.Join(out, name)).CombinedOutput(); err != nil {
+		t.Logf("screenshot %s: %v %s", name, err, b)
+	}
+}
+
+func inner(t *testing.T, rc realClient) {
 	netns.RequireLoopbackOnly(t)
 	out, bin := os.Getenv(outEnv), os.Getenv(binEnv)
 	serverLog := filepath.Join(out, "server.log")
@@ -354,13 +391,10 @@ func inner(t *testing.T) {
 	os.MkdirAll(home, 0o755)
 	env := append(os.Environ(), "HOME="+home, "DISPLAY="+display)
 	env = slicesWithout(env, "XDG_DATA_HOME=")
-	cargs := []string{clientBin,
-		"bindaddr 127.0.0.1", "gfx_fullscreen 0", "gfx_borderless 0", "gfx_screen_width 800", "gfx_screen_height 600",
-		"gfx_vsync 0", "snd_enable 0", "snd_init 0", "debug 1", "gfx_limitfps 1", "gfx_maxfps 50",
-		"console_output_level 2", "cl_auto_demo_record 0", "player_name e2ebot",
-		`bind f7 "say ` + chatText + `"`, "bind f8 disconnect", "bind f9 quit",
-		"connect 127.0.0.1:" + e2ePort}
-	client := start(t, "teeworlds", clientLog, nil, env, out, cargs...)
+	cargs := append([]string{rc.bin}, rc.args...)
+	cargs = append(cargs, `bind f7 "say `+chatText+`"`, "bind f8 disconnect", "bind f9 quit",
+		"connect 127.0.0.1:"+e2ePort)
+	client := start(t, filepath.Base(rc.bin), clientLog, nil, env, out, cargs...)
 
 	online := regexp.MustCompile(`state change\. last=2 current=3`)
 	if !waitLog(clientLog, online, 40*time.Second) {
@@ -373,7 +407,7 @@ func inner(t *testing.T) {
 	}
 	time.Sleep(1500 * time.Millisecond) // let the tee spawn
 
-	wid := xdo(t, "search", "--name", "^Teeworlds$")
+	wid := xdo(t, "search", "--name", rc.windowRe)
 	if i := strings.IndexByte(wid, '\n'); i >= 0 {
 		wid = wid[:i]
 	}
@@ -384,6 +418,7 @@ func inner(t *testing.T) {
 		t.Logf("client window not found by name; sending keys to the focused window")
 	}
 	x0, y0, ok0 := playerPos(t, console, serverLog)
+	screenshot(t, out, "shot_ingame.png")
 
 	xdo(t, "key", "F7") // say
 	time.Sleep(300 * time.Millisecond)
@@ -408,6 +443,7 @@ func inner(t *testing.T) {
 	hold("d", 1)
 	x1, y1, ok1 := playerPos(t, console, serverLog)
 	hold("a", -1)
+	screenshot(t, out, "shot_moved.png")
 	x2, _, ok2 := playerPos(t, console, serverLog)
 	t.Logf("positions in the server's world: start (%d,%d) after right (%d,%d) after left x=%d", x0, y0, x1, y1, x2)
 	switch {
@@ -476,7 +512,7 @@ func inner(t *testing.T) {
 	if !bytes.Contains(cl, []byte("download complete")) {
 		t.Errorf("client did not download the map (no 'download complete' in its log)")
 	}
-	maps, _ := filepath.Glob(filepath.Join(home, ".local/share/teeworlds/downloadedmaps/*.map"))
+	maps, _ := filepath.Glob(filepath.Join(home, rc.userDir, "downloadedmaps/*.map"))
 	if len(maps) != 1 {
 		t.Errorf("downloaded maps in the client's home: %v, want exactly one", maps)
 	} else if got, err := os.ReadFile(maps[0]); err != nil || !bytes.Equal(got, twmap.Default().Data) {

@@ -319,6 +319,16 @@ func (s *Server) handlePacket(p *rxPacket) {
 	s.onConnect(p.addr, connectReq{dialect: netproto.Dialect7, own: h.Token, peer: ctl.Token})
 }
 
+// reasonDialectOff is the CLOSE reason for a client of a dialect the
+// server does not accept (server.accept_07, server.accept_06), worded as
+// DDNet's refusal of 0.7 clients.
+func reasonDialectOff(d netproto.Dialect) string {
+	if d.Is6() {
+		return "0.6 connections are not accepted at this time"
+	}
+	return "0.7 connections are not accepted at this time"
+}
+
 // connectReq is a checked connection request of either dialect: what the
 // accept checks need to refuse it in its dialect or to start its Conn.
 type connectReq struct {
@@ -350,6 +360,11 @@ func (r connectReq) start(c *netproto.Conn, now time.Duration) {
 // dialect together.
 func (s *Server) onConnect(addr netip.AddrPort, req connectReq) {
 	now := s.now()
+	if on := s.cfg.Server.Accept07; req.dialect.Is6() && !s.cfg.Server.Accept06 || !req.dialect.Is6() && !on {
+		s.gauges.Refused[refuseDialect].Add(1)
+		s.sendRaw(req.appendClose(s.sendBuf[:0], reasonDialectOff(req.dialect)), addr)
+		return
+	}
 	if reason, banned := s.bans.check(addr.Addr(), time.Now()); banned {
 		s.gauges.Refused[refuseBanned].Add(1)
 		if reason != "" {

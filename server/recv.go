@@ -184,6 +184,9 @@ func (s *Server) screen(p *rxPacket, tokens *netproto.TokenGen, now time.Time, o
 			s.stats.BadToken.Add(1)
 			return false
 		}
+		if !s.cfg.Server.Accept07 {
+			return false // not listed in 0.7 browsers
+		}
 		if !s.budget.info.AllowN(now, 1) {
 			s.stats.ConnlessDropped.Add(1)
 			return false
