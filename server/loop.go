@@ -392,6 +392,9 @@ func (s *Server) onConnect(addr netip.AddrPort, req connectReq) {
 	c.addr = addr
 	c.created = now
 	req.start(&c.conn, now)
+	if req.dialect.Is6() {
+		s.trans6.Connect(c.id, req.dialect == netproto.DialectDDNet)
+	}
 	c.budget = newClientBudget()
 	s.recJoin(c)
 	s.byAddr[addr] = c.id

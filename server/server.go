@@ -135,7 +135,6 @@ type Server struct {
 
 	// the 0.6 game layer (snapsend.go, sys6.go)
 	trans6   trans6.Translator
-	g6       trans6.Game   // refreshed before each round of snapshots
 	builder6 snap.Builder  // the 0.6 snapshot of one client
 	snap7    snap.Snapshot // the world's 0.7 snapshot being translated
 	inputBuf [netproto.MaxInputInts]int32
@@ -187,7 +186,6 @@ func New(o Options) (*Server, error) {
 	}
 	s.peers.m = make(map[netip.AddrPort]int)
 	s.trans6 = &trans6.Minimal{} // the full translation replaces this stand-in
-	s.g6.Players = make([]trans6.Player, s.cfg.Server.MaxClients)
 	s.builder6.Sizes = snap.Sizes6
 	s.warnLimit = rate.NewLimiter(rate.Every(warnEvery), warnBurst)
 	s.budget = newConnlessBudget(TokenRepliesPerSecond, InfoRepliesPerSecond, ConnectsPerSecond)

@@ -201,12 +201,12 @@ func (s *Server) sendSys(c *client, id int32, flush bool, fill func(p *netproto.
 // client gets the translated form (trans6), or nothing when the message has
 // no 0.6 form.
 func (s *Server) sendGame(c *client, m gamemsg.Message, flush bool) {
-	s.pk.Reset()
 	if c.conn.Dialect().Is6() {
-		if !s.trans6.ServerMessage(&s.pk, m, &s.g6, c.id) {
-			return
-		}
-	} else if err := gamemsg.Encode(&s.pk, m); err != nil {
+		s.sendGame6(c, m, flush)
+		return
+	}
+	s.pk.Reset()
+	if err := gamemsg.Encode(&s.pk, m); err != nil {
 		s.warn().Err(err).Str("msg", gamemsg.Name(m.ID())).Msg("game message not sent")
 		return
 	}

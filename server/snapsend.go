@@ -35,7 +35,7 @@ func snapDue(rate int, tick int32) bool {
 // in-game client whose rate allows it (net.md A4.2).
 func (s *Server) sendSnapshots(tick int32) {
 	now := s.now()
-	s.refreshGame6()
+	s.setPlayers6()
 	for _, c := range s.clients {
 		if c.state != stateIngame || !snapDue(c.snapRate, tick) {
 			continue
@@ -52,7 +52,7 @@ func (s *Server) sendSnapshots(tick int32) {
 			// with the 0.6 ids and static sizes.
 			s.builder.Finish(&s.snap7)
 			s.builder6.Reset()
-			if err := s.trans6.Snapshot(&s.builder6, &s.snap7, &s.g6, c.id); err != nil {
+			if err := s.trans6.Snapshot(&s.builder6, &s.snap7, c.id, tick); err != nil {
 				s.warn().Err(err).Int("cid", c.id).Msg("0.6 snapshot incomplete")
 			}
 			s.builder6.Finish(cur)

@@ -6,7 +6,6 @@ import (
 	"twserver/gamemsg"
 	"twserver/internal/trans6"
 	"twserver/netproto"
-	"twserver/world"
 	"twserver/world/twmap"
 )
 
@@ -104,7 +103,7 @@ func (s *Server) onMessage6(c *client, id int32, system bool, body []byte, vital
 	if id == netproto.Netmsg6Ex {
 		return // DDNet's extended game messages: none is needed
 	}
-	m, err := s.trans6.ClientMessage(id, body)
+	m, err := s.trans6.ClientMessage(c.id, id, body)
 	if err != nil {
 		s.stats.BadMessages.Add(1)
 		return
@@ -270,9 +269,10 @@ func (s *Server) sendMapData6(c *client, chunk int32) {
 	s.sendMsg(c, s.pk.Bytes(), netproto.SendVital|netproto.SendFlush)
 }
 
-// refreshGame6 updates s.g6, the facts the 0.6 translation needs beyond
-// the 0.7 snapshot, when a 0.6 client is in the game (allocation-free).
-func (s *Server) refreshGame6() {
+// setPlayers6 tells the 0.6 translation every slot's player (name, clan,
+// skin, team: what 0.6 snapshots carry and 0.7 sends in messages) before a
+// round of snapshots, when a 0.6 client is in the game.
+func (s *Server) setPlayers6() {
 	any6 := false
 	for _, c := range s.clients {
 		if c.state == stateIngame && c.conn.Dialect().Is6() {
@@ -283,22 +283,34 @@ func (s *Server) refreshGame6() {
 	if !any6 {
 		return
 	}
-	g := &s.g6
-	g.Tick = s.world.CurrentTick()
-	g.GameFlags = 0
-	switch s.cfg.Game.Type {
-	case "tdm":
-		g.GameFlags = world.GameFlagTeams
-	case "ctf":
-		g.GameFlags = world.GameFlagTeams | world.GameFlagFlags
+	for _, c := range s.clients {
+		in := c.state == stateIngame
+		var p trans6.Player
+		if in {
+			p = trans6.Player{Name: c.name, Clan: c.clan, Country: c.country, Skin: c.skin, Team: int32(s.world.Team(c.id))}
+		}
+		s.trans6.SetPlayer(c.id, p, in)
 	}
-	g.ScoreLimit, g.TimeLimit = int32(s.cfg.Game.ScoreLimit), int32(s.cfg.Game.TimeLimit)
-	for i, c := range s.clients {
-		p := &g.Players[i]
-		*p = trans6.Player{InGame: c.state == stateIngame}
-		if p.InGame {
-			p.Name, p.Clan, p.Country, p.Skin = c.name, c.clan, c.country, c.skin
-			p.Team = int32(s.world.Team(c.id))
+}
+
+// sendGame6 sends a 0.6 client the translation of a game message: zero or
+// more 0.6 messages, vital, the last one flushed when flush is set.
+func (s *Server) sendGame6(c *client, m gamemsg.Message, flush bool) {
+	out, err := s.trans6.ServerMessage(m, c.id)
+	if err != nil {
+		s.warn().Err(err).Str("msg", gamemsg.Name(m.ID())).Msg("game message not translated for a 0.6 client")
+	}
+	if out == nil {
+		return
+	}
+	for i := range out.Len() {
+		flags := netproto.SendVital
+		if flush && i == out.Len()-1 {
+			flags |= netproto.SendFlush
+		}
+		s.sendMsg(c, out.Msg(i), flags)
+		if c.state == stateEmpty {
+			return
 		}
 	}
 }

@@ -76,11 +76,35 @@ const MaxDamageInd = 8
 // one to one, and the client messages a player needs to play. It
 // allocates nothing per snapshot.
 type Minimal struct {
-	up netproto.Unpacker
+	up      netproto.Unpacker
+	players [netproto.MaxClients]Player
+	inGame  [netproto.MaxClients]bool
+	info    gamemsg.SvGameInfo // the last Sv_GameInfo seen (ServerMessage)
+	out     minimalOut
+}
+
+// minimalOut is Minimal's Out: at most one message.
+type minimalOut struct {
+	pk netproto.Packer
+	n  int
+}
+
+func (o *minimalOut) Len() int         { return o.n }
+func (o *minimalOut) Msg(i int) []byte { return o.pk.Bytes() }
+
+// Connect implements Translator (Minimal keeps no per-client state).
+func (t *Minimal) Connect(cid int, ddnet bool) {}
+
+// SetPlayer implements Translator.
+func (t *Minimal) SetPlayer(cid int, p Player, inGame bool) {
+	if cid < 0 || cid >= len(t.players) {
+		return
+	}
+	t.players[cid], t.inGame[cid] = p, inGame
 }
 
 // Snapshot implements Translator.
-func (t *Minimal) Snapshot(b *snap.Builder, src *snap.Snapshot, g *Game, cid int) error {
+func (t *Minimal) Snapshot(b *snap.Builder, src *snap.Snapshot, cid int, tick int32) error {
 	var first error
 	keep := func(err error) {
 		if err != nil && first == nil {
@@ -143,10 +167,10 @@ func (t *Minimal) Snapshot(b *snap.Builder, src *snap.Snapshot, g *Game, cid int
 			}
 		case world.ObjPlayerInfo:
 			id := int(it.ID)
-			if len(d) < 3 || id >= len(g.Players) {
+			if len(d) < 3 || id >= len(t.players) || !t.inGame[id] {
 				continue
 			}
-			p := &g.Players[id]
+			p := &t.players[id]
 			local := int32(0)
 			if id == cid {
 				local = 1
@@ -203,11 +227,12 @@ func (t *Minimal) Snapshot(b *snap.Builder, src *snap.Snapshot, g *Game, cid int
 		gs |= gameState6Paused
 	}
 	warmup := int32(0)
-	if stateFlags&(world.GameStateFlagWarmup|world.GameStateFlagStartCountdown) != 0 && endTick > g.Tick {
-		warmup = endTick - g.Tick
+	if stateFlags&(world.GameStateFlagWarmup|world.GameStateFlagStartCountdown) != 0 && endTick > tick {
+		warmup = endTick - tick
 	}
-	add(obj6GameInfo, 0, g.GameFlags&(world.GameFlagTeams|world.GameFlagFlags), gs, startTick, warmup,
-		g.ScoreLimit, g.TimeLimit, g.MatchNum, g.MatchCur)
+	gi := &t.info
+	add(obj6GameInfo, 0, gi.GameFlags&(world.GameFlagTeams|world.GameFlagFlags), gs, startTick, warmup,
+		gi.ScoreLimit, gi.TimeLimit, gi.MatchNum, gi.MatchCurrent)
 	if haveTeam || haveFlag {
 		add(obj6GameData, 0, scoreRed, scoreBlue, carrierRed, carrierBlue)
 	}
@@ -260,10 +285,17 @@ func pickupTo6(t int32) (typ, sub int32) {
 // "default" (the full translation maps the standard skins).
 func skinTo6(*gamemsg.Skin) string { return "default" }
 
-// ServerMessage implements Translator.
-func (t *Minimal) ServerMessage(p *netproto.Packer, m gamemsg.Message, g *Game, cid int) bool {
+// ServerMessage implements Translator: the message if its layout maps one
+// to one, else nothing; Sv_GameInfo is kept for the snapshots' GameInfo.
+func (t *Minimal) ServerMessage(m gamemsg.Message, cid int) (Out, error) {
+	t.out.n = 0
+	p := &t.out.pk
+	p.Reset()
 	hdr := func(id int32) { p.AddMsgHeader(id, false) }
 	switch m := m.(type) {
+	case *gamemsg.SvGameInfo:
+		t.info = *m
+		return &t.out, nil
 	case *gamemsg.SvMotd:
 		hdr(msg6SvMotd)
 		p.AddString(m.Message)
@@ -333,13 +365,17 @@ func (t *Minimal) ServerMessage(p *netproto.Packer, m gamemsg.Message, g *Game, 
 		p.AddInt(m.Pass)
 		p.AddInt(m.Total)
 	default:
-		return false
+		return &t.out, nil
 	}
-	return p.Err() == nil
+	if err := p.Err(); err != nil {
+		return &t.out, err
+	}
+	t.out.n = 1
+	return &t.out, nil
 }
 
 // ClientMessage implements Translator.
-func (t *Minimal) ClientMessage(id int32, body []byte) (gamemsg.Message, error) {
+func (t *Minimal) ClientMessage(cid int, id int32, body []byte) (gamemsg.Message, error) {
 	u := &t.up
 	u.Reset(body)
 	var m gamemsg.Message

@@ -29,12 +29,11 @@ func newWorld(t testing.TB) *world.World {
 	return w
 }
 
-func game(n int) *Game {
-	g := &Game{Tick: 50, Players: make([]Player, n)}
-	for i := range g.Players {
-		g.Players[i] = Player{InGame: true, Name: "player", Clan: "clan", Team: 0}
+// withPlayers records n players named "player".
+func withPlayers(t *Minimal, n int) {
+	for i := range n {
+		t.SetPlayer(i, Player{Name: "player", Clan: "clan"}, true)
 	}
-	return g
 }
 
 // TestSnapshot translates a real world snapshot: every item has a 0.6
@@ -50,8 +49,8 @@ func TestSnapshot(t *testing.T) {
 	b7.Finish(&s7)
 	b6.Sizes = snap.Sizes6
 	var tr Minimal
-	g := game(2)
-	if err := tr.Snapshot(&b6, &s7, g, 0); err != nil {
+	withPlayers(&tr, 2)
+	if err := tr.Snapshot(&b6, &s7, 0, 50); err != nil {
 		t.Fatal(err)
 	}
 	b6.Finish(&s6)
@@ -82,7 +81,7 @@ func TestSnapshot(t *testing.T) {
 	}
 	if a := testing.AllocsPerRun(20, func() {
 		b6.Reset()
-		_ = tr.Snapshot(&b6, &s7, g, 1)
+		_ = tr.Snapshot(&b6, &s7, 1, 50)
 	}); a != 0 {
 		t.Errorf("Snapshot allocates %.1f times", a)
 	}
@@ -92,14 +91,13 @@ func TestSnapshot(t *testing.T) {
 func TestMessages(t *testing.T) {
 	var tr Minimal
 	var p netproto.Packer
-	g := game(1)
 	pack := func(m gamemsg.Message) []int32 {
-		p.Reset()
-		if !tr.ServerMessage(&p, m, g, 0) {
+		o, err := tr.ServerMessage(m, 0)
+		if err != nil || o.Len() == 0 {
 			return nil
 		}
 		var u netproto.Unpacker
-		u.Reset(p.Bytes())
+		u.Reset(o.Msg(0))
 		var out []int32
 		for u.Remaining() > 0 && u.Err() == nil {
 			out = append(out, u.GetInt())
@@ -123,17 +121,17 @@ func TestMessages(t *testing.T) {
 	p.Reset()
 	p.AddInt(1)
 	p.AddString("hi")
-	m, err := tr.ClientMessage(msg6ClSay, p.Bytes())
+	m, err := tr.ClientMessage(0, msg6ClSay, p.Bytes())
 	if say, ok := m.(*gamemsg.ClSay); err != nil || !ok || say.Mode != gamemsg.ChatTeam || say.Message != "hi" {
 		t.Errorf("say %#v %v", m, err)
 	}
 	p.Reset()
 	p.AddInt(-1)
-	m, _ = tr.ClientMessage(msg6ClSetSpectatorMode, p.Bytes())
+	m, _ = tr.ClientMessage(0, msg6ClSetSpectatorMode, p.Bytes())
 	if sp, ok := m.(*gamemsg.ClSetSpectatorMode); !ok || sp.SpecMode != world.SpecFreeview {
 		t.Errorf("spectate %#v", m)
 	}
-	if m, err := tr.ClientMessage(msg6ClSay, nil); m != nil || err == nil {
+	if m, err := tr.ClientMessage(0, msg6ClSay, nil); m != nil || err == nil {
 		t.Errorf("truncated say: %v %v", m, err)
 	}
 	in := []int32{1, 0, 0, 0, 0, 0, playerFlag6Chatting | playerFlag6Playing, 0, 0, 0}
@@ -150,7 +148,7 @@ func FuzzClientMessage(f *testing.F) {
 	f.Add(int32(msg6ClCallVote), []byte("option\x00x\x00\x00"))
 	f.Fuzz(func(t *testing.T, id int32, body []byte) {
 		var tr Minimal
-		m, err := tr.ClientMessage(id, body)
+		m, err := tr.ClientMessage(0, id, body)
 		if err == nil && m != nil && m.Validate() != nil {
 			t.Fatalf("invalid message accepted: %#v", m)
 		}

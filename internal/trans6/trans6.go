@@ -12,47 +12,45 @@ package trans6
 
 import (
 	"twserver/gamemsg"
-	"twserver/netproto"
 	"twserver/snap"
 )
 
-// Player is what the 0.6 layer needs to know about one slot that the 0.7
-// snapshot does not carry (0.7 sends it in messages).
+// Player is what the 0.6 layer needs to know about one player that the
+// 0.7 snapshot does not carry (0.7 sends it in messages).
 type Player struct {
-	InGame  bool // the slot's client entered the game
 	Name    string
 	Clan    string
 	Country int32
-	Skin    gamemsg.Skin // the 0.7 six-part skin
 	Team    int32        // -1 spectators, 0 red (or the only team), 1 blue
+	Skin    gamemsg.Skin // the 0.7 six-part skin
 }
 
-// Game is the per-snapshot game state the 0.6 layer needs beyond the 0.7
-// snapshot: the 0.7 Sv_GameInfo fields and every slot's Player.
-type Game struct {
-	Tick       int32
-	GameFlags  int32 // 0.7 GAMEFLAG_* (teams 1, flags 2, ...)
-	ScoreLimit int32
-	TimeLimit  int32
-	MatchNum   int32
-	MatchCur   int32
-	Players    []Player // indexed by client id
+// Out is the 0.6 form of one server game message: zero or more messages
+// (header included) to send vital, in order; valid until the next call.
+type Out interface {
+	Len() int
+	Msg(i int) []byte
 }
 
 // Translator is the 0.6 game layer of one game. Methods are called by the
-// game loop only; an implementation may keep scratch state.
+// game loop only, with client ids 0..netproto.MaxClients-1; an
+// implementation keeps the per-game and per-client state it needs.
 type Translator interface {
-	// Snapshot adds to b the 0.6 snapshot for client cid translated from
-	// the world's 0.7 snapshot src.
-	Snapshot(b *snap.Builder, src *snap.Snapshot, g *Game, cid int) error
-	// ServerMessage packs into p (header included) the 0.6 form of a 0.7
-	// server game message for client cid; false when it has none (it is
-	// then not sent to that client).
-	ServerMessage(p *netproto.Packer, m gamemsg.Message, g *Game, cid int) bool
+	// Connect starts the state of 0.6 client cid (DDNet's dialect, or
+	// vanilla 0.6) when its connection starts.
+	Connect(cid int, ddnet bool)
+	// SetPlayer records slot cid (a player with p when inGame, else none);
+	// the server calls it for every slot before each round of snapshots.
+	SetPlayer(cid int, p Player, inGame bool)
+	// Snapshot adds to b the 0.6 snapshot of tick for client cid,
+	// translated from src, the world's 0.7 snapshot for cid.
+	Snapshot(b *snap.Builder, src *snap.Snapshot, cid int, tick int32) error
+	// ServerMessage translates the 0.7 server game message m for client cid.
+	ServerMessage(m gamemsg.Message, cid int) (Out, error)
 	// ClientMessage decodes a 0.6 client game message (id, body after the
-	// header) into the 0.7 message it stands for; nil without error for
-	// messages that are ignored.
-	ClientMessage(id int32, body []byte) (gamemsg.Message, error)
+	// header) of client cid into the 0.7 message it stands for; (nil, nil)
+	// for messages with nothing to do.
+	ClientMessage(cid int, id int32, body []byte) (gamemsg.Message, error)
 	// Input rewrites a 0.6 PlayerInput (10 ints) into the 0.7 layout in place.
 	Input(data []int32)
 }
