@@ -79,6 +79,9 @@ type Config struct {
 	// Proto6 makes the client speak 0.6 with DDNet's security token, as
 	// the DDNet 16.4 client does (client6.go), instead of 0.7.
 	Proto6 bool
+	// Vanilla6 (with Proto6) makes it a vanilla 0.6 client: no token, no
+	// CLIENTVER; it goes through the server's anti-spoof handshake.
+	Vanilla6 bool
 }
 
 // Stage names, reported in Stats.Stage.
@@ -217,6 +220,7 @@ func (c *Client) open() bool {
 	}
 	c.conn = newConn(tok, c.write)
 	c.conn.six = c.cfg.Proto6
+	c.conn.vanilla = c.cfg.Proto6 && c.cfg.Vanilla6
 	c.recv = snap.NewReceiver(snapTables(c.cfg.Proto6))
 	c.gen = NewInputGen(c.cfg.Pattern, c.cfg.Seed)
 	if c.cfg.Pattern == PatternIdle && c.cfg.IdleTarget != [2]int32{} {
@@ -613,7 +617,10 @@ func (c *Client) onGame(id int32, body []byte) {
 }
 
 func (c *Client) onSnap(id int32, body []byte) {
-	if c.stage != StageEntering && c.stage != StageInGame {
+	// Snapshots count from ENTERGAME on; a 0.6 client also takes them
+	// before (DDNet's vanilla anti-spoof handshake sends snapshots right
+	// after CON_READY and waits for the INPUT that acknowledges them).
+	if c.stage != StageEntering && c.stage != StageInGame && !(c.cfg.Proto6 && c.stage == StageStartInfo) {
 		return
 	}
 	ids, _ := snapTables(c.cfg.Proto6)
@@ -636,6 +643,11 @@ func (c *Client) onSnap(id int32, body []byte) {
 	case errors.Is(err, snap.ErrNoBase):
 		c.stats.NoBase++
 		c.ackTick = -1
+	case errors.Is(err, snap.ErrStaleTick) && c.stage == StageStartInfo && tick == c.lastTick:
+		// A 0.6 client counts a repeated tick as another snapshot (it
+		// takes ticks >= the last): the anti-spoof handshake's three
+		// SNAPEMPTY of one tick bring it online.
+		c.onSnapshot(tick, true)
 	case errors.Is(err, snap.ErrStaleTick):
 		c.stats.Stale++
 	default:
@@ -676,9 +688,14 @@ func (c *Client) onSnapshot(tick int32, empty bool) {
 		if c.enteredSnap < 2 {
 			return
 		}
+		entering := c.stage == StageEntering
 		c.inGame, c.inGameAt = true, now
-		c.live.InGame.Store(true)
 		c.stage = StageInGame
+		if !entering {
+			c.nextInput = -1 // inputs, but not in the game yet
+			return
+		}
+		c.live.InGame.Store(true)
 		if !c.stats.Entered {
 			c.stats.Entered = true
 			c.stats.ConnectTime = now

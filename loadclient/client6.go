@@ -52,6 +52,14 @@ func sysID6(id int32) int32 {
 
 // sendInfo6 sends CLIENTVER and INFO, as the DDNet client does once online.
 func (c *Client) sendInfo6() {
+	if c.cfg.Vanilla6 {
+		c.pk.Reset()
+		c.pk.AddMsgHeader(netproto.Netmsg6Info, true)
+		c.pk.AddString(NetVersion6)
+		c.pk.AddString(c.cfg.Password)
+		c.sendMsg(true)
+		return
+	}
 	c.pk.Reset()
 	c.pk.AddMsgHeader(netproto.Netmsg6Ex, true)
 	c.pk.AddRaw(uuid6ClientVer[:])

@@ -57,7 +57,10 @@ type vitalChunk struct {
 type conn struct {
 	send func([]byte) // writes one datagram
 	six  bool         // 0.6 with DDNet's token
-	sec  uint32       // 0.6: the security token (once online)
+	// vanilla: 0.6 without the token (six is set too): vanilla CONNECT,
+	// nothing appended to packets
+	vanilla bool
+	sec     uint32 // 0.6: the security token (once online)
 
 	state      connState
 	token      netproto.Token // ours (CT): the server addresses us with it
@@ -118,7 +121,7 @@ func (c *conn) sendTokenRequest(now time.Duration) {
 
 func (c *conn) sendConnect(now time.Duration) {
 	if c.six {
-		c.pkt = netproto.AppendConnect6(c.pkt[:0], true)
+		c.pkt = netproto.AppendConnect6(c.pkt[:0], !c.vanilla)
 		c.send(c.pkt)
 		c.lastSend, c.lastTry = now, now
 		return
@@ -132,7 +135,7 @@ func (c *conn) sendConnect(now time.Duration) {
 
 func (c *conn) sendControlRaw(now time.Duration, tok netproto.Token, ack uint16, payload []byte) {
 	if c.six {
-		c.pkt = netproto.AppendControl6(c.pkt[:0], ack, payload[0], payload[1:], c.sec, true)
+		c.pkt = netproto.AppendControl6(c.pkt[:0], ack, payload[0], payload[1:], c.sec, !c.vanilla)
 		c.send(c.pkt)
 		c.lastSend = now
 		return
@@ -218,7 +221,9 @@ func (c *conn) flush(now time.Duration) {
 			h.Flags |= netproto.Flag6Resend
 			c.wantResend = false
 		}
-		c.chunks = netproto.AppendToken6(c.chunks, c.sec) // before compression
+		if !c.vanilla {
+			c.chunks = netproto.AppendToken6(c.chunks, c.sec) // before compression
+		}
 		c.pkt = netproto.AppendPacket6Compressed(c.pkt[:0], h, c.chunks)
 	} else {
 		h := netproto.PacketHeader{Ack: c.ack, NumChunks: uint8(c.nchunks), Token: c.peerToken}
@@ -425,7 +430,7 @@ func (c *conn) feed6(now time.Duration, b []byte, deliver func([]byte)) event {
 			return evNone
 		}
 		switch {
-		case ctl.Type == netproto.Ctrl6ConnectAccept && ctl.TKEN:
+		case ctl.Type == netproto.Ctrl6ConnectAccept && (ctl.TKEN || c.vanilla):
 			c.sec = ctl.Token
 			c.state, c.since, c.lastRecv = stateOnline, now, now
 			c.sendControl(now, netproto.Ctrl6Accept, "")
@@ -437,9 +442,11 @@ func (c *conn) feed6(now time.Duration, b []byte, deliver func([]byte)) event {
 		}
 		return evNone
 	}
-	if payload, err = netproto.StripToken6(payload, c.sec); err != nil {
-		c.dropped++
-		return evNone
+	if !c.vanilla {
+		if payload, err = netproto.StripToken6(payload, c.sec); err != nil {
+			c.dropped++
+			return evNone
+		}
 	}
 	c.onAck(now, h.Ack, h.Flags&netproto.Flag6Resend != 0)
 	if h.Flags&netproto.Flag6Control != 0 {

@@ -45,11 +45,14 @@ const (
 	Proto07  = "07"
 	Proto06  = "06"
 	ProtoMix = "mix"
+	// Proto06Vanilla: vanilla 0.6 clients (no token; the server's
+	// anti-spoof handshake).
+	Proto06Vanilla = "06vanilla"
 )
 
 // Is6 reports whether client i of the run speaks 0.6.
 func (rc *RunConfig) Is6(i int) bool {
-	return rc.Proto == Proto06 || rc.Proto == ProtoMix && i%2 == 1
+	return rc.Proto == Proto06 || rc.Proto == Proto06Vanilla || rc.Proto == ProtoMix && i%2 == 1
 }
 
 // Status is a live snapshot of a run for a status line.
@@ -85,8 +88,8 @@ func (rc *RunConfig) Validate() error {
 		return errors.New("sources must be 0..250")
 	case rc.Sources > 0 && !rc.SourceBase.Is4():
 		return errors.New("source base must be an IPv4 address")
-	case rc.Proto != "" && rc.Proto != Proto07 && rc.Proto != Proto06 && rc.Proto != ProtoMix:
-		return errors.New("proto must be 07, 06 or mix")
+	case rc.Proto != "" && rc.Proto != Proto07 && rc.Proto != Proto06 && rc.Proto != ProtoMix && rc.Proto != Proto06Vanilla:
+		return errors.New("proto must be 07, 06, 06vanilla or mix")
 	}
 	return nil
 }
@@ -188,6 +191,7 @@ func Run(ctx context.Context, rc RunConfig) (Summary, error) {
 			Index:        i,
 			Ticks:        ticks,
 			Proto6:       rc.Is6(i),
+			Vanilla6:     rc.Proto == Proto06Vanilla,
 		})
 		mu.Lock()
 		clients[i] = c

@@ -84,17 +84,20 @@ type ConnStats struct {
 // A Conn is large (it embeds its resend buffer and outbox); allocate it once
 // per slot and reuse it with Reset. It is not safe for concurrent use.
 type Conn struct {
-	state     ConnState
-	client    bool
-	dialect   Dialect
-	sec       uint32 // DDNet security token (DialectDDNet)
-	token     Token  // our token: the peer addresses its packets with it
-	peerToken Token  // the peer's token: we address our packets with it
-	seq       uint16
-	ack       uint16
-	peerAck   uint16
-	reason    string
-	byPeer    bool
+	state   ConnState
+	client  bool
+	dialect Dialect
+	sec     uint32 // DDNet security token (DialectDDNet)
+	// unknownSeq: the peer's vital sequence is not known yet (AcceptVanilla);
+	// the first vital chunk received sets it.
+	unknownSeq bool
+	token      Token // our token: the peer addresses its packets with it
+	peerToken  Token // the peer's token: we address our packets with it
+	seq        uint16
+	ack        uint16
+	peerAck    uint16
+	reason     string
+	byPeer     bool
 
 	lastSend time.Duration
 	lastRecv time.Duration
@@ -120,7 +123,7 @@ type Conn struct {
 // Reset returns the connection to StateOffline, dropping all buffered data.
 func (c *Conn) Reset() {
 	c.state, c.client, c.token, c.peerToken = StateOffline, false, TokenNone, TokenNone
-	c.dialect, c.sec = Dialect7, 0
+	c.dialect, c.sec, c.unknownSeq = Dialect7, 0, false
 	c.seq, c.ack, c.peerAck = 0, 0, 0
 	c.reason, c.byPeer = "", false
 	c.lastSend, c.lastRecv, c.since, c.nextResendAll = 0, 0, 0, 0
@@ -209,6 +212,21 @@ func (c *Conn) Accept6(now time.Duration, d Dialect, sec uint32) {
 	c.dialect = Dialect6
 	c.setState(StatePending, now)
 	c.sendControl(now, Ctrl6ConnectAccept, nil)
+}
+
+// AcceptVanilla starts the server side of a vanilla 0.6 connection whose
+// handshake was done without state (DDNet's anti-spoof handshake, where
+// the client echoes a token it got in a snapshot tick): the connection is
+// Online at once, our vital sequence continues after seq (the chunks the
+// stateless reply numbered 1..seq), and the first vital chunk received
+// sets the peer's sequence, which is not known.
+func (c *Conn) AcceptVanilla(now time.Duration, seq uint16) {
+	c.Reset()
+	c.dialect = Dialect6
+	c.seq = seq & SequenceMask
+	c.unknownSeq = true
+	c.lastRecv = now
+	c.setState(StateOnline, now)
 }
 
 // Connect6 starts the client side of a 0.6 connection: with tken DDNet's
@@ -447,7 +465,8 @@ func (c *Conn) Recv() (Chunk, bool) {
 		}
 		if ch.Flags&ChunkVital != 0 {
 			switch {
-			case ch.Seq == (c.ack+1)&SequenceMask:
+			case c.unknownSeq || ch.Seq == (c.ack+1)&SequenceMask:
+				c.unknownSeq = false
 				c.ack = ch.Seq
 			case inBackroom(ch.Seq, c.ack):
 				continue

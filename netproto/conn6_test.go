@@ -541,3 +541,38 @@ func TestConn6Allocs(t *testing.T) {
 		t.Fatalf("%v allocs, states %v %v", n, srv.State(), cli.State())
 	}
 }
+
+// TestAcceptVanilla: after the stateless anti-spoof handshake the server's
+// sequence goes on after it, and the client's first vital chunk, whatever
+// its number, sets the expected sequence; older ones are then duplicates.
+func TestAcceptVanilla(t *testing.T) {
+	var c Conn
+	c.AcceptVanilla(0, 6)
+	if c.State() != StateOnline || c.Dialect() != Dialect6 || c.Sequence() != 6 {
+		t.Fatalf("%v %v %d", c.State(), c.Dialect(), c.Sequence())
+	}
+	pkt := func(seq uint16) []byte {
+		b := AppendChunkHeader6(nil, ChunkHeader{Flags: ChunkVital, Size: 1, Seq: seq})
+		return AppendPacket6Compressed(nil, PacketHeader6{Ack: 6, NumChunks: 1}, append(b, byte(seq)))
+	}
+	got := 0
+	for _, seq := range []uint16{5, 2, 6} { // 2: a late resend of the handshake's chunks
+		if err := c.FeedDatagram(0, pkt(seq), nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, ok := c.Recv(); ok; _, ok = c.Recv() {
+			got++
+		}
+	}
+	if got != 2 || c.Ack() != 6 {
+		t.Fatalf("delivered %d, ack %d", got, c.Ack())
+	}
+	c.Send(0, []byte{1}, SendVital|SendFlush)
+	p, _ := c.Poll(nil)
+	h, payload, _ := ParsePacket6(p)
+	var r ChunkReader
+	r.Reset6(payload, int(h.NumChunks))
+	if ch, ok := r.Next(); !ok || ch.Seq != 7 || h.Ack != 6 {
+		t.Fatalf("first chunk after the handshake: seq %d ack %d", ch.Seq, h.Ack)
+	}
+}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"fmt"
 	"net/netip"
 	"strings"
 	"testing"
@@ -108,27 +109,112 @@ func TestDDNetHandshake(t *testing.T) {
 	})
 }
 
-// TestVanillaConnectFlood: vanilla 0.6 CONNECTs (no token to check a
-// reply against) from many spoofed sources take no slot and get no reply.
-func TestVanillaConnectFlood(t *testing.T) {
+// TestVanillaAntispoof: a vanilla 0.6 CONNECT gets CONNECTACCEPT and the
+// stateless anti-spoof packet (six vital chunks: the tiny map, CON_READY,
+// three SNAPEMPTY at the IP's token); floods of CONNECTs and INPUTs with
+// guessed ticks from spoofed sources take no slot; the INPUT that
+// acknowledges the token opens a vanilla slot that goes on to the real map.
+func TestVanillaAntispoof(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ts := startServer(t, nil)
-		peers := make([]*rawPeer, 8)
-		for i := range peers {
-			peers[i] = newRawPeer(t, ts, netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 1, byte(i + 1)}), 40000))
-			for range 50 {
-				peers[i].send(netproto.AppendConnect6(nil, false))
-				peers[i].send(netproto.AppendControl6(nil, 0, netproto.Ctrl6Accept, nil, 0, false))
+		p := newRawPeer(t, ts, cl1Addr)
+		p.send(netproto.AppendConnect6(nil, false))
+		if b := p.next(); string(b) != "\x10\x00\x00\x02" {
+			t.Fatalf("connectaccept % x", b)
+		}
+		b := p.next()
+		h, payload, err := netproto.ParsePacket6(b)
+		if err != nil || h.NumChunks != antispoofSeq {
+			t.Fatalf("anti-spoof packet % x: %v", b, err)
+		}
+		payload, _ = netproto.DecodePayload6(nil, h, payload)
+		var r netproto.ChunkReader
+		r.Reset6(payload, int(h.NumChunks))
+		var ids []int32
+		var tick int32
+		for ch, ok := r.Next(); ok; ch, ok = r.Next() {
+			id, _, n, _ := netproto.ParseMsgHeader(ch.Data)
+			ids = append(ids, id)
+			if id == netproto.Netmsg6SnapEmpty {
+				var u netproto.Unpacker
+				u.Reset(ch.Data[n:])
+				tick = u.GetInt()
+			}
+			if id == netproto.Netmsg6MapChange {
+				var u netproto.Unpacker
+				u.Reset(ch.Data[n:])
+				var mc netproto.Msg6MapChange
+				if mc.Unpack(&u) != nil || mc.Name != antispoofMap.Name || int(mc.Size) != antispoofMap.Size {
+					t.Errorf("map change %+v", mc)
+				}
 			}
 		}
-		for _, p := range peers {
-			p.nothing("vanilla connect")
+		want := []int32{netproto.Netmsg6MapChange, netproto.Netmsg6MapData, netproto.Netmsg6ConReady,
+			netproto.Netmsg6SnapEmpty, netproto.Netmsg6SnapEmpty, netproto.Netmsg6SnapEmpty}
+		if fmt.Sprint(ids) != fmt.Sprint(want) || tick <= 0 || len(b) > netproto.MaxPacketSize {
+			t.Fatalf("anti-spoof messages %v tick %d (%d bytes)", ids, tick, len(b))
+		}
+		input := func(ack int32) []byte {
+			var pk netproto.Packer
+			pk.AddMsgHeader(netproto.Netmsg6Input, true)
+			pk.AddInt(ack)
+			pk.AddInt(ack + 1)
+			pk.AddInt(40)
+			for range 10 {
+				pk.AddInt(0)
+			}
+			ch := netproto.AppendChunkHeader6(nil, netproto.ChunkHeader{Size: pk.Len()})
+			return netproto.AppendPacket6Compressed(nil, netproto.PacketHeader6{NumChunks: 1, Ack: antispoofSeq}, append(ch, pk.Bytes()...))
+		}
+		// Spoofed sources: CONNECTs and INPUTs with guessed ticks.
+		spoof := newRawPeer(t, ts, cl2Addr)
+		for i := range int32(100) {
+			spoof.send(netproto.AppendConnect6(nil, false))
+			spoof.send(input(i))
+			spoof.send(input(tick + i + 1))
 		}
 		synctest.Wait()
 		if ts.numClients() != 0 {
-			t.Fatalf("%d slots taken", ts.numClients())
+			t.Fatalf("spoofed vanilla traffic took %d slots", ts.numClients())
+		}
+		p.send(input(tick))
+		synctest.Wait()
+		c := ts.clients[0]
+		if ts.numClients() != 1 || c.conn.Dialect() != netproto.Dialect6 || c.state != stateConnecting {
+			t.Fatalf("after the INPUT: %d clients, dialect %v state %v", ts.numClients(), c.conn.Dialect(), c.state)
+		}
+		if m := p.next(); m == nil {
+			t.Fatal("no real MAP_CHANGE after the handshake")
 		}
 	})
+}
+
+// TestVanillaReplyBudget: beyond VanillaRepliesPerSecond a second, vanilla
+// CONNECTs get no reply, and beyond VanillaAntispoofPerSecond the short
+// reply: what a spoofed flood can send to a victim is bounded.
+func TestVanillaReplyBudget(t *testing.T) {
+	dc := &discardConn{}
+	s, err := New(Options{Config: config.Default(), Conn: dc, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := netproto.NewTokenGen(netproto.TokenSecret{1}, 0)
+	now := time.Now()
+	var out [netproto.MaxPacketSize]byte
+	for range 3 * VanillaRepliesPerSecond {
+		p := &rxPacket{addr: cl1Addr, cid: -1}
+		p.n = copy(p.buf[:], netproto.AppendConnect6(nil, false))
+		if s.screen(p, tokens, now, out[:0]) {
+			t.Fatal("a vanilla CONNECT went to the loop")
+		}
+	}
+	tick := tokens.VanillaToken6(cl1Addr.Addr())
+	full := len(appendAntispoof6(nil, tick, true)) + 4 // and the 4-byte CONNECTACCEPT
+	short := len(appendAntispoof6(nil, tick, false)) + 4
+	want := VanillaAntispoofPerSecond*full + (VanillaRepliesPerSecond-VanillaAntispoofPerSecond)*short
+	if dc.bytes != want || dc.writes != 2*VanillaRepliesPerSecond {
+		t.Errorf("%d datagrams, %d bytes; want %d, %d (full reply %d bytes, short %d)", dc.writes, dc.bytes, 2*VanillaRepliesPerSecond, want, full, short)
+	}
 }
 
 // TestInfo6: gie3 with the vanilla header is answered with inf3 (numbers

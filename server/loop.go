@@ -352,6 +352,10 @@ func (r connectReq) start(c *netproto.Conn, now time.Duration) {
 		c.Accept(now, r.own, r.peer)
 		return
 	}
+	if r.dialect == netproto.Dialect6 {
+		c.AcceptVanilla(now, antispoofSeq) // after the stateless anti-spoof reply
+		return
+	}
 	c.Accept6(now, r.dialect, r.sec)
 }
 
@@ -399,6 +403,12 @@ func (s *Server) onConnect(addr netip.AddrPort, req connectReq) {
 	s.recJoin(c)
 	s.byAddr[addr] = c.id
 	s.peers.add(addr, c.id)
+	if req.dialect == netproto.Dialect6 {
+		// The anti-spoof handshake took the place of INFO (and the server
+		// has no password): on to the real map.
+		c.state = stateConnecting
+		s.sendMapChange(c)
+	}
 	s.flushConn(c)
 	s.log.Debug().Int("cid", c.id).Str("addr", addr.String()).Str("dialect", req.dialect.String()).Msg("connection accepted")
 }

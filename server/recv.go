@@ -75,6 +75,8 @@ const (
 type connlessBudget struct {
 	token, info, connect *rate.Limiter
 	info6Full            *rate.Limiter // 0.6 info replies with a client list (connless6.go)
+	// vanilla 0.6 anti-spoof handshake (edge6.go)
+	vanFull, vanReplies, preconnDecompress *rate.Limiter
 }
 
 // newConnlessBudget returns the reader's budgets at the given rates per second.
@@ -85,6 +87,10 @@ func newConnlessBudget(token, info, connect int) connlessBudget {
 		connect: rate.NewLimiter(rate.Limit(connect), connect),
 
 		info6Full: rate.NewLimiter(Info6FullPerSecond, Info6FullPerSecond),
+
+		vanFull:           rate.NewLimiter(VanillaAntispoofPerSecond, VanillaAntispoofPerSecond),
+		vanReplies:        rate.NewLimiter(VanillaRepliesPerSecond, VanillaRepliesPerSecond),
+		preconnDecompress: rate.NewLimiter(PreconnDecompressPerSecond, PreconnDecompressPerSecond),
 	}
 }
 
@@ -232,16 +238,22 @@ func (s *Server) screen(p *rxPacket, tokens *netproto.TokenGen, now time.Time, o
 		s.stats.TokenReplies.Add(1)
 		return false
 	case ctl.Type == netproto.CtrlConnect:
-		if !tokens.Check(ip, h.Token) || !ctl.Padded {
-			s.stats.BadToken.Add(1)
-			return false
-		}
-		if !s.budget.connect.AllowN(now, 1) {
-			s.stats.ConnlessDropped.Add(1)
-			return false
-		}
-		return true
+		return s.passConnect(tokens.Check(ip, h.Token) && ctl.Padded, now)
 	}
 	s.stats.BadToken.Add(1)
 	return false
+}
+
+// passConnect decides on a connection request whose token check gave
+// valid: it goes to the loop (true) within the connect budget.
+func (s *Server) passConnect(valid bool, now time.Time) bool {
+	if !valid {
+		s.stats.BadToken.Add(1)
+		return false
+	}
+	if !s.budget.connect.AllowN(now, 1) {
+		s.stats.ConnlessDropped.Add(1)
+		return false
+	}
+	return true
 }

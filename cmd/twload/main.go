@@ -46,7 +46,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	enterTimeout := fs.Duration("enter-timeout", loadclient.DefaultEnterTimeout, "a client that is not in game after this long fails")
 	jsonOut := fs.String("json", "-", "write the JSON summary to this file (- for stdout)")
 	perClient := fs.Bool("per-client", false, "include per-client statistics in the JSON summary")
-	proto := fs.String("proto", "07", "client dialect: 07, 06 (DDNet 0.6 with the security token) or mix (alternating)")
+	proto := fs.String("proto", "07", "client dialect: 07, 06 (DDNet 0.6 with the security token), 06vanilla (0.6 without it) or mix (alternating 07 and 06)")
 	status := fs.String("status", "auto", "live status line: auto (when stdout is a terminal), on, off")
 	if err := fs.Parse(args); err != nil {
 		return 2

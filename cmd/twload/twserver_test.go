@@ -143,3 +143,23 @@ func TestMixPerIPLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestVanillaAgainstTwserver: vanilla 0.6 clients (no token) get in
+// through the server's anti-spoof handshake (the tiny map and the
+// snapshot tick they acknowledge), then download the real map and play.
+func TestVanillaAgainstTwserver(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	addr := startTwserver(t, 16, 4)
+	sum, err := loadclient.Run(context.Background(), loadclient.RunConfig{
+		Server: addr, Clients: 3, RampUp: 300 * time.Millisecond, Duration: 3 * time.Second,
+		Pattern: loadclient.PatternRandom, Seed: 5, Proto: loadclient.Proto06Vanilla,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.OK() || sum.Clients6 != 3 || sum.MapDownloads < 2 {
+		t.Fatalf("run not clean: %+v", sum)
+	}
+}
