@@ -227,3 +227,13 @@ func (s *Server) sendServerInfo6(c *client) {
 	b = append(b, info.six.vanillaShort...)
 	s.write(netproto.AppendConnless6(s.sendBuf[:0], b), c.addr)
 }
+
+// infoChanged6 sends every connected 0.6 client the in-game server info
+// (after a map change, net.md B6.3).
+func (s *Server) infoChanged6() {
+	for _, c := range s.clients {
+		if c.state > stateAuth && c.conn.Dialect().Is6() {
+			s.sendServerInfo6(c)
+		}
+	}
+}

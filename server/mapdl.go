@@ -83,6 +83,7 @@ func (s *Server) applyMap(m *twmap.Map) {
 	s.log.Info().Str("map", m.Name).Int("size", m.Size).Msg("map changed")
 	s.consoleOut("map changed to " + m.Name)
 	s.publishInfo()
+	s.infoChanged6()
 }
 
 // nextRotationMap returns the map after the current one in map.rotation (or
