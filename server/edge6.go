@@ -34,9 +34,9 @@ import (
 // sequence goes on at 6, the client's is taken from its next vital chunk)
 // and the real MAP_CHANGE follows, without INFO. A spoofed flood of
 // CONNECTs therefore takes no slot. Its replies are bounded:
-// VanillaAntispoofPerSecond get the map (about 400 bytes), up to
+// VanillaAntispoofPerSecond get the map (about 250 bytes), up to
 // VanillaRepliesPerSecond the short form naming the stock map dm1 that
-// vanilla clients have (about 60 bytes), the rest nothing. The INPUT of a
+// vanilla clients have (about 70 bytes), the rest nothing. The INPUT of a
 // stranger is Huffman-decoded within PreconnDecompressPerSecond. With a
 // server password, vanilla clients are not accepted (the handshake skips
 // INFO, so the password could not be checked).
