@@ -270,3 +270,155 @@ func TestInfo6Budget(t *testing.T) {
 		t.Errorf("%d bytes sent for %d requests of %d bytes", dc.bytes, 2*InfoRepliesPerSecond, len(req))
 	}
 }
+
+// conn6Peer is a DDNet-dialect client made of a netproto.Conn on the test
+// server's MemNet: it sends system messages and collects what arrives.
+type conn6Peer struct {
+	*rawPeer
+	conn netproto.Conn
+	got  [][]byte // message chunks received, header included
+}
+
+func newConn6Peer(t *testing.T, ts *testServer) *conn6Peer {
+	c := &conn6Peer{rawPeer: newRawPeer(t, ts, cl1Addr)}
+	c.conn.Connect6(0, true)
+	c.pump()
+	if c.conn.State() != netproto.StateOnline || c.conn.Dialect() != netproto.DialectDDNet {
+		t.Fatalf("not online: %v %v", c.conn.State(), c.conn.Dialect())
+	}
+	return c
+}
+
+// pump sends what the Conn has and feeds it what arrives within a second
+// (the server flushes unflushed messages after 500 ms).
+func (c *conn6Peer) pump() {
+	for end := time.Now().Add(time.Second); time.Now().Before(end); {
+		for p, ok := c.conn.Poll(nil); ok; p, ok = c.conn.Poll(nil) {
+			c.send(p)
+		}
+		select {
+		case b := <-c.got6():
+			if c.conn.FeedDatagram(0, b, nil) == nil {
+				for ch, ok := c.conn.Recv(); ok; ch, ok = c.conn.Recv() {
+					c.got = append(c.got, append([]byte(nil), ch.Data...))
+				}
+			}
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+func (c *conn6Peer) got6() chan []byte { return c.rawPeer.got }
+
+// sys sends a vital system message.
+func (c *conn6Peer) sys(id int32, fill func(p *netproto.Packer)) {
+	var p netproto.Packer
+	p.AddMsgHeader(id, true)
+	if fill != nil {
+		fill(&p)
+	}
+	c.conn.Send(0, p.Bytes(), netproto.SendVital|netproto.SendFlush)
+	c.pump()
+}
+
+// ids returns the system message ids received (game messages as -id).
+func (c *conn6Peer) ids() []int32 {
+	var out []int32
+	for _, m := range c.got {
+		id, sys, _, _ := netproto.ParseMsgHeader(m)
+		if !sys {
+			id = -id
+		}
+		out = append(out, id)
+	}
+	return out
+}
+
+// TestSystem6: the 0.6 system layer: CLIENTVER and what-is (answered
+// i-dont-know), INFO (map-details then MAP_CHANGE), a map chunk on
+// request, PING, and RCON with the 0.6 auth status and command list.
+func TestSystem6(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := startServer(t, func(c *config.Config) { c.Server.RconPassword = "pw" })
+		c := newConn6Peer(t, ts)
+		cv := netproto.DDNetUUID("clientver@ddnet.tw")
+		c.sys(netproto.Netmsg6Ex, func(p *netproto.Packer) {
+			p.AddRaw(cv[:])
+			p.AddRaw(make([]byte, 16))
+			p.AddInt(16040)
+			p.AddString("DDNet 16.4")
+		})
+		if ts.clients[0].ddnetVersion != 16040 {
+			t.Errorf("clientver not kept: %d", ts.clients[0].ddnetVersion)
+		}
+		wi := netproto.DDNetUUID("what-is@ddnet.tw")
+		c.sys(netproto.Netmsg6Ex, func(p *netproto.Packer) { p.AddRaw(wi[:]); p.AddRaw(cv[:]) })
+		c.sys(netproto.Netmsg6Info, func(p *netproto.Packer) { p.AddString(NetVersion6); p.AddString("") })
+		c.sys(netproto.Netmsg6RequestMapData, func(p *netproto.Packer) { p.AddInt(0) })
+		c.sys(netproto.Netmsg6Ping, nil)
+		c.sys(netproto.Netmsg6RconAuth, func(p *netproto.Packer) { p.AddString(""); p.AddString("pw"); p.AddInt(1) })
+		c.sys(netproto.Netmsg6RconCmd, func(p *netproto.Packer) { p.AddString("status") })
+		ids := fmt.Sprint(c.ids())
+		// EX (i-dont-know), EX (map-details), MAP_CHANGE, MAP_DATA, PING_REPLY, RCON_AUTH_STATUS, ...
+		want := fmt.Sprintf("[%d %d %d %d %d %d", netproto.Netmsg6Ex, netproto.Netmsg6Ex, netproto.Netmsg6MapChange,
+			netproto.Netmsg6MapData, netproto.Netmsg6PingReply, netproto.Netmsg6RconAuthStatus)
+		if !strings.HasPrefix(ids, want) {
+			t.Fatalf("messages %s, want prefix %s", ids, want)
+		}
+		var lines, cmds int
+		for _, m := range c.got {
+			switch id, _, _, _ := netproto.ParseMsgHeader(m); id {
+			case netproto.Netmsg6RconLine:
+				lines++
+			case netproto.Netmsg6RconCmdAdd:
+				cmds++
+			}
+		}
+		if lines < 2 || cmds != len(Commands) {
+			t.Errorf("%d rcon lines, %d commands (want %d): %s", lines, cmds, len(Commands), ids)
+		}
+		var u netproto.Unpacker
+		u.Reset(c.got[5][1:])
+		if a, l := u.GetInt(), u.GetInt(); a != 1 || l != 1 {
+			t.Errorf("RCON_AUTH_STATUS %d %d", a, l)
+		}
+		u.Reset(c.got[3][1:])
+		var md netproto.Msg6MapData
+		if err := md.Unpack(&u); err != nil || md.Chunk != 0 || len(md.Data) != MapChunkSize6 || md.CRC != ts.curMap.CRC {
+			t.Errorf("MAP_DATA %+v %v", md, err)
+		}
+	})
+}
+
+// TestRefusals6: a 0.6 client with the 0.7 version string, or while
+// server.accept_06 is off, is refused with the reference texts over 0.6.
+func TestRefusals6(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := startServer(t, nil)
+		c := newConn6Peer(t, ts)
+		c.sys(netproto.Netmsg6Info, func(p *netproto.Packer) { p.AddString(NetVersion); p.AddString("") })
+		if c.conn.State() != netproto.StateError || c.conn.Reason() != "Wrong version. Server is running '"+NetVersion6+"' and client '"+NetVersion+"'" {
+			t.Errorf("state %v reason %q", c.conn.State(), c.conn.Reason())
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		ts := startServer(t, func(c *config.Config) { c.Server.Accept06 = false })
+		p := newRawPeer(t, ts, cl1Addr)
+		var c netproto.Conn
+		c.Connect6(0, true)
+		for range 3 {
+			for b, ok := c.Poll(nil); ok; b, ok = c.Poll(nil) {
+				p.send(b)
+			}
+			if b := p.next(); b != nil {
+				c.FeedDatagram(0, b, nil)
+			}
+		}
+		if c.State() != netproto.StateError || c.Reason() != "0.6 connections are not accepted at this time" {
+			t.Errorf("state %v reason %q", c.State(), c.Reason())
+		}
+		if ts.numClients() != 0 {
+			t.Error("a slot was taken")
+		}
+	})
+}
