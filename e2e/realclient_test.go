@@ -363,28 +363,7 @@ func inner(t *testing.T, rc realClient) {
 		t.Fatalf("twserver did not start (see %s)", serverLog)
 	}
 
-	// Xvfb on a free display.
-	dispR, dispW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	xvfb := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "800x600x24", "-nolisten", "tcp", "-noreset")
-	xvfb.ExtraFiles = []*os.File{dispW}
-	xvfb.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	xlog, _ := os.Create(filepath.Join(out, "xvfb.log"))
-	xvfb.Stdout, xvfb.Stderr = xlog, xlog
-	if err := xvfb.Start(); err != nil {
-		t.Skipf("cannot start Xvfb: %v", err)
-	}
-	dispW.Close()
-	t.Cleanup(func() { _ = xvfb.Process.Kill(); _ = xvfb.Wait(); xlog.Close() })
-	line, err := bufio.NewReader(dispR).ReadString('\n')
-	dispR.Close()
-	if err != nil {
-		t.Skipf("Xvfb did not report a display: %v", err)
-	}
-	display := ":" + strings.TrimSpace(line)
-	os.Setenv("DISPLAY", display)
+	display := startXvfb(t, out)
 
 	home := filepath.Join(out, "home")
 	os.RemoveAll(home)
@@ -525,6 +504,34 @@ func inner(t *testing.T, rc realClient) {
 		t.Errorf("twserver exit: %v", err)
 	}
 	t.Logf("server stopped in %v", time.Since(t0).Round(time.Millisecond))
+}
+
+// startXvfb starts Xvfb on a free display (800x600) until the test ends,
+// sets DISPLAY and returns it.
+func startXvfb(t *testing.T, out string) string {
+	t.Helper()
+	dispR, dispW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	xvfb := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "800x600x24", "-nolisten", "tcp", "-noreset")
+	xvfb.ExtraFiles = []*os.File{dispW}
+	xvfb.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	xlog, _ := os.Create(filepath.Join(out, "xvfb.log"))
+	xvfb.Stdout, xvfb.Stderr = xlog, xlog
+	if err := xvfb.Start(); err != nil {
+		t.Skipf("cannot start Xvfb: %v", err)
+	}
+	dispW.Close()
+	t.Cleanup(func() { _ = xvfb.Process.Kill(); _ = xvfb.Wait(); xlog.Close() })
+	line, err := bufio.NewReader(dispR).ReadString('\n')
+	dispR.Close()
+	if err != nil {
+		t.Skipf("Xvfb did not report a display: %v", err)
+	}
+	display := ":" + strings.TrimSpace(line)
+	os.Setenv("DISPLAY", display)
+	return display
 }
 
 func slicesWithout(env []string, prefix string) []string {
