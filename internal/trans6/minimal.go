@@ -79,6 +79,7 @@ type Minimal struct {
 	up      netproto.Unpacker
 	players [netproto.MaxClients]Player
 	inGame  [netproto.MaxClients]bool
+	vanilla [netproto.MaxClients]bool // the client is vanilla 0.6: ids 0..15 only
 	info    gamemsg.SvGameInfo // the last Sv_GameInfo seen (ServerMessage)
 	out     minimalOut
 }
@@ -92,8 +93,24 @@ type minimalOut struct {
 func (o *minimalOut) Len() int         { return o.n }
 func (o *minimalOut) Msg(i int) []byte { return o.pk.Bytes() }
 
-// Connect implements Translator (Minimal keeps no per-client state).
-func (t *Minimal) Connect(cid int, ddnet bool) {}
+// VanillaMaxClients is the number of client ids a vanilla 0.6 client
+// knows (its MAX_CLIENTS): it indexes its tables with snapshot and message
+// ids unchecked. Minimal hides players with higher ids from vanilla
+// clients (the full translation maps ids instead).
+const VanillaMaxClients = netproto.MaxClientsVanilla6
+
+// Connect implements Translator: it notes whether cid is a vanilla client.
+func (t *Minimal) Connect(cid int, ddnet bool) {
+	if cid >= 0 && cid < len(t.vanilla) {
+		t.vanilla[cid] = !ddnet
+	}
+}
+
+// hidden reports whether client id must not reach viewer: a vanilla 0.6
+// viewer knows ids 0..VanillaMaxClients-1 only.
+func (t *Minimal) hidden(viewer int, id int32) bool {
+	return viewer >= 0 && viewer < len(t.vanilla) && t.vanilla[viewer] && id >= VanillaMaxClients
+}
 
 // SetPlayer implements Translator.
 func (t *Minimal) SetPlayer(cid int, p Player, inGame bool) {
@@ -127,6 +144,16 @@ func (t *Minimal) Snapshot(b *snap.Builder, src *snap.Snapshot, cid int, tick in
 	for i := range src.NumItems() {
 		it := src.Item(i)
 		d := src.ItemData(i)
+		switch it.Type {
+		case world.ObjCharacter, world.ObjPlayerInfo, world.ObjSpectatorInfo:
+			if t.hidden(cid, int32(it.ID)) {
+				continue // a vanilla viewer knows ids 0..15 only
+			}
+		case world.EventDeath:
+			if len(d) >= 3 && t.hidden(cid, d[2]) {
+				continue
+			}
+		}
 		switch it.Type {
 		case world.ObjProjectile:
 			add(obj6Projectile, it.ID, d...)
@@ -303,6 +330,11 @@ func (t *Minimal) ServerMessage(m gamemsg.Message, cid int) (Out, error) {
 		hdr(msg6SvBroadcast)
 		p.AddString(m.Message)
 	case *gamemsg.SvChat:
+		if t.hidden(cid, m.ClientID) {
+			m2 := *m
+			m2.ClientID = -1 // shown as a server line to a vanilla client
+			m = &m2
+		}
 		team := int32(0)
 		if m.Mode == gamemsg.ChatTeam {
 			team = 1
@@ -312,6 +344,9 @@ func (t *Minimal) ServerMessage(m gamemsg.Message, cid int) (Out, error) {
 		p.AddInt(m.ClientID)
 		p.AddString(m.Message)
 	case *gamemsg.SvKillMsg:
+		if t.hidden(cid, m.Killer) || t.hidden(cid, m.Victim) {
+			return &t.out, nil
+		}
 		killer := m.Killer
 		if killer < 0 {
 			killer = m.Victim
@@ -336,6 +371,9 @@ func (t *Minimal) ServerMessage(m gamemsg.Message, cid int) (Out, error) {
 		hdr(msg6SvWeaponPickup)
 		p.AddInt(m.Weapon)
 	case *gamemsg.SvEmoticon:
+		if t.hidden(cid, m.ClientID) {
+			return &t.out, nil
+		}
 		hdr(msg6SvEmoticon)
 		p.AddInt(m.ClientID)
 		p.AddInt(m.Emoticon)

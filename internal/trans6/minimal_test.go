@@ -154,3 +154,49 @@ func FuzzClientMessage(f *testing.F) {
 		}
 	})
 }
+
+// TestVanillaViewer: a vanilla 0.6 viewer gets no item, chat author or
+// kill message of a client id it does not know (16 and up).
+func TestVanillaViewer(t *testing.T) {
+	var b7, b6 snap.Builder
+	var s7, s6 snap.Snapshot
+	for _, id := range []uint16{3, 20} {
+		d, _ := b7.NewItem(world.ObjCharacter, id, world.SizeCharacter)
+		d[1] = int32(id)
+		pi, _ := b7.NewItem(world.ObjPlayerInfo, id, world.SizePlayerInfo)
+		pi[1] = 1
+	}
+	b7.Finish(&s7)
+	var tr Minimal
+	withPlayers(&tr, 21)
+	tr.Connect(3, false)
+	if err := tr.Snapshot(&b6, &s7, 3, 50); err != nil {
+		t.Fatal(err)
+	}
+	b6.Finish(&s6)
+	for i := range s6.NumItems() {
+		if it := s6.Item(i); it.ID >= VanillaMaxClients && it.Type != obj6GameInfo {
+			t.Errorf("item type %d id %d sent to a vanilla client", it.Type, it.ID)
+		}
+	}
+	if s6.Find(snap.Key(obj6Character, 3)) < 0 {
+		t.Error("the viewer's own character is missing")
+	}
+	if o, _ := tr.ServerMessage(&gamemsg.SvKillMsg{Killer: 20, Victim: 3}, 3); o.Len() != 0 {
+		t.Error("kill message naming id 20 sent to a vanilla client")
+	}
+	o, _ := tr.ServerMessage(&gamemsg.SvChat{Mode: gamemsg.ChatAll, ClientID: 20, Message: "x"}, 3)
+	var u netproto.Unpacker
+	u.Reset(o.Msg(0))
+	if u.GetInt(); u.GetInt() != 0 || u.GetInt() != -1 {
+		t.Error("chat line of id 20 not shown as a server line")
+	}
+	// A DDNet viewer sees everybody.
+	tr.Connect(3, true)
+	b6.Reset()
+	_ = tr.Snapshot(&b6, &s7, 3, 50)
+	b6.Finish(&s6)
+	if s6.Find(snap.Key(obj6Character, 20)) < 0 {
+		t.Error("a DDNet client does not see id 20")
+	}
+}
