@@ -80,7 +80,7 @@ type Minimal struct {
 	players [netproto.MaxClients]Player
 	inGame  [netproto.MaxClients]bool
 	vanilla [netproto.MaxClients]bool // the client is vanilla 0.6: ids 0..15 only
-	info    gamemsg.SvGameInfo // the last Sv_GameInfo seen (ServerMessage)
+	info    gamemsg.SvGameInfo        // the last Sv_GameInfo seen (ServerMessage)
 	out     minimalOut
 }
 
