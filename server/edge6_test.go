@@ -422,3 +422,39 @@ func TestRefusals6(t *testing.T) {
 		}
 	})
 }
+
+// TestRejoin6: a DDNet client reconnecting from the address of its slot
+// (new CONNECT, then ACCEPT with the token) gets a new connection and goes
+// through INFO and the map again; a repeated ACCEPT without a new CONNECT
+// changes nothing.
+func TestRejoin6(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := startServer(t, nil)
+		c := newConn6Peer(t, ts)
+		c.sys(netproto.Netmsg6Info, func(p *netproto.Packer) { p.AddString(NetVersion6); p.AddString("") })
+		if ts.clients[0].state != stateConnecting {
+			t.Fatalf("state %v", ts.clients[0].state)
+		}
+		sec := ts.clients[0].conn.SecurityToken()
+		c.send(netproto.AppendControl6(nil, 0, netproto.Ctrl6Accept, nil, sec, true)) // a stray duplicate
+		synctest.Wait()
+		if ts.clients[0].state != stateConnecting || ts.numClients() != 1 {
+			t.Fatalf("a stray ACCEPT reset the slot: %v", ts.clients[0].state)
+		}
+		// The client starts over from the same socket.
+		c.got = nil
+		c.conn.Connect6(0, true)
+		c.pump()
+		if c.conn.State() != netproto.StateOnline || c.conn.SecurityToken() != sec {
+			t.Fatalf("reconnect: %v token %x", c.conn.State(), c.conn.SecurityToken())
+		}
+		synctest.Wait()
+		if ts.numClients() != 1 || ts.clients[0].state != stateAuth {
+			t.Fatalf("after the rejoin: %d clients, state %v", ts.numClients(), ts.clients[0].state)
+		}
+		c.sys(netproto.Netmsg6Info, func(p *netproto.Packer) { p.AddString(NetVersion6); p.AddString("") })
+		if ids := fmt.Sprint(c.ids()); !strings.Contains(ids, fmt.Sprint(netproto.Netmsg6MapChange)) {
+			t.Fatalf("no MAP_CHANGE after the rejoin: %s", ids)
+		}
+	})
+}

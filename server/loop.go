@@ -439,6 +439,9 @@ func (s *Server) feedClient(c *client, datagram []byte, at time.Time) {
 		s.stats.Flood.Add(1)
 		return
 	}
+	if c.conn.Dialect() == netproto.DialectDDNet && s.rejoin6(c, datagram) {
+		return
+	}
 	if err := c.conn.FeedDatagram(now, datagram, s.scratch[:0]); err != nil {
 		if errors.Is(err, netproto.ErrTruncated) || errors.Is(err, netproto.ErrTooLarge) || errors.Is(err, netproto.ErrBadHeader) ||
 			errors.Is(err, netproto.ErrBadHuffman) || errors.Is(err, netproto.ErrHuffmanOverflow) {

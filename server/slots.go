@@ -55,6 +55,9 @@ type client struct {
 
 	version      int32
 	ddnetVersion int32 // DDNet clients: the version from clientver@ddnet.tw (sys6.go)
+	// rejoinOffered is when a DDNet client's new CONNECT from this slot's
+	// address was answered (edge6.go rejoin6); 0 for none.
+	rejoinOffered time.Duration
 	name, clan   string
 	country      int32
 	skin         gamemsg.Skin
@@ -89,7 +92,7 @@ func (c *client) reset() {
 	c.addr = netip.AddrPort{}
 	c.conn = netproto.Conn{} // the zero Conn is offline, like after Reset
 	c.version, c.name, c.clan, c.country = 0, "", "", -1
-	c.ddnetVersion = 0
+	c.ddnetVersion, c.rejoinOffered = 0, 0
 	c.skin = gamemsg.Skin{}
 	c.gotStartInfo = false
 	c.mapChunk = 0
