@@ -58,11 +58,11 @@ type client struct {
 	// rejoinOffered is when a DDNet client's new CONNECT from this slot's
 	// address was answered (edge6.go rejoin6); 0 for none.
 	rejoinOffered time.Duration
-	name, clan   string
-	country      int32
-	skin         gamemsg.Skin
-	gotStartInfo bool
-	mapChunk     int
+	name, clan    string
+	country       int32
+	skin          gamemsg.Skin
+	gotStartInfo  bool
+	mapChunk      int
 
 	snapRate      int
 	lastAckedTick int32
