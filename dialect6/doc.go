@@ -1,0 +1,33 @@
+// Package dialect6 translates the game layer between the world's 0.7 form
+// and the 0.6 / DDNet dialect (net.md part B4-B5, ops-facts.md 4.2), for
+// 0.6 and DDNet clients playing in a 0.7-native game. It is pure: no
+// sockets, no time, no logging; the server's 0.6 network edge calls it for
+// everything above the system layer.
+//
+// Three jobs, each one call:
+//
+//   - Snapshots: Translator.Snap turns the world's 0.7 snapshot for a viewer
+//     (the items world.Snap put into a snap.Builder) into the 0.6 snapshot,
+//     with the players' names, clans and skins from an Infos. The server
+//     then deltas and encodes it with snap.Sizes6 and snap.MsgIDs6.
+//   - Server messages: EncodeServer turns a 0.7 gamemsg value addressed to a
+//     0.6 client (its Peer) into zero or more 0.6 messages (Out), rendering
+//     0.7-only messages as the chat lines, broadcasts and sounds a 0.6
+//     server sends.
+//   - Client messages: Decoder.Decode turns a 0.6 client message into the
+//     0.7 gamemsg value the server's handlers take.
+//
+// State lives with the caller: Infos per game (players and game info,
+// updated with SetPlayer/SetTeam/Remove or Observe of the 0.7 messages the
+// server sends anyway), Peer per 0.6 connection, Translator/Out/Decoder as
+// reusable scratch. Nothing allocates in steady state on the snapshot path.
+//
+// Skins: a 0.7 six-part skin is shown to 0.6 players as the standard 0.6
+// skin it matches, or the closest one with its body and feet colours
+// converted (Skin6From7); a 0.6 skin becomes the 0.7 preset of the same name
+// with its colours converted (Skin7From6).
+//
+// Client ids: the translation passes ids 0..63 through. Vanilla 0.6 clients
+// accept ids 0..15 only (MaxClientsVanilla); mapping ids for them is the
+// server's choice.
+package dialect6
