@@ -18,6 +18,13 @@ var (
 	ErrOutOfRange = errors.New("dialect6: client message field out of range")
 )
 
+// msgEx is the id of DDNet's extended game messages (a UUID follows the
+// header), uuidSize the size of that UUID.
+const (
+	msgEx    = 0
+	uuidSize = 16
+)
+
 // ChangeInfo is Cl_ChangeInfo: a 0.6 player's new name, clan, country and
 // skin while in game. 0.7 has no such message; as a gamemsg.Message it is
 // the closest 0.7 one, Cl_SkinChange (its ID, Validate, Encode and Decode
@@ -64,7 +71,9 @@ type Decoder struct {
 //     is mapped onto a 0.7 six-part skin (Skin7From6) and kept in d.Skin6.
 //   - Cl_Kill, Cl_Emoticon, Cl_Vote → the same 0.7 messages; Cl_CallVote →
 //     ClCallVote (never forced).
-//   - DDNet's legacy messages 26-31 → (nil, nil): valid, nothing to do.
+//   - DDNet's legacy messages 26-31 and its extended messages (id 0, a
+//     16-byte UUID and fields: show-others, show-distance, ...) → (nil,
+//     nil): valid, nothing to do.
 //
 // Fields are range-checked as the 0.6 reference does (SecureUnpackMsg) and
 // strings sanitized like 0.7's; a malformed body is an error, never a panic.
@@ -171,6 +180,11 @@ func (d *Decoder) Decode(id int32, body []byte, infos *Infos) (gamemsg.Message, 
 		}
 		d.callVote = gamemsg.ClCallVote{Type: typ, Value: value, Reason: reason}
 		return &d.callVote, nil
+	case msgEx:
+		if len(body) < uuidSize {
+			return nil, ErrTruncated
+		}
+		return nil, nil
 	case MsgClIsDDNetLegacy, MsgSvDDRaceTimeLegacy, MsgSvRecordLegacy, MsgUnused,
 		MsgSvTeamsStateLegacy, MsgClShowOthersLegacy:
 		return nil, nil

@@ -89,7 +89,8 @@ func (o *Out) start(id int32) *netproto.Packer {
 //     it), Sv_VoteStatus.
 //   - as the server chat lines, broadcasts and sounds a 0.6 server sends,
 //     where a 0.7 client composes them itself: a vote call or its end, team
-//     changes (Sv_Team), joins (Sv_ClientInfo after the peer's own one),
+//     changes (Sv_Team), joins (Sv_ClientInfo: the peer's own one and
+//     later ones, not those of players already there),
 //     leaves (Sv_ClientDrop), team lock changes (Sv_ServerSettings), and
 //     every Sv_GameMsg (texts, or Sv_SoundGlobal for flag drop, return, grab
 //     and capture).
@@ -183,9 +184,14 @@ func EncodeServer(o *Out, m gamemsg.Message, p *Peer, infos *Infos) error {
 			o.serverChatLine()
 		}
 	case *gamemsg.SvClientInfo:
+		// A 0.6 server announces every entering player to everyone, the
+		// player itself included; a 0.7 client composes the line for others
+		// only once it knows its own id. Both wanted: the peer's own info
+		// (local) and later ones, never the infos of those already there.
 		if m.Local {
 			p.localKnown = true
-		} else if p.localKnown && !m.Silent {
+		}
+		if p.localKnown && !m.Silent {
 			o.line = append(append(quoted(o.line[:0], m.Name), " entered and joined the "...), teamName(m.Team, infos)...)
 			o.serverChatLine()
 		}
