@@ -100,7 +100,7 @@ type Translator struct {
 //     scores and flag carriers (carriers 0 without flags, as 0.6 TDM).
 //   - per 0.7 PlayerInfo: a 0.6 PlayerInfo (local = viewer, team from infos,
 //     score, latency) and a ClientInfo (name, clan, country, 0.6 skin).
-//   - Character with the 0.6 layout: player flags (PLAYING, CHATTING,
+//   - Character with the 0.6 layout: player flags (PLAYING or CHATTING, and
 //     SCOREBOARD) from the player's 0.7 flags, own fields clamped to the 0.6
 //     ranges; its triggered core events become SoundWorld events (hook
 //     attaching a player for everyone, jump / hook attach / hook miss for
@@ -258,9 +258,10 @@ func (t *Translator) character(dst *snap.Builder, it snap.Item, viewer int) {
 	if o := t.add(dst, ObjCharacter, it.ID, SizeCharacter); o != nil {
 		copy(o[:SizeCharacterCore], d[:SizeCharacterCore])
 		f7 := t.flags7[it.ID]
+		// 0.6 clients send PLAYING or, while typing, CHATTING instead.
 		f := int32(PlayerFlagPlaying)
 		if f7&playerFlag7Chatting != 0 {
-			f |= PlayerFlagChatting
+			f = PlayerFlagChatting
 		}
 		if f7&playerFlag7Scoreboard != 0 {
 			f |= PlayerFlagScoreboard

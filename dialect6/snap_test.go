@@ -114,7 +114,7 @@ func TestSnapCharacter(t *testing.T) {
 		{obj7PlayerInfo, 3, []int32{playerFlag7Chatting | playerFlag7Scoreboard | 1, 0, 0}},
 	}
 	want := []int32{100, 500, 600, 10, -20, 256, -1, 1, -1, 0, 0, 500, 600, 0, 0,
-		PlayerFlagPlaying | PlayerFlagChatting | PlayerFlagScoreboard, 10, 5, 0, 0, 5, 90}
+		PlayerFlagChatting | PlayerFlagScoreboard, 10, 5, 0, 0, 5, 90}
 	for _, tc := range []struct {
 		viewer int
 		sounds []int32
