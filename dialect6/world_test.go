@@ -1,6 +1,7 @@
 package dialect6
 
 import (
+	"fmt"
 	"testing"
 
 	"twserver/gamemsg"
@@ -9,57 +10,196 @@ import (
 	"twserver/world/twmap"
 )
 
-// worldGame is a real world on the embedded default map with n players in
-// game, their Infos set as the server would, ticked until every player has a
-// character.
-func worldGame(t testing.TB, cfg world.Config, n int) (*world.World, *Infos) {
+// playingWorld is a real world on the embedded default map with n players
+// in game, their Infos filled from the 0.7 messages the server sends
+// (Observe), played with scripted inputs (walking, jumping, hooking,
+// shooting) for warm ticks.
+func playingWorld(t testing.TB, gameType world.GameType, n, warm int) (*world.World, *Infos) {
 	t.Helper()
+	cfg := world.DefaultConfig()
+	cfg.GameType = gameType
+	cfg.PlayerSlots = n
+	cfg.ScoreLimit = 0
 	w, err := world.New(twmap.Default(), cfg, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var infos Infos
+	infos := &Infos{}
 	gi := w.GameInfo()
 	infos.Observe(&gamemsg.SvGameInfo{GameFlags: gi[0], ScoreLimit: gi[1], TimeLimit: gi[2], MatchNum: gi[3], MatchCurrent: gi[4]})
 	for i := range n {
-		name := string(rune('A'+i)) + "player"
+		name := fmt.Sprintf("player %d", i)
 		if err := w.AddPlayer(i, world.PlayerInfo{Name: name}); err != nil {
 			t.Fatal(err)
 		}
 		infos.Observe(&gamemsg.SvClientInfo{ClientID: int32(i), Team: int32(w.Team(i)), Name: name, Skin: gamemsg.DefaultSkin})
 	}
-	for range 200 {
-		w.Tick()
-		w.DrainEvents(func(world.Event) {})
-		all := true
-		for i := range n {
-			if _, ok := w.CharacterPos(i); !ok {
-				all = false
-			}
-		}
-		if all {
-			break
-		}
+	for range warm {
+		playStep(w, n)
+		w.PostSnap()
 	}
-	return w, &infos
+	return w, infos
 }
 
-func TestWorldSnapshotTranslates(t *testing.T) {
-	w, infos := worldGame(t, world.DefaultConfig(), 3)
+// playStep gives every player a scripted input and ticks the world.
+func playStep(w *world.World, n int) {
+	tick := w.CurrentTick() + 1
+	for cid := range n {
+		phase := (int(tick) + cid*37) % 200
+		in := world.Input{
+			Direction: int32(phase/50%3 - 1),
+			TargetX:   int32(100 - phase), TargetY: int32(phase%40 - 20),
+			Jump:         int32(phase % 23 / 22),
+			Hook:         int32(phase % 60 / 40),
+			Fire:         int32(phase / 5),
+			WantedWeapon: int32(1 + cid%5),
+		}
+		w.DirectInput(cid, in)
+		w.SetInput(cid, in)
+	}
+	w.Tick()
+	w.DrainEvents(func(world.Event) {})
+}
+
+// The world's real snapshots translate without error for every viewer,
+// with the 0.6 static sizes, a GameInfo, and a PlayerInfo/ClientInfo pair
+// per player (local only for the viewer).
+func TestWorldSnapshotsTranslate(t *testing.T) {
+	for _, gt := range []world.GameType{world.GameDM, world.GameTDM, world.GameCTF} {
+		w, infos := playingWorld(t, gt, 8, 50)
+		var b7, b6 snap.Builder
+		b6.Sizes = snap.Sizes6
+		var tr Translator
+		seen := map[uint16]int{}
+		for range 300 {
+			playStep(w, 8)
+			for v := range 8 {
+				b7.Reset()
+				b6.Reset()
+				if err := w.Snap(v, &b7); err != nil {
+					t.Fatal(err)
+				}
+				if err := tr.Snap(&b6, &b7, v, w.CurrentTick(), infos); err != nil {
+					t.Fatalf("viewer %d: %v", v, err)
+				}
+				count := map[uint16]int{}
+				for i := range b6.NumItems() {
+					it := b6.Item(i)
+					count[it.Type]++
+					seen[it.Type]++
+					if it.Type == ObjPlayerInfo && (it.Data[0] == 1) != (int(it.ID) == v) {
+						t.Fatalf("viewer %d: PlayerInfo %d local %d", v, it.ID, it.Data[0])
+					}
+				}
+				if count[ObjGameInfo] != 1 || count[ObjPlayerInfo] != 8 || count[ObjClientInfo] != 8 {
+					t.Fatalf("viewer %d: %v", v, count)
+				}
+				if (gt != world.GameDM) != (count[ObjGameData] == 1) {
+					t.Fatalf("%v: GameData %d", gt, count[ObjGameData])
+				}
+			}
+			w.PostSnap()
+		}
+		t.Logf("%v: %v", gt, seen)
+		for _, typ := range []uint16{ObjCharacter, ObjProjectile, ObjPickup, EventSoundWorld, EventDamageInd, EventHammerHit} {
+			if seen[typ] == 0 {
+				t.Errorf("%v: no item of type %d in 300 ticks", gt, typ)
+			}
+		}
+		if gt == world.GameCTF && seen[ObjFlag] == 0 {
+			t.Errorf("no flags")
+		}
+	}
+}
+
+// snapRound translates the snapshots of every viewer once.
+func snapRound(w *world.World, n int, tr *Translator, b7, b6 *snap.Builder, infos *Infos) error {
+	for v := range n {
+		b7.Reset()
+		b6.Reset()
+		if err := w.Snap(v, b7); err != nil {
+			return err
+		}
+		if err := tr.Snap(b6, b7, v, w.CurrentTick(), infos); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Translation allocates nothing in steady state.
+func TestTranslateAllocs(t *testing.T) {
+	w, infos := playingWorld(t, world.GameCTF, 16, 200)
 	var b7, b6 snap.Builder
 	b6.Sizes = snap.Sizes6
-	if err := w.Snap(1, &b7); err != nil {
-		t.Fatal(err)
-	}
 	var tr Translator
-	if err := tr.Snap(&b6, &b7, 1, w.CurrentTick(), infos); err != nil {
+	if err := snapRound(w, 16, &tr, &b7, &b6, infos); err != nil {
 		t.Fatal(err)
 	}
-	count := map[uint16]int{}
-	for i := range b6.NumItems() {
-		count[b6.Item(i).Type]++
+	if a := testing.AllocsPerRun(50, func() {
+		b6.Reset()
+		if err := tr.Snap(&b6, &b7, 3, w.CurrentTick(), infos); err != nil {
+			t.Fatal(err)
+		}
+	}); a != 0 {
+		t.Errorf("Snap allocates %.1f times per snapshot", a)
 	}
-	if count[ObjGameInfo] != 1 || count[ObjPlayerInfo] != 3 || count[ObjClientInfo] != 3 || count[ObjCharacter] < 1 {
-		t.Fatalf("item counts %v", count)
+	var o Out
+	p := &Peer{ID: 3, DDNet: true}
+	msgs := []gamemsg.Message{
+		&gamemsg.SvChat{Mode: gamemsg.ChatAll, ClientID: 1, TargetID: -1, Message: "hello"},
+		&gamemsg.SvKillMsg{Killer: 1, Victim: 2, Weapon: 3},
+		&gamemsg.SvGameMsg{GameMsgID: gamemsg.GameMsgCtfCapture, Params: [3]int32{1, 2, 300}},
+		&gamemsg.SvTeam{ClientID: 1, Team: 1},
+		&gamemsg.SvVoteSet{ClientID: 1, Type: gamemsg.VoteStartKick, Timeout: 25, Description: "x", Reason: "y"},
+	}
+	if a := testing.AllocsPerRun(50, func() {
+		for _, m := range msgs {
+			if err := EncodeServer(&o, m, p, infos); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}); a != 0 {
+		t.Errorf("EncodeServer allocates %.1f times per round", a)
+	}
+}
+
+// BenchmarkTranslateSnap measures the translation of the snapshots of 16
+// players (one per viewer, as the server builds them), after the 0.7
+// snapshot is built; BenchmarkSnap7 is that building alone, for comparison.
+func BenchmarkTranslateSnap(b *testing.B) {
+	w, infos := playingWorld(b, world.GameCTF, 16, 200)
+	b7 := make([]snap.Builder, 16)
+	for v := range b7 {
+		if err := w.Snap(v, &b7[v]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var b6 snap.Builder
+	b6.Sizes = snap.Sizes6
+	var tr Translator
+	b.ReportAllocs()
+	for b.Loop() {
+		for v := range b7 {
+			b6.Reset()
+			if err := tr.Snap(&b6, &b7[v], v, w.CurrentTick(), infos); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b6.NumItems()), "items/snap")
+}
+
+func BenchmarkSnap7(b *testing.B) {
+	w, _ := playingWorld(b, world.GameCTF, 16, 200)
+	var b7 snap.Builder
+	b.ReportAllocs()
+	for b.Loop() {
+		for v := range 16 {
+			b7.Reset()
+			if err := w.Snap(v, &b7); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 }
