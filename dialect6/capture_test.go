@@ -11,6 +11,7 @@ import (
 	"twserver/internal/pcap"
 	"twserver/netproto"
 	"twserver/snap"
+	"twserver/world"
 )
 
 // capturedMsg is one message of a captured 0.6 session.
@@ -269,4 +270,40 @@ func TestCaptureSnapshotItems(t *testing.T) {
 		t.Fatalf("compared %d snapshots", compared)
 	}
 	t.Logf("compared %d snapshots", compared)
+}
+
+// The real DDNet client's inputs carry 0.6 player flags (PLAYING, AIM...):
+// read as 0.7 they would set ADMIN and worse; after InputTo7 every one is a
+// valid 0.7 input for the world, with the same movement.
+func TestCaptureInputs(t *testing.T) {
+	n, misread := 0, 0
+	for _, m := range sessionMessages(t) {
+		if m.fromServer || !m.system || m.id != netproto.Netmsg6Input {
+			continue
+		}
+		var in netproto.Msg6Input
+		var u netproto.Unpacker
+		u.Reset(m.body)
+		if err := in.Unpack(&u); err != nil {
+			t.Fatal(err)
+		}
+		data := in.Inputs[:in.NumInputs]
+		if data[inputPlayerFlags]&^(playerFlag7Chatting|playerFlag7Scoreboard) != 0 {
+			misread++
+		}
+		before := slices.Clone(data)
+		InputTo7(data)
+		got, err := world.DecodeInput(data)
+		if err != nil {
+			t.Fatalf("input %v: %v", before, err)
+		}
+		if got.Direction != before[0] || got.TargetX != before[1] || got.Fire != before[4] || got.WantedWeapon != before[7] {
+			t.Fatalf("input %v → %+v", before, got)
+		}
+		n++
+	}
+	if n < 100 || misread == 0 {
+		t.Fatalf("%d inputs, %d with 0.6-only flags", n, misread)
+	}
+	t.Logf("%d inputs, %d with 0.6-only flags", n, misread)
 }

@@ -4,7 +4,7 @@
 // sockets, no time, no logging; the server's 0.6 network edge calls it for
 // everything above the system layer.
 //
-// Three jobs, each one call:
+// Its jobs, each one call:
 //
 //   - Snapshots: Translator.Snap turns the world's 0.7 snapshot for a viewer
 //     (the items world.Snap put into a snap.Builder) into the 0.6 snapshot,
@@ -15,7 +15,8 @@
 //     0.7-only messages as the chat lines, broadcasts and sounds a 0.6
 //     server sends.
 //   - Client messages: Decoder.Decode turns a 0.6 client message into the
-//     0.7 gamemsg value the server's handlers take.
+//     0.7 gamemsg value the server's handlers take; InputTo7 rewrites the
+//     player flags of a 0.6 INPUT's PlayerInput for the world.
 //
 // State lives with the caller: Infos per game (players and game info,
 // updated with SetPlayer/SetTeam/Remove or Observe of the 0.7 messages the
