@@ -2,6 +2,8 @@ package dialect6
 
 import (
 	"errors"
+	"strconv"
+	"strings"
 
 	"twserver/gamemsg"
 	"twserver/netproto"
@@ -77,7 +79,22 @@ type Decoder struct {
 //
 // Fields are range-checked as the 0.6 reference does (SecureUnpackMsg) and
 // strings sanitized like 0.7's; a malformed body is an error, never a panic.
+//
+// Decode takes client ids as game ids, which suits DDNet clients; use
+// DecodePeer for a client that may be vanilla.
 func (d *Decoder) Decode(id int32, body []byte, infos *Infos) (gamemsg.Message, error) {
+	return d.decode(id, body, infos, &identity)
+}
+
+// DecodePeer is Decode for a message of the 0.6 client p: client ids in
+// Cl_SetSpectatorMode and in kick/spectate votes are the ids p knows
+// (vanilla clients, idmap.go) and are turned into game ids; an id p has for
+// nobody is out of range (spectating) or -1 (votes).
+func (d *Decoder) DecodePeer(p *Peer, id int32, body []byte, infos *Infos) (gamemsg.Message, error) {
+	return d.decode(id, body, infos, &p.ids)
+}
+
+func (d *Decoder) decode(id int32, body []byte, infos *Infos, ids *idMap) (gamemsg.Message, error) {
 	u := &d.up
 	u.Reset(body)
 	switch id {
@@ -117,6 +134,12 @@ func (d *Decoder) Decode(id int32, body []byte, infos *Infos) (gamemsg.Message, 
 		}
 		if id < SpecFreeview || id >= MaxClients {
 			return nil, ErrOutOfRange
+		}
+		if id != SpecFreeview {
+			var ok bool
+			if id, ok = ids.id7(id); !ok {
+				return nil, ErrOutOfRange
+			}
 		}
 		d.spec = gamemsg.ClSetSpectatorMode{SpecMode: 1, SpectatorID: id} // SPEC_PLAYER
 		if id == SpecFreeview {
@@ -177,6 +200,15 @@ func (d *Decoder) Decode(id int32, body []byte, infos *Infos) (gamemsg.Message, 
 		reason := d.strict()
 		if err := d.check(); err != nil {
 			return nil, err
+		}
+		if ids.on && (strings.EqualFold(typ, "kick") || strings.EqualFold(typ, "spectate")) {
+			if v, err := strconv.Atoi(value); err == nil {
+				game, ok := ids.id7(int32(v))
+				if !ok {
+					game = -1
+				}
+				value = strconv.Itoa(int(game))
+			}
 		}
 		d.callVote = gamemsg.ClCallVote{Type: typ, Value: value, Reason: reason}
 		return &d.callVote, nil

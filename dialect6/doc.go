@@ -28,7 +28,8 @@
 // converted (Skin6From7); a 0.6 skin becomes the 0.7 preset of the same name
 // with its colours converted (Skin7From6).
 //
-// Client ids: the translation passes ids 0..63 through. Vanilla 0.6 clients
-// accept ids 0..15 only (MaxClientsVanilla); mapping ids for them is the
-// server's choice.
+// Client ids: DDNet clients know ids 0..63 and get them unchanged. Vanilla
+// 0.6 clients know 0..15 only (and index their tables with snapshot ids
+// unchecked): a vanilla Peer maps the game's ids onto 16 (idmap.go), and
+// SnapPeer, EncodeServer and DecodePeer translate through that map.
 package dialect6

@@ -25,8 +25,18 @@ func FuzzDecodeClient(f *testing.F) {
 	infos := gameInfos(0)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var d Decoder
-		for id := int32(-1); id <= NumMessages; id++ {
-			m, err := d.Decode(id, append([]byte(nil), b...), infos)
+		var vanilla Peer
+		vanilla.Reset(2, false)
+		vanilla.ids.update(2, infos)
+		for k := range 2 * (NumMessages + 2) {
+			id := int32(k/2 - 1)
+			var m gamemsg.Message
+			var err error
+			if k%2 == 0 {
+				m, err = d.Decode(id, append([]byte(nil), b...), infos)
+			} else {
+				m, err = d.DecodePeer(&vanilla, id, append([]byte(nil), b...), infos)
+			}
 			if err != nil {
 				if m != nil {
 					t.Fatalf("%s: message and error", MsgName(id))
@@ -83,7 +93,10 @@ func FuzzEncodeServer(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			for _, p := range []*Peer{{ID: 2, DDNet: true}, {ID: 1}, {ID: 3, localKnown: true}} {
+			var vanilla Peer
+			vanilla.Reset(3, false)
+			vanilla.ids.update(3, infos)
+			for _, p := range []*Peer{{ID: 2, DDNet: true}, {ID: 1}, {ID: 3, localKnown: true}, &vanilla} {
 				if err := EncodeServer(&o, m, p, infos); err != nil {
 					t.Fatalf("%s: %v", gamemsg.Name(id), err)
 				}
@@ -212,49 +225,73 @@ func FuzzTranslateSnap(f *testing.F) {
 		var dst snap.Builder
 		dst.Sizes = snap.Sizes6
 		var tr Translator
-		err := tr.Snap(&dst, &src, 1, 1000, infos)
-		if err != nil && !errors.Is(err, ErrBadItem) {
-			t.Fatalf("error %v", err)
-		}
-		gameInfo := 0
-		for i := range dst.NumItems() {
-			it := dst.Item(i)
-			d := it.Data
-			switch it.Type {
-			case ObjGameInfo:
-				gameInfo++
-				if d[0]&^3 != 0 || d[1]&^7 != 0 || d[2] < 0 || d[4] < 0 || d[5] < 0 || d[6] < 0 || d[7] < 0 {
-					t.Fatalf("GameInfo %v", d)
-				}
-			case ObjPlayerInfo:
-				if find(&dst, ObjClientInfo, it.ID) == nil || d[0] < 0 || d[0] > 1 || d[1] != int32(it.ID) || d[2] < -1 || d[2] > 1 {
-					t.Fatalf("PlayerInfo %d %v", it.ID, d)
-				}
-			case ObjCharacter:
-				if d[15]&^15 != 0 || d[16] < 0 || d[16] > 10 || d[17] < 0 || d[17] > 10 || d[18] < 0 || d[18] > 10 ||
-					d[19] < 0 || d[19] > 5 || d[20] < 0 || d[20] > 6 || d[21] < 0 || it.ID >= MaxClients {
-					t.Fatalf("Character %v", d)
-				}
-			case ObjSpectatorInfo:
-				if d[0] < -1 || d[0] >= MaxClients {
-					t.Fatalf("SpectatorInfo %v", d)
-				}
-			case ObjPickup:
-				if d[2] < 0 || d[2] > 3 || d[3] < 0 || d[3] > 5 {
-					t.Fatalf("Pickup %v", d)
-				}
-			case EventSoundWorld:
-				if d[2] < 0 || d[2] >= NumSounds {
-					t.Fatalf("SoundWorld %v", d)
-				}
-			case EventDeath:
-				if d[2] < 0 || d[2] >= MaxClients {
-					t.Fatalf("Death %v", d)
-				}
+		var vanilla Peer
+		vanilla.Reset(1, false)
+		for round := range 2 {
+			dst.Reset()
+			var err error
+			if round == 0 {
+				err = tr.Snap(&dst, &src, 1, 1000, infos)
+			} else {
+				err = tr.SnapPeer(&dst, &src, &vanilla, 1000, infos)
 			}
-		}
-		if gameInfo != 1 {
-			t.Fatalf("%d GameInfo items", gameInfo)
+			if err != nil && !errors.Is(err, ErrBadItem) {
+				t.Fatalf("error %v", err)
+			}
+			checkSnap6(t, &dst, round == 1)
 		}
 	})
+}
+
+// checkSnap6 checks the 0.6 rules FuzzTranslateSnap asserts; vanilla
+// snapshots also keep every client id below 16.
+func checkSnap6(t *testing.T, dst *snap.Builder, vanilla bool) {
+	maxID := MaxClients
+	if vanilla {
+		maxID = MaxClientsVanilla
+	}
+	gameInfo := 0
+	for i := range dst.NumItems() {
+		it := dst.Item(i)
+		d := it.Data
+		switch it.Type {
+		case ObjClientInfo:
+			if int(it.ID) >= maxID {
+				t.Fatalf("ClientInfo %d", it.ID)
+			}
+		case ObjGameInfo:
+			gameInfo++
+			if d[0]&^3 != 0 || d[1]&^7 != 0 || d[2] < 0 || d[4] < 0 || d[5] < 0 || d[6] < 0 || d[7] < 0 {
+				t.Fatalf("GameInfo %v", d)
+			}
+		case ObjPlayerInfo:
+			if find(dst, ObjClientInfo, it.ID) == nil || d[0] < 0 || d[0] > 1 || d[1] != int32(it.ID) || d[2] < -1 || d[2] > 1 || int(it.ID) >= maxID {
+				t.Fatalf("PlayerInfo %d %v", it.ID, d)
+			}
+		case ObjCharacter:
+			if d[15]&^15 != 0 || d[16] < 0 || d[16] > 10 || d[17] < 0 || d[17] > 10 || d[18] < 0 || d[18] > 10 ||
+				d[19] < 0 || d[19] > 5 || d[20] < 0 || d[20] > 6 || d[21] < 0 || int(it.ID) >= maxID || d[8] >= int32(maxID) {
+				t.Fatalf("Character %v", d)
+			}
+		case ObjSpectatorInfo:
+			if d[0] < -1 || d[0] >= int32(maxID) || int(it.ID) >= maxID {
+				t.Fatalf("SpectatorInfo %v", d)
+			}
+		case ObjPickup:
+			if d[2] < 0 || d[2] > 3 || d[3] < 0 || d[3] > 5 {
+				t.Fatalf("Pickup %v", d)
+			}
+		case EventSoundWorld:
+			if d[2] < 0 || d[2] >= NumSounds {
+				t.Fatalf("SoundWorld %v", d)
+			}
+		case EventDeath:
+			if d[2] < 0 || d[2] >= int32(maxID) {
+				t.Fatalf("Death %v", d)
+			}
+		}
+	}
+	if gameInfo != 1 {
+		t.Fatalf("%d GameInfo items", gameInfo)
+	}
 }

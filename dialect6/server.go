@@ -39,12 +39,18 @@ type Peer struct {
 	// get whispers as team-0 lines with a "(whisper)" prefix.
 	DDNet bool
 
-	localKnown bool // its own Sv_ClientInfo (local=1) was seen: later ones are joins
-	teamLock   bool // team lock of the last Sv_ServerSettings it was told
+	localKnown bool  // its own Sv_ClientInfo (local=1) was seen: later ones are joins
+	teamLock   bool  // team lock of the last Sv_ServerSettings it was told
+	ids        idMap // vanilla clients: game ids → ids 0..15 (idmap.go)
 }
 
-// Reset starts the state of a new connection.
-func (p *Peer) Reset(id int, ddnet bool) { *p = Peer{ID: id, DDNet: ddnet} }
+// Reset starts the state of a new connection of client id. A vanilla peer
+// (ddnet false) gets a client id map onto ids 0..15 (see idmap.go); a Peer
+// that was never Reset passes every id through unchanged.
+func (p *Peer) Reset(id int, ddnet bool) {
+	*p = Peer{ID: id, DDNet: ddnet}
+	p.ids.reset(!ddnet, id)
+}
 
 // Out holds the 0.6 messages one translation produced: each a complete game
 // message (header varint and fields), to be sent vital like the 0.7 message
@@ -116,13 +122,18 @@ func EncodeServer(o *Out, m gamemsg.Message, p *Peer, infos *Infos) error {
 	case *gamemsg.SvChat:
 		encodeChat(o, m, p, infos)
 	case *gamemsg.SvKillMsg:
-		w := o.start(MsgSvKillMsg)
 		killer := m.Killer
 		if killer < 0 {
 			killer = m.Victim
 		}
+		killer, ok1 := p.ids.id6(killer)
+		victim, ok2 := p.ids.id6(m.Victim)
+		if !ok1 || !ok2 {
+			break // a player the peer does not know
+		}
+		w := o.start(MsgSvKillMsg)
 		w.AddInt(killer)
-		w.AddInt(m.Victim)
+		w.AddInt(victim)
 		w.AddInt(m.Weapon)
 		w.AddInt(m.ModeSpecial)
 	case *gamemsg.SvTuneParams:
@@ -138,8 +149,12 @@ func EncodeServer(o *Out, m gamemsg.Message, p *Peer, infos *Infos) error {
 	case *gamemsg.SvWeaponPickup:
 		o.start(MsgSvWeaponPickup).AddInt(m.Weapon)
 	case *gamemsg.SvEmoticon:
+		cid, ok := p.ids.id6(m.ClientID)
+		if !ok {
+			break
+		}
 		w := o.start(MsgSvEmoticon)
-		w.AddInt(m.ClientID)
+		w.AddInt(cid)
 		w.AddInt(m.Emoticon)
 	case *gamemsg.SvVoteClearOptions:
 		o.start(MsgSvVoteClearOptions)
@@ -218,37 +233,38 @@ func EncodeServer(o *Out, m gamemsg.Message, p *Peer, infos *Infos) error {
 // encodeChat writes a 0.6 Sv_Chat.
 func encodeChat(o *Out, m *gamemsg.SvChat, p *Peer, infos *Infos) {
 	team, cid := int32(ChatAll), m.ClientID
-	text := m.Message
-	switch m.Mode {
-	case gamemsg.ChatTeam:
+	whisper := m.Mode == gamemsg.ChatWhisper
+	received := int(m.TargetID) == p.ID
+	switch {
+	case m.Mode == gamemsg.ChatTeam:
 		team = ChatTeam
-	case gamemsg.ChatWhisper:
-		received := int(m.TargetID) == p.ID
-		if p.DDNet {
-			team = ChatWhisperSent
-			cid = m.TargetID
-			if received {
-				team, cid = ChatWhisperReceived, m.ClientID
-			}
-			break
+	case whisper && p.DDNet:
+		team, cid = ChatWhisperSent, m.TargetID
+		if received {
+			team, cid = ChatWhisperReceived, m.ClientID
 		}
-		o.line = o.line[:0]
+	}
+	o.line = o.line[:0]
+	if cid >= 0 {
+		if id, ok := p.ids.id6(cid); ok {
+			cid = id
+		} else { // a player the peer has no id for: a server line with the name
+			o.line = append(append(o.line, infos.Name(int(cid))...), ": "...)
+			cid = -1
+		}
+	}
+	if whisper && !p.DDNet {
 		if received {
 			o.line = append(o.line, "(whisper) "...)
 		} else {
 			o.line = append(quoted(append(o.line, "(whisper to "...), infos.Name(int(m.TargetID))), ") "...)
 		}
-		o.line = append(o.line, text...)
-		w := o.start(MsgSvChat)
-		w.AddInt(ChatAll)
-		w.AddInt(m.ClientID)
-		addLine(w, o.line)
-		return
 	}
+	o.line = append(o.line, m.Message...)
 	w := o.start(MsgSvChat)
 	w.AddInt(team)
 	w.AddInt(cid)
-	addText(w, text, MaxText)
+	addLine(w, o.line)
 }
 
 // encodeVoteSet writes a 0.6 Sv_VoteSet and the chat line a 0.6 server

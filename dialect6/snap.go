@@ -60,6 +60,8 @@ const (
 	pickup7Ninja          = 5  // PICKUP_NINJA
 	pickup7Gun            = 6  // PICKUP_GUN
 	pickup7Hammer         = 7  // PICKUP_HAMMER
+	flagTaken             = -1 // FLAG_TAKEN
+	charHookedPlayer      = 8  // Character.hooked_player
 )
 
 // MaxDamageInd bounds the DamageInd events one 0.7 Damage event fans out
@@ -86,7 +88,11 @@ type Translator struct {
 	dmgSeen [MaxClients]uint8 // Damage events per victim so far in the current snapshot
 	events  uint16            // next event id
 	first   error
+	ids     *idMap // the viewer's id map (identity when off)
 }
+
+// identity is the id map of viewers that see every id.
+var identity idMap
 
 // Snap adds the 0.6 snapshot for client viewer (-1: a viewer that is no
 // player) of tick to dst, translated from src, the world's 0.7 snapshot for
@@ -114,7 +120,24 @@ type Translator struct {
 // Event ids are renumbered from 0. Items dst refuses (snapshot full) and
 // malformed source items are left out and building goes on; Snap returns
 // the first such error. dst should have Sizes = snap.Sizes6.
+//
+// Snap passes client ids 0..63 through, which suits DDNet clients; use
+// SnapPeer for a client that may be vanilla.
 func (t *Translator) Snap(dst *snap.Builder, src Items, viewer int, tick int32, infos *Infos) error {
+	return t.snap(dst, src, viewer, tick, infos, &identity)
+}
+
+// SnapPeer is Snap for the 0.6 client p: it first updates p's client id
+// map (vanilla clients, idmap.go) and then writes every client id as p
+// knows it: items of players without an id for p are left out, a hook on
+// such a player shows no player, a flag carried by one shows as taken.
+func (t *Translator) SnapPeer(dst *snap.Builder, src Items, p *Peer, tick int32, infos *Infos) error {
+	p.ids.update(p.ID, infos)
+	return t.snap(dst, src, p.ID, tick, infos, &p.ids)
+}
+
+func (t *Translator) snap(dst *snap.Builder, src Items, viewer int, tick int32, infos *Infos, ids *idMap) error {
+	t.ids = ids
 	t.first = nil
 	t.events = 0
 	clear(t.flags7[:])
@@ -178,7 +201,16 @@ func (t *Translator) Snap(dst *snap.Builder, src Items, viewer int, tick int32, 
 	}
 	if haveTeam {
 		if d := t.add(dst, ObjGameData, 0, SizeGameData); d != nil {
-			d[0], d[1], d[2], d[3] = teamScore[0], teamScore[1], carriers[0], carriers[1]
+			d[0], d[1] = teamScore[0], teamScore[1]
+			for i, c := range carriers {
+				if c >= 0 {
+					var ok bool
+					if c, ok = t.ids.id6(c); !ok {
+						c = flagTaken
+					}
+				}
+				d[2+i] = c
+			}
 		}
 	}
 
@@ -215,10 +247,17 @@ func (t *Translator) Snap(dst *snap.Builder, src Items, viewer int, tick int32, 
 		case obj7PlayerInfo:
 			t.player(dst, it, viewer, infos)
 		case obj7SpectatorInfo:
-			if o := t.add(dst, ObjSpectatorInfo, it.ID, SizeSpectatorInfo); o != nil {
-				o[0] = d[1]
-				if d[0] != specMode7Player || d[1] < 0 || d[1] >= MaxClients {
-					o[0] = SpecFreeview // free view, flag views, bad ids
+			id, ok := t.ids.id6(int32(it.ID))
+			if !ok {
+				t.keep(ErrBadItem)
+				continue
+			}
+			if o := t.add(dst, ObjSpectatorInfo, uint16(id), SizeSpectatorInfo); o != nil {
+				o[0] = SpecFreeview // free view, flag views, bad or hidden ids
+				if d[0] == specMode7Player {
+					if spec, ok := t.ids.id6(d[1]); ok {
+						o[0] = spec
+					}
 				}
 				o[1], o[2] = d[2], d[3]
 			}
@@ -231,8 +270,12 @@ func (t *Translator) Snap(dst *snap.Builder, src Items, viewer int, tick int32, 
 				t.keep(ErrBadItem)
 				continue
 			}
+			cid, ok := t.ids.id6(d[2])
+			if !ok {
+				continue // a player the viewer does not know
+			}
 			if o := t.event(dst, EventDeath, SizeEventDeath); o != nil {
-				copy(o, d)
+				o[0], o[1], o[2] = d[0], d[1], cid
 			}
 		case event7SoundWorld:
 			if d[2] < 0 || d[2] >= NumSounds {
@@ -255,8 +298,16 @@ func (t *Translator) character(dst *snap.Builder, it snap.Item, viewer int) {
 		t.keep(ErrBadItem)
 		return
 	}
-	if o := t.add(dst, ObjCharacter, it.ID, SizeCharacter); o != nil {
+	id, visible := t.ids.id6(int32(it.ID))
+	if o := t.addIf(visible, dst, ObjCharacter, uint16(id), SizeCharacter); o != nil {
 		copy(o[:SizeCharacterCore], d[:SizeCharacterCore])
+		if hooked := d[charHookedPlayer]; hooked >= 0 {
+			if h, ok := t.ids.id6(hooked); ok {
+				o[charHookedPlayer] = h
+			} else {
+				o[charHookedPlayer] = -1
+			}
+		}
 		f7 := t.flags7[it.ID]
 		// 0.6 clients send PLAYING or, while typing, CHATTING instead.
 		f := int32(PlayerFlagPlaying)
@@ -299,15 +350,19 @@ func (t *Translator) player(dst *snap.Builder, it snap.Item, viewer int, infos *
 		t.keep(ErrBadItem)
 		return
 	}
+	id, ok := t.ids.id6(int32(cid))
+	if !ok {
+		return // a player the viewer does not know
+	}
 	e := &infos.players[cid]
-	if o := t.add(dst, ObjPlayerInfo, it.ID, SizePlayerInfo); o != nil {
+	if o := t.add(dst, ObjPlayerInfo, uint16(id), SizePlayerInfo); o != nil {
 		o[0] = b2i(cid == viewer)
-		o[1] = int32(cid)
+		o[1] = id
 		o[2] = clamp(e.p.Team, -1, 1)
 		o[3] = it.Data[1] // score
 		o[4] = it.Data[2] // latency
 	}
-	if o := t.add(dst, ObjClientInfo, it.ID, SizeClientInfo); o != nil {
+	if o := t.add(dst, ObjClientInfo, uint16(id), SizeClientInfo); o != nil {
 		if e.active {
 			copy(o, e.info[:])
 		} else {
@@ -381,6 +436,14 @@ func (t *Translator) sound(dst *snap.Builder, x, y, id int32) {
 func (t *Translator) event(dst *snap.Builder, typ int, size int) []int32 {
 	id := t.events
 	t.events++
+	return t.add(dst, typ, id, size)
+}
+
+// addIf adds an item when ok.
+func (t *Translator) addIf(ok bool, dst *snap.Builder, typ int, id uint16, size int) []int32 {
+	if !ok {
+		return nil
+	}
 	return t.add(dst, typ, id, size)
 }
 

@@ -203,3 +203,68 @@ func BenchmarkSnap7(b *testing.B) {
 		}
 	}
 }
+
+// Vanilla 0.6 viewers of a 20-player game see ids 0..15 only, themselves
+// among them and local exactly once, in every snapshot for 200 ticks.
+func TestWorldSnapshotsVanilla(t *testing.T) {
+	const n = 20
+	w, infos := playingWorld(t, world.GameCTF, n, 50)
+	peers := make([]Peer, n)
+	for i := range peers {
+		peers[i].Reset(i, false)
+	}
+	var b7, b6 snap.Builder
+	b6.Sizes = snap.Sizes6
+	var tr Translator
+	for range 200 {
+		playStep(w, n)
+		for v := range n {
+			b7.Reset()
+			b6.Reset()
+			if err := w.Snap(v, &b7); err != nil {
+				t.Fatal(err)
+			}
+			if err := tr.SnapPeer(&b6, &b7, &peers[v], w.CurrentTick(), infos); err != nil {
+				t.Fatalf("viewer %d: %v", v, err)
+			}
+			players, local := 0, 0
+			for i := range b6.NumItems() {
+				it := b6.Item(i)
+				switch it.Type {
+				case ObjPlayerInfo:
+					players++
+					local += int(it.Data[0])
+					if it.Data[1] != int32(it.ID) {
+						t.Fatalf("PlayerInfo %d says %d", it.ID, it.Data[1])
+					}
+					if it.Data[0] == 1 {
+						if me, _ := peers[v].Visible(v); int(it.ID) != me {
+							t.Fatalf("viewer %d local as %d", v, it.ID)
+						}
+					}
+					fallthrough
+				case ObjClientInfo, ObjCharacter, ObjSpectatorInfo:
+					if it.ID >= MaxClientsVanilla {
+						t.Fatalf("viewer %d: type %d id %d", v, it.Type, it.ID)
+					}
+				case EventDeath:
+					if it.Data[2] >= MaxClientsVanilla {
+						t.Fatalf("death of %d", it.Data[2])
+					}
+				}
+			}
+			if players != MaxClientsVanilla || local != 1 {
+				t.Fatalf("viewer %d: %d players, %d local", v, players, local)
+			}
+		}
+		w.PostSnap()
+	}
+	if a := testing.AllocsPerRun(50, func() {
+		b6.Reset()
+		if err := tr.SnapPeer(&b6, &b7, &peers[n-1], w.CurrentTick(), infos); err != nil {
+			t.Fatal(err)
+		}
+	}); a != 0 {
+		t.Errorf("SnapPeer allocates %.1f times per snapshot", a)
+	}
+}
