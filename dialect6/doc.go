@@ -23,6 +23,15 @@
 // server sends anyway), Peer per 0.6 connection, Translator/Out/Decoder as
 // reusable scratch. Nothing allocates in steady state on the snapshot path.
 //
+// Wiring: a server can hold one Game per game and use only its methods:
+// Connect when a 0.6 connection starts; SetPlayer for every slot before
+// each round of snapshots (cheap when unchanged); Snapshot instead of the
+// 0.7 builder's Finish for a 0.6 client (then delta with snap.Sizes6 and
+// snap.MsgIDs6); ServerMessage instead of gamemsg.Encode, sending every
+// message of the Out; ClientMessage for a 0.6 client's game messages
+// ((nil, nil): nothing to do; *ChangeInfo: a name/skin change); Input on
+// the PlayerInput of a 0.6 INPUT before world.DecodeInput.
+//
 // Skins: a 0.7 six-part skin is shown to 0.6 players as the standard 0.6
 // skin it matches, or the closest one with its body and feet colours
 // converted (Skin6From7); a 0.6 skin becomes the 0.7 preset of the same name

@@ -53,12 +53,17 @@ type playerEntry struct {
 }
 
 // SetPlayer makes client cid a player with the given info (entering the
-// game, or a changed name/skin).
+// game, or a changed name/skin). It costs a comparison when nothing
+// changed, so a server may call it for every slot before every round of
+// snapshots.
 func (in *Infos) SetPlayer(cid int, p Player) error {
 	if cid < 0 || cid >= MaxClients {
 		return ErrClientID
 	}
 	e := &in.players[cid]
+	if e.active && e.p == p {
+		return nil
+	}
 	e.p, e.active = p, true
 	e.pack()
 	return nil
