@@ -101,7 +101,7 @@ func FuzzEncodeServer(f *testing.F) {
 					t.Fatalf("%s: %v", gamemsg.Name(id), err)
 				}
 				for i := range o.Len() {
-					if err := check6(o.Msg(i), p.DDNet); err != nil {
+					if err := check6(o.Msg(i), p.DDNet, p.ids.on); err != nil {
 						t.Fatalf("%s → % x: %v", gamemsg.Name(id), o.Msg(i), err)
 					}
 				}
@@ -110,9 +110,14 @@ func FuzzEncodeServer(f *testing.F) {
 	})
 }
 
-// check6 applies the receive checks of a 0.6 client (net.md B5.4; DDNet's
-// ranges, vanilla's for Sv_Chat's team) to one server message.
-func check6(b []byte, ddnet bool) error {
+// check6 applies the receive checks of a 0.6 client (net.md B5.4) to one
+// server message: DDNet's chat teams when ddnet, vanilla's client id and
+// vote count ranges (MAX_CLIENTS 16) when vanilla.
+func check6(b []byte, ddnet, vanilla bool) error {
+	maxC := int32(MaxClients)
+	if vanilla {
+		maxC = MaxClientsVanilla
+	}
 	if len(b) > netproto.MaxChunkSize6 {
 		return fmt.Errorf("%d bytes", len(b))
 	}
@@ -140,11 +145,11 @@ func check6(b []byte, ddnet bool) error {
 		} else {
 			rng("team", -1, 1)
 		}
-		rng("client_id", -1, MaxClients-1)
+		rng("client_id", -1, maxC-1)
 		str()
 	case MsgSvKillMsg:
-		rng("killer", 0, MaxClients-1)
-		rng("victim", 0, MaxClients-1)
+		rng("killer", 0, maxC-1)
+		rng("victim", 0, maxC-1)
 		rng("weapon", -3, 5)
 		rng("mode_special", -anyInt-1, anyInt)
 	case MsgSvSoundGlobal:
@@ -157,7 +162,7 @@ func check6(b []byte, ddnet bool) error {
 	case MsgSvWeaponPickup:
 		rng("weapon", 0, 5)
 	case MsgSvEmoticon:
-		rng("client_id", 0, MaxClients-1)
+		rng("client_id", 0, maxC-1)
 		rng("emoticon", 0, 15)
 	case MsgSvVoteOptionListAdd:
 		rng("num_options", 1, MaxVoteOptionListAdd6)
@@ -165,12 +170,12 @@ func check6(b []byte, ddnet bool) error {
 			str()
 		}
 	case MsgSvVoteSet:
-		rng("timeout", 0, anyInt)
+		rng("timeout", 0, gamemsg.MaxVoteTimeout)
 		str()
 		str()
 	case MsgSvVoteStatus:
 		for range 4 {
-			rng("count", 0, MaxClients)
+			rng("count", 0, maxC)
 		}
 	default:
 		return fmt.Errorf("id %d is no 0.6 server message", id)

@@ -187,3 +187,18 @@ func TestDecodePeerVanillaIDs(t *testing.T) {
 		t.Errorf("option vote: %v %v", m, err)
 	}
 }
+
+// Vanilla clients accept vote counts up to 16: larger games keep the
+// proportions.
+func TestEncodeServerVanillaVoteStatus(t *testing.T) {
+	infos := crowd(40)
+	var p Peer
+	p.Reset(18, false)
+	m := &gamemsg.SvVoteStatus{Yes: 20, No: 10, Pass: 10, Total: 40}
+	checkMsgs(t, "vanilla", encodeAll(t, m, &p, infos), pack(MsgSvVoteStatus, 8, 4, 4, 16))
+	p.Reset(18, true)
+	checkMsgs(t, "ddnet", encodeAll(t, m, &p, infos), pack(MsgSvVoteStatus, 20, 10, 10, 40))
+	p.Reset(18, false)
+	small := &gamemsg.SvVoteStatus{Yes: 1, No: 2, Pass: 3, Total: 6}
+	checkMsgs(t, "small", encodeAll(t, small, &p, infos), pack(MsgSvVoteStatus, 1, 2, 3, 6))
+}

@@ -179,11 +179,18 @@ func EncodeServer(o *Out, m gamemsg.Message, p *Peer, infos *Infos) error {
 	case *gamemsg.SvVoteSet:
 		encodeVoteSet(o, m, infos)
 	case *gamemsg.SvVoteStatus:
+		yes, no, pass, total := m.Yes, m.No, m.Pass, m.Total
+		// vanilla clients accept counts up to 16: scale larger ones,
+		// keeping the proportions
+		if n := max(total, yes+no+pass); p.ids.on && n > MaxClientsVanilla {
+			yes, no = yes*MaxClientsVanilla/n, no*MaxClientsVanilla/n
+			pass, total = pass*MaxClientsVanilla/n, total*MaxClientsVanilla/n
+		}
 		w := o.start(MsgSvVoteStatus)
-		w.AddInt(m.Yes)
-		w.AddInt(m.No)
-		w.AddInt(m.Pass)
-		w.AddInt(m.Total)
+		w.AddInt(yes)
+		w.AddInt(no)
+		w.AddInt(pass)
+		w.AddInt(total)
 	case *gamemsg.SvServerSettings:
 		if m.TeamLock != p.teamLock {
 			p.teamLock = m.TeamLock
