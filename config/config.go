@@ -36,6 +36,9 @@ const (
 	// MaxInactiveKickTime is the largest game.inactive_kick_time in minutes
 	// (the reference's sv_inactivekick_time range).
 	MaxInactiveKickTime = 1000
+	// MaxMatchesPerMap is the largest game.matches_per_map (the reference's
+	// sv_matches_per_map range).
+	MaxMatchesPerMap = 100
 )
 
 // Config is the whole server configuration.
@@ -119,6 +122,22 @@ type GameConfig struct {
 	// before being moved to the spectators or, when their slots are full,
 	// kicked; 0 = never (sv_inactivekick_time, default 3).
 	InactiveKickTime int `toml:"inactive_kick_time"`
+	// InactiveKick is what happens to an inactive player: 1 moved to the
+	// spectators, 2 moved while spectator slots are free, else kicked, 3
+	// kicked (sv_inactivekick, default 2).
+	InactiveKick int `toml:"inactive_kick"`
+	// InactiveKickSpec also kicks inactive spectators (sv_inactivekick_spec).
+	InactiveKickSpec bool `toml:"inactive_kick_spec"`
+	// SpamProtection limits team changes to one per 3 s and spectator
+	// target changes to one per second (sv_spamprotection, default on; chat
+	// is always limited).
+	SpamProtection bool `toml:"spam_protection"`
+	// StrictSpectate hides what a spectated player sees from the
+	// spectators (sv_strict_spectate_mode).
+	StrictSpectate bool `toml:"strict_spectate"`
+	// MatchesPerMap is the number of matches on each map of map.rotation
+	// before the next one (sv_matches_per_map, 1..100).
+	MatchesPerMap int `toml:"matches_per_map"`
 }
 
 // LogConfig selects logging.
@@ -152,7 +171,8 @@ func Default() Config {
 			SnapshotRate:     25,
 			MapDownloadSpeed: 8,
 		},
-		Game:     GameConfig{Type: "dm", ScoreLimit: 20, InactiveKickTime: 3},
+		Game: GameConfig{Type: "dm", ScoreLimit: 20, InactiveKickTime: 3,
+			InactiveKick: 2, SpamProtection: true, MatchesPerMap: 1},
 		Log:      LogConfig{Level: "info", Format: "console"},
 		Record:   RecordConfig{Dir: "recordings", MaxFileMB: 512, MaxDirMB: 8192},
 		Register: defaultRegister(),
@@ -182,6 +202,19 @@ var ErrInvalid = errors.New("invalid value")
 // Parse decodes TOML text on top of Default, rejects unknown keys (naming the
 // key and its line) and validates the result.
 func Parse(data []byte) (Config, error) {
+	cfg, err := decodeTOML(data)
+	if err != nil {
+		return Config{}, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+// decodeTOML decodes TOML text on top of Default and rejects unknown keys,
+// without validating the values.
+func decodeTOML(data []byte) (Config, error) {
 	cfg := Default()
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&cfg)
 	if err != nil {
@@ -190,9 +223,6 @@ func Parse(data []byte) (Config, error) {
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0].String()
 		return Config{}, fmt.Errorf("line %d: %w %q", keyLine(data, k), ErrUnknownKey, k)
-	}
-	if err := cfg.Validate(); err != nil {
-		return Config{}, err
 	}
 	return cfg, nil
 }
@@ -236,8 +266,21 @@ func keyLine(data []byte, k string) int {
 	return 0
 }
 
+// InvalidError is the error of a value Validate refuses; it wraps ErrInvalid.
+type InvalidError struct {
+	// Key is the dotted key of the value (server.port, vote[2].command).
+	Key string
+	// Msg says what is wrong with it.
+	Msg string
+}
+
+func (e *InvalidError) Error() string { return ErrInvalid.Error() + " for " + e.Key + ": " + e.Msg }
+
+// Unwrap returns ErrInvalid.
+func (e *InvalidError) Unwrap() error { return ErrInvalid }
+
 func invalid(key, format string, args ...any) error {
-	return fmt.Errorf("%w for %s: %s", ErrInvalid, key, fmt.Sprintf(format, args...))
+	return &InvalidError{Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
 // Validate checks every value and names the offending key.
@@ -310,6 +353,12 @@ func (c *Config) Validate() error {
 	if c.Game.InactiveKickTime < 0 || c.Game.InactiveKickTime > MaxInactiveKickTime {
 		return invalid("game.inactive_kick_time", "%d is outside 0..%d minutes", c.Game.InactiveKickTime, MaxInactiveKickTime)
 	}
+	if c.Game.InactiveKick < 1 || c.Game.InactiveKick > 3 {
+		return invalid("game.inactive_kick", "%d is outside 1..3", c.Game.InactiveKick)
+	}
+	if c.Game.MatchesPerMap < 1 || c.Game.MatchesPerMap > MaxMatchesPerMap {
+		return invalid("game.matches_per_map", "%d is outside 1..%d", c.Game.MatchesPerMap, MaxMatchesPerMap)
+	}
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":
 	default:
@@ -354,7 +403,12 @@ type SvName struct {
 	Key, Sv, Doc string
 }
 
-// SvNames lists every key with its familiar sv_* name (for the README).
+// SvNames lists every key with its familiar sv_* name. It drives the
+// reference syntax (-f FILE, command-line commands) and the environment
+// (SV_NAME=...): a row whose Sv is a console name makes that setting set its
+// Key by the reference's meaning and range (settings.go); "(none)" marks a
+// key only TOML (and TWSERVER_* variables) set. The README's tables are
+// checked against it.
 var SvNames = []SvName{
 	{"server.name", "sv_name", "server name shown in the browser"},
 	{"server.bind", "bindaddr", "local IP address to listen on (empty = all)"},
@@ -376,6 +430,11 @@ var SvNames = []SvName{
 	{"game.time_limit", "sv_timelimit", "minutes per round (0 = none)"},
 	{"game.warmup", "sv_warmup", "warmup seconds (0 = none)"},
 	{"game.inactive_kick_time", "sv_inactivekick_time", "minutes without input before an inactive player is moved to spectators or kicked (0 = never)"},
+	{"game.inactive_kick", "sv_inactivekick", "inactive players: 1 to spectators, 2 to spectators while slots are free else kicked, 3 kicked"},
+	{"game.inactive_kick_spec", "sv_inactivekick_spec", "also kick inactive spectators"},
+	{"game.spam_protection", "sv_spamprotection", "at most one team change per 3 s, one spectator target change per second (chat is always limited)"},
+	{"game.strict_spectate", "sv_strict_spectate_mode", "spectators do not see what a spectated player sees"},
+	{"game.matches_per_map", "sv_matches_per_map", "matches on each map of map.rotation before the next"},
 	{"log.level", "console_output_level", "debug, info, warn or error"},
 	{"log.format", "(none)", "console or json"},
 	{"[[vote]] description/command", "add_vote", "vote menu entries"},
@@ -384,4 +443,7 @@ var SvNames = []SvName{
 	{"record.dir", "(none)", "directory of the recordings (default recordings)"},
 	{"record.max_file_mb", "(none)", "size at which a game's recording stops (default 512)"},
 	{"record.max_dir_mb", "(none)", "oldest recordings deleted beyond this total (0 = no limit)"},
+	{"register.enabled", "sv_register", "register with the master servers (off by default)"},
+	{"register.port", "sv_external_port", "port announced to the masters (0 = server.port)"},
+	{"register.url", "sv_register_url", "DDNet's HTTP registration endpoint"},
 }

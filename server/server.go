@@ -325,6 +325,13 @@ func (s *Server) worldConfig() world.Config {
 	wc.PlayerSlots = min(s.cfg.Server.PlayerSlots, s.cfg.Server.MaxClients)
 	wc.MaxClients = s.cfg.Server.MaxClients
 	wc.InactiveKickTime = s.cfg.Game.InactiveKickTime
+	wc.InactiveKick = s.cfg.Game.InactiveKick
+	wc.InactiveKickSpec = s.cfg.Game.InactiveKickSpec
+	wc.SpamProtection = s.cfg.Game.SpamProtection
+	wc.StrictSpectate = s.cfg.Game.StrictSpectate
+	if len(s.cfg.Map.Rotation) > 0 { // sv_maprotation: rotate after MatchesPerMap matches
+		wc.MatchesPerMap = s.cfg.Game.MatchesPerMap
+	}
 	return wc
 }
 
