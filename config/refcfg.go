@@ -197,7 +197,10 @@ var errExecLoop = errors.New("already being executed")
 // ExecCommand executes one command line argument in the reference's syntax
 // (teeworlds-server "sv_port 8304" "sv_map dm2"): one or more commands
 // separated by ';'.
-func (l *Loader) ExecCommand(line string) error { return l.execLine("command line", line, "") }
+func (l *Loader) ExecCommand(line string) error { return l.execLine(commandLine, line, "") }
+
+// commandLine is the Where of the commands given as arguments.
+const commandLine = "command line"
 
 // execLine executes the commands of one line; file is the file it is
 // from ("" for the command line).
@@ -299,11 +302,17 @@ func (l *Loader) execCommand(where, cmd, file string) error {
 		l.warn(lname, Warning{where, strings.TrimSpace(cmd), "a console command for a running game, not a setting: ignored in a configuration (type it on the console or over rcon)"})
 		return nil
 	}
-	msg := "no such command in teeworlds-server 0.7.5: ignored, as the reference does"
+	msg := "no such command in teeworlds-server 0.7.5"
 	if hint, ok := renamed[lname]; ok {
 		msg += " (" + hint + ")"
 	}
-	l.warn(lname, Warning{where, name, msg})
+	if where == commandLine {
+		// A typo on the command line is refused at once (a file name
+		// without -f, a flag without its dash); files keep the
+		// reference's leniency.
+		return cfgError(where, cmd, errors.New(msg+"; a file is given with -f FILE or -config FILE"))
+	}
+	l.warn(lname, Warning{where, name, msg + ": ignored, as the reference does"})
 	return nil
 }
 

@@ -211,7 +211,9 @@ func (l *Loader) setValue(row SvName, v string) (string, error) {
 		return warn, nil
 	case f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.String:
 		s, warn := refStringValue(row.Sv, v)
-		f.Set(reflect.ValueOf(strings.Fields(s)))
+		var list []string // nil when empty, as the defaults
+		list = append(list, strings.Fields(s)...)
+		f.Set(reflect.ValueOf(list))
 		return warn, nil
 	}
 	return "", fmt.Errorf("config.SvNames row %q: a %s cannot be set from the console", row.Key, f.Type())
@@ -297,4 +299,44 @@ var Differences = map[string]string{
 	"sv_high_bandwidth":    "server.snapshot_rate: 0 is 25 snapshots/s, 1 is 50",
 	"sv_external_port":     "register.port: the port announced to the masters (0 = sv_port)",
 	"sv_port":              "0..65535",
+	"sv_spamprotection":    "chat is always limited (one line per second plus one per 20 characters)",
 }
+
+// SettingsMarkdown is the README's table of the 0.7.5 server settings:
+// each with its default, the twserver key it sets and whether twserver
+// supports it as the reference does, differently (and how), or not (and
+// why). TestReadmeTables keeps the README equal to it.
+func SettingsMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| 0.7.5 setting | reference default | twserver key | status | notes |\n|---|---|---|---|---|\n")
+	for _, r := range refSettings {
+		def := r.Default
+		if r.Str {
+			def = fmt.Sprintf("%q", def)
+		}
+		key, status, note := "", "", ""
+		if row, ok := svRow(r.Name); ok {
+			key, status, note = row.Key, "supported", row.Doc
+			if d := Differences[r.Name]; d != "" {
+				status, note = "different", d
+			}
+		} else if u, ok := unsupported(r.Name); ok {
+			status, note = "not supported", u.Reason
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", r.Name, mdCell(def), mdCell(key), status, mdCell(note))
+	}
+	return b.String()
+}
+
+// SvNamesMarkdown is the README's table of every configuration key with its
+// console name (SvNames).
+func SvNamesMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| key | familiar name | meaning |\n|---|---|---|\n")
+	for _, r := range SvNames {
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", mdCell(r.Key), mdCell(r.Sv), mdCell(r.Doc))
+	}
+	return b.String()
+}
+
+func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
