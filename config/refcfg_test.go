@@ -149,8 +149,8 @@ add_vote A "restart 5"
 	want := []string{
 		"w.cfg:1: sv_max_clients 100: 100 is outside 1..64: using 64, as the reference does",
 		"w.cfg:3: sv_vote_kick_min 4: not supported by twserver, ignored: " + notYet + " (no minimum, the default)",
-		"w.cfg:5: sv_spectator_slots: no such command in teeworlds-server 0.7.5: ignored, as the reference does (a 0.6 setting: in 0.7 the slots beyond sv_player_slots (up to sv_max_clients) are the spectators')",
-		"w.cfg:6: sv_rcon_ban_time: no such command in teeworlds-server 0.7.5: ignored, as the reference does (did you mean sv_rcon_bantime?)",
+		"w.cfg:5: sv_spectator_slots: no such command in teeworlds-server 0.7.5 (a 0.6 setting: in 0.7 the slots beyond sv_player_slots (up to sv_max_clients) are the spectators'): ignored, as the reference does",
+		"w.cfg:6: sv_rcon_ban_time: no such command in teeworlds-server 0.7.5 (did you mean sv_rcon_bantime?): ignored, as the reference does",
 		"w.cfg:7: logfile /tmp/x.log: not supported by twserver, ignored: twserver logs to standard error (journald, docker logs); redirect it to keep a file",
 		`w.cfg:8: sv_port 8303 8304: "8304" after the value ignored, as the reference does`,
 		"w.cfg:9: sv_name: no value: nothing set (the reference prints the current value)",

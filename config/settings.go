@@ -290,15 +290,12 @@ func unsupported(name string) (UnsupportedSetting, bool) {
 var Differences = map[string]string{
 	"sv_name":              `default "twserver" (reference "unnamed server"); at most 64 bytes (the length the server info carries)`,
 	"bindaddr":             `an IP address; "localhost" is 127.0.0.1 (twserver resolves no host names)`,
-	"sv_map":               "default: the embedded map twsrv_arena (reference dm1); NAME is NAME.map in map.dir or the reference's map directories (see below); a path (with / or ending in .map) is used as it is",
+	"sv_map":               "default: the embedded map twsrv_arena (reference dm1); NAME is NAME.map in map.dir or the reference's map directories (see above); a path (with / or ending in .map) is used as it is",
 	"sv_maprotation":       "the maps are looked up like sv_map, in one directory; twserver starts the rotation at sv_map",
 	"sv_gametype":          "dm, tdm or ctf (lms and lts not yet)",
 	"sv_warmup":            "-1 (warmup until every player is ready) not yet",
 	"sv_register":          "off by default (reference on), so no test or trial run contacts a master; registers over DDNet's HTTP protocol (and the 0.7 UDP masters listed in register.udp_masters)",
 	"console_output_level": "0 is log.level info, 1 and 2 are debug",
-	"sv_high_bandwidth":    "server.snapshot_rate: 0 is 25 snapshots/s, 1 is 50",
-	"sv_external_port":     "register.port: the port announced to the masters (0 = sv_port)",
-	"sv_port":              "0..65535",
 	"sv_spamprotection":    "chat is always limited (one line per second plus one per 20 characters)",
 }
 
