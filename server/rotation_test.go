@@ -1,0 +1,55 @@
+package server
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"twserver/config"
+	"twserver/gamemsg"
+	"twserver/world/twmap"
+)
+
+// TestMapRotationCycles: with map.rotation (sv_maprotation) the server moves
+// to the next map when a match ends (sv_matches_per_map 1): two players, a
+// one-minute time limit (bob kills himself once, so alice leads and the
+// match ends), the 10 s end of match, then everybody is on beta.
+func TestMapRotationCycles(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"alpha", "beta"} {
+		if err := os.WriteFile(filepath.Join(dir, n+".map"), twmap.DefaultData(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	synctest.Test(t, func(t *testing.T) {
+		ts := startServer(t, func(c *config.Config) {
+			c.Map.Dir, c.Map.Rotation = dir, []string{"alpha", "beta"}
+			c.Game.TimeLimit, c.Game.ScoreLimit = 1, 0
+		})
+		if wc := ts.worldConfig(); wc.MatchesPerMap != 1 {
+			t.Errorf("world MatchesPerMap %d with a rotation, want 1", wc.MatchesPerMap)
+		}
+		a := join(t, ts, cl1Addr, "alice")
+		b := join(t, ts, cl2Addr, "bob")
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			b.run(5 * time.Second) // the match starts and bob spawns
+			b.sendGame(&gamemsg.ClKill{})
+			b.run(75 * time.Second)
+		})
+		a.run(80 * time.Second)
+		wg.Wait()
+		if a.mapName != "beta" || b.mapName != "beta" {
+			t.Errorf("after one match: maps %q and %q, want beta", a.mapName, b.mapName)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		ts := startServer(t, func(c *config.Config) { c.Map.Dir = dir })
+		if wc := ts.worldConfig(); wc.MatchesPerMap != 0 {
+			t.Errorf("world MatchesPerMap %d without a rotation, want 0 (no map change)", wc.MatchesPerMap)
+		}
+	})
+}
