@@ -33,6 +33,9 @@ const (
 	MaxVoteCmdLen = 511
 	// MaxMOTDLen is the longest message of the day in bytes.
 	MaxMOTDLen = 900
+	// MaxHostnameLen is the longest server.hostname in bytes (the server
+	// info field's 128 bytes less its terminator).
+	MaxHostnameLen = 127
 	// MaxInactiveKickTime is the largest game.inactive_kick_time in minutes
 	// (the reference's sv_inactivekick_time range).
 	MaxInactiveKickTime = 1000
@@ -96,6 +99,11 @@ type ServerConfig struct {
 	MapDownloadSpeed int `toml:"map_download_speed"`
 	// MOTD is the message of the day (sv_motd).
 	MOTD string `toml:"motd"`
+	// Hostname is the host name announced in the server info (sv_hostname).
+	Hostname string `toml:"hostname"`
+	// SkillLevel is the players' skill level announced in the server info:
+	// 0 casual, 1 normal, 2 competitive (sv_skill_level).
+	SkillLevel int `toml:"skill_level"`
 }
 
 // MapConfig selects the map(s) to serve.
@@ -170,6 +178,7 @@ func Default() Config {
 			RconMaxTries:     3,
 			SnapshotRate:     25,
 			MapDownloadSpeed: 8,
+			SkillLevel:       1,
 		},
 		Game: GameConfig{Type: "dm", ScoreLimit: 20, InactiveKickTime: 3,
 			InactiveKick: 2, SpamProtection: true, MatchesPerMap: 1},
@@ -324,6 +333,12 @@ func (c *Config) Validate() error {
 	if len(s.MOTD) > MaxMOTDLen {
 		return invalid("server.motd", "longer than %d bytes", MaxMOTDLen)
 	}
+	if len(s.Hostname) > MaxHostnameLen {
+		return invalid("server.hostname", "longer than %d bytes", MaxHostnameLen)
+	}
+	if s.SkillLevel < 0 || s.SkillLevel > 2 {
+		return invalid("server.skill_level", "%d is outside 0..2", s.SkillLevel)
+	}
 	m := &c.Map
 	if m.File != "" && m.Dir != "" {
 		return invalid("map.file", "set either map.file or map.dir, not both")
@@ -422,6 +437,8 @@ var SvNames = []SvName{
 	{"server.snapshot_rate", "sv_high_bandwidth", "25 = every second tick, 50 = every tick"},
 	{"server.map_download_speed", "sv_map_download_speed", "map chunks per request, 1..16"},
 	{"server.motd", "sv_motd", "message of the day"},
+	{"server.hostname", "sv_hostname", "host name announced in the server info"},
+	{"server.skill_level", "sv_skill_level", "skill level announced in the server info: 0 casual, 1 normal, 2 competitive"},
 	{"map.file", "sv_map", "path of a .map file (empty = embedded default map)"},
 	{"map.dir", "(none)", "directory of .map files for the rotation"},
 	{"map.rotation", "sv_maprotation", "map names in map.dir, played in order"},

@@ -240,7 +240,6 @@ const notYet = "not yet supported"
 var Unsupported = []UnsupportedSetting{
 	{"logfile", "twserver logs to standard error (journald, docker logs); redirect it to keep a file", ""},
 	{"logfile_timestamp", "twserver logs to standard error, and every line has a full date and time", ""},
-	{"sv_hostname", "twserver announces no host name in its server info (the field stays empty)", ""},
 	{"sv_rcon_mod_password", "twserver's remote console has one access level (sv_rcon_password)", ""},
 	{"sv_rcon_bantime", notYet + ": a client is kicked after sv_rcon_max_tries wrong passwords, not banned", ""},
 	{"sv_auto_demo_max", "recordings are bounded by size instead (record.max_file_mb, record.max_dir_mb)", ""},
@@ -264,7 +263,6 @@ var Unsupported = []UnsupportedSetting{
 	{"sv_player_ready_mode", notYet + " (twserver plays the default, 0)", "0"},
 	{"sv_respawn_delay_tdm", notYet + " (twserver plays the default, 3)", "3"},
 	{"sv_teambalance_time", notYet + " (twserver plays the default, 1)", "1"},
-	{"sv_skill_level", "twserver announces the default skill level, 1 (normal)", "1"},
 	{"sv_silent_spectator_mode", notYet, ""},
 	{"sv_vote_spectate", notYet + " (spectate votes are allowed, the default)", "1"},
 	{"sv_vote_spectate_rejoindelay", notYet, ""},

@@ -53,3 +53,17 @@ func TestMapRotationCycles(t *testing.T) {
 		}
 	})
 }
+
+// TestServerInfoHostSkill: sv_hostname and sv_skill_level reach the server
+// info.
+func TestServerInfoHostSkill(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := startServer(t, func(c *config.Config) { c.Server.Hostname = "tw.example.org"; c.Server.SkillLevel = 2 })
+		u := queryInfo(t, ts.mn, cl2Addr)
+		_, _, host, _, _ := u.GetString(), u.GetString(), u.GetString(), u.GetString(), u.GetString()
+		_, skill := u.GetInt(), u.GetInt()
+		if u.Err() != nil || host != "tw.example.org" || skill != 2 {
+			t.Errorf("host %q skill %d (%v)", host, skill, u.Err())
+		}
+	})
+}
