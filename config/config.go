@@ -124,8 +124,12 @@ type GameConfig struct {
 	ScoreLimit int `toml:"score_limit"`
 	// TimeLimit ends the round after this many minutes; 0 = none (sv_timelimit).
 	TimeLimit int `toml:"time_limit"`
-	// Warmup is the warmup time in seconds; 0 = none (sv_warmup).
+	// Warmup is the warmup time in seconds; 0 = none, -1 = until every
+	// player is ready (with PlayerReadyMode) (sv_warmup).
 	Warmup int `toml:"warmup"`
+	// PlayerReadyMode lets players start the match from warmup and pause
+	// and resume it with their ready state (sv_player_ready_mode).
+	PlayerReadyMode bool `toml:"player_ready_mode"`
 	// InactiveKickTime is how many minutes a player may send no new input
 	// before being moved to the spectators or, when their slots are full,
 	// kicked; 0 = never (sv_inactivekick_time, default 3).
@@ -362,8 +366,8 @@ func (c *Config) Validate() error {
 	if c.Game.TimeLimit < 0 || c.Game.TimeLimit > 10000 {
 		return invalid("game.time_limit", "%d is outside 0..10000 minutes", c.Game.TimeLimit)
 	}
-	if c.Game.Warmup < 0 || c.Game.Warmup > 3600 {
-		return invalid("game.warmup", "%d is outside 0..3600 seconds", c.Game.Warmup)
+	if c.Game.Warmup < -1 || c.Game.Warmup > 3600 {
+		return invalid("game.warmup", "%d is outside -1..3600 seconds", c.Game.Warmup)
 	}
 	if c.Game.InactiveKickTime < 0 || c.Game.InactiveKickTime > MaxInactiveKickTime {
 		return invalid("game.inactive_kick_time", "%d is outside 0..%d minutes", c.Game.InactiveKickTime, MaxInactiveKickTime)
@@ -445,7 +449,8 @@ var SvNames = []SvName{
 	{"game.type", "sv_gametype", "dm, tdm or ctf"},
 	{"game.score_limit", "sv_scorelimit", "score that ends the round (0 = none)"},
 	{"game.time_limit", "sv_timelimit", "minutes per round (0 = none)"},
-	{"game.warmup", "sv_warmup", "warmup seconds (0 = none)"},
+	{"game.warmup", "sv_warmup", "warmup seconds (0 = none, -1 = until every player is ready)"},
+	{"game.player_ready_mode", "sv_player_ready_mode", "players start the match and pause it with their ready state"},
 	{"game.inactive_kick_time", "sv_inactivekick_time", "minutes without input before an inactive player is moved to spectators or kicked (0 = never)"},
 	{"game.inactive_kick", "sv_inactivekick", "inactive players: 1 to spectators, 2 to spectators while slots are free else kicked, 3 kicked"},
 	{"game.inactive_kick_spec", "sv_inactivekick_spec", "also kick inactive spectators"},

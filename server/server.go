@@ -329,6 +329,7 @@ func (s *Server) worldConfig() world.Config {
 	wc.InactiveKickSpec = s.cfg.Game.InactiveKickSpec
 	wc.SpamProtection = s.cfg.Game.SpamProtection
 	wc.StrictSpectate = s.cfg.Game.StrictSpectate
+	wc.PlayerReadyMode = s.cfg.Game.PlayerReadyMode
 	if len(s.cfg.Map.Rotation) > 0 { // sv_maprotation: rotate after MatchesPerMap matches
 		wc.MatchesPerMap = s.cfg.Game.MatchesPerMap
 	}

@@ -67,3 +67,20 @@ func TestServerInfoHostSkill(t *testing.T) {
 		}
 	})
 }
+
+// TestWorldConfigFromSettings: the game settings of the configuration reach
+// the world's (sv_inactivekick, sv_inactivekick_spec, sv_spamprotection,
+// sv_strict_spectate_mode, sv_player_ready_mode with sv_warmup -1).
+func TestWorldConfigFromSettings(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := startServer(t, func(c *config.Config) {
+			g := &c.Game
+			g.InactiveKick, g.InactiveKickSpec, g.SpamProtection, g.StrictSpectate = 3, true, false, true
+			g.PlayerReadyMode, g.Warmup = true, -1
+		})
+		wc := ts.worldConfig()
+		if wc.InactiveKick != 3 || !wc.InactiveKickSpec || wc.SpamProtection || !wc.StrictSpectate || !wc.PlayerReadyMode || wc.Warmup != -1 {
+			t.Errorf("world config %+v", wc)
+		}
+	})
+}
