@@ -424,3 +424,15 @@ func TestDebianServerCfg(t *testing.T) {
 		}
 	}
 }
+
+// TestConverterMinutes: ec_bantime counts minutes in the reference and
+// econ.ban_time seconds; the converter applies once a row maps it.
+func TestConverterMinutes(t *testing.T) {
+	saved := SvNames
+	t.Cleanup(func() { SvNames = saved })
+	SvNames = append(slices.Clone(saved), SvName{"econ.ban_time", "ec_bantime", "ban after 3 wrong econ passwords"})
+	c, warns, err := loadText(t, "e.cfg", "ec_bantime 15")
+	if err != nil || c.Econ.BanTime != 900 || len(warns) != 0 {
+		t.Errorf("ec_bantime 15: ban_time %d, %v, %v", c.Econ.BanTime, warns, err)
+	}
+}

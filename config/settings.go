@@ -92,6 +92,7 @@ var converters = map[string]converter{
 	"bindaddr":             convBindAddr,
 	"ec_bindaddr":          convBindAddr,
 	"sv_map":               convMap,
+	"ec_bantime":           convMinutesToSeconds,
 }
 
 // convHighBandwidth: sv_high_bandwidth 0/1 is server.snapshot_rate 25/50.
@@ -134,6 +135,21 @@ func convBindAddr(l *Loader, row SvName, v string) (string, error) {
 	}
 	f, _ := fieldByKey(&l.cfg, row.Key)
 	f.SetString(s)
+	return warn, nil
+}
+
+// convMinutesToSeconds: the reference counts ec_bantime in minutes, the
+// key (econ.ban_time) in seconds.
+func convMinutesToSeconds(l *Loader, row SvName, v string) (string, error) {
+	n, warn, err := refIntValue(row.Sv, v)
+	if err != nil {
+		return "", err
+	}
+	f, ok := fieldByKey(&l.cfg, row.Key)
+	if !ok || f.Kind() != reflect.Int {
+		return "", fmt.Errorf("config.SvNames row %q names no integer key", row.Key)
+	}
+	f.SetInt(int64(n) * 60)
 	return warn, nil
 }
 
