@@ -147,6 +147,9 @@ type GameConfig struct {
 	// StrictSpectate hides what a spectated player sees from the
 	// spectators (sv_strict_spectate_mode).
 	StrictSpectate bool `toml:"strict_spectate"`
+	// SilentSpectator hides the joins and leaves of spectators from the
+	// other players (sv_silent_spectator_mode, default on).
+	SilentSpectator bool `toml:"silent_spectator"`
 	// MatchesPerMap is the number of matches on each map of map.rotation
 	// before the next one (sv_matches_per_map, 1..100).
 	MatchesPerMap int `toml:"matches_per_map"`
@@ -185,7 +188,7 @@ func Default() Config {
 			SkillLevel:       1,
 		},
 		Game: GameConfig{Type: "dm", ScoreLimit: 20, InactiveKickTime: 3,
-			InactiveKick: 2, SpamProtection: true, MatchesPerMap: 1},
+			InactiveKick: 2, SpamProtection: true, SilentSpectator: true, MatchesPerMap: 1},
 		Log:      LogConfig{Level: "info", Format: "console"},
 		Record:   RecordConfig{Dir: "recordings", MaxFileMB: 512, MaxDirMB: 8192},
 		Register: defaultRegister(),
@@ -456,6 +459,7 @@ var SvNames = []SvName{
 	{"game.inactive_kick_spec", "sv_inactivekick_spec", "also kick inactive spectators"},
 	{"game.spam_protection", "sv_spamprotection", "at most one team change per 3 s, one spectator target change per second (chat is always limited)"},
 	{"game.strict_spectate", "sv_strict_spectate_mode", "spectators do not see what a spectated player sees"},
+	{"game.silent_spectator", "sv_silent_spectator_mode", "joins and leaves of spectators are not shown"},
 	{"game.matches_per_map", "sv_matches_per_map", "matches on each map of map.rotation before the next"},
 	{"log.level", "console_output_level", "debug, info, warn or error"},
 	{"log.format", "(none)", "console or json"},

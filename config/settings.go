@@ -278,7 +278,6 @@ var Unsupported = []UnsupportedSetting{
 	{"sv_tournament_mode", notYet + " (twserver plays the default, 0)", "0"},
 	{"sv_respawn_delay_tdm", notYet + " (twserver plays the default, 3)", "3"},
 	{"sv_teambalance_time", notYet + " (twserver plays the default, 1)", "1"},
-	{"sv_silent_spectator_mode", notYet, ""},
 	{"sv_vote_spectate", notYet + " (spectate votes are allowed, the default)", "1"},
 	{"sv_vote_spectate_rejoindelay", notYet, ""},
 	{"sv_vote_kick", notYet + " (kick votes are allowed, the default)", "1"},

@@ -84,3 +84,32 @@ func TestWorldConfigFromSettings(t *testing.T) {
 		}
 	})
 }
+
+// TestSilentSpectator: with sv_silent_spectator_mode (the default) a
+// spectator's join and leave reach the others marked silent, as the
+// reference sends them; without it they are announced.
+func TestSilentSpectator(t *testing.T) {
+	for _, silent := range []bool{true, false} {
+		synctest.Test(t, func(t *testing.T) {
+			ts := startServer(t, func(c *config.Config) { c.Server.PlayerSlots = 1; c.Game.SilentSpectator = silent })
+			a := join(t, ts, cl1Addr, "alice") // the one player
+			b := join(t, ts, cl2Addr, "bob")   // a spectator: the player slots are full
+			a.run(200 * time.Millisecond)
+			b.conn.Disconnect(b.now(), "bye")
+			b.flush()
+			a.run(200 * time.Millisecond)
+			var info *gamemsg.SvClientInfo
+			for i := range a.clientInfos {
+				if a.clientInfos[i].Name == "bob" {
+					info = &a.clientInfos[i]
+				}
+			}
+			if info == nil || info.Team != -1 || info.Silent != silent {
+				t.Errorf("silent=%v: bob's client info to alice %+v", silent, info)
+			}
+			if len(a.drops) != 1 || a.drops[0].Silent != silent {
+				t.Errorf("silent=%v: drops seen by alice %+v", silent, a.drops)
+			}
+		})
+	}
+}
