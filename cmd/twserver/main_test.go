@@ -52,6 +52,7 @@ func TestUsageErrors(t *testing.T) {
 		{"bad command value", []string{"sv_max_clients 4", "sv_gametype race"}, `command line: sv_gametype race: invalid value for game.type`},
 		{"missing cfg", []string{"-f", filepath.Join(dir, "none.cfg")}, "no such file"},
 		{"bad cfg", []string{"-f", badCfg}, badCfg + `:2: sv_port "8303: unterminated`},
+		{"cfg given with -config", []string{"-config", badCfg}, badCfg + `:2: sv_port "8303: unterminated`},
 		{"f and config", []string{"-f", badCfg, "-config", bad}, "-f and -config cannot be combined"},
 		{"bad env", []string{"-no-console"}, `environment variable SV_MAX_CLIENTS_PER_IP: "many" is not a number`},
 	}
