@@ -130,7 +130,28 @@ func plan(m *twmap.Map) (*conv, error) {
 		return nil, err
 	}
 	c.planGroups()
+	if err := c.checkKept(); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// checkKept inflates every blob the variant keeps and a client reads, so
+// that a corrupt stream is an error here and not in the 0.6 client.
+func (c *conv) checkKept() error {
+	for idx := range c.f.NumData() { // in blob order: deterministic errors
+		u, ok := c.uses[idx]
+		if !ok || u.kind != useKeep {
+			continue
+		}
+		if err := c.spend(int64(c.f.DataSize(idx)), fmt.Sprintf("data blob %d", idx)); err != nil {
+			return err
+		}
+		if _, err := c.f.Data(idx); err != nil {
+			return fmt.Errorf("%w: %w", ErrBadData, err)
+		}
+	}
+	return nil
 }
 
 // planLayers converts tile and quad layers and returns, per image, the tile
