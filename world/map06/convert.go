@@ -294,7 +294,11 @@ func (c *conv) planImages(cells [][4]uint64, quadUse []bool) error {
 	for i, it := range items {
 		img := c.m.Images[i]
 		w := words(it)
-		out := []int32{imageVersion06, w[1], w[2], w[3], w[4], w[5]}
+		ext := int32(0)
+		if img.External {
+			ext = 1
+		}
+		out := []int32{imageVersion06, w[1], w[2], ext, w[4], w[5]}
 		what := fmt.Sprintf("image %d (%q)", i, img.Name)
 		if w[4] >= 0 {
 			if err := c.use(int(w[4]), useKeep, 0, what+" name"); err != nil {

@@ -335,3 +335,51 @@ func FuzzDerive(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDeriveItems fuzzes the fields the conversion reads rather than the
+// container: a map that loads, with one extra tile layer, one image, one
+// envelope and its points built from the fuzzer's words and bytes. The
+// same property as FuzzDerive must hold.
+func FuzzDeriveItems(f *testing.F) {
+	f.Add(int32(4), int32(4), int32(4), int32(2), int32(0), int32(2), int32(2), int32(1), int32(0), int32(0), int32(3), int32(0), int32(2), rle([2]byte{1, 2}, [2]byte{0, 0}, [2]byte{7, 11}), []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	f.Add(int32(3), int32(2), int32(2), int32(0), int32(-1), int32(1), int32(1024), int32(1024), int32(1), int32(1), int32(1), int32(0), int32(1), make([]byte, 16), []byte("grass_main"))
+	f.Fuzz(func(t *testing.T, tver, tw2, th2, tflags, timg, iver, iw, ih, iext, ifmt, ever, estart, enum int32, tiles, pixels []byte) {
+		if tw2 < 1 || th2 < 1 || tw2 > 64 || th2 > 64 || iw > 64 && iext == 0 || ih > 64 && iext == 0 {
+			return // keep allocations small; the bounds have their own table tests
+		}
+		b := newTestMap()
+		name := "px"
+		if iext != 0 {
+			name = string(pixels)
+		}
+		img := []int32{iver, iw, ih, iext, b.str(name), b.blob(pixels)}
+		if iver >= 2 {
+			img = append(img, ifmt)
+		}
+		b.item(twmap.ItemTypeImage, img...)
+		b.layer(tileLayer(int(tver), int(tw2), int(th2), int(tflags), int(timg), b.blob(tiles))...)
+		b.item(twmap.ItemTypeEnvelope, append([]int32{ever, 4, estart, enum}, make([]int32, 9)...)...)
+		pts := make([]int32, 3*22)
+		for i := range pts {
+			if i < len(pixels) {
+				pts[i] = int32(pixels[i])
+			}
+		}
+		b.item(twmap.ItemTypeEnvPoints, pts...)
+		m, err := twmap.Load("fuzz", b.bytes(t))
+		if err != nil {
+			return
+		}
+		v, err := Derive(m)
+		if err != nil {
+			return
+		}
+		view, err := read06(v.Data)
+		if err != nil {
+			t.Fatalf("variant fails the 0.6 reading: %v", err)
+		}
+		if err := compare06(m, view, nil); err != nil {
+			t.Fatalf("variant differs: %v", err)
+		}
+	})
+}

@@ -176,7 +176,8 @@ func read06(data []byte) (*view06, error) {
 	}
 	for k, it := range f.ItemsOfType(twmap.ItemTypeEnvelope) {
 		w := it.Ints()
-		if len(w) < 12 || w[0] < 1 || w[0] > 2 || (w[0] == 2 && len(w) < 13) {
+		// The clients read any version below 2 as version 1.
+		if len(w) < 12 || w[0] > 2 || (w[0] == 2 && len(w) < 13) {
 			return nil, fmt.Errorf("envelope %d: %d words, version %v", k, len(w), w[:min(1, len(w))])
 		}
 		e := env06{version: int(w[0]), channels: int(w[1]), start: int(w[2]), num: int(w[3])}
