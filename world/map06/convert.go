@@ -190,6 +190,17 @@ func (c *conv) planLayers() (cells [][4]uint64, quadUse []bool, err error) {
 	return cells, quadUse, nil
 }
 
+// candidate reports whether image i is an external stock image whose 0.6
+// copies differ somewhere, so that the cells drawn from it matter.
+func (c *conv) candidate(i int) bool {
+	if i < 0 {
+		return false
+	}
+	img := c.m.Images[i]
+	bad, ok := stockIncompatible[img.Name]
+	return img.External && ok && bad != [4]uint64{}
+}
+
 func (c *conv) planTiles(k int, w []int32, cells [][4]uint64) error {
 	t := c.m.Layers[k].Tiles
 	n := t.Width * t.Height
@@ -225,12 +236,7 @@ func (c *conv) planTiles(k int, w []int32, cells [][4]uint64) error {
 	if &out[0] != &w[0] {
 		c.replace(twmap.ItemTypeLayer, k, out)
 	}
-	if t.Image < 0 {
-		return nil
-	}
-	img := c.m.Images[t.Image]
-	bad, ok := stockIncompatible[img.Name]
-	if !img.External || !ok || bad == ([4]uint64{}) {
+	if !c.candidate(t.Image) {
 		return nil
 	}
 	// The layer draws from a stock image whose 0.6 copies differ: collect

@@ -3,14 +3,15 @@
 package map06
 
 // stockIncompatible maps each Teeworlds 0.7.5 stock mapres image to the
-// tile cells (bit y*16+x) whose blankness differs in the copy vanilla 0.6.5
-// or DDNet 16.4 clients ship; all bits are set for an image they lack.
+// tile cells (bit y*16+x) where the copy vanilla 0.6.5 or DDNet 16.4
+// clients ship shows something else; all bits are set for an image they
+// lack.
 var stockIncompatible = map[string][4]uint64{
-	"bg_cloud1":          {0x0, 0x0, 0x6000000000000, 0x10600000000},                                       // 5 incompatible cells
-	"bg_cloud2":          {0x40000000000, 0x0, 0x4000008000004, 0x40000020002000},                          // 7 incompatible cells
-	"bg_cloud3":          {0x200, 0x800080008000000, 0x80008000800, 0x20000c800000000},                     // 11 incompatible cells
+	"bg_cloud1":          {0x0, 0x200010000000000, 0x106200020002000, 0x10600000000},                       // 11 incompatible cells
+	"bg_cloud2":          {0x60000000000, 0x4000200000, 0x24080008000404, 0x1c0000020183028},               // 20 incompatible cells
+	"bg_cloud3":          {0x200, 0x860084008000000, 0x80008200800, 0x20000c800000000},                     // 15 incompatible cells
 	"desert_doodads":     {0x0, 0x0, 0x0, 0x0},                                                             // 0 incompatible cells
-	"desert_main":        {0xff00ff00ff00ff00, 0x7000300078007f00, 0x300070003000, 0x0},                    // 55 incompatible cells
+	"desert_main":        {0xff40ff40ff40ff00, 0x7000300078007f00, 0x300070003000, 0x0},                    // 58 incompatible cells
 	"desert_mountains":   {0x0, 0x0, 0x20000080, 0x0},                                                      // 2 incompatible cells
 	"desert_mountains2":  {0x0, 0x0, 0x0, 0x0},                                                             // 0 incompatible cells
 	"desert_sun":         {0x420, 0x80010000, 0x800100000000, 0x420000000000000},                           // 8 incompatible cells
@@ -18,23 +19,23 @@ var stockIncompatible = map[string][4]uint64{
 	"generic_deathtiles": {0x0, 0x0, 0x0, 0x0},                                                             // 0 incompatible cells
 	"generic_lamps":      {0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff}, // absent from vanilla 0.6.5
 	"generic_shadows":    {0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff}, // absent from vanilla 0.6.5 and DDNet 16.4
-	"generic_unhookable": {0x2040204000000000, 0x1c381c3820402040, 0x40004000000000, 0x38003800400040},     // 30 incompatible cells
-	"grass_doodads":      {0x32b7dc08b001b300, 0x822006409f00fc8d, 0x37c059409d600230, 0x5100010001e00dc0}, // 81 incompatible cells
+	"generic_unhookable": {0x2040224000000000, 0x1c381c3820402040, 0x40004400000000, 0x38003800400040},     // 32 incompatible cells
+	"grass_doodads":      {0x33b7fffebeffb304, 0xe7607f40ffcdffff, 0x37c079c0fde0ff70, 0x5f00bf00cfe0efc0}, // 156 incompatible cells
 	"grass_main":         {0xe080c080c000c041, 0x307f707f306870e0, 0x7f307f707f, 0x8000000000000000},       // 70 incompatible cells
-	"jungle_background":  {0x0, 0x0, 0x0, 0x0},                                                             // 0 incompatible cells
+	"jungle_background":  {0x0, 0xf800000000000000, 0x0, 0x0},                                              // 5 incompatible cells
 	"jungle_deathtiles":  {0x0, 0x0, 0x0, 0x0},                                                             // 0 incompatible cells
-	"jungle_doodads":     {0x0, 0x0, 0x400000, 0x0},                                                        // 1 incompatible cells
+	"jungle_doodads":     {0x0, 0x0, 0xc000400000, 0x0},                                                    // 3 incompatible cells
 	"jungle_main":        {0x0, 0x3000700030007000, 0x30007000, 0x0},                                       // 15 incompatible cells
 	"jungle_midground":   {0x0, 0x0, 0x0, 0x0},                                                             // 0 incompatible cells
-	"jungle_unhookables": {0x0, 0x0, 0x0, 0x0},                                                             // 0 incompatible cells
+	"jungle_unhookables": {0x0, 0x0, 0x1c00000, 0x0},                                                       // 3 incompatible cells
 	"light":              {0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff}, // absent from vanilla 0.6.5
 	"moon":               {0x80000000000, 0x2004, 0x2004000000000000, 0x8000000},                           // 6 incompatible cells
 	"mountains":          {0x0, 0x0, 0x0, 0x0},                                                             // 0 incompatible cells
 	"snow":               {0x0, 0x10000000000, 0x1000000, 0x0},                                             // 2 incompatible cells
-	"stars":              {0x0, 0x2000000010, 0x10200004200000, 0x0},                                       // 6 incompatible cells
+	"stars":              {0x0, 0x10, 0x10000004000000, 0x0},                                               // 3 incompatible cells
 	"sun":                {0x0, 0x0, 0x0, 0x0},                                                             // 0 incompatible cells
 	"winter_doodads":     {0x0, 0x0, 0x0, 0x0},                                                             // 0 incompatible cells
-	"winter_main":        {0x0, 0x80000000, 0xf071b8ef00000000, 0xfffe80767ef001},                          // 52 incompatible cells
+	"winter_main":        {0x0, 0x80000000, 0xfffdffef00000000, 0xfbffff8077feffe1},                        // 80 incompatible cells
 	"winter_mountains":   {0x0, 0x0, 0x0, 0x0},                                                             // 0 incompatible cells
 	"winter_mountains2":  {0x0, 0x0, 0x0, 0x0},                                                             // 0 incompatible cells
 	"winter_mountains3":  {0x0, 0x0, 0x0, 0x0},                                                             // 0 incompatible cells

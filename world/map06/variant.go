@@ -12,11 +12,14 @@
 //   - Image items become version 1 (6 words, RGBA): embedded RGB images are
 //     widened to RGBA, since 0.6 clients upload every embedded image as RGBA.
 //   - External images the 0.6 clients do not ship, or whose shipped copy
-//     lacks (or has extra) tiles where a tile layer of this map draws, are
-//     embedded from the Teeworlds 0.7.5 data (stock images only; the table
-//     comes from cmd gen, see gen/main.go). Quad layers embed an external
-//     image only when the clients lack it entirely: quads draw pictures whose
-//     same-named 0.6 copies are the same pictures retouched.
+//     shows other tiles in a cell a tile layer of this map draws (0.7
+//     redrew grass_main, grass_doodads, winter_main, desert_main,
+//     generic_unhookable, ...), are embedded from the Teeworlds 0.7.5 data
+//     (stock images only; the per-cell table comes from cmd gen, see
+//     gen/main.go). Quad layers embed an external image only when the
+//     clients lack it entirely: quads draw pictures (clouds, moon,
+//     mountains) that 0.6 clients ship under the same names, some at other
+//     resolutions, and embedding them would cost hundreds of kilobytes.
 //   - Envelopes of version 3 (22-word bezier points) become version 2 with
 //     6-word points; bezier curves become linear, the fallback 0.6 clients
 //     use for any curve type they do not know.
