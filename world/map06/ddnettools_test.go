@@ -135,12 +135,14 @@ func TestDDNetConvertRoundTrip(t *testing.T) {
 }
 
 // TestDDNetResaveDiff: DDNet's map_resave reads the variant and writes it
-// again with DDNet's own writer; map_diff then finds no tile that differs.
+// again with DDNet's own writer, and map_optimize rewrites it with its
+// embedded images cleared outside the tiles used and dilated (DDNet's
+// dilate, on the RGBA pixels); map_diff then finds no tile that differs.
 // As a control, map_diff between the original 0.7 map and its variant
 // reports differing tiles exactly when the original has version-4 layers
 // (DDNet 16.4 reads those bytes as raw tiles).
 func TestDDNetResaveDiff(t *testing.T) {
-	resave, diff := needTool(t, "map_resave"), needTool(t, "map_diff")
+	resave, diff, optimize := needTool(t, "map_resave"), needTool(t, "map_diff"), needTool(t, "map_optimize")
 	for _, m := range toolMaps(t) {
 		t.Run(m.Name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -153,6 +155,11 @@ func TestDDNetResaveDiff(t *testing.T) {
 			out := runTool(t, dir, diff, p, filepath.Join(save, "resaved.map"))
 			if strings.Contains(out, " != ") || !strings.Contains(out, "loading done") {
 				t.Fatalf("map_diff variant vs DDNet's resave:\n%s", out)
+			}
+			runTool(t, dir, optimize, p, "optimized.map") // written as out/optimized.map
+			out = runTool(t, dir, diff, p, filepath.Join(dir, "out", "optimized.map"))
+			if strings.Contains(out, " != ") || !strings.Contains(out, "loading done") {
+				t.Fatalf("map_diff variant vs DDNet's map_optimize output:\n%s", out)
 			}
 			orig := filepath.Join(dir, m.Name+"_07.map")
 			if err := os.WriteFile(orig, m.Data, 0o644); err != nil {
