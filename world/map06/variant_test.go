@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"hash/crc32"
 	"image"
 	"os"
@@ -235,5 +236,37 @@ func TestRead06RejectsOriginal(t *testing.T) {
 	}
 	if _, err := read06(b); err == nil || !strings.Contains(err.Error(), "version") {
 		t.Fatalf("read06 of the 0.7 dm1: %v", err)
+	}
+}
+
+// TestConcurrentDerive: servers may derive variants of several maps (or the
+// same one) at once; results are identical. Run with -race.
+func TestConcurrentDerive(t *testing.T) {
+	b, err := os.ReadFile("testdata/dm1.map")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := twmap.Load("dm1", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Derive(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			v, err := Derive(m)
+			if err == nil && !bytes.Equal(v.Data, want.Data) {
+				err = errors.New("different bytes")
+			}
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }
