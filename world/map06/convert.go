@@ -2,6 +2,7 @@ package map06
 
 import (
 	"fmt"
+	"slices"
 
 	"twserver/snap"
 	"twserver/world/datafile"
@@ -31,7 +32,7 @@ const (
 	maxMapItemType  = twmap.ItemTypeEnvPoints // the seven 0.7 map item types are 0..6
 )
 
-// blob kinds: what a data blob holds, so that a blob the conversion rewrites
+// Blob kinds: what a data blob holds, so that a blob the conversion rewrites
 // is not also read as something else.
 const (
 	useKeep  = iota // read as stored (raw tiles, quads, RGBA pixels, strings)
@@ -39,6 +40,7 @@ const (
 	useRGB          // RGB pixels, widened to n RGBA pixels
 )
 
+// blobUse is how the variant reads a blob: a kind and its element count.
 type blobUse struct{ kind, n int }
 
 // itemOut is the fate of one input item: dropped, kept as stored (words
@@ -55,7 +57,7 @@ type conv struct {
 	f        *datafile.File
 	items    []itemOut // by input item index
 	uses     map[int]blobUse
-	expand   map[int]int    // blob -> a tile layer (index in m.Layers) to expand it with
+	expand   map[int]int    // blob -> a tile layer (index in m.Layers) to expand it with (useTiles blobs)
 	widen    map[int][2]int // blob -> RGB image width, height
 	extra    []*stockImage  // appended blobs: embedded stock images
 	embedded []string
@@ -99,8 +101,6 @@ func (c *conv) use(idx, kind, n int, what string) error {
 	c.uses[idx] = u
 	return nil
 }
-
-func words(it datafile.Item) []int32 { return it.Ints() }
 
 // plan reads the map and decides every change, checking bounds, without
 // building anything.
@@ -162,7 +162,7 @@ func (c *conv) planLayers() (cells [][4]uint64, quadUse []bool, err error) {
 	quadUse = make([]bool, len(m.Images))
 	for k, it := range c.f.ItemsOfType(twmap.ItemTypeLayer) {
 		l := m.Layers[k]
-		w := words(it)
+		w := it.Ints()
 		switch {
 		case l.Tiles != nil:
 			if err := c.planTiles(k, w, cells); err != nil {
@@ -205,12 +205,10 @@ func (c *conv) planTiles(k int, w []int32, cells [][4]uint64) error {
 	t := c.m.Layers[k].Tiles
 	n := t.Width * t.Height
 	what := fmt.Sprintf("tile layer %d", k)
-	out := w
-	if t.Version == tilemapVersion6 && len(w) < tilemapWords06 {
-		out = append(append([]int32(nil), w[:tilemapPrefix]...), packedName(w)...)
-	}
+	out, rewrite := slices.Clone(w), false
+	withName := func() []int32 { return append(out[:tilemapPrefix:tilemapPrefix], packedName(w)...) }
 	if t.Version > tilemapVersion6 {
-		out = append(append([]int32(nil), w[:tilemapPrefix]...), packedName(w)...)
+		out, rewrite = withName(), true
 		out[3] = tilemapVersion6
 		if err := c.spend(int64(n)*tileBytes, what); err != nil {
 			return err
@@ -220,6 +218,9 @@ func (c *conv) planTiles(k int, w []int32, cells [][4]uint64) error {
 		}
 		c.expand[t.Data] = k
 	} else {
+		if t.Version == tilemapVersion6 && len(w) < tilemapWords06 {
+			out, rewrite = withName(), true
+		}
 		if c.f.DataSize(t.Data) < n*tileBytes {
 			return fmt.Errorf("%w: %s (%dx%d) holds %d bytes of raw tiles", ErrBadData, what, t.Width, t.Height, c.f.DataSize(t.Data))
 		}
@@ -228,12 +229,9 @@ func (c *conv) planTiles(k int, w []int32, cells [][4]uint64) error {
 		}
 	}
 	if t.Flags&^twmap.TilesLayerFlagGame != 0 {
-		if &out[0] == &w[0] {
-			out = append([]int32(nil), w...)
-		}
-		out[6] = int32(t.Flags & twmap.TilesLayerFlagGame)
+		out[6], rewrite = int32(t.Flags&twmap.TilesLayerFlagGame), true
 	}
-	if &out[0] != &w[0] {
+	if rewrite {
 		c.replace(twmap.ItemTypeLayer, k, out)
 	}
 	if !c.candidate(t.Image) {
@@ -260,7 +258,7 @@ func (c *conv) planTiles(k int, w []int32, cells [][4]uint64) error {
 // what a 0.6 client reads there: no clipping and an empty name.
 func (c *conv) planGroups() {
 	for g, it := range c.f.ItemsOfType(twmap.ItemTypeGroup) {
-		w := words(it)
+		w := it.Ints()
 		need := groupWordsV1
 		if w[0] >= 2 {
 			need = groupWordsV2
@@ -299,12 +297,12 @@ func (c *conv) planImages(cells [][4]uint64, quadUse []bool) error {
 	}
 	for i, it := range items {
 		img := c.m.Images[i]
-		w := words(it)
+		w := it.Ints()
 		ext := int32(0)
 		if img.External {
 			ext = 1
 		}
-		out := []int32{imageVersion06, w[1], w[2], ext, w[4], w[5]}
+		out := append(make([]int32, 0, imageWords06), imageVersion06, w[1], w[2], ext, w[4], w[5])
 		what := fmt.Sprintf("image %d (%q)", i, img.Name)
 		if w[4] >= 0 {
 			if err := c.use(int(w[4]), useKeep, 0, what+" name"); err != nil {
@@ -330,7 +328,7 @@ func (c *conv) planImages(cells [][4]uint64, quadUse []bool) error {
 		} else if err := c.planEmbedded(img, what); err != nil {
 			return err
 		}
-		if !equal(out, w) {
+		if !slices.Equal(out, w) {
 			c.replace(twmap.ItemTypeImage, i, out)
 		}
 	}
@@ -362,18 +360,6 @@ func (c *conv) planEmbedded(img twmap.Image, what string) error {
 	return fmt.Errorf("%w: %s has format %d", ErrImageFormat, what, img.Format)
 }
 
-func equal(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // planEnvelopes checks every envelope's point range and converts the
 // points to 6-word points when any envelope uses 0.7's 22-word bezier
 // points. Like the 0.7 client, it reads each envelope's points with the
@@ -382,11 +368,11 @@ func (c *conv) planEnvelopes() error {
 	envs := c.f.ItemsOfType(twmap.ItemTypeEnvelope)
 	var src []int32
 	if pts := c.f.ItemsOfType(twmap.ItemTypeEnvPoints); len(pts) > 0 {
-		src = words(pts[0])
+		src = pts[0].Ints()
 	}
 	bezier := false
 	for k, it := range envs {
-		w := words(it)
+		w := it.Ints()
 		if len(w) < envMinWords {
 			return fmt.Errorf("%w: envelope %d has %d words, needs %d", ErrBadItem, k, len(w), envMinWords)
 		}
@@ -402,7 +388,7 @@ func (c *conv) planEnvelopes() error {
 	}
 	if !bezier {
 		for k, it := range envs {
-			if w := words(it); len(w) < envMinLen(w[0]) {
+			if w := it.Ints(); len(w) < envMinLen(w[0]) {
 				c.replace(twmap.ItemTypeEnvelope, k, padEnvelope(w))
 			}
 		}
@@ -413,7 +399,7 @@ func (c *conv) planEnvelopes() error {
 	}
 	var out []int32
 	for k, it := range envs {
-		w := words(it)
+		w := it.Ints()
 		stride := int64(pointWords06)
 		if w[0] >= envBezierVer {
 			stride = pointWords07
