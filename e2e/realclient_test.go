@@ -222,12 +222,12 @@ func xdo(t *testing.T, args ...string) string {
 
 var statusPosRe = regexp.MustCompile(`id=(\d+) [^\n]*name="?e2ebot"?[^\n]*pos=\((-?\d+),(-?\d+)\)`)
 
-// playerPos sends "status" to the server console and returns the e2ebot position
-// from the newest status line.
+// playerPos sends "players" to the server console and returns the e2ebot position
+// from the newest line of the players command.
 func playerPos(t *testing.T, console io.Writer, serverLog string) (x, y int, ok bool) {
 	t.Helper()
 	before, _ := os.ReadFile(serverLog)
-	fmt.Fprintln(console, "status")
+	fmt.Fprintln(console, "players")
 	deadline := time.Now().Add(3 * time.Second)
 	for time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
@@ -247,12 +247,12 @@ func playerPos(t *testing.T, console io.Writer, serverLog string) (x, y int, ok 
 	return 0, 0, false
 }
 
-// playerID sends "status" to the server console and returns the e2ebot's
+// playerID sends "players" to the server console and returns the e2ebot's
 // client id.
 func playerID(t *testing.T, console io.Writer, serverLog string) (int, bool) {
 	t.Helper()
 	before, _ := os.ReadFile(serverLog)
-	fmt.Fprintln(console, "status")
+	fmt.Fprintln(console, "players")
 	deadline := time.Now().Add(3 * time.Second)
 	for time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)

@@ -17,40 +17,59 @@ type ban struct {
 	until     time.Time // zero = permanent
 	reason    string
 	lastReply time.Time
+	seq       uint64 // order of creation, for the list and unban by index
 }
 
 // banList is the IP ban list, owned by the loop.
 type banList struct {
-	m map[netip.Addr]*ban
+	m   map[netip.Addr]*ban
+	seq uint64
 }
 
-// banText formats the reference ban message.
-func banText(b *ban, now time.Time) string {
+// MaxBanReasonLen is the longest ban reason kept in bytes (the reference's
+// 128-byte reason buffer less its terminator).
+const MaxBanReasonLen = 127
+
+// banText formats the reference ban message for the banned player.
+func banText(b *ban, now time.Time) string { return banInfo("You have been banned", b, now) }
+
+// banInfo formats the reference's ban information: head, then " for life",
+// " for 1 minute" or " for N minutes" (rounded up), then the reason in
+// parentheses.
+func banInfo(head string, b *ban, now time.Time) string {
 	if b.until.IsZero() {
-		return fmt.Sprintf("You have been banned for life (%s)", b.reason)
+		return fmt.Sprintf("%s for life (%s)", head, b.reason)
 	}
 	mins := int((b.until.Sub(now) + time.Minute - 1) / time.Minute)
 	if mins <= 1 {
-		return fmt.Sprintf("You have been banned for 1 minute (%s)", b.reason)
+		return fmt.Sprintf("%s for 1 minute (%s)", head, b.reason)
 	}
-	return fmt.Sprintf("You have been banned for %d minutes (%s)", mins, b.reason)
+	return fmt.Sprintf("%s for %d minutes (%s)", head, mins, b.reason)
 }
 
-// add bans ip for d (0 = permanent) and returns the ban text.
-func (l *banList) add(ip netip.Addr, d time.Duration, reason string, now time.Time) string {
+// add bans ip for d (0 = permanent). It returns the ban, whether an
+// existing ban was updated, and nil when the list is full.
+func (l *banList) add(ip netip.Addr, d time.Duration, reason string, now time.Time) (b *ban, updated bool) {
 	if l.m == nil {
 		l.m = make(map[netip.Addr]*ban)
 	}
 	l.expire(now)
-	if _, ok := l.m[ip]; !ok && len(l.m) >= MaxBans {
-		return "ban list full"
+	ip = ip.Unmap()
+	b, updated = l.m[ip]
+	if !updated {
+		if len(l.m) >= MaxBans {
+			return nil, false
+		}
+		l.seq++
+		b = &ban{seq: l.seq}
+		l.m[ip] = b
 	}
-	b := &ban{reason: reason}
+	b.reason = truncUTF8(reason, MaxBanReasonLen)
+	b.until = time.Time{}
 	if d > 0 {
 		b.until = now.Add(d)
 	}
-	l.m[ip.Unmap()] = b
-	return banText(b, now)
+	return b, updated
 }
 
 func (l *banList) remove(ip netip.Addr) bool {
@@ -60,6 +79,9 @@ func (l *banList) remove(ip netip.Addr) bool {
 	delete(l.m, ip.Unmap())
 	return true
 }
+
+// clear removes every ban.
+func (l *banList) clear() { clear(l.m) }
 
 func (l *banList) expire(now time.Time) {
 	for ip, b := range l.m {
@@ -88,15 +110,20 @@ func (l *banList) check(ip netip.Addr, now time.Time) (string, bool) {
 	return banText(b, now), true
 }
 
-func (l *banList) list(now time.Time) []string {
+// banEntry is one ban of a listing.
+type banEntry struct {
+	ip netip.Addr
+	b  *ban
+}
+
+// entries returns the current bans in the order they were made (the
+// indexes of "bans" and "unban INDEX").
+func (l *banList) entries(now time.Time) []banEntry {
 	l.expire(now)
-	var out []string
+	out := make([]banEntry, 0, len(l.m))
 	for ip, b := range l.m {
-		out = append(out, ip.String()+": "+banText(b, now))
+		out = append(out, banEntry{ip, b})
 	}
-	sort.Strings(out)
-	if len(out) == 0 {
-		out = append(out, "no bans")
-	}
+	sort.Slice(out, func(i, j int) bool { return out[i].b.seq < out[j].b.seq })
 	return out
 }
