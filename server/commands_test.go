@@ -390,7 +390,11 @@ func TestVoteSettings(t *testing.T) {
 // rule), so there the client stays.
 func TestRconBanTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ts := startServer(t, func(c *config.Config) { c.Server.RconPassword = "pw"; c.Server.RconMaxTries = 1; c.Server.RconBanTime = 0 })
+		ts := startServer(t, func(c *config.Config) {
+			c.Server.RconPassword = "pw"
+			c.Server.RconMaxTries = 1
+			c.Server.RconBanTime = 0
+		})
 		a := join(t, ts, cl1Addr, "alice")
 		a.rconAuth("x")
 		a.run(200 * time.Millisecond)
