@@ -120,7 +120,7 @@ func TestRecordAdminCommands(t *testing.T) {
 			after func()
 		}{
 			{"set_team 1 -1 2", func() { // bob may not rejoin for 2 minutes
-				play(3 * time.Second) // past the 3 s between own team changes
+				play(3 * time.Second)                   // past the 3 s between own team changes
 				b.sendGame(&gamemsg.ClSetTeam{Team: 1}) // blue is empty: allowed but for the delay
 				play(time.Second)
 				if ts.world.Team(1) != world.TeamSpectators {
