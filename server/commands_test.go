@@ -412,3 +412,38 @@ func TestRconBanTime(t *testing.T) {
 		}
 	})
 }
+
+// TestVoteAborts: a spectate vote ends ("Vote aborted") when its target
+// goes to the spectators; a kick vote when its target leaves, but a ban
+// vote (voting.kick_ban_time > 0) goes on, as the reference.
+func TestVoteAborts(t *testing.T) {
+	for _, banTime := range []int{0, 5} {
+		synctest.Test(t, func(t *testing.T) {
+			ts, a, b, c := adminServer(t, func(cfg *config.Config) { cfg.Voting.KickBanTime = banTime })
+			d := join(t, ts, netipFrom("127.0.0.7:50007"), "dave")
+			lastType := func() int32 {
+				s := gamesOf[*gamemsg.SvVoteSet](a)
+				return s[len(s)-1].Type
+			}
+			b.sendGame(&gamemsg.ClCallVote{Type: "spectate", Value: "2"})
+			runClients(200*time.Millisecond, b, c, a, d)
+			c.sendGame(&gamemsg.ClSetTeam{Team: -1})
+			runClients(200*time.Millisecond, b, c, a, d)
+			if got := lastType(); got != voteEndAbort {
+				t.Errorf("spectate vote after its target went to the spectators: type %d", got)
+			}
+			runClients(3*time.Second, a, b, c, d)
+			b.sendGame(&gamemsg.ClCallVote{Type: "kick", Value: "3"})
+			runClients(200*time.Millisecond, b, c, a, d)
+			if got := lastType(); got != voteStartKick {
+				t.Fatalf("kick vote not started: type %d", got)
+			}
+			d.conn.Disconnect(d.now(), "bye")
+			d.flush()
+			runClients(200*time.Millisecond, b, c, a)
+			if got, want := lastType(), int32(voteEndAbort); banTime > 0 && got == want || banTime == 0 && got != want {
+				t.Errorf("kick_ban_time %d: vote after its target left: type %d", banTime, got)
+			}
+		})
+	}
+}

@@ -331,5 +331,15 @@ func (s *Server) voteClientLeft(cid int) {
 	s.broadcastGame(-1, &gamemsg.SvVoteSet{ClientID: int32(caller), Type: voteEndAbort})
 }
 
+// voteTeamChanged aborts a spectate vote whose target went to the
+// spectators meanwhile (the reference's AbortVoteOnTeamChange).
+func (s *Server) voteTeamChanged(cid, team int) {
+	if v := &s.vote; v.active && v.kind == voteStartSpec && v.target == cid && team == world.TeamSpectators {
+		caller := v.caller
+		s.vote = voteState{}
+		s.broadcastGame(-1, &gamemsg.SvVoteSet{ClientID: int32(caller), Type: voteEndAbort})
+	}
+}
+
 // resetVote drops a running vote silently (map change).
 func (s *Server) resetVote() { s.vote = voteState{} }
