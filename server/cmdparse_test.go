@@ -2,8 +2,10 @@ package server
 
 import (
 	"bufio"
+	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -133,4 +135,52 @@ func TestReferenceCommandsCovered(t *testing.T) {
 			t.Errorf("%s: bad parameter string %q", c.Name, c.Params)
 		}
 	}
+}
+
+// FuzzConsoleLine: any line splits into commands that are pieces of it,
+// and every parameter string of Commands parses any command's arguments
+// into at most MaxCommandArgs arguments no longer than the line, without
+// panicking; integer arguments read as the reference's atoi.
+func FuzzConsoleLine(f *testing.F) {
+	for _, s := range []string{"status", `say "a;b" # c`, `add_vote "x \" y" say hi; echo z`, "ban 1.2.3.4 -5 r",
+		"set_team 1 -1 99999999999", `"unclosed`, `\\"`, "tune gravity 1e40", ";;#"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		parts := splitCommands(line)
+		total := 0
+		for _, p := range parts {
+			if !strings.Contains(line, p) {
+				t.Fatalf("part %q not in %q", p, line)
+			}
+			total += len(p)
+			name, rest := splitName(p)
+			if len(name)+len(rest) > len(p) {
+				t.Fatalf("name %q rest %q longer than %q", name, rest, p)
+			}
+			for _, c := range Commands {
+				args, _ := parseArgs(rest, c.Params)
+				if len(args) > MaxCommandArgs {
+					t.Fatalf("%d args", len(args))
+				}
+				for i, a := range args {
+					if len(a) > len(rest) {
+						t.Fatalf("arg %q longer than %q", a, rest)
+					}
+					if v := cmdArgs(args).int(i); v < math.MinInt32 || v > math.MaxInt32 {
+						t.Fatalf("int(%q) = %d", a, v)
+					}
+					_ = cmdArgs(args).float(i)
+				}
+			}
+		}
+		if total > len(line) {
+			t.Fatalf("parts longer than the line")
+		}
+		if v, err := strconv.ParseInt(strings.TrimLeft(line, " \t\n\r\v\f"), 10, 32); err == nil {
+			if got := (cmdArgs{line}).int(0); int64(got) != v {
+				t.Fatalf("int(%q) = %d, want %d", line, got, v)
+			}
+		}
+	})
 }
