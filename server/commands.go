@@ -277,6 +277,10 @@ func refAddr(ap netip.AddrPort, withPort bool) string {
 	return s
 }
 
+// banAddrStr is the reference's address in ban texts (NetToString): the
+// IP in single quotes.
+func banAddrStr(ip netip.Addr) string { return "'" + refAddr(netip.AddrPortFrom(ip, 0), false) + "'" }
+
 // parseRefAddr reads an address as the reference's ban commands take it:
 // an IP address, optionally with a port (ignored), IPv6 optionally in brackets.
 func parseRefAddr(s string) (netip.Addr, bool) {
@@ -533,9 +537,9 @@ func (s *Server) banAddr(ip netip.Addr, minutes int, reason string) bool {
 		s.consoleOut("ban failed (full banlist)")
 		return false
 	case updated:
-		s.consoleOut(banInfo(refAddr(netip.AddrPortFrom(ip, 0), false)+" banned", b, now))
+		s.consoleOut(banInfo(banAddrStr(ip)+" banned", b, now))
 	default:
-		s.consoleOut(banInfo("banned "+refAddr(netip.AddrPortFrom(ip, 0), false), b, now))
+		s.consoleOut(banInfo("banned "+banAddrStr(ip), b, now))
 	}
 	s.dropBanned(ip, b, now, minutes)
 	return true
@@ -578,7 +582,7 @@ func (s *Server) cmdUnban(arg string) {
 		}
 		s.bans.remove(es[i].ip)
 		s.gauges.Bans.Store(int32(len(s.bans.m)))
-		s.consoleOut(fmt.Sprintf("unbanned index %d (%s)", i, refAddr(netip.AddrPortFrom(es[i].ip, 0), false)))
+		s.consoleOut(fmt.Sprintf("unbanned index %d (%s)", i, banAddrStr(es[i].ip)))
 		return
 	}
 	if strings.Contains(strings.TrimSuffix(arg, "-"), "-") {
@@ -595,7 +599,7 @@ func (s *Server) cmdUnban(arg string) {
 		s.consoleOut("unban failed (invalid entry)")
 		return
 	}
-	text := banInfo("unbanned "+refAddr(netip.AddrPortFrom(ip, 0), false), b, now)
+	text := banInfo("unbanned "+banAddrStr(ip), b, now)
 	s.bans.remove(ip)
 	s.gauges.Bans.Store(int32(len(s.bans.m)))
 	s.consoleOut(text)
@@ -607,7 +611,7 @@ func (s *Server) cmdBans() {
 	now := time.Now()
 	es := s.bans.entries(now)
 	for i, e := range es {
-		s.consoleOut(fmt.Sprintf("#%d %s", i, banInfo(refAddr(netip.AddrPortFrom(e.ip, 0), false)+" banned", e.b, now)))
+		s.consoleOut(fmt.Sprintf("#%d %s", i, banInfo(banAddrStr(e.ip)+" banned", e.b, now)))
 	}
 	word := "bans"
 	if len(es) == 1 {
