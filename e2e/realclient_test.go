@@ -459,6 +459,17 @@ func inner(t *testing.T) {
 		}
 	}
 
+	// Console commands as the real client sees them: a vote option added at
+	// run time and carried out at once ("Admin forced server option"), the
+	// option's command (a server chat line), the tuning sent again.
+	mark := logSize(clientLog)
+	fmt.Fprintln(console, `add_vote "Hello vote" say voted hello; force_vote option "hello VOTE" e2e; tune gravity 1`)
+	for _, want := range []string{`Admin forced server option 'Hello vote' \(e2e\)`, `\*\*\* voted hello`} {
+		if !waitLogAfter(clientLog, mark, regexp.MustCompile(want), 5*time.Second) {
+			t.Errorf("client log has no %q after the console's add_vote and force_vote", want)
+		}
+	}
+
 	xdo(t, "key", "F8") // disconnect
 	if !waitLog(serverLog, regexp.MustCompile(`(?i)left|leave|drop`), 5*time.Second) {
 		t.Errorf("server did not log the client leaving")
