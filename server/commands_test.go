@@ -447,3 +447,28 @@ func TestVoteAborts(t *testing.T) {
 		})
 	}
 }
+
+// TestForceVoteRefusals: force_vote says why it did nothing.
+func TestForceVoteRefusals(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, a, b, c := adminServer(t, func(cfg *config.Config) {
+			cfg.Voting = config.VotingConfig{Kick: false, Spectate: true}
+		})
+		runSteps(t, a, []*testClient{b, c}, []consoleStep{
+			{"force_vote kick 1", []string{"kick votes are off (voting.kick)"}},
+			{"force_vote bogus 1", []string{"vote type must be option, kick or spectate"}},
+			{"force_vote spectate 0", []string{"You can't vote on yourself"}},
+			{"force_vote spectate 9", []string{"Invalid client id to vote on"}},
+			{"force_vote spectate 1 x", []string{"'0:alice' voted spectate '1:bob' reason='x' cmd='set_team 1 -1 0' force=1", "moved client 1 to team -1"}},
+			{"force_vote spectate 1", []string{"client 1 is a spectator already"}},
+			{"force_vote", []string{"Invalid arguments... Usage: force_vote s['option'|'kick'|'spectate'] s[value] ?r[reason]"}},
+		})
+	})
+	synctest.Test(t, func(t *testing.T) {
+		_, a, b, c := adminServer(t, func(cfg *config.Config) { cfg.Voting.KickMin = 5; cfg.Voting.Spectate = false })
+		runSteps(t, a, []*testClient{b, c}, []consoleStep{
+			{"force_vote kick 1", []string{"kick votes need 5 players, there are 3 (voting.kick_min)"}},
+			{"force_vote spectate 1", []string{"spectate votes are off (voting.spectate)"}},
+		})
+	})
+}

@@ -108,7 +108,12 @@ func (s *Server) callVote(caller int, typ, value, reason string, force bool) {
 		v.kind, v.desc, v.command = voteStartOp, o.Description, o.Command
 		target = o.Description
 	case "kick":
-		if !s.cfg.Voting.Kick || s.realPlayers() < s.cfg.Voting.KickMin {
+		if !s.cfg.Voting.Kick {
+			s.consoleRefused(caller, "kick votes are off (voting.kick)")
+			return
+		}
+		if n := s.realPlayers(); n < s.cfg.Voting.KickMin {
+			s.consoleRefused(caller, fmt.Sprintf("kick votes need %d players, there are %d (voting.kick_min)", s.cfg.Voting.KickMin, n))
 			return
 		}
 		id, ok := s.voteTarget(caller, value)
@@ -116,6 +121,7 @@ func (s *Server) callVote(caller int, typ, value, reason string, force bool) {
 			return
 		}
 		if s.clients[id].rconAuthed {
+			s.consoleRefused(caller, "rcon-authenticated players cannot be kicked by vote")
 			return
 		}
 		if bt := s.cfg.Voting.KickBanTime; bt > 0 {
@@ -126,15 +132,21 @@ func (s *Server) callVote(caller int, typ, value, reason string, force bool) {
 		v.kind, v.target = voteStartKick, id
 	case "spectate":
 		if !s.cfg.Voting.Spectate {
+			s.consoleRefused(caller, "spectate votes are off (voting.spectate)")
 			return
 		}
 		id, ok := s.voteTarget(caller, value)
-		if !ok || s.world.Team(id) == world.TeamSpectators {
+		if !ok {
+			return
+		}
+		if s.world.Team(id) == world.TeamSpectators {
+			s.consoleRefused(caller, fmt.Sprintf("client %d is a spectator already", id))
 			return
 		}
 		v.command = fmt.Sprintf("set_team %d -1 %d", id, s.cfg.Voting.SpectateRejoinDelay)
 		v.kind, v.target = voteStartSpec, id
 	default:
+		s.consoleRefused(caller, "vote type must be option, kick or spectate")
 		return
 	}
 	if v.target >= 0 {
@@ -179,13 +191,22 @@ func (s *Server) callVote(caller int, typ, value, reason string, force bool) {
 }
 
 // voteRefused tells the caller why a vote was not started: in chat for a
-// player, on the console for the console.
+// player, on the console for the console (force_vote).
 func (s *Server) voteRefused(caller int, text string) {
-	if caller >= 0 && caller == s.rconFrom || caller < 0 {
+	if caller == s.rconFrom {
 		s.consoleOut(text)
 		return
 	}
 	s.serverChat(caller, text)
+}
+
+// consoleRefused tells force_vote's user why nothing happened; a player's
+// call is refused silently there, as the reference (the client offers only
+// what Sv_ServerSettings allows).
+func (s *Server) consoleRefused(caller int, text string) {
+	if caller == s.rconFrom {
+		s.consoleOut(text)
+	}
 }
 
 // voteTarget reads the client id of a kick or spectate vote: an in-game
