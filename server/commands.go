@@ -143,6 +143,11 @@ func (s *Server) execCommand(part string) error {
 		return nil
 	}
 	args, err := parseArgs(rest, cmd.Params)
+	if err == nil && len(args) == 0 && strings.EqualFold(name, "sv_map") {
+		// the reference's sv_map is a setting: without a value it prints it
+		s.consoleOut("Value: " + s.curMap.Name)
+		return nil
+	}
 	if err != nil {
 		s.consoleOut(fmt.Sprintf("Invalid arguments... Usage: %s %s", cmd.Name, cmd.Params))
 		return nil

@@ -105,6 +105,7 @@ func TestConsoleCommands(t *testing.T) {
 				"id=2 addr=127.0.0.4:50003 client=705 name='carol' score=0 ",
 				"id=3 addr=127.0.0.6:50006 connecting",
 			}},
+			{"sv_map", []string{"Value: twsrv_arena"}},
 			{"kick 9", []string{"invalid client id to kick"}},
 			{"kick 0", []string{"you can't kick yourself"}},
 			{"set_team 1 -1", []string{"moved client 1 to team -1"}},
