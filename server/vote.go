@@ -2,9 +2,11 @@ package server
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	"twserver/config"
 	"twserver/gamemsg"
 	"twserver/teehist/replay"
 	"twserver/world"
@@ -364,3 +366,80 @@ func (s *Server) voteTeamChanged(cid, team int) {
 
 // resetVote drops a running vote silently (map change).
 func (s *Server) resetVote() { s.vote = voteState{} }
+
+// addVoteOption is the reference's add_vote: checks, then Sv_VoteOptionAdd
+// to every client.
+func (s *Server) addVoteOption(desc, command string) {
+	if len(s.cfg.Votes) >= config.MaxVoteOptions {
+		s.consoleOut("maximum number of vote options reached")
+		return
+	}
+	if !s.lineIsValid(command) || len(command) > config.MaxVoteCmdLen {
+		s.consoleOut(fmt.Sprintf("skipped invalid command '%s'", command))
+		return
+	}
+	desc = strings.TrimLeft(desc, " ")
+	if desc == "" || len(desc) > config.MaxVoteDescLen {
+		s.consoleOut(fmt.Sprintf("skipped invalid option '%s'", desc))
+		return
+	}
+	if s.voteOption(desc) >= 0 {
+		s.consoleOut(fmt.Sprintf("option '%s' already exists", desc))
+		return
+	}
+	// a new slice: the configuration's own may be shared with the caller of New
+	s.cfg.Votes = append(slices.Clip(s.cfg.Votes), config.VoteOption{Description: desc, Command: command})
+	s.consoleOut(fmt.Sprintf("added option '%s' '%s'", desc, command))
+	s.broadcastGame(-1, &gamemsg.SvVoteOptionAdd{Description: desc})
+}
+
+// removeVoteOption is the reference's remove_vote.
+func (s *Server) removeVoteOption(desc string) {
+	i := s.voteOption(desc)
+	if i < 0 {
+		s.consoleOut(fmt.Sprintf("option '%s' does not exist", desc))
+		return
+	}
+	o := s.cfg.Votes[i]
+	s.broadcastGame(-1, &gamemsg.SvVoteOptionRemove{Description: o.Description})
+	s.cfg.Votes = slices.Concat(s.cfg.Votes[:i], s.cfg.Votes[i+1:])
+	s.consoleOut(fmt.Sprintf("removed option '%s' '%s'", o.Description, o.Command))
+}
+
+// clearVoteOptions is the reference's clear_votes.
+func (s *Server) clearVoteOptions() {
+	s.consoleOut("cleared votes")
+	s.broadcastGame(-1, &gamemsg.SvVoteClearOptions{})
+	s.cfg.Votes = nil
+}
+
+// voteOption returns the index of the option with description desc
+// (case-insensitive), or -1.
+func (s *Server) voteOption(desc string) int {
+	for i, o := range s.cfg.Votes {
+		if strings.EqualFold(o.Description, desc) {
+			return i
+		}
+	}
+	return -1
+}
+
+// lineIsValid reports whether every command of line exists and has valid
+// arguments (the reference's check of vote commands).
+func (s *Server) lineIsValid(line string) bool {
+	parts := splitCommands(line)
+	if len(parts) == 0 {
+		return false
+	}
+	for _, p := range parts {
+		name, rest := splitName(p)
+		c, ok := lookupCommand(name)
+		if !ok {
+			return false
+		}
+		if _, err := parseArgs(rest, c.Params); err != nil {
+			return false
+		}
+	}
+	return true
+}
