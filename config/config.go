@@ -36,6 +36,9 @@ const (
 	// MaxInactiveKickTime is the largest game.inactive_kick_time in minutes
 	// (the reference's sv_inactivekick_time range).
 	MaxInactiveKickTime = 1000
+	// MaxRconTries is the largest server.rcon_max_tries (the reference's
+	// sv_rcon_max_tries range).
+	MaxRconTries = 100
 	// MaxBanTime is the largest voting.kick_ban_time and server.rcon_ban_time
 	// in minutes (the reference's sv_vote_kick_bantime and sv_rcon_bantime range).
 	MaxBanTime = 1440
@@ -299,8 +302,8 @@ func (c *Config) Validate() error {
 	if len(s.RconPassword) > MaxPasswordLen {
 		return invalid("server.rcon_password", "longer than %d bytes", MaxPasswordLen)
 	}
-	if s.RconMaxTries < 0 || s.RconMaxTries > 100 {
-		return invalid("server.rcon_max_tries", "%d is outside 0..100", s.RconMaxTries)
+	if s.RconMaxTries < 0 || s.RconMaxTries > MaxRconTries {
+		return invalid("server.rcon_max_tries", "%d is outside 0..%d", s.RconMaxTries, MaxRconTries)
 	}
 	if s.RconBanTime < 0 || s.RconBanTime > MaxBanTime {
 		return invalid("server.rcon_ban_time", "%d is outside 0..%d minutes", s.RconBanTime, MaxBanTime)

@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
+	"twserver/config"
 	"twserver/gamemsg"
 	"twserver/netproto"
 	"twserver/world"
@@ -84,6 +86,65 @@ var UnsupportedCommands = []UnsupportedCommand{
 	{"dbg_lognetwork", "no network debug log file; use log.level debug and the metrics"},
 }
 
+// settingCommand is one of the reference's settings that the console
+// reads ("NAME") and changes ("NAME VALUE", clamped to its range) at run
+// time, as the reference's integer variables.
+type settingCommand struct {
+	name     string
+	min, max int
+	get      func(*config.Config) int
+	set      func(*config.Config, int)
+	announce bool // Sv_ServerSettings carries it: resent on change
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// settingCommands are the vote and rcon settings of the console (their
+// TOML keys: voting.*, server.rcon_max_tries, server.rcon_ban_time).
+var settingCommands = []settingCommand{
+	{"sv_vote_kick", 0, 1, func(c *config.Config) int { return b2i(c.Voting.Kick) },
+		func(c *config.Config, v int) { c.Voting.Kick = v != 0 }, true},
+	{"sv_vote_kick_min", 0, config.MaxClientsLimit, func(c *config.Config) int { return c.Voting.KickMin },
+		func(c *config.Config, v int) { c.Voting.KickMin = v }, true},
+	{"sv_vote_kick_bantime", 0, config.MaxBanTime, func(c *config.Config) int { return c.Voting.KickBanTime },
+		func(c *config.Config, v int) { c.Voting.KickBanTime = v }, false},
+	{"sv_vote_spectate", 0, 1, func(c *config.Config) int { return b2i(c.Voting.Spectate) },
+		func(c *config.Config, v int) { c.Voting.Spectate = v != 0 }, true},
+	{"sv_vote_spectate_rejoindelay", 0, config.MaxSpectateRejoinDelay, func(c *config.Config) int { return c.Voting.SpectateRejoinDelay },
+		func(c *config.Config, v int) { c.Voting.SpectateRejoinDelay = v }, false},
+	{"sv_rcon_max_tries", 0, config.MaxRconTries, func(c *config.Config) int { return c.Server.RconMaxTries },
+		func(c *config.Config, v int) { c.Server.RconMaxTries = v }, false},
+	{"sv_rcon_bantime", 0, config.MaxBanTime, func(c *config.Config) int { return c.Server.RconBanTime },
+		func(c *config.Config, v int) { c.Server.RconBanTime = v }, false},
+}
+
+// runSetting runs a setting command; it reports false for another name.
+func (s *Server) runSetting(name, rest string) bool {
+	for _, sc := range settingCommands {
+		if !strings.EqualFold(sc.name, name) {
+			continue
+		}
+		args, _ := parseArgs(rest, "?i")
+		if len(args) == 0 {
+			s.consoleOut(fmt.Sprintf("Value: %d", sc.get(&s.cfg)))
+			return true
+		}
+		v := min(max(cmdArgs(args).int(0), sc.min), sc.max)
+		s.recConsole(sc.name, []string{strconv.Itoa(v)})
+		sc.set(&s.cfg, v)
+		if sc.announce {
+			s.broadcastGame(-1, s.serverSettings())
+		}
+		return true
+	}
+	return false
+}
+
 // lookupCommand finds a command by name (case-insensitive, as the
 // reference) or alias.
 func lookupCommand(name string) (Command, bool) {
@@ -132,6 +193,9 @@ func (s *Server) execCommand(part string) error {
 	name, rest := splitName(part)
 	cmd, ok := lookupCommand(name)
 	if !ok {
+		if s.runSetting(name, rest) {
+			return nil
+		}
 		for _, u := range UnsupportedCommands {
 			if strings.EqualFold(u.Name, name) {
 				s.consoleOut(fmt.Sprintf("%s is not supported by twserver: %s", u.Name, u.Reason))

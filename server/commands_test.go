@@ -473,3 +473,33 @@ func TestForceVoteRefusals(t *testing.T) {
 		})
 	})
 }
+
+// TestSettingCommands: the vote and rcon settings read and change at run
+// time as the reference's variables ("Value: N", clamped to the range);
+// clients learn the vote switches from Sv_ServerSettings at once.
+func TestSettingCommands(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, a, b, c := adminServer(t, nil)
+		runSteps(t, a, []*testClient{b, c}, []consoleStep{
+			{"sv_vote_kick", []string{"Value: 1"}},
+			{"sv_vote_kick 0", nil},
+			{"sv_vote_kick", []string{"Value: 0"}},
+			{"sv_vote_kick_min 99", nil},
+			{"sv_vote_kick_min", []string{"Value: 64"}},
+			{"SV_RCON_BANTIME -5; sv_rcon_bantime", []string{"Value: 0"}},
+			{"sv_vote_spectate_rejoindelay 7; sv_vote_spectate_rejoindelay", []string{"Value: 7"}},
+			{"sv_rcon_max_tries 1000; sv_rcon_max_tries", []string{"Value: 100"}},
+			{"sv_vote_kick_bantime 2000; sv_vote_kick_bantime", []string{"Value: 1440"}},
+			{"sv_vote_spectate 0; sv_vote_spectate", []string{"Value: 0"}},
+		})
+		ss := gamesOf[*gamemsg.SvServerSettings](b)
+		if last := ss[len(ss)-1]; last.KickVote || last.KickMin != 64 || last.SpecVote {
+			t.Errorf("last Sv_ServerSettings %+v", last)
+		}
+		b.sendGame(&gamemsg.ClCallVote{Type: "kick", Value: "2"})
+		runClients(200*time.Millisecond, b, c, a)
+		if n := len(gamesOf[*gamemsg.SvVoteSet](c)); n != 0 {
+			t.Errorf("a kick vote started after sv_vote_kick 0")
+		}
+	})
+}
