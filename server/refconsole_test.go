@@ -98,10 +98,10 @@ func TestConsoleAgainstReference(t *testing.T) {
 	if bin == "" {
 		t.Skip(refserver.SkipReason)
 	}
-	ref := refConsoleRun(t, func(ctx context.Context) (netip.AddrPort, func(string) []string) {
+	ref := refConsoleRun(t, func(ctx context.Context) (netip.AddrPort, func(int, string) []string) {
 		return startRefEcon(t, ctx, bin)
 	})
-	tw := refConsoleRun(t, func(ctx context.Context) (netip.AddrPort, func(string) []string) {
+	tw := refConsoleRun(t, func(ctx context.Context) (netip.AddrPort, func(int, string) []string) {
 		return startTwConsole(t, ctx)
 	})
 	for i, cmd := range refConsoleCommands {
@@ -113,7 +113,7 @@ func TestConsoleAgainstReference(t *testing.T) {
 
 // refConsoleRun starts a server with start, joins two idle clients, runs
 // the commands and returns each command's output lines.
-func refConsoleRun(t *testing.T, start func(context.Context) (netip.AddrPort, func(string) []string)) [][]string {
+func refConsoleRun(t *testing.T, start func(context.Context) (netip.AddrPort, func(int, string) []string)) [][]string {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	addr, run := start(ctx)
@@ -132,10 +132,10 @@ func refConsoleRun(t *testing.T, start func(context.Context) (netip.AddrPort, fu
 			}
 		}
 	}
-	run("") // drain the join lines
+	run(-1, "") // drain the join lines
 	out := make([][]string, len(refConsoleCommands))
 	for i, cmd := range refConsoleCommands {
-		out[i] = run(cmd)
+		out[i] = run(i, cmd)
 	}
 	return out
 }
@@ -153,10 +153,37 @@ func quietLines(ch <-chan string) []string {
 	}
 }
 
+// markedLines collects lines from ch up to the line mark (which it drops),
+// or until 10 s passed. keep turns a raw line into an output line ("" to
+// drop it).
+func markedLines(t *testing.T, ch <-chan string, mark string, keep func(string) string) []string {
+	var out []string
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case l := <-ch:
+			l = keep(l)
+			if l == mark {
+				return out
+			}
+			if l != "" {
+				out = append(out, l)
+			}
+		case <-timeout:
+			t.Errorf("no end mark %q after %q", mark, out)
+			return out
+		}
+	}
+}
+
+// endMark is the echo that ends the output of command n.
+func endMark(n int) string { return fmt.Sprintf("@@end of %d@@", n) }
+
 // startRefEcon runs the reference server with an econ on loopback and
-// returns its address and a function that runs one command through the
-// econ and returns the command's output lines without time and system.
-func startRefEcon(t *testing.T, ctx context.Context, bin string) (netip.AddrPort, func(string) []string) {
+// returns its address and a function that runs command n through the
+// econ, followed by the echo of its end mark, and returns the command's
+// output lines without time and system (n -1: the lines so far).
+func startRefEcon(t *testing.T, ctx context.Context, bin string) (netip.AddrPort, func(int, string) []string) {
 	port, ecPort := refserver.FreeUDPPort(t), freeTCPPort(t)
 	dir := t.TempDir()
 	args := append(refserver.Args(refserver.Settings{Port: port, Name: "console-ref", LogLevel: 0, PerIP: 4, PlayerSlots: 8}),
@@ -199,26 +226,29 @@ func startRefEcon(t *testing.T, ctx context.Context, bin string) (netip.AddrPort
 		t.Fatalf("econ login: %q", got)
 	}
 	prefix := regexp.MustCompile(`^\[\d\d:\d\d:\d\d\]\[[^\]]*\]: `)
-	return netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port)), func(c string) []string {
-		if c != "" {
-			if _, err := io.WriteString(conn, c+"\n"); err != nil {
-				t.Fatal(err)
-			}
+	keep := func(l string) string {
+		if refEventLine.MatchString(l) {
+			return ""
 		}
-		var out []string
-		for _, l := range quietLines(lines) {
-			if !refEventLine.MatchString(l) {
-				out = append(out, addrPort.ReplaceAllString(prefix.ReplaceAllString(l, ""), "$1:*"))
-			}
+		return addrPort.ReplaceAllString(prefix.ReplaceAllString(l, ""), "$1:*")
+	}
+	return netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port)), func(n int, c string) []string {
+		if n < 0 {
+			quietLines(lines)
+			return nil
 		}
-		return out
+		if _, err := io.WriteString(conn, c+"\necho "+endMark(n)+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		return markedLines(t, lines, endMark(n), keep)
 	}
 }
 
 // startTwConsole runs twserver on a loopback UDP port and returns its
-// address and a function that runs one command on its console and returns
-// the output lines (the log lines that carry only a message).
-func startTwConsole(t *testing.T, ctx context.Context) (netip.AddrPort, func(string) []string) {
+// address and a function that runs command n on its console, followed by
+// the echo of its end mark, and returns the output lines (the log lines
+// that carry only a message).
+func startTwConsole(t *testing.T, ctx context.Context) (netip.AddrPort, func(int, string) []string) {
 	t.Chdir(t.TempDir())
 	cfg := config.Default()
 	cfg.Server.Bind, cfg.Server.Port = "127.0.0.1", refserver.FreeUDPPort(t)
@@ -247,17 +277,15 @@ func startTwConsole(t *testing.T, ctx context.Context) (netip.AddrPort, func(str
 			}
 		}
 	}()
-	return netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(cfg.Server.Port)), func(c string) []string {
-		if c != "" {
-			if _, err := io.WriteString(consW, c+"\n"); err != nil {
-				t.Fatal(err)
-			}
+	return netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(cfg.Server.Port)), func(n int, c string) []string {
+		if n < 0 {
+			quietLines(lines)
+			return nil
 		}
-		var out []string
-		for _, l := range quietLines(lines) {
-			out = append(out, addrPort.ReplaceAllString(l, "$1:*"))
+		if _, err := io.WriteString(consW, c+"\necho "+endMark(n)+"\n"); err != nil {
+			t.Fatal(err)
 		}
-		return out
+		return markedLines(t, lines, endMark(n), func(l string) string { return addrPort.ReplaceAllString(l, "$1:*") })
 	}
 }
 
