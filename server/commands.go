@@ -79,7 +79,7 @@ type UnsupportedCommand struct {
 // UnsupportedCommands lists the reference server's commands twserver does
 // not implement; running one prints the reason.
 var UnsupportedCommands = []UnsupportedCommand{
-	{"toggle", "settings come from the configuration file and are not console variables"},
+	{"toggle", "settings come from the configuration file; only the vote and rcon settings change at run time, by name (sv_vote_kick 0)"},
 	{"save_config", "the configuration is the TOML file (or the reference-style file) the operator writes; twserver never rewrites it"},
 	{"mod_command", "there is no moderator access level: one rcon password gives full access"},
 	{"mod_status", "there is no moderator access level: one rcon password gives full access"},

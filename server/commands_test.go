@@ -164,7 +164,7 @@ func TestConsoleCommands(t *testing.T) {
 			{"stoprecord", []string{"Stopped recording"}},
 			{"stoprecord", nil},
 			{"record ../up", []string{"Unable to open '../up' for recording"}},
-			{"toggle sv_vote_kick 0 1", []string{"toggle is not supported by twserver: settings come from the configuration file and are not console variables"}},
+			{"toggle sv_vote_kick 0 1", []string{"toggle is not supported by twserver: settings come from the configuration file; only the vote and rcon settings change at run time, by name (sv_vote_kick 0)"}},
 			{"logout", []string{"Logout successful."}},
 		})
 		if got, want := c.conn.Reason(), "You have been banned for 10 minutes (cheating)"; got != want {
