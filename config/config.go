@@ -42,6 +42,15 @@ const (
 	// MaxMatchesPerMap is the largest game.matches_per_map (the reference's
 	// sv_matches_per_map range).
 	MaxMatchesPerMap = 100
+	// MaxRconTries is the largest server.rcon_max_tries (the reference's
+	// sv_rcon_max_tries range).
+	MaxRconTries = 100
+	// MaxBanTime is the largest voting.kick_ban_time and server.rcon_ban_time
+	// in minutes (the reference's sv_vote_kick_bantime and sv_rcon_bantime range).
+	MaxBanTime = 1440
+	// MaxSpectateRejoinDelay is the largest voting.spectate_rejoin_delay in
+	// minutes (the reference's sv_vote_spectate_rejoindelay range).
+	MaxSpectateRejoinDelay = 1000
 )
 
 // Config is the whole server configuration.
@@ -51,6 +60,7 @@ type Config struct {
 	Game   GameConfig   `toml:"game"`
 	Log    LogConfig    `toml:"log"`
 	Votes  []VoteOption `toml:"vote"`
+	Voting VotingConfig `toml:"voting"`
 	Record RecordConfig `toml:"record"`
 	// Register, Econ, Metrics and Agones are the operations side channels (ops.go).
 	Register RegisterConfig `toml:"register"`
@@ -93,6 +103,9 @@ type ServerConfig struct {
 	RconPassword string `toml:"rcon_password"`
 	// RconMaxTries is the number of wrong rcon passwords before a kick (sv_rcon_max_tries).
 	RconMaxTries int `toml:"rcon_max_tries"`
+	// RconBanTime is how many minutes a client that used up RconMaxTries is
+	// banned; 0 kicks it instead (sv_rcon_bantime, default 5).
+	RconBanTime int `toml:"rcon_ban_time"`
 	// SnapshotRate is snapshots per second: 25 (every second tick) or 50 (every tick, sv_high_bandwidth).
 	SnapshotRate int `toml:"snapshot_rate"`
 	// MapDownloadSpeed is the number of map chunks per request, 1..16 (sv_map_download_speed).
@@ -163,6 +176,24 @@ type LogConfig struct {
 	Format string `toml:"format"`
 }
 
+// VotingConfig holds the rules of the players' kick and spectate votes.
+type VotingConfig struct {
+	// Kick allows votes to kick players (sv_vote_kick, default true).
+	Kick bool `toml:"kick"`
+	// KickMin is the number of players (not spectators) a kick vote needs
+	// (sv_vote_kick_min, 0..64).
+	KickMin int `toml:"kick_min"`
+	// KickBanTime bans a player kicked by vote for this many minutes; 0 only
+	// kicks (sv_vote_kick_bantime, 0..1440, default 5).
+	KickBanTime int `toml:"kick_ban_time"`
+	// Spectate allows votes to move players to the spectators (sv_vote_spectate, default true).
+	Spectate bool `toml:"spectate"`
+	// SpectateRejoinDelay is how many minutes a player moved to the
+	// spectators by vote must wait before joining again
+	// (sv_vote_spectate_rejoindelay, 0..1000, default 3).
+	SpectateRejoinDelay int `toml:"spectate_rejoin_delay"`
+}
+
 // VoteOption is one entry of the vote menu (add_vote).
 type VoteOption struct {
 	// Description is what players see.
@@ -183,12 +214,14 @@ func Default() Config {
 			PlayerSlots:      8,
 			MaxClientsPerIP:  4,
 			RconMaxTries:     3,
+			RconBanTime:      5,
 			SnapshotRate:     25,
 			MapDownloadSpeed: 8,
 			SkillLevel:       1,
 		},
 		Game: GameConfig{Type: "dm", ScoreLimit: 20, InactiveKickTime: 3,
 			InactiveKick: 2, SpamProtection: true, SilentSpectator: true, MatchesPerMap: 1},
+		Voting:   VotingConfig{Kick: true, KickBanTime: 5, Spectate: true, SpectateRejoinDelay: 3},
 		Log:      LogConfig{Level: "info", Format: "console"},
 		Record:   RecordConfig{Dir: "recordings", MaxFileMB: 512, MaxDirMB: 8192},
 		Register: defaultRegister(),
@@ -328,8 +361,11 @@ func (c *Config) Validate() error {
 	if len(s.RconPassword) > MaxPasswordLen {
 		return invalid("server.rcon_password", "longer than %d bytes", MaxPasswordLen)
 	}
-	if s.RconMaxTries < 0 || s.RconMaxTries > 100 {
-		return invalid("server.rcon_max_tries", "%d is outside 0..100", s.RconMaxTries)
+	if s.RconMaxTries < 0 || s.RconMaxTries > MaxRconTries {
+		return invalid("server.rcon_max_tries", "%d is outside 0..%d", s.RconMaxTries, MaxRconTries)
+	}
+	if s.RconBanTime < 0 || s.RconBanTime > MaxBanTime {
+		return invalid("server.rcon_ban_time", "%d is outside 0..%d minutes", s.RconBanTime, MaxBanTime)
 	}
 	if s.SnapshotRate != 25 && s.SnapshotRate != 50 {
 		return invalid("server.snapshot_rate", "%d: must be 25 (every second tick) or 50 (every tick)", s.SnapshotRate)
@@ -401,6 +437,13 @@ func (c *Config) Validate() error {
 	if err := c.validateOps(); err != nil {
 		return err
 	}
+	if v := &c.Voting; v.KickMin < 0 || v.KickMin > MaxClientsLimit {
+		return invalid("voting.kick_min", "%d is outside 0..%d", v.KickMin, MaxClientsLimit)
+	} else if v.KickBanTime < 0 || v.KickBanTime > MaxBanTime {
+		return invalid("voting.kick_ban_time", "%d is outside 0..%d minutes", v.KickBanTime, MaxBanTime)
+	} else if v.SpectateRejoinDelay < 0 || v.SpectateRejoinDelay > MaxSpectateRejoinDelay {
+		return invalid("voting.spectate_rejoin_delay", "%d is outside 0..%d minutes", v.SpectateRejoinDelay, MaxSpectateRejoinDelay)
+	}
 	if len(c.Votes) > MaxVoteOptions {
 		return invalid("vote", "%d options, at most %d", len(c.Votes), MaxVoteOptions)
 	}
@@ -440,7 +483,8 @@ var SvNames = []SvName{
 	{"server.max_clients_per_ip", "sv_max_clients_per_ip", "connections per IP address (default 4)"},
 	{"server.password", "password", "server password (empty = none)"},
 	{"server.rcon_password", "sv_rcon_password", "remote console password (empty = rcon off)"},
-	{"server.rcon_max_tries", "sv_rcon_max_tries", "wrong rcon passwords before a kick"},
+	{"server.rcon_max_tries", "sv_rcon_max_tries", "wrong rcon passwords before a kick or ban (0..100, default 3)"},
+	{"server.rcon_ban_time", "sv_rcon_bantime", "minutes a client is banned after too many wrong rcon passwords, 0 = kick (0..1440, default 5)"},
 	{"server.snapshot_rate", "sv_high_bandwidth", "25 = every second tick, 50 = every tick"},
 	{"server.map_download_speed", "sv_map_download_speed", "map chunks per request, 1..16"},
 	{"server.motd", "sv_motd", "message of the day"},
@@ -464,6 +508,11 @@ var SvNames = []SvName{
 	{"log.level", "console_output_level", "debug, info, warn or error"},
 	{"log.format", "(none)", "console or json"},
 	{"[[vote]] description/command", "add_vote", "vote menu entries"},
+	{"voting.kick", "sv_vote_kick", "players may vote to kick players (default true)"},
+	{"voting.kick_min", "sv_vote_kick_min", "players (not spectators) needed for a kick vote (0..64, default 0)"},
+	{"voting.kick_ban_time", "sv_vote_kick_bantime", "minutes a player kicked by vote is banned, 0 = kick only (0..1440, default 5)"},
+	{"voting.spectate", "sv_vote_spectate", "players may vote to move players to the spectators (default true)"},
+	{"voting.spectate_rejoin_delay", "sv_vote_spectate_rejoindelay", "minutes before a player moved by vote may join again (0..1000, default 3)"},
 	{"record.teehistorian", "sv_tee_historian", "write a teehistorian file per game"},
 	{"record.demo", "sv_auto_demo_record", "write a 0.7 demo per game"},
 	{"record.dir", "(none)", "directory of the recordings (default recordings)"},

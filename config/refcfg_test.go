@@ -148,7 +148,6 @@ add_vote A "restart 5"
 	}
 	want := []string{
 		"w.cfg:1: sv_max_clients 100: 100 is outside 1..64: using 64, as the reference does",
-		"w.cfg:3: sv_vote_kick_min 4: not supported by twserver, ignored: " + notYet + " (no minimum, the default)",
 		"w.cfg:5: sv_spectator_slots: no such command in teeworlds-server 0.7.5 (a 0.6 setting: in 0.7 the slots beyond sv_player_slots (up to sv_max_clients) are the spectators'): ignored, as the reference does",
 		"w.cfg:6: sv_rcon_ban_time: no such command in teeworlds-server 0.7.5 (did you mean sv_rcon_bantime?): ignored, as the reference does",
 		"w.cfg:7: logfile /tmp/x.log: not supported by twserver, ignored: twserver logs to standard error (journald, docker logs); redirect it to keep a file",
@@ -266,6 +265,7 @@ func TestEnv(t *testing.T) {
 		"SV_HIGH_BANDWIDTH":          "1",
 		"SV_MAX_CLIENTS":             "99",
 		"SV_VOTE_KICK_MIN":           "3",
+		"SV_RCON_MOD_PASSWORD":       "mod",
 		"SV_VOTE_KICK":               "1",
 		"TWSERVER_METRICS_LISTEN":    "127.0.0.1:9100",
 		"TWSERVER_LOG_FORMAT":        "json",
@@ -291,6 +291,7 @@ func TestEnv(t *testing.T) {
 	want.Server.Name, want.Server.Port, want.Server.Password, want.Server.SnapshotRate, want.Server.MaxClients = "from env", 8500, "pw", 50, 64
 	want.Metrics.Listen, want.Log.Format, want.Record.Demo = "127.0.0.1:9100", "json", true
 	want.Register.Families = []string{"ipv4", "ipv6"}
+	want.Voting.KickMin = 3
 	diffConfigs(t, c, want)
 	var got []string
 	for _, w := range l.Warnings {
@@ -298,7 +299,7 @@ func TestEnv(t *testing.T) {
 	}
 	wantW := []string{
 		"environment variable SV_MAX_CLIENTS: 99: 99 is outside 1..64: using 64, as the reference does",
-		"environment variable SV_VOTE_KICK_MIN: 3: not supported by twserver, ignored: " + notYet + " (no minimum, the default)",
+		"environment variable SV_RCON_MOD_PASSWORD: mod: not supported by twserver, ignored: twserver's remote console has one access level (sv_rcon_password)",
 	}
 	if !slices.Equal(got, wantW) {
 		t.Errorf("warnings %q, want %q", got, wantW)
@@ -386,16 +387,16 @@ func TestDebianServerCfg(t *testing.T) {
 		"sv_inactivekick_time":  func() { want.Game.InactiveKickTime = 3 },
 		"sv_inactivekick":       func() { want.Game.InactiveKick = 1 }, // 0 is clamped to 1, as the reference does
 		// sv_vote_kick 1 and sv_teambalance_time 1 are what twserver plays: no warning.
-		"sv_vote_kick":        func() {},
-		"sv_teambalance_time": func() {},
+		"sv_vote_kick":         func() {},
+		"sv_vote_kick_bantime": func() { want.Voting.KickBanTime = 60 },
+		"sv_vote_kick_min":     func() { want.Voting.KickMin = 4 },
+		"sv_teambalance_time":  func() {},
 	}
 	warned := map[string]string{
-		"sv_rcon_ban_time":     "no such command in teeworlds-server 0.7.5",
-		"sv_spectator_slots":   "no such command in teeworlds-server 0.7.5",
-		"sv_vote_kick_bantime": "not supported by twserver",
-		"sv_vote_kick_min":     "not supported by twserver",
-		"sv_inactivekick":      "0 is outside 1..3: using 1",
-		"exec":                 "already being executed",
+		"sv_rcon_ban_time":   "no such command in teeworlds-server 0.7.5",
+		"sv_spectator_slots": "no such command in teeworlds-server 0.7.5",
+		"sv_inactivekick":    "0 is outside 1..3: using 1",
+		"exec":               "already being executed",
 	}
 	for i, line := range splitLines(data) {
 		cmds, _ := splitCommands(line)

@@ -257,7 +257,6 @@ var Unsupported = []UnsupportedSetting{
 	{"logfile", "twserver logs to standard error (journald, docker logs); redirect it to keep a file", ""},
 	{"logfile_timestamp", "twserver logs to standard error, and every line has a full date and time", ""},
 	{"sv_rcon_mod_password", "twserver's remote console has one access level (sv_rcon_password)", ""},
-	{"sv_rcon_bantime", notYet + ": a client is kicked after sv_rcon_max_tries wrong passwords, not banned", ""},
 	{"sv_auto_demo_max", "recordings are bounded by size instead (record.max_file_mb, record.max_dir_mb)", ""},
 	{"ec_bindaddr", notYet, ""},
 	{"ec_port", notYet, "0"},
@@ -278,11 +277,6 @@ var Unsupported = []UnsupportedSetting{
 	{"sv_tournament_mode", notYet + " (twserver plays the default, 0)", "0"},
 	{"sv_respawn_delay_tdm", notYet + " (twserver plays the default, 3)", "3"},
 	{"sv_teambalance_time", notYet + " (twserver plays the default, 1)", "1"},
-	{"sv_vote_spectate", notYet + " (spectate votes are allowed, the default)", "1"},
-	{"sv_vote_spectate_rejoindelay", notYet, ""},
-	{"sv_vote_kick", notYet + " (kick votes are allowed, the default)", "1"},
-	{"sv_vote_kick_min", notYet + " (no minimum, the default)", "0"},
-	{"sv_vote_kick_bantime", notYet, ""},
 }
 
 // unsupported returns the Unsupported entry of a console name.

@@ -229,12 +229,12 @@ func xdo(t *testing.T, args ...string) string {
 
 var statusPosRe = regexp.MustCompile(`id=(\d+) [^\n]*name="?e2ebot"?[^\n]*pos=\((-?\d+),(-?\d+)\)`)
 
-// playerPos sends "status" to the server console and returns the e2ebot position
-// from the newest status line.
+// playerPos sends "players" to the server console and returns the e2ebot position
+// from the newest line of the players command.
 func playerPos(t *testing.T, console io.Writer, serverLog string) (x, y int, ok bool) {
 	t.Helper()
 	before, _ := os.ReadFile(serverLog)
-	fmt.Fprintln(console, "status")
+	fmt.Fprintln(console, "players")
 	deadline := time.Now().Add(3 * time.Second)
 	for time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
@@ -254,12 +254,12 @@ func playerPos(t *testing.T, console io.Writer, serverLog string) (x, y int, ok 
 	return 0, 0, false
 }
 
-// playerID sends "status" to the server console and returns the e2ebot's
+// playerID sends "players" to the server console and returns the e2ebot's
 // client id.
 func playerID(t *testing.T, console io.Writer, serverLog string) (int, bool) {
 	t.Helper()
 	before, _ := os.ReadFile(serverLog)
-	fmt.Fprintln(console, "status")
+	fmt.Fprintln(console, "players")
 	deadline := time.Now().Add(3 * time.Second)
 	for time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
@@ -428,6 +428,17 @@ func inner(t *testing.T) {
 			if dx, dy := int(sx)-x4, int(sy)-y4; dx*dx+dy*dy > 64*64 {
 				t.Errorf("load client saw the real client's character at (%d,%d), the server's world has it at (%d,%d)", sx, sy, x4, y4)
 			}
+		}
+	}
+
+	// Console commands as the real client sees them: a vote option added at
+	// run time and carried out at once ("Admin forced server option"), the
+	// option's command (a server chat line), the tuning sent again.
+	mark := logSize(clientLog)
+	fmt.Fprintln(console, `add_vote "Hello vote" say voted hello; force_vote option "hello VOTE" e2e; tune gravity 1`)
+	for _, want := range []string{`Admin forced server option 'Hello vote' \(e2e\)`, `\*\*\* voted hello`} {
+		if !waitLogAfter(clientLog, mark, regexp.MustCompile(want), 5*time.Second) {
+			t.Errorf("client log has no %q after the console's add_vote and force_vote", want)
 		}
 	}
 

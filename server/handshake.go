@@ -120,7 +120,7 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 // the team lock from it (they print the "Teams were locked" line themselves).
 func (s *Server) serverSettings() *gamemsg.SvServerSettings {
 	return &gamemsg.SvServerSettings{
-		KickVote: true, KickMin: 0, SpecVote: true,
+		KickVote: s.cfg.Voting.Kick, KickMin: int32(s.cfg.Voting.KickMin), SpecVote: s.cfg.Voting.Spectate,
 		TeamLock:    s.world.TeamsLocked(),
 		TeamBalance: s.worldConfig().TeambalanceTime != 0,
 		PlayerSlots: int32(min(s.cfg.Server.PlayerSlots, s.cfg.Server.MaxClients)),
@@ -149,10 +149,7 @@ func (s *Server) onStartInfo(c *client, m *gamemsg.ClStartInfo) {
 	c.country = m.Country
 	c.skin = m.Skin
 	s.sendVoteOptions(c)
-	tun := s.world.Tuning()
-	var tp gamemsg.SvTuneParams
-	copy(tp.Params[:], tun.AppendInts(nil))
-	s.sendGame(c, &tp, false)
+	s.sendGame(c, s.tuneParamsMsg(), false)
 	s.sendGame(c, &gamemsg.SvReadyToEnter{}, true)
 }
 

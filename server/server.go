@@ -112,7 +112,8 @@ type Server struct {
 	infoSig         uint64       // infoSignature of the published info
 	pendingShutdown bool         // shutdown requested by rcon or vote
 	pendingMap      string       // map change requested by console/vote, done between ticks
-	rconFrom        int          // client id running the current rcon command, -1 = stdin
+	rconFrom        int          // client id running the current rcon command, -1 = stdin, rconCIDVote = a passed vote
+	cmd             cmdState     // console state (commands.go)
 	pendingKicks    uint64       // client ids (bits) the world kicked for inactivity, dropped after the events
 	infoRows        []infoPlayer // scratch of infoPlayers
 
