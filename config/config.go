@@ -107,7 +107,7 @@ type MapConfig struct {
 
 // GameConfig holds game rules.
 type GameConfig struct {
-	// Type is the game type: "dm", "tdm" or "ctf" (sv_gametype).
+	// Type is the game type: "dm", "tdm", "ctf", "lms" or "lts" (sv_gametype).
 	Type string `toml:"type"`
 	// ScoreLimit ends the round at this score; 0 = none (sv_scorelimit).
 	ScoreLimit int `toml:"score_limit"`
@@ -119,6 +119,8 @@ type GameConfig struct {
 	// before being moved to the spectators or, when their slots are full,
 	// kicked; 0 = never (sv_inactivekick_time, default 3).
 	InactiveKickTime int `toml:"inactive_kick_time"`
+	// GameRules are the further game-rule settings (game.go).
+	GameRules
 }
 
 // LogConfig selects logging.
@@ -152,7 +154,7 @@ func Default() Config {
 			SnapshotRate:     25,
 			MapDownloadSpeed: 8,
 		},
-		Game:     GameConfig{Type: "dm", ScoreLimit: 20, InactiveKickTime: 3},
+		Game:     GameConfig{Type: "dm", ScoreLimit: 20, InactiveKickTime: 3, GameRules: defaultGameRules()},
 		Log:      LogConfig{Level: "info", Format: "console"},
 		Record:   RecordConfig{Dir: "recordings", MaxFileMB: 512, MaxDirMB: 8192},
 		Register: defaultRegister(),
@@ -294,9 +296,12 @@ func (c *Config) Validate() error {
 		}
 	}
 	switch c.Game.Type {
-	case "dm", "tdm", "ctf":
+	case "dm", "tdm", "ctf", "lms", "lts":
 	default:
-		return invalid("game.type", "%q: must be dm, tdm or ctf", c.Game.Type)
+		return invalid("game.type", "%q: must be dm, tdm, ctf, lms or lts", c.Game.Type)
+	}
+	if err := c.Game.GameRules.validate(); err != nil {
+		return err
 	}
 	if c.Game.ScoreLimit < 0 || c.Game.ScoreLimit > 100000 {
 		return invalid("game.score_limit", "%d is outside 0..100000", c.Game.ScoreLimit)
@@ -371,11 +376,22 @@ var SvNames = []SvName{
 	{"map.file", "sv_map", "path of a .map file (empty = embedded default map)"},
 	{"map.dir", "(none)", "directory of .map files for the rotation"},
 	{"map.rotation", "sv_maprotation", "map names in map.dir, played in order"},
-	{"game.type", "sv_gametype", "dm, tdm or ctf"},
+	{"game.type", "sv_gametype", "dm, tdm, ctf, lms or lts"},
 	{"game.score_limit", "sv_scorelimit", "score that ends the round (0 = none)"},
 	{"game.time_limit", "sv_timelimit", "minutes per round (0 = none)"},
 	{"game.warmup", "sv_warmup", "warmup seconds (0 = none)"},
 	{"game.inactive_kick_time", "sv_inactivekick_time", "minutes without input before an inactive player is moved to spectators or kicked (0 = never)"},
+	{"game.team_damage", "sv_teamdamage", "team mates can hurt each other (default false)"},
+	{"game.powerups", "sv_powerups", "ninja pickups on the map (default true)"},
+	{"game.respawn_delay_tdm", "sv_respawn_delay_tdm", "seconds before a TDM respawn, 0..10 (default 3)"},
+	{"game.match_swap", "sv_match_swap", "swap the teams between matches (default true)"},
+	{"game.matches_per_map", "sv_matches_per_map", "matches on each map of map.rotation before it rotates, 1..100 (default 1)"},
+	{"game.countdown", "sv_countdown", "seconds frozen before a match starts or resumes, -1..1000 (0 = 3 s in lms/lts only, -1 = never)"},
+	{"game.tournament_mode", "sv_tournament_mode", "0 off, 1 new players join as spectators, 2 also spectators chat only among themselves while a game runs"},
+	{"game.teambalance_time", "sv_teambalance_time", "minutes teams may stay unbalanced before players are moved, 0..1000 (0 = off, default 1)"},
+	{"game.player_ready_mode", "sv_player_ready_mode", "players end the warmup and pause/resume the game with their ready state"},
+	{"game.strict_spectate_mode", "sv_strict_spectate_mode", "spectators do not see the health, armor and ammo of the player they follow"},
+	{"game.skill_level", "sv_skill_level", "skill level shown in the browser: 0 casual, 1 normal, 2 competitive (default 1)"},
 	{"log.level", "console_output_level", "debug, info, warn or error"},
 	{"log.format", "(none)", "console or json"},
 	{"[[vote]] description/command", "add_vote", "vote menu entries"},

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 
 	"twserver/netproto"
+	"twserver/world"
 )
 
 // Connless magics (net.md A6.1).
@@ -34,15 +35,7 @@ type infoPlayer struct {
 }
 
 // gameTypeName is the game type shown in the browser.
-func (s *Server) gameTypeName() string {
-	switch s.cfg.Game.Type {
-	case "tdm":
-		return "TDM"
-	case "ctf":
-		return "CTF"
-	}
-	return "DM"
-}
+func (s *Server) gameTypeName() string { return world.ParseGameType(s.cfg.Game.Type).Name() }
 
 // appendInfoHeader packs the fields shared by inf3 and NETMSG_SERVERINFO:
 // version .. max clients (net.md A6.2/A6.3).
@@ -58,7 +51,7 @@ func (s *Server) appendInfoHeader(p *netproto.Packer, numPlayers, numClients int
 	p.AddStringLimit(s.curMap.Name, 32)
 	p.AddStringLimit(s.gameTypeName(), 16)
 	p.AddInt(flags)
-	p.AddInt(1) // skill level: normal
+	p.AddInt(int32(s.cfg.Game.SkillLevel))
 	p.AddInt(int32(numPlayers))
 	p.AddInt(int32(maxPlayers))
 	p.AddInt(int32(numClients))

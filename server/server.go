@@ -325,6 +325,19 @@ func (s *Server) worldConfig() world.Config {
 	wc.PlayerSlots = min(s.cfg.Server.PlayerSlots, s.cfg.Server.MaxClients)
 	wc.MaxClients = s.cfg.Server.MaxClients
 	wc.InactiveKickTime = s.cfg.Game.InactiveKickTime
+	g := &s.cfg.Game.GameRules
+	wc.TeamDamage = g.TeamDamage
+	wc.Powerups = g.Powerups
+	wc.RespawnDelayTDM = g.RespawnDelayTDM
+	wc.MatchSwap = g.MatchSwap
+	if len(s.cfg.Map.Rotation) > 0 {
+		wc.MatchesPerMap = g.MatchesPerMap // the reference counts matches only with a rotation
+	}
+	wc.Countdown = g.Countdown
+	wc.TournamentMode = g.TournamentMode != 0
+	wc.TeambalanceTime = g.TeambalanceTime
+	wc.PlayerReadyMode = g.PlayerReadyMode
+	wc.StrictSpectate = g.StrictSpectateMode
 	return wc
 }
 
