@@ -189,8 +189,8 @@ type World struct {
 	// spawnScoreHook, when set (tests), replaces the random score of a
 	// survival spawn candidate pos for client cid (the lowest wins).
 	spawnScoreHook func(cid int, pos Vec2) float32
-	out    eventQueue
-	ids    idPool
+	out            eventQueue
+	ids            idPool
 }
 
 // New creates a world for map m. seed seeds the world's PRNG (used only where
