@@ -184,7 +184,7 @@ func replayRef(t *testing.T, name, demoName, mapName string, cfg Config, wantCli
 type replayResult struct {
 	compared, demoCompared, mismatched int
 	kills, weaponKills, pickups        int
-	rounds, matches                    int // round and match ends
+	rounds, matches                    int   // round and match ends
 	firstDiff                          int32 // -1 when everything matched
 	firstDiffItems                     int   // differing items at firstDiff (all views)
 	diff                               string
