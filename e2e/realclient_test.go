@@ -55,7 +55,13 @@ func lookTools(t *testing.T) {
 	}
 }
 
-func TestRealClient07(t *testing.T) {
+func TestRealClient07(t *testing.T) { realClientTest(t, "TestRealClient07", inner) }
+
+// realClientTest runs a real-client test: in the outer half it builds
+// twserver (unless one is given) and runs the test named name again in a
+// private network namespace (unshare --net), holding the heavy-test lock;
+// that inner run calls inner.
+func realClientTest(t *testing.T, name string, inner func(*testing.T)) {
 	if testing.Short() {
 		t.Skip("end-to-end test skipped in -short mode")
 	}
@@ -93,7 +99,7 @@ func TestRealClient07(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	args := []string{"--net", "--", self, "-test.run", "^TestRealClient07$", "-test.v"}
+	args := []string{"--net", "--", self, "-test.run", "^" + name + "$", "-test.v"}
 	cmd := exec.CommandContext(ctx, "unshare", args...)
 	cmd.Env = append(os.Environ(), innerEnv+"=1", binEnv+"="+bin, outEnv+"="+out)
 	b, err := cmd.CombinedOutput()
@@ -308,7 +314,6 @@ func inner(t *testing.T) {
 	netns.RequireLoopbackOnly(t)
 	out, bin := os.Getenv(outEnv), os.Getenv(binEnv)
 	serverLog := filepath.Join(out, "server.log")
-	clientLog := filepath.Join(out, "client.log")
 
 	// twserver with its console on a pipe.
 	consoleR, console, err := os.Pipe()
@@ -326,61 +331,16 @@ func inner(t *testing.T) {
 		t.Fatalf("twserver did not start (see %s)", serverLog)
 	}
 
-	// Xvfb on a free display.
-	dispR, dispW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	xvfb := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "800x600x24", "-nolisten", "tcp", "-noreset")
-	xvfb.ExtraFiles = []*os.File{dispW}
-	xvfb.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	xlog, _ := os.Create(filepath.Join(out, "xvfb.log"))
-	xvfb.Stdout, xvfb.Stderr = xlog, xlog
-	if err := xvfb.Start(); err != nil {
-		t.Skipf("cannot start Xvfb: %v", err)
-	}
-	dispW.Close()
-	t.Cleanup(func() { _ = xvfb.Process.Kill(); _ = xvfb.Wait(); xlog.Close() })
-	line, err := bufio.NewReader(dispR).ReadString('\n')
-	dispR.Close()
-	if err != nil {
-		t.Skipf("Xvfb did not report a display: %v", err)
-	}
-	display := ":" + strings.TrimSpace(line)
-	os.Setenv("DISPLAY", display)
-
-	home := filepath.Join(out, "home")
-	os.RemoveAll(home)
-	os.MkdirAll(home, 0o755)
-	env := append(os.Environ(), "HOME="+home, "DISPLAY="+display)
-	env = slicesWithout(env, "XDG_DATA_HOME=")
-	cargs := []string{clientBin,
-		"bindaddr 127.0.0.1", "gfx_fullscreen 0", "gfx_borderless 0", "gfx_screen_width 800", "gfx_screen_height 600",
-		"gfx_vsync 0", "snd_enable 0", "snd_init 0", "debug 1", "gfx_limitfps 1", "gfx_maxfps 50",
-		"console_output_level 2", "cl_auto_demo_record 0", "player_name e2ebot",
-		`bind f7 "say ` + chatText + `"`, "bind f8 disconnect", "bind f9 quit",
-		"connect 127.0.0.1:" + e2ePort}
-	client := start(t, "teeworlds", clientLog, nil, env, out, cargs...)
-
-	online := regexp.MustCompile(`state change\. last=2 current=3`)
-	if !waitLog(clientLog, online, 40*time.Second) {
-		b, _ := os.ReadFile(clientLog)
-		t.Fatalf("client never reached the online state; client exited=%v; client log tail:\n%s", client.exited(), tail(b, 40))
-	}
-	t.Logf("client online")
+	display := startDisplay(t)
+	client, clientLog, home := startRealClient(t, out, display, "e2ebot",
+		`bind f7 "say `+chatText+`"`, "bind f8 disconnect", "bind f9 quit")
+	waitOnline(t, client, clientLog)
 	if !waitLog(serverLog, regexp.MustCompile(`entered the game`), 5*time.Second) {
 		t.Errorf("server did not log that the player entered the game")
 	}
 	time.Sleep(1500 * time.Millisecond) // let the tee spawn
 
-	wid := xdo(t, "search", "--name", "^Teeworlds$")
-	if i := strings.IndexByte(wid, '\n'); i >= 0 {
-		wid = wid[:i]
-	}
-	if wid != "" {
-		xdo(t, "mousemove", "--window", wid, "400", "300")
-		xdo(t, "windowfocus", wid)
-	} else {
+	if focusClient(t) == "" {
 		t.Logf("client window not found by name; sending keys to the focused window")
 	}
 	x0, y0, ok0 := playerPos(t, console, serverLog)
@@ -463,16 +423,7 @@ func inner(t *testing.T) {
 	if !waitLog(serverLog, regexp.MustCompile(`(?i)left|leave|drop`), 5*time.Second) {
 		t.Errorf("server did not log the client leaving")
 	}
-	xdo(t, "key", "F9") // quit
-	if !client.waitExit(5 * time.Second) {
-		t.Logf("client did not quit on its own")
-	}
-	client.stop(t)
-
-	cl, _ := os.ReadFile(clientLog)
-	if m := snapshotErrRe.FindAll(cl, -1); len(m) > 0 {
-		t.Errorf("client logged %d snapshot/packet errors, first: %s", len(m), m[0])
-	}
+	cl := quitClient(t, client, clientLog)
 	if !bytes.Contains(cl, []byte("download complete")) {
 		t.Errorf("client did not download the map (no 'download complete' in its log)")
 	}
@@ -507,4 +458,95 @@ func tail(b []byte, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// startDisplay starts Xvfb on a free display, sets DISPLAY and returns it
+// (":N"); the test skips when Xvfb cannot run.
+func startDisplay(t *testing.T) string {
+	t.Helper()
+	dispR, dispW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	xvfb := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "800x600x24", "-nolisten", "tcp", "-noreset")
+	xvfb.ExtraFiles = []*os.File{dispW}
+	xvfb.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	xlog, _ := os.Create(filepath.Join(os.Getenv(outEnv), "xvfb.log"))
+	xvfb.Stdout, xvfb.Stderr = xlog, xlog
+	if err := xvfb.Start(); err != nil {
+		t.Skipf("cannot start Xvfb: %v", err)
+	}
+	dispW.Close()
+	t.Cleanup(func() { _ = xvfb.Process.Kill(); _ = xvfb.Wait(); xlog.Close() })
+	line, err := bufio.NewReader(dispR).ReadString('\n')
+	dispR.Close()
+	if err != nil {
+		t.Skipf("Xvfb did not report a display: %v", err)
+	}
+	display := ":" + strings.TrimSpace(line)
+	os.Setenv("DISPLAY", display)
+	return display
+}
+
+// startRealClient starts the 0.7.5 client on display with a fresh home in
+// out, the player name and extra console lines, connecting to the e2e
+// port. It returns the process, its log file and its home directory.
+func startRealClient(t *testing.T, out, display, name string, extra ...string) (*proc, string, string) {
+	t.Helper()
+	home := filepath.Join(out, "home")
+	os.RemoveAll(home)
+	os.MkdirAll(home, 0o755)
+	env := append(os.Environ(), "HOME="+home, "DISPLAY="+display)
+	env = slicesWithout(env, "XDG_DATA_HOME=")
+	cargs := []string{clientBin,
+		"bindaddr 127.0.0.1", "gfx_fullscreen 0", "gfx_borderless 0", "gfx_screen_width 800", "gfx_screen_height 600",
+		"gfx_vsync 0", "snd_enable 0", "snd_init 0", "debug 1", "gfx_limitfps 1", "gfx_maxfps 50",
+		"console_output_level 2", "cl_auto_demo_record 0", "player_name " + name}
+	cargs = append(cargs, extra...)
+	cargs = append(cargs, "connect 127.0.0.1:"+e2ePort)
+	clientLog := filepath.Join(out, "client.log")
+	return start(t, "teeworlds", clientLog, nil, env, out, cargs...), clientLog, home
+}
+
+// waitOnline waits until the client logs that it is online (it accepted
+// two snapshots) and fails the test otherwise.
+func waitOnline(t *testing.T, client *proc, clientLog string) {
+	t.Helper()
+	online := regexp.MustCompile(`state change\. last=2 current=3`)
+	if !waitLog(clientLog, online, 40*time.Second) {
+		b, _ := os.ReadFile(clientLog)
+		t.Fatalf("client never reached the online state; client exited=%v; client log tail:\n%s", client.exited(), tail(b, 40))
+	}
+	t.Logf("client online")
+}
+
+// focusClient moves the mouse into the client window and focuses it; it
+// returns the window id, or "" when the window was not found.
+func focusClient(t *testing.T) string {
+	t.Helper()
+	wid := xdo(t, "search", "--name", "^Teeworlds$")
+	if i := strings.IndexByte(wid, '\n'); i >= 0 {
+		wid = wid[:i]
+	}
+	if wid != "" {
+		xdo(t, "mousemove", "--window", wid, "400", "300")
+		xdo(t, "windowfocus", wid)
+	}
+	return wid
+}
+
+// quitClient quits the client (F9 is bound to quit), stops it and checks
+// its log for snapshot and packet errors; it returns the log.
+func quitClient(t *testing.T, client *proc, clientLog string) []byte {
+	t.Helper()
+	xdo(t, "key", "F9")
+	if !client.waitExit(5 * time.Second) {
+		t.Logf("client did not quit on its own")
+	}
+	client.stop(t)
+	cl, _ := os.ReadFile(clientLog)
+	if m := snapshotErrRe.FindAll(cl, -1); len(m) > 0 {
+		t.Errorf("client logged %d snapshot/packet errors, first: %s", len(m), m[0])
+	}
+	return cl
 }
