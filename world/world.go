@@ -194,7 +194,7 @@ type World struct {
 }
 
 // New creates a world for map m. seed seeds the world's PRNG (used only where
-// the reference uses randomness, e.g. team shuffling).
+// the reference uses randomness: team shuffling, survival spawn points).
 func New(m *twmap.Map, cfg Config, seed uint64) (*World, error) {
 	if m == nil {
 		return nil, ErrNoMap
