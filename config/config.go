@@ -33,9 +33,15 @@ const (
 	MaxVoteCmdLen = 511
 	// MaxMOTDLen is the longest message of the day in bytes.
 	MaxMOTDLen = 900
+	// MaxHostnameLen is the longest server.hostname in bytes (the server
+	// info field's 128 bytes less its terminator).
+	MaxHostnameLen = 127
 	// MaxInactiveKickTime is the largest game.inactive_kick_time in minutes
 	// (the reference's sv_inactivekick_time range).
 	MaxInactiveKickTime = 1000
+	// MaxMatchesPerMap is the largest game.matches_per_map (the reference's
+	// sv_matches_per_map range).
+	MaxMatchesPerMap = 100
 )
 
 // Config is the whole server configuration.
@@ -93,6 +99,11 @@ type ServerConfig struct {
 	MapDownloadSpeed int `toml:"map_download_speed"`
 	// MOTD is the message of the day (sv_motd).
 	MOTD string `toml:"motd"`
+	// Hostname is the host name announced in the server info (sv_hostname).
+	Hostname string `toml:"hostname"`
+	// SkillLevel is the players' skill level announced in the server info:
+	// 0 casual, 1 normal, 2 competitive (sv_skill_level).
+	SkillLevel int `toml:"skill_level"`
 }
 
 // MapConfig selects the map(s) to serve.
@@ -113,14 +124,55 @@ type GameConfig struct {
 	ScoreLimit int `toml:"score_limit"`
 	// TimeLimit ends the round after this many minutes; 0 = none (sv_timelimit).
 	TimeLimit int `toml:"time_limit"`
-	// Warmup is the warmup time in seconds; 0 = none (sv_warmup).
+	// Warmup is the warmup time in seconds; 0 = none, -1 = until every
+	// player is ready (with PlayerReadyMode) (sv_warmup).
 	Warmup int `toml:"warmup"`
+	// PlayerReadyMode lets players start the match from warmup and pause
+	// and resume it with their ready state (sv_player_ready_mode).
+	PlayerReadyMode bool `toml:"player_ready_mode"`
 	// InactiveKickTime is how many minutes a player may send no new input
 	// before being moved to the spectators or, when their slots are full,
 	// kicked; 0 = never (sv_inactivekick_time, default 3).
 	InactiveKickTime int `toml:"inactive_kick_time"`
-	// GameRules are the further game-rule settings (game.go).
-	GameRules
+	// InactiveKick is what happens to an inactive player: 1 moved to the
+	// spectators, 2 moved while spectator slots are free, else kicked, 3
+	// kicked (sv_inactivekick, default 2).
+	InactiveKick int `toml:"inactive_kick"`
+	// InactiveKickSpec also kicks inactive spectators (sv_inactivekick_spec).
+	InactiveKickSpec bool `toml:"inactive_kick_spec"`
+	// SpamProtection limits team changes to one per 3 s and spectator
+	// target changes to one per second (sv_spamprotection, default on; chat
+	// is always limited).
+	SpamProtection bool `toml:"spam_protection"`
+	// StrictSpectate hides what a spectated player sees from the
+	// spectators (sv_strict_spectate_mode).
+	StrictSpectate bool `toml:"strict_spectate"`
+	// SilentSpectator hides the joins and leaves of spectators from the
+	// other players (sv_silent_spectator_mode, default on).
+	SilentSpectator bool `toml:"silent_spectator"`
+	// MatchesPerMap is the number of matches on each map of map.rotation
+	// before the next one (sv_matches_per_map, 1..100).
+	MatchesPerMap int `toml:"matches_per_map"`
+	// TeamDamage lets team mates hurt each other (sv_teamdamage).
+	TeamDamage bool `toml:"team_damage"`
+	// Powerups creates the map's ninja pickups (sv_powerups, default true).
+	Powerups bool `toml:"powerups"`
+	// RespawnDelayTDM is the least respawn time after a TDM death in
+	// seconds, 0..10 (sv_respawn_delay_tdm, default 3).
+	RespawnDelayTDM int `toml:"respawn_delay_tdm"`
+	// MatchSwap swaps the teams between matches (sv_match_swap, default true).
+	MatchSwap bool `toml:"match_swap"`
+	// Countdown freezes the game this many seconds before a match (in
+	// survival modes: a round) starts or resumes; 0 = 3 s in lms/lts only,
+	// -1 = never (sv_countdown, -1..1000).
+	Countdown int `toml:"countdown"`
+	// TournamentMode 1 puts new players in the spectators; 2 also keeps the
+	// spectators' chat among themselves while a game runs
+	// (sv_tournament_mode, 0..2).
+	TournamentMode int `toml:"tournament_mode"`
+	// TeambalanceTime is how many minutes teams may stay unbalanced before
+	// players are moved; 0 = never (sv_teambalance_time, 0..1000, default 1).
+	TeambalanceTime int `toml:"teambalance_time"`
 }
 
 // LogConfig selects logging.
@@ -153,8 +205,11 @@ func Default() Config {
 			RconMaxTries:     3,
 			SnapshotRate:     25,
 			MapDownloadSpeed: 8,
+			SkillLevel:       1,
 		},
-		Game:     GameConfig{Type: "dm", ScoreLimit: 20, InactiveKickTime: 3, GameRules: defaultGameRules()},
+		Game: GameConfig{Type: "dm", ScoreLimit: 20, InactiveKickTime: 3,
+			InactiveKick: 2, SpamProtection: true, SilentSpectator: true, MatchesPerMap: 1,
+			Powerups: true, RespawnDelayTDM: 3, MatchSwap: true, TeambalanceTime: 1},
 		Log:      LogConfig{Level: "info", Format: "console"},
 		Record:   RecordConfig{Dir: "recordings", MaxFileMB: 512, MaxDirMB: 8192},
 		Register: defaultRegister(),
@@ -184,6 +239,19 @@ var ErrInvalid = errors.New("invalid value")
 // Parse decodes TOML text on top of Default, rejects unknown keys (naming the
 // key and its line) and validates the result.
 func Parse(data []byte) (Config, error) {
+	cfg, err := decodeTOML(data)
+	if err != nil {
+		return Config{}, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+// decodeTOML decodes TOML text on top of Default and rejects unknown keys,
+// without validating the values.
+func decodeTOML(data []byte) (Config, error) {
 	cfg := Default()
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&cfg)
 	if err != nil {
@@ -192,9 +260,6 @@ func Parse(data []byte) (Config, error) {
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0].String()
 		return Config{}, fmt.Errorf("line %d: %w %q", keyLine(data, k), ErrUnknownKey, k)
-	}
-	if err := cfg.Validate(); err != nil {
-		return Config{}, err
 	}
 	return cfg, nil
 }
@@ -238,8 +303,21 @@ func keyLine(data []byte, k string) int {
 	return 0
 }
 
+// InvalidError is the error of a value Validate refuses; it wraps ErrInvalid.
+type InvalidError struct {
+	// Key is the dotted key of the value (server.port, vote[2].command).
+	Key string
+	// Msg says what is wrong with it.
+	Msg string
+}
+
+func (e *InvalidError) Error() string { return ErrInvalid.Error() + " for " + e.Key + ": " + e.Msg }
+
+// Unwrap returns ErrInvalid.
+func (e *InvalidError) Unwrap() error { return ErrInvalid }
+
 func invalid(key, format string, args ...any) error {
-	return fmt.Errorf("%w for %s: %s", ErrInvalid, key, fmt.Sprintf(format, args...))
+	return &InvalidError{Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
 // Validate checks every value and names the offending key.
@@ -283,6 +361,12 @@ func (c *Config) Validate() error {
 	if len(s.MOTD) > MaxMOTDLen {
 		return invalid("server.motd", "longer than %d bytes", MaxMOTDLen)
 	}
+	if len(s.Hostname) > MaxHostnameLen {
+		return invalid("server.hostname", "longer than %d bytes", MaxHostnameLen)
+	}
+	if s.SkillLevel < 0 || s.SkillLevel > 2 {
+		return invalid("server.skill_level", "%d is outside 0..2", s.SkillLevel)
+	}
 	m := &c.Map
 	if m.File != "" && m.Dir != "" {
 		return invalid("map.file", "set either map.file or map.dir, not both")
@@ -300,7 +384,7 @@ func (c *Config) Validate() error {
 	default:
 		return invalid("game.type", "%q: must be dm, tdm, ctf, lms or lts", c.Game.Type)
 	}
-	if err := c.Game.GameRules.validate(); err != nil {
+	if err := c.Game.validateRules(); err != nil {
 		return err
 	}
 	if c.Game.ScoreLimit < 0 || c.Game.ScoreLimit > 100000 {
@@ -309,11 +393,17 @@ func (c *Config) Validate() error {
 	if c.Game.TimeLimit < 0 || c.Game.TimeLimit > 10000 {
 		return invalid("game.time_limit", "%d is outside 0..10000 minutes", c.Game.TimeLimit)
 	}
-	if c.Game.Warmup < 0 || c.Game.Warmup > 3600 {
-		return invalid("game.warmup", "%d is outside 0..3600 seconds", c.Game.Warmup)
+	if c.Game.Warmup < -1 || c.Game.Warmup > 3600 {
+		return invalid("game.warmup", "%d is outside -1..3600 seconds", c.Game.Warmup)
 	}
 	if c.Game.InactiveKickTime < 0 || c.Game.InactiveKickTime > MaxInactiveKickTime {
 		return invalid("game.inactive_kick_time", "%d is outside 0..%d minutes", c.Game.InactiveKickTime, MaxInactiveKickTime)
+	}
+	if c.Game.InactiveKick < 1 || c.Game.InactiveKick > 3 {
+		return invalid("game.inactive_kick", "%d is outside 1..3", c.Game.InactiveKick)
+	}
+	if c.Game.MatchesPerMap < 1 || c.Game.MatchesPerMap > MaxMatchesPerMap {
+		return invalid("game.matches_per_map", "%d is outside 1..%d", c.Game.MatchesPerMap, MaxMatchesPerMap)
 	}
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":
@@ -359,7 +449,12 @@ type SvName struct {
 	Key, Sv, Doc string
 }
 
-// SvNames lists every key with its familiar sv_* name (for the README).
+// SvNames lists every key with its familiar sv_* name. It drives the
+// reference syntax (-f FILE, command-line commands) and the environment
+// (SV_NAME=...): a row whose Sv is a console name makes that setting set its
+// Key by the reference's meaning and range (settings.go); "(none)" marks a
+// key only TOML (and TWSERVER_* variables) set. The README's tables are
+// checked against it.
 var SvNames = []SvName{
 	{"server.name", "sv_name", "server name shown in the browser"},
 	{"server.bind", "bindaddr", "local IP address to listen on (empty = all)"},
@@ -373,25 +468,30 @@ var SvNames = []SvName{
 	{"server.snapshot_rate", "sv_high_bandwidth", "25 = every second tick, 50 = every tick"},
 	{"server.map_download_speed", "sv_map_download_speed", "map chunks per request, 1..16"},
 	{"server.motd", "sv_motd", "message of the day"},
+	{"server.hostname", "sv_hostname", "host name announced in the server info"},
+	{"server.skill_level", "sv_skill_level", "skill level announced in the server info: 0 casual, 1 normal, 2 competitive"},
 	{"map.file", "sv_map", "path of a .map file (empty = embedded default map)"},
 	{"map.dir", "(none)", "directory of .map files for the rotation"},
 	{"map.rotation", "sv_maprotation", "map names in map.dir, played in order"},
 	{"game.type", "sv_gametype", "dm, tdm, ctf, lms or lts"},
 	{"game.score_limit", "sv_scorelimit", "score that ends the round (0 = none)"},
 	{"game.time_limit", "sv_timelimit", "minutes per round (0 = none)"},
-	{"game.warmup", "sv_warmup", "warmup seconds (0 = none)"},
+	{"game.warmup", "sv_warmup", "warmup seconds (0 = none, -1 = until every player is ready)"},
+	{"game.player_ready_mode", "sv_player_ready_mode", "players start the match and pause it with their ready state"},
 	{"game.inactive_kick_time", "sv_inactivekick_time", "minutes without input before an inactive player is moved to spectators or kicked (0 = never)"},
-	{"game.team_damage", "sv_teamdamage", "team mates can hurt each other (default false)"},
-	{"game.powerups", "sv_powerups", "ninja pickups on the map (default true)"},
-	{"game.respawn_delay_tdm", "sv_respawn_delay_tdm", "seconds before a TDM respawn, 0..10 (default 3)"},
-	{"game.match_swap", "sv_match_swap", "swap the teams between matches (default true)"},
-	{"game.matches_per_map", "sv_matches_per_map", "matches on each map of map.rotation before it rotates, 1..100 (default 1)"},
-	{"game.countdown", "sv_countdown", "seconds frozen before a match starts or resumes, -1..1000 (0 = 3 s in lms/lts only, -1 = never)"},
-	{"game.tournament_mode", "sv_tournament_mode", "0 off, 1 new players join as spectators, 2 also spectators chat only among themselves while a game runs"},
-	{"game.teambalance_time", "sv_teambalance_time", "minutes teams may stay unbalanced before players are moved, 0..1000 (0 = off, default 1)"},
-	{"game.player_ready_mode", "sv_player_ready_mode", "players end the warmup and pause/resume the game with their ready state"},
-	{"game.strict_spectate_mode", "sv_strict_spectate_mode", "spectators do not see the health, armor and ammo of the player they follow"},
-	{"game.skill_level", "sv_skill_level", "skill level shown in the browser: 0 casual, 1 normal, 2 competitive (default 1)"},
+	{"game.inactive_kick", "sv_inactivekick", "inactive players: 1 to spectators, 2 to spectators while slots are free else kicked, 3 kicked"},
+	{"game.inactive_kick_spec", "sv_inactivekick_spec", "also kick inactive spectators"},
+	{"game.spam_protection", "sv_spamprotection", "at most one team change per 3 s, one spectator target change per second (chat is always limited)"},
+	{"game.strict_spectate", "sv_strict_spectate_mode", "spectators do not see what a spectated player sees"},
+	{"game.silent_spectator", "sv_silent_spectator_mode", "joins and leaves of spectators are not shown"},
+	{"game.matches_per_map", "sv_matches_per_map", "matches on each map of map.rotation before the next"},
+	{"game.team_damage", "sv_teamdamage", "team mates can hurt each other"},
+	{"game.powerups", "sv_powerups", "ninja pickups on the map"},
+	{"game.respawn_delay_tdm", "sv_respawn_delay_tdm", "seconds before a TDM respawn"},
+	{"game.match_swap", "sv_match_swap", "swap the teams between matches"},
+	{"game.countdown", "sv_countdown", "seconds frozen before a match (lms/lts: a round) starts or resumes (0 = 3 s in lms/lts only, -1 = never)"},
+	{"game.tournament_mode", "sv_tournament_mode", "1 new players join as spectators, 2 also spectators chat only among themselves while a game runs"},
+	{"game.teambalance_time", "sv_teambalance_time", "minutes teams may stay unbalanced before players are moved (0 = never)"},
 	{"log.level", "console_output_level", "debug, info, warn or error"},
 	{"log.format", "(none)", "console or json"},
 	{"[[vote]] description/command", "add_vote", "vote menu entries"},
@@ -400,4 +500,7 @@ var SvNames = []SvName{
 	{"record.dir", "(none)", "directory of the recordings (default recordings)"},
 	{"record.max_file_mb", "(none)", "size at which a game's recording stops (default 512)"},
 	{"record.max_dir_mb", "(none)", "oldest recordings deleted beyond this total (0 = no limit)"},
+	{"register.enabled", "sv_register", "register with the master servers (off by default)"},
+	{"register.port", "sv_external_port", "port announced to the masters (0 = server.port)"},
+	{"register.url", "sv_register_url", "DDNet's HTTP registration endpoint"},
 }

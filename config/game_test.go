@@ -9,9 +9,8 @@ import (
 
 func TestGameRules(t *testing.T) {
 	def := Default().Game
-	if def.Type != "dm" || !def.Powerups || def.RespawnDelayTDM != 3 || !def.MatchSwap || def.MatchesPerMap != 1 ||
-		def.TeambalanceTime != 1 || def.SkillLevel != 1 || def.TeamDamage || def.Countdown != 0 ||
-		def.TournamentMode != 0 || def.PlayerReadyMode || def.StrictSpectateMode {
+	if def.Type != "dm" || !def.Powerups || def.RespawnDelayTDM != 3 || !def.MatchSwap ||
+		def.TeambalanceTime != 1 || def.TeamDamage || def.Countdown != 0 || def.TournamentMode != 0 {
 		t.Fatalf("defaults differ from the reference: %+v", def)
 	}
 	for _, tc := range []struct {
@@ -29,9 +28,6 @@ func TestGameRules(t *testing.T) {
 		{"respawn_delay_tdm = 11", "game.respawn_delay_tdm", nil},
 		{"respawn_delay_tdm = -1", "game.respawn_delay_tdm", nil},
 		{"match_swap = false", "", func(g GameConfig) bool { return !g.MatchSwap }},
-		{"matches_per_map = 100", "", func(g GameConfig) bool { return g.MatchesPerMap == 100 }},
-		{"matches_per_map = 0", "game.matches_per_map", nil},
-		{"matches_per_map = 101", "game.matches_per_map", nil},
 		{"countdown = -1", "", func(g GameConfig) bool { return g.Countdown == -1 }},
 		{"countdown = 1000", "", func(g GameConfig) bool { return g.Countdown == 1000 }},
 		{"countdown = -2", "game.countdown", nil},
@@ -40,11 +36,6 @@ func TestGameRules(t *testing.T) {
 		{"tournament_mode = 3", "game.tournament_mode", nil},
 		{"teambalance_time = 0", "", func(g GameConfig) bool { return g.TeambalanceTime == 0 }},
 		{"teambalance_time = 1001", "game.teambalance_time", nil},
-		{"player_ready_mode = true", "", func(g GameConfig) bool { return g.PlayerReadyMode }},
-		{"strict_spectate_mode = true", "", func(g GameConfig) bool { return g.StrictSpectateMode }},
-		{"skill_level = 2", "", func(g GameConfig) bool { return g.SkillLevel == 2 }},
-		{"skill_level = 3", "game.skill_level", nil},
-		{"skill_level = -1", "game.skill_level", nil},
 		{"rounds_per_map = 2", "game.rounds_per_map", nil},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
@@ -68,13 +59,13 @@ func TestGameRules(t *testing.T) {
 	}
 }
 
-// Every game-rule key has its row in SvNames.
+// Every game key has its row in SvNames.
 func TestGameRulesInSvNames(t *testing.T) {
 	have := map[string]string{}
 	for _, n := range SvNames {
 		have[n.Key] = n.Sv
 	}
-	rt := reflect.TypeOf(GameRules{})
+	rt := reflect.TypeOf(GameConfig{})
 	for i := range rt.NumField() {
 		k := "game." + rt.Field(i).Tag.Get("toml")
 		if !strings.HasPrefix(have[k], "sv_") {

@@ -55,13 +55,7 @@ func lookTools(t *testing.T) {
 	}
 }
 
-func TestRealClient07(t *testing.T) { realClientTest(t, "TestRealClient07", inner) }
-
-// realClientTest runs a real-client test: in the outer half it builds
-// twserver (unless one is given) and runs the test named name again in a
-// private network namespace (unshare --net), holding the heavy-test lock;
-// that inner run calls inner.
-func realClientTest(t *testing.T, name string, inner func(*testing.T)) {
+func TestRealClient07(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end test skipped in -short mode")
 	}
@@ -69,6 +63,13 @@ func realClientTest(t *testing.T, name string, inner func(*testing.T)) {
 		inner(t)
 		return
 	}
+	runIsolated(t, "TestRealClient07")
+}
+
+// runIsolated is the outer half of a real-client test: it builds twserver
+// and re-runs the test name of this binary under unshare --net, with
+// innerEnv=1, binEnv and outEnv set.
+func runIsolated(t *testing.T, name string) {
 	heavytest.Lock(t) // taken by the outer process, held while the inner one runs
 	lookTools(t)
 	if os.Geteuid() != 0 {
@@ -331,16 +332,27 @@ func inner(t *testing.T) {
 		t.Fatalf("twserver did not start (see %s)", serverLog)
 	}
 
-	display := startDisplay(t)
-	client, clientLog, home := startRealClient(t, out, display, "e2ebot",
+	client, clientLog, home := startRealClient(t, out, "127.0.0.1:"+e2ePort,
 		`bind f7 "say `+chatText+`"`, "bind f8 disconnect", "bind f9 quit")
-	waitOnline(t, client, clientLog)
+	online := regexp.MustCompile(`state change\. last=2 current=3`)
+	if !waitLog(clientLog, online, 40*time.Second) {
+		b, _ := os.ReadFile(clientLog)
+		t.Fatalf("client never reached the online state; client exited=%v; client log tail:\n%s", client.exited(), tail(b, 40))
+	}
+	t.Logf("client online")
 	if !waitLog(serverLog, regexp.MustCompile(`entered the game`), 5*time.Second) {
 		t.Errorf("server did not log that the player entered the game")
 	}
 	time.Sleep(1500 * time.Millisecond) // let the tee spawn
 
-	if focusClient(t) == "" {
+	wid := xdo(t, "search", "--name", "^Teeworlds$")
+	if i := strings.IndexByte(wid, '\n'); i >= 0 {
+		wid = wid[:i]
+	}
+	if wid != "" {
+		xdo(t, "mousemove", "--window", wid, "400", "300")
+		xdo(t, "windowfocus", wid)
+	} else {
 		t.Logf("client window not found by name; sending keys to the focused window")
 	}
 	x0, y0, ok0 := playerPos(t, console, serverLog)
@@ -460,10 +472,13 @@ func tail(b []byte, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// startDisplay starts Xvfb on a free display, sets DISPLAY and returns it
-// (":N"); the test skips when Xvfb cannot run.
-func startDisplay(t *testing.T) string {
+// startRealClient starts Xvfb on a free display and the real 0.7.5 client
+// on it, connecting to addr, with its home below out; extra are more
+// console commands for the client. It returns the client, its log and home.
+func startRealClient(t *testing.T, out, addr string, extra ...string) (client *proc, clientLog, home string) {
 	t.Helper()
+	clientLog = filepath.Join(out, "client.log")
+	// Xvfb on a free display.
 	dispR, dispW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -471,7 +486,7 @@ func startDisplay(t *testing.T) string {
 	xvfb := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "800x600x24", "-nolisten", "tcp", "-noreset")
 	xvfb.ExtraFiles = []*os.File{dispW}
 	xvfb.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	xlog, _ := os.Create(filepath.Join(os.Getenv(outEnv), "xvfb.log"))
+	xlog, _ := os.Create(filepath.Join(out, "xvfb.log"))
 	xvfb.Stdout, xvfb.Stderr = xlog, xlog
 	if err := xvfb.Start(); err != nil {
 		t.Skipf("cannot start Xvfb: %v", err)
@@ -485,15 +500,8 @@ func startDisplay(t *testing.T) string {
 	}
 	display := ":" + strings.TrimSpace(line)
 	os.Setenv("DISPLAY", display)
-	return display
-}
 
-// startRealClient starts the 0.7.5 client on display with a fresh home in
-// out, the player name and extra console lines, connecting to the e2e
-// port. It returns the process, its log file and its home directory.
-func startRealClient(t *testing.T, out, display, name string, extra ...string) (*proc, string, string) {
-	t.Helper()
-	home := filepath.Join(out, "home")
+	home = filepath.Join(out, "home")
 	os.RemoveAll(home)
 	os.MkdirAll(home, 0o755)
 	env := append(os.Environ(), "HOME="+home, "DISPLAY="+display)
@@ -501,45 +509,18 @@ func startRealClient(t *testing.T, out, display, name string, extra ...string) (
 	cargs := []string{clientBin,
 		"bindaddr 127.0.0.1", "gfx_fullscreen 0", "gfx_borderless 0", "gfx_screen_width 800", "gfx_screen_height 600",
 		"gfx_vsync 0", "snd_enable 0", "snd_init 0", "debug 1", "gfx_limitfps 1", "gfx_maxfps 50",
-		"console_output_level 2", "cl_auto_demo_record 0", "player_name " + name}
-	cargs = append(cargs, extra...)
-	cargs = append(cargs, "connect 127.0.0.1:"+e2ePort)
-	clientLog := filepath.Join(out, "client.log")
-	return start(t, "teeworlds", clientLog, nil, env, out, cargs...), clientLog, home
+		"console_output_level 2", "cl_auto_demo_record 0", "player_name e2ebot"}
+	cargs = append(append(cargs, extra...), "connect "+addr)
+	client = start(t, "teeworlds", clientLog, nil, env, out, cargs...)
+	return client, clientLog, home
+
 }
 
-// waitOnline waits until the client logs that it is online (it accepted
-// two snapshots) and fails the test otherwise.
-func waitOnline(t *testing.T, client *proc, clientLog string) {
-	t.Helper()
-	online := regexp.MustCompile(`state change\. last=2 current=3`)
-	if !waitLog(clientLog, online, 40*time.Second) {
-		b, _ := os.ReadFile(clientLog)
-		t.Fatalf("client never reached the online state; client exited=%v; client log tail:\n%s", client.exited(), tail(b, 40))
-	}
-	t.Logf("client online")
-}
-
-// focusClient moves the mouse into the client window and focuses it; it
-// returns the window id, or "" when the window was not found.
-func focusClient(t *testing.T) string {
-	t.Helper()
-	wid := xdo(t, "search", "--name", "^Teeworlds$")
-	if i := strings.IndexByte(wid, '\n'); i >= 0 {
-		wid = wid[:i]
-	}
-	if wid != "" {
-		xdo(t, "mousemove", "--window", wid, "400", "300")
-		xdo(t, "windowfocus", wid)
-	}
-	return wid
-}
-
-// quitClient quits the client (F9 is bound to quit), stops it and checks
-// its log for snapshot and packet errors; it returns the log.
+// quitClient makes the real client quit (its F9 binding, else a signal),
+// checks its log for snapshot and packet errors and returns the log.
 func quitClient(t *testing.T, client *proc, clientLog string) []byte {
 	t.Helper()
-	xdo(t, "key", "F9")
+	xdo(t, "key", "F9") // quit
 	if !client.waitExit(5 * time.Second) {
 		t.Logf("client did not quit on its own")
 	}

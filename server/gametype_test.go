@@ -28,7 +28,7 @@ func TestGameTypes(t *testing.T) {
 	} {
 		t.Run(tc.typ, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				ts := startServer(t, func(c *config.Config) { c.Game.Type = tc.typ; c.Game.SkillLevel = 2 })
+				ts := startServer(t, func(c *config.Config) { c.Game.Type = tc.typ; c.Server.SkillLevel = 2 })
 				a := join(t, ts, cl1Addr, "alice")
 				b := join(t, ts, cl2Addr, "bob")
 				if a.gameFlags != tc.flags || b.gameFlags != tc.flags || a.infoFirst || b.infoFirst {
@@ -94,6 +94,24 @@ func TestTournamentModeSpectatorChat(t *testing.T) {
 		}
 		if !got(a, "from the field") || !got(c, "from the field") {
 			t.Errorf("player line did not reach everybody: alice %+v carol %+v", a.chats, c.chats)
+		}
+	})
+}
+
+// TestGameRulesReachTheWorld: sv_gametype, sv_teamdamage, sv_powerups,
+// sv_respawn_delay_tdm, sv_match_swap, sv_countdown, sv_tournament_mode and
+// sv_teambalance_time reach the world's settings.
+func TestGameRulesReachTheWorld(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := startServer(t, func(c *config.Config) {
+			g := &c.Game
+			g.Type, g.TeamDamage, g.Powerups, g.RespawnDelayTDM, g.MatchSwap = "lts", true, false, 7, false
+			g.Countdown, g.TournamentMode, g.TeambalanceTime = -1, 2, 0
+		})
+		wc := ts.worldConfig()
+		if wc.GameType != world.GameLTS || !wc.TeamDamage || wc.Powerups || wc.RespawnDelayTDM != 7 || wc.MatchSwap ||
+			wc.Countdown != -1 || !wc.TournamentMode || wc.TeambalanceTime != 0 {
+			t.Errorf("world config %+v", wc)
 		}
 	})
 }

@@ -176,6 +176,7 @@ func (s *Server) enterGame(c *client) {
 	s.sendServerInfo(c)
 	// Infos of everybody else to the new client, the new client's to everybody else.
 	me := s.clientInfo(c, false)
+	me.Silent = s.silentSpectator(c.id)
 	for _, o := range s.clients {
 		if o == c || o.state != stateIngame {
 			continue
@@ -183,11 +184,20 @@ func (s *Server) enterGame(c *client) {
 		s.sendGame(c, s.clientInfo(o, false), false)
 		s.sendGame(o, me, false)
 	}
-	s.sendGame(c, s.clientInfo(c, true), true)
+	local := s.clientInfo(c, true)
+	local.Silent = me.Silent
+	s.sendGame(c, local, true)
 	s.log.Info().Int("cid", c.id).Str("name", c.name).Str("addr", c.addr.String()).
 		Int("team", s.world.Team(c.id)).Msg("player has entered the game")
 	s.emitPlayer(EventPlayerEnter, c)
 	s.publishInfo()
+}
+
+// silentSpectator reports whether the join or leave of client id is shown
+// to nobody: sv_silent_spectator_mode and a spectator (the reference's
+// OnClientEnter and OnClientDrop).
+func (s *Server) silentSpectator(id int) bool {
+	return s.cfg.Game.SilentSpectator && s.world.Team(id) == world.TeamSpectators
 }
 
 // clientInfo builds Sv_ClientInfo for slot o.

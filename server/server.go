@@ -325,19 +325,21 @@ func (s *Server) worldConfig() world.Config {
 	wc.PlayerSlots = min(s.cfg.Server.PlayerSlots, s.cfg.Server.MaxClients)
 	wc.MaxClients = s.cfg.Server.MaxClients
 	wc.InactiveKickTime = s.cfg.Game.InactiveKickTime
-	g := &s.cfg.Game.GameRules
-	wc.TeamDamage = g.TeamDamage
-	wc.Powerups = g.Powerups
-	wc.RespawnDelayTDM = g.RespawnDelayTDM
-	wc.MatchSwap = g.MatchSwap
-	if len(s.cfg.Map.Rotation) > 0 {
-		wc.MatchesPerMap = g.MatchesPerMap // the reference counts matches only with a rotation
+	wc.InactiveKick = s.cfg.Game.InactiveKick
+	wc.InactiveKickSpec = s.cfg.Game.InactiveKickSpec
+	wc.SpamProtection = s.cfg.Game.SpamProtection
+	wc.StrictSpectate = s.cfg.Game.StrictSpectate
+	wc.PlayerReadyMode = s.cfg.Game.PlayerReadyMode
+	if len(s.cfg.Map.Rotation) > 0 { // sv_maprotation: rotate after MatchesPerMap matches
+		wc.MatchesPerMap = s.cfg.Game.MatchesPerMap
 	}
-	wc.Countdown = g.Countdown
-	wc.TournamentMode = g.TournamentMode != 0
-	wc.TeambalanceTime = g.TeambalanceTime
-	wc.PlayerReadyMode = g.PlayerReadyMode
-	wc.StrictSpectate = g.StrictSpectateMode
+	wc.TeamDamage = s.cfg.Game.TeamDamage
+	wc.Powerups = s.cfg.Game.Powerups
+	wc.RespawnDelayTDM = s.cfg.Game.RespawnDelayTDM
+	wc.MatchSwap = s.cfg.Game.MatchSwap
+	wc.Countdown = s.cfg.Game.Countdown
+	wc.TournamentMode = s.cfg.Game.TournamentMode != 0
+	wc.TeambalanceTime = s.cfg.Game.TeambalanceTime
 	return wc
 }
 

@@ -234,6 +234,7 @@ func (s *Server) dropClient(c *client, reason string) {
 	}
 	s.recDrop(c, reason)
 	wasIngame := c.state == stateIngame
+	silent := wasIngame && s.silentSpectator(c.id)
 	if wasIngame {
 		s.world.RemovePlayer(c.id)
 		s.voteClientLeft(c.id)
@@ -260,7 +261,7 @@ func (s *Server) dropClient(c *client, reason string) {
 	if wasIngame {
 		for _, o := range s.clients {
 			if o.state == stateIngame {
-				s.sendGame(o, &gamemsg.SvClientDrop{ClientID: int32(c.id), Reason: reason}, false)
+				s.sendGame(o, &gamemsg.SvClientDrop{ClientID: int32(c.id), Reason: reason, Silent: silent}, false)
 			}
 		}
 	}
