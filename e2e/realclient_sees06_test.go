@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"twserver/demo"
-	"twserver/internal/heavytest"
 	"twserver/internal/netns"
 	"twserver/loadclient"
 	"twserver/snap"
@@ -32,8 +31,6 @@ func TestRealClient07Sees06(t *testing.T) {
 		innerSees06(t)
 		return
 	}
-	heavytest.Lock(t)
-	lookTools(t, clientBin)
 	runIsolated(t, "TestRealClient07Sees06")
 }
 
@@ -41,7 +38,7 @@ func innerSees06(t *testing.T) {
 	netns.RequireLoopbackOnly(t)
 	out, bin := os.Getenv(outEnv), os.Getenv(binEnv)
 	serverLog := filepath.Join(out, "server.log")
-	clientLog := filepath.Join(out, "client.log")
+	clientLog := filepath.Join(out, "client.log") // startRealClient's
 	// One player slot: the 0.6 client, first in, plays; the real client
 	// spectates it (its camera follows it, so the server sends it).
 	srv := start(t, "twserver", serverLog, nil, nil, out, bin,
@@ -86,15 +83,8 @@ func innerSees06(t *testing.T) {
 		}
 	}
 
-	display := startXvfb(t, out)
-	home := filepath.Join(out, "home")
-	os.RemoveAll(home)
-	os.MkdirAll(home, 0o755)
-	env := slicesWithout(append(os.Environ(), "HOME="+home, "DISPLAY="+display), "XDG_DATA_HOME=")
-	cargs := append([]string{client07.bin}, client07.args...)
-	cargs = append(cargs, `bind f4 "spectate 1 0"`, `bind f5 "record sees06"`, "bind f6 stoprecord", "bind f9 quit",
-		"connect 127.0.0.1:"+e2ePort)
-	client := start(t, "teeworlds", clientLog, nil, env, out, cargs...)
+	client, _, home := startRealClient(t, out, "127.0.0.1:"+e2ePort,
+		`bind f4 "spectate 1 0"`, `bind f5 "record sees06"`, "bind f6 stoprecord", "bind f9 quit")
 	if !waitLog(clientLog, regexp.MustCompile(`state change\. last=2 current=3`), 40*time.Second) {
 		b, _ := os.ReadFile(clientLog)
 		t.Fatalf("real client never reached the online state:\n%s", tail(b, 30))
@@ -111,7 +101,7 @@ func innerSees06(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	xdo(t, "key", "F5") // start the client's demo
 	time.Sleep(5 * time.Second)
-	screenshot(t, out, "shot_sees06.png")
+	screenshot(t, os.Getenv("DISPLAY"), out, "shot_sees06.png")
 	xdo(t, "key", "F6") // stop the demo
 	time.Sleep(time.Second)
 	cancel()

@@ -46,9 +46,9 @@ const (
 // snapshots or packets are wrong.
 var snapshotErrRe = regexp.MustCompile(`snapshot crc error|delta unpack failed|couldn.t find the delta snapshot|invalid snapshot|snap invalidate problem|NETOBJ.*failed|error during packet`)
 
-func lookTools(t *testing.T, client string) {
+func lookTools(t *testing.T) {
 	t.Helper()
-	for _, b := range []string{client, "Xvfb", "xdotool", "unshare", "ip"} {
+	for _, b := range []string{clientBin, "Xvfb", "xdotool", "unshare", "ip"} {
 		if _, err := exec.LookPath(b); err != nil {
 			t.Skipf("end-to-end test needs %s (Debian packages teeworlds, xvfb, xdotool, iproute2, util-linux): %v", b, err)
 		}
@@ -63,16 +63,15 @@ func TestRealClient07(t *testing.T) {
 		inner(t, client07)
 		return
 	}
-	heavytest.Lock(t) // taken by the outer process, held while the inner one runs
-	lookTools(t, clientBin)
 	runIsolated(t, "TestRealClient07")
 }
 
 // runIsolated is the outer half of a real-client test: it builds twserver
-// (unless TWSERVER_E2E_BIN names one) and re-runs the test named name
-// under `unshare --net`.
+// and re-runs the test name of this binary under unshare --net, with
+// innerEnv=1, binEnv and outEnv set.
 func runIsolated(t *testing.T, name string) {
-	t.Helper()
+	heavytest.Lock(t) // taken by the outer process, held while the inner one runs
+	lookTools(t)
 	if os.Geteuid() != 0 {
 		t.Skip("end-to-end test needs root to create a private network namespace (unshare --net)")
 	}
@@ -230,12 +229,12 @@ func xdo(t *testing.T, args ...string) string {
 
 var statusPosRe = regexp.MustCompile(`id=(\d+) [^\n]*name="?e2ebot"?[^\n]*pos=\((-?\d+),(-?\d+)\)`)
 
-// playerPos sends "status" to the server console and returns the e2ebot position
-// from the newest status line.
+// playerPos sends "players" to the server console and returns the e2ebot position
+// from the newest line of the players command.
 func playerPos(t *testing.T, console io.Writer, serverLog string) (x, y int, ok bool) {
 	t.Helper()
 	before, _ := os.ReadFile(serverLog)
-	fmt.Fprintln(console, "status")
+	fmt.Fprintln(console, "players")
 	deadline := time.Now().Add(3 * time.Second)
 	for time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
@@ -255,12 +254,12 @@ func playerPos(t *testing.T, console io.Writer, serverLog string) (x, y int, ok 
 	return 0, 0, false
 }
 
-// playerID sends "status" to the server console and returns the e2ebot's
+// playerID sends "players" to the server console and returns the e2ebot's
 // client id.
 func playerID(t *testing.T, console io.Writer, serverLog string) (int, bool) {
 	t.Helper()
 	before, _ := os.ReadFile(serverLog)
-	fmt.Fprintln(console, "status")
+	fmt.Fprintln(console, "players")
 	deadline := time.Now().Add(3 * time.Second)
 	for time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
@@ -315,7 +314,7 @@ func seenByLoadClient(t *testing.T, realID int, camera [2]int32) (seen int, x, y
 // realClient describes how to run one real client program.
 type realClient struct {
 	bin      string   // executable
-	args     []string // console commands before "connect"
+	args     []string // console commands before the test's own and "connect"
 	windowRe string   // xdotool search --name pattern of its window
 	userDir  string   // its data directory below HOME
 }
@@ -330,22 +329,10 @@ var client07 = realClient{
 	userDir:  ".local/share/teeworlds",
 }
 
-// screenshot saves the X display as a PNG in the output directory (when
-// ImageMagick's import is installed) for a person to look at.
-func screenshot(t *testing.T, out, name string) {
-	if _, err := exec.LookPath("import"); err != nil {
-		return
-	}
-	if b, err := exec.Command("import", "-window", "root", filepath.Join(out, name)).CombinedOutput(); err != nil {
-		t.Logf("screenshot %s: %v %s", name, err, b)
-	}
-}
-
 func inner(t *testing.T, rc realClient) {
 	netns.RequireLoopbackOnly(t)
 	out, bin := os.Getenv(outEnv), os.Getenv(binEnv)
 	serverLog := filepath.Join(out, "server.log")
-	clientLog := filepath.Join(out, "client.log")
 
 	// twserver with its console on a pipe.
 	consoleR, console, err := os.Pipe()
@@ -363,18 +350,8 @@ func inner(t *testing.T, rc realClient) {
 		t.Fatalf("twserver did not start (see %s)", serverLog)
 	}
 
-	display := startXvfb(t, out)
-
-	home := filepath.Join(out, "home")
-	os.RemoveAll(home)
-	os.MkdirAll(home, 0o755)
-	env := append(os.Environ(), "HOME="+home, "DISPLAY="+display)
-	env = slicesWithout(env, "XDG_DATA_HOME=")
-	cargs := append([]string{rc.bin}, rc.args...)
-	cargs = append(cargs, `bind f7 "say `+chatText+`"`, "bind f8 disconnect", "bind f9 quit",
-		"connect 127.0.0.1:"+e2ePort)
-	client := start(t, filepath.Base(rc.bin), clientLog, nil, env, out, cargs...)
-
+	client, clientLog, home := startRealClientKind(t, rc, out, "127.0.0.1:"+e2ePort,
+		`bind f7 "say `+chatText+`"`, "bind f8 disconnect", "bind f9 quit")
 	online := regexp.MustCompile(`state change\. last=2 current=3`)
 	if !waitLog(clientLog, online, 40*time.Second) {
 		b, _ := os.ReadFile(clientLog)
@@ -397,7 +374,7 @@ func inner(t *testing.T, rc realClient) {
 		t.Logf("client window not found by name; sending keys to the focused window")
 	}
 	x0, y0, ok0 := playerPos(t, console, serverLog)
-	screenshot(t, out, "shot_ingame.png")
+	screenshot(t, os.Getenv("DISPLAY"), out, "shot_ingame.png")
 
 	xdo(t, "key", "F7") // say
 	time.Sleep(300 * time.Millisecond)
@@ -422,7 +399,7 @@ func inner(t *testing.T, rc realClient) {
 	hold("d", 1)
 	x1, y1, ok1 := playerPos(t, console, serverLog)
 	hold("a", -1)
-	screenshot(t, out, "shot_moved.png")
+	screenshot(t, os.Getenv("DISPLAY"), out, "shot_moved.png")
 	x2, _, ok2 := playerPos(t, console, serverLog)
 	t.Logf("positions in the server's world: start (%d,%d) after right (%d,%d) after left x=%d", x0, y0, x1, y1, x2)
 	switch {
@@ -474,20 +451,22 @@ func inner(t *testing.T, rc realClient) {
 		}
 	}
 
+	// Console commands as the real client sees them: a vote option added at
+	// run time and carried out at once ("Admin forced server option"), the
+	// option's command (a server chat line), the tuning sent again.
+	mark := logSize(clientLog)
+	fmt.Fprintln(console, `add_vote "Hello vote" say voted hello; force_vote option "hello VOTE" e2e; tune gravity 1`)
+	for _, want := range []string{`Admin forced server option 'Hello vote' \(e2e\)`, `\*\*\* voted hello`} {
+		if !waitLogAfter(clientLog, mark, regexp.MustCompile(want), 5*time.Second) {
+			t.Errorf("client log has no %q after the console's add_vote and force_vote", want)
+		}
+	}
+
 	xdo(t, "key", "F8") // disconnect
 	if !waitLog(serverLog, regexp.MustCompile(`(?i)left|leave|drop`), 5*time.Second) {
 		t.Errorf("server did not log the client leaving")
 	}
-	xdo(t, "key", "F9") // quit
-	if !client.waitExit(5 * time.Second) {
-		t.Logf("client did not quit on its own")
-	}
-	client.stop(t)
-
-	cl, _ := os.ReadFile(clientLog)
-	if m := snapshotErrRe.FindAll(cl, -1); len(m) > 0 {
-		t.Errorf("client logged %d snapshot/packet errors, first: %s", len(m), m[0])
-	}
+	cl := quitClient(t, client, clientLog)
 	if !bytes.Contains(cl, []byte("download complete")) {
 		t.Errorf("client did not download the map (no 'download complete' in its log)")
 	}
@@ -504,6 +483,48 @@ func inner(t *testing.T, rc realClient) {
 		t.Errorf("twserver exit: %v", err)
 	}
 	t.Logf("server stopped in %v", time.Since(t0).Round(time.Millisecond))
+}
+
+func slicesWithout(env []string, prefix string) []string {
+	out := env[:0:0]
+	for _, e := range env {
+		if !strings.HasPrefix(e, prefix) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func tail(b []byte, n int) string {
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// startRealClient starts Xvfb on a free display and the real 0.7.5 client
+// on it, connecting to addr, with its home below out; extra are more
+// console commands for the client. It returns the client, its log and home.
+func startRealClient(t *testing.T, out, addr string, extra ...string) (client *proc, clientLog, home string) {
+	t.Helper()
+	return startRealClientKind(t, client07, out, addr, extra...)
+}
+
+// startRealClientKind is startRealClient for the real client rc.
+func startRealClientKind(t *testing.T, rc realClient, out, addr string, extra ...string) (client *proc, clientLog, home string) {
+	t.Helper()
+	clientLog = filepath.Join(out, "client.log")
+	display := startXvfb(t, out)
+	home = filepath.Join(out, "home")
+	os.RemoveAll(home)
+	os.MkdirAll(home, 0o755)
+	env := append(os.Environ(), "HOME="+home, "DISPLAY="+display)
+	env = slicesWithout(env, "XDG_DATA_HOME=")
+	cargs := append(append([]string{rc.bin}, rc.args...), extra...)
+	cargs = append(cargs, "connect "+addr)
+	client = start(t, filepath.Base(rc.bin), clientLog, nil, env, out, cargs...)
+	return client, clientLog, home
 }
 
 // startXvfb starts Xvfb on a free display (800x600) until the test ends,
@@ -534,20 +555,18 @@ func startXvfb(t *testing.T, out string) string {
 	return display
 }
 
-func slicesWithout(env []string, prefix string) []string {
-	out := env[:0:0]
-	for _, e := range env {
-		if !strings.HasPrefix(e, prefix) {
-			out = append(out, e)
-		}
+// quitClient makes the real client quit (its F9 binding, else a signal),
+// checks its log for snapshot and packet errors and returns the log.
+func quitClient(t *testing.T, client *proc, clientLog string) []byte {
+	t.Helper()
+	xdo(t, "key", "F9") // quit
+	if !client.waitExit(5 * time.Second) {
+		t.Logf("client did not quit on its own")
 	}
-	return out
-}
-
-func tail(b []byte, n int) string {
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
+	client.stop(t)
+	cl, _ := os.ReadFile(clientLog)
+	if m := snapshotErrRe.FindAll(cl, -1); len(m) > 0 {
+		t.Errorf("client logged %d snapshot/packet errors, first: %s", len(m), m[0])
 	}
-	return strings.Join(lines, "\n")
+	return cl
 }

@@ -2,11 +2,10 @@ package e2e
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"testing"
-
-	"twserver/internal/heavytest"
 )
 
 // ddnetClientBin is the DDNet 16.4 client (Debian package ddnet): it speaks
@@ -48,7 +47,8 @@ func TestRealClientDDNet(t *testing.T) {
 		}
 		return
 	}
-	heavytest.Lock(t)
-	lookTools(t, ddnetClientBin)
+	if _, err := exec.LookPath(ddnetClientBin); err != nil {
+		t.Skipf("end-to-end test needs the DDNet client (Debian package ddnet): %v", err)
+	}
 	runIsolated(t, "TestRealClientDDNet")
 }

@@ -175,6 +175,25 @@ func New(cfg Config) *Client {
 // Entered reports whether the client is in game now (safe from any goroutine).
 func (c *Client) Entered() bool { return c.live.InGame.Load() }
 
+// Send sends the game message m (vital) to the server now, e.g. a
+// Cl_Kill or Cl_Say. It reports false while the client is not in game.
+// Safe from any goroutine while Run runs.
+func (c *Client) Send(m gamemsg.Message) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.inGame || c.finished || c.failure != nil {
+		return false
+	}
+	now := c.clock()
+	c.pk.Reset()
+	if err := gamemsg.Encode(&c.pk, m); err != nil {
+		return false
+	}
+	c.sendMsg(true)
+	c.conn.flush(now)
+	return c.failure == nil
+}
+
 // Live returns the counters the client updates while running.
 func (c *Client) Live() *Live { return &c.live }
 

@@ -117,7 +117,17 @@ func (s *Server) onSay(c *client, m *gamemsg.ClSay, now time.Duration) {
 	s.countEvent(eventChat)
 	mode := int32(chatAll)
 	team := s.world.Team(c.id)
-	switch m.Mode {
+	req := m.Mode
+	// tournament mode 2: spectators do not disturb the players while a game
+	// runs (their lines go to the spectators, whispers to players are dropped)
+	if s.cfg.Game.TournamentMode == 2 && team == world.TeamSpectators && s.world.GameRunning() && !c.rconAuthed {
+		if req != chatWhisper {
+			req = chatTeam
+		} else if s.world.HasPlayer(int(m.Target)) && s.world.Team(int(m.Target)) != world.TeamSpectators {
+			return
+		}
+	}
+	switch req {
 	case chatTeam:
 		mode = chatTeam
 	case chatWhisper:
@@ -160,6 +170,7 @@ func (s *Server) onWorldEvent(e world.Event) {
 		s.broadcastGame(e.To, &gamemsg.SvKillMsg{Killer: e.Args[0], Victim: e.Args[1], Weapon: e.Args[2], ModeSpecial: e.Args[3]})
 	case world.EvTeam:
 		s.broadcastGame(e.To, &gamemsg.SvTeam{ClientID: e.Args[0], Team: e.Args[1], Silent: e.Args[2] != 0, CooldownTick: e.Args[3]})
+		s.voteTeamChanged(int(e.Args[0]), int(e.Args[1]))
 	case world.EvGameMsg:
 		if e.Args[0] == world.GameMsgCTFCapture {
 			s.countEvent(eventFlagCapture)

@@ -53,12 +53,15 @@ type testClient struct {
 	clientInfos []gamemsg.SvClientInfo
 	drops       []gamemsg.SvClientDrop
 	gameInfos   int
+	gameFlags   int32 // of the last Sv_GameInfo
+	infoFirst   bool  // a client info came before the first Sv_GameInfo
 	inputTiming int
 
 	rconLines   []string
 	rconOn      bool
 	rconCmds    int
 	voteOptions int
+	games       []gamemsg.Message // every game message received, in order
 
 	direction int32 // sent in INPUT once in game
 	inputTick int32
@@ -200,6 +203,7 @@ func (tc *testClient) onMessage(ch netproto.Chunk) {
 			tc.t.Errorf("%s: server sent a game message the client drops (id %d): %v", tc.name, id, err)
 			return
 		}
+		tc.games = append(tc.games, m)
 		switch m := m.(type) {
 		case *gamemsg.SvReadyToEnter:
 			tc.readyEnter = true
@@ -209,6 +213,7 @@ func (tc *testClient) onMessage(ch netproto.Chunk) {
 			tc.chats = append(tc.chats, *m)
 		case *gamemsg.SvClientInfo:
 			tc.clientInfos = append(tc.clientInfos, *m)
+			tc.infoFirst = tc.infoFirst || tc.gameInfos == 0
 			if m.Local {
 				tc.localID = m.ClientID
 			}
@@ -216,6 +221,7 @@ func (tc *testClient) onMessage(ch netproto.Chunk) {
 			tc.drops = append(tc.drops, *m)
 		case *gamemsg.SvGameInfo:
 			tc.gameInfos++
+			tc.gameFlags = m.GameFlags
 		case *gamemsg.SvVoteOptionListAdd:
 			tc.voteOptions += int(m.Num)
 		}

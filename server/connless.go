@@ -5,6 +5,7 @@ import (
 	"net/netip"
 
 	"twserver/netproto"
+	"twserver/world"
 )
 
 // Connless magics (net.md A6.1).
@@ -35,15 +36,7 @@ type infoPlayer struct {
 }
 
 // gameTypeName is the game type shown in the browser.
-func (s *Server) gameTypeName() string {
-	switch s.cfg.Game.Type {
-	case "tdm":
-		return "TDM"
-	case "ctf":
-		return "CTF"
-	}
-	return "DM"
-}
+func (s *Server) gameTypeName() string { return world.ParseGameType(s.cfg.Game.Type).Name() }
 
 // appendInfoHeader packs the fields shared by inf3 and NETMSG_SERVERINFO:
 // version .. max clients (net.md A6.2/A6.3).
@@ -55,11 +48,11 @@ func (s *Server) appendInfoHeader(p *netproto.Packer, numPlayers, numClients int
 	maxPlayers, maxClients := s.infoLimits(numPlayers, numClients)
 	p.AddStringLimit(GameVersion, 32)
 	p.AddStringLimit(s.cfg.Server.Name, 64)
-	p.AddStringLimit("", 128)
+	p.AddStringLimit(s.cfg.Server.Hostname, 128)
 	p.AddStringLimit(s.curMap.Name, 32)
 	p.AddStringLimit(s.gameTypeName(), 16)
 	p.AddInt(flags)
-	p.AddInt(1) // skill level: normal
+	p.AddInt(int32(s.cfg.Server.SkillLevel))
 	p.AddInt(int32(numPlayers))
 	p.AddInt(int32(maxPlayers))
 	p.AddInt(int32(numClients))

@@ -113,7 +113,8 @@ type Server struct {
 	infoSig         uint64       // infoSignature of the published info
 	pendingShutdown bool         // shutdown requested by rcon or vote
 	pendingMap      string       // map change requested by console/vote, done between ticks
-	rconFrom        int          // client id running the current rcon command, -1 = stdin
+	rconFrom        int          // client id running the current rcon command, -1 = stdin, rconCIDVote = a passed vote
+	cmd             cmdState     // console state (commands.go)
 	pendingKicks    uint64       // client ids (bits) the world kicked for inactivity, dropped after the events
 	infoRows        []infoPlayer // scratch of infoPlayers
 
@@ -334,6 +335,21 @@ func (s *Server) worldConfig() world.Config {
 	wc.PlayerSlots = min(s.cfg.Server.PlayerSlots, s.cfg.Server.MaxClients)
 	wc.MaxClients = s.cfg.Server.MaxClients
 	wc.InactiveKickTime = s.cfg.Game.InactiveKickTime
+	wc.InactiveKick = s.cfg.Game.InactiveKick
+	wc.InactiveKickSpec = s.cfg.Game.InactiveKickSpec
+	wc.SpamProtection = s.cfg.Game.SpamProtection
+	wc.StrictSpectate = s.cfg.Game.StrictSpectate
+	wc.PlayerReadyMode = s.cfg.Game.PlayerReadyMode
+	if len(s.cfg.Map.Rotation) > 0 { // sv_maprotation: rotate after MatchesPerMap matches
+		wc.MatchesPerMap = s.cfg.Game.MatchesPerMap
+	}
+	wc.TeamDamage = s.cfg.Game.TeamDamage
+	wc.Powerups = s.cfg.Game.Powerups
+	wc.RespawnDelayTDM = s.cfg.Game.RespawnDelayTDM
+	wc.MatchSwap = s.cfg.Game.MatchSwap
+	wc.Countdown = s.cfg.Game.Countdown
+	wc.TournamentMode = s.cfg.Game.TournamentMode != 0
+	wc.TeambalanceTime = s.cfg.Game.TeambalanceTime
 	return wc
 }
 
