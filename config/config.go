@@ -524,6 +524,8 @@ var SvNames = []SvName{
 	{"server.motd", "sv_motd", "message of the day"},
 	{"server.hostname", "sv_hostname", "host name announced in the server info"},
 	{"server.skill_level", "sv_skill_level", "skill level announced in the server info: 0 casual, 1 normal, 2 competitive"},
+	{"server.accept_07", "(none)", "0.7 clients may connect; false refuses them (\"0.7 connections are not accepted at this time\") and leaves 0.7 browsers unanswered"},
+	{"server.accept_06", "sv_sixup (reversed)", "0.6 and DDNet clients may connect; false refuses them the same way (at least one of the two stays true)"},
 	{"map.file", "sv_map", "path of a .map file (empty = embedded default map)"},
 	{"map.dir", "(none)", "directory of .map files for the rotation"},
 	{"map.rotation", "sv_maprotation", "map names in map.dir, played in order"},
