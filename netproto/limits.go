@@ -91,9 +91,6 @@ const (
 	MaxConnPacketSize6 = PacketHeaderSize6 + MaxPayload6
 	// MaxChunkSize6 is the largest 0.6 message: the chunk size field has 10 bits.
 	MaxChunkSize6 = 1<<10 - 1
-	// MaxClientsVanilla6 is the number of client ids a vanilla 0.6 client
-	// knows (MAX_CLIENTS 16; DDNet clients know 64).
-	MaxClientsVanilla6 = 16
 )
 
 // String limits the reference applies when packing system messages (spec A3.1).

@@ -384,7 +384,7 @@ func TestSystem6(t *testing.T) {
 		}
 		u.Reset(c.got[3][1:])
 		var md netproto.Msg6MapData
-		if err := md.Unpack(&u); err != nil || md.Chunk != 0 || len(md.Data) != MapChunkSize6 || md.CRC != ts.curMap.CRC {
+		if err := md.Unpack(&u); err != nil || md.Chunk != 0 || len(md.Data) != MapChunkSize6 || md.CRC != ts.map6().CRC {
 			t.Errorf("MAP_DATA %+v %v", md, err)
 		}
 	})

@@ -389,14 +389,8 @@ func (s *Server) onConnect(addr netip.AddrPort, req connectReq) {
 		s.rateLog().Str("addr", addr.String()).Msg("refused: per-IP limit")
 		return
 	}
-	c := s.freeSlot()
-	if req.dialect == netproto.Dialect6 && c.id >= netproto.MaxClientsVanilla6 {
-		// a vanilla 0.6 client knows client ids 0..15 only
-		s.gauges.Refused[refuseFull].Add(1)
-		s.sendRaw(req.appendClose(s.sendBuf[:0], netproto.ReasonServerFull), addr)
-		return
-	}
 	s.gauges.Connects.Add(1)
+	c := s.freeSlot()
 	c.reset()
 	c.state = stateAuth
 	c.addr = addr

@@ -23,7 +23,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"twserver/config"
-	"twserver/internal/trans6"
+	"twserver/dialect6"
 	"twserver/netproto"
 	"twserver/snap"
 	"twserver/world"
@@ -135,9 +135,10 @@ type Server struct {
 	rec recorder // recording state and hooks (record.go)
 
 	// the 0.6 game layer (snapsend.go, sys6.go)
-	trans6   trans6.Translator
-	builder6 snap.Builder  // the 0.6 snapshot of one client
-	snap7    snap.Snapshot // the world's 0.7 snapshot being translated
+	trans6   *dialect6.Game // translation of the game layer for 0.6 clients
+	curMap6  mapVariant6    // what 0.6 clients are sent of curMap (sys6.go)
+	builder6 snap.Builder   // the 0.6 snapshot of one client
+	snap7    snap.Snapshot  // the world's 0.7 snapshot being translated
 	inputBuf [netproto.MaxInputInts]int32
 }
 
@@ -186,7 +187,7 @@ func New(o Options) (*Server, error) {
 		globalToken: newGlobalToken(),
 	}
 	s.peers.m = make(map[netip.AddrPort]int)
-	s.trans6 = &trans6.Minimal{} // the full translation replaces this stand-in
+	s.trans6 = new(dialect6.Game)
 	s.builder6.Sizes = snap.Sizes6
 	s.warnLimit = rate.NewLimiter(rate.Every(warnEvery), warnBurst)
 	s.budget = newConnlessBudget(TokenRepliesPerSecond, InfoRepliesPerSecond, ConnectsPerSecond)
@@ -360,6 +361,7 @@ func (s *Server) setMap(m *twmap.Map) error {
 		return fmt.Errorf("map %s: %w", m.Name, err)
 	}
 	s.curMap, s.world = m, w
+	s.curMap6 = s.deriveMap6(m)
 	s.gameStart = time.Now()
 	s.recGameStart()
 	return nil

@@ -202,7 +202,7 @@ func (s *Server) sendSys(c *client, id int32, flush bool, fill func(p *netproto.
 }
 
 // sendGame encodes a game message and sends it vital to one client; a 0.6
-// client gets the translated form (trans6), or nothing when the message has
+// client gets the translated form (dialect6), or nothing when the message has
 // no 0.6 form.
 func (s *Server) sendGame(c *client, m gamemsg.Message, flush bool) {
 	if c.conn.Dialect().Is6() {

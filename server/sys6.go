@@ -3,9 +3,10 @@ package server
 import (
 	"time"
 
+	"twserver/dialect6"
 	"twserver/gamemsg"
-	"twserver/internal/trans6"
 	"twserver/netproto"
+	"twserver/world/map06"
 	"twserver/world/twmap"
 )
 
@@ -110,6 +111,12 @@ func (s *Server) onMessage6(c *client, id int32, system bool, body []byte, vital
 	}
 	if m == nil {
 		return
+	}
+	if ci, ok := m.(*dialect6.ChangeInfo); ok {
+		// Cl_ChangeInfo: the skin changes as with a 0.7 client's
+		// Cl_SkinChange; 0.7 has no name change in the game, so the name,
+		// clan and country stay.
+		m = &ci.ClSkinChange
 	}
 	if s.rec.thActive() { // recordings keep the 0.7 form
 		var p netproto.Packer
@@ -216,12 +223,32 @@ func (s *Server) sendEx6(c *client, uuid [16]byte, payload []byte, flags netprot
 	s.sendMsg(c, s.pk.Bytes(), flags)
 }
 
-// map6 is the map a 0.6 client is sent. 0.6 clients cannot read the tile
-// layers of 0.7's compressed format (tilemap version 4): the 0.6 variant of
-// the current map (expanded tiles, its own CRC, size and SHA-256) plugs in
-// here. Until it exists the map is served as loaded, which 0.6 clients read
-// when its tile layers are version 3 or older (the embedded default map).
-func (s *Server) map6() *twmap.Map { return s.curMap }
+// mapVariant6 is what 0.6 clients are sent of the current map: its 0.6
+// variant (world/map06: 0.7-compressed tile layers expanded, RGBA images,
+// no 0.7-only features) with its own CRC, size and SHA-256, under the
+// map's name.
+type mapVariant6 struct {
+	Name   string
+	Data   []byte
+	CRC    uint32
+	Size   int
+	SHA256 [32]byte
+}
+
+// deriveMap6 makes the 0.6 variant of m (map06.Derive). If m cannot be
+// converted, 0.6 clients get the map as it is (logged): they read it when
+// its tile layers are not 0.7-compressed.
+func (s *Server) deriveMap6(m *twmap.Map) mapVariant6 {
+	v, err := map06.Derive(m)
+	if err != nil {
+		s.log.Warn().Err(err).Str("map", m.Name).Msg("no 0.6 variant of the map: 0.6 clients get it as it is")
+		return mapVariant6{Name: m.Name, Data: m.Data, CRC: m.CRC, Size: m.Size, SHA256: m.SHA256}
+	}
+	return mapVariant6{Name: m.Name, Data: v.Data, CRC: v.CRC, Size: v.Size, SHA256: v.SHA256}
+}
+
+// map6 is the map a 0.6 client is sent (the variant of the current map).
+func (s *Server) map6() *mapVariant6 { return &s.curMap6 }
 
 // sendMapChange6 announces the map to a 0.6 client: DDNet's map-details
 // (with SHA-256) first for DDNet clients, then the 0.6 MAP_CHANGE.
@@ -285,9 +312,9 @@ func (s *Server) setPlayers6() {
 	}
 	for _, c := range s.clients {
 		in := c.state == stateIngame
-		var p trans6.Player
+		var p dialect6.Player
 		if in {
-			p = trans6.Player{Name: c.name, Clan: c.clan, Country: c.country, Skin: c.skin, Team: int32(s.world.Team(c.id))}
+			p = dialect6.Player{Name: c.name, Clan: c.clan, Country: c.country, Skin: c.skin, Team: int32(s.world.Team(c.id))}
 		}
 		s.trans6.SetPlayer(c.id, p, in)
 	}
