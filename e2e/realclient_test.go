@@ -23,6 +23,7 @@ import (
 	"twserver/loadclient"
 	"twserver/snap"
 	"twserver/world"
+	"twserver/world/map06"
 	"twserver/world/twmap"
 )
 
@@ -317,6 +318,8 @@ type realClient struct {
 	args     []string // console commands before the test's own and "connect"
 	windowRe string   // xdotool search --name pattern of its window
 	userDir  string   // its data directory below HOME
+	// map06: a 0.6 client, which downloads the map's 0.6 variant (world/map06)
+	map06 bool
 }
 
 // client07 is the Teeworlds 0.7.5 client.
@@ -470,11 +473,19 @@ func inner(t *testing.T, rc realClient) {
 	if !bytes.Contains(cl, []byte("download complete")) {
 		t.Errorf("client did not download the map (no 'download complete' in its log)")
 	}
+	want := twmap.Default().Data
+	if rc.map06 {
+		v, err := map06.Derive(twmap.Default())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = v.Data
+	}
 	maps, _ := filepath.Glob(filepath.Join(home, rc.userDir, "downloadedmaps/*.map"))
 	if len(maps) != 1 {
 		t.Errorf("downloaded maps in the client's home: %v, want exactly one", maps)
-	} else if got, err := os.ReadFile(maps[0]); err != nil || !bytes.Equal(got, twmap.Default().Data) {
-		t.Errorf("the client's downloaded map %s differs from the embedded default map (%v)", maps[0], err)
+	} else if got, err := os.ReadFile(maps[0]); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("the client's downloaded map %s differs from the embedded default map (or its 0.6 variant) (%v)", maps[0], err)
 	}
 
 	// Shutdown: SIGINT must stop the server within 5 s.

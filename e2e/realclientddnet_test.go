@@ -22,6 +22,7 @@ var clientDDNet = realClient{
 		"cl_auto_demo_record 0", "player_name e2ebot"},
 	windowRe: "^DDNet",
 	userDir:  ".local/share/ddnet",
+	map06:    true,
 }
 
 // ddnetErrLineRe matches the error and warning lines of DDNet's log.
