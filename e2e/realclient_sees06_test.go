@@ -146,7 +146,7 @@ func innerSees06(t *testing.T) {
 	t.Logf("the real 0.7.5 client's demo has the 0.6 player (id %d) in %d of %d ticks, x %d..%d; its own snapshots x %d..%d",
 		own, len(xs), len(ticks), minX, maxX, ownMin, ownMax)
 	switch {
-	case len(xs) < 50:
+	case len(xs) < 25: // a second of snapshots (it may die on the spikes and respawn)
 		t.Errorf("the real client saw the 0.6 player in only %d ticks", len(xs))
 	case maxX-minX < 64:
 		t.Errorf("the 0.6 player did not move in the real client's view: x %d..%d", minX, maxX)
