@@ -33,6 +33,8 @@ const (
 	MaxVoteCmdLen = 511
 	// MaxMOTDLen is the longest message of the day in bytes.
 	MaxMOTDLen = 900
+	// MaxPathLen is the longest file path of a setting in bytes (PATH_MAX).
+	MaxPathLen = 4096
 	// MaxInactiveKickTime is the largest game.inactive_kick_time in minutes
 	// (the reference's sv_inactivekick_time range).
 	MaxInactiveKickTime = 1000
@@ -93,6 +95,9 @@ type ServerConfig struct {
 	MapDownloadSpeed int `toml:"map_download_speed"`
 	// MOTD is the message of the day (sv_motd).
 	MOTD string `toml:"motd"`
+	// InputFIFO is the path of a named pipe read for console commands, one
+	// per line, created when missing; empty = off (sv_input_fifo).
+	InputFIFO string `toml:"input_fifo"`
 }
 
 // MapConfig selects the map(s) to serve.
@@ -281,6 +286,9 @@ func (c *Config) Validate() error {
 	if len(s.MOTD) > MaxMOTDLen {
 		return invalid("server.motd", "longer than %d bytes", MaxMOTDLen)
 	}
+	if len(s.InputFIFO) > MaxPathLen || strings.ContainsRune(s.InputFIFO, 0) {
+		return invalid("server.input_fifo", "not a path of at most %d bytes", MaxPathLen)
+	}
 	m := &c.Map
 	if m.File != "" && m.Dir != "" {
 		return invalid("map.file", "set either map.file or map.dir, not both")
@@ -368,6 +376,7 @@ var SvNames = []SvName{
 	{"server.snapshot_rate", "sv_high_bandwidth", "25 = every second tick, 50 = every tick"},
 	{"server.map_download_speed", "sv_map_download_speed", "map chunks per request, 1..16"},
 	{"server.motd", "sv_motd", "message of the day"},
+	{"server.input_fifo", "sv_input_fifo", "named pipe read for console commands, one per line, created when missing (empty = off)"},
 	{"map.file", "sv_map", "path of a .map file (empty = embedded default map)"},
 	{"map.dir", "(none)", "directory of .map files for the rotation"},
 	{"map.rotation", "sv_maprotation", "map names in map.dir, played in order"},

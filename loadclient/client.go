@@ -163,6 +163,28 @@ func New(cfg Config) *Client {
 // Entered reports whether the client is in game now (safe from any goroutine).
 func (c *Client) Entered() bool { return c.live.InGame.Load() }
 
+// ErrNotInGame is returned by SendGame before the client entered the game.
+var ErrNotInGame = errors.New("loadclient: not in game")
+
+// SendGame sends a game message to the server, vital and at once (for
+// tests that make a client chat, kill itself or change its team: e.g.
+// gamemsg.ClSay, gamemsg.ClKill, gamemsg.ClSetTeam). It fails before the
+// client is in game. Safe from any goroutine.
+func (c *Client) SendGame(m gamemsg.Message) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.inGame || c.finished || c.failure != nil {
+		return ErrNotInGame
+	}
+	c.pk.Reset()
+	if err := gamemsg.Encode(&c.pk, m); err != nil {
+		return err
+	}
+	c.sendMsg(true)
+	c.conn.flush(c.clock())
+	return c.failure
+}
+
 // Live returns the counters the client updates while running.
 func (c *Client) Live() *Live { return &c.live }
 

@@ -102,6 +102,7 @@ loop:
 		}
 		timer.Reset(max(time.Until(s.tickStart(s.world.CurrentTick()+1)), 0))
 	}
+	close(s.con.done) // SubmitConsole stops waiting
 	s.shutdown()
 	s.recStop()
 	_ = s.conn.Close()

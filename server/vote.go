@@ -104,6 +104,7 @@ func (s *Server) onCallVote(c *client, m *gamemsg.ClCallVote, now time.Duration)
 	}
 	c.vote = 1
 	s.vote = v
+	s.conVote(c, m.Type, &v)
 	s.countEvent(eventVote)
 	s.log.Info().Int("cid", c.id).Str("type", m.Type).Str("value", m.Value).Str("reason", m.Reason).Msg("vote called")
 	s.broadcastGame(-1, &gamemsg.SvVoteSet{ClientID: int32(c.id), Type: int32(v.kind), Timeout: int32(VoteDuration / time.Second),
