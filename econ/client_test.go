@@ -74,11 +74,13 @@ func (c *eclient) expect(text string) {
 func (c *eclient) await(re *regexp.Regexp) string {
 	c.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
+	var seen []string
 	for {
 		f, err := c.frame(time.Until(deadline))
 		if err != nil {
-			c.t.Fatalf("waiting for %v: %v (last %q)", re, err, f)
+			c.t.Fatalf("waiting for %v: %v; skipped %q", re, err, seen)
 		}
+		seen = append(seen, f)
 		if !strings.HasSuffix(f, frameEnd) {
 			c.t.Fatalf("line %q does not end with \\n\\0\\0", f)
 		}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestEconAndFIFO runs the binary's run with [econ] and server.input_fifo:
+// an operator logs into the econ, runs status, a script writes a say
+// command into the FIFO and the econ shows its chat line; SIGINT closes
+// the econ connection ("Closing console") and the process exits 0 within 5 s.
+func TestEconAndFIFO(t *testing.T) {
+	dir := t.TempDir()
+	port := freePort(t)
+	fifo := filepath.Join(dir, "commands")
+	cfg := filepath.Join(dir, "server.toml")
+	body := fmt.Sprintf("[server]\nbind = \"127.0.0.1\"\nport = 0\ninput_fifo = %q\n[econ]\nport = %d\npassword = \"pw\"\noutput_level = 2\n[log]\nformat = \"json\"\n", fifo, port)
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var errb lockedBuf
+	done := make(chan int, 1)
+	go func() { done <- run([]string{"-config", cfg, "-no-console"}, strings.NewReader(""), &errb) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(errb.String(), "server started") || !strings.Contains(errb.String(), "econ listening") {
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not start: %s", errb.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	nc, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	r := bufio.NewReader(nc)
+	// next returns the next line whose text contains sub (frames are "text\n\0\0").
+	next := func(sub string) string {
+		t.Helper()
+		_ = nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+		for {
+			s, err := r.ReadString(0)
+			if err != nil {
+				t.Fatalf("waiting for %q: %v", sub, err)
+			}
+			if s == "\x00" { // the second zero of a frame
+				continue
+			}
+			if !strings.HasSuffix(s, "\n\x00") {
+				t.Fatalf("frame %q", s)
+			}
+			if strings.Contains(s, sub) {
+				return strings.TrimSuffix(s, "\n\x00")
+			}
+		}
+	}
+	next("Enter password:")
+	fmt.Fprint(nc, "pw\n")
+	next("Authentication successful.")
+	fmt.Fprint(nc, "status\n")
+	if l := next("client(s), map"); !strings.HasSuffix(strings.SplitN(l, "]: ", 2)[0], "][server") {
+		t.Errorf("status line %q", l)
+	}
+	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(f, "say written to the fifo")
+	f.Close()
+	next("[chat]: *** written to the fifo")
+
+	t0 := time.Now()
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	next("[econ]: client dropped. cid=0 addr=" + nc.LocalAddr().String() + " reason='Closing console'")
+	_ = nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if rest, err := io.ReadAll(r); err != nil || string(rest) != "\x00Closing console\n\x00\x00" {
+		t.Errorf("after the drop line: %q %v (want the reason, then the end)", rest, err)
+	}
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit code %d\n%s", code, errb.String())
+		}
+	case <-time.After(6 * time.Second):
+		t.Fatalf("no exit after SIGINT:\n%s", errb.String())
+	}
+	if d := time.Since(t0); d > 5*time.Second {
+		t.Errorf("shutdown took %v", d)
+	}
+	for _, want := range []string{"econ login", "econ command", "input fifo command"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("log lacks %q", want)
+		}
+	}
+}
