@@ -143,7 +143,10 @@ func (c *conn) readLoop() {
 		if err != nil {
 			switch {
 			case c.dropping.Load():
-			case errors.Is(err, os.ErrDeadlineExceeded) && !c.authed.Load():
+			case errors.Is(err, os.ErrDeadlineExceeded):
+				if c.authed.Load() {
+					continue // logged in with the last bytes before the deadline
+				}
 				e.drop(c, reasonAuthTimeout, true)
 			case errors.Is(err, io.EOF):
 				e.drop(c, reasonClosed, true)

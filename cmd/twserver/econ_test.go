@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"twserver/internal/refserver"
 )
 
 // TestEconAndFIFO runs the binary's run with [econ] and server.input_fifo:
@@ -36,35 +38,7 @@ func TestEconAndFIFO(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	nc, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	r := bufio.NewReader(nc)
-	// next returns the next line whose text contains sub (frames are "text\n\0\0").
-	next := func(sub string) string {
-		t.Helper()
-		_ = nc.SetReadDeadline(time.Now().Add(5 * time.Second))
-		for {
-			s, err := r.ReadString(0)
-			if err != nil {
-				t.Fatalf("waiting for %q: %v", sub, err)
-			}
-			if s == "\x00" { // the second zero of a frame
-				continue
-			}
-			if !strings.HasSuffix(s, "\n\x00") {
-				t.Fatalf("frame %q", s)
-			}
-			if strings.Contains(s, sub) {
-				return strings.TrimSuffix(s, "\n\x00")
-			}
-		}
-	}
-	next("Enter password:")
-	fmt.Fprint(nc, "pw\n")
-	next("Authentication successful.")
+	nc, r, next := econLogin(t, port, "pw", nil)
 	fmt.Fprint(nc, "status\n")
 	if l := next("client(s), map"); !strings.HasSuffix(strings.SplitN(l, "]: ", 2)[0], "][server") {
 		t.Errorf("status line %q", l)
@@ -99,5 +73,101 @@ func TestEconAndFIFO(t *testing.T) {
 		if !strings.Contains(errb.String(), want) {
 			t.Errorf("log lacks %q", want)
 		}
+	}
+}
+
+// econLogin connects to the econ on 127.0.0.1:port and logs in; next
+// returns the next line whose text contains sub (frames are "text\n\0\0",
+// read up to their first zero; the second zero starts the next read) and
+// adds every line it reads to *seen.
+func econLogin(t *testing.T, port int, pw string, seen *[]string) (net.Conn, *bufio.Reader, func(sub string) string) {
+	t.Helper()
+	nc, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	r := bufio.NewReader(nc)
+	next := func(sub string) string {
+		t.Helper()
+		_ = nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+		for {
+			s, err := r.ReadString(0)
+			if err != nil {
+				t.Fatalf("waiting for %q: %v", sub, err)
+			}
+			s = strings.TrimPrefix(s, "\x00") // the second zero of the last frame
+			if s == "" {
+				continue
+			}
+			if !strings.HasSuffix(s, "\n\x00") {
+				t.Fatalf("frame %q", s)
+			}
+			if seen != nil {
+				*seen = append(*seen, s)
+			}
+			if strings.Contains(s, sub) {
+				return strings.TrimSuffix(s, "\n\x00")
+			}
+		}
+	}
+	next("Enter password:")
+	fmt.Fprint(nc, pw+"\n")
+	next("Authentication successful.")
+	return nc, r, next
+}
+
+// TestTwoGamesEcon: two games in one process, each with its own econ: a
+// command in one runs in that game only, and each econ shows only its own
+// game's lines.
+func TestTwoGamesEcon(t *testing.T) {
+	dir := t.TempDir()
+	var args []string
+	ports := [2]int{}
+	for i := range ports {
+		ports[i] = freePort(t)
+		p := filepath.Join(dir, fmt.Sprintf("g%d.toml", i))
+		body := fmt.Sprintf("[server]\nbind = \"127.0.0.1\"\nport = %d\n[econ]\nport = %d\npassword = \"pw%d\"\n", refserver.FreeUDPPort(t), ports[i], i)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "-config", p)
+	}
+	var errb lockedBuf
+	done := make(chan int, 1)
+	go func() { done <- run(append(args, "-no-console"), strings.NewReader(""), &errb) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for strings.Count(errb.String(), "econ listening") < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("games did not start: %s", errb.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	var seenA, seenB []string
+	a, _, nextA := econLogin(t, ports[0], "pw0", &seenA)
+	b, _, nextB := econLogin(t, ports[1], "pw1", &seenB)
+	fmt.Fprint(a, "say only in A\n")
+	nextA("[chat]: *** only in A")
+	fmt.Fprint(b, "say only in B\n")
+	nextB("[chat]: *** only in B")
+	// a status round trip in each: everything before it was delivered
+	fmt.Fprint(a, "status\n")
+	nextA("client(s), map")
+	fmt.Fprint(b, "status\n")
+	nextB("client(s), map")
+	if all := strings.Join(seenA, ""); strings.Contains(all, "only in B") {
+		t.Errorf("A saw B's lines: %q", seenA)
+	}
+	if all := strings.Join(seenB, ""); strings.Contains(all, "only in A") {
+		t.Errorf("B saw A's lines: %q", seenB)
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit code %d\n%s", code, errb.String())
+		}
+	case <-time.After(6 * time.Second):
+		t.Fatalf("no exit after SIGINT:\n%s", errb.String())
 	}
 }
