@@ -28,16 +28,7 @@ func TestEconAndFIFO(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var errb lockedBuf
-	done := make(chan int, 1)
-	go func() { done <- run([]string{"-config", cfg, "-no-console"}, strings.NewReader(""), &errb) }()
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(errb.String(), "server started") || !strings.Contains(errb.String(), "econ listening") {
-		if time.Now().After(deadline) {
-			t.Fatalf("server did not start: %s", errb.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	errb, done := startRun(t, []string{"-config", cfg, "-no-console"}, "econ listening", 1)
 	nc, r, next := econLogin(t, port, "pw", nil)
 	fmt.Fprint(nc, "status\n")
 	if l := next("client(s), map"); !strings.HasSuffix(strings.SplitN(l, "]: ", 2)[0], "][server") {
@@ -58,17 +49,7 @@ func TestEconAndFIFO(t *testing.T) {
 	if rest, err := io.ReadAll(r); err != nil || string(rest) != "\x00Closing console\n\x00\x00" {
 		t.Errorf("after the drop line: %q %v (want the reason, then the end)", rest, err)
 	}
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("exit code %d\n%s", code, errb.String())
-		}
-	case <-time.After(6 * time.Second):
-		t.Fatalf("no exit after SIGINT:\n%s", errb.String())
-	}
-	if d := time.Since(t0); d > 5*time.Second {
-		t.Errorf("shutdown took %v", d)
-	}
+	waitExit(t, errb, done, t0)
 	for _, want := range []string{"econ login", "econ command", "input fifo command"} {
 		if !strings.Contains(errb.String(), want) {
 			t.Errorf("log lacks %q", want)
@@ -133,16 +114,7 @@ func TestTwoGamesEcon(t *testing.T) {
 		}
 		args = append(args, "-config", p)
 	}
-	var errb lockedBuf
-	done := make(chan int, 1)
-	go func() { done <- run(append(args, "-no-console"), strings.NewReader(""), &errb) }()
-	deadline := time.Now().Add(5 * time.Second)
-	for strings.Count(errb.String(), "econ listening") < 2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("games did not start: %s", errb.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	errb, done := startRun(t, append(args, "-no-console"), "econ listening", 2)
 	var seenA, seenB []string
 	a, _, nextA := econLogin(t, ports[0], "pw0", &seenA)
 	b, _, nextB := econLogin(t, ports[1], "pw1", &seenB)
@@ -161,7 +133,30 @@ func TestTwoGamesEcon(t *testing.T) {
 	if all := strings.Join(seenB, ""); strings.Contains(all, "only in A") {
 		t.Errorf("B saw A's lines: %q", seenB)
 	}
+	t0 := time.Now()
 	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	waitExit(t, errb, done, t0)
+}
+
+// startRun runs the binary's run with args until its log holds want n times.
+func startRun(t *testing.T, args []string, want string, n int) (*lockedBuf, <-chan int) {
+	t.Helper()
+	errb := &lockedBuf{}
+	done := make(chan int, 1)
+	go func() { done <- run(args, strings.NewReader(""), errb) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for strings.Count(errb.String(), want) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("not started: %s", errb.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return errb, done
+}
+
+// waitExit requires run to return 0 within 5 s of t0 (the signal).
+func waitExit(t *testing.T, errb *lockedBuf, done <-chan int, t0 time.Time) {
+	t.Helper()
 	select {
 	case code := <-done:
 		if code != 0 {
@@ -169,5 +164,8 @@ func TestTwoGamesEcon(t *testing.T) {
 		}
 	case <-time.After(6 * time.Second):
 		t.Fatalf("no exit after SIGINT:\n%s", errb.String())
+	}
+	if d := time.Since(t0); d > 5*time.Second {
+		t.Errorf("shutdown took %v", d)
 	}
 }
