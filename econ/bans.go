@@ -47,7 +47,8 @@ func banMinutes(b *ban, now time.Time) string {
 	return fmt.Sprintf("for %d minutes (%s)", mins, b.reason)
 }
 
-// add bans ip for d and returns the console line about it (system net_ban).
+// add bans ip for d and returns the console line about it (system net_ban;
+// the reference quotes the address).
 func (l *banList) add(ip netip.Addr, d time.Duration, reason string, now time.Time) string {
 	ip = ip.Unmap()
 	if !bannable(ip) {
@@ -59,14 +60,14 @@ func (l *banList) add(ip netip.Addr, d time.Duration, reason string, now time.Ti
 	}
 	if b, ok := l.m[ip]; ok {
 		b.until, b.reason, b.lastQuery = now.Add(d), reason, now
-		return ip.String() + " banned " + banMinutes(b, now)
+		return "'" + ip.String() + "' banned " + banMinutes(b, now)
 	}
 	if len(l.m) >= MaxBans {
 		return "ban failed (full banlist)"
 	}
 	b := &ban{until: now.Add(d), reason: reason, lastQuery: now}
 	l.m[ip] = b
-	return "banned " + ip.String() + " " + banMinutes(b, now)
+	return "banned '" + ip.String() + "' " + banMinutes(b, now)
 }
 
 // check reports whether ip is banned; text is the message to send before

@@ -81,7 +81,7 @@ func TestWrongPasswords(t *testing.T) {
 		if src == "127.0.0.1" {
 			obs.awaitText("[net_ban]: ban failed (localhost)")
 		} else {
-			obs.awaitText("[net_ban]: banned 127.0.0.2 for 5 minutes (Too many authentication tries)")
+			obs.awaitText("[net_ban]: banned '127.0.0.2' for 5 minutes (Too many authentication tries)")
 		}
 		obs.awaitText("[econ]: client dropped. cid=1 addr=" + addr + " reason='Too many authentication tries'")
 		// the first answer goes out before the client's "\r\n" is learnt

@@ -17,23 +17,32 @@ import (
 )
 
 // startGame runs a real server on a free loopback UDP port with an econ
-// wired as cmd/twserver does (console lines in, commands out through the
-// server's console queue); both stop with the test.
+// at output level on a free loopback TCP port (password "secret").
 func startGame(t *testing.T, level int) (*server.Server, *econ.Server) {
 	t.Helper()
 	cfg := config.Default()
-	cfg.Server.Bind, cfg.Server.Port = "127.0.0.1", 0
 	cfg.Game.InactiveKickTime = 0
+	return startGameWith(t, cfg, econ.Options{Password: "secret", AuthTimeout: 30 * time.Second,
+		BanTime: 5 * time.Minute, OutputLevel: level})
+}
+
+// startGameWith runs a real server with cfg (bound to a free loopback UDP
+// port) and an econ with o (on a free loopback TCP port), wired as
+// cmd/twserver does (console lines in, commands out through the server's
+// console queue); both stop with the test, within 5 s.
+func startGameWith(t *testing.T, cfg config.Config, o econ.Options) (*server.Server, *econ.Server) {
+	t.Helper()
+	cfg.Server.Bind, cfg.Server.Port = "127.0.0.1", 0
 	srv, err := server.New(server.Options{Config: cfg, Logger: zerolog.Nop(), Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := econ.Listen(econ.Options{Addr: "127.0.0.1:0", Password: "secret", AuthTimeout: 30 * time.Second,
-		BanTime: 5 * time.Minute, OutputLevel: level, Exec: srv.SubmitConsole})
+	o.Addr, o.Exec = "127.0.0.1:0", srv.SubmitConsole
+	e, err := econ.Listen(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.OnConsoleLine(level, func(l server.ConsoleLine) { e.Print(econ.Line(l)) })
+	srv.OnConsoleLine(o.OutputLevel, func(l server.ConsoleLine) { e.Print(econ.Line(l)) })
 	ctx, cancel := context.WithCancel(context.Background())
 	srvDone, econDone := make(chan error, 1), make(chan struct{})
 	go func() { srvDone <- srv.Run(ctx) }()

@@ -133,7 +133,7 @@ func TestBans(t *testing.T) {
 	if got := l.add(netip.MustParseAddr("::1"), 5*time.Minute, "r", now); got != "ban failed (localhost)" {
 		t.Errorf("::1: %q", got)
 	}
-	if got := l.add(ip, 5*time.Minute, "Too many authentication tries", now); got != "banned 127.0.0.2 for 5 minutes (Too many authentication tries)" {
+	if got := l.add(ip, 5*time.Minute, "Too many authentication tries", now); got != "banned '127.0.0.2' for 5 minutes (Too many authentication tries)" {
 		t.Errorf("add: %q", got)
 	}
 	// the ban's own time counts as the last query: no text within 5 s
@@ -152,10 +152,10 @@ func TestBans(t *testing.T) {
 	if _, banned := l.check(ip, now.Add(5*time.Minute)); banned || l.len() != 0 {
 		t.Errorf("expired ban still there")
 	}
-	if got := l.add(ip, time.Minute, "x", now); got != "banned 127.0.0.2 for 1 minute (x)" {
+	if got := l.add(ip, time.Minute, "x", now); got != "banned '127.0.0.2' for 1 minute (x)" {
 		t.Errorf("re-add: %q", got)
 	}
-	if got := l.add(ip, 3*time.Minute, "y", now); got != "127.0.0.2 banned for 3 minutes (y)" {
+	if got := l.add(ip, 3*time.Minute, "y", now); got != "'127.0.0.2' banned for 3 minutes (y)" {
 		t.Errorf("update: %q", got)
 	}
 	for i := range MaxBans + 10 {
