@@ -108,6 +108,19 @@ func runDiffSession(t *testing.T, game, ec netip.AddrPort) diffSession {
 	rawSession("127.0.0.2", "a\nb\nc\n")                     // banned
 	rawSession("127.0.0.2", "")                              // refused without a word
 	rawSession("127.0.0.3", "")                              // login timeout
+	// every slot taken: the next connection is refused; then the holders
+	// hang up one by one
+	var held []*eclient
+	for range econ.MaxConns - 1 {
+		c := dialEcon(t, ec, "127.0.0.4")
+		c.expect("Enter password:")
+		held = append(held, c)
+	}
+	rawSession("127.0.0.5", "")
+	for _, c := range held {
+		c.nc.Close()
+		time.Sleep(200 * time.Millisecond)
+	}
 	obs.send("say hello\n")
 
 	ctx, stop := context.WithCancel(context.Background())
@@ -139,6 +152,7 @@ func runDiffSession(t *testing.T, game, ec netip.AddrPort) diffSession {
 	stop()
 	<-done
 	time.Sleep(300 * time.Millisecond)
+	rawSession("127.0.0.2", "") // banned, more than 5 s after its last try: told so
 	obs.send("logout\n")
 	rest := obs.closed(5 * time.Second)
 	for _, l := range strings.SplitAfter(rest, frameEnd) {
@@ -191,7 +205,7 @@ func TestAgainstReferenceEcon(t *testing.T) {
 			if len(rl) < 10 {
 				t.Errorf("only %d lines compared", len(rl))
 			}
-			t.Logf("%d raw streams and %d observer lines identical", len(ref.raw), len(rl)+len(rk))
+			t.Logf("%d raw streams and %d observer lines identical; raw: %q", len(ref.raw), len(rl)+len(rk), our.raw)
 		})
 	}
 }
