@@ -34,7 +34,7 @@ func startRefEcon(t *testing.T, level int) (game, ec netip.AddrPort) {
 	ctx, cancel := context.WithCancel(context.Background())
 	args := append(refserver.Args(refserver.Settings{Port: port, Name: "econ-diff", LogLevel: 2, PerIP: 4, PlayerSlots: 16}),
 		"ec_bindaddr 127.0.0.1", fmt.Sprintf("ec_port %d", ecPort), "ec_password pw", "ec_bantime 1",
-		"ec_auth_timeout 2", fmt.Sprintf("ec_output_level %d", level))
+		"ec_auth_timeout 2", fmt.Sprintf("ec_output_level %d", level), `add_vote "Say hi" "say hi from a vote"`)
 	cmd := exec.CommandContext(ctx, refserver.Path(), args...)
 	cmd.Dir, cmd.Env = dir, append(os.Environ(), "HOME="+dir)
 	var log refserver.Buffer
@@ -68,6 +68,7 @@ func startOurEcon(t *testing.T, level int) (game, ec netip.AddrPort) {
 	cfg.Server.MaxClients, cfg.Server.PlayerSlots = 64, 16
 	cfg.Game.InactiveKickTime = 0
 	cfg.Map.File = stockMap
+	cfg.Votes = []config.VoteOption{{Description: "Say hi", Command: "say hi from a vote"}}
 	srv, e := startGameWith(t, cfg, econ.Options{Password: "pw", AuthTimeout: 2 * time.Second,
 		BanTime: time.Minute, OutputLevel: level})
 	return srv.Addr(), e.Addr()
@@ -136,7 +137,8 @@ func runDiffSession(t *testing.T, game, ec netip.AddrPort) diffSession {
 	}
 	time.Sleep(time.Second)
 	for _, m := range []gamemsg.Message{&gamemsg.ClSay{Mode: 1, Target: -1, Message: "hi all"},
-		&gamemsg.ClSay{Mode: 2, Target: -1, Message: "hi team"}, &gamemsg.ClKill{}} {
+		&gamemsg.ClSay{Mode: 2, Target: -1, Message: "hi team"}, &gamemsg.ClCallVote{Type: "option", Value: "Say hi"},
+		&gamemsg.ClKill{}} {
 		if err := alice.SendGame(m); err != nil {
 			t.Fatal(err)
 		}
@@ -167,7 +169,7 @@ func runDiffSession(t *testing.T, game, ec netip.AddrPort) diffSession {
 // like the reference: the econ's own lines and the event lines (pickups
 // depend on where a player spawns, which differs between the servers).
 var compared = regexp.MustCompile(`^\[T\]\[(econ|net_ban|chat|teamchat)\]: |` +
-	`^\[T\]\[server\]: (player is ready|player has entered|client dropped|cid=\d+ cmd=)|` +
+	`^\[T\]\[server\]: (player is ready|player has entered|client dropped|cid=\d+ cmd=|'\d+:.*' voted )|` +
 	`^\[T\]\[game\]: (kill|team_join|leave|flag_)|^[^\[]`)
 
 // TestAgainstReferenceEcon runs the same scripted session against the
