@@ -169,3 +169,31 @@ func waitExit(t *testing.T, errb *lockedBuf, done <-chan int, t0 time.Time) {
 		t.Errorf("shutdown took %v", d)
 	}
 }
+
+// TestConsoleStartErrors: an econ port in use and a FIFO path that is not
+// a named pipe stop the start with exit 1 and a message naming the key.
+func TestConsoleStartErrors(t *testing.T) {
+	dir := t.TempDir()
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	regular := filepath.Join(dir, "regular")
+	if err := os.WriteFile(regular, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ body, want string }{
+		{fmt.Sprintf("[econ]\nport = %d\npassword = \"pw\"\n", busy.Addr().(*net.TCPAddr).Port), "econ.bind/econ.port: "},
+		{fmt.Sprintf("[server]\ninput_fifo = %q\n", regular), "server.input_fifo: "},
+	} {
+		cfg := filepath.Join(dir, "server.toml")
+		if err := os.WriteFile(cfg, []byte("[server]\nbind = \"127.0.0.1\"\nport = 0\n"+strings.TrimPrefix(tt.body, "[server]\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var errb lockedBuf
+		if code := run([]string{"-config", cfg, "-no-console"}, strings.NewReader(""), &errb); code != 1 || !strings.Contains(errb.String(), tt.want) {
+			t.Errorf("%q: exit %d, log %s", tt.want, code, errb.String())
+		}
+	}
+}
