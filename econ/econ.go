@@ -164,11 +164,12 @@ func (e *Server) Print(l Line) {
 func (e *Server) Run(ctx context.Context) {
 	e.ctx = ctx
 	e.log.Info().Str("addr", e.Addr().String()).Int("output_level", e.opts.OutputLevel).Msg("econ listening")
-	e.wg.Go(e.acceptLoop)
-	dispatched := make(chan struct{})
+	accepting, dispatched := make(chan struct{}), make(chan struct{})
+	go func() { defer close(accepting); e.acceptLoop() }()
 	go func() { defer close(dispatched); e.dispatch(ctx) }()
 	<-ctx.Done()
 	_ = e.ln.Close()
+	<-accepting // no connection is added after this
 	<-dispatched
 	e.mu.Lock()
 	open := e.slots
