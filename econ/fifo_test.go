@@ -44,8 +44,10 @@ func waitLines(t *testing.T, rec *recorder, n int) []string {
 }
 
 // TestFIFO: the pipe is created; lines of several writers in turn are run
-// in order ("\r\n" accepted, blank lines and too long lines skipped); a
-// path that is not a pipe is refused; cancelling ends Run at once.
+// in order ("\r\n" accepted, blank lines and too long lines skipped, a
+// writer's last line without newline run when it closes); a path that is
+// not a pipe is refused; cancelling ends Run at once, also while a writer
+// holds the pipe open; waiting for the next writer ends at once too.
 func TestFIFO(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "input")
@@ -62,9 +64,25 @@ func TestFIFO(t *testing.T) {
 	go func() { p.Run(ctx); close(done) }()
 
 	writeFIFO(t, path, "say one\r\n\n   \n"+strings.Repeat("x", econ.MaxFIFOLine+1)+"\nstatus\n")
-	writeFIFO(t, path, "say from the second writer\nsay par")
-	writeFIFO(t, path, "tial line\n")
-	want := []string{"say one", "status", "say from the second writer", "say partial line"}
+	waitLines(t, rec, 2)
+	// the last line of a writer ends with it, newline or not
+	writeFIFO(t, path, "say from the second writer\nsay no newline")
+	waitLines(t, rec, 4)
+	writeFIFO(t, path, "say third\n")
+	want := []string{"say one", "status", "say from the second writer", "say no newline", "say third"}
+	if got := waitLines(t, rec, len(want)); !slices.Equal(got, want) {
+		t.Fatalf("run %q, want %q", got, want)
+	}
+	// a writer that keeps the pipe open: cancelling ends the wait for data
+	w, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.WriteString("say held\n"); err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, "say held")
 	if got := waitLines(t, rec, len(want)); !slices.Equal(got, want) {
 		t.Fatalf("run %q, want %q", got, want)
 	}

@@ -190,4 +190,27 @@ func TestFIFOSplitter(t *testing.T) {
 	if want := "say a||<long>|status|partial"; strings.Join(got, "|") != want || !more {
 		t.Fatalf("got %q, want %q", strings.Join(got, "|"), want)
 	}
+	// the end of the input ends the last line, too long or not
+	for _, tt := range []struct {
+		in      string
+		line    string
+		tooLong bool
+		more    bool
+	}{
+		{"", "", false, false},
+		{"last\r", "last", false, true},
+		{strings.Repeat("z", MaxFIFOLine+1), "", true, true},
+	} {
+		in := []byte(tt.in)
+		if _, _, more := s.next(&in); more {
+			t.Fatalf("%q: a line before the end", tt.in)
+		}
+		line, tooLong, more := s.end()
+		if string(line) != tt.line || tooLong != tt.tooLong || more != tt.more {
+			t.Errorf("end of %q: %q %v %v", tt.in, line, tooLong, more)
+		}
+		if _, _, more := s.end(); more {
+			t.Errorf("end of %q twice", tt.in)
+		}
+	}
 }
