@@ -72,7 +72,8 @@ type Options struct {
 	Addr string
 	// Password logs a connection in (ec_password); must not be empty.
 	Password string
-	// AuthTimeout is how long a connection may take to log in (ec_auth_timeout).
+	// AuthTimeout is how long a connection may take to log in; must be
+	// positive (ec_auth_timeout).
 	AuthTimeout time.Duration
 	// BanTime is how long an address is banned after MaxAuthTries wrong
 	// passwords; 0 = only drop the connection (ec_bantime).
@@ -110,6 +111,9 @@ func Listen(o Options) (*Server, error) {
 	}
 	if o.Exec == nil {
 		return nil, errors.New("econ: no Exec function")
+	}
+	if o.AuthTimeout <= 0 {
+		return nil, errors.New("econ: no auth timeout")
 	}
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {

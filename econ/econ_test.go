@@ -327,3 +327,26 @@ func TestShutdown(t *testing.T) {
 		t.Error("the listener still accepts")
 	}
 }
+
+// TestListenErrors: options that cannot serve are refused before listening.
+func TestListenErrors(t *testing.T) {
+	exec := (&recorder{}).exec
+	for _, o := range []econ.Options{
+		{Addr: "127.0.0.1:0", AuthTimeout: time.Second, Exec: exec},
+		{Addr: "127.0.0.1:0", Password: "pw", AuthTimeout: time.Second},
+		{Addr: "127.0.0.1:0", Password: "pw", Exec: exec},
+		{Addr: "127.0.0.1:99999", Password: "pw", AuthTimeout: time.Second, Exec: exec},
+	} {
+		if e, err := econ.Listen(o); err == nil {
+			e.Run(canceled())
+			t.Errorf("%+v: no error", o)
+		}
+	}
+}
+
+// canceled is a context that is already done.
+func canceled() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}
