@@ -264,7 +264,9 @@ func TestSlowReader(t *testing.T) {
 		}
 	}
 	t.Logf("slow reader dropped after %d lines; slowest Print %v; %d lines dropped by the full line queue", sent, worst, e.DroppedLines())
-	if worst > 20*time.Millisecond {
+	// Print never waits for a connection (it would wait up to WriteTimeout
+	// here); the bound only leaves room for a busy machine's scheduling
+	if worst > 250*time.Millisecond {
 		t.Errorf("Print took %v", worst)
 	}
 	// what the kernel had taken is still delivered, then the stream ends

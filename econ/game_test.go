@@ -227,9 +227,13 @@ func TestOutputLevels(t *testing.T) {
 		}
 		time.Sleep(time.Second) // the character spawns
 		_ = alice.SendGame(&gamemsg.ClSay{Mode: 1, Target: -1, Message: "x"})
-		_ = alice.SendGame(&gamemsg.ClKill{})
+		deadline := time.Now().Add(10 * time.Second)
 		for srv.Gauges().Events[killIndex].Load() == 0 {
-			time.Sleep(10 * time.Millisecond)
+			if time.Now().After(deadline) {
+				t.Fatal("the client never killed itself")
+			}
+			_ = alice.SendGame(&gamemsg.ClKill{}) // until its character is there
+			time.Sleep(200 * time.Millisecond)
 		}
 		obs.send("say marker\n")
 		obs.send("status\n")
