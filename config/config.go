@@ -33,11 +33,26 @@ const (
 	MaxVoteCmdLen = 511
 	// MaxMOTDLen is the longest message of the day in bytes.
 	MaxMOTDLen = 900
+	// MaxHostnameLen is the longest server.hostname in bytes (the server
+	// info field's 128 bytes less its terminator).
+	MaxHostnameLen = 127
 	// MaxPathLen is the longest file path of a setting in bytes (PATH_MAX).
 	MaxPathLen = 4096
 	// MaxInactiveKickTime is the largest game.inactive_kick_time in minutes
 	// (the reference's sv_inactivekick_time range).
 	MaxInactiveKickTime = 1000
+	// MaxMatchesPerMap is the largest game.matches_per_map (the reference's
+	// sv_matches_per_map range).
+	MaxMatchesPerMap = 100
+	// MaxRconTries is the largest server.rcon_max_tries (the reference's
+	// sv_rcon_max_tries range).
+	MaxRconTries = 100
+	// MaxBanTime is the largest voting.kick_ban_time and server.rcon_ban_time
+	// in minutes (the reference's sv_vote_kick_bantime and sv_rcon_bantime range).
+	MaxBanTime = 1440
+	// MaxSpectateRejoinDelay is the largest voting.spectate_rejoin_delay in
+	// minutes (the reference's sv_vote_spectate_rejoindelay range).
+	MaxSpectateRejoinDelay = 1000
 )
 
 // Config is the whole server configuration.
@@ -47,6 +62,7 @@ type Config struct {
 	Game   GameConfig   `toml:"game"`
 	Log    LogConfig    `toml:"log"`
 	Votes  []VoteOption `toml:"vote"`
+	Voting VotingConfig `toml:"voting"`
 	Record RecordConfig `toml:"record"`
 	// Register, Econ, Metrics and Agones are the operations side channels (ops.go).
 	Register RegisterConfig `toml:"register"`
@@ -89,12 +105,20 @@ type ServerConfig struct {
 	RconPassword string `toml:"rcon_password"`
 	// RconMaxTries is the number of wrong rcon passwords before a kick (sv_rcon_max_tries).
 	RconMaxTries int `toml:"rcon_max_tries"`
+	// RconBanTime is how many minutes a client that used up RconMaxTries is
+	// banned; 0 kicks it instead (sv_rcon_bantime, default 5).
+	RconBanTime int `toml:"rcon_ban_time"`
 	// SnapshotRate is snapshots per second: 25 (every second tick) or 50 (every tick, sv_high_bandwidth).
 	SnapshotRate int `toml:"snapshot_rate"`
 	// MapDownloadSpeed is the number of map chunks per request, 1..16 (sv_map_download_speed).
 	MapDownloadSpeed int `toml:"map_download_speed"`
 	// MOTD is the message of the day (sv_motd).
 	MOTD string `toml:"motd"`
+	// Hostname is the host name announced in the server info (sv_hostname).
+	Hostname string `toml:"hostname"`
+	// SkillLevel is the players' skill level announced in the server info:
+	// 0 casual, 1 normal, 2 competitive (sv_skill_level).
+	SkillLevel int `toml:"skill_level"`
 	// InputFIFO is the path of a named pipe read for console commands, one
 	// per line, created when missing; empty = off (sv_input_fifo).
 	InputFIFO string `toml:"input_fifo"`
@@ -118,12 +142,35 @@ type GameConfig struct {
 	ScoreLimit int `toml:"score_limit"`
 	// TimeLimit ends the round after this many minutes; 0 = none (sv_timelimit).
 	TimeLimit int `toml:"time_limit"`
-	// Warmup is the warmup time in seconds; 0 = none (sv_warmup).
+	// Warmup is the warmup time in seconds; 0 = none, -1 = until every
+	// player is ready (with PlayerReadyMode) (sv_warmup).
 	Warmup int `toml:"warmup"`
+	// PlayerReadyMode lets players start the match from warmup and pause
+	// and resume it with their ready state (sv_player_ready_mode).
+	PlayerReadyMode bool `toml:"player_ready_mode"`
 	// InactiveKickTime is how many minutes a player may send no new input
 	// before being moved to the spectators or, when their slots are full,
 	// kicked; 0 = never (sv_inactivekick_time, default 3).
 	InactiveKickTime int `toml:"inactive_kick_time"`
+	// InactiveKick is what happens to an inactive player: 1 moved to the
+	// spectators, 2 moved while spectator slots are free, else kicked, 3
+	// kicked (sv_inactivekick, default 2).
+	InactiveKick int `toml:"inactive_kick"`
+	// InactiveKickSpec also kicks inactive spectators (sv_inactivekick_spec).
+	InactiveKickSpec bool `toml:"inactive_kick_spec"`
+	// SpamProtection limits team changes to one per 3 s and spectator
+	// target changes to one per second (sv_spamprotection, default on; chat
+	// is always limited).
+	SpamProtection bool `toml:"spam_protection"`
+	// StrictSpectate hides what a spectated player sees from the
+	// spectators (sv_strict_spectate_mode).
+	StrictSpectate bool `toml:"strict_spectate"`
+	// SilentSpectator hides the joins and leaves of spectators from the
+	// other players (sv_silent_spectator_mode, default on).
+	SilentSpectator bool `toml:"silent_spectator"`
+	// MatchesPerMap is the number of matches on each map of map.rotation
+	// before the next one (sv_matches_per_map, 1..100).
+	MatchesPerMap int `toml:"matches_per_map"`
 }
 
 // LogConfig selects logging.
@@ -132,6 +179,24 @@ type LogConfig struct {
 	Level string `toml:"level"`
 	// Format is "console" (human) or "json".
 	Format string `toml:"format"`
+}
+
+// VotingConfig holds the rules of the players' kick and spectate votes.
+type VotingConfig struct {
+	// Kick allows votes to kick players (sv_vote_kick, default true).
+	Kick bool `toml:"kick"`
+	// KickMin is the number of players (not spectators) a kick vote needs
+	// (sv_vote_kick_min, 0..64).
+	KickMin int `toml:"kick_min"`
+	// KickBanTime bans a player kicked by vote for this many minutes; 0 only
+	// kicks (sv_vote_kick_bantime, 0..1440, default 5).
+	KickBanTime int `toml:"kick_ban_time"`
+	// Spectate allows votes to move players to the spectators (sv_vote_spectate, default true).
+	Spectate bool `toml:"spectate"`
+	// SpectateRejoinDelay is how many minutes a player moved to the
+	// spectators by vote must wait before joining again
+	// (sv_vote_spectate_rejoindelay, 0..1000, default 3).
+	SpectateRejoinDelay int `toml:"spectate_rejoin_delay"`
 }
 
 // VoteOption is one entry of the vote menu (add_vote).
@@ -154,10 +219,14 @@ func Default() Config {
 			PlayerSlots:      8,
 			MaxClientsPerIP:  4,
 			RconMaxTries:     3,
+			RconBanTime:      5,
 			SnapshotRate:     25,
 			MapDownloadSpeed: 8,
+			SkillLevel:       1,
 		},
-		Game:     GameConfig{Type: "dm", ScoreLimit: 20, InactiveKickTime: 3},
+		Game: GameConfig{Type: "dm", ScoreLimit: 20, InactiveKickTime: 3,
+			InactiveKick: 2, SpamProtection: true, SilentSpectator: true, MatchesPerMap: 1},
+		Voting:   VotingConfig{Kick: true, KickBanTime: 5, Spectate: true, SpectateRejoinDelay: 3},
 		Log:      LogConfig{Level: "info", Format: "console"},
 		Record:   RecordConfig{Dir: "recordings", MaxFileMB: 512, MaxDirMB: 8192},
 		Register: defaultRegister(),
@@ -187,6 +256,19 @@ var ErrInvalid = errors.New("invalid value")
 // Parse decodes TOML text on top of Default, rejects unknown keys (naming the
 // key and its line) and validates the result.
 func Parse(data []byte) (Config, error) {
+	cfg, err := decodeTOML(data)
+	if err != nil {
+		return Config{}, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+// decodeTOML decodes TOML text on top of Default and rejects unknown keys,
+// without validating the values.
+func decodeTOML(data []byte) (Config, error) {
 	cfg := Default()
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&cfg)
 	if err != nil {
@@ -195,9 +277,6 @@ func Parse(data []byte) (Config, error) {
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0].String()
 		return Config{}, fmt.Errorf("line %d: %w %q", keyLine(data, k), ErrUnknownKey, k)
-	}
-	if err := cfg.Validate(); err != nil {
-		return Config{}, err
 	}
 	return cfg, nil
 }
@@ -241,8 +320,21 @@ func keyLine(data []byte, k string) int {
 	return 0
 }
 
+// InvalidError is the error of a value Validate refuses; it wraps ErrInvalid.
+type InvalidError struct {
+	// Key is the dotted key of the value (server.port, vote[2].command).
+	Key string
+	// Msg says what is wrong with it.
+	Msg string
+}
+
+func (e *InvalidError) Error() string { return ErrInvalid.Error() + " for " + e.Key + ": " + e.Msg }
+
+// Unwrap returns ErrInvalid.
+func (e *InvalidError) Unwrap() error { return ErrInvalid }
+
 func invalid(key, format string, args ...any) error {
-	return fmt.Errorf("%w for %s: %s", ErrInvalid, key, fmt.Sprintf(format, args...))
+	return &InvalidError{Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
 // Validate checks every value and names the offending key.
@@ -274,8 +366,11 @@ func (c *Config) Validate() error {
 	if len(s.RconPassword) > MaxPasswordLen {
 		return invalid("server.rcon_password", "longer than %d bytes", MaxPasswordLen)
 	}
-	if s.RconMaxTries < 0 || s.RconMaxTries > 100 {
-		return invalid("server.rcon_max_tries", "%d is outside 0..100", s.RconMaxTries)
+	if s.RconMaxTries < 0 || s.RconMaxTries > MaxRconTries {
+		return invalid("server.rcon_max_tries", "%d is outside 0..%d", s.RconMaxTries, MaxRconTries)
+	}
+	if s.RconBanTime < 0 || s.RconBanTime > MaxBanTime {
+		return invalid("server.rcon_ban_time", "%d is outside 0..%d minutes", s.RconBanTime, MaxBanTime)
 	}
 	if s.SnapshotRate != 25 && s.SnapshotRate != 50 {
 		return invalid("server.snapshot_rate", "%d: must be 25 (every second tick) or 50 (every tick)", s.SnapshotRate)
@@ -285,6 +380,12 @@ func (c *Config) Validate() error {
 	}
 	if len(s.MOTD) > MaxMOTDLen {
 		return invalid("server.motd", "longer than %d bytes", MaxMOTDLen)
+	}
+	if len(s.Hostname) > MaxHostnameLen {
+		return invalid("server.hostname", "longer than %d bytes", MaxHostnameLen)
+	}
+	if s.SkillLevel < 0 || s.SkillLevel > 2 {
+		return invalid("server.skill_level", "%d is outside 0..2", s.SkillLevel)
 	}
 	if len(s.InputFIFO) > MaxPathLen || strings.ContainsRune(s.InputFIFO, 0) {
 		return invalid("server.input_fifo", "not a path of at most %d bytes", MaxPathLen)
@@ -312,11 +413,17 @@ func (c *Config) Validate() error {
 	if c.Game.TimeLimit < 0 || c.Game.TimeLimit > 10000 {
 		return invalid("game.time_limit", "%d is outside 0..10000 minutes", c.Game.TimeLimit)
 	}
-	if c.Game.Warmup < 0 || c.Game.Warmup > 3600 {
-		return invalid("game.warmup", "%d is outside 0..3600 seconds", c.Game.Warmup)
+	if c.Game.Warmup < -1 || c.Game.Warmup > 3600 {
+		return invalid("game.warmup", "%d is outside -1..3600 seconds", c.Game.Warmup)
 	}
 	if c.Game.InactiveKickTime < 0 || c.Game.InactiveKickTime > MaxInactiveKickTime {
 		return invalid("game.inactive_kick_time", "%d is outside 0..%d minutes", c.Game.InactiveKickTime, MaxInactiveKickTime)
+	}
+	if c.Game.InactiveKick < 1 || c.Game.InactiveKick > 3 {
+		return invalid("game.inactive_kick", "%d is outside 1..3", c.Game.InactiveKick)
+	}
+	if c.Game.MatchesPerMap < 1 || c.Game.MatchesPerMap > MaxMatchesPerMap {
+		return invalid("game.matches_per_map", "%d is outside 1..%d", c.Game.MatchesPerMap, MaxMatchesPerMap)
 	}
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":
@@ -337,6 +444,13 @@ func (c *Config) Validate() error {
 	}
 	if err := c.validateOps(); err != nil {
 		return err
+	}
+	if v := &c.Voting; v.KickMin < 0 || v.KickMin > MaxClientsLimit {
+		return invalid("voting.kick_min", "%d is outside 0..%d", v.KickMin, MaxClientsLimit)
+	} else if v.KickBanTime < 0 || v.KickBanTime > MaxBanTime {
+		return invalid("voting.kick_ban_time", "%d is outside 0..%d minutes", v.KickBanTime, MaxBanTime)
+	} else if v.SpectateRejoinDelay < 0 || v.SpectateRejoinDelay > MaxSpectateRejoinDelay {
+		return invalid("voting.spectate_rejoin_delay", "%d is outside 0..%d minutes", v.SpectateRejoinDelay, MaxSpectateRejoinDelay)
 	}
 	if len(c.Votes) > MaxVoteOptions {
 		return invalid("vote", "%d options, at most %d", len(c.Votes), MaxVoteOptions)
@@ -362,7 +476,12 @@ type SvName struct {
 	Key, Sv, Doc string
 }
 
-// SvNames lists every key with its familiar sv_* name (for the README).
+// SvNames lists every key with its familiar sv_* name. It drives the
+// reference syntax (-f FILE, command-line commands) and the environment
+// (SV_NAME=...): a row whose Sv is a console name makes that setting set its
+// Key by the reference's meaning and range (settings.go); "(none)" marks a
+// key only TOML (and TWSERVER_* variables) set. The README's tables are
+// checked against it.
 var SvNames = []SvName{
 	{"server.name", "sv_name", "server name shown in the browser"},
 	{"server.bind", "bindaddr", "local IP address to listen on (empty = all)"},
@@ -372,10 +491,13 @@ var SvNames = []SvName{
 	{"server.max_clients_per_ip", "sv_max_clients_per_ip", "connections per IP address (default 4)"},
 	{"server.password", "password", "server password (empty = none)"},
 	{"server.rcon_password", "sv_rcon_password", "remote console password (empty = rcon off)"},
-	{"server.rcon_max_tries", "sv_rcon_max_tries", "wrong rcon passwords before a kick"},
+	{"server.rcon_max_tries", "sv_rcon_max_tries", "wrong rcon passwords before a kick or ban (0..100, default 3)"},
+	{"server.rcon_ban_time", "sv_rcon_bantime", "minutes a client is banned after too many wrong rcon passwords, 0 = kick (0..1440, default 5)"},
 	{"server.snapshot_rate", "sv_high_bandwidth", "25 = every second tick, 50 = every tick"},
 	{"server.map_download_speed", "sv_map_download_speed", "map chunks per request, 1..16"},
 	{"server.motd", "sv_motd", "message of the day"},
+	{"server.hostname", "sv_hostname", "host name announced in the server info"},
+	{"server.skill_level", "sv_skill_level", "skill level announced in the server info: 0 casual, 1 normal, 2 competitive"},
 	{"server.input_fifo", "sv_input_fifo", "named pipe read for console commands, one per line, created when missing (empty = off)"},
 	{"map.file", "sv_map", "path of a .map file (empty = embedded default map)"},
 	{"map.dir", "(none)", "directory of .map files for the rotation"},
@@ -383,14 +505,35 @@ var SvNames = []SvName{
 	{"game.type", "sv_gametype", "dm, tdm or ctf"},
 	{"game.score_limit", "sv_scorelimit", "score that ends the round (0 = none)"},
 	{"game.time_limit", "sv_timelimit", "minutes per round (0 = none)"},
-	{"game.warmup", "sv_warmup", "warmup seconds (0 = none)"},
+	{"game.warmup", "sv_warmup", "warmup seconds (0 = none, -1 = until every player is ready)"},
+	{"game.player_ready_mode", "sv_player_ready_mode", "players start the match and pause it with their ready state"},
 	{"game.inactive_kick_time", "sv_inactivekick_time", "minutes without input before an inactive player is moved to spectators or kicked (0 = never)"},
+	{"game.inactive_kick", "sv_inactivekick", "inactive players: 1 to spectators, 2 to spectators while slots are free else kicked, 3 kicked"},
+	{"game.inactive_kick_spec", "sv_inactivekick_spec", "also kick inactive spectators"},
+	{"game.spam_protection", "sv_spamprotection", "at most one team change per 3 s, one spectator target change per second (chat is always limited)"},
+	{"game.strict_spectate", "sv_strict_spectate_mode", "spectators do not see what a spectated player sees"},
+	{"game.silent_spectator", "sv_silent_spectator_mode", "joins and leaves of spectators are not shown"},
+	{"game.matches_per_map", "sv_matches_per_map", "matches on each map of map.rotation before the next"},
 	{"log.level", "console_output_level", "debug, info, warn or error"},
 	{"log.format", "(none)", "console or json"},
 	{"[[vote]] description/command", "add_vote", "vote menu entries"},
+	{"voting.kick", "sv_vote_kick", "players may vote to kick players (default true)"},
+	{"voting.kick_min", "sv_vote_kick_min", "players (not spectators) needed for a kick vote (0..64, default 0)"},
+	{"voting.kick_ban_time", "sv_vote_kick_bantime", "minutes a player kicked by vote is banned, 0 = kick only (0..1440, default 5)"},
+	{"voting.spectate", "sv_vote_spectate", "players may vote to move players to the spectators (default true)"},
+	{"voting.spectate_rejoin_delay", "sv_vote_spectate_rejoindelay", "minutes before a player moved by vote may join again (0..1000, default 3)"},
 	{"record.teehistorian", "sv_tee_historian", "write a teehistorian file per game"},
 	{"record.demo", "sv_auto_demo_record", "write a 0.7 demo per game"},
 	{"record.dir", "(none)", "directory of the recordings (default recordings)"},
 	{"record.max_file_mb", "(none)", "size at which a game's recording stops (default 512)"},
 	{"record.max_dir_mb", "(none)", "oldest recordings deleted beyond this total (0 = no limit)"},
+	{"register.enabled", "sv_register", "register with the master servers (off by default)"},
+	{"register.port", "sv_external_port", "port announced to the masters (0 = server.port)"},
+	{"register.url", "sv_register_url", "DDNet's HTTP registration endpoint"},
+	{"econ.port", "ec_port", "TCP port of the external console (0 = off)"},
+	{"econ.bind", "ec_bindaddr", "local IP address of the external console (default 127.0.0.1)"},
+	{"econ.password", "ec_password", "external console password (required when econ.port is set)"},
+	{"econ.auth_timeout", "ec_auth_timeout", "seconds an econ connection may take to log in (default 30)"},
+	{"econ.ban_time", "ec_bantime", "seconds an address is banned after 3 wrong econ passwords, 0 = drop only (the reference's ec_bantime counts minutes; default 300)"},
+	{"econ.output_level", "ec_output_level", "console lines sent to econ clients: 0, 1 or 2 (0.7.5 meaning, default 1)"},
 }

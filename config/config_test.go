@@ -75,7 +75,7 @@ command = "change_map b"
 		{name: "bind", in: "[server]\nbind = \"localhost\"\n", wantErr: "server.bind"},
 		{name: "snap rate", in: "[server]\nsnapshot_rate = 30\n", wantErr: "server.snapshot_rate"},
 		{name: "gametype", in: "[game]\ntype = \"race\"\n", wantErr: "game.type"},
-		{name: "warmup", in: "[game]\nwarmup = -1\n", wantErr: "game.warmup"},
+		{name: "warmup", in: "[game]\nwarmup = -2\n", wantErr: "game.warmup"},
 		{name: "inactive kick time", in: "[game]\ninactive_kick_time = -1\n", wantErr: "game.inactive_kick_time"},
 		{name: "log level", in: "[log]\nlevel = \"loud\"\n", wantErr: "log.level"},
 		{name: "log format", in: "[log]\nformat = \"xml\"\n", wantErr: "log.format"},
@@ -97,6 +97,27 @@ command = "change_map b"
 				}
 			}},
 		{name: "long password", in: "[server]\npassword = \"" + strings.Repeat("x", 33) + "\"\n", wantErr: "server.password"},
+		{name: "voting and rcon ban time", in: "[server]\nrcon_ban_time = 0\n[voting]\nkick = false\nkick_min = 4\nkick_ban_time = 1440\nspectate = false\nspectate_rejoin_delay = 1000\n",
+			check: func(t *testing.T, c Config) {
+				want := VotingConfig{Kick: false, KickMin: 4, KickBanTime: 1440, Spectate: false, SpectateRejoinDelay: 1000}
+				if c.Voting != want || c.Server.RconBanTime != 0 {
+					t.Errorf("decoded voting %+v, rcon_ban_time %d", c.Voting, c.Server.RconBanTime)
+				}
+			}},
+		{name: "voting defaults", in: "[voting]\n", check: func(t *testing.T, c Config) {
+			// the reference's defaults: sv_vote_kick 1, sv_vote_kick_min 0, sv_vote_kick_bantime 5,
+			// sv_vote_spectate 1, sv_vote_spectate_rejoindelay 3, sv_rcon_bantime 5
+			if want := (VotingConfig{Kick: true, KickMin: 0, KickBanTime: 5, Spectate: true, SpectateRejoinDelay: 3}); c.Voting != want || c.Server.RconBanTime != 5 {
+				t.Errorf("defaults voting %+v, rcon_ban_time %d", c.Voting, c.Server.RconBanTime)
+			}
+		}},
+		{name: "kick_min range", in: "[voting]\nkick_min = 65\n", wantErr: "invalid value for voting.kick_min: 65 is outside 0..64"},
+		{name: "kick_min negative", in: "[voting]\nkick_min = -1\n", wantErr: "voting.kick_min"},
+		{name: "kick_ban_time range", in: "[voting]\nkick_ban_time = 1441\n", wantErr: "invalid value for voting.kick_ban_time: 1441 is outside 0..1440 minutes"},
+		{name: "rejoin delay range", in: "[voting]\nspectate_rejoin_delay = 1001\n", wantErr: "invalid value for voting.spectate_rejoin_delay: 1001 is outside 0..1000 minutes"},
+		{name: "rcon_ban_time range", in: "[server]\nrcon_ban_time = -1\n", wantErr: "invalid value for server.rcon_ban_time: -1 is outside 0..1440 minutes"},
+		{name: "voting unknown key", in: "[voting]\nkick_bantime = 3\n", wantErr: `line 2: unknown key "voting.kick_bantime"`},
+		{name: "voting type", in: "[voting]\nkick = 1\n", wantErr: "voting.kick"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,9 +157,31 @@ func TestSvNamesCoverEveryKey(t *testing.T) {
 	for _, k := range []string{"server.name", "server.port", "server.bind", "server.max_clients", "server.player_slots",
 		"server.max_clients_per_ip", "server.password", "server.rcon_password", "server.snapshot_rate",
 		"map.file", "map.dir", "map.rotation", "game.type", "game.score_limit", "game.time_limit", "game.warmup", "game.inactive_kick_time",
-		"log.level", "log.format"} {
+		"log.level", "log.format", "server.rcon_ban_time", "voting.kick", "voting.kick_min", "voting.kick_ban_time",
+		"voting.spectate", "voting.spectate_rejoin_delay"} {
 		if !have[k] {
 			t.Errorf("SvNames misses %s", k)
 		}
+	}
+}
+
+// TestSvNamesVoteSettings: the vote and rcon settings map to the
+// reference's variable names.
+func TestSvNamesVoteSettings(t *testing.T) {
+	want := map[string]string{
+		"server.rcon_max_tries": "sv_rcon_max_tries", "server.rcon_ban_time": "sv_rcon_bantime",
+		"voting.kick": "sv_vote_kick", "voting.kick_min": "sv_vote_kick_min", "voting.kick_ban_time": "sv_vote_kick_bantime",
+		"voting.spectate": "sv_vote_spectate", "voting.spectate_rejoin_delay": "sv_vote_spectate_rejoindelay",
+	}
+	for _, n := range SvNames {
+		if sv, ok := want[n.Key]; ok {
+			if n.Sv != sv || n.Doc == "" {
+				t.Errorf("%s: %q %q, want %q", n.Key, n.Sv, n.Doc, sv)
+			}
+			delete(want, n.Key)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("missing rows: %v", want)
 	}
 }

@@ -63,6 +63,13 @@ func TestRealClient07(t *testing.T) {
 		inner(t)
 		return
 	}
+	runIsolated(t, "TestRealClient07")
+}
+
+// runIsolated is the outer half of a real-client test: it builds twserver
+// and re-runs the test name of this binary under unshare --net, with
+// innerEnv=1, binEnv and outEnv set.
+func runIsolated(t *testing.T, name string) {
 	heavytest.Lock(t) // taken by the outer process, held while the inner one runs
 	lookTools(t)
 	if os.Geteuid() != 0 {
@@ -93,7 +100,7 @@ func TestRealClient07(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	args := []string{"--net", "--", self, "-test.run", "^TestRealClient07$", "-test.v"}
+	args := []string{"--net", "--", self, "-test.run", "^" + name + "$", "-test.v"}
 	cmd := exec.CommandContext(ctx, "unshare", args...)
 	cmd.Env = append(os.Environ(), innerEnv+"=1", binEnv+"="+bin, outEnv+"="+out)
 	b, err := cmd.CombinedOutput()
@@ -222,12 +229,12 @@ func xdo(t *testing.T, args ...string) string {
 
 var statusPosRe = regexp.MustCompile(`id=(\d+) [^\n]*name="?e2ebot"?[^\n]*pos=\((-?\d+),(-?\d+)\)`)
 
-// playerPos sends "status" to the server console and returns the e2ebot position
-// from the newest status line.
+// playerPos sends "players" to the server console and returns the e2ebot position
+// from the newest line of the players command.
 func playerPos(t *testing.T, console io.Writer, serverLog string) (x, y int, ok bool) {
 	t.Helper()
 	before, _ := os.ReadFile(serverLog)
-	fmt.Fprintln(console, "status")
+	fmt.Fprintln(console, "players")
 	deadline := time.Now().Add(3 * time.Second)
 	for time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
@@ -247,12 +254,12 @@ func playerPos(t *testing.T, console io.Writer, serverLog string) (x, y int, ok 
 	return 0, 0, false
 }
 
-// playerID sends "status" to the server console and returns the e2ebot's
+// playerID sends "players" to the server console and returns the e2ebot's
 // client id.
 func playerID(t *testing.T, console io.Writer, serverLog string) (int, bool) {
 	t.Helper()
 	before, _ := os.ReadFile(serverLog)
-	fmt.Fprintln(console, "status")
+	fmt.Fprintln(console, "players")
 	deadline := time.Now().Add(3 * time.Second)
 	for time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
@@ -308,7 +315,6 @@ func inner(t *testing.T) {
 	netns.RequireLoopbackOnly(t)
 	out, bin := os.Getenv(outEnv), os.Getenv(binEnv)
 	serverLog := filepath.Join(out, "server.log")
-	clientLog := filepath.Join(out, "client.log")
 
 	// twserver with its console on a pipe.
 	consoleR, console, err := os.Pipe()
@@ -326,42 +332,8 @@ func inner(t *testing.T) {
 		t.Fatalf("twserver did not start (see %s)", serverLog)
 	}
 
-	// Xvfb on a free display.
-	dispR, dispW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	xvfb := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "800x600x24", "-nolisten", "tcp", "-noreset")
-	xvfb.ExtraFiles = []*os.File{dispW}
-	xvfb.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	xlog, _ := os.Create(filepath.Join(out, "xvfb.log"))
-	xvfb.Stdout, xvfb.Stderr = xlog, xlog
-	if err := xvfb.Start(); err != nil {
-		t.Skipf("cannot start Xvfb: %v", err)
-	}
-	dispW.Close()
-	t.Cleanup(func() { _ = xvfb.Process.Kill(); _ = xvfb.Wait(); xlog.Close() })
-	line, err := bufio.NewReader(dispR).ReadString('\n')
-	dispR.Close()
-	if err != nil {
-		t.Skipf("Xvfb did not report a display: %v", err)
-	}
-	display := ":" + strings.TrimSpace(line)
-	os.Setenv("DISPLAY", display)
-
-	home := filepath.Join(out, "home")
-	os.RemoveAll(home)
-	os.MkdirAll(home, 0o755)
-	env := append(os.Environ(), "HOME="+home, "DISPLAY="+display)
-	env = slicesWithout(env, "XDG_DATA_HOME=")
-	cargs := []string{clientBin,
-		"bindaddr 127.0.0.1", "gfx_fullscreen 0", "gfx_borderless 0", "gfx_screen_width 800", "gfx_screen_height 600",
-		"gfx_vsync 0", "snd_enable 0", "snd_init 0", "debug 1", "gfx_limitfps 1", "gfx_maxfps 50",
-		"console_output_level 2", "cl_auto_demo_record 0", "player_name e2ebot",
-		`bind f7 "say ` + chatText + `"`, "bind f8 disconnect", "bind f9 quit",
-		"connect 127.0.0.1:" + e2ePort}
-	client := start(t, "teeworlds", clientLog, nil, env, out, cargs...)
-
+	client, clientLog, home := startRealClient(t, out, "127.0.0.1:"+e2ePort,
+		`bind f7 "say `+chatText+`"`, "bind f8 disconnect", "bind f9 quit")
 	online := regexp.MustCompile(`state change\. last=2 current=3`)
 	if !waitLog(clientLog, online, 40*time.Second) {
 		b, _ := os.ReadFile(clientLog)
@@ -459,20 +431,22 @@ func inner(t *testing.T) {
 		}
 	}
 
+	// Console commands as the real client sees them: a vote option added at
+	// run time and carried out at once ("Admin forced server option"), the
+	// option's command (a server chat line), the tuning sent again.
+	mark := logSize(clientLog)
+	fmt.Fprintln(console, `add_vote "Hello vote" say voted hello; force_vote option "hello VOTE" e2e; tune gravity 1`)
+	for _, want := range []string{`Admin forced server option 'Hello vote' \(e2e\)`, `\*\*\* voted hello`} {
+		if !waitLogAfter(clientLog, mark, regexp.MustCompile(want), 5*time.Second) {
+			t.Errorf("client log has no %q after the console's add_vote and force_vote", want)
+		}
+	}
+
 	xdo(t, "key", "F8") // disconnect
 	if !waitLog(serverLog, regexp.MustCompile(`(?i)left|leave|drop`), 5*time.Second) {
 		t.Errorf("server did not log the client leaving")
 	}
-	xdo(t, "key", "F9") // quit
-	if !client.waitExit(5 * time.Second) {
-		t.Logf("client did not quit on its own")
-	}
-	client.stop(t)
-
-	cl, _ := os.ReadFile(clientLog)
-	if m := snapshotErrRe.FindAll(cl, -1); len(m) > 0 {
-		t.Errorf("client logged %d snapshot/packet errors, first: %s", len(m), m[0])
-	}
+	cl := quitClient(t, client, clientLog)
 	if !bytes.Contains(cl, []byte("download complete")) {
 		t.Errorf("client did not download the map (no 'download complete' in its log)")
 	}
@@ -507,4 +481,64 @@ func tail(b []byte, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// startRealClient starts Xvfb on a free display and the real 0.7.5 client
+// on it, connecting to addr, with its home below out; extra are more
+// console commands for the client. It returns the client, its log and home.
+func startRealClient(t *testing.T, out, addr string, extra ...string) (client *proc, clientLog, home string) {
+	t.Helper()
+	clientLog = filepath.Join(out, "client.log")
+	// Xvfb on a free display.
+	dispR, dispW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	xvfb := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "800x600x24", "-nolisten", "tcp", "-noreset")
+	xvfb.ExtraFiles = []*os.File{dispW}
+	xvfb.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	xlog, _ := os.Create(filepath.Join(out, "xvfb.log"))
+	xvfb.Stdout, xvfb.Stderr = xlog, xlog
+	if err := xvfb.Start(); err != nil {
+		t.Skipf("cannot start Xvfb: %v", err)
+	}
+	dispW.Close()
+	t.Cleanup(func() { _ = xvfb.Process.Kill(); _ = xvfb.Wait(); xlog.Close() })
+	line, err := bufio.NewReader(dispR).ReadString('\n')
+	dispR.Close()
+	if err != nil {
+		t.Skipf("Xvfb did not report a display: %v", err)
+	}
+	display := ":" + strings.TrimSpace(line)
+	os.Setenv("DISPLAY", display)
+
+	home = filepath.Join(out, "home")
+	os.RemoveAll(home)
+	os.MkdirAll(home, 0o755)
+	env := append(os.Environ(), "HOME="+home, "DISPLAY="+display)
+	env = slicesWithout(env, "XDG_DATA_HOME=")
+	cargs := []string{clientBin,
+		"bindaddr 127.0.0.1", "gfx_fullscreen 0", "gfx_borderless 0", "gfx_screen_width 800", "gfx_screen_height 600",
+		"gfx_vsync 0", "snd_enable 0", "snd_init 0", "debug 1", "gfx_limitfps 1", "gfx_maxfps 50",
+		"console_output_level 2", "cl_auto_demo_record 0", "player_name e2ebot"}
+	cargs = append(append(cargs, extra...), "connect "+addr)
+	client = start(t, "teeworlds", clientLog, nil, env, out, cargs...)
+	return client, clientLog, home
+
+}
+
+// quitClient makes the real client quit (its F9 binding, else a signal),
+// checks its log for snapshot and packet errors and returns the log.
+func quitClient(t *testing.T, client *proc, clientLog string) []byte {
+	t.Helper()
+	xdo(t, "key", "F9") // quit
+	if !client.waitExit(5 * time.Second) {
+		t.Logf("client did not quit on its own")
+	}
+	client.stop(t)
+	cl, _ := os.ReadFile(clientLog)
+	if m := snapshotErrRe.FindAll(cl, -1); len(m) > 0 {
+		t.Errorf("client logged %d snapshot/packet errors, first: %s", len(m), m[0])
+	}
+	return cl
 }

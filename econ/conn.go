@@ -123,7 +123,7 @@ func (c *conn) readLoop() {
 	_ = c.nc.SetReadDeadline(c.start.Add(e.opts.AuthTimeout))
 	for {
 		if r.Full() {
-			e.drop(c, reasonOutOfBuffer, true)
+			e.requestDrop(c, reasonOutOfBuffer)
 			return
 		}
 		n, err := c.nc.Read(r.Space())
@@ -138,6 +138,7 @@ func (c *conn) readLoop() {
 				if !c.handle(&ses, line) {
 					return
 				}
+				e.settle()
 			}
 		}
 		if err != nil {
@@ -147,18 +148,19 @@ func (c *conn) readLoop() {
 				if c.authed.Load() {
 					continue // logged in with the last bytes before the deadline
 				}
-				e.drop(c, reasonAuthTimeout, true)
+				e.requestDrop(c, reasonAuthTimeout)
 			case errors.Is(err, io.EOF):
-				e.drop(c, reasonClosed, true)
+				e.requestDrop(c, reasonClosed)
 			default:
-				e.drop(c, reasonFailure, true)
+				e.requestDrop(c, reasonFailure)
 			}
 			return
 		}
 	}
 }
 
-// handle runs one input line; it reports false once the connection is dropped.
+// handle runs one input line (a command until it ran); it reports false
+// once the connection is to be dropped.
 func (c *conn) handle(ses *session, line string) bool {
 	e := c.e
 	if c.dropping.Load() {
@@ -200,7 +202,7 @@ func (c *conn) handle(ses *session, line string) bool {
 		}
 	}
 	if st.drop != "" {
-		e.drop(c, st.drop, true)
+		e.requestDrop(c, st.drop)
 		return false
 	}
 	return true

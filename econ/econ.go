@@ -7,11 +7,14 @@
 // Goroutines: one accepts connections (refusing them when MaxConns are
 // served or the address is banned); each connection has a reader (line
 // splitting, login, commands) and a writer (its bounded output queue); one
-// dispatcher formats the console lines the game loop hands to Print and
-// queues them to every logged-in connection. The game loop only ever does a
-// non-blocking channel send (Print), and commands reach it through the Exec
-// function (the server's bounded console queue), so a slow or dead TCP peer
-// never delays a tick: a connection whose queue is full is dropped.
+// dispatcher takes, in one order, the console lines the game loop hands to
+// Print and the econ's own lines and drops, and queues the lines to every
+// logged-in connection. A reader runs one command at a time through the
+// Exec function (the server's bounded console queue), which returns once
+// the command ran, so its output comes before the next command's echo and
+// before a logout. The game loop only ever does a non-blocking channel send
+// (Print), so a slow or dead TCP peer never delays a tick: a connection
+// whose queue is full is dropped.
 package econ
 
 import (
@@ -37,8 +40,9 @@ const (
 	// OutputQueueLen bounds the lines waiting to be written to one
 	// connection; a connection that falls this far behind is dropped.
 	OutputQueueLen = 1024
-	// LineQueueLen bounds the console lines from the game loop waiting for
-	// the dispatcher; when it is full, lines are dropped and counted.
+	// LineQueueLen bounds the console lines (and drops) waiting for the
+	// dispatcher; when it is full, lines from the game loop are dropped and
+	// counted, and the econ's own wait.
 	LineQueueLen = 1024
 	// WriteTimeout bounds one write to a connection; a peer that takes no
 	// data for this long is dropped.
@@ -92,7 +96,7 @@ type Server struct {
 	opts  Options
 	ln    net.Listener
 	log   zerolog.Logger
-	lines chan Line
+	lines chan item
 	limit *rate.Limiter // bounds peer-triggerable log lines
 
 	mu    sync.Mutex
@@ -121,7 +125,7 @@ func Listen(o Options) (*Server, error) {
 	}
 	return &Server{
 		opts: o, ln: ln, log: o.Logger,
-		lines: make(chan Line, LineQueueLen),
+		lines: make(chan item, LineQueueLen),
 		limit: rate.NewLimiter(rate.Every(logEvery), logBurst),
 	}, nil
 }
@@ -155,9 +159,44 @@ func (e *Server) Print(l Line) {
 		return
 	}
 	select {
-	case e.lines <- l:
+	case e.lines <- item{line: l}:
 	default:
 		e.dropped.Add(1)
+	}
+}
+
+// item is what the dispatcher takes: a line to send, a connection to
+// drop, or a barrier to close once everything before it was taken.
+type item struct {
+	line    Line
+	drop    *conn
+	reason  string
+	barrier chan struct{}
+}
+
+// enqueue hands an item of the econ's own to the dispatcher, waiting while
+// its queue is full; it gives up when Run is ending (which drops every
+// connection anyway).
+func (e *Server) enqueue(it item) {
+	select {
+	case e.lines <- it:
+	case <-e.ctx.Done():
+	}
+}
+
+// requestDrop has the dispatcher drop c after the lines queued before.
+func (e *Server) requestDrop(c *conn, reason string) { e.enqueue(item{drop: c, reason: reason}) }
+
+// settle waits until the dispatcher took everything queued so far (or Run
+// is ending): a reader settles after each line, so the lines it caused are
+// framed with the line ending in use before it reads the next line, as the
+// reference's single thread does.
+func (e *Server) settle() {
+	b := make(chan struct{})
+	e.enqueue(item{barrier: b})
+	select {
+	case <-b:
+	case <-e.ctx.Done():
 	}
 }
 
@@ -191,13 +230,13 @@ func (e *Server) Run(ctx context.Context) {
 func (e *Server) dispatch(ctx context.Context) {
 	for {
 		select {
-		case l := <-e.lines:
-			e.broadcast(format(l))
+		case it := <-e.lines:
+			e.take(it)
 		case <-ctx.Done():
 			for {
 				select {
-				case l := <-e.lines:
-					e.broadcast(format(l))
+				case it := <-e.lines:
+					e.take(it)
 				default:
 					return
 				}
@@ -206,14 +245,35 @@ func (e *Server) dispatch(ctx context.Context) {
 	}
 }
 
+// take sends a line or drops a connection (in the dispatcher).
+func (e *Server) take(it item) {
+	if it.barrier != nil {
+		close(it.barrier)
+		return
+	}
+	if it.drop != nil {
+		e.drop(it.drop, it.reason, true)
+		return
+	}
+	e.broadcast(format(it.line))
+}
+
 // format renders a line as the 0.7.5 console does: "[HH:MM:SS][system]: text".
 func format(l Line) string {
 	return "[" + l.Time.Format("15:04:05") + "][" + l.System + "]: " + l.Text
 }
 
-// print sends one of the econ's own console lines to the logged-in
-// connections (at once, in the order of the events).
+// print hands one of the econ's own console lines to the dispatcher (from
+// the accept loop and the readers).
 func (e *Server) print(level int, system, text string) {
+	if level <= e.opts.OutputLevel {
+		e.enqueue(item{line: Line{Time: time.Now(), Level: level, System: system, Text: text}})
+	}
+}
+
+// printNow sends one of the econ's own lines at once (from the dispatcher,
+// a writer or Run's end, which must not wait for the dispatcher).
+func (e *Server) printNow(level int, system, text string) {
 	if level <= e.opts.OutputLevel {
 		e.broadcast(format(Line{Time: time.Now(), Level: level, System: system, Text: text}))
 	}
@@ -294,14 +354,15 @@ func (e *Server) accept(nc net.Conn) {
 	e.wg.Go(c.readLoop)
 }
 
-// drop ends a connection: "client dropped" goes to the logged-in
+// drop ends a connection at once: "client dropped" goes to the logged-in
 // connections (this one included), then the reason as its last line (after
-// its queued lines when flush is set) and the socket is closed.
+// its queued lines when flush is set) and the socket is closed. Readers ask
+// for it with requestDrop instead, so it follows what they queued.
 func (e *Server) drop(c *conn, reason string, flush bool) {
 	if !c.dropping.CompareAndSwap(false, true) {
 		return
 	}
-	e.print(1, "econ", "client dropped. cid="+strconv.Itoa(c.id)+" addr="+addrString(c.addr)+" reason='"+reason+"'")
+	e.printNow(1, "econ", "client dropped. cid="+strconv.Itoa(c.id)+" addr="+addrString(c.addr)+" reason='"+reason+"'")
 	e.mu.Lock()
 	e.slots[c.id] = nil
 	e.mu.Unlock()

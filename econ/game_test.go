@@ -158,6 +158,9 @@ func TestGameEvents(t *testing.T) {
 	obs.awaitText("[server]: cid=0 cmd='set_team 0 -1'")
 	obs.awaitText("[game]: kill killer='0:0:alice' victim='0:0:alice' weapon=-3 special=0")
 	obs.awaitText("[game]: team_join player='0:alice' team=0->-1")
+	obs.send("status\n")
+	obs.awaitText("[server]: cid=0 cmd='status'")
+	obs.await(regexp.MustCompile(`^\[server\]: id=0 addr=` + regexp.QuoteMeta(addr) + ` client=705 name='alice' score=-?\d+ $`))
 
 	// the client leaves
 	stopAlice()
@@ -167,17 +170,28 @@ func TestGameEvents(t *testing.T) {
 	if !bridgeLeave.MatchString(leave) {
 		t.Errorf("leave line %q", leave)
 	}
-	obs.send("status\n")
-	obs.awaitText("[server]: cid=0 cmd='status'")
-	obs.await(regexp.MustCompile(`^\[server\]: 0 client\(s\), map twsrv_arena, tick \d+$`))
+	// a command and logout in one write (as `printf 'pw\nplayers\nlogout\n' | nc`):
+	// the command's output comes before the logout
+	obs.send("players\nlogout\n")
+	obs.awaitText("[server]: cid=0 cmd='players'")
+	f, err := obs.frame(5 * time.Second)
+	if err != nil || !regexp.MustCompile(`^\[\d\d:\d\d:\d\d\]\[server\]: 0 client\(s\), map twsrv_arena, tick \d+\n\x00\x00$`).MatchString(f) {
+		t.Fatalf("after the players echo: %q %v", f, err)
+	}
+	obs.awaitText("[server]: cid=0 cmd='logout'")
+	obs.awaitText("[econ]: client dropped. cid=0 addr=" + obs.nc.LocalAddr().String() + " reason='Logout'")
+	if rest := obs.closed(5 * time.Second); rest != "Logout\n\x00\x00" {
+		t.Fatalf("end %q", rest)
+	}
 }
 
-// waitAlive polls status until client 0 has a character (a position).
+// waitAlive polls the players command until client 0 has a character (a
+// position).
 func waitAlive(t *testing.T, obs *eclient) {
 	t.Helper()
 	pos := regexp.MustCompile(`^\[server\]: (id=0 .* pos=\(|\d+ client\(s\))`)
 	for range 50 {
-		obs.send("status\n")
+		obs.send("players\n")
 		if strings.Contains(obs.await(pos), "pos=(") {
 			return
 		}
@@ -236,7 +250,7 @@ func TestOutputLevels(t *testing.T) {
 			time.Sleep(200 * time.Millisecond)
 		}
 		obs.send("say marker\n")
-		obs.send("status\n")
+		obs.send("players\n")
 		got := strings.Join(obs.until(t, regexp.MustCompile(`^\[server\]: \d+ client\(s\)`)), "\n")
 		stop()
 		<-done
@@ -244,7 +258,7 @@ func TestOutputLevels(t *testing.T) {
 		if !has("[server]: player has entered the game. ClientID=0") || !has("[server]: id=0 addr=") {
 			t.Errorf("level %d: level 0 lines missing:\n%s", level, got)
 		}
-		for _, sub := range []string{"[chat]: 1:0:alice: x", "[chat]: *** marker", "[server]: cid=0 cmd='status'", "[server]: player is ready."} {
+		for _, sub := range []string{"[chat]: 1:0:alice: x", "[chat]: *** marker", "[server]: cid=0 cmd='players'", "[server]: player is ready."} {
 			if has(sub) != (level >= 1) {
 				t.Errorf("level %d: %q sent = %v:\n%s", level, sub, has(sub), got)
 			}

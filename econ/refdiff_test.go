@@ -147,6 +147,7 @@ func runDiffSession(t *testing.T, game, ec netip.AddrPort) diffSession {
 	// respawned (after 3 s), moved to the spectators (a kill in the old
 	// team) and back; then the character spawns and dies when she leaves
 	time.Sleep(3 * time.Second)
+	obs.send("status\n")
 	obs.send("set_team 0 -1\n")
 	time.Sleep(500 * time.Millisecond)
 	obs.send("set_team 0 0\n")
@@ -169,7 +170,7 @@ func runDiffSession(t *testing.T, game, ec netip.AddrPort) diffSession {
 // like the reference: the econ's own lines and the event lines (pickups
 // depend on where a player spawns, which differs between the servers).
 var compared = regexp.MustCompile(`^\[T\]\[(econ|net_ban|chat|teamchat)\]: |` +
-	`^\[T\]\[server\]: (player is ready|player has entered|client dropped|cid=\d+ cmd=|'\d+:.*' voted )|` +
+	`^\[T\]\[server\]: (player is ready|player has entered|client dropped|cid=\d+ cmd=|'\d+:.*' voted |id=\d+ addr=|moved client )|` +
 	`^\[T\]\[game\]: (kill|team_join|leave|flag_)|^[^\[]`)
 
 // TestAgainstReferenceEcon runs the same scripted session against the
@@ -201,6 +202,9 @@ func TestAgainstReferenceEcon(t *testing.T) {
 			}
 			rl, rk := splitLeaveKill(filterLines(ref.observer))
 			ol, ok := splitLeaveKill(filterLines(our.observer))
+			if i := firstDiff(rl, ol); i >= 0 {
+				t.Errorf("first difference at line %d: reference %q, twserver %q", i, at(rl, i), at(ol, i))
+			}
 			if !slices.Equal(rl, ol) || !slices.Equal(rk, ok) {
 				t.Errorf("observer lines differ:\nreference:\n%s\ntwserver:\n%s", strings.Join(append(rl, rk...), ""), strings.Join(append(ol, ok...), ""))
 			}
@@ -244,4 +248,21 @@ func freeTCPPort(t *testing.T) int {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// firstDiff is the index of the first difference of a and b, or -1.
+func firstDiff(a, b []string) int {
+	for i := range max(len(a), len(b)) {
+		if at(a, i) != at(b, i) {
+			return i
+		}
+	}
+	return -1
+}
+
+func at(s []string, i int) string {
+	if i < len(s) {
+		return s[i]
+	}
+	return "<none>"
 }

@@ -154,6 +154,7 @@ func (s *Server) onWorldEvent(e world.Event) {
 		s.broadcastGame(e.To, &gamemsg.SvKillMsg{Killer: e.Args[0], Victim: e.Args[1], Weapon: e.Args[2], ModeSpecial: e.Args[3]})
 	case world.EvTeam:
 		s.broadcastGame(e.To, &gamemsg.SvTeam{ClientID: e.Args[0], Team: e.Args[1], Silent: e.Args[2] != 0, CooldownTick: e.Args[3]})
+		s.voteTeamChanged(int(e.Args[0]), int(e.Args[1]))
 	case world.EvGameMsg:
 		if e.Args[0] == world.GameMsgCTFCapture {
 			s.countEvent(eventFlagCapture)

@@ -59,6 +59,7 @@ type testClient struct {
 	rconOn      bool
 	rconCmds    int
 	voteOptions int
+	games       []gamemsg.Message // every game message received, in order
 
 	direction int32 // sent in INPUT once in game
 	inputTick int32
@@ -200,6 +201,7 @@ func (tc *testClient) onMessage(ch netproto.Chunk) {
 			tc.t.Errorf("%s: server sent a game message the client drops (id %d): %v", tc.name, id, err)
 			return
 		}
+		tc.games = append(tc.games, m)
 		switch m := m.(type) {
 		case *gamemsg.SvReadyToEnter:
 			tc.readyEnter = true

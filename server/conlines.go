@@ -54,10 +54,18 @@ type conSink struct {
 // conState is the console output state, owned by the loop (sinks are
 // installed before Run).
 type conState struct {
-	sinks []conSink
-	level int      // highest level any sink wants (valid when sinks is not empty)
-	names []string // name of each slot's last client, for lines printed after it left
-	done  chan struct{}
+	sinks  []conSink
+	level  int      // highest level any sink wants (valid when sinks is not empty)
+	names  []string // name of each slot's last client, for lines printed after it left
+	done   chan struct{}
+	submit chan consoleSubmit // lines of the side channels (SubmitConsole)
+}
+
+// consoleSubmit is a console line of a side channel; done is closed once
+// the loop has run it.
+type consoleSubmit struct {
+	line string
+	done chan struct{}
 }
 
 // OnConsoleLine installs f to receive every console line of level maxLevel
@@ -74,23 +82,42 @@ func (s *Server) OnConsoleLine(maxLevel int, f func(ConsoleLine)) {
 	}
 }
 
-// SubmitConsole queues one console line for the game loop, which runs it
+// SubmitConsole hands one console line to the game loop, which runs it
 // like a line of the console on standard input (same commands, output to
-// the log and the console sinks). It waits while the queue
-// (ConsoleQueueLen) is full, until ctx is done or the loop has stopped.
-// Safe from any goroutine.
+// the log and the console sinks), and returns once it ran: its output has
+// been handed to the sinks by then, so a side channel keeps a command's
+// output before whatever it prints next. It waits while the queue
+// (ConsoleQueueLen) is full, until ctx is done or the loop has stopped
+// (ErrStopped). Safe from any goroutine.
 func (s *Server) SubmitConsole(ctx context.Context, line string) error {
 	if len(line) > MaxConsoleLine {
 		return ErrLineTooLong
 	}
+	sub := consoleSubmit{line: line, done: make(chan struct{})}
 	select {
-	case s.consoleCh <- line:
+	case s.con.submit <- sub:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.con.done:
+		return ErrStopped
+	}
+	select {
+	case <-sub.done:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-s.con.done:
 		return ErrStopped
 	}
+}
+
+// runSubmitted runs a side channel's line in the loop; it reports whether
+// the line asked for the shutdown.
+func (s *Server) runSubmitted(sub consoleSubmit) bool {
+	s.rconFrom = -1
+	err := s.execLine(sub.line)
+	close(sub.done)
+	return err == errShutdown
 }
 
 // conOn reports whether some sink wants lines of level.
@@ -197,27 +224,6 @@ func (s *Server) conRconAuthed(c *client) {
 	if s.conOn(LevelStandard) {
 		s.conPrint(LevelStandard, "server", 256, fmt.Sprintf("ClientID=%d authed (admin)", c.id))
 	}
-}
-
-// conVote prints a called vote; typ is the type as the client sent it.
-func (s *Server) conVote(c *client, typ string, v *voteState) {
-	if !s.conOn(LevelStandard) {
-		return
-	}
-	reason := v.reason
-	if reason == "" {
-		reason = "No reason given"
-	}
-	var text string
-	switch v.kind {
-	case voteStartOp:
-		text = fmt.Sprintf("'%d:%s' voted %s '%s' reason='%s' cmd='%s' force=0", c.id, c.name, typ, v.desc, reason, v.command)
-	case voteStartKick:
-		text = fmt.Sprintf("'%d:%s' voted %s '%d:%s' reason='%s' cmd='kick %d Kicked by vote' force=0", c.id, c.name, typ, v.target, v.desc, reason, v.target)
-	default:
-		text = fmt.Sprintf("'%d:%s' voted %s '%d:%s' reason='%s' cmd='set_team %d -1' force=0", c.id, c.name, typ, v.target, v.desc, reason, v.target)
-	}
-	s.conPrint(LevelStandard, "server", 128, text)
 }
 
 // conWorldEvent prints the game lines of a world event (all LevelDebug):

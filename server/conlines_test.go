@@ -76,7 +76,7 @@ func TestConsoleLines(t *testing.T) {
 			"0 [server]: ClientID=1 authed (admin)",
 			"1 [server]: ClientID=1 rcon='say via rcon'",
 			"1 [chat]: *** via rcon",
-			"0 [server]: '1:bob' voted kick '0:alice' reason='test' cmd='kick 0 Kicked by vote' force=0",
+			"0 [server]: '1:bob' voted kick '0:alice' reason='test' cmd='ban 127.0.0.2 5 Banned by vote' force=0",
 			"0 [server]: client dropped. cid=1 addr=127.0.0.3:50002 reason='Kicked by console'",
 			"0 [game]: leave player='1:bob'",
 			// the leaver's character dies with the world's events after the drop
@@ -88,7 +88,7 @@ func TestConsoleLines(t *testing.T) {
 		cl.mu.Lock()
 		all := strings.Join(cl.lines, "\n")
 		cl.mu.Unlock()
-		if !strings.Contains(all, "\n0 [server]: id=0 addr=127.0.0.2:50001 state=ingame") || !strings.Contains(all, "\n0 [server]: 1 client(s), map twsrv_arena, tick ") {
+		if !strings.Contains(all, "\n0 [server]: id=0 addr=127.0.0.2:50001 client=705 name='alice' score=0 \n") {
 			t.Errorf("status output missing:\n%s", all)
 		}
 	})

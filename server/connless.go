@@ -54,11 +54,11 @@ func (s *Server) appendInfoHeader(p *netproto.Packer, numPlayers, numClients int
 	maxPlayers, maxClients := s.infoLimits(numPlayers, numClients)
 	p.AddStringLimit(GameVersion, 32)
 	p.AddStringLimit(s.cfg.Server.Name, 64)
-	p.AddStringLimit("", 128)
+	p.AddStringLimit(s.cfg.Server.Hostname, 128)
 	p.AddStringLimit(s.curMap.Name, 32)
 	p.AddStringLimit(s.gameTypeName(), 16)
 	p.AddInt(flags)
-	p.AddInt(1) // skill level: normal
+	p.AddInt(int32(s.cfg.Server.SkillLevel))
 	p.AddInt(int32(numPlayers))
 	p.AddInt(int32(maxPlayers))
 	p.AddInt(int32(numClients))

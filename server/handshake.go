@@ -122,7 +122,7 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 // the team lock from it (they print the "Teams were locked" line themselves).
 func (s *Server) serverSettings() *gamemsg.SvServerSettings {
 	return &gamemsg.SvServerSettings{
-		KickVote: true, KickMin: 0, SpecVote: true,
+		KickVote: s.cfg.Voting.Kick, KickMin: int32(s.cfg.Voting.KickMin), SpecVote: s.cfg.Voting.Spectate,
 		TeamLock:    s.world.TeamsLocked(),
 		TeamBalance: s.worldConfig().TeambalanceTime != 0,
 		PlayerSlots: int32(min(s.cfg.Server.PlayerSlots, s.cfg.Server.MaxClients)),
@@ -151,10 +151,7 @@ func (s *Server) onStartInfo(c *client, m *gamemsg.ClStartInfo) {
 	c.country = m.Country
 	c.skin = m.Skin
 	s.sendVoteOptions(c)
-	tun := s.world.Tuning()
-	var tp gamemsg.SvTuneParams
-	copy(tp.Params[:], tun.AppendInts(nil))
-	s.sendGame(c, &tp, false)
+	s.sendGame(c, s.tuneParamsMsg(), false)
 	s.sendGame(c, &gamemsg.SvReadyToEnter{}, true)
 }
 
@@ -174,6 +171,7 @@ func (s *Server) enterGame(c *client) {
 	s.sendServerInfo(c)
 	// Infos of everybody else to the new client, the new client's to everybody else.
 	me := s.clientInfo(c, false)
+	me.Silent = s.silentSpectator(c.id)
 	for _, o := range s.clients {
 		if o == c || o.state != stateIngame {
 			continue
@@ -181,12 +179,21 @@ func (s *Server) enterGame(c *client) {
 		s.sendGame(c, s.clientInfo(o, false), false)
 		s.sendGame(o, me, false)
 	}
-	s.sendGame(c, s.clientInfo(c, true), true)
+	local := s.clientInfo(c, true)
+	local.Silent = me.Silent
+	s.sendGame(c, local, true)
 	s.log.Info().Int("cid", c.id).Str("name", c.name).Str("addr", c.addr.String()).
 		Int("team", s.world.Team(c.id)).Msg("player has entered the game")
 	s.conEnter(c)
 	s.emitPlayer(EventPlayerEnter, c)
 	s.publishInfo()
+}
+
+// silentSpectator reports whether the join or leave of client id is shown
+// to nobody: sv_silent_spectator_mode and a spectator (the reference's
+// OnClientEnter and OnClientDrop).
+func (s *Server) silentSpectator(id int) bool {
+	return s.cfg.Game.SilentSpectator && s.world.Team(id) == world.TeamSpectators
 }
 
 // clientInfo builds Sv_ClientInfo for slot o.

@@ -15,6 +15,7 @@ package server
 //	            packet before a tick), runs the connection timers once per
 //	            tick and writes every outgoing datagram.
 //	  consoleReader: reads console lines into consoleCh (bounded).
+//	  side channels (econ, FIFO): SubmitConsole queues lines (bounded).
 
 import (
 	"bufio"
@@ -90,6 +91,10 @@ loop:
 		case line := <-s.consoleCh:
 			s.rconFrom = -1
 			if s.execLine(line) == errShutdown {
+				break loop
+			}
+		case sub := <-s.con.submit:
+			if s.runSubmitted(sub) {
 				break loop
 			}
 		case <-timer.C:

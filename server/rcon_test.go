@@ -40,7 +40,7 @@ func TestRcon(t *testing.T) {
 		}
 		a.rconCmd("status")
 		a.run(200 * time.Millisecond)
-		if !containsLine(a.rconLines, `name="bob"`) {
+		if !containsLine(a.rconLines, "id=1 addr=127.0.0.3:50002 client=705 name='bob' score=0 ") {
 			t.Errorf("rcon status output: %q", a.rconLines)
 		}
 		a.rconCmd("kick 1")
@@ -49,13 +49,13 @@ func TestRcon(t *testing.T) {
 		if b.conn.Reason() != "Kicked by console" {
 			t.Errorf("bob: state %v reason %q", b.conn.State(), b.conn.Reason())
 		}
-		// Too many wrong tries: kicked.
+		// Too many wrong tries: banned for server.rcon_ban_time (default 5) minutes.
 		c := join(t, ts, netipFrom("127.0.0.5:50005"), "carol")
 		c.rconAuth("x")
 		c.run(100 * time.Millisecond)
 		c.rconAuth("y")
 		c.run(200 * time.Millisecond)
-		if c.conn.Reason() != "Too many remote console authentication tries" {
+		if c.conn.Reason() != "You have been banned for 5 minutes (Too many remote console authentication tries)" {
 			t.Errorf("carol: reason %q", c.conn.Reason())
 		}
 	})
@@ -112,7 +112,8 @@ func TestVoteKickAndOption(t *testing.T) {
 		b.sendGame(&gamemsg.ClVote{Vote: 1})
 		b.run(200 * time.Millisecond)
 		c.run(300 * time.Millisecond)
-		if c.conn.Reason() != "Kicked by vote" {
+		// voting.kick_ban_time (default 5): the reference bans rather than kicks
+		if c.conn.Reason() != "You have been banned for 5 minutes (Banned by vote)" {
 			t.Errorf("carol: state %v reason %q", c.conn.State(), c.conn.Reason())
 		}
 	})

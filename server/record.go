@@ -103,7 +103,7 @@ func (s *Server) recGameStart() {
 		s.thStart()
 	}
 	if rc.Demo {
-		s.demoStart()
+		s.demoStart("")
 	}
 }
 
@@ -367,24 +367,12 @@ func (s *Server) recMessage(c *client, id int32, data []byte) {
 	s.rec.enc.RecordMessage(c.id, data)
 }
 
-// recConsole records an executed console line (by rcon client s.rconFrom or
-// the server console, -1).
-func (s *Server) recConsole(line string) {
-	if !s.rec.thActive() {
-		return
-	}
-	name, args, _ := strings.Cut(strings.TrimSpace(line), " ")
-	if name == "" {
-		return
-	}
-	s.rec.enc.RecordConsoleCommand(s.rconFrom, 0, name, strings.Fields(args))
-}
-
-// recSetTeam records a team change the server makes by itself (a passed
-// spectator vote) as the console command replay.CmdSetTeam.
-func (s *Server) recSetTeam(cid, team int) {
+// recConsole records a console command about to run, by its name in
+// Commands and its parsed arguments (by rcon client s.rconFrom, the server
+// console -1, or a passed vote rconCIDVote).
+func (s *Server) recConsole(name string, args []string) {
 	if s.rec.thActive() {
-		s.rec.enc.RecordConsoleCommand(-2, 0, replay.CmdSetTeam, []string{itoa(cid), itoa(team)})
+		s.rec.enc.RecordConsoleCommand(s.rconFrom, 0, name, args)
 	}
 }
 

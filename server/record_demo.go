@@ -33,16 +33,21 @@ type demoRecorder struct {
 	done     []chan struct{}
 }
 
-func (s *Server) demoStart() {
+// demoStart starts a demo of the current game at record.dir/name.demo; an
+// empty name is the game's id (the teehistorian file's, or a new one).
+func (s *Server) demoStart(name string) {
 	d := &s.rec.demo
-	id := s.rec.game
-	if s.rec.file == nil {
-		var err error
-		if id, err = teehist.RandomUUID(rand.Reader); err != nil {
-			return
+	if name == "" {
+		id := s.rec.game
+		if s.rec.file == nil {
+			var err error
+			if id, err = teehist.RandomUUID(rand.Reader); err != nil {
+				return
+			}
 		}
+		name = id.String()
 	}
-	path := filepath.Join(s.cfg.Record.Dir, id.String()+".demo")
+	path := filepath.Join(s.cfg.Record.Dir, name+".demo")
 	f, err := createRecordFile(path, teehist.FileOptions{OnError: func(err error) {
 		s.log.Error().Err(err).Str("file", path).Msg("demo write failed; demo of this game stopped")
 	}})

@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"twserver/config"
+	"twserver/gamemsg"
 	"twserver/teehist"
 	"twserver/teehist/replay"
+	"twserver/world"
 	"twserver/world/twmap"
 )
 
@@ -92,4 +94,68 @@ func replayFile(t *testing.T, path string) (*teehist.Header, *replay.Result) {
 		t.Fatalf("%s: %v", filepath.Base(path), err)
 	}
 	return h, res
+}
+
+// TestRecordAdminCommands: the team commands with their reference
+// arguments (set_team with a rejoin delay that blocks the player's own
+// team change, set_team_all, force_teambalance), lenient integers, upper
+// case names, several commands per line, and tune (which leaves the pure
+// tuning alone) replay exactly.
+func TestRecordAdminCommands(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		ts := startServer(t, func(c *config.Config) {
+			c.Record.Teehistorian = true
+			c.Record.Dir = dir
+			c.Game.Type = "tdm"
+		})
+		a := join(t, ts, cl1Addr, "alice")
+		b := join(t, ts, cl2Addr, "bob")
+		c := join(t, ts, netipFrom("127.0.0.4:50003"), "carol")
+		a.direction, b.direction, c.direction = 1, -1, 1
+		play := func(d time.Duration) { runClients(d, a, b, c) }
+		play(time.Second)
+		for _, step := range []struct {
+			cmd   string
+			after func()
+		}{
+			{"set_team 1 -1 2", func() { // bob may not rejoin for 2 minutes
+				play(3 * time.Second)                   // past the 3 s between own team changes
+				b.sendGame(&gamemsg.ClSetTeam{Team: 1}) // blue is empty: allowed but for the delay
+				play(time.Second)
+				if ts.world.Team(1) != world.TeamSpectators {
+					t.Errorf("bob rejoined team %d despite the delay", ts.world.Team(1))
+				}
+			}},
+			{"set_team_all 1", nil},
+			{"force_teambalance", nil},
+			{"tune gravity 2; tune_reset", nil},
+			{`say "a;b"; SET_TEAM 2 -1`, func() { c.sendGame(&gamemsg.ClSetTeam{Team: 1}) }},
+			{"restart abc", nil},
+			{"pause; pause", nil},
+			{"set_team 0 0 x", nil},
+		} {
+			if _, err := io.WriteString(ts.cons, step.cmd+"\n"); err != nil {
+				t.Fatal(err)
+			}
+			play(500 * time.Millisecond)
+			if step.after != nil {
+				step.after()
+			}
+			play(time.Second)
+		}
+		ts.stop(t)
+		files, _ := filepath.Glob(filepath.Join(dir, "*.teehistorian"))
+		if len(files) != 1 {
+			t.Fatalf("%d files", len(files))
+		}
+		_, res := replayFile(t, files[0])
+		t.Logf("%d ticks, %d positions, ignored %v", res.Ticks, res.Compared, res.Ignored)
+		if res.Divergence != nil || !res.Finished || res.Compared < 100 {
+			t.Errorf("divergence %v, finished %v, %d compared", res.Divergence, res.Finished, res.Compared)
+		}
+		if ig := res.Ignored; ig["tune"] != 1 || ig["tune_reset"] != 1 || ig["say"] != 1 || len(ig) != 3 {
+			t.Errorf("ignored %v", ig)
+		}
+	})
 }

@@ -112,7 +112,8 @@ type Server struct {
 	infoSig         uint64       // infoSignature of the published info
 	pendingShutdown bool         // shutdown requested by rcon or vote
 	pendingMap      string       // map change requested by console/vote, done between ticks
-	rconFrom        int          // client id running the current rcon command, -1 = stdin
+	rconFrom        int          // client id running the current rcon command, -1 = stdin, rconCIDVote = a passed vote
+	cmd             cmdState     // console state (commands.go)
 	pendingKicks    uint64       // client ids (bits) the world kicked for inactivity, dropped after the events
 	infoRows        []infoPlayer // scratch of infoPlayers
 
@@ -180,7 +181,7 @@ func New(o Options) (*Server, error) {
 		globalToken: newGlobalToken(),
 	}
 	s.peers.m = make(map[netip.AddrPort]int)
-	s.con.done = make(chan struct{})
+	s.con.done, s.con.submit = make(chan struct{}), make(chan consoleSubmit, ConsoleQueueLen)
 	s.warnLimit = rate.NewLimiter(rate.Every(warnEvery), warnBurst)
 	s.budget = newConnlessBudget(TokenRepliesPerSecond, InfoRepliesPerSecond, ConnectsPerSecond)
 	if s.seed == 0 {
@@ -328,6 +329,14 @@ func (s *Server) worldConfig() world.Config {
 	wc.PlayerSlots = min(s.cfg.Server.PlayerSlots, s.cfg.Server.MaxClients)
 	wc.MaxClients = s.cfg.Server.MaxClients
 	wc.InactiveKickTime = s.cfg.Game.InactiveKickTime
+	wc.InactiveKick = s.cfg.Game.InactiveKick
+	wc.InactiveKickSpec = s.cfg.Game.InactiveKickSpec
+	wc.SpamProtection = s.cfg.Game.SpamProtection
+	wc.StrictSpectate = s.cfg.Game.StrictSpectate
+	wc.PlayerReadyMode = s.cfg.Game.PlayerReadyMode
+	if len(s.cfg.Map.Rotation) > 0 { // sv_maprotation: rotate after MatchesPerMap matches
+		wc.MatchesPerMap = s.cfg.Game.MatchesPerMap
+	}
 	return wc
 }
 

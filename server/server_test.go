@@ -330,7 +330,7 @@ func TestConsoleKickAndBan(t *testing.T) {
 		if a.conn.State() != netproto.StateError || a.conn.Reason() != "Kicked (being rude)" {
 			t.Errorf("kick: state %v reason %q", a.conn.State(), a.conn.Reason())
 		}
-		if !strings.Contains(ts.logs.String(), `name=\"alice\"`) {
+		if !strings.Contains(ts.logs.String(), `"id=0 addr=127.0.0.2:50001 client=705 name='alice' score=0 "`) {
 			t.Errorf("status output missing:\n%s", ts.logs.String())
 		}
 		go func() { _, _ = io.WriteString(ts.cons, "ban 127.0.0.2 10 cheating\n") }()

@@ -78,6 +78,7 @@ type client struct {
 
 	lastChat, lastEmote, lastVote, lastSkin time.Duration
 	vote                                    int // this client's vote in the running vote: -1, 0, 1
+	votePos                                 int // when it voted (1 = first)
 }
 
 // reset clears a slot for reuse. The buffers that grow with use (the
@@ -95,7 +96,7 @@ func (c *client) reset() {
 	c.storage = snap.Storage{}
 	c.rconAuthed, c.rconTries, c.rconNoPwWarned = false, 0, false
 	c.lastChat, c.lastEmote, c.lastVote, c.lastSkin = 0, 0, 0, 0
-	c.vote = 0
+	c.vote, c.votePos = 0, 0
 	c.budget = nil
 }
 
@@ -234,6 +235,7 @@ func (s *Server) dropClient(c *client, reason string) {
 	}
 	s.recDrop(c, reason)
 	wasIngame := c.state == stateIngame
+	silent := wasIngame && s.silentSpectator(c.id)
 	if wasIngame {
 		s.world.RemovePlayer(c.id)
 		s.voteClientLeft(c.id)
@@ -261,7 +263,7 @@ func (s *Server) dropClient(c *client, reason string) {
 	if wasIngame {
 		for _, o := range s.clients {
 			if o.state == stateIngame {
-				s.sendGame(o, &gamemsg.SvClientDrop{ClientID: int32(c.id), Reason: reason}, false)
+				s.sendGame(o, &gamemsg.SvClientDrop{ClientID: int32(c.id), Reason: reason, Silent: silent}, false)
 			}
 		}
 	}

@@ -133,3 +133,12 @@ func (b *Builder) Finish(dst *Snapshot) {
 	}
 	dst.crc = crcOf(dst.data)
 }
+
+// Item returns item i (0 <= i < NumItems) in insertion order. Its Data
+// aliases the builder and stays valid until the next Reset.
+func (b *Builder) Item(i int) Item {
+	k := b.keys[i]
+	start := b.offs[i]
+	end := start + b.sizes[i]
+	return Item{Type: uint16(k >> 16), ID: uint16(k), Data: b.data[start:end:end]}
+}

@@ -16,7 +16,7 @@ import (
 )
 
 // TestEconAndFIFO runs the binary's run with [econ] and server.input_fifo:
-// an operator logs into the econ, runs status, a script writes a say
+// an operator logs into the econ, runs players, a script writes a say
 // command into the FIFO and the econ shows its chat line; SIGINT closes
 // the econ connection ("Closing console") and the process exits 0 within 5 s.
 func TestEconAndFIFO(t *testing.T) {
@@ -30,9 +30,9 @@ func TestEconAndFIFO(t *testing.T) {
 	}
 	errb, done := startRun(t, []string{"-config", cfg, "-no-console"}, "econ listening", 1)
 	nc, r, next := econLogin(t, port, "pw", nil)
-	fmt.Fprint(nc, "status\n")
+	fmt.Fprint(nc, "players\n")
 	if l := next("client(s), map"); !strings.HasSuffix(strings.SplitN(l, "]: ", 2)[0], "][server") {
-		t.Errorf("status line %q", l)
+		t.Errorf("players line %q", l)
 	}
 	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 	if err != nil {
@@ -122,10 +122,10 @@ func TestTwoGamesEcon(t *testing.T) {
 	nextA("[chat]: *** only in A")
 	fmt.Fprint(b, "say only in B\n")
 	nextB("[chat]: *** only in B")
-	// a status round trip in each: everything before it was delivered
-	fmt.Fprint(a, "status\n")
+	// a players round trip in each: everything before it was delivered
+	fmt.Fprint(a, "players\n")
 	nextA("client(s), map")
-	fmt.Fprint(b, "status\n")
+	fmt.Fprint(b, "players\n")
 	nextB("client(s), map")
 	if all := strings.Join(seenA, ""); strings.Contains(all, "only in B") {
 		t.Errorf("A saw B's lines: %q", seenA)

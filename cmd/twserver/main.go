@@ -1,7 +1,10 @@
 // Command twserver runs a Teeworlds 0.7.5-compatible game server.
 //
 // With no arguments it serves the embedded default map on UDP port 8303 on all
-// addresses. A TOML file (-config) sets everything; flags override the file.
+// addresses. A TOML file (-config) sets everything, or, as teeworlds-server
+// takes them, files of console commands (-f server.cfg) and commands as
+// arguments ("sv_port 8304"). Precedence: defaults < file < environment
+// (SV_PORT=8304, TWSERVER_METRICS_LISTEN=...) < command line.
 // Given -config several times, one process runs one game per file, each
 // isolated (its own socket, slots, world, bans and recordings).
 // Console commands (kick, ban, change_map, restart, status, ...) are read from
@@ -18,6 +21,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 	"time"
 
@@ -28,6 +32,44 @@ import (
 
 // shutdownGrace bounds the time between the signal and the process exit.
 const shutdownGrace = 5 * time.Second
+
+// logTimeFormat is the time of a console log line: the full local date and
+// time, which fail2ban and log collectors read without a year guess.
+const logTimeFormat = "2006-01-02 15:04:05.000"
+
+// loadGame builds one game's configuration: the defaults, then its file
+// (path: TOML, or the reference syntax for a name ending in .cfg) or the -f
+// files, then the environment, then the command-line commands, then the
+// flags (override). It returns the warnings to log.
+func loadGame(path string, refFiles, commands []string, override func(*config.Loader)) (config.Config, []config.Warning, error) {
+	l := config.NewLoader()
+	var err error
+	switch {
+	case strings.HasSuffix(path, ".cfg"):
+		err = l.ExecFile(path)
+	case path != "":
+		err = l.LoadTOML(path)
+	}
+	for _, f := range refFiles {
+		if err == nil {
+			err = l.ExecFile(f)
+		}
+	}
+	if err == nil {
+		err = l.ApplyEnv(os.LookupEnv)
+	}
+	for _, c := range commands {
+		if err == nil {
+			err = l.ExecCommand(c)
+		}
+	}
+	if err != nil {
+		return config.Config{}, l.Warnings, err
+	}
+	override(l)
+	cfg, err := l.Finish()
+	return cfg, l.Warnings, err
+}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stderr))
@@ -55,23 +97,36 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 		memProf  = fs.String("memprofile", "", "write a heap profile to `file` at exit (pprof)")
 		hcURL    = fs.String("healthcheck", "", "only probe a running server's /healthz at this loopback `URL` and exit 0 if healthy (container health checks)")
 	)
-	var cfgPaths []string
-	fs.Func("config", "TOML configuration `file`; given several times, one process runs one game per file", func(p string) error {
+	var cfgPaths, refFiles, commands []string
+	fs.Func("config", "TOML configuration `file` (a name ending in .cfg: the reference's syntax); given several times, one process runs one game per file", func(p string) error {
 		cfgPaths = append(cfgPaths, p)
 		return nil
 	})
-	if err := fs.Parse(args); err != nil {
-		return 2
+	fs.Func("f", "execute a `file` of the reference server's console commands (teeworlds-server -f); may be repeated", func(p string) error {
+		refFiles = append(refFiles, p)
+		return nil
+	})
+	// Flags and console commands may alternate, as teeworlds-server takes
+	// them: twserver -f server.cfg "sv_port 8304" -log-format json.
+	for {
+		if err := fs.Parse(args); err != nil {
+			return 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		commands = append(commands, fs.Arg(0))
+		args = fs.Args()[1:]
 	}
 	if *hcURL != "" {
 		return healthcheck(*hcURL, stderr)
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "twserver: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if len(refFiles) > 0 && len(cfgPaths) > 0 {
+		fmt.Fprintf(stderr, "twserver: -f and -config cannot be combined (with several games give each its file with -config, FILE.cfg for the reference syntax)\n")
+		return 2
+	}
 	if len(cfgPaths) > 1 {
 		for _, f := range gameFlags {
 			if set[f] {
@@ -79,66 +134,50 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 				return 2
 			}
 		}
+		if len(commands) > 0 {
+			fmt.Fprintf(stderr, "twserver: the command %q sets one game's setting; with several -config files set it in each file\n", commands[0])
+			return 2
+		}
 	}
 	if len(cfgPaths) == 0 {
-		cfgPaths = []string{""} // the defaults: one game
+		cfgPaths = []string{""} // the defaults (or the -f files): one game
 	}
-	// override applies the flags to a game's configuration (over its file).
-	override := func(cfg *config.Config) {
-		if set["port"] {
-			cfg.Server.Port = *port
+	// override applies the flags to a game's configuration, last.
+	override := func(l *config.Loader) {
+		cfg := l.Config()
+		flagSet := func(name, key string, apply func()) {
+			if set[name] {
+				apply()
+				l.Set(key, "flag -"+name)
+			}
 		}
-		if set["bind"] {
-			cfg.Server.Bind = *bind
-		}
+		flagSet("port", "server.port", func() { cfg.Server.Port = *port })
+		flagSet("bind", "server.bind", func() { cfg.Server.Bind = *bind })
 		if set["map"] {
-			cfg.Map.File, cfg.Map.Dir, cfg.Map.Rotation = *mapFile, "", nil
+			l.SetMapFile(*mapFile, "flag -map")
 		}
-		if set["name"] {
-			cfg.Server.Name = *name
-		}
-		if set["gametype"] {
-			cfg.Game.Type = *gametype
-		}
-		if set["max-clients"] {
-			cfg.Server.MaxClients = *maxCl
-		}
-		if set["player-slots"] {
-			cfg.Server.PlayerSlots = *slots
-		}
-		if set["password"] {
-			cfg.Server.Password = *password
-		}
-		if set["rcon-password"] {
-			cfg.Server.RconPassword = *rconPw
-		}
-		if set["log-level"] {
-			cfg.Log.Level = *logLevel
-		}
-		if set["log-format"] {
-			cfg.Log.Format = *logFmt
-		}
+		flagSet("name", "server.name", func() { cfg.Server.Name = *name })
+		flagSet("gametype", "game.type", func() { cfg.Game.Type = *gametype })
+		flagSet("max-clients", "server.max_clients", func() { cfg.Server.MaxClients = *maxCl })
+		flagSet("player-slots", "server.player_slots", func() { cfg.Server.PlayerSlots = *slots })
+		flagSet("password", "server.password", func() { cfg.Server.Password = *password })
+		flagSet("rcon-password", "server.rcon_password", func() { cfg.Server.RconPassword = *rconPw })
+		flagSet("log-level", "log.level", func() { cfg.Log.Level = *logLevel })
+		flagSet("log-format", "log.format", func() { cfg.Log.Format = *logFmt })
 	}
 	var cfgs []config.Config
+	var warnings [][]config.Warning
 	for _, path := range cfgPaths {
-		cfg := config.Default()
-		if path != "" {
-			c, err := config.Load(path)
-			if err != nil {
-				fmt.Fprintf(stderr, "twserver: %v\n", err)
-				return 2
-			}
-			cfg = c
-		}
-		override(&cfg)
-		if err := cfg.Validate(); err != nil {
-			if len(cfgPaths) > 1 {
+		cfg, warns, err := loadGame(path, refFiles, commands, override)
+		if err != nil {
+			if len(cfgPaths) > 1 && !strings.HasPrefix(err.Error(), path) {
 				err = fmt.Errorf("%s: %w", path, err)
 			}
 			fmt.Fprintf(stderr, "twserver: %v\n", err)
 			return 2
 		}
 		cfgs = append(cfgs, cfg)
+		warnings = append(warnings, warns)
 	}
 	if err := checkGames(cfgs, cfgPaths); err != nil {
 		fmt.Fprintf(stderr, "twserver: %v\n", err)
@@ -146,6 +185,19 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 	}
 	cfg := cfgs[0]
 	log := newLogger(cfg.Log, stderr)
+	for i, warns := range warnings {
+		glog := log
+		if len(cfgs) > 1 {
+			glog = log.With().Str("game", gameAddr(cfgs[i])).Logger()
+		}
+		for _, w := range warns {
+			glog.Warn().Str("where", w.Where).Str("command", w.Command).Msg(w.Msg)
+		}
+		c := cfgs[i]
+		glog.Info().Str("name", c.Server.Name).Int("port", c.Server.Port).Int("max_clients", c.Server.MaxClients).
+			Int("player_slots", c.Server.PlayerSlots).Str("gametype", c.Game.Type).Int("warmup", c.Game.Warmup).
+			Bool("register", c.Register.Enabled).Msg("configuration")
+	}
 	if *cpuProf != "" {
 		stopProf, err := startCPUProfile(*cpuProf)
 		if err != nil {
@@ -172,7 +224,7 @@ func newLogger(c config.LogConfig, w io.Writer) zerolog.Logger {
 	}
 	out := w
 	if c.Format == "console" {
-		out = zerolog.ConsoleWriter{Out: w, TimeFormat: "15:04:05.000", NoColor: true}
+		out = zerolog.ConsoleWriter{Out: w, TimeFormat: logTimeFormat, NoColor: true}
 	}
 	zerolog.TimeFieldFormat = time.RFC3339Nano
 	return zerolog.New(out).Level(lvl).With().Timestamp().Logger()

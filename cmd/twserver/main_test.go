@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -34,6 +35,8 @@ func TestUsageErrors(t *testing.T) {
 	os.WriteFile(bad, []byte("[server]\nprot = 1\n"), 0o644)
 	badVal := filepath.Join(dir, "badval.toml")
 	os.WriteFile(badVal, []byte("[game]\ntype = \"race\"\n"), 0o644)
+	badCfg := filepath.Join(dir, "bad.cfg")
+	os.WriteFile(badCfg, []byte("sv_name ok\nsv_port \"8303\n"), 0o644)
 	tests := []struct {
 		name string
 		args []string
@@ -44,10 +47,20 @@ func TestUsageErrors(t *testing.T) {
 		{"missing file", []string{"-config", filepath.Join(dir, "none.toml")}, "no such file"},
 		{"bad flag value", []string{"-max-clients", "99"}, "server.max_clients"},
 		{"bad player slots", []string{"-player-slots", "17"}, "server.player_slots"},
-		{"stray argument", []string{"foo"}, "unexpected argument"},
+		{"stray argument", []string{"server.toml"}, "command line: server.toml: no such command in teeworlds-server 0.7.5; a file is given with -f FILE or -config FILE"},
+		{"bad command", []string{"-no-console", "sv_port abc"}, `command line: sv_port abc: "abc" is not a number`},
+		{"bad command value", []string{"sv_max_clients 4", "sv_gametype race"}, `command line: sv_gametype race: invalid value for game.type`},
+		{"missing cfg", []string{"-f", filepath.Join(dir, "none.cfg")}, "no such file"},
+		{"bad cfg", []string{"-f", badCfg}, badCfg + `:2: sv_port "8303: unterminated`},
+		{"cfg given with -config", []string{"-config", badCfg}, badCfg + `:2: sv_port "8303: unterminated`},
+		{"f and config", []string{"-f", badCfg, "-config", bad}, "-f and -config cannot be combined"},
+		{"bad env", []string{"-no-console"}, `environment variable SV_MAX_CLIENTS_PER_IP: "many" is not a number`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.name == "bad env" {
+				t.Setenv("SV_MAX_CLIENTS_PER_IP", "many")
+			}
 			var errb lockedBuf
 			if code := run(tt.args, strings.NewReader(""), &errb); code != 2 {
 				t.Errorf("exit code %d, want 2", code)
@@ -95,5 +108,53 @@ func TestSignalShutdown(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "server stopped") {
 		t.Errorf("log lacks 'server stopped':\n%s", errb.String())
+	}
+}
+
+// TestDebianServerCfg starts twserver as Debian's unit starts
+// teeworlds-server (-f /etc/teeworlds/server.cfg), with registration off
+// and loopback, as commands after the file: it starts with the file's
+// settings, warns about what it ignores (naming file and line) and stops on
+// SIGINT.
+func TestDebianServerCfg(t *testing.T) {
+	const path = "/etc/teeworlds/server.cfg"
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("needs Debian's teeworlds-server package (%s): %v", path, err)
+	}
+	var errb lockedBuf
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"-f", path, "sv_register 0", "bindaddr 127.0.0.1", "sv_port 0", "-no-console"}, strings.NewReader(""), &errb)
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(errb.String(), "listening") {
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not start: %s", errb.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	log := errb.String()
+	for _, want := range []string{
+		`configuration gametype=dm max_clients=16 name="Teeworlds powered by Debian" player_slots=8 port=0 register=false warmup=10`,
+		"command=sv_rcon_ban_time where=/etc/teeworlds/server.cfg:43",
+		`command="sv_inactivekick 0" where=/etc/teeworlds/server.cfg:72`,
+		"master registration is off", // "sv_register 0" after the file
+		`WRN no such command in teeworlds-server 0.7.5 (a 0.6 setting`,
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log lacks %q:\n%s", want, log)
+		}
+	}
+	if !regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} `).MatchString(log) {
+		t.Errorf("log lines do not start with a full date and time:\n%s", log)
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit code %d\n%s", code, errb.String())
+		}
+	case <-time.After(6 * time.Second):
+		t.Fatalf("no exit within 6 s after SIGINT:\n%s", errb.String())
 	}
 }

@@ -4,8 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
+	"math"
 
 	"twserver/gamemsg"
 	"twserver/netproto"
@@ -299,49 +298,52 @@ func (e *Engine) message(cid int, data []byte) {
 	}
 }
 
-// CmdSetTeam is the console command that moves a player (also recorded
-// by the server for a passed spectator vote): args client id and team.
+// CmdSetTeam is the console command that moves a player: args client id,
+// team and an optional delay in minutes before the player may change team
+// again (a passed spectator vote runs it with sv_vote_spectate_rejoindelay).
 const CmdSetTeam = "set_team"
 
 // command applies a recorded console command that changes the world, with
-// the server's argument rules (the server records the arguments split at
-// white space). Commands that only affect the network side, or whose
-// effect is recorded otherwise (kick: DROP; reload and map changes: a new
-// file), are counted in Result.Ignored.
+// the server's argument rules (arguments as recorded, integers read with
+// IntArg, the reference's clamps in the world). Commands that only affect
+// the network side, or whose effect is recorded otherwise (kick and ban:
+// DROP; reload and map changes: a new file; tune and tune_reset: the
+// reference's game types are pure, the tuning never changes), are counted
+// in Result.Ignored.
 func (e *Engine) command(cmd string, args []string) {
-	argstr := strings.Join(args, " ")
+	arg := func(i int) int {
+		if i < len(args) {
+			return IntArg(args[i])
+		}
+		return 0
+	}
 	switch cmd {
 	case "restart":
-		warmup := 0
-		if argstr != "" {
-			v, err := strconv.Atoi(argstr)
-			if err != nil {
-				return
-			}
-			warmup = v
-		}
-		e.w.Restart(warmup)
+		e.w.Restart(arg(0))
 	case "pause":
-		if argstr == "" {
+		if len(args) == 0 {
 			e.w.TogglePause()
-		} else if sec, err := strconv.Atoi(argstr); err == nil {
-			e.w.Pause(sec)
+		} else {
+			e.w.Pause(arg(0))
 		}
 	case CmdSetTeam:
-		idStr, teamStr, _ := strings.Cut(argstr, " ")
-		cid, err1 := strconv.Atoi(strings.TrimSpace(idStr))
-		team, err2 := strconv.Atoi(strings.TrimSpace(teamStr))
-		if err1 != nil || err2 != nil || cid < 0 || cid >= world.MaxClients || !e.c[cid].ingame ||
-			team < world.TeamSpectators || team > world.TeamBlue {
+		if len(args) < 2 {
 			return
 		}
-		e.w.ForceTeam(cid, team)
+		e.w.ForceTeamDelay(min(max(arg(0), 0), world.MaxClients-1), arg(1), arg(2))
+	case "set_team_all":
+		if len(args) < 1 {
+			return
+		}
+		e.w.SetTeamAll(arg(0))
 	case "swap_teams":
 		e.w.SwapTeams()
 	case "shuffle_teams":
 		e.w.ShuffleTeams()
 	case "lock_teams":
 		e.w.LockTeams(!e.w.TeamsLocked())
+	case "force_teambalance":
+		e.w.ForceTeamBalance()
 	default:
 		if _, ok := e.res.Ignored[cmd]; !ok && len(e.res.Ignored) >= MaxIgnored {
 			cmd = IgnoredOther
@@ -397,3 +399,28 @@ type decoder struct{ u *netproto.Unpacker }
 func (d decoder) GetInt() int32     { return d.u.GetInt() }
 func (d decoder) GetString() string { return d.u.GetString() }
 func (d decoder) Err() error        { return d.u.Err() }
+
+// IntArg reads a console integer argument as the reference does (C atoi:
+// leading blanks, an optional sign, then the leading digits; 0 when there
+// are none), saturated to the int32 range. The server reads its console
+// arguments with it and records them as given, so the replay reads them the
+// same way.
+func IntArg(s string) int {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r' || s[i] == '\v' || s[i] == '\f') {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		neg = s[i] == '-'
+		i++
+	}
+	v := int64(0)
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		v = min(v*10+int64(s[i]-'0'), math.MaxInt32+1)
+	}
+	if neg {
+		v = -v
+	}
+	return int(min(max(v, math.MinInt32), math.MaxInt32))
+}

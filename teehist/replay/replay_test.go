@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -303,4 +304,18 @@ func FuzzReplay(f *testing.F) {
 			t.Fatalf("simulated %d ticks past the bound", res.Ticks)
 		}
 	})
+}
+
+func TestIntArg(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want int
+	}{
+		{"12", 12}, {"-3", -3}, {"+7", 7}, {"  \t42x", 42}, {"abc", 0}, {"", 0}, {"-", 0}, {"1.9", 1},
+		{"99999999999", math.MaxInt32}, {"-99999999999", math.MinInt32}, {"2147483648", math.MaxInt32}, {"-2147483648", math.MinInt32},
+	} {
+		if got := IntArg(tt.in); got != tt.want {
+			t.Errorf("IntArg(%q) = %d, want %d", tt.in, got, tt.want)
+		}
+	}
 }

@@ -149,3 +149,7 @@ func (w *Writer) Bytes() ([]byte, error) {
 	}
 	return out, nil
 }
+
+// Compress returns the zlib stream AddData stores for b: deterministic, and
+// reusable with AddRawData when the same blob goes into several files.
+func Compress(b []byte) []byte { return compressZlib(b) }

@@ -1,0 +1,103 @@
+package dialect6
+
+import (
+	"twserver/gamemsg"
+	"twserver/snap"
+)
+
+// Game bundles the translation state of one game for a server loop: the
+// Infos, a Peer per client, and the scratch of the translator, decoder and
+// output. Its methods are the whole contract a server needs; they must be
+// called from one goroutine (the loop), with client ids 0..MaxClients-1.
+type Game struct {
+	// Infos is the players and game info shared by all 0.6 clients.
+	Infos Infos
+
+	peers [MaxClients]Peer
+	own   [MaxClients]ownSkin // the 0.6 skin each 0.6 client sent last
+	tr    Translator
+	dec   Decoder
+	out   Out
+}
+
+// ownSkin is a 0.6 client's own skin and its 0.7 form.
+type ownSkin struct {
+	ok bool
+	s  Skin6
+	k  gamemsg.Skin
+}
+
+// Connect starts the state of 0.6 client cid (a DDNet client, or vanilla
+// with ids 0..15 only) when its connection starts.
+func (g *Game) Connect(cid int, ddnet bool) {
+	if cid < 0 || cid >= MaxClients {
+		return
+	}
+	g.peers[cid].Reset(cid, ddnet)
+	g.own[cid] = ownSkin{}
+}
+
+// Peer returns the state of client cid (nil for a bad id).
+func (g *Game) Peer(cid int) *Peer {
+	if cid < 0 || cid >= MaxClients {
+		return nil
+	}
+	return &g.peers[cid]
+}
+
+// SetPlayer records slot cid: a player with info p when inGame, else no
+// player. Cheap when nothing changed: call it for every slot before every
+// round of snapshots. A 0.6 client whose p.Skin is the 0.7 form of its own
+// 0.6 skin is shown to 0.6 clients with that skin exactly.
+func (g *Game) SetPlayer(cid int, p Player, inGame bool) {
+	if cid < 0 || cid >= MaxClients {
+		return
+	}
+	if !inGame {
+		g.Infos.Remove(cid)
+		return
+	}
+	if o := &g.own[cid]; o.ok && o.k == p.Skin {
+		p.Skin6, p.HasSkin6 = o.s, true
+	}
+	g.Infos.SetPlayer(cid, p) //nolint:errcheck // id checked above
+}
+
+// Snapshot adds to b the 0.6 snapshot of tick for 0.6 client cid,
+// translated from src, the world's 0.7 snapshot for cid (Translator.SnapPeer).
+func (g *Game) Snapshot(b *snap.Builder, src Items, cid int, tick int32) error {
+	if cid < 0 || cid >= MaxClients {
+		return ErrClientID
+	}
+	return g.tr.SnapPeer(b, src, &g.peers[cid], tick, &g.Infos)
+}
+
+// ServerMessage translates the 0.7 message m for 0.6 client cid
+// (EncodeServer) after noting what it says about players and the game
+// (Infos.Observe). Send every o.Msg(i) vital, in order; the Out is valid
+// until the next call.
+func (g *Game) ServerMessage(m gamemsg.Message, cid int) (*Out, error) {
+	g.out.Reset()
+	if cid < 0 || cid >= MaxClients {
+		return &g.out, ErrClientID
+	}
+	g.Infos.Observe(m)
+	return &g.out, EncodeServer(&g.out, m, &g.peers[cid], &g.Infos)
+}
+
+// ClientMessage decodes a game message of 0.6 client cid (DecodePeer); the
+// skin of a Cl_StartInfo or Cl_ChangeInfo is kept as the client's own.
+// (nil, nil) is a valid message with nothing to do.
+func (g *Game) ClientMessage(cid int, id int32, body []byte) (gamemsg.Message, error) {
+	if cid < 0 || cid >= MaxClients {
+		return nil, ErrClientID
+	}
+	m, err := g.dec.DecodePeer(&g.peers[cid], id, body, &g.Infos)
+	if err == nil && (id == MsgClStartInfo || id == MsgClChangeInfo) {
+		g.own[cid] = ownSkin{ok: true, s: g.dec.Skin6, k: Skin7From6(g.dec.Skin6)}
+	}
+	return m, err
+}
+
+// Input rewrites a 0.6 client's PlayerInput into the 0.7 form (InputTo7).
+func (g *Game) Input(data []int32) { InputTo7(data) }

@@ -1,0 +1,109 @@
+package dialect6
+
+import (
+	"slices"
+	"testing"
+
+	"twserver/gamemsg"
+	"twserver/snap"
+)
+
+// A server's whole use of Game: a DDNet and a vanilla client connect, send
+// their start infos, are refreshed as players, get messages and snapshots.
+func TestGameFlow(t *testing.T) {
+	var g Game
+	g.Connect(0, true)
+	g.Connect(20, false)
+	m, err := g.ClientMessage(0, MsgClStartInfo, body("ninja", "", 0, "x_ninja", 1, 0x10ff80, 0x20ff80))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st0 := *m.(*gamemsg.ClStartInfo)
+	m, err = g.ClientMessage(20, MsgClStartInfo, body("van", "", 0, "bluekitty", 0, 0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st20 := *m.(*gamemsg.ClStartInfo)
+	refresh := func() {
+		for cid := range MaxClients {
+			switch cid {
+			case 0:
+				g.SetPlayer(0, Player{Name: st0.Name, Skin: st0.Skin, Team: g.Infos.Team(0)}, true)
+			case 20:
+				g.SetPlayer(20, Player{Name: st20.Name, Skin: st20.Skin, Team: g.Infos.Team(20)}, true)
+			default:
+				g.SetPlayer(cid, Player{}, false)
+			}
+		}
+	}
+	refresh()
+
+	o, err := g.ServerMessage(&gamemsg.SvClientInfo{ClientID: 20, Local: true, Name: "van"}, 20)
+	if err != nil || o.Len() != 1 || string(o.Msg(0)) != string(chat("'van' entered and joined the game")) {
+		t.Fatalf("join line: %v %q", err, o.Msg(0))
+	}
+	if o, _ = g.ServerMessage(&gamemsg.SvTeam{ClientID: 0, Team: -1}, 20); o.Len() != 1 {
+		t.Fatal("no team line")
+	}
+	if g.Infos.Team(0) != -1 {
+		t.Fatal("team not observed")
+	}
+	refresh()
+
+	src := build7(t, item7{obj7PlayerInfo, 0, []int32{0, 1, 2}}, item7{obj7PlayerInfo, 20, []int32{0, 3, 4}})
+	var b snap.Builder
+	b.Sizes = snap.Sizes6
+	if err := g.Snapshot(&b, src, 20, 100); err != nil {
+		t.Fatal(err)
+	}
+	// the vanilla client sees itself as 4 (20 mod 16), the DDNet player as
+	// 0 with its own 0.6 skin, in the spectators
+	if got := find(&b, ObjPlayerInfo, 4); !slices.Equal(got, []int32{1, 4, 0, 3, 4}) {
+		t.Errorf("own PlayerInfo %v", got)
+	}
+	if got := find(&b, ObjPlayerInfo, 0); !slices.Equal(got, []int32{0, 0, -1, 1, 2}) {
+		t.Errorf("other PlayerInfo %v", got)
+	}
+	ci := find(&b, ObjClientInfo, 0)
+	if snap.IntsToStr(ci[8:14]) != "x_ninja" || !slices.Equal(ci[14:], []int32{1, 0x10ff80, 0x20ff80}) {
+		t.Errorf("0.6 player's skin %q %v", snap.IntsToStr(ci[8:14]), ci[14:])
+	}
+	// and the vanilla player's bluekitty, seen by the DDNet client
+	b.Reset()
+	if err := g.Snapshot(&b, src, 0, 100); err != nil {
+		t.Fatal(err)
+	}
+	if ci := find(&b, ObjClientInfo, 20); snap.IntsToStr(ci[8:14]) != "bluekitty" || ci[14] != 0 {
+		t.Errorf("bluekitty: %q %v", snap.IntsToStr(ci[8:14]), ci[14:])
+	}
+	// a 0.7 skin change replaces a 0.6 player's own skin
+	g.SetPlayer(0, Player{Name: st0.Name, Skin: gamemsg.DefaultSkin, Team: -1}, true)
+	b.Reset()
+	g.Snapshot(&b, src, 20, 100)
+	if ci := find(&b, ObjClientInfo, 0); snap.IntsToStr(ci[8:14]) != "default" {
+		t.Errorf("after a 0.7 skin: %q", snap.IntsToStr(ci[8:14]))
+	}
+
+	in := []int32{0, 0, 0, 0, 0, 0, PlayerFlagPlaying | PlayerFlagChatting, 0, 0, 0}
+	g.Input(in)
+	if in[6] != playerFlag7Chatting {
+		t.Errorf("input flags %d", in[6])
+	}
+	if _, err := g.ClientMessage(64, MsgClKill, nil); err == nil {
+		t.Error("client id 64 accepted")
+	}
+}
+
+// Refreshing unchanged players allocates nothing and repacks nothing.
+func TestGameRefreshAllocs(t *testing.T) {
+	var g Game
+	p := Player{Name: "x", Skin: gamemsg.DefaultSkin}
+	g.SetPlayer(3, p, true)
+	if a := testing.AllocsPerRun(100, func() {
+		for cid := range MaxClients {
+			g.SetPlayer(cid, p, cid == 3)
+		}
+	}); a != 0 {
+		t.Fatalf("%.1f allocations", a)
+	}
+}
