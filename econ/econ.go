@@ -169,6 +169,7 @@ func (e *Server) Print(l Line) {
 // drop, or a barrier to close once everything before it was taken.
 type item struct {
 	line    Line
+	except  *conn // not sent to this connection (it was not logged in when the line was printed)
 	drop    *conn
 	reason  string
 	barrier chan struct{}
@@ -255,7 +256,7 @@ func (e *Server) take(it item) {
 		e.drop(it.drop, it.reason, true)
 		return
 	}
-	e.broadcast(format(it.line))
+	e.broadcast(format(it.line), it.except)
 }
 
 // format renders a line as the 0.7.5 console does: "[HH:MM:SS][system]: text".
@@ -275,17 +276,17 @@ func (e *Server) print(level int, system, text string) {
 // a writer or Run's end, which must not wait for the dispatcher).
 func (e *Server) printNow(level int, system, text string) {
 	if level <= e.opts.OutputLevel {
-		e.broadcast(format(Line{Time: time.Now(), Level: level, System: system, Text: text}))
+		e.broadcast(format(Line{Time: time.Now(), Level: level, System: system, Text: text}), nil)
 	}
 }
 
 // broadcast queues a formatted line to every logged-in connection; a
 // connection whose queue is full is dropped.
-func (e *Server) broadcast(s string) {
+func (e *Server) broadcast(s string, except *conn) {
 	var slow []*conn
 	e.mu.Lock()
 	for _, c := range e.slots {
-		if c != nil && c.authed.Load() && !c.queue(s) {
+		if c != nil && c != except && c.authed.Load() && !c.queue(s) {
 			slow = append(slow, c)
 		}
 	}
@@ -348,7 +349,10 @@ func (e *Server) accept(nc net.Conn) {
 		}
 		return
 	}
-	e.print(1, "econ", "client accepted. cid="+strconv.Itoa(c.id)+" addr="+addrString(addr)+"'")
+	if e.opts.OutputLevel >= 1 {
+		e.enqueue(item{except: c, line: Line{Time: time.Now(), Level: 1, System: "econ",
+			Text: "client accepted. cid=" + strconv.Itoa(c.id) + " addr=" + addrString(addr) + "'"}})
+	}
 	c.queue(textEnterPassword)
 	e.wg.Go(c.writeLoop)
 	e.wg.Go(c.readLoop)

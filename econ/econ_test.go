@@ -352,3 +352,23 @@ func canceled() context.Context {
 	cancel()
 	return ctx
 }
+
+// TestFastClient: a client that sends its password and a logout at once,
+// before the prompt, gets exactly the reference's stream (not the
+// "client accepted" line of its own connection, printed before it logged in).
+func TestFastClient(t *testing.T) {
+	e := startEcon(t, econ.Options{OutputLevel: 2})
+	for range 20 {
+		c := dialEcon(t, e.Addr(), "")
+		c.send("secret\nlogout\n")
+		got := timePrefixAny.ReplaceAllString(c.closed(5*time.Second), "[T]")
+		want := "Enter password:\n\x00\x00Authentication successful. External console access granted.\n\x00\x00" +
+			"[T][econ]: cid=0 authed\n\x00\x00[T][server]: cid=0 cmd='logout'\n\x00\x00" +
+			"[T][econ]: client dropped. cid=0 addr=" + c.nc.LocalAddr().String() + " reason='Logout'\n\x00\x00Logout\n\x00\x00"
+		if got != want {
+			t.Fatalf("stream\n%q\nwant\n%q", got, want)
+		}
+	}
+}
+
+var timePrefixAny = regexp.MustCompile(`\[\d\d:\d\d:\d\d\]`)
