@@ -136,7 +136,7 @@ type MapConfig struct {
 
 // GameConfig holds game rules.
 type GameConfig struct {
-	// Type is the game type: "dm", "tdm" or "ctf" (sv_gametype).
+	// Type is the game type: "dm", "tdm", "ctf", "lms" or "lts" (sv_gametype).
 	Type string `toml:"type"`
 	// ScoreLimit ends the round at this score; 0 = none (sv_scorelimit).
 	ScoreLimit int `toml:"score_limit"`
@@ -171,6 +171,26 @@ type GameConfig struct {
 	// MatchesPerMap is the number of matches on each map of map.rotation
 	// before the next one (sv_matches_per_map, 1..100).
 	MatchesPerMap int `toml:"matches_per_map"`
+	// TeamDamage lets team mates hurt each other (sv_teamdamage).
+	TeamDamage bool `toml:"team_damage"`
+	// Powerups creates the map's ninja pickups (sv_powerups, default true).
+	Powerups bool `toml:"powerups"`
+	// RespawnDelayTDM is the least respawn time after a TDM death in
+	// seconds, 0..10 (sv_respawn_delay_tdm, default 3).
+	RespawnDelayTDM int `toml:"respawn_delay_tdm"`
+	// MatchSwap swaps the teams between matches (sv_match_swap, default true).
+	MatchSwap bool `toml:"match_swap"`
+	// Countdown freezes the game this many seconds before a match (in
+	// survival modes: a round) starts or resumes; 0 = 3 s in lms/lts only,
+	// -1 = never (sv_countdown, -1..1000).
+	Countdown int `toml:"countdown"`
+	// TournamentMode 1 puts new players in the spectators; 2 also keeps the
+	// spectators' chat among themselves while a game runs
+	// (sv_tournament_mode, 0..2).
+	TournamentMode int `toml:"tournament_mode"`
+	// TeambalanceTime is how many minutes teams may stay unbalanced before
+	// players are moved; 0 = never (sv_teambalance_time, 0..1000, default 1).
+	TeambalanceTime int `toml:"teambalance_time"`
 }
 
 // LogConfig selects logging.
@@ -225,7 +245,8 @@ func Default() Config {
 			SkillLevel:       1,
 		},
 		Game: GameConfig{Type: "dm", ScoreLimit: 20, InactiveKickTime: 3,
-			InactiveKick: 2, SpamProtection: true, SilentSpectator: true, MatchesPerMap: 1},
+			InactiveKick: 2, SpamProtection: true, SilentSpectator: true, MatchesPerMap: 1,
+			Powerups: true, RespawnDelayTDM: 3, MatchSwap: true, TeambalanceTime: 1},
 		Voting:   VotingConfig{Kick: true, KickBanTime: 5, Spectate: true, SpectateRejoinDelay: 3},
 		Log:      LogConfig{Level: "info", Format: "console"},
 		Record:   RecordConfig{Dir: "recordings", MaxFileMB: 512, MaxDirMB: 8192},
@@ -403,9 +424,12 @@ func (c *Config) Validate() error {
 		}
 	}
 	switch c.Game.Type {
-	case "dm", "tdm", "ctf":
+	case "dm", "tdm", "ctf", "lms", "lts":
 	default:
-		return invalid("game.type", "%q: must be dm, tdm or ctf", c.Game.Type)
+		return invalid("game.type", "%q: must be dm, tdm, ctf, lms or lts", c.Game.Type)
+	}
+	if err := c.Game.validateRules(); err != nil {
+		return err
 	}
 	if c.Game.ScoreLimit < 0 || c.Game.ScoreLimit > 100000 {
 		return invalid("game.score_limit", "%d is outside 0..100000", c.Game.ScoreLimit)
@@ -502,7 +526,7 @@ var SvNames = []SvName{
 	{"map.file", "sv_map", "path of a .map file (empty = embedded default map)"},
 	{"map.dir", "(none)", "directory of .map files for the rotation"},
 	{"map.rotation", "sv_maprotation", "map names in map.dir, played in order"},
-	{"game.type", "sv_gametype", "dm, tdm or ctf"},
+	{"game.type", "sv_gametype", "dm, tdm, ctf, lms or lts"},
 	{"game.score_limit", "sv_scorelimit", "score that ends the round (0 = none)"},
 	{"game.time_limit", "sv_timelimit", "minutes per round (0 = none)"},
 	{"game.warmup", "sv_warmup", "warmup seconds (0 = none, -1 = until every player is ready)"},
@@ -514,6 +538,13 @@ var SvNames = []SvName{
 	{"game.strict_spectate", "sv_strict_spectate_mode", "spectators do not see what a spectated player sees"},
 	{"game.silent_spectator", "sv_silent_spectator_mode", "joins and leaves of spectators are not shown"},
 	{"game.matches_per_map", "sv_matches_per_map", "matches on each map of map.rotation before the next"},
+	{"game.team_damage", "sv_teamdamage", "team mates can hurt each other"},
+	{"game.powerups", "sv_powerups", "ninja pickups on the map"},
+	{"game.respawn_delay_tdm", "sv_respawn_delay_tdm", "seconds before a TDM respawn"},
+	{"game.match_swap", "sv_match_swap", "swap the teams between matches"},
+	{"game.countdown", "sv_countdown", "seconds frozen before a match (lms/lts: a round) starts or resumes (0 = 3 s in lms/lts only, -1 = never)"},
+	{"game.tournament_mode", "sv_tournament_mode", "1 new players join as spectators, 2 also spectators chat only among themselves while a game runs"},
+	{"game.teambalance_time", "sv_teambalance_time", "minutes teams may stay unbalanced before players are moved (0 = never)"},
 	{"log.level", "console_output_level", "debug, info, warn or error"},
 	{"log.format", "(none)", "console or json"},
 	{"[[vote]] description/command", "add_vote", "vote menu entries"},

@@ -264,13 +264,6 @@ var Unsupported = []UnsupportedSetting{
 	{"dbg_pref", "a debugging aid of the reference; twserver has metrics and the stats console command", "0"},
 	{"dbg_hitch", "a debugging aid of the reference", "0"},
 	{"dbg_dummies", "a debugging aid of the reference's debug builds; cmd/twload runs synthetic clients", "0"},
-	{"sv_countdown", notYet + " (twserver plays the default, 0)", "0"},
-	{"sv_teamdamage", notYet + " (twserver plays the default, 0)", "0"},
-	{"sv_match_swap", notYet + " (twserver plays the default, 1)", "1"},
-	{"sv_powerups", notYet + " (twserver plays the default, 1)", "1"},
-	{"sv_tournament_mode", notYet + " (twserver plays the default, 0)", "0"},
-	{"sv_respawn_delay_tdm", notYet + " (twserver plays the default, 3)", "3"},
-	{"sv_teambalance_time", notYet + " (twserver plays the default, 1)", "1"},
 }
 
 // unsupported returns the Unsupported entry of a console name.
@@ -292,7 +285,7 @@ var Differences = map[string]string{
 	"bindaddr":             `an IP address; "localhost" is 127.0.0.1 (twserver resolves no host names)`,
 	"sv_map":               "default: the embedded map twsrv_arena (reference dm1); NAME is NAME.map in map.dir or the reference's map directories (see above); a path (with / or ending in .map) is used as it is",
 	"sv_maprotation":       "the maps are looked up like sv_map, in one directory; twserver starts the rotation at sv_map",
-	"sv_gametype":          "dm, tdm or ctf (lms and lts not yet)",
+	"sv_gametype":          "dm, tdm, ctf, lms or lts in lower case (the reference takes any case and plays dm for anything else)",
 	"sv_register":          "off by default (reference on), so no test or trial run contacts a master; registers over DDNet's HTTP protocol (and the 0.7 UDP masters listed in register.udp_masters)",
 	"console_output_level": "0 is log.level info, 1 and 2 are debug",
 	"sv_spamprotection":    "chat is always limited (one line per second plus one per 20 characters)",

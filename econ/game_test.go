@@ -126,23 +126,23 @@ func TestGameEvents(t *testing.T) {
 	}
 
 	// chat and team chat from the client
-	if err := alice.SendGame(&gamemsg.ClSay{Mode: 1, Target: -1, Message: "hello econ"}); err != nil {
-		t.Fatal(err)
+	if !alice.Send(&gamemsg.ClSay{Mode: 1, Target: -1, Message: "hello econ"}) {
+		t.Fatal("send failed")
 	}
 	chat := obs.awaitText("[chat]: 1:0:alice: hello econ")
 	if !toolChat.MatchString(chat) || !bridgeChat.MatchString(chat) {
 		t.Errorf("chat line %q", chat)
 	}
 	time.Sleep(1100 * time.Millisecond) // chat spam protection: 1 s per line
-	if err := alice.SendGame(&gamemsg.ClSay{Mode: 2, Target: -1, Message: "team only"}); err != nil {
-		t.Fatal(err)
+	if !alice.Send(&gamemsg.ClSay{Mode: 2, Target: -1, Message: "team only"}) {
+		t.Fatal("send failed")
 	}
 	obs.awaitText("[teamchat]: 2:0:0:alice: team only")
 
 	// a kill: the client kills itself once its character is alive
 	waitAlive(t, obs)
-	if err := alice.SendGame(&gamemsg.ClKill{}); err != nil {
-		t.Fatal(err)
+	if !alice.Send(&gamemsg.ClKill{}) {
+		t.Fatal("send failed")
 	}
 	kill := obs.awaitText("[game]: kill killer='0:0:alice' victim='0:0:alice' weapon=-2 special=0")
 	if !toolKill.MatchString(kill) {
@@ -240,13 +240,13 @@ func TestOutputLevels(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 		time.Sleep(time.Second) // the character spawns
-		_ = alice.SendGame(&gamemsg.ClSay{Mode: 1, Target: -1, Message: "x"})
+		_ = alice.Send(&gamemsg.ClSay{Mode: 1, Target: -1, Message: "x"})
 		deadline := time.Now().Add(10 * time.Second)
 		for srv.Gauges().Events[killIndex].Load() == 0 {
 			if time.Now().After(deadline) {
 				t.Fatal("the client never killed itself")
 			}
-			_ = alice.SendGame(&gamemsg.ClKill{}) // until its character is there
+			_ = alice.Send(&gamemsg.ClKill{}) // until its character is there
 			time.Sleep(200 * time.Millisecond)
 		}
 		obs.send("say marker\n")

@@ -139,8 +139,8 @@ func runDiffSession(t *testing.T, game, ec netip.AddrPort) diffSession {
 	for _, m := range []gamemsg.Message{&gamemsg.ClSay{Mode: 1, Target: -1, Message: "hi all"},
 		&gamemsg.ClSay{Mode: 2, Target: -1, Message: "hi team"}, &gamemsg.ClCallVote{Type: "option", Value: "Say hi"},
 		&gamemsg.ClKill{}} {
-		if err := alice.SendGame(m); err != nil {
-			t.Fatal(err)
+		if !alice.Send(m) {
+			t.Fatal("send failed")
 		}
 		time.Sleep(1200 * time.Millisecond) // twserver's chat spam protection: 1 s per line
 	}

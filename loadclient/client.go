@@ -163,26 +163,23 @@ func New(cfg Config) *Client {
 // Entered reports whether the client is in game now (safe from any goroutine).
 func (c *Client) Entered() bool { return c.live.InGame.Load() }
 
-// ErrNotInGame is returned by SendGame before the client entered the game.
-var ErrNotInGame = errors.New("loadclient: not in game")
-
-// SendGame sends a game message to the server, vital and at once (for
-// tests that make a client chat, kill itself or change its team: e.g.
-// gamemsg.ClSay, gamemsg.ClKill, gamemsg.ClSetTeam). It fails before the
-// client is in game. Safe from any goroutine.
-func (c *Client) SendGame(m gamemsg.Message) error {
+// Send sends the game message m (vital) to the server now, e.g. a
+// Cl_Kill or Cl_Say. It reports false while the client is not in game.
+// Safe from any goroutine while Run runs.
+func (c *Client) Send(m gamemsg.Message) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.inGame || c.finished || c.failure != nil {
-		return ErrNotInGame
+		return false
 	}
+	now := c.clock()
 	c.pk.Reset()
 	if err := gamemsg.Encode(&c.pk, m); err != nil {
-		return err
+		return false
 	}
 	c.sendMsg(true)
-	c.conn.flush(c.clock())
-	return c.failure
+	c.conn.flush(now)
+	return c.failure == nil
 }
 
 // Live returns the counters the client updates while running.

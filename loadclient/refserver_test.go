@@ -8,9 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
+	"twserver/gamemsg"
 	"twserver/internal/heavytest"
 	"twserver/internal/refserver"
 )
@@ -120,3 +122,60 @@ func TestReferenceServerPerIPLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestReferenceServerSend: a message sent with Client.Send reaches the
+// reference server: a Cl_Kill makes the client's tee die by WEAPON_SELF,
+// which the server announces with a kill message.
+func TestReferenceServerSend(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	addr := startRefServer(t, 4)
+	var mu sync.Mutex
+	self, killed := int32(-1), false
+	cl := New(Config{Server: addr, Name: "sender", Pattern: PatternIdle,
+		OnGameMessage: func(m gamemsg.Message) {
+			mu.Lock()
+			defer mu.Unlock()
+			switch m := m.(type) {
+			case *gamemsg.SvClientInfo:
+				if m.Local {
+					self = m.ClientID
+				}
+			case *gamemsg.SvKillMsg:
+				killed = killed || (m.Victim == self && m.Killer == self && m.Weapon == weaponSelf)
+			}
+		}})
+	if cl.Send(&gamemsg.ClKill{}) {
+		t.Fatal("Send succeeded before the client was in game")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+	defer cancel()
+	done := make(chan *Stats, 1)
+	go func() { st := cl.Run(ctx); done <- &st }()
+	// the tee spawns 0.5 s after entering; a kill before that is ignored
+	for !cl.Entered() && ctx.Err() == nil {
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	if !cl.Send(&gamemsg.ClKill{}) {
+		t.Fatal("Send failed in game")
+	}
+	for ctx.Err() == nil {
+		mu.Lock()
+		k := killed
+		mu.Unlock()
+		if k {
+			cancel()
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	st := <-done
+	if !killed || st.Failure != "" {
+		t.Fatalf("killed %v (client id %d), failure %q", killed, self, st.Failure)
+	}
+}
+
+// weaponSelf is WEAPON_SELF, the weapon of a kill request.
+const weaponSelf = -2

@@ -108,7 +108,17 @@ func (s *Server) onSay(c *client, m *gamemsg.ClSay, now time.Duration) {
 	s.countEvent(eventChat)
 	mode := int32(chatAll)
 	team := s.world.Team(c.id)
-	switch m.Mode {
+	req := m.Mode
+	// tournament mode 2: spectators do not disturb the players while a game
+	// runs (their lines go to the spectators, whispers to players are dropped)
+	if s.cfg.Game.TournamentMode == 2 && team == world.TeamSpectators && s.world.GameRunning() && !c.rconAuthed {
+		if req != chatWhisper {
+			req = chatTeam
+		} else if s.world.HasPlayer(int(m.Target)) && s.world.Team(int(m.Target)) != world.TeamSpectators {
+			return
+		}
+	}
+	switch req {
 	case chatTeam:
 		mode = chatTeam
 	case chatWhisper:

@@ -53,6 +53,8 @@ type testClient struct {
 	clientInfos []gamemsg.SvClientInfo
 	drops       []gamemsg.SvClientDrop
 	gameInfos   int
+	gameFlags   int32 // of the last Sv_GameInfo
+	infoFirst   bool  // a client info came before the first Sv_GameInfo
 	inputTiming int
 
 	rconLines   []string
@@ -211,6 +213,7 @@ func (tc *testClient) onMessage(ch netproto.Chunk) {
 			tc.chats = append(tc.chats, *m)
 		case *gamemsg.SvClientInfo:
 			tc.clientInfos = append(tc.clientInfos, *m)
+			tc.infoFirst = tc.infoFirst || tc.gameInfos == 0
 			if m.Local {
 				tc.localID = m.ClientID
 			}
@@ -218,6 +221,7 @@ func (tc *testClient) onMessage(ch netproto.Chunk) {
 			tc.drops = append(tc.drops, *m)
 		case *gamemsg.SvGameInfo:
 			tc.gameInfos++
+			tc.gameFlags = m.GameFlags
 		case *gamemsg.SvVoteOptionListAdd:
 			tc.voteOptions += int(m.Num)
 		}

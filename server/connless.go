@@ -5,6 +5,7 @@ import (
 	"net/netip"
 
 	"twserver/netproto"
+	"twserver/world"
 )
 
 // Connless magics (net.md A6.1).
@@ -34,15 +35,7 @@ type infoPlayer struct {
 }
 
 // gameTypeName is the game type shown in the browser.
-func (s *Server) gameTypeName() string {
-	switch s.cfg.Game.Type {
-	case "tdm":
-		return "TDM"
-	case "ctf":
-		return "CTF"
-	}
-	return "DM"
-}
+func (s *Server) gameTypeName() string { return world.ParseGameType(s.cfg.Game.Type).Name() }
 
 // appendInfoHeader packs the fields shared by inf3 and NETMSG_SERVERINFO:
 // version .. max clients (net.md A6.2/A6.3).

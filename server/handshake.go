@@ -168,6 +168,10 @@ func (s *Server) enterGame(c *client) {
 		s.dropClient(c, "Internal error")
 		return
 	}
+	// Sv_GameInfo (queued by the world) goes out before the client infos,
+	// as in the reference: the 0.7.5 client picks team colours when a
+	// client info arrives and does not redo it when the game flags come.
+	s.world.DrainEvents(s.onWorldEvent)
 	s.sendServerInfo(c)
 	// Infos of everybody else to the new client, the new client's to everybody else.
 	me := s.clientInfo(c, false)

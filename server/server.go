@@ -337,6 +337,13 @@ func (s *Server) worldConfig() world.Config {
 	if len(s.cfg.Map.Rotation) > 0 { // sv_maprotation: rotate after MatchesPerMap matches
 		wc.MatchesPerMap = s.cfg.Game.MatchesPerMap
 	}
+	wc.TeamDamage = s.cfg.Game.TeamDamage
+	wc.Powerups = s.cfg.Game.Powerups
+	wc.RespawnDelayTDM = s.cfg.Game.RespawnDelayTDM
+	wc.MatchSwap = s.cfg.Game.MatchSwap
+	wc.Countdown = s.cfg.Game.Countdown
+	wc.TournamentMode = s.cfg.Game.TournamentMode != 0
+	wc.TeambalanceTime = s.cfg.Game.TeambalanceTime
 	return wc
 }
 

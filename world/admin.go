@@ -80,7 +80,12 @@ func (w *World) LockTeams(lock bool) { w.lockTeams = lock }
 func (w *World) TeamsLocked() bool { return w.lockTeams }
 
 // ForceTeamBalance balances the teams now (rcon force_teambalance).
-func (w *World) ForceTeamBalance() { w.ctrl.doTeamBalance() }
+// Survival modes balance only when a round starts.
+func (w *World) ForceTeamBalance() {
+	if !w.ctrl.isSurvival() {
+		w.ctrl.doTeamBalance()
+	}
+}
 
 // Pause pauses the game for seconds (-1 = until resumed) or, with 0, ends
 // the pause through a countdown (rcon pause with an argument).

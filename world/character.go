@@ -100,6 +100,12 @@ func (c *Character) spawn(p *Player, pos Vec2) {
 	c.increaseHealth(10)
 	c.giveWeapon(WeaponHammer, -1)
 	c.giveWeapon(WeaponGun, 10)
+	if w.ctrl.isSurvival() {
+		for _, wa := range survivalWeapons {
+			c.giveWeapon(wa[0], wa[1])
+		}
+		p.respawnDisabled = w.ctrl.startRespawnState()
+	}
 }
 
 // freeChar releases the snapshot id of a deleted character.
@@ -554,7 +560,7 @@ func (c *Character) takeDamage(force, source Vec2, dmg, from, weapon int) bool {
 		if fp := w.player(from); fp != nil {
 			mask := uint64(1) << uint(from)
 			for i, o := range w.players {
-				if o != nil && o.team == TeamSpectators && o.spectatorID == from {
+				if o != nil && o.spectating() && o.spectatorID == from {
 					mask |= uint64(1) << uint(i)
 				}
 			}

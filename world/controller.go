@@ -8,7 +8,7 @@ const (
 	statePaused                // game paused
 	stateRunning               // game running
 	stateEndMatch              // match over, 10 s score screen
-	stateEndRound              // survival modes only (unused)
+	stateEndRound              // survival modes only: 5 s between rounds
 )
 
 const (
@@ -18,7 +18,7 @@ const (
 	tbalanceOK    = -1
 )
 
-// controller is the game controller shared by DM, TDM and CTF
+// controller is the game controller shared by DM, TDM, CTF, LMS and LTS
 // (IGameController with the mode-specific overrides).
 type controller struct {
 	w              *World
@@ -28,6 +28,7 @@ type controller struct {
 	stateTimer     int32
 	gameStartTick  int32
 	matchCount     int
+	roundCount     int // rounds played in this match (survival modes)
 	sentMatch      int // match_current last announced in Sv_GameInfo
 	suddenDeath    bool
 	teamScore      [2]int
@@ -43,6 +44,10 @@ func (c *controller) init(w *World) {
 		c.gameFlags = GameFlagTeams
 	case GameCTF:
 		c.gameFlags = GameFlagTeams | GameFlagFlags
+	case GameLMS:
+		c.gameFlags = GameFlagSurvival
+	case GameLTS:
+		c.gameFlags = GameFlagTeams | GameFlagSurvival
 	}
 	c.unbalancedTick = tbalanceOK
 	c.sentMatch = 1
@@ -56,7 +61,12 @@ func (c *controller) init(w *World) {
 	}
 }
 
+// GameRunning reports whether a game is running (not in warmup, countdown,
+// pause or at a round or match end).
+func (w *World) GameRunning() bool { return w.ctrl.state == stateRunning }
+
 func (c *controller) isTeamplay() bool { return c.gameFlags&GameFlagTeams != 0 }
+func (c *controller) isSurvival() bool { return c.gameFlags&GameFlagSurvival != 0 }
 func (c *controller) isGamePaused() bool {
 	return c.state == statePaused || c.state == stateStartCountdown
 }
@@ -72,13 +82,21 @@ func (c *controller) teamChangeAllowed() bool {
 }
 
 // GameTypeName returns the game type string of the server info ("DM",
-// "TDM", "CTF").
-func (w *World) GameTypeName() string {
-	switch w.cfg.GameType {
+// "TDM", "CTF", "LMS", "LTS").
+func (w *World) GameTypeName() string { return w.cfg.GameType.Name() }
+
+// Name returns the game type string of the server info ("DM", "TDM",
+// "CTF", "LMS", "LTS"; anything unknown is DM).
+func (t GameType) Name() string {
+	switch t {
 	case GameTDM:
 		return "TDM"
 	case GameCTF:
 		return "CTF"
+	case GameLMS:
+		return "LMS"
+	case GameLTS:
+		return "LTS"
 	}
 	return "DM"
 }
@@ -103,6 +121,7 @@ func (c *controller) setGameState(state int, timer int32) {
 			if timer == timerInfinite {
 				c.state = state
 				c.stateTimer = timerInfinite
+				c.enableRespawn()
 			} else if timer == 0 {
 				c.startMatch()
 			}
@@ -119,6 +138,7 @@ func (c *controller) setGameState(state int, timer int32) {
 				} else {
 					c.stateTimer = timer * tickSpeed
 				}
+				c.enableRespawn()
 				w.paused = false
 			} else {
 				c.startMatch()
@@ -126,7 +146,11 @@ func (c *controller) setGameState(state int, timer int32) {
 		}
 	case stateStartCountdown:
 		if c.state == stateRunning || c.state == statePaused || c.state == stateStartCountdown {
-			if w.cfg.Countdown > 0 {
+			if w.cfg.Countdown == 0 && c.isSurvival() {
+				c.state = state
+				c.stateTimer = survivalCountdown * tickSpeed
+				w.paused = true
+			} else if w.cfg.Countdown > 0 {
 				c.state = state
 				c.stateTimer = int32(w.cfg.Countdown) * tickSpeed
 				w.paused = true
@@ -155,6 +179,9 @@ func (c *controller) setGameState(state int, timer int32) {
 			}
 		}
 	case stateEndMatch, stateEndRound:
+		if state == stateEndRound && c.doWincheckMatch() {
+			break
+		}
 		if c.state == stateRunning || c.state == stateEndMatch || c.state == stateEndRound || c.state == statePaused {
 			c.state = state
 			c.stateTimer = timer * tickSpeed
@@ -165,6 +192,7 @@ func (c *controller) setGameState(state int, timer int32) {
 }
 
 func (c *controller) endMatch() { c.setGameState(stateEndMatch, timerEnd) }
+func (c *controller) endRound() { c.setGameState(stateEndRound, timerEnd/2) }
 
 func (c *controller) resetGame() {
 	c.w.resetRequested = true
@@ -189,6 +217,7 @@ func (c *controller) checkGameInfo() {
 
 func (c *controller) startMatch() {
 	c.resetGame()
+	c.roundCount = 0
 	c.teamScore = [2]int{}
 	if c.hasEnoughPlayers() {
 		c.setGameState(stateStartCountdown, 0)
@@ -197,18 +226,22 @@ func (c *controller) startMatch() {
 	}
 }
 
-// onReset is IGameController::OnReset: everybody respawns after 0.5 s with
-// the score reset (matches have a single round in DM/TDM/CTF).
+// onReset is IGameController::OnReset: everybody may respawn again and
+// does so after 0.5 s; the scores are reset at the first round of a match
+// (every match in DM/TDM/CTF).
 func (c *controller) onReset() {
 	w := c.w
 	for _, p := range w.players {
 		if p == nil {
 			continue
 		}
+		p.respawnDisabled = false
 		p.respawn()
 		p.respawnTick = w.tick + tickSpeed/2
-		p.score = 0
-		p.scoreStartTick = w.tick
+		if c.roundCount == 0 {
+			p.score = 0
+			p.scoreStartTick = w.tick
+		}
 		p.ready = true
 	}
 }
@@ -228,6 +261,8 @@ func (c *controller) tick() {
 				c.setGameState(stateRunning, 0)
 			case statePaused:
 				c.setGameState(statePaused, 0)
+			case stateEndRound:
+				c.startRound()
 			case stateEndMatch:
 				if w.cfg.MatchesPerMap > 0 && c.matchCount >= w.cfg.MatchesPerMap-1 {
 					w.emit(EvCycleMap, -1)
@@ -245,7 +280,7 @@ func (c *controller) tick() {
 			c.setGameState(stateWarmupUser, 0)
 		}
 	}
-	if c.isTeamplay() {
+	if c.isTeamplay() && !c.isSurvival() {
 		switch c.unbalancedTick {
 		case tbalanceCheck:
 			c.checkTeamBalance()
@@ -258,7 +293,11 @@ func (c *controller) tick() {
 	}
 	c.doActivityCheck()
 	if (c.state == stateRunning || c.state == statePaused) && !w.resetRequested {
-		c.doWincheckMatch()
+		if c.isSurvival() {
+			c.doWincheckRound()
+		} else {
+			c.doWincheckMatch()
+		}
 	}
 	if c.gameType == GameCTF {
 		c.tickCTF()
@@ -276,7 +315,7 @@ func (c *controller) doWincheckMatch() bool {
 					c.endMatch()
 					return true
 				}
-			} else if red != blue {
+			} else if red != blue || c.isSurvival() {
 				c.endMatch()
 				return true
 			} else {
@@ -323,6 +362,13 @@ func (c *controller) onCharacterDeath(victim *Character, killer *Player, weapon 
 	}
 	if weapon == WeaponSelf {
 		vp.respawnTick = w.tick + tickSpeed*3
+	}
+	if c.isSurvival() && killer != nil && weapon != WeaponGame {
+		for _, p := range w.players {
+			if p != nil && p.deadSpecMode {
+				p.updateDeadSpecMode()
+			}
+		}
 	}
 	special := 0
 	switch c.gameType {

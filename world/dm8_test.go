@@ -130,10 +130,16 @@ func (s *scriptPlayer) step(w *World, cid int, tick int32) Input {
 // snapshot tick with the snapshots of all in-game viewers.
 type dmStats struct {
 	kills, pickups, teamMsgs int
+	rounds, matches          int // round and match ends seen
 }
 
 func runDM8(t testing.TB, ticks int, rec func(tick int32, crcs []uint32, hash uint32)) dmStats {
-	w := newTestWorld(t, DefaultConfig(), arenaRows...)
+	return runScripted(t, DefaultConfig(), ticks, rec)
+}
+
+// runScripted runs the scripted 8-player game with cfg (see runDM8).
+func runScripted(t testing.TB, cfg Config, ticks int, rec func(tick int32, crcs []uint32, hash uint32)) dmStats {
+	w := newTestWorld(t, cfg, arenaRows...)
 	var players [8]scriptPlayer
 	for i := range players {
 		players[i].r.s = uint32(0x9e3779b9 * (i + 1))
@@ -143,6 +149,7 @@ func runDM8(t testing.TB, ticks int, rec func(tick int32, crcs []uint32, hash ui
 		w.SetLatency(i, 20+i)
 	}
 	var st dmStats
+	stats := &st
 	var b snap.Builder
 	b.Sizes = snap.Sizes7
 	var s snap.Snapshot
@@ -177,7 +184,16 @@ func runDM8(t testing.TB, ticks int, rec func(tick int32, crcs []uint32, hash ui
 			w.DirectInput(cid, in)
 			w.SetInput(cid, in)
 		}
+		before := w.ctrl.state
 		w.Tick()
+		if st := w.ctrl.state; st != before {
+			switch st {
+			case stateEndRound:
+				stats.rounds++
+			case stateEndMatch:
+				stats.matches++
+			}
+		}
 		h.Reset()
 		w.DrainEvents(func(e Event) {
 			args, ok := messageArgs(e)
@@ -231,18 +247,54 @@ func runDM8(t testing.TB, ticks int, rec func(tick int32, crcs []uint32, hash ui
 // testdata/dm8.golden. Run with -update to rewrite it.
 func TestDM8Golden(t *testing.T) {
 	var out bytes.Buffer
-	st := runDM8(t, 3000, func(tick int32, crcs []uint32, hash uint32) {
-		fmt.Fprintf(&out, "%d", tick)
-		for _, c := range crcs {
-			fmt.Fprintf(&out, " %08x", c)
-		}
-		fmt.Fprintf(&out, " h=%08x\n", hash)
-	})
+	st := runDM8(t, 3000, goldenLine(&out))
 	if st.kills < 20 || st.pickups < 5 || st.teamMsgs < 2 {
 		t.Fatalf("the script did not exercise the game: %+v", st)
 	}
 	t.Logf("kills %d weapon pickups %d team changes %d", st.kills, st.pickups, st.teamMsgs)
-	path := filepath.Join("testdata", "dm8.golden")
+	compareGolden(t, "dm8.golden", out.Bytes())
+}
+
+// TestSurvival8Golden runs the same script as an LMS and an LTS game (random
+// spawns from the world's seeded PRNG, rounds, dead spectators) and compares
+// with testdata/lms8.golden and lts8.golden.
+func TestSurvival8Golden(t *testing.T) {
+	for _, tc := range []struct {
+		gt         GameType
+		golden     string
+		scoreLimit int
+	}{{GameLMS, "lms8.golden", 6}, {GameLTS, "lts8.golden", 3}} {
+		t.Run(tc.gt.Name(), func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.GameType = tc.gt
+			cfg.ScoreLimit = tc.scoreLimit
+			var out bytes.Buffer
+			st := runScripted(t, cfg, 6000, goldenLine(&out))
+			if st.kills < 20 || st.rounds < 3 || st.matches < 1 || st.pickups != 0 {
+				t.Fatalf("the script did not exercise the game: %+v", st)
+			}
+			t.Logf("%+v", st)
+			compareGolden(t, tc.golden, out.Bytes())
+		})
+	}
+}
+
+// goldenLine formats one line of a golden file per snapshot tick.
+func goldenLine(out *bytes.Buffer) func(tick int32, crcs []uint32, hash uint32) {
+	return func(tick int32, crcs []uint32, hash uint32) {
+		fmt.Fprintf(out, "%d", tick)
+		for _, c := range crcs {
+			fmt.Fprintf(out, " %08x", c)
+		}
+		fmt.Fprintf(out, " h=%08x\n", hash)
+	}
+}
+
+// compareGolden compares out with testdata/name (rewritten with -update).
+func compareGolden(t *testing.T, name string, data []byte) {
+	t.Helper()
+	out := bytes.NewBuffer(data)
+	path := filepath.Join("testdata", name)
 	if *update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
@@ -256,7 +308,7 @@ func TestDM8Golden(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
-	got := bufio.NewScanner(&out)
+	got := bufio.NewScanner(out)
 	exp := bufio.NewScanner(bytes.NewReader(want))
 	for line := 1; ; line++ {
 		g, e := got.Scan(), exp.Scan()

@@ -1,7 +1,8 @@
 // Package world is the deterministic Teeworlds 0.7.5 game simulation: the
 // shared character physics (vmath.go, tuning.go, collision.go, core.go) and
 // the server gameplay on top of it (characters, weapons, pickups, CTF flags,
-// the DM/TDM/CTF controller, events) with the per-client snapshot contents.
+// the DM/TDM/CTF/LMS/LTS controller, events) with the per-client snapshot
+// contents.
 //
 // # Driving a World
 //
@@ -24,8 +25,9 @@
 // player in ascending client id (respawns, view positions).
 //
 // The World has no clock, no goroutines and no unseeded randomness: the
-// same calls give the same snapshots on every machine (see the golden test
-// testdata/dm8.golden). All physics is float32 with explicit rounding of
+// same calls give the same snapshots on every machine (see the golden tests
+// testdata/dm8.golden, lms8.golden, lts8.golden; the survival modes' random
+// spawn points come from the seeded PRNG). All physics is float32 with explicit rounding of
 // products so that no fused multiply-add changes a result. Replays of
 // sessions recorded against the real 0.7.5 server (refsession_test.go)
 // produce the reference's snapshots item for item.

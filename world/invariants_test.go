@@ -1,7 +1,6 @@
 package world
 
 import (
-	"fmt"
 	"testing"
 
 	"twserver/snap"
@@ -140,8 +139,8 @@ func countCharIDs(w *World) int {
 // checks the world invariants and the client-side validity of every
 // snapshot item each snapshot tick.
 func TestChaos(t *testing.T) {
-	for _, gt := range []GameType{GameDM, GameTDM, GameCTF} {
-		t.Run(fmt.Sprint(gt), func(t *testing.T) {
+	for _, gt := range []GameType{GameDM, GameTDM, GameCTF, GameLMS, GameLTS} {
+		t.Run(gt.Name(), func(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.GameType = gt
 			cfg.ScoreLimit = 30

@@ -56,6 +56,11 @@ type Player struct {
 	ingame          bool // entered (EnterPlayer)
 	ready           bool // m_IsReadyToPlay
 	lastReadyChange int32
+	// respawnDisabled (survival modes): the player may not respawn within
+	// the current round; deadSpecMode: it is dead and follows a player
+	// still in the round.
+	respawnDisabled bool
+	deadSpecMode    bool
 }
 
 func (p *Player) character() *Character {
@@ -111,6 +116,7 @@ func (w *World) ConnectPlayer(cid int, info PlayerInfo) error {
 		p.team = w.ctrl.startTeam()
 	}
 	p.ready = !w.ctrl.isPlayerReadyMode()
+	p.respawnDisabled = w.ctrl.startRespawnState()
 	w.players[cid] = p
 	return nil
 }
@@ -173,12 +179,17 @@ func (w *World) RemovePlayer(cid int) {
 	}
 }
 
-// unfollow sends spectators that follow cid back to free view.
+// unfollow sends spectators that follow cid back to free view; dead
+// spectators look for another player to follow.
 func (w *World) unfollow(cid int) {
 	for _, o := range w.players {
 		if o != nil && o.specMode == SpecPlayer && o.spectatorID == cid {
-			o.specMode = SpecFreeview
-			o.spectatorID = -1
+			if o.deadSpecMode {
+				o.updateDeadSpecMode()
+			} else {
+				o.specMode = SpecFreeview
+				o.spectatorID = -1
+			}
 		}
 	}
 }
@@ -399,7 +410,17 @@ func (p *Player) setSpectatorID(w *World, mode, specID int) bool {
 		return false
 	}
 	if p.team != TeamSpectators {
-		return false
+		// a dead spectator may follow a team mate still in the round
+		if !p.deadSpecMode || mode != SpecPlayer {
+			return false
+		}
+		if o := w.player(specID); o == nil || !p.deadCanFollow(o) {
+			return false
+		}
+		p.specMode = mode
+		p.specFlag = nil
+		p.spectatorID = specID
+		return true
 	}
 	if mode == SpecPlayer {
 		o := w.player(specID)
@@ -444,8 +465,17 @@ func (p *Player) killCharacter(weapon int) {
 	}
 }
 
-// respawn is CPlayer::Respawn (no survival modes: respawning is never disabled).
+// respawn is CPlayer::Respawn: a player that may not respawn within the
+// survival round becomes a dead spectator instead.
 func (p *Player) respawn() {
+	if p.respawnDisabled && p.team != TeamSpectators {
+		p.deadSpecMode = true
+		p.ready = true
+		p.specMode = SpecPlayer
+		p.updateDeadSpecMode()
+		return
+	}
+	p.deadSpecMode = false
 	if p.team != TeamSpectators {
 		p.spawning = true
 	}
@@ -459,6 +489,7 @@ func (p *Player) setTeam(w *World, team int) {
 	p.specMode = SpecFreeview
 	p.spectatorID = -1
 	p.specFlag = nil
+	p.deadSpecMode = false
 	p.respawnTick = w.tick + tickSpeed/2
 	if team == TeamSpectators {
 		w.unfollow(p.cid)
@@ -484,7 +515,7 @@ func (p *Player) tick() {
 			p.viewPos.X -= clampf(p.viewPos.X-float32(p.activity.targetX), -500, 500)
 			p.viewPos.Y -= clampf(p.viewPos.Y-float32(p.activity.targetY), -400, 400)
 		}
-		if p.char == nil && p.dieTick+tickSpeed*3 <= w.tick {
+		if p.char == nil && p.dieTick+tickSpeed*3 <= w.tick && !p.deadSpecMode {
 			p.respawn()
 		}
 		if p.char == nil && p.team == TeamSpectators && p.specFlag != nil {
@@ -500,7 +531,7 @@ func (p *Player) tick() {
 		} else if p.spawning && p.respawnTick <= w.tick {
 			p.tryRespawn(w)
 		}
-		if p.lastActionTick != w.tick {
+		if !p.deadSpecMode && p.lastActionTick != w.tick {
 			p.inactivity++
 		}
 	} else {
@@ -524,7 +555,7 @@ func (p *Player) postTick() {
 			}
 		}
 	}
-	if p.team == TeamSpectators && p.specMode != SpecFreeview {
+	if p.spectating() && p.specMode != SpecFreeview {
 		if p.specFlag != nil {
 			p.viewPos = p.specFlag.pos
 		} else if o := w.player(p.spectatorID); o != nil {
@@ -534,7 +565,7 @@ func (p *Player) postTick() {
 }
 
 func (p *Player) tryRespawn(w *World) {
-	pos, ok := w.ctrl.canSpawn(p.team)
+	pos, ok := w.ctrl.canSpawn(p.team, p.cid)
 	if !ok {
 		return
 	}

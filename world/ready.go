@@ -55,7 +55,7 @@ func (c *controller) isPlayerReadyMode() bool {
 
 func (c *controller) setPlayersReadyState(ready bool) {
 	for _, p := range c.w.players {
-		if p != nil && p.team != TeamSpectators {
+		if p != nil && p.team != TeamSpectators && (ready || !p.deadSpecMode) {
 			p.ready = ready
 		}
 	}
@@ -100,7 +100,7 @@ func (w *World) ReadyChange(cid int) {
 	}
 	p.lastReadyChange = w.tick
 	c := &w.ctrl
-	if !w.cfg.PlayerReadyMode || p.team == TeamSpectators {
+	if !w.cfg.PlayerReadyMode || p.team == TeamSpectators || p.deadSpecMode {
 		return
 	}
 	p.ready = !p.ready

@@ -271,6 +271,21 @@ func loadRefSession(t *testing.T, name string) *refSession {
 	for i := range rs.actions {
 		a := &rs.actions[i]
 		if a.kind != actInput {
+			// A join or leave is timed by its capture time alone. Clients
+			// answer the server's messages within a fraction of a ms, so
+			// READY and ENTERGAME often arrive right at a tick start, where
+			// the calibration (good to about a ms) cannot tell the tick. A
+			// CLOSE only marks the connection; the reference drops the
+			// client in the network update at the start of its next pump,
+			// which on a late server comes after the next tick.
+			a.base, a.alt = a.tick, a.tick
+			switch d := a.at.Sub(rs.tick0) % (20 * time.Millisecond); {
+			case d < 2*time.Millisecond:
+				a.alt = a.tick - 1
+			case d > 18*time.Millisecond || a.kind == actClose:
+				a.alt = a.tick + 1
+			}
+			a.undetermined = a.alt != a.base
 			continue
 		}
 		a.base, a.alt = a.tick, a.tick+1

@@ -48,6 +48,15 @@ func TestReferenceSessionReplay(t *testing.T) {
 		// with unchanged snapshots, ends at tick 808 where the server was
 		// killed before writing the rest)
 		{"ref_fight6.pcap", "ref_fight6.demo", "fight", nil, 6},
+		// five synthetic clients with random inputs playing LMS on the fight
+		// map (sv_scorelimit 3), recorded with scripts/refcapture.sh: the
+		// 3 s round countdowns, random spawns (taken from the capture, see
+		// refSpawnScore), the start weapons, no pickups, dead players
+		// spectating, round ends and a match end
+		{"ref_lms5.pcap", "ref_lms5.demo", "fight", func(c *Config) { c.GameType = GameLMS; c.ScoreLimit = 3 }, 5},
+		// four synthetic clients playing LTS (two teams) on the fight map
+		// (sv_scorelimit 2), recorded the same way
+		{"ref_lts4.pcap", "ref_lts4.demo", "fight", func(c *Config) { c.GameType = GameLTS; c.ScoreLimit = 2 }, 4},
 	} {
 		t.Run(tc.capture, func(t *testing.T) {
 			cfg := DefaultConfig()
@@ -162,8 +171,8 @@ func replayRef(t *testing.T, name, demoName, mapName string, cfg Config, wantCli
 			break
 		}
 	}
-	t.Logf("%d clients, %d actions (%d undetermined timings flipped), %d kill messages (%d by weapons), %d weapon pickups; compared %d client snapshots and %d demo snapshots, %d differ",
-		playing, len(rs.actions), flipped, res.kills, res.weaponKills, res.pickups, res.compared, res.demoCompared, res.mismatched)
+	t.Logf("%d clients, %d actions (%d undetermined timings flipped), %d kill messages (%d by weapons), %d weapon pickups, %d round and %d match ends; compared %d client snapshots and %d demo snapshots, %d differ",
+		playing, len(rs.actions), flipped, res.kills, res.weaponKills, res.pickups, res.rounds, res.matches, res.compared, res.demoCompared, res.mismatched)
 	if res.firstDiff >= 0 {
 		t.Errorf("first difference at tick %d:\n%s", res.firstDiff, res.diff)
 	}
@@ -175,6 +184,7 @@ func replayRef(t *testing.T, name, demoName, mapName string, cfg Config, wantCli
 type replayResult struct {
 	compared, demoCompared, mismatched int
 	kills, weaponKills, pickups        int
+	rounds, matches                    int   // round and match ends
 	firstDiff                          int32 // -1 when everything matched
 	firstDiffItems                     int   // differing items at firstDiff (all views)
 	diff                               string
@@ -185,6 +195,9 @@ func runReplay(t *testing.T, rs *refSession, m *twmap.Map, cfg Config, demoSnaps
 	w, err := New(m, cfg, 1)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if w.ctrl.isSurvival() {
+		w.spawnScoreHook = refSpawnScore(w, rs, demoSnaps)
 	}
 	for _, c := range rs.clients {
 		c.head = 0
@@ -272,7 +285,13 @@ func runReplay(t *testing.T, rs *refSession, m *twmap.Map, cfg Config, demoSnaps
 				}
 			}
 		}
+		before := w.ctrl.state
 		w.Tick()
+		if st := w.ctrl.state; st != before && st == stateEndRound {
+			res.rounds++
+		} else if st != before && st == stateEndMatch {
+			res.matches++
+		}
 		w.DrainEvents(func(e Event) {
 			switch e.Kind {
 			case EvKillMsg:
@@ -355,4 +374,38 @@ func diffSnaps(ref, mine *snap.Snapshot) string {
 		}
 	}
 	return out
+}
+
+// refSpawnScore makes a survival world spawn where the reference server did.
+// The reference gives every free spawn candidate a random score; the capture
+// shows the outcome: the new character of client cid is at the candidate in
+// the snapshot of its spawn tick or of the next one (within 16 units: the
+// snapshot carries the character's first move), in the demo or in any
+// client's view. That candidate scores 0, the
+// others 1.
+func refSpawnScore(w *World, rs *refSession, demoSnaps map[int32]*snap.Snapshot) func(cid int, pos Vec2) float32 {
+	at := func(s *snap.Snapshot, cid int, pos Vec2) bool {
+		if s == nil {
+			return false
+		}
+		i := s.Find(uint32(ObjCharacter)<<16 | uint32(cid))
+		if i < 0 {
+			return false
+		}
+		d := s.ItemData(i)
+		return abs32(float32(d[1])-pos.X) < 16 && abs32(float32(d[2])-pos.Y) < 16
+	}
+	return func(cid int, pos Vec2) float32 {
+		for tk := w.tick; tk <= w.tick+1; tk++ {
+			if at(demoSnaps[tk], cid, pos) {
+				return 0
+			}
+			for _, c := range rs.clients {
+				if at(c.snaps[tk], cid, pos) {
+					return 0
+				}
+			}
+		}
+		return 1
+	}
 }

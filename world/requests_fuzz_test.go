@@ -72,7 +72,7 @@ func FuzzClientRequests(f *testing.F) {
 		r := fuzzReader{data}
 		cfg := DefaultConfig()
 		mode := r.byte()
-		cfg.GameType = GameType(mode % 3)
+		cfg.GameType = GameType(mode % 5)
 		cfg.PlayerReadyMode = mode&4 != 0
 		cfg.TournamentMode = mode&8 != 0
 		cfg.PlayerSlots = 4

@@ -178,7 +178,10 @@ func (p *Player) snap(viewer int, b SnapBuilder) error {
 	if !w.ctrl.isPlayerReadyMode() || p.ready {
 		flags |= PlayerFlagReady
 	}
-	if viewer != -1 && p.team == TeamSpectators && viewer == p.spectatorID {
+	if p.respawnDisabled && p.character() == nil {
+		flags |= PlayerFlagDead
+	}
+	if viewer != -1 && p.spectating() && viewer == p.spectatorID {
 		flags |= PlayerFlagWatching
 	}
 	d[0] = flags
@@ -189,7 +192,7 @@ func (p *Player) snap(viewer int, b SnapBuilder) error {
 		d[2] = w.players[viewer].actLatency[p.cid]
 	}
 
-	if p.cid == viewer && p.team == TeamSpectators {
+	if p.cid == viewer && p.spectating() {
 		d, err := b.NewItem(ObjSpectatorInfo, uint16(p.cid), SizeSpectatorInfo)
 		if err != nil {
 			return err

@@ -1,12 +1,14 @@
 package world
 
-// canSpawn picks a spawn position for a player of team (CanSpawn).
-func (c *controller) canSpawn(team int) (Vec2, bool) {
+// canSpawn picks a spawn position for player cid of team (CanSpawn).
+// Survival modes give every free candidate a random score instead of
+// rating its distance to the other characters.
+func (c *controller) canSpawn(team, cid int) (Vec2, bool) {
 	w := c.w
 	if team == TeamSpectators || w.paused || w.resetRequested {
 		return Vec2{}, false
 	}
-	ev := spawnEval{friendlyTeam: -1, pos: Vec2{100, 100}}
+	ev := spawnEval{friendlyTeam: -1, pos: Vec2{100, 100}, random: c.isSurvival(), cid: cid}
 	if c.isTeamplay() {
 		ev.friendlyTeam = team
 		c.evaluateSpawnType(&ev, 1+(team&1))
@@ -29,6 +31,8 @@ type spawnEval struct {
 	got          bool
 	friendlyTeam int
 	score        float32
+	random       bool
+	cid          int
 }
 
 var spawnOffsets = [5]Vec2{{0, 0}, {-32, 0}, {0, -32}, {32, 0}, {0, 32}}
@@ -53,7 +57,15 @@ func (c *controller) evaluateSpawnType(ev *spawnEval, typ int) {
 			continue
 		}
 		p := sp.Add(spawnOffsets[result])
-		s := c.evaluateSpawnPos(ev, p)
+		var s float32
+		switch {
+		case !ev.random:
+			s = c.evaluateSpawnPos(ev, p)
+		case w.spawnScoreHook != nil:
+			s = w.spawnScoreHook(ev.cid, p)
+		default:
+			s = w.randomSpawnScore()
+		}
 		if !ev.got || ev.score > s {
 			ev.got = true
 			ev.score = s

@@ -81,6 +81,9 @@ func (c *controller) doTeamChange(p *Player, team int, chatMsg bool) {
 	}
 	if team != TeamSpectators {
 		p.ready = !c.isPlayerReadyMode()
+		if c.isSurvival() {
+			p.respawnDisabled = c.startRespawnState()
+		}
 	}
 	w.loseProjectileOwner(p.cid)
 	c.checkReadyStates(-1)

@@ -45,16 +45,22 @@ const (
 	GameDM  GameType = iota // deathmatch
 	GameTDM                 // team deathmatch
 	GameCTF                 // capture the flag
+	GameLMS                 // last man standing (survival rounds)
+	GameLTS                 // last team standing (survival rounds, two teams)
 )
 
-// ParseGameType maps the sv_gametype names "dm", "tdm", "ctf" (any case) to
-// a GameType; anything else is DM, as in the reference.
+// ParseGameType maps the sv_gametype names "dm", "tdm", "ctf", "lms", "lts"
+// (any case) to a GameType; anything else is DM, as in the reference.
 func ParseGameType(s string) GameType {
 	switch {
 	case equalFold(s, "tdm"):
 		return GameTDM
 	case equalFold(s, "ctf"):
 		return GameCTF
+	case equalFold(s, "lms"):
+		return GameLMS
+	case equalFold(s, "lts"):
+		return GameLTS
 	}
 	return GameDM
 }
@@ -77,21 +83,24 @@ func equalFold(a, b string) bool {
 
 // Config holds the game settings of one world (the familiar sv_* variables).
 type Config struct {
-	GameType        GameType // sv_gametype
-	ScoreLimit      int      // sv_scorelimit (0 = none)
-	TimeLimit       int      // sv_timelimit in minutes (0 = none)
-	Warmup          int      // sv_warmup in seconds (0 = wait for players only)
-	Countdown       int      // sv_countdown in seconds before a match starts or resumes
-	TeamDamage      bool     // sv_teamdamage
-	Powerups        bool     // sv_powerups (ninja)
-	TeambalanceTime int      // sv_teambalance_time in minutes (0 = off)
-	PlayerSlots     int      // sv_player_slots: non-spectator players
-	RespawnDelayTDM int      // sv_respawn_delay_tdm in seconds
-	MatchSwap       bool     // sv_match_swap: swap teams between matches
-	MatchesPerMap   int      // sv_matches_per_map with a map rotation; 0 = no rotation
-	StrictSpectate  bool     // sv_strict_spectate_mode
-	TournamentMode  bool     // sv_tournament_mode: new players join as spectators
-	SpamProtection  bool     // sv_spamprotection (team change, kill)
+	GameType   GameType // sv_gametype
+	ScoreLimit int      // sv_scorelimit (0 = none)
+	TimeLimit  int      // sv_timelimit in minutes (0 = none)
+	Warmup     int      // sv_warmup in seconds (0 = wait for players only)
+	// Countdown is sv_countdown: seconds the world stays frozen before a
+	// match (or, in survival modes, a round) starts or resumes; 0 = only in
+	// survival modes (3 s), -1 = never.
+	Countdown       int
+	TeamDamage      bool // sv_teamdamage
+	Powerups        bool // sv_powerups (ninja)
+	TeambalanceTime int  // sv_teambalance_time in minutes (0 = off)
+	PlayerSlots     int  // sv_player_slots: non-spectator players
+	RespawnDelayTDM int  // sv_respawn_delay_tdm in seconds
+	MatchSwap       bool // sv_match_swap: swap teams between matches
+	MatchesPerMap   int  // sv_matches_per_map with a map rotation; 0 = no rotation
+	StrictSpectate  bool // sv_strict_spectate_mode
+	TournamentMode  bool // sv_tournament_mode (1 or 2): new players join as spectators
+	SpamProtection  bool // sv_spamprotection (team change, kill)
 	// PlayerReadyMode is sv_player_ready_mode: players start an infinite
 	// warmup (Warmup -1) and pause/resume the game with their ready state.
 	PlayerReadyMode bool
@@ -177,12 +186,15 @@ type World struct {
 
 	ctrl   controller
 	events eventBuffer
-	out    eventQueue
-	ids    idPool
+	// spawnScoreHook, when set (tests), replaces the random score of a
+	// survival spawn candidate pos for client cid (the lowest wins).
+	spawnScoreHook func(cid int, pos Vec2) float32
+	out            eventQueue
+	ids            idPool
 }
 
 // New creates a world for map m. seed seeds the world's PRNG (used only where
-// the reference uses randomness, e.g. team shuffling).
+// the reference uses randomness: team shuffling, survival spawn points).
 func New(m *twmap.Map, cfg Config, seed uint64) (*World, error) {
 	if m == nil {
 		return nil, ErrNoMap
@@ -229,7 +241,11 @@ func newWorld(width, height int, game []byte, cfg Config, seed uint64) *World {
 }
 
 // onEntity handles one map entity tile (the controller's OnEntity).
+// Survival modes keep only the spawn points (no pickups).
 func (w *World) onEntity(index int, pos Vec2) {
+	if w.ctrl.isSurvival() && (index < entitySpawn || index > entitySpawnBlue) {
+		return
+	}
 	typ := -1
 	switch index {
 	case entitySpawn, entitySpawnRed, entitySpawnBlue:

@@ -85,7 +85,7 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 		bind     = fs.String("bind", "", "local IP address to listen on (overrides server.bind)")
 		mapFile  = fs.String("map", "", "path of a .map `file` to serve (overrides map.file)")
 		name     = fs.String("name", "", "server name (overrides server.name)")
-		gametype = fs.String("gametype", "", "dm, tdm or ctf (overrides game.type)")
+		gametype = fs.String("gametype", "", "dm, tdm, ctf, lms or lts (overrides game.type)")
 		maxCl    = fs.Int("max-clients", 0, "connection slots 1..64 (overrides server.max_clients)")
 		slots    = fs.Int("player-slots", 0, "non-spectator players 0..16 (overrides server.player_slots)")
 		password = fs.String("password", "", "server password (overrides server.password)")

@@ -60,6 +60,19 @@ var svNames = map[string]string{
 	"MaxClients":       "sv_max_clients",
 }
 
+// gameTypeField is the world.Config field recorded by its sv_gametype name
+// ("tdm", "ctf", "lms", "lts"; older files hold the GameType number).
+const gameTypeField = "GameType"
+
+// parseGameType reads a recorded sv_gametype: a name or a GameType number.
+func parseGameType(v string) (int64, bool) {
+	if x, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return x, x >= int64(world.GameDM) && x <= int64(world.GameLTS)
+	}
+	gt := world.ParseGameType(v)
+	return int64(gt), strings.EqualFold(gt.Name(), v)
+}
+
 // keyHighBandwidth is the key of Settings.SnapshotRate (1: 50 per second).
 const keyHighBandwidth = "sv_high_bandwidth"
 
@@ -118,7 +131,11 @@ func ConfigKVs(s Settings, extra ...teehist.KV) []teehist.KV {
 		a, ok1 := fieldInt(cur.Field(i))
 		b, ok2 := fieldInt(dv.Field(i))
 		if ok1 && ok2 && a != b {
-			out = append(out, teehist.KV{Key: configKey(t.Field(i)), Value: strconv.FormatInt(a, 10)})
+			v := strconv.FormatInt(a, 10)
+			if t.Field(i).Name == gameTypeField {
+				v = strings.ToLower(s.World.GameType.Name())
+			}
+			out = append(out, teehist.KV{Key: configKey(t.Field(i)), Value: v})
 		}
 	}
 	if s.SnapshotRate != def.SnapshotRate {
@@ -163,6 +180,14 @@ func ParseSettings(h *teehist.Header) (Settings, error) {
 				continue
 			}
 			x, err := strconv.ParseInt(kv.Value, 10, 64)
+			if t.Field(i).Name == gameTypeField {
+				var ok bool
+				if x, ok = parseGameType(kv.Value); ok {
+					err = nil
+				} else {
+					err = strconv.ErrSyntax
+				}
+			}
 			if err != nil || !setFieldInt(v.Field(i), x) {
 				return s, fmt.Errorf("config %s=%q: not a valid value", kv.Key, kv.Value)
 			}

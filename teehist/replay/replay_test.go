@@ -1,11 +1,15 @@
 package replay
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,10 +24,19 @@ import (
 // joins, ready, direct inputs between ticks, predicted inputs (sometimes
 // missing), a kill request, a drop. It returns the file bytes.
 func simulate(t testing.TB, ticks int, seed uint64) []byte {
+	return simulateWith(t, ticks, seed, nil, nil)
+}
+
+// simulateWith is simulate with changed world settings and further kill
+// requests (tick -> client id).
+func simulateWith(t testing.TB, ticks int, seed uint64, mod func(*world.Config), kills map[int]int) []byte {
 	t.Helper()
 	m := twmap.Default()
 	settings := Settings{World: world.DefaultConfig(), SnapshotRate: 25}
 	settings.World.ScoreLimit = 0
+	if mod != nil {
+		mod(&settings.World)
+	}
 	w, err := world.New(m, settings.World, seed)
 	if err != nil {
 		t.Fatal(err)
@@ -65,6 +78,12 @@ func simulate(t testing.TB, ticks int, seed uint64) []byte {
 				e.RecordDirectInput(cid, &v)
 				w.DirectInput(cid, in)
 			}
+		}
+		if cid, ok := kills[tick]; ok && present[cid] {
+			pk.Reset()
+			_ = gamemsg.Encode(&pk, &gamemsg.ClKill{})
+			e.RecordMessage(cid, pk.Bytes())
+			w.Kill(cid)
 		}
 		if tick == ticks/3 {
 			pk.Reset()
@@ -140,6 +159,49 @@ func TestReplaySimulation(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	t.Logf("%d bytes, %d positions compared", len(data), res.Compared)
+}
+
+// TestReplaySurvival records LMS and LTS games (rounds ended by kill
+// requests, random spawns from the recorded seed, dead players spectating,
+// the next rounds) and replays them without divergence; the header names
+// the game type.
+func TestReplaySurvival(t *testing.T) {
+	for _, gt := range []world.GameType{world.GameLMS, world.GameLTS} {
+		t.Run(gt.Name(), func(t *testing.T) {
+			// 1 dies at 500 (ticks/3); in LMS 2 and 3 follow and 0 wins the
+			// round, in LTS (0, 2 red; 1, 3 blue) 3 ends it for red
+			data := simulateWith(t, 1500, 7, func(c *world.Config) { c.GameType = gt },
+				map[int]int{520: 2, 540: 3})
+			r := teehist.NewReader(bytes.NewReader(data))
+			h, err := r.ReadHeader()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := teehist.KV{Key: "sv_gametype", Value: strings.ToLower(gt.Name())}
+			if !slices.Contains(h.Config, want) || h.GameType != gt.Name() {
+				t.Fatalf("header game type %q, config %v", h.GameType, h.Config)
+			}
+			res := replayBytes(t, data)
+			if res.Divergence != nil {
+				t.Fatalf("divergence: %v", res.Divergence)
+			}
+			// (ticks without any change, as while a round-end pause, are
+			// not written: the last one may be implicit)
+			if !res.Finished || res.Ticks < 1490 || res.Compared < 2000 {
+				t.Fatalf("result %+v", res)
+			}
+			t.Logf("%d bytes, %d ticks, %d positions compared", len(data), res.Ticks, res.Compared)
+			// the random spawns come from the recorded seed: another seed
+			// diverges
+			r = teehist.NewReader(bytes.NewReader(data))
+			h, _ = r.ReadHeader()
+			h.PrngDescription = PrngDescription(8)
+			res, err = Run(r, h, twmap.Default())
+			if err != nil || res.Divergence == nil {
+				t.Fatalf("another seed: %v, divergence %v", err, res.Divergence)
+			}
+		})
+	}
 }
 
 // TestReplayDetectsDivergence changes one recorded input (direction of
@@ -317,5 +379,79 @@ func TestIntArg(t *testing.T) {
 		if got := IntArg(tt.in); got != tt.want {
 			t.Errorf("IntArg(%q) = %d, want %d", tt.in, got, tt.want)
 		}
+	}
+}
+
+// stateRecorder is a SnapBuilder that keeps the GameData state flags.
+type stateRecorder struct {
+	scratch [64]int32
+	flags   *int32
+}
+
+func (s *stateRecorder) NewItem(typ, id uint16, size int) ([]int32, error) {
+	if size > len(s.scratch) {
+		return make([]int32, size), nil
+	}
+	d := s.scratch[:size]
+	clear(d)
+	if typ == world.ObjGameData {
+		s.flags = &d[1]
+	}
+	return d, nil
+}
+
+// TestReplayRecordedLMS replays an LMS game recorded by twserver itself
+// (testdata/twserver_lms.teehistorian: five twload clients with random
+// inputs on the embedded map, sv_scorelimit 3; see testdata/README.md)
+// without divergence, through round ends and a match end.
+func TestReplayRecordedLMS(t *testing.T) {
+	f, err := os.Open("../testdata/twserver_lms.teehistorian")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := teehist.NewReader(bufio.NewReader(f))
+	h, err := r.ReadHeader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(h, twmap.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.World().GameTypeName() != "LMS" || e.World().Config().ScoreLimit != 3 {
+		t.Fatalf("replay world %s with score limit %d", e.World().GameTypeName(), e.World().Config().ScoreLimit)
+	}
+	var rec stateRecorder
+	var prev int32
+	rounds, matches, last := 0, 0, int32(-1)
+	var msg teehist.Message
+	for r.Next(&msg) == nil {
+		if e.Feed(&msg) {
+			break
+		}
+		if tick := e.World().CurrentTick(); tick != last {
+			last = tick
+			rec.flags = nil
+			if err := e.World().Snap(-1, &rec); err != nil || rec.flags == nil {
+				t.Fatalf("tick %d: snap %v", tick, err)
+			}
+			f := *rec.flags
+			if f&world.GameStateFlagRoundOver != 0 && prev&world.GameStateFlagRoundOver == 0 {
+				rounds++
+			}
+			if f&world.GameStateFlagGameOver != 0 && prev&world.GameStateFlagGameOver == 0 {
+				matches++
+			}
+			prev = f
+		}
+	}
+	res := e.Result()
+	t.Logf("%d ticks, %d positions compared, %d round ends, %d match ends", res.Ticks, res.Compared, rounds, matches)
+	if res.Divergence != nil || !res.Finished || res.Compared < 1000 {
+		t.Fatalf("result %+v", res)
+	}
+	if rounds < 1 || matches < 1 {
+		t.Fatalf("%d round ends and %d match ends: the recording does not cover them", rounds, matches)
 	}
 }
