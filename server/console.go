@@ -41,7 +41,7 @@ func (s *Server) rconAuth(c *client, pw string) {
 		s.sendSys(c, netproto.NetmsgRconAuthOn, true, nil)
 		s.rconLine(c, "Admin authentication successful. Full remote console access granted.")
 		s.conRconAuthed(c)
-		for _, cmd := range Commands {
+		for _, cmd := range rconCommands() {
 			s.sendSys(c, netproto.NetmsgRconCmdAdd, false, func(p *netproto.Packer) {
 				p.AddStringLimit(cmd.Name, 32)
 				p.AddStringLimit(cmd.Help, 96)
