@@ -93,6 +93,16 @@ var converters = map[string]converter{
 	"ec_bindaddr":          convBindAddr,
 	"sv_map":               convMap,
 	"ec_bantime":           convMinutesToSeconds,
+	"sv_name":              convName,
+}
+
+// convName: the reference cleans the server name's spaces whenever it is
+// set (its sv_name chain): no leading or trailing spaces, runs of spaces
+// become one.
+func convName(l *Loader, row SvName, v string) (string, error) {
+	s, warn := refStringValue(row.Sv, v)
+	l.cfg.Server.Name = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == ' ' }), " ")
+	return warn, nil
 }
 
 // convHighBandwidth: sv_high_bandwidth 0/1 is server.snapshot_rate 25/50.

@@ -28,6 +28,7 @@ type Command struct {
 var Commands = []Command{
 	{"echo", "r[text]", "Print the text"},
 	{"exec", "r[file]", "Run the console commands of a file (relative path)"},
+	{"toggle", "s[config-option] i[value1] i[value2]", "Toggle config value"},
 	{"kick", "i[id] ?r[reason]", "Kick client id with an optional reason"},
 	{"status", "", "List the clients: id, address, client version, name, score"},
 	{"shutdown", "", "Stop the server"},
@@ -77,7 +78,6 @@ type UnsupportedCommand struct {
 // UnsupportedCommands lists the reference server's commands twserver does
 // not implement; running one prints the reason.
 var UnsupportedCommands = []UnsupportedCommand{
-	{"toggle", "set the setting by name with its value instead (sv_vote_kick 0)"},
 	{"save_config", "the configuration is the TOML file (or the reference-style file) the operator writes; twserver never rewrites it"},
 	{"mod_command", "there is no moderator access level: one rcon password gives full access"},
 	{"mod_status", "there is no moderator access level: one rcon password gives full access"},
@@ -165,6 +165,8 @@ func (s *Server) runCommand(name string, a cmdArgs) error {
 		s.consoleOut(a.str(0))
 	case "exec":
 		s.cmdExec(a.str(0))
+	case "toggle":
+		s.cmdToggle(a)
 	case "kick":
 		s.cmdKick(a)
 	case "status":

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -96,7 +97,7 @@ func (s *Server) runSetting(name, rest string) bool {
 	}
 	v := args[0]
 	if params == "?i" {
-		v = fmt.Sprint(cmdArgs(args).int(0)) // as the reference reads it: C atoi
+		v = strconv.Itoa(cmdArgs(args).int(0)) // as the reference reads it: C atoi
 	}
 	next, warn, err := config.SetSetting(s.cfg, row, v)
 	if err != nil {
@@ -174,3 +175,25 @@ var (
 	rconCmdsOnce sync.Once
 	rconCmds     []Command
 )
+
+// cmdToggle is the reference's toggle: an integer setting becomes value2
+// when it is value1, else value1 (set as "NAME VALUE" is).
+func (s *Server) cmdToggle(a cmdArgs) {
+	name := a.str(0)
+	row, ok := config.Setting(name)
+	if !ok {
+		if _, cmd := lookupCommand(name); !cmd {
+			s.consoleOut(fmt.Sprintf("No such command: '%s'.", name))
+			return
+		}
+	}
+	if !ok || config.SettingParams(row) != "?i" {
+		s.consoleOut(fmt.Sprintf("Invalid command: '%s'.", name))
+		return
+	}
+	v := a.int(1)
+	if replay.IntArg(config.SettingValue(&s.cfg, row)) == v {
+		v = a.int(2)
+	}
+	s.runSetting(name, strconv.Itoa(v))
+}
