@@ -87,7 +87,6 @@ func TestLiveSettings(t *testing.T) {
 	})
 }
 
-
 // TestRecordLiveSettings: game rules changed on the console are recorded
 // (CONSOLE_COMMAND with the value set) and twhist replay applies them at
 // the same tick: bob goes to the spectators and cannot come back, as a live
