@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -159,4 +160,43 @@ func TestRecordLiveSettings(t *testing.T) {
 			t.Errorf("replay without sv_player_slots 1: divergence %v, want one of bob", d)
 		}
 	})
+}
+
+// TestReadmeSettingsWhen: the README's "Settings at run time" names every
+// setting that does not take effect at once under the right heading.
+func TestReadmeSettingsWhen(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := string(readme)
+	start := strings.Index(sec, "### Settings at run time")
+	if start < 0 {
+		t.Fatal("README: no section Settings at run time")
+	}
+	sec = sec[start:]
+	if end := strings.Index(sec[4:], "\n#"); end >= 0 {
+		sec = sec[:end+4]
+	}
+	bullet := func(head string) string {
+		i := strings.Index(sec, "- **"+head)
+		if i < 0 {
+			t.Fatalf("README: no bullet %q", head)
+		}
+		b := sec[i+1:]
+		if j := strings.Index(b, "\n- **"); j >= 0 {
+			b = b[:j]
+		}
+		return b
+	}
+	next, refused := bullet("at the next map load"), bullet("refused")
+	for name, when := range settingWhen {
+		text := next
+		if when == applyRestart {
+			text = refused
+		}
+		if !strings.Contains(text, "`"+name+"`") && !(strings.HasPrefix(name, "ec_") && strings.Contains(text, "`ec_*`")) {
+			t.Errorf("README: %s is not listed as taking effect %s", name, SettingTakesEffect(name))
+		}
+	}
 }
