@@ -90,16 +90,19 @@ func (s *Server) runSetting(name, rest string) bool {
 		s.consoleOut("Value: " + config.SettingValue(&s.cfg, row))
 		return true
 	}
-	if settingWhen[row.Sv] == applyRestart {
-		s.consoleOut(fmt.Sprintf("%s cannot change while twserver runs: set it in the configuration and restart (the value stays %s)",
-			row.Sv, config.SettingValue(&s.cfg, row)))
-		return true
-	}
 	v := args[0]
 	if params == "?i" {
 		v = strconv.Itoa(cmdArgs(args).int(0)) // as the reference reads it: C atoi
 	}
 	next, warn, err := config.SetSetting(s.cfg, row, v)
+	if settingWhen[row.Sv] == applyRestart {
+		// the value it has (an exec of the server's own file) is no change
+		if cur := config.SettingValue(&s.cfg, row); err != nil || config.SettingValue(&next, row) != cur {
+			s.consoleOut(fmt.Sprintf("%s cannot change while twserver runs: set it in the configuration and restart (the value stays %s)",
+				row.Sv, cur))
+		}
+		return true
+	}
 	if err != nil {
 		s.consoleOut(fmt.Sprintf("%s not changed: %v", row.Sv, err))
 		return true

@@ -43,6 +43,7 @@ func TestLiveSettings(t *testing.T) {
 			{"sv_high_bandwidth 1", nil},
 			{"sv_port 9000", []string{"sv_port cannot change while twserver runs: set it in the configuration and restart (the value stays " +
 				itoa(port) + ")"}},
+			{"sv_max_clients 8; sv_port " + itoa(port), nil}, // the values they have
 			{"sv_max_clients 2; sv_max_clients", []string{
 				"sv_max_clients cannot change while twserver runs: set it in the configuration and restart (the value stays 8)", "Value: 8"}},
 			{"sv_gametype nosuch", []string{`sv_gametype not changed: invalid value for game.type: "nosuch": must be dm, tdm, ctf, lms or lts`}},
