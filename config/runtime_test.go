@@ -1,6 +1,7 @@
 package config
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -75,4 +76,29 @@ func TestSetSetting(t *testing.T) {
 			t.Errorf("%s: integer setting prints %q", n, v)
 		}
 	}
+}
+
+// FuzzSetSetting: any console value of any setting either is refused with
+// an error or gives a configuration that validates and prints back; the
+// argument is never changed.
+func FuzzSetSetting(f *testing.F) {
+	names := SettingNames()
+	for i, v := range []string{"5", "-1", "99999999999", "ctf", "  a  b ", "", "\x00", "dm1 dm2"} {
+		f.Add(uint8(i*7), v)
+	}
+	f.Fuzz(func(t *testing.T, n uint8, v string) {
+		row, _ := Setting(names[int(n)%len(names)])
+		c := Default()
+		got, _, err := SetSetting(c, row, v)
+		if err != nil {
+			return
+		}
+		if err := got.Validate(); err != nil {
+			t.Fatalf("%s %q: result does not validate: %v", row.Sv, v, err)
+		}
+		_ = SettingValue(&got, row)
+		if !reflect.DeepEqual(c, Default()) {
+			t.Fatalf("%s %q: the argument changed", row.Sv, v)
+		}
+	})
 }
