@@ -149,17 +149,14 @@ func appendRow6(b []byte, r infoPlayer, ext bool) []byte {
 // LAN discovery is the same request sent to the broadcast address, so it is
 // answered the same way (unicast, to the sender).
 func (s *Server) screenConnless6(to netip.AddrPort, pkt []byte, now time.Time, out []byte) {
-	if !s.cfg.Server.Accept06 {
-		return // not listed in 0.6 browsers
-	}
 	hdr, payload, err := netproto.ParseConnless6(pkt)
 	if err != nil || len(payload) < len(magicGetInfo)+1 || !bytes.HasPrefix(payload, magicGetInfo) {
 		s.stats.Malformed.Add(1)
 		return
 	}
 	info := s.info.Load()
-	if info == nil {
-		return
+	if info == nil || !info.accept06 {
+		return // not listed in 0.6 browsers
 	}
 	tok := int(payload[len(magicGetInfo)])
 	extended := hdr[0] == 'x' && hdr[1] == 'e'

@@ -121,7 +121,7 @@ func appendAntispoof6(dst []byte, tick int32, full bool) []byte {
 // (reader): a CONNECT gets the anti-spoof reply, an INPUT acknowledging
 // the IP's vanilla token goes to the loop (true).
 func (s *Server) screenVanilla6(p *rxPacket, h netproto.PacketHeader6, payload []byte, tokens *netproto.TokenGen, now time.Time, out []byte) bool {
-	if !s.cfg.Server.Accept06 || s.cfg.Server.Password != "" {
+	if info := s.info.Load(); info == nil || !info.vanilla6 { // 0.6 off, or a password set
 		s.stats.BadToken.Add(1)
 		return false
 	}

@@ -15,6 +15,7 @@ package server
 //	            packet before a tick), runs the connection timers once per
 //	            tick and writes every outgoing datagram.
 //	  consoleReader: reads console lines into consoleCh (bounded).
+//	  side channels (econ, FIFO): SubmitConsole queues lines (bounded).
 
 import (
 	"bufio"
@@ -92,6 +93,10 @@ loop:
 			if s.execLine(line) == errShutdown {
 				break loop
 			}
+		case sub := <-s.con.submit:
+			if s.runSubmitted(sub) {
+				break loop
+			}
 		case <-timer.C:
 		}
 		s.advance()
@@ -102,6 +107,7 @@ loop:
 		}
 		timer.Reset(max(time.Until(s.tickStart(s.world.CurrentTick()+1)), 0))
 	}
+	close(s.con.done) // SubmitConsole stops waiting
 	s.shutdown()
 	s.recStop()
 	_ = s.conn.Close()

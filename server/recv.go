@@ -190,7 +190,7 @@ func (s *Server) screen(p *rxPacket, tokens *netproto.TokenGen, now time.Time, o
 			s.stats.BadToken.Add(1)
 			return false
 		}
-		if !s.cfg.Server.Accept07 {
+		if info := s.info.Load(); info != nil && !info.accept07 {
 			return false // not listed in 0.7 browsers
 		}
 		if !s.budget.info.AllowN(now, 1) {

@@ -140,6 +140,7 @@ type Server struct {
 	builder6 snap.Builder   // the 0.6 snapshot of one client
 	snap7    snap.Snapshot  // the world's 0.7 snapshot being translated
 	inputBuf [netproto.MaxInputInts]int32
+	con      conState // console output to side channels (conlines.go)
 }
 
 // Stats are counters of dropped and handled packets; read with atomic loads.
@@ -189,6 +190,7 @@ func New(o Options) (*Server, error) {
 	s.peers.m = make(map[netip.AddrPort]int)
 	s.trans6 = new(dialect6.Game)
 	s.builder6.Sizes = snap.Sizes6
+	s.con.done, s.con.submit = make(chan struct{}), make(chan consoleSubmit, ConsoleQueueLen)
 	s.warnLimit = rate.NewLimiter(rate.Every(warnEvery), warnBurst)
 	s.budget = newConnlessBudget(TokenRepliesPerSecond, InfoRepliesPerSecond, ConnectsPerSecond)
 	if s.seed == 0 {
