@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net/netip"
 	"strings"
 	"testing"
@@ -455,6 +456,27 @@ func TestRejoin6(t *testing.T) {
 		c.sys(netproto.Netmsg6Info, func(p *netproto.Packer) { p.AddString(NetVersion6); p.AddString("") })
 		if ids := fmt.Sprint(c.ids()); !strings.Contains(ids, fmt.Sprint(netproto.Netmsg6MapChange)) {
 			t.Fatalf("no MAP_CHANGE after the rejoin: %s", ids)
+		}
+	})
+}
+
+// TestVanillaPasswordAtRunTime: setting a server password on the console
+// stops the vanilla handshake (it would skip the password check) at once;
+// DDNet's is unaffected.
+func TestVanillaPasswordAtRunTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := startServer(t, nil)
+		p := newRawPeer(t, ts, cl1Addr)
+		if _, err := io.WriteString(ts.cons, "password secret\n"); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+		synctest.Wait()
+		p.send(netproto.AppendConnect6(nil, false))
+		p.nothing("vanilla CONNECT with a password set")
+		p.send(netproto.AppendConnect6(nil, true))
+		if b := p.next(); len(b) != 12 {
+			t.Fatalf("DDNet CONNECT not answered: % x", b)
 		}
 	})
 }
