@@ -39,13 +39,19 @@ func TestRealClientDDNetStockMap(t *testing.T) {
 		innerStockMap(t, path)
 		return
 	}
+	runIsolatedStock(t, "TestRealClientDDNetStockMap", path)
+}
+
+// runIsolatedStock is runIsolated for a test of the DDNet client on the
+// stock map at path: it skips when the client or the map is missing.
+func runIsolatedStock(t *testing.T, name, path string) {
 	if _, err := exec.LookPath(ddnetClientBin); err != nil {
 		t.Skipf("end-to-end test needs the DDNet client (Debian package ddnet): %v", err)
 	}
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("end-to-end test needs the stock maps (Debian package teeworlds-data): %v", err)
 	}
-	runIsolated(t, "TestRealClientDDNetStockMap")
+	runIsolated(t, name)
 }
 
 // stockVariant loads the stock map at path, checks that it has version-4

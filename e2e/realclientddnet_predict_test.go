@@ -1,0 +1,201 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"twserver/internal/netns"
+)
+
+// predictPlayTime is how long TestRealClientDDNetPrediction plays.
+const predictPlayTime = 60 * time.Second
+
+// predictMaxJump bounds, in world units, how far one prediction error of
+// the DDNet client may move its own tee (32 units are one tile, a tee is
+// 28 wide). Measured on a loaded 2-core machine: at most 27 against
+// twserver, 19 against DDNet-Server 16.4 itself.
+const predictMaxJump = 64
+
+// predictMaxPerMinute bounds the prediction errors per minute of play. The
+// client checks at most one prediction per snapshot (25 a second), so a
+// physics difference in walking, jumping or hooking would show in most of
+// about 1500 checks a minute; late inputs on a loaded machine make a few
+// (measured 1 and 5 against twserver, 2 against DDNet-Server 16.4).
+const predictMaxPerMinute = 30
+
+// predictRefEnv, set to a DDNet-Server binary, makes
+// TestRealClientDDNetPrediction play against that server (its own dm1,
+// DDNet's physics) instead of twserver, to measure the client's baseline.
+const predictRefEnv = "TWSERVER_E2E_PREDICT_REF"
+
+// TestRealClientDDNetPrediction measures how often the real DDNet 16.4
+// client's prediction of its own tee disagrees with twserver's 0.7.5 world.
+// With debug 1 the client compares, each time a new snapshot makes it
+// predict a tick it had already predicted, the character core before and
+// after, and logs "prediction error" with every differing field (index
+// into CharacterCore, old and new value). The client plays dm1 for a
+// minute (walking, jumping, double jumps, hooking, firing) and the test
+// counts those corrections per field; it fails with more than
+// predictMaxPerMinute of them a minute, or if one moves the tee by more than
+// predictMaxJump units.
+func TestRealClientDDNetPrediction(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test skipped in -short mode")
+	}
+	path := filepath.Join(stockMapDir, stockMap06+".map")
+	if os.Getenv(innerEnv) == "1" {
+		innerPredict(t, path)
+		return
+	}
+	runIsolatedStock(t, "TestRealClientDDNetPrediction", path)
+}
+
+// charCoreFields names the int fields of the 0.6 CharacterCore, in the
+// order of the indices in the client's "prediction error" lines.
+var charCoreFields = []string{"Tick", "X", "Y", "VelX", "VelY", "Angle", "Direction", "Jumped",
+	"HookedPlayer", "HookState", "HookTick", "HookX", "HookY", "HookDx", "HookDy"}
+
+// predErrRe matches one "prediction error" entry of the client's log and
+// the field lines after it.
+var (
+	predErrRe   = regexp.MustCompile(`client: prediction error$`)
+	predFieldRe = regexp.MustCompile(`client: \t(\d+) (-?\d+) (-?\d+) \(`)
+)
+
+func innerPredict(t *testing.T, path string) {
+	netns.RequireLoopbackOnly(t)
+	out, bin := os.Getenv(outEnv), os.Getenv(binEnv)
+	serverLog := filepath.Join(out, "server.log")
+	if ref := os.Getenv(predictRefEnv); ref != "" {
+		start(t, "DDNet-Server", serverLog, nil, nil, out, ref,
+			"bindaddr 127.0.0.1; sv_ipv4only 1; sv_port "+e2ePort+"; sv_register 0; sv_map dm1")
+		if !waitLog(serverLog, regexp.MustCompile(`(?i)version|loaded`), 10*time.Second) {
+			t.Fatalf("reference server did not start (see %s)", serverLog)
+		}
+		time.Sleep(time.Second)
+	} else {
+		start(t, "twserver", serverLog, nil, nil, out, bin,
+			"-bind", "127.0.0.1", "-port", e2ePort, "-no-console", "-map", path)
+		if !waitLog(serverLog, regexp.MustCompile(`listening`), 10*time.Second) {
+			t.Fatalf("twserver did not start (see %s)", serverLog)
+		}
+	}
+	client, clientLog, _ := startRealClientKind(t, clientDDNet, out, "127.0.0.1:"+e2ePort, "bind f9 quit")
+	if !waitLog(clientLog, regexp.MustCompile(`state change\. last=2 current=3`), 60*time.Second) {
+		b, _ := os.ReadFile(clientLog)
+		t.Fatalf("client never reached the online state; client log tail:\n%s", tail(b, 40))
+	}
+	time.Sleep(2 * time.Second)
+	wid := firstLine(xdo(t, "search", "--name", clientDDNet.windowRe))
+	if wid == "" {
+		t.Fatalf("DDNet client window not found")
+	}
+	xdo(t, "windowfocus", wid)
+	mark := logSize(clientLog)
+	play := predictPlayTime
+	if s, err := time.ParseDuration(os.Getenv("TWSERVER_E2E_PREDICT_TIME")); err == nil && s > 0 {
+		play = s
+	}
+	t0 := time.Now()
+	aim := func(x, y int) { xdo(t, "mousemove", "--window", wid, strconv.Itoa(x), strconv.Itoa(y)) }
+	for time.Since(t0) < play {
+		xdo(t, "keydown", "d")
+		time.Sleep(300 * time.Millisecond)
+		xdo(t, "key", "space")
+		time.Sleep(300 * time.Millisecond)
+		aim(650, 120)
+		xdo(t, "mousedown", "3") // hook
+		time.Sleep(600 * time.Millisecond)
+		xdo(t, "mouseup", "3")
+		xdo(t, "keyup", "d")
+		xdo(t, "keydown", "a")
+		xdo(t, "key", "space")
+		time.Sleep(250 * time.Millisecond)
+		xdo(t, "key", "space") // double jump
+		aim(150, 120)
+		xdo(t, "mousedown", "3")
+		time.Sleep(500 * time.Millisecond)
+		xdo(t, "mouseup", "3")
+		xdo(t, "click", "1") // fire
+		xdo(t, "keyup", "a")
+		time.Sleep(400 * time.Millisecond)
+	}
+	played := time.Since(t0)
+	shot := "shot_predict.png"
+	screenshot(t, os.Getenv("DISPLAY"), out, shot)
+	b, _ := os.ReadFile(clientLog)
+	quitClient(t, client, clientLog)
+	if len(b) < mark {
+		t.Fatalf("client log shrank")
+	}
+	rep := countPredictionErrors(string(b[mark:]))
+	t.Logf("played %v: %s", played.Round(time.Second), rep)
+	if perMin := float64(rep.errors) / played.Minutes(); perMin > predictMaxPerMinute {
+		t.Errorf("%.1f prediction errors per minute (more than %d): the client's physics and the server's disagree", perMin, predictMaxPerMinute)
+	}
+	if rep.maxJump > predictMaxJump {
+		t.Errorf("a prediction error moved the tee by %d units (more than %d): a player sees it", rep.maxJump, predictMaxJump)
+	}
+}
+
+// predictReport sums the client's prediction errors.
+type predictReport struct {
+	errors  int            // "prediction error" entries
+	fields  map[string]int // entries in which each field differed
+	maxJump int            // largest |X| or |Y| change of one entry
+	jumps   []int          // every nonzero X/Y change
+}
+
+func (r predictReport) String() string {
+	var parts []string
+	for _, f := range charCoreFields {
+		if n := r.fields[f]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", f, n))
+		}
+	}
+	sort.Ints(r.jumps)
+	med := 0
+	if len(r.jumps) > 0 {
+		med = r.jumps[len(r.jumps)/2]
+	}
+	return fmt.Sprintf("%d prediction errors (fields: %s); position changes: %d, median %d, max %d units",
+		r.errors, strings.Join(parts, ", "), len(r.jumps), med, r.maxJump)
+}
+
+// countPredictionErrors reads the DDNet client's debug log.
+func countPredictionErrors(log string) predictReport {
+	r := predictReport{fields: map[string]int{}}
+	for _, line := range strings.Split(log, "\n") {
+		if predErrRe.MatchString(line) {
+			r.errors++
+			continue
+		}
+		m := predFieldRe.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		i, _ := strconv.Atoi(m[1])
+		before, _ := strconv.Atoi(m[2])
+		now, _ := strconv.Atoi(m[3])
+		if i < 0 || i >= len(charCoreFields) {
+			continue
+		}
+		r.fields[charCoreFields[i]]++
+		if i == 1 || i == 2 {
+			d := now - before
+			if d < 0 {
+				d = -d
+			}
+			r.jumps = append(r.jumps, d)
+			r.maxJump = max(r.maxJump, d)
+		}
+	}
+	return r
+}
