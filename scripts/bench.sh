@@ -15,29 +15,37 @@
 # ratio twserver/reference of CPU (median of the per-window ratios, min-max),
 # peak RSS, bytes and packets. Never the best run alone.
 #
-# Usage: scripts/bench.sh [-d DURATION] [-r RAMPUP] [-p PATTERN] [-w WINDOWS] [-o OUTDIR] [N ...]
+# Usage: scripts/bench.sh [-d DURATION] [-r RAMPUP] [-p PATTERN] [-w WINDOWS] [-P PROTOS] [-o OUTDIR] [N ...]
 #   -d  load duration after the ramp-up (default 30s)
 #   -r  ramp-up (default 3s)
 #   -p  input pattern: idle, walk, jumpfire, random (default random)
 #   -w  windows per N (default 3); window k runs twserver first when k is odd
+#   -P  client dialects, space-separated, of twload -proto: 07, 06 (DDNet 0.6), mix
+#       (alternating 07 and 06) (default "07"); a 06 or mix row is labelled
+#       SERVER/PROTO. The 0.7.5 reference server cannot serve 0.6 clients: it
+#       gets no 06 or mix row; add "ddnet" to BENCH_SERVERS for DDNet-Server 16.4
+#       as the 0.6 reference (its own DDRace game on its own 0.6 copy of the map,
+#       the 0.7 map in maps7/ for the 0.7 half of mix; no spectator slots).
 #   -o  output directory for JSON summaries and server logs (default a temp dir)
 # Env: TWSERVER (binary; default: built from ./cmd/twserver), TWLOAD (default: built
 #      from ./cmd/twload), TW07_SERVER (default /usr/games/teeworlds-server),
-#      BENCH_MAP (default the reference dm1.map), BENCH_SERVERS ("twserver reference").
+#      BENCH_MAP (default the reference dm1.map), BENCH_SERVERS ("twserver reference",
+#      also "ddnet"), DDNET_SERVER (default /usr/games/DDNet-Server).
 # Exit: 0 when every run had all clients in game and no bad snapshot, 1 otherwise,
 #       2 for usage errors or a missing server.
 # Only loopback traffic; every process started here is stopped by PID.
 set -uo pipefail
 
-DUR=30s RAMP=3s PAT=random OUT= WINDOWS=3
-while getopts "d:r:p:w:o:h" opt; do
+DUR=30s RAMP=3s PAT=random OUT= WINDOWS=3 PROTOS=07
+while getopts "d:r:p:w:P:o:h" opt; do
 	case $opt in
 	d) DUR=$OPTARG ;;
 	r) RAMP=$OPTARG ;;
 	p) PAT=$OPTARG ;;
 	w) WINDOWS=$OPTARG ;;
+	P) PROTOS=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) sed -n '2,28p' "$0"; exit 2 ;;
+	*) sed -n '2,35p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -51,6 +59,10 @@ TW07_SERVER=${TW07_SERVER:-/usr/games/teeworlds-server}
 TW07_DATA=${TW07_DATA:-/usr/share/games/teeworlds/data}
 BENCH_MAP=${BENCH_MAP:-$TW07_DATA/maps/dm1.map}
 SERVERS=(${BENCH_SERVERS:-twserver reference})
+DDNET_SERVER=${DDNET_SERVER:-/usr/games/DDNet-Server}
+for proto in $PROTOS; do
+	case $proto in 07 | 06 | mix) ;; *) die "-P: unknown dialect $proto (07, 06, mix)" ;; esac
+done
 HZ=$(getconf CLK_TCK)
 PIDS=()
 
@@ -86,6 +98,7 @@ if [[ " ${SERVERS[*]} " == *" twserver "* ]] && [ -z "${TWSERVER:-}" ]; then
 	(cd "$ROOT" && go build -o "$TWSERVER" ./cmd/twserver) || die "cannot build twserver"
 fi
 [[ " ${SERVERS[*]} " == *" reference "* ]] && { [ -x "$TW07_SERVER" ] || die "reference server $TW07_SERVER missing (apt-get install teeworlds-server)"; }
+[[ " ${SERVERS[*]} " == *" ddnet "* ]] && { [ -x "$DDNET_SERVER" ] || die "DDNet-Server $DDNET_SERVER missing (apt-get install ddnet-server)"; }
 [ -f "$BENCH_MAP" ] || die "map $BENCH_MAP missing (set BENCH_MAP)"
 
 free_port() { python3 -c 'import socket;s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM);s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
@@ -124,6 +137,14 @@ start_server() {
 			"sv_player_slots 16" "sv_spamprotection 0" "sv_inactivekick_time 0" \
 			>"$dir/server.log" 2>&1 </dev/null) &
 		SPID=$! ;;
+	ddnet)
+		mkdir -p "$dir/cwd/maps7"
+		cp "$BENCH_MAP" "$dir/cwd/maps7/$map.map" # 0.7 clients (sv_sixup); 0.6 ones get its maps/$map.map
+		(cd "$dir/cwd" && exec env -u XDG_DATA_HOME HOME="$dir/home" "$DDNET_SERVER" \
+			"bindaddr 127.0.0.1" "sv_ipv4only 1" "sv_port $port" "sv_register 0" "sv_map $map" \
+			"sv_name bench" "loglevel 1" "sv_max_clients 64" "sv_max_clients_per_ip 4" "sv_sixup 1" \
+			"sv_spamprotection 0" "sv_inactivekick_time 0" >"$dir/server.log" 2>&1 </dev/null) &
+		SPID=$! ;;
 	esac
 	PIDS+=("$SPID")
 	local i
@@ -145,25 +166,39 @@ for n in "${COUNTS[@]}"; do
 	if ((win % 2 == 0)); then # alternate which server runs first
 		order=(); for ((i = ${#SERVERS[@]} - 1; i >= 0; i--)); do order+=("${SERVERS[i]}"); done
 	fi
+	for proto in $PROTOS; do
 	for kind in "${order[@]}"; do
-		dir=$OUT/$kind-$n-w$win
+		label=$kind
+		[ "$proto" = 07 ] || label=$kind/$proto
+		if [ "$proto" != 07 ] && [ "$kind" = reference ]; then
+			((n == COUNTS[0] && win == 1)) && log "reference: no -proto $proto row (the 0.7.5 reference server cannot serve 0.6 clients; BENCH_SERVERS=ddnet adds DDNet-Server 16.4)"
+			continue
+		fi
+		dir=$OUT/${label//\//-}-$n-w$win
 		port=$(free_port)
 		start_server "$kind" "$port" "$dir" || { STATUS=1; continue; }
 		sleep 0.5
 		t0=$(cpu_ticks "$SPID"); w0=$EPOCHREALTIME
-		log "$kind: $n clients for $RAMP + $DUR on port $port (window $win/$WINDOWS)"
-		/usr/bin/time -f "%U %S %e" -o "$dir/twload.time" "$TWLOAD" -addr "127.0.0.1:$port" -n "$n" -duration "$DUR" -rampup "$RAMP" -pattern "$PAT" \
+		log "$label: $n clients for $RAMP + $DUR on port $port (window $win/$WINDOWS)"
+		/usr/bin/time -f "%U %S %e" -o "$dir/twload.time" "$TWLOAD" -addr "127.0.0.1:$port" -n "$n" -duration "$DUR" -rampup "$RAMP" -pattern "$PAT" -proto "$proto" \
 			-sources 16 -source-base 127.0.0.2 -status off -json "$dir/twload.json" 2>"$dir/twload.err"
 		rc=$?
 		t1=$(cpu_ticks "$SPID"); w1=$EPOCHREALTIME
 		hwm=$(vm_hwm_kb "$SPID")
+		if [ $rc -ne 0 ] && [ "$kind" = ddnet ] && [ -s "$dir/twload.json" ] &&
+			jq -e --argjson n "$n" '.connected == $n and .failed == 0 and .crc_errors == 0 and .delta_errors == 0' "$dir/twload.json" >/dev/null; then
+			# twload's vanilla 0.6/0.7 decoders count DDNet's extensions (its own
+			# snapshot items, a longer TuneParams) as bad: not a failure here.
+			log "$label n=$n: $(jq -r '"\(.bad_items) items and \(.bad_messages) messages of DDNet extensions twload does not decode (not failures)"' "$dir/twload.json")"
+			rc=0
+		fi
 		kill -0 "$SPID" 2>/dev/null || { log "$kind died during the run (see $dir/server.log)"; rc=1; }
 		stop_pid "$SPID"
-		[ $rc -eq 0 ] || { STATUS=1; log "$kind n=$n: twload exit $rc: $(tail -1 "$dir/twload.err")"; }
+		[ $rc -eq 0 ] || { STATUS=1; log "$label n=$n: twload exit $rc: $(tail -1 "$dir/twload.err")"; }
 		lcpu=$(awk '{ if ($3 > 0) printf "%.1f", ($1 + $2) / $3 * 100; else print 0 }' "$dir/twload.time" 2>/dev/null || echo 0)
 		cpu=$(awk -v a="$t0" -v b="$t1" -v w0="$w0" -v w1="$w1" -v hz="$HZ" 'BEGIN{printf "%.1f", (b-a)/hz/(w1-w0)*100}')
 		if [ -s "$dir/twload.json" ]; then
-			jq -r --arg n "$n" --arg k "$kind" --arg cpu "$cpu" --arg hwm "$hwm" --arg lcpu "$lcpu" \
+			jq -r --arg n "$n" --arg k "$label" --arg cpu "$cpu" --arg hwm "$hwm" --arg lcpu "$lcpu" \
 				'[$n, $k, $lcpu, $cpu, $hwm, .rx_bytes_per_sec_per_client.mean, .tx_bytes_per_sec_per_client.mean,
 				  .rx_packets_per_sec_per_client.mean, .tx_packets_per_sec_per_client.mean,
 				  .snapshots_per_sec_per_client.mean, .input_to_snapshot_latency_ms.p50,
@@ -171,8 +206,9 @@ for n in "${COUNTS[@]}"; do
 				  (.crc_errors + .delta_errors + .bad_messages + .bad_items), .server_snapshots_per_sec,
 				  .inputs_per_sec_per_client.mean, '"$win"'] | @tsv' "$dir/twload.json" >>"$RESULTS"
 		else
-			printf '%s\t%s\t%s\t%s\t%s\t0\t0\t0\t0\t0\t0\t0\t0\t%s\t0\t0\t0\t%s\n' "$n" "$kind" "$lcpu" "$cpu" "$hwm" "$n" "$win" >>"$RESULTS"
+			printf '%s\t%s\t%s\t%s\t%s\t0\t0\t0\t0\t0\t0\t0\t0\t%s\t0\t0\t0\t%s\n' "$n" "$label" "$lcpu" "$cpu" "$hwm" "$n" "$win" >>"$RESULTS"
 		fi
+	done
 	done
   done
 done
@@ -187,34 +223,37 @@ def us_per_snap(r):
     snaps = f(r, "snaps_ps") * int(r["n"])
     return f(r, "cpu_pct") / 100 / snaps * 1e6 if snaps else 0.0
 print("every window:")
-print(f"{'N':>3} {'w':>2} {'server':<9} {'CPU %':>6} {'peakRSS MB':>10} {'s2c B/s/cl':>10} {'c2s B/s/cl':>10} "
+print(f"{'N':>3} {'w':>2} {'server':<13} {'CPU %':>6} {'peakRSS MB':>10} {'s2c B/s/cl':>10} {'c2s B/s/cl':>10} "
       f"{'s2c pk/s/cl':>10} {'c2s pk/s/cl':>10} {'snap/s':>6} {'srv snap/s':>10} {'in/s':>5} {'lat p50':>7} {'lat p99':>7} {'in game':>7} {'bad':>4} {'twload CPU %':>12} {'us/snap':>8}")
 by = {}
 for r in rows:
     by.setdefault(r["n"], {}).setdefault(r["server"], {})[r["window"]] = r
-    print(f"{r['n']:>3} {r['window']:>2} {r['server']:<9} {f(r,'cpu_pct'):6.1f} {f(r,'peak_rss_kb')/1024:10.1f} {f(r,'rx_Bps'):10.0f} "
+    print(f"{r['n']:>3} {r['window']:>2} {r['server']:<13} {f(r,'cpu_pct'):6.1f} {f(r,'peak_rss_kb')/1024:10.1f} {f(r,'rx_Bps'):10.0f} "
           f"{f(r,'tx_Bps'):10.0f} {f(r,'rx_pps'):10.1f} {f(r,'tx_pps'):10.1f} {f(r,'snaps_ps'):6.1f} {f(r,'srv_snaps_ps'):10.1f} {f(r,'inputs_ps'):5.1f} "
           f"{f(r,'lat_p50'):7.1f} {f(r,'lat_p99'):7.1f} {r['connected']:>3}/{r['n']:<3} {r['bad']:>4} {f(r,'load_cpu_pct'):12.1f} {us_per_snap(r):8.1f}")
 def spread(xs, fmt):
     return f"{fmt.format(statistics.median(xs))} ({fmt.format(min(xs))}-{fmt.format(max(xs))})"
 print()
 print("median over the windows (min-max):")
-print(f"{'N':>3} {'server':<9} {'CPU %':>16} {'peakRSS MB':>19} {'s2c B/s/cl':>10} {'snap/s':>6} {'min snap/s':>10}")
+print(f"{'N':>3} {'server':<13} {'CPU %':>16} {'peakRSS MB':>19} {'s2c B/s/cl':>10} {'snap/s':>6} {'min snap/s':>10}")
 for n, d in by.items():
     for k, ws in d.items():
         rs = list(ws.values())
-        print(f"{n:>3} {k:<9} {spread([f(r,'cpu_pct') for r in rs], '{:.1f}'):>16} {spread([f(r,'peak_rss_kb')/1024 for r in rs], '{:.1f}'):>19} "
+        print(f"{n:>3} {k:<13} {spread([f(r,'cpu_pct') for r in rs], '{:.1f}'):>16} {spread([f(r,'peak_rss_kb')/1024 for r in rs], '{:.1f}'):>19} "
               f"{statistics.median(f(r,'rx_Bps') for r in rs):10.0f} {statistics.median(f(r,'snaps_ps') for r in rs):6.1f} {min(f(r,'snaps_ps') for r in rs):10.2f}")
 print()
-print("ratio twserver/reference: median of the per-window ratios (min-max)")
-print(f"{'N':>3} {'CPU':>17} {'peakRSS':>17} {'s2c B/s':>17} {'s2c pk/s':>17}")
+print("ratio twserver/reference (0.7: the 0.7.5 server; 06, mix: DDNet-Server 16.4): median of the per-window ratios (min-max)")
+print(f"{'N':>3} {'pair':<26} {'CPU':>17} {'peakRSS':>17} {'s2c B/s':>17} {'s2c pk/s':>17}")
+pairs = [("twserver", "reference")] + [(f"twserver{p}", f"ddnet{p}") for p in ("", "/06", "/mix")]
 for n, d in by.items():
-    if "twserver" in d and "reference" in d:
-        ws = sorted(set(d["twserver"]) & set(d["reference"]))
+    for a, b in pairs:
+        if a not in d or b not in d:
+            continue
+        ws = sorted(set(d[a]) & set(d[b]))
         def rat(k):
-            xs = [f(d["twserver"][w], k) / f(d["reference"][w], k) for w in ws if f(d["reference"][w], k)]
+            xs = [f(d[a][w], k) / f(d[b][w], k) for w in ws if f(d[b][w], k)]
             return spread(xs, "{:.2f}") if xs else "-"
-        print(f"{n:>3} {rat('cpu_pct'):>17} {rat('peak_rss_kb'):>17} {rat('rx_Bps'):>17} {rat('rx_pps'):>17}")
+        print(f"{n:>3} {a + '/' + b:<26} {rat('cpu_pct'):>17} {rat('peak_rss_kb'):>17} {rat('rx_Bps'):>17} {rat('rx_pps'):>17}")
 EOF
 log "results: $RESULTS (JSON summaries and server logs in $OUT)"
 exit $STATUS
