@@ -19,27 +19,31 @@ import (
 // stockMapDir holds the stock Teeworlds 0.7.5 maps (Debian teeworlds-data).
 const stockMapDir = "/usr/share/games/teeworlds/data/maps"
 
-// stockMap06 is the stock map the DDNet client must download and draw: its
-// tile layers are stored as version 4 (run-length), which 0.6 clients cannot
-// read, so the client only gets in game with the map's 0.6 variant.
+// stockMap06 is the stock map TestRealClientDDNetPrediction plays on.
 const stockMap06 = "dm1"
 
-// TestRealClientDDNetStockMap serves the stock 0.7.5 map dm1 (version-4
-// tiles) to the real DDNet 16.4 client: it must download the map, get in
-// game with no error or warning in its log, and the file it saved must be
-// the map's 0.6 variant (world/map06) byte for byte. A screenshot of the
-// client in game is kept (shot_dm1.png in the output directory) to be
-// looked at; the test checks it is not one flat colour.
+// stockMaps06 are the stock maps the DDNet client must download and draw:
+// their tile layers are stored as version 4 (run-length), which 0.6 clients
+// cannot read, so the client only gets in game with each map's 0.6 variant.
+var stockMaps06 = []string{"dm1", "ctf2"}
+
+// TestRealClientDDNetStockMap serves each of the stock 0.7.5 maps
+// stockMaps06 (version-4 tiles) to the real DDNet 16.4 client: it must
+// download the map, get in game with no error or warning in its log, and the
+// file it saved must be the map's 0.6 variant (world/map06) byte for byte. A
+// screenshot of the client in game is kept (MAP/shot_MAP.png in the output
+// directory) to be looked at; the test checks it is not one flat colour.
 func TestRealClientDDNetStockMap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end test skipped in -short mode")
 	}
-	path := filepath.Join(stockMapDir, stockMap06+".map")
 	if os.Getenv(innerEnv) == "1" {
-		innerStockMap(t, path)
+		for _, name := range stockMaps06 {
+			t.Run(name, func(t *testing.T) { innerStockMap(t, name) })
+		}
 		return
 	}
-	runIsolatedStock(t, "TestRealClientDDNetStockMap", path)
+	runIsolatedStock(t, "TestRealClientDDNetStockMap", filepath.Join(stockMapDir, stockMaps06[0]+".map"))
 }
 
 // runIsolatedStock is runIsolated for a test of the DDNet client on the
@@ -54,15 +58,15 @@ func runIsolatedStock(t *testing.T, name, path string) {
 	runIsolated(t, name)
 }
 
-// stockVariant loads the stock map at path, checks that it has version-4
-// tile layers and returns its 0.6 variant.
-func stockVariant(t *testing.T, path string) *map06.Variant {
+// stockVariant loads the stock map name from path, checks that it has
+// version-4 tile layers and returns its 0.6 variant.
+func stockVariant(t *testing.T, name, path string) *map06.Variant {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := twmap.Load(stockMap06, data)
+	m, err := twmap.Load(name, data)
 	if err != nil {
 		t.Fatalf("load %s: %v", path, err)
 	}
@@ -86,10 +90,14 @@ func stockVariant(t *testing.T, path string) *map06.Variant {
 	return v
 }
 
-func innerStockMap(t *testing.T, path string) {
+func innerStockMap(t *testing.T, name string) {
 	netns.RequireLoopbackOnly(t)
-	want := stockVariant(t, path)
-	out, bin := os.Getenv(outEnv), os.Getenv(binEnv)
+	path := filepath.Join(stockMapDir, name+".map")
+	want := stockVariant(t, name, path)
+	out, bin := filepath.Join(os.Getenv(outEnv), name), os.Getenv(binEnv)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	serverLog := filepath.Join(out, "server.log")
 	srv := start(t, "twserver", serverLog, nil, nil, out, bin,
 		"-bind", "127.0.0.1", "-port", e2ePort, "-log-level", "debug", "-no-console", "-map", path)
@@ -109,7 +117,7 @@ func innerStockMap(t *testing.T, path string) {
 		xdo(t, "mousemove", "--window", wid, "400", "200")
 		xdo(t, "windowfocus", wid)
 	}
-	shot := filepath.Join(out, "shot_dm1.png")
+	shot := filepath.Join(out, "shot_"+name+".png")
 	screenshot(t, os.Getenv("DISPLAY"), out, filepath.Base(shot))
 	if n := imageColours(t, shot); n >= 0 && n < 64 {
 		t.Errorf("screenshot %s has only %d colours: the map did not draw", shot, n)
