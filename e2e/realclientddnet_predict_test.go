@@ -24,10 +24,11 @@ const predictPlayTime = 60 * time.Second
 const predictMaxJump = 64
 
 // predictMaxPerMinute bounds the prediction errors per minute of play. The
-// client checks at most one prediction per snapshot (25 a second), so a
-// physics difference in walking, jumping or hooking would show in most of
-// about 1500 checks a minute; late inputs on a loaded machine make a few
-// (measured 0, 1 and 5 against twserver, 2 against DDNet-Server 16.4).
+// client checks at most once per snapshot (25 a second, up to 1500 a
+// minute); late inputs on a loaded machine make a few errors (measured 0, 1
+// and 5 against twserver, 2 against DDNet-Server 16.4), a physics
+// difference in walking, jumping or hooking would make one at each check
+// that sees it.
 const predictMaxPerMinute = 30
 
 // predictRefEnv, set to a DDNet-Server binary, makes
