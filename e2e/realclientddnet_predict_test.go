@@ -133,7 +133,9 @@ func innerPredict(t *testing.T, path string) {
 	shot := "shot_predict.png"
 	screenshot(t, os.Getenv("DISPLAY"), out, shot)
 	b, _ := os.ReadFile(clientLog)
-	quitClient(t, client, clientLog)
+	if m := ddnetErrLineRe.FindAll(quitClient(t, client, clientLog), -1); len(m) > 0 {
+		t.Errorf("DDNet client logged %d error/warning lines, first: %s", len(m), m[0])
+	}
 	if len(b) < mark {
 		t.Fatalf("client log shrank")
 	}
