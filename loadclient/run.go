@@ -32,6 +32,11 @@ type RunConfig struct {
 	Password     string
 	Maps         *MapCache
 	EnterTimeout time.Duration
+	// Netem, when active, impairs every client's own traffic (see Netem).
+	Netem *Netem
+	// FreshMaps makes every client download the map even when another
+	// client of the run (or MapCache.Dir) already has it.
+	FreshMaps bool
 	// Status, when set, is called about twice a second with live totals.
 	Status func(Status)
 }
@@ -69,6 +74,13 @@ func (rc *RunConfig) Validate() error {
 		return errors.New("sources must be 0..250")
 	case rc.Sources > 0 && !rc.SourceBase.Is4():
 		return errors.New("source base must be an IPv4 address")
+	case !rc.Server.Addr().Unmap().IsLoopback():
+		return fmt.Errorf("server %v is not a loopback address: load clients only run against this machine", rc.Server)
+	case rc.Sources > 0 && !rc.SourceBase.IsLoopback():
+		return errors.New("source base must be a loopback address")
+	}
+	if rc.Netem != nil {
+		return rc.Netem.Validate()
 	}
 	return nil
 }
@@ -158,6 +170,10 @@ func Run(ctx context.Context, rc RunConfig) (Summary, error) {
 		return 0
 	}
 	newClient := func(i int) *Client {
+		maps := rc.Maps
+		if rc.FreshMaps {
+			maps = &MapCache{}
+		}
 		c := New(Config{
 			Server:       rc.Server,
 			Source:       rc.SourceAddr(i),
@@ -165,10 +181,12 @@ func Run(ctx context.Context, rc RunConfig) (Summary, error) {
 			Password:     rc.Password,
 			Pattern:      rc.Pattern,
 			Seed:         rc.Seed + uint64(i),
-			Maps:         rc.Maps,
+			Maps:         maps,
 			EnterTimeout: rc.EnterTimeout,
 			Index:        i,
 			Ticks:        ticks,
+			Netem:        rc.Netem,
+			RunStart:     start,
 		})
 		mu.Lock()
 		clients[i] = c
@@ -192,6 +210,7 @@ func Run(ctx context.Context, rc RunConfig) (Summary, error) {
 	s.RampUpS = rc.RampUp.Seconds()
 	s.DurationS = rc.Duration.Seconds()
 	s.Sources = rc.Sources
+	s.Netem = rc.Netem.String()
 	s.PerClient = stats
 	s.addCoverage(ticks)
 	return s, nil
