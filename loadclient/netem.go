@@ -26,7 +26,7 @@ const (
 	// one more is dropped and counted as overflow. At 50 inputs/s and 25
 	// snapshots/s plus a map download window this covers delays of about
 	// a second; beyond that the overflow counter says so.
-	MaxHeld = 128
+	MaxHeld = 256
 	// heldSlot is the size of one held datagram's buffer: larger datagrams
 	// are invalid (netproto.MaxPacketSize) and pass without impairment.
 	heldSlot = netproto.MaxPacketSize
@@ -34,9 +34,11 @@ const (
 
 // Impair is the impairment of one direction of a client's traffic. Each
 // datagram is dropped with probability Loss; a kept one is sent twice with
-// probability Dup (each copy with its own delay), is delayed by Delay plus a
-// uniform random -Jitter..+Jitter (at least 0), and with probability Reorder
-// held ReorderHold longer. The random draws come from a generator seeded
+// probability Dup (each copy with its own delay), and is delayed by Delay
+// plus a uniform random -Jitter..+Jitter (at least 0). Jitter keeps the
+// order, as a queue on the path would: a datagram never leaves before the
+// one offered before it. With probability Reorder a datagram is instead held
+// ReorderHold longer than its delay, and the datagrams after it overtake it. The random draws come from a generator seeded
 // with the run's seed and the client's index, so a run is repeatable up to
 // the order the datagrams happen to come in.
 type Impair struct {
@@ -232,7 +234,8 @@ type link struct {
 	free  [MaxHeld]int // free slot indices, a stack
 	nFree int
 	seq   uint64
-	bufs  []byte // MaxHeld slots of heldSlot bytes
+	last  time.Duration // due time of the last datagram held in order
+	bufs  []byte        // MaxHeld slots of heldSlot bytes
 
 	stats LinkStats
 }
@@ -284,10 +287,15 @@ func (l *link) admit(now time.Duration, b []byte, out func([]byte)) {
 		if l.imp.Jitter > 0 {
 			d += time.Duration(l.rng.Uint64()%uint64(2*l.imp.Jitter+1)) - l.imp.Jitter
 		}
+		due := now + d
 		if l.chance(l.imp.Reorder) {
 			l.stats.Reordered++
-			d += ReorderHold
+			due += ReorderHold
+		} else {
+			due = max(due, l.last) // jitter keeps the order
+			l.last = due
 		}
+		d = due - now
 		if d <= 0 || len(b) > heldSlot || l.bufs == nil {
 			out(b)
 			continue
@@ -300,7 +308,7 @@ func (l *link) admit(now time.Duration, b []byte, out func([]byte)) {
 		slot := l.free[l.nFree]
 		n := copy(l.bufs[slot*heldSlot:(slot+1)*heldSlot], b)
 		l.seq++
-		l.held[l.nHeld] = heldDgram{due: now + d, seq: l.seq, slot: slot, n: n}
+		l.held[l.nHeld] = heldDgram{due: due, seq: l.seq, slot: slot, n: n}
 		l.nHeld++
 		l.stats.Delayed++
 	}

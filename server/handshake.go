@@ -69,6 +69,7 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 			return
 		}
 		c.state = stateReady
+		c.conn.SetRedundant(false) // the map download is over (mapdl.go)
 		s.log.Debug().Int("cid", c.id).Str("addr", c.addr.String()).Msg("client is ready")
 		if v := s.vote; v.active {
 			left := max(int32((v.ends-s.now())/time.Second), 0)

@@ -243,6 +243,7 @@ func (s *Server) updateConns() {
 			continue
 		}
 		c.conn.Update(now)
+		s.probeMapDownload(c, now)
 		if c.conn.State() == netproto.StateError {
 			s.dropFailed(c)
 		}
@@ -396,6 +397,7 @@ func (s *Server) feedClient(c *client, h netproto.PacketHeader, payload []byte, 
 			return // dropped while handling
 		}
 	}
+	c.conn.FlushResend(now) // a gap: ask for the resend now, not with the next packet
 	if c.conn.State() == netproto.StateError {
 		s.dropFailed(c)
 	}
