@@ -69,7 +69,6 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 			return
 		}
 		c.state = stateReady
-		c.conn.SetRedundant(false) // the map download is over (mapdl.go)
 		s.log.Debug().Int("cid", c.id).Str("addr", c.addr.String()).Msg("client is ready")
 		if v := s.vote; v.active {
 			left := max(int32((v.ends-s.now())/time.Second), 0)
@@ -157,6 +156,7 @@ func (s *Server) onStartInfo(c *client, m *gamemsg.ClStartInfo) {
 // enterGame puts a READY client with start info into the game (ENTERGAME).
 func (s *Server) enterGame(c *client) {
 	c.state = stateIngame
+	c.conn.SetRedundant(false) // the way in is over (mapdl.go)
 	c.resetSnapState()
 	info := world.PlayerInfo{
 		Name: c.name, Clan: c.clan, Country: c.country,

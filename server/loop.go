@@ -243,7 +243,7 @@ func (s *Server) updateConns() {
 			continue
 		}
 		c.conn.Update(now)
-		s.probeMapDownload(c, now)
+		s.probeHandshake(c, now)
 		if c.conn.State() == netproto.StateError {
 			s.dropFailed(c)
 		}

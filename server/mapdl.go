@@ -46,21 +46,35 @@ const (
 	// room for the other vital messages.
 	MapMaxInFlight = 16
 	// MapStallProbe is how long a map download may go without a request
-	// before the server sends the RESEND flag (probeMapDownload): the
+	// before the server sends the RESEND flag (probeHandshake): the
 	// client's request may have been lost, and the client would only
 	// resend it after a second. One small datagram per MapStallProbe.
 	MapStallProbe = 20 * time.Millisecond
 )
 
-// probeMapDownload asks a client whose map download stalled (no request
-// for MapStallProbe) to resend what it has not had acknowledged: a lost
-// request comes again at once instead of after the client's one-second
-// resend timer. Called every tick.
-func (s *Server) probeMapDownload(c *client, now time.Duration) {
-	if c.state != stateConnecting || c.mapAsked == 0 || now-c.mapSentAt < MapStallProbe {
+// probeHandshake asks a client on its way into the game to resend what it
+// has not had acknowledged: during the map download when no request came
+// for MapStallProbe, and after it (READY, start info, ENTERGAME, each a
+// lone vital message) every MapStallProbe once the connection saw loss. A
+// lost message then comes again at once instead of after the client's
+// one-second resend timer. Called every tick.
+func (s *Server) probeHandshake(c *client, now time.Duration) {
+	if now-c.mapSentAt < MapStallProbe {
 		return
 	}
-	if total := (s.curMap.Size + MapChunkSize - 1) / MapChunkSize; c.mapChunk >= total {
+	lossy := c.conn.Stats.ChunksResent > 0 || c.conn.Stats.Gaps > 0
+	switch c.state {
+	case stateConnecting:
+		total := (s.curMap.Size + MapChunkSize - 1) / MapChunkSize
+		downloading := c.mapAsked > 0 && c.mapChunk < total
+		if !downloading && !(lossy && c.mapChunk >= total) {
+			return
+		}
+	case stateReady:
+		if !lossy {
+			return
+		}
+	default:
 		return
 	}
 	c.mapSentAt = now
@@ -71,7 +85,7 @@ func (s *Server) probeMapDownload(c *client, now time.Duration) {
 // chunks, plus up to MapLookahead more (see MapLookahead); the chunk
 // reaching the end of the map is the last one. Once the connection has
 // seen loss (a resend or a gap), each vital chunk goes out twice in a row
-// until the client is READY (netproto.Conn.SetRedundant), so that a single lost datagram no longer
+// until the client is in game (netproto.Conn.SetRedundant), so that a single lost datagram no longer
 // stalls the in-order stream; a clean connection gets every chunk once.
 // Requests after the end send nothing, so a map costs at most twice its
 // chunks per download, however many requests a client sends.

@@ -16,8 +16,8 @@ import (
 // 2 MB map: the first request sends its chunks plus MapLookahead, the
 // unacked chunks stay within MapMaxInFlight, the chunks go out twice once
 // the connection saw loss, and the whole map costs at most twice its chunks
-// however many requests come; a stalled download is probed with the
-// RESEND flag.
+// however many requests come; a stalled download, and a lossy connection
+// after READY, is probed with the RESEND flag; redundancy ends in game.
 func TestMapDownloadWindow(t *testing.T) {
 	data, err := bigmap.Generate()
 	if err != nil {
@@ -58,11 +58,11 @@ func TestMapDownloadWindow(t *testing.T) {
 		t.Fatalf("first request: %d chunks sent, want %d", c.mapChunk, speed+MapLookahead)
 	}
 	// no request for MapStallProbe: one RESEND probe
-	s.probeMapDownload(c, c.mapSentAt+MapStallProbe-1)
+	s.probeHandshake(c, c.mapSentAt+MapStallProbe-1)
 	if n := datagrams(); n != 0 {
 		t.Fatalf("probe before MapStallProbe: %d datagrams", n)
 	}
-	s.probeMapDownload(c, c.mapSentAt+MapStallProbe)
+	s.probeHandshake(c, c.mapSentAt+MapStallProbe)
 	if p, ok := c.conn.Poll(nil); !ok {
 		t.Fatal("no probe after MapStallProbe")
 	} else if h, _, err := netproto.ParsePacket(p); err != nil || h.Flags&netproto.FlagResend == 0 {
@@ -97,15 +97,26 @@ func TestMapDownloadWindow(t *testing.T) {
 	if sent > 2*total {
 		t.Fatalf("%d datagrams for %d chunks", sent, total)
 	}
-	// READY ends the redundancy
+	// READY: still redundant, and probed every MapStallProbe
 	s.onSystemMessage(c, netproto.NetmsgReady, nil, true, s.epoch)
 	if c.state != stateReady {
 		t.Fatalf("state %v after READY", c.state)
 	}
+	datagrams()
 	c.conn.Send(0, []byte{1}, netproto.SendVital|netproto.SendFlush)
+	if n := datagrams(); n != 2 {
+		t.Fatalf("after READY: %d datagrams for one chunk, want 2", n)
+	}
+	s.probeHandshake(c, c.mapSentAt+MapStallProbe)
+	if n := datagrams(); n != 1 {
+		t.Fatalf("after READY: %d probes, want 1", n)
+	}
+	// in game: sent once
+	c.gotStartInfo = true
+	s.enterGame(c)
 	datagrams()
 	c.conn.Send(0, []byte{1}, netproto.SendVital|netproto.SendFlush)
 	if n := datagrams(); n != 1 {
-		t.Fatalf("after READY: %d datagrams for one chunk", n)
+		t.Fatalf("in game: %d datagrams for one chunk", n)
 	}
 }

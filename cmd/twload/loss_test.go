@@ -47,8 +47,8 @@ func lossProfiles() []lossProfile {
 	return []lossProfile{
 		{"P0", nil, 20 * time.Second},
 		{"P1", both(loadclient.Impair{Loss: 0.05, Delay: 40 * time.Millisecond, Jitter: 20 * time.Millisecond}), 30 * time.Second},
-		// at 100 ms each way the download needs at least 2031 chunks / 16
-		// per 200 ms round trip = 25 s
+		// at 100 ms each way the download needs at least 1503 chunks / 16
+		// per 200 ms round trip = 19 s (about 30 s measured)
 		{"P2", both(loadclient.Impair{Loss: 0.10, Reorder: 0.10, Dup: 0.01, Delay: 100 * time.Millisecond, Jitter: 50 * time.Millisecond}), 50 * time.Second},
 		{"P3", both(loadclient.Impair{Loss: 0.20}), 25 * time.Second},
 		{"P4", &loadclient.Netem{BlackoutAt: 10 * time.Second, Blackout: 2 * time.Second}, 20 * time.Second},
