@@ -26,7 +26,7 @@ const (
 	lossSources = 8 // 4 clients per address, the per-IP limit
 	lossRampUp  = 2 * time.Second
 	// lossRecoveryBound is the most time from the end of P4's blackout to
-	// every client's next verified snapshot (measured 27-28 ms: the server
+	// every client's next verified snapshot (measured 1.5-28 ms: the server
 	// never stops sending, and deltas resume from the last acknowledged
 	// snapshot, which it still stores).
 	lossRecoveryBound = time.Second
