@@ -1,4 +1,4 @@
-package main
+package losstest
 
 import (
 	"context"
@@ -45,13 +45,13 @@ type lossProfile struct {
 func lossProfiles() []lossProfile {
 	both := func(m loadclient.Impair) *loadclient.Netem { return &loadclient.Netem{Up: m, Down: m} }
 	return []lossProfile{
-		{"P0", nil, 20 * time.Second},
-		{"P1", both(loadclient.Impair{Loss: 0.05, Delay: 40 * time.Millisecond, Jitter: 20 * time.Millisecond}), 30 * time.Second},
+		{"P0", nil, 15 * time.Second},
+		{"P1", both(loadclient.Impair{Loss: 0.05, Delay: 40 * time.Millisecond, Jitter: 20 * time.Millisecond}), 25 * time.Second},
 		// at 100 ms each way the download needs at least 1503 chunks / 16
 		// per 200 ms round trip = 19 s (about 30 s measured)
 		{"P2", both(loadclient.Impair{Loss: 0.10, Reorder: 0.10, Dup: 0.01, Delay: 100 * time.Millisecond, Jitter: 50 * time.Millisecond}), 50 * time.Second},
-		{"P3", both(loadclient.Impair{Loss: 0.20}), 25 * time.Second},
-		{"P4", &loadclient.Netem{BlackoutAt: 10 * time.Second, Blackout: 2 * time.Second}, 20 * time.Second},
+		{"P3", both(loadclient.Impair{Loss: 0.20}), 30 * time.Second},
+		{"P4", &loadclient.Netem{BlackoutAt: 8 * time.Second, Blackout: 2 * time.Second}, 15 * time.Second},
 	}
 }
 
