@@ -30,10 +30,11 @@ const (
 	// never stops sending, and deltas resume from the last acknowledged
 	// snapshot, which it still stores).
 	lossRecoveryBound = time.Second
-	// lossP3MapBound bounds the median map download at P3 (measured about
-	// 2.5 s with twserver; before the changes of server/mapdl.go, and with
-	// the reference server, no client finished in 20 s).
-	lossP3MapBound = 10 * time.Second
+	// lossP3MapBound bounds the median map download at P3 (measured 2.3-2.5
+	// s with twserver, 9.5 s once while other tests loaded the machine;
+	// before the changes of server/mapdl.go, and with the reference server,
+	// no client finished in 20 s).
+	lossP3MapBound = 15 * time.Second
 )
 
 type lossProfile struct {
