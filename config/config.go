@@ -36,6 +36,8 @@ const (
 	// MaxHostnameLen is the longest server.hostname in bytes (the server
 	// info field's 128 bytes less its terminator).
 	MaxHostnameLen = 127
+	// MaxPathLen is the longest file path of a setting in bytes (PATH_MAX).
+	MaxPathLen = 4096
 	// MaxInactiveKickTime is the largest game.inactive_kick_time in minutes
 	// (the reference's sv_inactivekick_time range).
 	MaxInactiveKickTime = 1000
@@ -112,11 +114,19 @@ type ServerConfig struct {
 	MapDownloadSpeed int `toml:"map_download_speed"`
 	// MOTD is the message of the day (sv_motd).
 	MOTD string `toml:"motd"`
+	// Accept07 lets Teeworlds 0.7 clients connect and answers 0.7 info requests.
+	Accept07 bool `toml:"accept_07"`
+	// Accept06 lets 0.6 clients (DDNet's security-token handshake) connect
+	// and answers 0.6 info requests (like DDNet's sv_sixup, the other way round).
+	Accept06 bool `toml:"accept_06"`
 	// Hostname is the host name announced in the server info (sv_hostname).
 	Hostname string `toml:"hostname"`
 	// SkillLevel is the players' skill level announced in the server info:
 	// 0 casual, 1 normal, 2 competitive (sv_skill_level).
 	SkillLevel int `toml:"skill_level"`
+	// InputFIFO is the path of a named pipe read for console commands, one
+	// per line, created when missing; empty = off (sv_input_fifo).
+	InputFIFO string `toml:"input_fifo"`
 }
 
 // MapConfig selects the map(s) to serve.
@@ -237,6 +247,8 @@ func Default() Config {
 			RconBanTime:      5,
 			SnapshotRate:     25,
 			MapDownloadSpeed: 8,
+			Accept07:         true,
+			Accept06:         true,
 			SkillLevel:       1,
 		},
 		Game: GameConfig{Type: "dm", ScoreLimit: 20, InactiveKickTime: 3,
@@ -394,6 +406,9 @@ func (c *Config) Validate() error {
 	if s.MapDownloadSpeed < 1 || s.MapDownloadSpeed > 16 {
 		return invalid("server.map_download_speed", "%d is outside 1..16", s.MapDownloadSpeed)
 	}
+	if !s.Accept07 && !s.Accept06 {
+		return invalid("server.accept_06", "false together with server.accept_07 = false: no client could connect")
+	}
 	if len(s.MOTD) > MaxMOTDLen {
 		return invalid("server.motd", "longer than %d bytes", MaxMOTDLen)
 	}
@@ -402,6 +417,9 @@ func (c *Config) Validate() error {
 	}
 	if s.SkillLevel < 0 || s.SkillLevel > 2 {
 		return invalid("server.skill_level", "%d is outside 0..2", s.SkillLevel)
+	}
+	if len(s.InputFIFO) > MaxPathLen || strings.ContainsRune(s.InputFIFO, 0) {
+		return invalid("server.input_fifo", "not a path of at most %d bytes", MaxPathLen)
 	}
 	m := &c.Map
 	if m.File != "" && m.Dir != "" {
@@ -514,6 +532,9 @@ var SvNames = []SvName{
 	{"server.motd", "sv_motd", "message of the day"},
 	{"server.hostname", "sv_hostname", "host name announced in the server info"},
 	{"server.skill_level", "sv_skill_level", "skill level announced in the server info: 0 casual, 1 normal, 2 competitive"},
+	{"server.accept_07", "(none)", "0.7 clients may connect; false refuses them (\"0.7 connections are not accepted at this time\") and leaves 0.7 browsers unanswered"},
+	{"server.accept_06", "(none)", "0.6 and DDNet clients may connect (DDNet's sv_sixup, the other way round); false refuses them the same way (at least one of the two stays true)"},
+	{"server.input_fifo", "sv_input_fifo", "named pipe read for console commands, one per line, created when missing (empty = off)"},
 	{"map.file", "sv_map", "path of a .map file (empty = embedded default map)"},
 	{"map.dir", "(none)", "directory of .map files for the rotation"},
 	{"map.rotation", "sv_maprotation", "map names in map.dir, played in order"},
@@ -552,4 +573,10 @@ var SvNames = []SvName{
 	{"register.enabled", "sv_register", "register with the master servers (off by default)"},
 	{"register.port", "sv_external_port", "port announced to the masters (0 = server.port)"},
 	{"register.url", "sv_register_url", "DDNet's HTTP registration endpoint"},
+	{"econ.port", "ec_port", "TCP port of the external console (0 = off)"},
+	{"econ.bind", "ec_bindaddr", "local IP address of the external console (default 127.0.0.1)"},
+	{"econ.password", "ec_password", "external console password (required when econ.port is set)"},
+	{"econ.auth_timeout", "ec_auth_timeout", "seconds an econ connection may take to log in (default 30)"},
+	{"econ.ban_time", "ec_bantime", "seconds an address is banned after 3 wrong econ passwords, 0 = drop only (the reference's ec_bantime counts minutes; default 300)"},
+	{"econ.output_level", "ec_output_level", "console lines sent to econ clients: 0, 1 or 2 (0.7.5 meaning, default 1)"},
 }

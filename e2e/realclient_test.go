@@ -23,6 +23,7 @@ import (
 	"twserver/loadclient"
 	"twserver/snap"
 	"twserver/world"
+	"twserver/world/map06"
 	"twserver/world/twmap"
 )
 
@@ -60,7 +61,7 @@ func TestRealClient07(t *testing.T) {
 		t.Skip("end-to-end test skipped in -short mode")
 	}
 	if os.Getenv(innerEnv) == "1" {
-		inner(t)
+		inner(t, client07)
 		return
 	}
 	runIsolated(t, "TestRealClient07")
@@ -311,7 +312,27 @@ func seenByLoadClient(t *testing.T, realID int, camera [2]int32) (seen int, x, y
 	return seen, x, y, stats
 }
 
-func inner(t *testing.T) {
+// realClient describes how to run one real client program.
+type realClient struct {
+	bin      string   // executable
+	args     []string // console commands before the test's own and "connect"
+	windowRe string   // xdotool search --name pattern of its window
+	userDir  string   // its data directory below HOME
+	// map06: a 0.6 client, which downloads the map's 0.6 variant (world/map06)
+	map06 bool
+}
+
+// client07 is the Teeworlds 0.7.5 client.
+var client07 = realClient{
+	bin: clientBin,
+	args: []string{"bindaddr 127.0.0.1", "gfx_fullscreen 0", "gfx_borderless 0", "gfx_screen_width 800", "gfx_screen_height 600",
+		"gfx_vsync 0", "snd_enable 0", "snd_init 0", "debug 1", "gfx_limitfps 1", "gfx_maxfps 50",
+		"console_output_level 2", "cl_auto_demo_record 0", "player_name e2ebot"},
+	windowRe: "^Teeworlds$",
+	userDir:  ".local/share/teeworlds",
+}
+
+func inner(t *testing.T, rc realClient) {
 	netns.RequireLoopbackOnly(t)
 	out, bin := os.Getenv(outEnv), os.Getenv(binEnv)
 	serverLog := filepath.Join(out, "server.log")
@@ -332,7 +353,7 @@ func inner(t *testing.T) {
 		t.Fatalf("twserver did not start (see %s)", serverLog)
 	}
 
-	client, clientLog, home := startRealClient(t, out, "127.0.0.1:"+e2ePort,
+	client, clientLog, home := startRealClientKind(t, rc, out, "127.0.0.1:"+e2ePort,
 		`bind f7 "say `+chatText+`"`, "bind f8 disconnect", "bind f9 quit")
 	online := regexp.MustCompile(`state change\. last=2 current=3`)
 	if !waitLog(clientLog, online, 40*time.Second) {
@@ -345,7 +366,7 @@ func inner(t *testing.T) {
 	}
 	time.Sleep(1500 * time.Millisecond) // let the tee spawn
 
-	wid := xdo(t, "search", "--name", "^Teeworlds$")
+	wid := xdo(t, "search", "--name", rc.windowRe)
 	if i := strings.IndexByte(wid, '\n'); i >= 0 {
 		wid = wid[:i]
 	}
@@ -356,6 +377,7 @@ func inner(t *testing.T) {
 		t.Logf("client window not found by name; sending keys to the focused window")
 	}
 	x0, y0, ok0 := playerPos(t, console, serverLog)
+	screenshot(t, os.Getenv("DISPLAY"), out, "shot_ingame.png")
 
 	xdo(t, "key", "F7") // say
 	time.Sleep(300 * time.Millisecond)
@@ -380,6 +402,7 @@ func inner(t *testing.T) {
 	hold("d", 1)
 	x1, y1, ok1 := playerPos(t, console, serverLog)
 	hold("a", -1)
+	screenshot(t, os.Getenv("DISPLAY"), out, "shot_moved.png")
 	x2, _, ok2 := playerPos(t, console, serverLog)
 	t.Logf("positions in the server's world: start (%d,%d) after right (%d,%d) after left x=%d", x0, y0, x1, y1, x2)
 	switch {
@@ -450,11 +473,19 @@ func inner(t *testing.T) {
 	if !bytes.Contains(cl, []byte("download complete")) {
 		t.Errorf("client did not download the map (no 'download complete' in its log)")
 	}
-	maps, _ := filepath.Glob(filepath.Join(home, ".local/share/teeworlds/downloadedmaps/*.map"))
+	want := twmap.Default().Data
+	if rc.map06 {
+		v, err := map06.Derive(twmap.Default())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = v.Data
+	}
+	maps, _ := filepath.Glob(filepath.Join(home, rc.userDir, "downloadedmaps/*.map"))
 	if len(maps) != 1 {
 		t.Errorf("downloaded maps in the client's home: %v, want exactly one", maps)
-	} else if got, err := os.ReadFile(maps[0]); err != nil || !bytes.Equal(got, twmap.Default().Data) {
-		t.Errorf("the client's downloaded map %s differs from the embedded default map (%v)", maps[0], err)
+	} else if got, err := os.ReadFile(maps[0]); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("the client's downloaded map %s differs from the embedded default map (or its 0.6 variant) (%v)", maps[0], err)
 	}
 
 	// Shutdown: SIGINT must stop the server within 5 s.
@@ -488,8 +519,29 @@ func tail(b []byte, n int) string {
 // console commands for the client. It returns the client, its log and home.
 func startRealClient(t *testing.T, out, addr string, extra ...string) (client *proc, clientLog, home string) {
 	t.Helper()
+	return startRealClientKind(t, client07, out, addr, extra...)
+}
+
+// startRealClientKind is startRealClient for the real client rc.
+func startRealClientKind(t *testing.T, rc realClient, out, addr string, extra ...string) (client *proc, clientLog, home string) {
+	t.Helper()
 	clientLog = filepath.Join(out, "client.log")
-	// Xvfb on a free display.
+	display := startXvfb(t, out)
+	home = filepath.Join(out, "home")
+	os.RemoveAll(home)
+	os.MkdirAll(home, 0o755)
+	env := append(os.Environ(), "HOME="+home, "DISPLAY="+display)
+	env = slicesWithout(env, "XDG_DATA_HOME=")
+	cargs := append(append([]string{rc.bin}, rc.args...), extra...)
+	cargs = append(cargs, "connect "+addr)
+	client = start(t, filepath.Base(rc.bin), clientLog, nil, env, out, cargs...)
+	return client, clientLog, home
+}
+
+// startXvfb starts Xvfb on a free display (800x600) until the test ends,
+// sets DISPLAY and returns it.
+func startXvfb(t *testing.T, out string) string {
+	t.Helper()
 	dispR, dispW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -511,20 +563,7 @@ func startRealClient(t *testing.T, out, addr string, extra ...string) (client *p
 	}
 	display := ":" + strings.TrimSpace(line)
 	os.Setenv("DISPLAY", display)
-
-	home = filepath.Join(out, "home")
-	os.RemoveAll(home)
-	os.MkdirAll(home, 0o755)
-	env := append(os.Environ(), "HOME="+home, "DISPLAY="+display)
-	env = slicesWithout(env, "XDG_DATA_HOME=")
-	cargs := []string{clientBin,
-		"bindaddr 127.0.0.1", "gfx_fullscreen 0", "gfx_borderless 0", "gfx_screen_width 800", "gfx_screen_height 600",
-		"gfx_vsync 0", "snd_enable 0", "snd_init 0", "debug 1", "gfx_limitfps 1", "gfx_maxfps 50",
-		"console_output_level 2", "cl_auto_demo_record 0", "player_name e2ebot"}
-	cargs = append(append(cargs, extra...), "connect "+addr)
-	client = start(t, "teeworlds", clientLog, nil, env, out, cargs...)
-	return client, clientLog, home
-
+	return display
 }
 
 // quitClient makes the real client quit (its F9 binding, else a signal),

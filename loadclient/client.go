@@ -82,6 +82,12 @@ type Config struct {
 	// it is where the camera goes, i.e. which part of the map the server
 	// sends.
 	IdleTarget [2]int32
+	// Proto6 makes the client speak 0.6 with DDNet's security token, as
+	// the DDNet 16.4 client does (client6.go), instead of 0.7.
+	Proto6 bool
+	// Vanilla6 (with Proto6) makes it a vanilla 0.6 client: no token, no
+	// CLIENTVER; it goes through the server's anti-spoof handshake.
+	Vanilla6 bool
 }
 
 // Stage names, reported in Stats.Stage.
@@ -131,10 +137,12 @@ type Client struct {
 	// map download
 	mapKey      MapKey
 	mapBuf      []byte
-	mapCPR      int // chunks per request
-	mapChunk    int // chunk size
-	mapGot      int // chunks received since the last request
-	enteredSnap int // snapshots since ENTERGAME, until in game
+	mapCPR      int    // chunks per request
+	mapChunk    int    // chunk size
+	mapGot      int    // chunks received since the last request
+	enteredSnap int    // snapshots since ENTERGAME, until in game
+	details6    MapKey // 0.6: the last map-details (name, crc, size, SHA-256)
+	mapSHAKnown bool   // 0.6: the map being downloaded has a SHA-256 from map-details
 
 	// in game
 	inGame      bool
@@ -174,6 +182,10 @@ func New(cfg Config) *Client {
 	c.recvFn = func(b []byte) { c.onDatagram(c.now, b) }
 	c.stats.Index = cfg.Index
 	c.stats.Name = cfg.Name
+	c.stats.Proto = "0.7"
+	if cfg.Proto6 {
+		c.stats.Proto = "0.6"
+	}
 	return c
 }
 
@@ -243,6 +255,8 @@ func (c *Client) open() bool {
 		tok = netproto.Token(rand.Uint32())
 	}
 	c.conn = newConn(tok, c.write)
+	c.conn.six = c.cfg.Proto6
+	c.conn.vanilla = c.cfg.Proto6 && c.cfg.Vanilla6
 	if n := c.cfg.Netem; n.Active() {
 		if !c.cfg.RunStart.IsZero() {
 			c.netOff = c.start.Sub(c.cfg.RunStart)
@@ -250,7 +264,7 @@ func (c *Client) open() bool {
 		c.upLink = newLink(n.Up, n, c.cfg.Seed, 1)
 		c.downLink = newLink(n.Down, n, c.cfg.Seed, 2)
 	}
-	c.recv = snap.NewReceiver(snap.MsgIDs7, snap.Sizes7)
+	c.recv = snap.NewReceiver(snapTables(c.cfg.Proto6))
 	c.gen = NewInputGen(c.cfg.Pattern, c.cfg.Seed)
 	if c.cfg.Pattern == PatternIdle && c.cfg.IdleTarget != [2]int32{} {
 		c.gen.cur.TargetX, c.gen.cur.TargetY = c.cfg.IdleTarget[0], c.cfg.IdleTarget[1]
@@ -416,6 +430,10 @@ func (c *Client) onDatagram(now time.Duration, b []byte) {
 	switch c.conn.feed(now, b, c.deliver) {
 	case evAccepted:
 		c.stage = StageInfo
+		if c.cfg.Proto6 {
+			c.sendInfo6()
+			break
+		}
 		c.pk.Reset()
 		c.pk.AddMsgHeader(netproto.NetmsgInfo, true)
 		c.pk.AddString(NetVersion)
@@ -457,7 +475,11 @@ func (c *Client) sendMsg(vital bool) {
 	}
 }
 
+// sendSys sends an empty vital system message (0.7 id; mapped for 0.6).
 func (c *Client) sendSys(id int32) {
+	if c.cfg.Proto6 {
+		id = sysID6(id)
+	}
 	c.pk.Reset()
 	c.pk.AddMsgHeader(id, true)
 	c.sendMsg(true)
@@ -478,9 +500,14 @@ func (c *Client) onChunk(data []byte) {
 		return
 	}
 	body := data[n:]
-	if system {
+	switch {
+	case c.cfg.Proto6 && system:
+		c.onSystem6(id, body)
+	case c.cfg.Proto6:
+		c.onGame6(id, body)
+	case system:
 		c.onSystem(id, body)
-	} else {
+	default:
 		c.onGame(id, body)
 	}
 }
@@ -493,6 +520,11 @@ func (c *Client) onSystem(id int32, body []byte) {
 		c.onMapData(body)
 	case netproto.NetmsgConReady:
 		if c.stage != StageReady {
+			return
+		}
+		if c.cfg.Proto6 {
+			c.sendStartInfo6()
+			c.stage = StageStartInfo
 			return
 		}
 		si := gamemsg.ClStartInfo{Name: c.cfg.Name, Clan: c.cfg.Clan, Country: -1, Skin: gamemsg.DefaultSkin}
@@ -532,7 +564,11 @@ func (c *Client) onSystem(id int32, body []byte) {
 		c.margin = min(max(c.margin, 0), maxMargin)
 	case netproto.NetmsgPing:
 		c.pk.Reset()
-		c.pk.AddMsgHeader(netproto.NetmsgPingReply, true)
+		id := int32(netproto.NetmsgPingReply)
+		if c.cfg.Proto6 {
+			id = sysID6(id)
+		}
+		c.pk.AddMsgHeader(id, true)
 		c.sendMsg(false)
 	case netproto.NetmsgServerInfo, netproto.NetmsgPingReply, netproto.NetmsgRconAuthOn,
 		netproto.NetmsgRconAuthOff, netproto.NetmsgRconLine, netproto.NetmsgRconCmdAdd,
@@ -567,6 +603,15 @@ func (c *Client) onMapChange(body []byte) {
 		c.fail(fmt.Errorf("bad MAP_CHANGE: %d chunks of %d bytes per request", cpr, chunk))
 		return
 	}
+	if c.restartMap(k, cpr, chunk) {
+		c.sendSys(netproto.NetmsgRequestMapData)
+	}
+}
+
+// restartMap starts over the way into the game for a MAP_CHANGE of k
+// (cpr chunks of chunk bytes per request): READY at once when the map is
+// cached, else it reports that the download is to be started.
+func (c *Client) restartMap(k MapKey, cpr, chunk int) bool {
 	// a map change restarts the way into the game
 	if c.inGame {
 		c.stats.InGame += c.now - c.inGameAt
@@ -578,17 +623,31 @@ func (c *Client) onMapChange(body []byte) {
 	c.live.InGame.Store(false)
 	c.recv.Reset()
 	c.mapKey, c.mapCPR, c.mapChunk = k, cpr, chunk
-	if c.cfg.Maps.Has(k) {
+	if k.SHA256 != ([32]byte{}) && c.cfg.Maps.Has(k) {
 		c.mapBuf = nil
 		c.sendSys(netproto.NetmsgReady)
 		c.stage = StageReady
-		return
+		return false
 	}
 	c.mapBuf = make([]byte, 0, k.Size)
 	c.mapGot = 0
 	c.mapStart = c.now
 	c.stage = StageMap
-	c.sendSys(netproto.NetmsgRequestMapData)
+	return true
+}
+
+// finishMap verifies and stores the downloaded map and sends READY.
+func (c *Client) finishMap() {
+	if err := c.cfg.Maps.Store(c.mapKey, c.mapBuf); err != nil {
+		c.fail(fmt.Errorf("map download: %w", err))
+		return
+	}
+	c.stats.MapDownloads++
+	c.stats.MapBytes = len(c.mapBuf)
+	c.stats.MapTime = c.now - c.mapStart
+	c.mapBuf = nil
+	c.sendSys(netproto.NetmsgReady)
+	c.stage = StageReady
 }
 
 func (c *Client) onMapData(body []byte) {
@@ -603,16 +662,7 @@ func (c *Client) onMapData(body []byte) {
 	c.mapBuf = append(c.mapBuf, body[:want]...)
 	c.mapGot++
 	if len(c.mapBuf) == c.mapKey.Size {
-		if err := c.cfg.Maps.Store(c.mapKey, c.mapBuf); err != nil {
-			c.fail(fmt.Errorf("map download: %w", err))
-			return
-		}
-		c.stats.MapDownloads++
-		c.stats.MapBytes = len(c.mapBuf)
-		c.stats.MapTime = c.now - c.mapStart
-		c.mapBuf = nil
-		c.sendSys(netproto.NetmsgReady)
-		c.stage = StageReady
+		c.finishMap()
 		return
 	}
 	if c.mapGot%c.mapCPR == 0 {
@@ -642,16 +692,20 @@ func (c *Client) onGame(id int32, body []byte) {
 }
 
 func (c *Client) onSnap(id int32, body []byte) {
-	if c.stage != StageEntering && c.stage != StageInGame {
+	// Snapshots count from ENTERGAME on; a 0.6 client also takes them
+	// before (DDNet's vanilla anti-spoof handshake sends snapshots right
+	// after CON_READY and waits for the INPUT that acknowledges them).
+	if c.stage != StageEntering && c.stage != StageInGame && !(c.cfg.Proto6 && c.stage == StageStartInfo) {
 		return
 	}
-	if id != netproto.NetmsgSnapEmpty {
+	ids, _ := snapTables(c.cfg.Proto6)
+	if id != ids.SnapEmpty {
 		c.stats.SnapParts++
 	}
 	tick, done, err := c.recv.Handle(id, body)
 	switch {
 	case err == nil && done:
-		c.onSnapshot(tick, id == netproto.NetmsgSnapEmpty)
+		c.onSnapshot(tick, id == ids.SnapEmpty)
 	case err == nil:
 	case errors.Is(err, snap.ErrBadCRC):
 		c.stats.CRCErrors++
@@ -664,6 +718,11 @@ func (c *Client) onSnap(id int32, body []byte) {
 	case errors.Is(err, snap.ErrNoBase):
 		c.stats.NoBase++
 		c.ackTick = -1
+	case errors.Is(err, snap.ErrStaleTick) && c.stage == StageStartInfo && tick == c.lastTick:
+		// A 0.6 client counts a repeated tick as another snapshot (it
+		// takes ticks >= the last): the anti-spoof handshake's three
+		// SNAPEMPTY of one tick bring it online.
+		c.onSnapshot(tick, true)
 	case errors.Is(err, snap.ErrStaleTick):
 		c.stats.Stale++
 	default:
@@ -682,7 +741,11 @@ func (c *Client) onSnapshot(tick int32, empty bool) {
 	now := c.now
 	sn, _ := c.recv.Latest()
 	if sn != nil && !empty {
-		if bad, first := validateSnapshot(sn); bad > 0 {
+		rules := objRules7[:]
+		if c.cfg.Proto6 {
+			rules = objRules6[:]
+		}
+		if bad, first := validateSnapshot(sn, rules); bad > 0 {
 			c.stats.BadItems += int64(bad)
 			c.noteBad("snapshot item", tick, errors.New(first))
 		}
@@ -700,9 +763,14 @@ func (c *Client) onSnapshot(tick int32, empty bool) {
 		if c.enteredSnap < 2 {
 			return
 		}
+		entering := c.stage == StageEntering
 		c.inGame, c.inGameAt = true, now
-		c.live.InGame.Store(true)
 		c.stage = StageInGame
+		if !entering {
+			c.nextInput = -1 // inputs, but not in the game yet
+			return
+		}
+		c.live.InGame.Store(true)
 		if !c.stats.Entered {
 			c.stats.Entered = true
 			c.stats.ConnectTime = now
@@ -753,14 +821,20 @@ func (c *Client) sendInput(now, sched time.Duration) {
 	ints := in.Ints()
 	tick := c.predictTick(sched)
 	c.pk.Reset()
-	c.pk.AddMsgHeader(netproto.NetmsgInput, true)
+	if c.cfg.Proto6 {
+		c.pk.AddMsgHeader(netproto.Netmsg6Input, true)
+	} else {
+		c.pk.AddMsgHeader(netproto.NetmsgInput, true)
+	}
 	c.pk.AddInt(c.ackTick)
 	c.pk.AddInt(tick)
 	c.pk.AddInt(PlayerInputInts * 4)
 	for _, v := range ints {
 		c.pk.AddInt(v)
 	}
-	c.pk.AddInt(0) // ping correction
+	if !c.cfg.Proto6 {
+		c.pk.AddInt(0) // ping correction (0.6 has none)
+	}
 	c.sendMsg(false)
 	c.stats.Inputs++
 	if c.inN == inputRing { // no snapshot for a long time: forget the oldest

@@ -49,10 +49,18 @@ type vitalChunk struct {
 }
 
 // conn is the client half of a 0.7 connection (net.md A1.4-A1.10): token
-// exchange, CONNECT, vital sequence numbers, acks and resends. It is sans-IO:
-// datagrams go out through send, time comes in as now.
+// exchange, CONNECT, vital sequence numbers, acks and resends; or, with
+// six set, of a 0.6 connection with DDNet's security token (net.md B1-B2:
+// CONNECT+TKEN, the token from CONNECTACCEPT appended to every packet,
+// 3-byte header, 0.6 chunk headers). It is sans-IO: datagrams go out
+// through send, time comes in as now.
 type conn struct {
 	send func([]byte) // writes one datagram
+	six  bool         // 0.6 with DDNet's token
+	// vanilla: 0.6 without the token (six is set too): vanilla CONNECT,
+	// nothing appended to packets
+	vanilla bool
+	sec     uint32 // 0.6: the security token (once online)
 
 	state      connState
 	token      netproto.Token // ours (CT): the server addresses us with it
@@ -88,12 +96,17 @@ func newConn(token netproto.Token, send func([]byte)) *conn {
 		peerToken:  netproto.TokenNone,
 		chunks:     make([]byte, 0, netproto.MaxPayload),
 		pkt:        make([]byte, 0, netproto.MaxPacketSize),
-		payloadBuf: make([]byte, 0, netproto.MaxPayload),
+		payloadBuf: make([]byte, 0, netproto.MaxPayload6),
 	}
 }
 
-// start sends the first token request.
+// start sends the first token request (0.6: the CONNECT).
 func (c *conn) start(now time.Duration) {
+	if c.six {
+		c.state, c.since = stateConnect, now
+		c.sendConnect(now)
+		return
+	}
 	c.state, c.since = stateToken, now
 	c.sendTokenRequest(now)
 }
@@ -107,6 +120,12 @@ func (c *conn) sendTokenRequest(now time.Duration) {
 }
 
 func (c *conn) sendConnect(now time.Duration) {
+	if c.six {
+		c.pkt = netproto.AppendConnect6(c.pkt[:0], !c.vanilla)
+		c.send(c.pkt)
+		c.lastSend, c.lastTry = now, now
+		return
+	}
 	c.ctrl = [netproto.TokenControlSize]byte{}
 	c.ctrl[0] = netproto.CtrlConnect
 	binary.BigEndian.PutUint32(c.ctrl[1:5], uint32(c.token))
@@ -115,6 +134,12 @@ func (c *conn) sendConnect(now time.Duration) {
 }
 
 func (c *conn) sendControlRaw(now time.Duration, tok netproto.Token, ack uint16, payload []byte) {
+	if c.six {
+		c.pkt = netproto.AppendControl6(c.pkt[:0], ack, payload[0], payload[1:], c.sec, !c.vanilla)
+		c.send(c.pkt)
+		c.lastSend = now
+		return
+	}
 	c.pkt = netproto.AppendPacket(c.pkt[:0], netproto.PacketHeader{
 		Flags: netproto.FlagControl, Ack: ack, Token: tok,
 	}, payload)
@@ -146,7 +171,7 @@ func (c *conn) queue(now time.Duration, msg []byte, vital bool) error {
 	if c.state != stateOnline {
 		return netproto.ErrNotOnline
 	}
-	if len(msg) > netproto.MaxChunkSize {
+	if len(msg) > netproto.MaxChunkSize || c.six && len(msg) > netproto.MaxChunkSize6 {
 		return netproto.ErrChunkTooLarge
 	}
 	h := netproto.ChunkHeader{Size: len(msg)}
@@ -168,10 +193,18 @@ func (c *conn) queue(now time.Duration, msg []byte, vital bool) error {
 }
 
 func (c *conn) appendChunk(now time.Duration, h netproto.ChunkHeader, msg []byte) {
-	if len(c.chunks)+len(msg)+netproto.MaxChunkHeaderSize > netproto.MaxPayload || c.nchunks >= netproto.MaxPacketChunks {
+	limit := netproto.MaxPayload
+	if c.six {
+		limit = netproto.MaxPayload6 - 4 // room for the token
+	}
+	if len(c.chunks)+len(msg)+netproto.MaxChunkHeaderSize > limit || c.nchunks >= netproto.MaxPacketChunks {
 		c.flush(now)
 	}
-	c.chunks = netproto.AppendChunkHeader(c.chunks, h)
+	if c.six {
+		c.chunks = netproto.AppendChunkHeader6(c.chunks, h)
+	} else {
+		c.chunks = netproto.AppendChunkHeader(c.chunks, h)
+	}
 	c.chunks = append(c.chunks, msg...)
 	c.nchunks++
 }
@@ -182,12 +215,24 @@ func (c *conn) flush(now time.Duration) {
 	if c.nchunks == 0 && !c.wantResend {
 		return
 	}
-	h := netproto.PacketHeader{Ack: c.ack, NumChunks: uint8(c.nchunks), Token: c.peerToken}
-	if c.wantResend {
-		h.Flags |= netproto.FlagResend
-		c.wantResend = false
+	if c.six {
+		h := netproto.PacketHeader6{Ack: c.ack, NumChunks: uint8(c.nchunks)}
+		if c.wantResend {
+			h.Flags |= netproto.Flag6Resend
+			c.wantResend = false
+		}
+		if !c.vanilla {
+			c.chunks = netproto.AppendToken6(c.chunks, c.sec) // before compression
+		}
+		c.pkt = netproto.AppendPacket6Compressed(c.pkt[:0], h, c.chunks)
+	} else {
+		h := netproto.PacketHeader{Ack: c.ack, NumChunks: uint8(c.nchunks), Token: c.peerToken}
+		if c.wantResend {
+			h.Flags |= netproto.FlagResend
+			c.wantResend = false
+		}
+		c.pkt = netproto.AppendPacketCompressed(c.pkt[:0], h, c.chunks)
 	}
-	c.pkt = netproto.AppendPacketCompressed(c.pkt[:0], h, c.chunks)
 	c.send(c.pkt)
 	c.chunks, c.nchunks = c.chunks[:0], 0
 	c.lastSend = now
@@ -270,6 +315,9 @@ func (c *conn) feed(now time.Duration, b []byte, deliver func([]byte)) event {
 		c.dropped++
 		return evNone
 	}
+	if c.six {
+		return c.feed6(now, b, deliver)
+	}
 	h, payload, err := netproto.ParsePacket(b)
 	if err != nil || h.Token != c.token {
 		c.dropped++
@@ -280,17 +328,7 @@ func (c *conn) feed(now time.Duration, b []byte, deliver func([]byte)) event {
 		c.dropped++
 		return evNone
 	}
-	c.lastRecv = now
-	if c.state == stateOnline {
-		// drop acknowledged vital chunks
-		for c.rN > 0 && inBackroom(c.resend[c.rHead].seq, h.Ack) {
-			c.rHead = (c.rHead + 1) % maxResendChunks
-			c.rN--
-		}
-		if h.Flags&netproto.FlagResend != 0 {
-			c.resendAll(now)
-		}
-	}
+	c.onAck(now, h.Ack, h.Flags&netproto.FlagResend != 0)
 	if h.Flags&netproto.FlagControl != 0 {
 		if len(payload) == 0 {
 			c.dropped++
@@ -323,6 +361,29 @@ func (c *conn) feed(now time.Duration, b []byte, deliver func([]byte)) event {
 	}
 	var rd netproto.ChunkReader
 	rd.Reset(payload, int(h.NumChunks))
+	c.deliverChunks(&rd, deliver)
+	return evData
+}
+
+// onAck notes a packet from the server: it drops the acknowledged vital
+// chunks and honours the RESEND flag.
+func (c *conn) onAck(now time.Duration, ack uint16, resend bool) {
+	c.lastRecv = now
+	if c.state != stateOnline {
+		return
+	}
+	for c.rN > 0 && inBackroom(c.resend[c.rHead].seq, ack) {
+		c.rHead = (c.rHead + 1) % maxResendChunks
+		c.rN--
+	}
+	if resend {
+		c.resendAll(now)
+	}
+}
+
+// deliverChunks hands the due chunks of a packet to deliver (in order,
+// duplicates removed; a gap asks for a resend).
+func (c *conn) deliverChunks(rd *netproto.ChunkReader, deliver func([]byte)) {
 	for {
 		ch, ok := rd.Next()
 		if !ok {
@@ -348,6 +409,65 @@ func (c *conn) feed(now time.Duration, b []byte, deliver func([]byte)) event {
 	if rd.Err() != nil {
 		c.dropped++
 	}
+}
+
+// feed6 is feed for a 0.6 connection: the token of CONNECTACCEPT is kept
+// and then required (and stripped) at the end of every packet.
+func (c *conn) feed6(now time.Duration, b []byte, deliver func([]byte)) event {
+	h, payload, err := netproto.ParsePacket6(b)
+	if err != nil {
+		c.dropped++
+		return evNone
+	}
+	if payload, err = netproto.DecodePayload6(c.payloadBuf[:0], h, payload); err != nil {
+		c.dropped++
+		return evNone
+	}
+	if c.state == stateConnect {
+		ctl, err := netproto.ParseControl6(payload)
+		if err != nil || h.Flags&netproto.Flag6Control == 0 {
+			c.dropped++
+			return evNone
+		}
+		switch {
+		case ctl.Type == netproto.Ctrl6ConnectAccept && (ctl.TKEN || c.vanilla):
+			c.sec = ctl.Token
+			c.state, c.since, c.lastRecv = stateOnline, now, now
+			c.sendControl(now, netproto.Ctrl6Accept, "")
+			return evAccepted
+		case ctl.Type == netproto.Ctrl6Close:
+			c.closeMsg = sanitizeReason(ctl.Reason)
+			c.state = stateClosed
+			return evClosed
+		}
+		return evNone
+	}
+	if !c.vanilla {
+		if payload, err = netproto.StripToken6(payload, c.sec); err != nil {
+			c.dropped++
+			return evNone
+		}
+	}
+	c.onAck(now, h.Ack, h.Flags&netproto.Flag6Resend != 0)
+	if h.Flags&netproto.Flag6Control != 0 {
+		ctl, err := netproto.ParseControl6(payload)
+		if err != nil {
+			c.dropped++
+			return evNone
+		}
+		if ctl.Type == netproto.Ctrl6Close && c.state != stateClosed {
+			c.closeMsg = sanitizeReason(ctl.Reason)
+			c.state = stateClosed
+			return evClosed
+		}
+		return evNone
+	}
+	if c.state != stateOnline {
+		return evNone
+	}
+	var rd netproto.ChunkReader
+	rd.Reset6(payload, int(h.NumChunks))
+	c.deliverChunks(&rd, deliver)
 	return evData
 }
 

@@ -92,3 +92,48 @@ func (c *Client) queueVitalForFuzz() {
 	c.sendSys(netproto.NetmsgEnterGame)
 	c.conn.flush(0)
 }
+
+// FuzzClientDatagram6 is FuzzClientDatagram for a 0.6 (DDNet) client in
+// the middle of a map download: arbitrary 0.6 datagrams (the token
+// appended, so they reach the message decoders) keep its bounds.
+func FuzzClientDatagram6(f *testing.F) {
+	const sec = 0x0a0b0c0d
+	pkt := func(n int, chunks []byte) []byte {
+		return netproto.AppendPacket6Compressed(nil, netproto.PacketHeader6{NumChunks: uint8(n)}, netproto.AppendToken6(chunks, sec))
+	}
+	var pk netproto.Packer
+	md := netproto.Msg6MapData{Last: 0, CRC: 1234, Chunk: 0, Data: make([]byte, mapChunk6)}
+	pk.AddMsgHeader(md.ID(), true)
+	md.Pack(&pk)
+	f.Add(pkt(1, append(netproto.AppendChunkHeader6(nil, netproto.ChunkHeader{Flags: netproto.ChunkVital, Seq: 1, Size: pk.Len()}), pk.Bytes()...)))
+	pk.Reset()
+	pk.AddMsgHeader(3, false) // Sv_Chat (0.6)
+	pk.AddInt(0)
+	pk.AddInt(-1)
+	pk.AddString("hi")
+	f.Add(pkt(1, append(netproto.AppendChunkHeader6(nil, netproto.ChunkHeader{Flags: netproto.ChunkVital, Seq: 1, Size: pk.Len()}), pk.Bytes()...)))
+	f.Add(netproto.AppendClose6(nil, 0, "bye", sec, true))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, sent := fuzzClient()
+		c.cfg.Proto6 = true
+		c.conn.six, c.conn.sec = true, sec
+		c.recv = snap.NewReceiver(snapTables(true))
+		c.stage, c.inGame = StageMap, false
+		c.mapKey = MapKey{Name: "fuzz", CRC: 1234, Size: 3 * mapChunk6}
+		c.mapBuf = make([]byte, 0, c.mapKey.Size)
+		c.queueVitalForFuzz()
+		for i := range 3 {
+			now := time.Duration(i+1) * netproto.TickDuration
+			c.now = now
+			before := *sent
+			c.onDatagram(now, b)
+			c.conn.flush(now)
+			if *sent-before > 4*netproto.MaxPacketSize {
+				t.Fatalf("answered one datagram with %d bytes", *sent-before)
+			}
+		}
+		if c.conn.ack >= netproto.MaxSequence || c.conn.rN > maxResendChunks || len(c.mapBuf) > c.mapKey.Size {
+			t.Fatalf("bounds: ack %d resend %d map %d", c.conn.ack, c.conn.rN, len(c.mapBuf))
+		}
+	})
+}

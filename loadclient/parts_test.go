@@ -211,7 +211,7 @@ func TestValidateItem(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := validateItem(tt.it)
+			got := validateItem(tt.it, objRules7[:])
 			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 				t.Fatalf("validateItem = %q, want %q", got, tt.want)
 			}

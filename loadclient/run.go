@@ -39,6 +39,25 @@ type RunConfig struct {
 	FreshMaps bool
 	// Status, when set, is called about twice a second with live totals.
 	Status func(Status)
+	// Proto is the dialect of the clients: Proto07 (zero value), Proto06
+	// (DDNet's 0.6 with the security token) or ProtoMix (even indices 0.7,
+	// odd 0.6).
+	Proto string
+}
+
+// Dialects of a run (RunConfig.Proto).
+const (
+	Proto07  = "07"
+	Proto06  = "06"
+	ProtoMix = "mix"
+	// Proto06Vanilla: vanilla 0.6 clients (no token; the server's
+	// anti-spoof handshake).
+	Proto06Vanilla = "06vanilla"
+)
+
+// Is6 reports whether client i of the run speaks 0.6.
+func (rc *RunConfig) Is6(i int) bool {
+	return rc.Proto == Proto06 || rc.Proto == Proto06Vanilla || rc.Proto == ProtoMix && i%2 == 1
 }
 
 // Status is a live snapshot of a run for a status line.
@@ -78,6 +97,8 @@ func (rc *RunConfig) Validate() error {
 		return fmt.Errorf("server %v is not a loopback address: load clients only run against this machine", rc.Server)
 	case rc.Sources > 0 && !rc.SourceBase.IsLoopback():
 		return errors.New("source base must be a loopback address")
+	case rc.Proto != "" && rc.Proto != Proto07 && rc.Proto != Proto06 && rc.Proto != ProtoMix && rc.Proto != Proto06Vanilla:
+		return errors.New("proto must be 07, 06, 06vanilla or mix")
 	}
 	if rc.Netem != nil {
 		return rc.Netem.Validate()
@@ -187,6 +208,8 @@ func Run(ctx context.Context, rc RunConfig) (Summary, error) {
 			Ticks:        ticks,
 			Netem:        rc.Netem,
 			RunStart:     start,
+			Proto6:       rc.Is6(i),
+			Vanilla6:     rc.Proto == Proto06Vanilla,
 		})
 		mu.Lock()
 		clients[i] = c
@@ -211,6 +234,10 @@ func Run(ctx context.Context, rc RunConfig) (Summary, error) {
 	s.DurationS = rc.Duration.Seconds()
 	s.Sources = rc.Sources
 	s.Netem = rc.Netem.String()
+	s.Proto = rc.Proto
+	if s.Proto == "" {
+		s.Proto = Proto07
+	}
 	s.PerClient = stats
 	s.addCoverage(ticks)
 	return s, nil

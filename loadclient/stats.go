@@ -105,6 +105,7 @@ type Stats struct {
 	Index   int    `json:"index"`
 	Source  string `json:"source"`
 	Name    string `json:"name"`
+	Proto   string `json:"proto"`   // "0.7" or "0.6" (DDNet's dialect)
 	Entered bool   `json:"entered"` // reached the game (two snapshots after ENTERGAME)
 	Failure string `json:"failure,omitempty"`
 	// Stage the client was in when it failed or stopped.
@@ -258,6 +259,8 @@ type Summary struct {
 	RampUpS   float64 `json:"ramp_up_s"`
 	DurationS float64 `json:"duration_s"`
 	Sources   int     `json:"source_addrs"`
+	Proto     string  `json:"proto"` // 07, 06 or mix
+	Clients6  int     `json:"clients_06"`
 
 	Connected    int            `json:"connected"`
 	Failed       int            `json:"failed"`
@@ -365,6 +368,9 @@ func Summarize(stats []Stats) Summary {
 			if strings.Contains(f, "timeout") || strings.Contains(f, "timed out") {
 				s.Timeouts++
 			}
+		}
+		if st.Proto == "0.6" {
+			s.Clients6++
 		}
 		if st.Entered {
 			s.Connected++

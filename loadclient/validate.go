@@ -72,14 +72,14 @@ var objRules7 = [...]objRule{
 
 // validateItem returns a description of the first check item fails, or "".
 // Types the 0.7.5 client does not know (25..63) pass: it skips them.
-func validateItem(it snap.Item) string {
+func validateItem(it snap.Item, rules []objRule) string {
 	if it.Type == 0 || int(it.Type) >= maxItemType7 {
 		return fmt.Sprintf("item type %d (id %d) is outside 1..63", it.Type, it.ID)
 	}
-	if int(it.Type) >= len(objRules7) {
+	if int(it.Type) >= len(rules) {
 		return ""
 	}
-	r := &objRules7[it.Type]
+	r := &rules[it.Type]
 	if len(it.Data) != r.size {
 		return fmt.Sprintf("%s (id %d) has %d ints, want %d", r.name, it.ID, len(it.Data), r.size)
 	}
@@ -96,11 +96,12 @@ func validateItem(it snap.Item) string {
 	return ""
 }
 
-// validateSnapshot counts the items of s that the 0.7.5 client would drop
-// and returns the first problem.
-func validateSnapshot(s *snap.Snapshot) (bad int, first string) {
+// validateSnapshot counts the items of s that a client checking by rules
+// (objRules7: the 0.7.5 client; objRules6: 0.6) would drop and returns the
+// first problem.
+func validateSnapshot(s *snap.Snapshot, rules []objRule) (bad int, first string) {
 	for i := range s.NumItems() {
-		if msg := validateItem(s.Item(i)); msg != "" {
+		if msg := validateItem(s.Item(i), rules); msg != "" {
 			if bad == 0 {
 				first = msg
 			}

@@ -53,7 +53,10 @@ type ConnStats struct {
 	Rejected     uint64 // datagrams refused by Feed (token, ack)
 }
 
-// Conn is a sans-IO 0.7 reliable connection (spec A1.6-A1.10): it numbers
+// Conn is a sans-IO reliable connection (spec A1.6-A1.10) in one of three
+// dialects fixed when it starts (Accept/Connect: 0.7; Accept6/Connect6:
+// vanilla 0.6 or DDNet's 0.6 with the security token, spec B1-B2); the
+// framing differs, the reliability and timers are shared. It numbers
 // vital chunks, acknowledges received ones, keeps unacked chunks in a bounded
 // resend buffer, retransmits them and runs the reference timers. It performs
 // no I/O, starts no goroutines and never reads a clock: every method that
@@ -83,15 +86,20 @@ type ConnStats struct {
 // A Conn is large (it embeds its resend buffer and outbox); allocate it once
 // per slot and reuse it with Reset. It is not safe for concurrent use.
 type Conn struct {
-	state     ConnState
-	client    bool
-	token     Token // our token: the peer addresses its packets with it
-	peerToken Token // the peer's token: we address our packets with it
-	seq       uint16
-	ack       uint16
-	peerAck   uint16
-	reason    string
-	byPeer    bool
+	state   ConnState
+	client  bool
+	dialect Dialect
+	sec     uint32 // DDNet security token (DialectDDNet)
+	// unknownSeq: the peer's vital sequence is not known yet (AcceptVanilla);
+	// the first vital chunk received sets it.
+	unknownSeq bool
+	token      Token // our token: the peer addresses its packets with it
+	peerToken  Token // the peer's token: we address our packets with it
+	seq        uint16
+	ack        uint16
+	peerAck    uint16
+	reason     string
+	byPeer     bool
 
 	lastSend time.Duration
 	lastRecv time.Duration
@@ -111,7 +119,7 @@ type Conn struct {
 	gapOpen     bool
 	lastGapFlag time.Duration
 
-	out       [MaxPayload]byte // packet under construction
+	out       [MaxPayload6]byte // packet under construction (+ room for the DDNet token)
 	outLen    int
 	outChunks int
 	outFlags  PacketFlags
@@ -128,6 +136,7 @@ type Conn struct {
 // Reset returns the connection to StateOffline, dropping all buffered data.
 func (c *Conn) Reset() {
 	c.state, c.client, c.token, c.peerToken = StateOffline, false, TokenNone, TokenNone
+	c.dialect, c.sec, c.unknownSeq = Dialect7, 0, false
 	c.seq, c.ack, c.peerAck = 0, 0, 0
 	c.reason, c.byPeer = "", false
 	c.lastSend, c.lastRecv, c.since, c.nextResendAll, c.resendDue = 0, 0, 0, 0, false
@@ -165,6 +174,14 @@ func (c *Conn) Sequence() uint16 { return c.seq }
 // Unacked returns the number of vital chunks waiting for an ack.
 func (c *Conn) Unacked() int { return c.resend.n }
 
+// Dialect returns the connection's wire dialect (Dialect7 unless Accept6
+// or Connect6 started it).
+func (c *Conn) Dialect() Dialect { return c.dialect }
+
+// SecurityToken returns the DDNet security token of a DialectDDNet
+// connection (appended to every packet both ways), else 0.
+func (c *Conn) SecurityToken() uint32 { return c.sec }
+
 // LastRecv returns the time of the last packet that kept the connection alive.
 func (c *Conn) LastRecv() time.Duration { return c.lastRecv }
 
@@ -189,6 +206,58 @@ func (c *Conn) Connect(now time.Duration, own Token) {
 	c.token = own
 	c.setState(StateToken, now)
 	c.sendTokenRequest(now)
+}
+
+// Accept6 starts the server side of a 0.6 connection. With DialectDDNet,
+// sec is the security token the client echoed in its ACCEPT: the
+// connection is Online at once (DDNet creates the slot on that ACCEPT) and
+// every packet carries sec. With Dialect6 (vanilla) the connection becomes
+// Pending and queues a CONNECTACCEPT, repeated by Update every
+// HandshakeResendInterval until the first data packet arrives.
+func (c *Conn) Accept6(now time.Duration, d Dialect, sec uint32) {
+	c.Reset()
+	c.dialect = d
+	c.lastRecv = now
+	if d == DialectDDNet {
+		c.sec = sec
+		c.setState(StateOnline, now)
+		return
+	}
+	c.dialect = Dialect6
+	c.setState(StatePending, now)
+	c.sendControl(now, Ctrl6ConnectAccept, nil)
+}
+
+// AcceptVanilla starts the server side of a vanilla 0.6 connection whose
+// handshake was done without state (DDNet's anti-spoof handshake, where
+// the client echoes a token it got in a snapshot tick): the connection is
+// Online at once, our vital sequence continues after seq (the chunks the
+// stateless reply numbered 1..seq), and the first vital chunk received
+// sets the peer's sequence, which is not known.
+func (c *Conn) AcceptVanilla(now time.Duration, seq uint16) {
+	c.Reset()
+	c.dialect = Dialect6
+	c.seq = seq & SequenceMask
+	c.unknownSeq = true
+	c.lastRecv = now
+	c.setState(StateOnline, now)
+}
+
+// Connect6 starts the client side of a 0.6 connection: with tken DDNet's
+// CONNECT with the TKEN magic (the server's CONNECTACCEPT tells whether it
+// speaks the extension), else vanilla's. The connection is in
+// StateConnect, repeating CONNECT every HandshakeResendInterval, until the
+// CONNECTACCEPT; it then sends ACCEPT and is Online.
+func (c *Conn) Connect6(now time.Duration, tken bool) {
+	c.Reset()
+	c.client = true
+	c.dialect = Dialect6
+	if tken {
+		c.dialect = DialectDDNet
+	}
+	c.lastRecv = now
+	c.setState(StateConnect, now)
+	c.sendConnect(now)
 }
 
 // Disconnect queues a CLOSE with reason (may be empty; not sent if the
@@ -216,21 +285,83 @@ func (c *Conn) fail(now time.Duration, reason string) {
 	c.rd = ChunkReader{}
 }
 
-// Feed processes one received datagram's header and decoded payload (see
-// DecodePayload). It returns ErrBadToken or ErrBadAck for packets that do
-// not belong to this connection (dropped without effect), ErrNotOnline in
+// Feed processes one received 0.7 datagram's header and decoded payload
+// (see DecodePayload). It returns ErrBadToken or ErrBadAck for packets that
+// do not belong to this connection (dropped without effect), ErrNotOnline in
 // StateOffline/StateError, and control-message parse errors. After a nil
-// return drain Recv.
+// return drain Recv. A 0.6 connection rejects every 0.7 packet.
 func (c *Conn) Feed(now time.Duration, h PacketHeader, payload []byte) error {
 	c.rd = ChunkReader{}
 	if c.state == StateOffline || c.state == StateError {
 		return ErrNotOnline
 	}
-	if h.Token == TokenNone || h.Token != c.token {
+	if c.dialect != Dialect7 || h.Token == TokenNone || h.Token != c.token {
 		c.Stats.Rejected++
 		return ErrBadToken
 	}
-	ack := h.Ack & SequenceMask
+	return c.feed(now, h.Flags, h.Ack, h.NumChunks, payload)
+}
+
+// Feed6 is Feed for a 0.6 connection: h and the decoded payload (see
+// DecodePayload6) of one 0.6 datagram. A DialectDDNet connection requires
+// and strips the trailing security token (ErrBadToken on mismatch), except
+// for the server's reply to CONNECT, which a connecting client reads as it
+// is. A 0.7 connection rejects every 0.6 packet.
+func (c *Conn) Feed6(now time.Duration, h PacketHeader6, payload []byte) error {
+	c.rd = ChunkReader{}
+	if c.state == StateOffline || c.state == StateError {
+		return ErrNotOnline
+	}
+	if !c.dialect.Is6() {
+		c.Stats.Rejected++
+		return ErrBadToken
+	}
+	if c.dialect == DialectDDNet && !(c.client && c.state == StateConnect) {
+		p, err := StripToken6(payload, c.sec)
+		if err != nil {
+			c.Stats.Rejected++
+			return ErrBadToken
+		}
+		payload = p
+	}
+	var flags PacketFlags
+	if h.Flags&Flag6Control != 0 {
+		flags |= FlagControl
+	}
+	if h.Flags&Flag6Resend != 0 {
+		flags |= FlagResend
+	}
+	return c.feed(now, flags, h.Ack, h.NumChunks, payload)
+}
+
+// FeedDatagram parses, decodes and feeds one received datagram in the
+// connection's dialect; scratch receives a decompressed payload (give it
+// capacity MaxPayload6). Errors as Feed and Feed6, plus the parse and
+// Huffman errors.
+func (c *Conn) FeedDatagram(now time.Duration, b, scratch []byte) error {
+	if c.dialect == Dialect7 {
+		h, payload, err := ParsePacket(b)
+		if err != nil {
+			return err
+		}
+		if payload, err = DecodePayload(scratch, h, payload); err != nil {
+			return err
+		}
+		return c.Feed(now, h, payload)
+	}
+	h, payload, err := ParsePacket6(b)
+	if err != nil {
+		return err
+	}
+	if payload, err = DecodePayload6(scratch, h, payload); err != nil {
+		return err
+	}
+	return c.Feed6(now, h, payload)
+}
+
+// feed is the dialect-independent part of Feed and Feed6.
+func (c *Conn) feed(now time.Duration, flags PacketFlags, ack uint16, numChunks uint8, payload []byte) error {
+	ack &= SequenceMask
 	if c.seq >= c.peerAck {
 		if ack < c.peerAck || ack > c.seq {
 			c.Stats.Rejected++
@@ -243,7 +374,7 @@ func (c *Conn) Feed(now time.Duration, h PacketHeader, payload []byte) error {
 	progressed := ack != c.ackAtResend
 	c.peerAck = ack
 	c.Stats.PacketsRecv++
-	if h.Flags&FlagResend != 0 {
+	if flags&FlagResend != 0 {
 		// Every unacked chunk goes out again, as in the reference, but at
 		// most once per resendFlagInterval: a peer setting the flag on
 		// every packet would otherwise get the whole resend buffer back for
@@ -261,34 +392,26 @@ func (c *Conn) Feed(now time.Duration, h PacketHeader, payload []byte) error {
 		}
 		c.resendAllDue(now)
 	}
-	if h.Flags&FlagControl != 0 {
-		ctl, err := ParseControl(payload)
-		if err != nil {
-			return err
+	if flags&FlagControl != 0 {
+		var err error
+		if c.dialect == Dialect7 {
+			err = c.control7(now, payload)
+		} else {
+			err = c.control6(now, payload)
 		}
-		switch ctl.Type {
-		case CtrlClose:
-			c.byPeer = true
-			c.fail(now, SanitizeCloseReason(ctl.Reason))
-			return nil
-		case CtrlToken:
-			if c.client && c.state == StateToken && ctl.Token != TokenNone {
-				c.peerToken = ctl.Token
-				c.setState(StateConnect, now)
-				c.lastRecv = now
-				c.sendConnect(now)
-			}
-		case CtrlAccept:
-			if c.client && c.state == StateConnect {
-				c.setState(StateOnline, now)
-			}
+		if err != nil || c.state == StateError {
+			return err
 		}
 	} else {
 		if !c.client && c.state == StatePending {
 			c.setState(StateOnline, now)
 		}
 		if c.state == StateOnline {
-			c.rd.Reset(payload, int(h.NumChunks))
+			if c.dialect == Dialect7 {
+				c.rd.Reset(payload, int(numChunks))
+			} else {
+				c.rd.Reset6(payload, int(numChunks))
+			}
 		}
 	}
 	if c.state == StateOnline {
@@ -353,6 +476,58 @@ func (c *Conn) FlushResend(now time.Duration) {
 	}
 }
 
+// control7 handles a 0.7 control message.
+func (c *Conn) control7(now time.Duration, payload []byte) error {
+	ctl, err := ParseControl(payload)
+	if err != nil {
+		return err
+	}
+	switch ctl.Type {
+	case CtrlClose:
+		c.byPeer = true
+		c.fail(now, SanitizeCloseReason(ctl.Reason))
+	case CtrlToken:
+		if c.client && c.state == StateToken && ctl.Token != TokenNone {
+			c.peerToken = ctl.Token
+			c.setState(StateConnect, now)
+			c.lastRecv = now
+			c.sendConnect(now)
+		}
+	case CtrlAccept:
+		if c.client && c.state == StateConnect {
+			c.setState(StateOnline, now)
+		}
+	}
+	return nil
+}
+
+// control6 handles a 0.6 control message (spec B2). A client in
+// StateConnect learns from CONNECTACCEPT whether the server speaks DDNet's
+// token extension, answers ACCEPT and goes online.
+func (c *Conn) control6(now time.Duration, payload []byte) error {
+	ctl, err := ParseControl6(payload)
+	if err != nil {
+		return err
+	}
+	switch ctl.Type {
+	case Ctrl6Close:
+		c.byPeer = true
+		c.fail(now, SanitizeCloseReason(ctl.Reason))
+	case Ctrl6ConnectAccept:
+		if c.client && c.state == StateConnect {
+			if c.dialect == DialectDDNet && ctl.TKEN && ctl.Token != Token6Unknown && ctl.Token != Token6Unsupported {
+				c.sec = ctl.Token
+			} else {
+				c.dialect, c.sec = Dialect6, 0 // a server without the extension
+			}
+			c.setState(StateOnline, now)
+			c.lastRecv = now
+			c.sendControl(now, Ctrl6Accept, nil)
+		}
+	}
+	return nil
+}
+
 // Recv returns the next chunk of the last fed packet that is due for
 // delivery: non-vital chunks, and vital chunks that are next in sequence.
 // Duplicates are skipped; a gap makes the next outgoing packet carry the
@@ -365,7 +540,8 @@ func (c *Conn) Recv() (Chunk, bool) {
 		}
 		if ch.Flags&ChunkVital != 0 {
 			switch {
-			case ch.Seq == (c.ack+1)&SequenceMask:
+			case c.unknownSeq || ch.Seq == (c.ack+1)&SequenceMask:
+				c.unknownSeq = false
 				c.ack = ch.Seq
 				c.gapOpen = false
 			case inBackroom(ch.Seq, c.ack):
@@ -392,7 +568,7 @@ func (c *Conn) Send(now time.Duration, msg []byte, flags SendFlags) error {
 	if c.state != StateOnline && c.state != StatePending {
 		return ErrNotOnline
 	}
-	if len(msg) > MaxChunkSize {
+	if len(msg) > MaxChunkSize || c.dialect != Dialect7 && len(msg) > MaxChunkSize6 {
 		return ErrChunkTooLarge
 	}
 	if flags&SendVital != 0 {
@@ -418,10 +594,14 @@ func (c *Conn) Send(now time.Duration, msg []byte, flags SendFlags) error {
 // queueChunk appends a chunk to the packet under construction, flushing
 // first when it would not fit or the packet holds MaxPacketChunks chunks.
 func (c *Conn) queueChunk(now time.Duration, h ChunkHeader, data []byte) {
-	if c.outLen+len(data)+MaxChunkHeaderSize > MaxPayload || c.outChunks >= MaxPacketChunks {
+	if c.outLen+len(data)+MaxChunkHeaderSize > c.payloadLimit() || c.outChunks >= MaxPacketChunks {
 		c.Flush(now)
 	}
-	c.outLen = len(AppendChunkHeader(c.out[:c.outLen], h))
+	if c.dialect == Dialect7 {
+		c.outLen = len(AppendChunkHeader(c.out[:c.outLen], h))
+	} else {
+		c.outLen = len(AppendChunkHeader6(c.out[:c.outLen], h))
+	}
 	c.outLen += copy(c.out[c.outLen:], data)
 	c.outChunks++
 }
@@ -443,9 +623,31 @@ func (c *Conn) Flush(now time.Duration) {
 	if c.outChunks == 0 && c.outFlags == 0 {
 		return
 	}
-	h := PacketHeader{Flags: c.outFlags, Ack: c.ack, NumChunks: uint8(c.outChunks), Token: c.peerToken}
-	c.emit(now, func(dst []byte) []byte { return AppendPacketCompressed(dst, h, c.out[:c.outLen]) })
+	if c.dialect == Dialect7 {
+		h := PacketHeader{Flags: c.outFlags, Ack: c.ack, NumChunks: uint8(c.outChunks), Token: c.peerToken}
+		c.emit(now, func(dst []byte) []byte { return AppendPacketCompressed(dst, h, c.out[:c.outLen]) })
+	} else {
+		h := PacketHeader6{Ack: c.ack, NumChunks: uint8(c.outChunks)}
+		if c.outFlags&FlagResend != 0 {
+			h.Flags |= Flag6Resend
+		}
+		payload := c.out[:c.outLen]
+		if c.dialect == DialectDDNet {
+			payload = AppendToken6(payload, c.sec) // before compression (spec B2.2)
+		}
+		c.emit(now, func(dst []byte) []byte { return AppendPacket6Compressed(dst, h, payload) })
+	}
 	c.outLen, c.outChunks, c.outFlags = 0, 0, 0
+}
+
+// payloadLimit is the most chunk bytes a packet of this dialect holds:
+// MaxPayload for 0.7; for 0.6 MaxPayload6 less the 4 bytes DDNet reserves
+// for its token (kept for vanilla too, as DDNet does).
+func (c *Conn) payloadLimit() int {
+	if c.dialect == Dialect7 {
+		return MaxPayload
+	}
+	return MaxPayload6 - 4
 }
 
 // emit builds one datagram with build into the next free outbox slot, or
@@ -463,10 +665,22 @@ func (c *Conn) emit(now time.Duration, build func(dst []byte) []byte) {
 }
 
 func (c *Conn) sendControl(now time.Duration, ctrl byte, extra []byte) {
+	if c.dialect != Dialect7 {
+		c.emit(now, func(dst []byte) []byte {
+			return AppendControl6(dst, c.ack, ctrl, extra, c.sec, c.dialect == DialectDDNet)
+		})
+		return
+	}
 	c.emit(now, func(dst []byte) []byte { return AppendControl(dst, c.ack, c.peerToken, ctrl, extra) })
 }
 
 func (c *Conn) sendClose(now time.Duration, reason string) {
+	if c.dialect != Dialect7 {
+		c.emit(now, func(dst []byte) []byte {
+			return AppendClose6(dst, c.ack, reason, c.sec, c.dialect == DialectDDNet)
+		})
+		return
+	}
 	c.emit(now, func(dst []byte) []byte { return AppendClose(dst, c.ack, c.peerToken, reason) })
 }
 
@@ -475,6 +689,10 @@ func (c *Conn) sendTokenRequest(now time.Duration) {
 }
 
 func (c *Conn) sendConnect(now time.Duration) {
+	if c.dialect != Dialect7 {
+		c.emit(now, func(dst []byte) []byte { return AppendConnect6(dst, c.dialect == DialectDDNet) })
+		return
+	}
 	c.emit(now, func(dst []byte) []byte { return AppendConnect(dst, c.peerToken, c.token) })
 }
 

@@ -20,9 +20,17 @@
 //   - control.go: control message ids (CtrlKeepAlive ... CtrlToken),
 //     ParseControl and the Append* helpers for token request/reply,
 //     CONNECT, ACCEPT, KEEPALIVE and CLOSE, plus the reference reasons.
+//   - control6.go: Dialect (0.7, vanilla 0.6, DDNet 0.6 with the security
+//     token), ParseControl6 and the 0.6 handshake builders
+//     (AppendConnect6, AppendConnectAccept6, AppendClose6),
+//     AppendPacket6Compressed / DecodePayload6, and Is7Packet /
+//     Is7Connless, which tell the dialect of a datagram from an unknown
+//     address.
 //   - token.go: TokenGen, the stateless server token (keyed hash of the
 //     peer IP, rotating secret, previous secret still accepted).
-//   - conn.go: Conn, the sans-IO reliable connection (see its doc);
+//   - conn.go: Conn, the sans-IO reliable connection of every dialect
+//     (Accept/Connect for 0.7, Accept6/Connect6 for 0.6; FeedDatagram
+//     parses in the connection's dialect; see its doc);
 //     resend.go: its resend buffer and outbox.
 //   - sysmsg_ids.go, sysmsg.go, sysmsg6.go: system message ids and codecs
 //     (SysMsg: ID, Pack, Unpack; PackSys writes the header).

@@ -81,18 +81,24 @@ func AppendPacket(dst []byte, h PacketHeader, payload []byte) []byte {
 // setting FlagCompression. Control packets (FlagControl) are never compressed.
 func AppendPacketCompressed(dst []byte, h PacketHeader, payload []byte) []byte {
 	h.Flags &^= FlagCompression
-	start := len(dst)
-	if h.Flags&FlagControl == 0 && len(payload) > 0 {
-		hc := h
-		hc.Flags |= FlagCompression
-		out := AppendPacketHeader(dst, hc)
-		// Compressed output must be strictly smaller than the payload.
-		if out, ok := huffmanCompress(out, payload, len(payload)-1); ok {
+	hc := h
+	hc.Flags |= FlagCompression
+	var plain, comp [PacketHeaderSize]byte
+	return appendMaybeCompressed(dst, AppendPacketHeader(plain[:0], h), AppendPacketHeader(comp[:0], hc), payload, h.Flags&FlagControl == 0)
+}
+
+// appendMaybeCompressed appends compHdr and the Huffman-compressed payload
+// when allowed and strictly smaller (the reference rule), else plainHdr and
+// the payload as it is.
+func appendMaybeCompressed(dst, plainHdr, compHdr, payload []byte, allow bool) []byte {
+	if allow && len(payload) > 0 {
+		start := len(dst)
+		if out, ok := huffmanCompress(append(dst, compHdr...), payload, len(payload)-1); ok {
 			return out
 		}
 		dst = dst[:start]
 	}
-	return AppendPacket(dst, h, payload)
+	return append(append(dst, plainHdr...), payload...)
 }
 
 // DecodePayload returns the raw payload of a parsed packet: payload itself if

@@ -1,10 +1,23 @@
 package netproto
 
+import "crypto/md5"
+
 // 0.6 / DDNet system message codecs (spec B3.1) where the layout differs
 // from 0.7. SNAP, SNAPEMPTY, SNAPSINGLE, INPUTTIMING, RCON_LINE and
 // RCON_CMD_ADD/REM have the 0.7 layouts: pack their 0.7 structs' bodies
 // after a header with the Netmsg6 id (p.AddMsgHeader(Netmsg6SnapSingle, true)).
 // ID returns the 0.6 id for the types below.
+
+// DDNetUUID returns DDNet's name-based UUID of an extended message or
+// type (spec B3.3): MD5 of the namespace e05ddaaa-c4e6-4cfb-b642-5d48e80c0029
+// and the name, made a version-3 UUID.
+func DDNetUUID(name string) [16]byte {
+	ns := [16]byte{0xe0, 0x5d, 0xda, 0xaa, 0xc4, 0xe6, 0x4c, 0xfb, 0xb6, 0x42, 0x5d, 0x48, 0xe8, 0x0c, 0x00, 0x29}
+	u := md5.Sum(append(ns[:], name...))
+	u[6] = u[6]&0x0f | 0x30
+	u[8] = u[8]&0x3f | 0x80
+	return u
+}
 
 // Msg6Info is NETMSG_INFO (0.6): no client version number.
 type Msg6Info struct {

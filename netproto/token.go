@@ -57,6 +57,21 @@ func (g *TokenGen) Check6(ip netip.Addr, tok uint32) bool {
 	return tok == token6(&g.cur, ip) || tok == token6(&g.prev, ip)
 }
 
+// VanillaToken6 returns the token of ip for DDNet's vanilla 0.6
+// anti-spoof handshake (spec B2.2): carried as a snapshot tick, so it is
+// positive and leaves room for tick+1. It uses the current secret.
+func (g *TokenGen) VanillaToken6(ip netip.Addr) int32 { return vanilla6(&g.cur, ip) }
+
+// CheckVanilla6 reports whether tick is the vanilla token of ip under the
+// current or previous secret.
+func (g *TokenGen) CheckVanilla6(ip netip.Addr, tick int32) bool {
+	return tick == vanilla6(&g.cur, ip) || tick == vanilla6(&g.prev, ip)
+}
+
+func vanilla6(key *TokenSecret, ip netip.Addr) int32 {
+	return int32(tokenHash(key, ip, 60)&0x3fffffff) | 1
+}
+
 func token7(key *TokenSecret, ip netip.Addr) Token {
 	t := Token(tokenHash(key, ip, 7))
 	if t == TokenNone {

@@ -132,13 +132,14 @@ func ackNewest(s *Server) {
 }
 
 // discardConn is a PacketConn whose writes go nowhere (no copies).
-type discardConn struct{ writes int }
+type discardConn struct{ writes, bytes int }
 
 func (d *discardConn) ReadFrom(b []byte) (int, netip.AddrPort, error) {
 	return 0, netip.AddrPort{}, ErrClosed
 }
 func (d *discardConn) WriteTo(b []byte, a netip.AddrPort) (int, error) {
 	d.writes++
+	d.bytes += len(b)
 	return len(b), nil
 }
 func (d *discardConn) LocalAddr() netip.AddrPort { return srvAddr }
@@ -163,7 +164,19 @@ func TestScreenAllocs(t *testing.T) {
 		"token request": netproto.AppendTokenRequest(nil, 5),
 		"info request": netproto.AppendConnless(nil, netproto.ConnlessHeader{Token: tok, ResponseToken: 5},
 			append(append([]byte(nil), magicGetInfo...), 1)),
+		// 0.6: DDNet's and vanilla CONNECT, a bad ACCEPT, a guessed INPUT, both info requests
+		"connect6 tken":    netproto.AppendConnect6(nil, true),
+		"connect6 vanilla": netproto.AppendConnect6(nil, false),
+		"bad accept6":      netproto.AppendControl6(nil, 0, netproto.Ctrl6Accept, nil, 12345, true),
+		"input6": netproto.AppendPacket6Compressed(nil, netproto.PacketHeader6{NumChunks: 1},
+			append(netproto.AppendChunkHeader6(nil, netproto.ChunkHeader{Size: 4}), 0x21, 0x05, 0x06, 0x28)),
+		"info6":     netproto.AppendConnless6(nil, append(append([]byte(nil), magicGetInfo...), 1)),
+		"info6 ext": append([]byte("xe\x01\x02\x00\x00"), append(append([]byte(nil), magicGetInfo...), 1)...),
 	}
+	s.budget.vanFull.SetBurst(1 << 30)
+	s.budget.vanFull.SetLimit(1 << 30)
+	s.budget.vanReplies.SetBurst(1 << 30)
+	s.budget.vanReplies.SetLimit(1 << 30)
 	var p rxPacket
 	var out [netproto.MaxPacketSize]byte
 	now := time.Now()

@@ -19,10 +19,10 @@ func TestClientPacketBudget(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newIdleServer(t, 1)
 		c := s.clients[0]
-		h := netproto.PacketHeader{Token: 1}
+		pkt := netproto.AppendKeepAlive(nil, 0, 1)
 		feed := func(n int) {
 			for range n {
-				s.feedClient(c, h, nil, time.Now())
+				s.feedClient(c, pkt, time.Now())
 			}
 		}
 		feed(MaxClientPacketsPerSecond + 50)

@@ -48,6 +48,15 @@ func (s *Server) onGameMessage(c *client, id int32, body []byte) {
 		s.stats.BadMessages.Add(1)
 		return
 	}
+	s.handleGameMessage(c, m)
+}
+
+// handleGameMessage acts on a decoded client game message (0.7 form; 0.6
+// clients' messages arrive translated).
+func (s *Server) handleGameMessage(c *client, m gamemsg.Message) {
+	if c.state < stateReady {
+		return
+	}
 	if st, ok := m.(*gamemsg.ClStartInfo); ok {
 		s.onStartInfo(c, st)
 		return
@@ -133,6 +142,7 @@ func (s *Server) onSay(c *client, m *gamemsg.ClSay, now time.Duration) {
 		return
 	}
 	s.log.Info().Int("cid", c.id).Str("name", c.name).Bool("team", mode == chatTeam).Str("text", text).Msg("chat")
+	s.conChat(c, mode, team, text)
 	msg := &gamemsg.SvChat{Mode: mode, ClientID: int32(c.id), TargetID: -1, Message: text}
 	if mode == chatAll {
 		s.demoMsg(msg)
@@ -150,11 +160,13 @@ func (s *Server) onSay(c *client, m *gamemsg.ClSay, now time.Duration) {
 
 // serverChat sends a server chat line (client id -1) to one client or all.
 func (s *Server) serverChat(to int, text string) {
+	s.conServerChat(text)
 	s.broadcastGame(to, &gamemsg.SvChat{Mode: chatAll, ClientID: -1, TargetID: -1, Message: truncUTF8(text, MaxChatLen)})
 }
 
 // onWorldEvent turns a world event into game messages.
 func (s *Server) onWorldEvent(e world.Event) {
+	s.conWorldEvent(e)
 	switch e.Kind {
 	case world.EvKillMsg:
 		s.countEvent(eventKill)

@@ -59,7 +59,7 @@ type testClient struct {
 
 	rconLines   []string
 	rconOn      bool
-	rconCmds    int
+	rconCmds    []string // names of RCON_CMD_ADD
 	voteOptions int
 	games       []gamemsg.Message // every game message received, in order
 
@@ -286,7 +286,7 @@ func (tc *testClient) onMessage(ch netproto.Chunk) {
 	case netproto.NetmsgRconAuthOff:
 		tc.rconOn = false
 	case netproto.NetmsgRconCmdAdd:
-		tc.rconCmds++
+		tc.rconCmds = append(tc.rconCmds, u.GetString())
 	}
 }
 
@@ -319,7 +319,7 @@ func (tc *testClient) charX(w *world.World) (int32, bool) {
 	if sn == nil || tc.localID < 0 {
 		return 0, false
 	}
-	x, _, ok := charPosAt(sn, int(tc.localID), tick, w)
+	x, _, ok := charPosAt(sn, objCharacter, int(tc.localID), tick, w)
 	return x, ok
 }
 

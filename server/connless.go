@@ -5,7 +5,6 @@ import (
 	"net/netip"
 
 	"twserver/netproto"
-	"twserver/world"
 )
 
 // Connless magics (net.md A6.1).
@@ -24,6 +23,12 @@ const (
 // everything after the browser token of an inf3 reply. Immutable once published.
 type infoSnapshot struct {
 	body []byte
+	six  info6 // the 0.6 forms (connless6.go)
+	// What the reader may accept, from the settings (which can change at
+	// run time, so the reader never reads s.cfg): 0.7 and 0.6 clients and
+	// browsers (server.accept_07/06), and vanilla 0.6 handshakes (0.6
+	// accepted and no password, edge6.go).
+	accept07, accept06, vanilla6 bool
 }
 
 // infoPlayer is one row of the server info client list.
@@ -34,8 +39,9 @@ type infoPlayer struct {
 	spectator  bool
 }
 
-// gameTypeName is the game type shown in the browser.
-func (s *Server) gameTypeName() string { return world.ParseGameType(s.cfg.Game.Type).Name() }
+// gameTypeName is the game type shown in the browser: the running game's
+// (a changed sv_gametype shows from the next map load on).
+func (s *Server) gameTypeName() string { return s.world.GameTypeName() }
 
 // appendInfoHeader packs the fields shared by inf3 and NETMSG_SERVERINFO:
 // version .. max clients (net.md A6.2/A6.3).
@@ -117,7 +123,9 @@ func (s *Server) publishInfo() {
 	}
 	s.infoSig = s.infoSignature()
 	body := append([]byte(nil), p.Bytes()...)
-	s.info.Store(&infoSnapshot{body: body})
+	sv := &s.cfg.Server
+	s.info.Store(&infoSnapshot{body: body, six: s.buildInfo6(rows, numPlayers),
+		accept07: sv.Accept07, accept06: sv.Accept06, vanilla6: sv.Accept06 && sv.Password == ""})
 	s.emitInfo(rows, numPlayers)
 }
 

@@ -15,13 +15,21 @@ import (
 var ClientStates = stateNames
 
 // Dialects names the protocol dialects counted in Gauges.Clients, in index order.
-var Dialects = [...]string{"0.7"}
+var Dialects = [...]string{"0.7", "0.6"}
 
-// dialect07 is the index of the 0.7 dialect in Dialects.
-const dialect07 = 0
+// Indexes in Dialects: 0.7, and 0.6 (vanilla or with DDNet's token).
+const (
+	dialect07 = 0
+	dialect06 = 1
+)
 
 // dialect returns the index in Dialects of the protocol the client speaks.
-func (c *client) dialect() int { return dialect07 }
+func (c *client) dialect() int {
+	if c.conn.Dialect().Is6() {
+		return dialect06
+	}
+	return dialect07
+}
 
 // SizeBuckets are the upper bounds (bytes) of the snapshot size histogram.
 var SizeBuckets = [...]float64{16, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384}
@@ -123,13 +131,14 @@ type InfoLabels struct {
 }
 
 // RefuseReasons names why a CONNECT was refused, in index order.
-var RefuseReasons = [...]string{"banned", "full", "per_ip"}
+var RefuseReasons = [...]string{"banned", "full", "per_ip", "dialect_off"}
 
 // Indexes in RefuseReasons.
 const (
 	refuseBanned = iota
 	refuseFull
 	refusePerIP
+	refuseDialect // the client's dialect is turned off (server.accept_07/06)
 )
 
 // Gauges returns the loop's published gauges and counters.

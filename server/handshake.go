@@ -21,6 +21,10 @@ func (s *Server) onMessage(c *client, ch netproto.Chunk, at time.Time) {
 	}
 	body := ch.Data[n:]
 	vital := ch.Flags&netproto.ChunkVital != 0
+	if c.conn.Dialect().Is6() {
+		s.onMessage6(c, id, system, body, vital, at)
+		return
+	}
 	if system {
 		s.onSystemMessage(c, id, body, vital, at)
 		return
@@ -48,17 +52,8 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 			s.stats.BadMessages.Add(1)
 			return
 		}
-		if version != NetVersion {
-			s.dropClient(c, fmt.Sprintf("Wrong version. Server is running '%s' and client '%s'", NetVersion, version))
-			return
-		}
-		if s.cfg.Server.Password != "" && password != s.cfg.Server.Password {
-			s.dropClient(c, "Wrong password")
-			return
-		}
 		c.version = clientVersion
-		c.state = stateConnecting
-		s.sendMapChange(c)
+		s.onInfo(c, NetVersion, version, password)
 	case netproto.NetmsgRequestMapData:
 		if !vital || c.state != stateConnecting {
 			return
@@ -70,6 +65,7 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 		}
 		c.state = stateReady
 		s.log.Debug().Int("cid", c.id).Str("addr", c.addr.String()).Msg("client is ready")
+		s.conReady(c)
 		if v := s.vote; v.active {
 			left := max(int32((v.ends-s.now())/time.Second), 0)
 			s.sendGame(c, &gamemsg.SvVoteSet{ClientID: int32(v.caller), Type: int32(v.kind), Timeout: min(left, 60),
@@ -103,6 +99,7 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 			return
 		}
 		s.log.Info().Int("cid", c.id).Str("name", c.name).Str("cmd", line).Msg("rcon command")
+		s.conRcon(c, line)
 		s.rconFrom = c.id
 		if s.execLine(line) == errShutdown {
 			s.pendingShutdown = true
@@ -113,6 +110,21 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 	default:
 		// unknown or unused ids are ignored like the reference does
 	}
+}
+
+// onInfo checks an INFO's version (want, the dialect's) and password,
+// refusing with the reference texts, and starts the map change.
+func (s *Server) onInfo(c *client, want, version, password string) {
+	if version != want {
+		s.dropClient(c, fmt.Sprintf("Wrong version. Server is running '%s' and client '%s'", want, version))
+		return
+	}
+	if s.cfg.Server.Password != "" && password != s.cfg.Server.Password {
+		s.dropClient(c, "Wrong password")
+		return
+	}
+	c.state = stateConnecting
+	s.sendMapChange(c)
 }
 
 // serverSettings is Sv_ServerSettings (net.md A3.3): the vote settings,
@@ -130,8 +142,9 @@ func (s *Server) serverSettings() *gamemsg.SvServerSettings {
 // sendSys0 sends an empty non-vital system message.
 func (s *Server) sendSys0(c *client, id int32) {
 	s.pk.Reset()
-	s.pk.AddMsgHeader(id, true)
-	s.sendMsg(c, s.pk.Bytes(), netproto.SendFlush)
+	if s.sysHeader(c, &s.pk, id) {
+		s.sendMsg(c, s.pk.Bytes(), netproto.SendFlush)
+	}
 }
 
 // onStartInfo handles Cl_StartInfo (once per connection, state READY) and
@@ -187,6 +200,7 @@ func (s *Server) enterGame(c *client) {
 	s.sendGame(c, local, true)
 	s.log.Info().Int("cid", c.id).Str("name", c.name).Str("addr", c.addr.String()).
 		Int("team", s.world.Team(c.id)).Msg("player has entered the game")
+	s.conEnter(c)
 	s.emitPlayer(EventPlayerEnter, c)
 	s.publishInfo()
 }
@@ -208,6 +222,10 @@ func (s *Server) clientInfo(o *client, local bool) *gamemsg.SvClientInfo {
 
 // sendServerInfo sends NETMSG_SERVERINFO (net.md A6.3).
 func (s *Server) sendServerInfo(c *client) {
+	if c.conn.Dialect().Is6() {
+		s.sendServerInfo6(c)
+		return
+	}
 	rows, numPlayers := s.infoPlayers()
 	s.sendSys(c, netproto.NetmsgServerInfo, true, func(p *netproto.Packer) {
 		s.appendInfoHeader(p, numPlayers, len(rows))

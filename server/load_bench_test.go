@@ -32,6 +32,19 @@ func newLoadServer(tb testing.TB, total, players int) *loadServer {
 	return &loadServer{Server: newServerInGame(tb, cfg, &discardConn{}, total)}
 }
 
+// loadToken6 is the DDNet security token of the 0.6 clients of a mixed loadServer.
+const loadToken6 = 0x01020304
+
+// newMixedLoadServer is newLoadServer with every odd client speaking DDNet's 0.6.
+func newMixedLoadServer(tb testing.TB, total, players int) *loadServer {
+	ls := newLoadServer(tb, total, players)
+	for i := 1; i < total; i += 2 {
+		ls.clients[i].conn.Accept6(ls.now(), netproto.DialectDDNet, loadToken6)
+		ls.trans6.Connect(i, true)
+	}
+	return ls
+}
+
 // feedInputs hands every in-game client's INPUT for the next tick to the
 // loop, acknowledging the newest snapshot it was sent. Players walk, jump,
 // aim and fire in a pattern that changes every half second.
@@ -46,7 +59,12 @@ func (ls *loadServer) feedInputs() {
 		phase := tick/25 + int32(c.id)
 		pk := &ls.pk
 		pk.Reset()
-		pk.AddMsgHeader(netproto.NetmsgInput, true)
+		six := c.conn.Dialect().Is6()
+		if six {
+			pk.AddMsgHeader(netproto.Netmsg6Input, true)
+		} else {
+			pk.AddMsgHeader(netproto.NetmsgInput, true)
+		}
 		pk.AddInt(c.storage.Newest())
 		pk.AddInt(tick + 1)
 		pk.AddInt(10 * 4)
@@ -60,13 +78,21 @@ func (ls *loadServer) feedInputs() {
 		pk.AddInt(0)                // wanted weapon
 		pk.AddInt(0)                // next weapon
 		pk.AddInt(0)                // prev weapon
-		pk.AddInt(0)                // ping correction
-		msg := pk.Bytes()
-		ls.pkt = netproto.AppendChunkHeader(ls.pkt[:0], netproto.ChunkHeader{Size: len(msg)})
-		ls.pkt = append(ls.pkt, msg...)
 		p := &ls.rx
-		hdr := netproto.AppendPacketHeader(p.buf[:0], netproto.PacketHeader{NumChunks: 1, Token: 1, Ack: c.conn.Sequence()})
-		p.n = len(hdr) + copy(p.buf[len(hdr):], ls.pkt)
+		if six { // 0.6: no ping correction, 0.6 headers, the token at the end
+			msg := pk.Bytes()
+			ls.pkt = netproto.AppendChunkHeader6(ls.pkt[:0], netproto.ChunkHeader{Size: len(msg)})
+			ls.pkt = netproto.AppendToken6(append(ls.pkt, msg...), loadToken6)
+			hdr := netproto.AppendPacketHeader6(p.buf[:0], netproto.PacketHeader6{NumChunks: 1, Ack: c.conn.Sequence()})
+			p.n = len(hdr) + copy(p.buf[len(hdr):], ls.pkt)
+		} else {
+			pk.AddInt(0) // ping correction
+			msg := pk.Bytes()
+			ls.pkt = netproto.AppendChunkHeader(ls.pkt[:0], netproto.ChunkHeader{Size: len(msg)})
+			ls.pkt = append(ls.pkt, msg...)
+			hdr := netproto.AppendPacketHeader(p.buf[:0], netproto.PacketHeader{NumChunks: 1, Token: 1, Ack: c.conn.Sequence()})
+			p.n = len(hdr) + copy(p.buf[len(hdr):], ls.pkt)
+		}
 		p.cid, p.addr, p.at = c.id, c.addr, now
 		c.budget.SetLimit(rate.Inf) // the test runs faster than real time: no flood budget
 		s.handlePacket(p)
@@ -139,5 +165,39 @@ func BenchmarkInputWake63Clients(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		ls.feedInputs()
+	}
+}
+
+// TestLoopMixedAllocs: the loop with 63 clients, every second one speaking
+// DDNet's 0.6 (inputs, tick, 0.7 and translated 0.6 snapshots), does not
+// allocate in steady state, and the 0.6 clients get snapshots.
+func TestLoopMixedAllocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	ls := newMixedLoadServer(t, 63, 16)
+	for range 500 {
+		ls.step()
+	}
+	if a := testing.AllocsPerRun(50, ls.step); a > 0 {
+		t.Errorf("steady-state loop step allocates %.1f times", a)
+	}
+	c := ls.clients[1]
+	if !c.conn.Dialect().Is6() || c.storage.Len() == 0 || c.lastAckedTick < 0 {
+		t.Errorf("0.6 client: dialect %v, %d snapshots stored, acked %d", c.conn.Dialect(), c.storage.Len(), c.lastAckedTick)
+	}
+}
+
+// BenchmarkLoop63Mixed is BenchmarkLoop63Clients with every second client
+// speaking DDNet's 0.6 (their snapshots translated).
+func BenchmarkLoop63Mixed(b *testing.B) {
+	ls := newMixedLoadServer(b, 63, 16)
+	for range 500 {
+		ls.step()
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		ls.step()
+		ls.step()
 	}
 }

@@ -15,6 +15,7 @@ package server
 //	            packet before a tick), runs the connection timers once per
 //	            tick and writes every outgoing datagram.
 //	  consoleReader: reads console lines into consoleCh (bounded).
+//	  side channels (econ, FIFO): SubmitConsole queues lines (bounded).
 
 import (
 	"bufio"
@@ -92,6 +93,10 @@ loop:
 			if s.execLine(line) == errShutdown {
 				break loop
 			}
+		case sub := <-s.con.submit:
+			if s.runSubmitted(sub) {
+				break loop
+			}
 		case <-timer.C:
 		}
 		s.advance()
@@ -102,6 +107,7 @@ loop:
 		}
 		timer.Reset(max(time.Until(s.tickStart(s.world.CurrentTick()+1)), 0))
 	}
+	close(s.con.done) // SubmitConsole stops waiting
 	s.shutdown()
 	s.recStop()
 	_ = s.conn.Close()
@@ -293,59 +299,100 @@ func (s *Server) consoleReader(r io.Reader, stop <-chan struct{}, done chan<- st
 
 // handlePacket processes one datagram in the loop.
 func (s *Server) handlePacket(p *rxPacket) {
-	b := p.data()
-	h, payload, err := netproto.ParsePacket(b)
-	if err != nil {
-		s.stats.Malformed.Add(1)
-		return
-	}
-	payload, err = netproto.DecodePayload(s.scratch[:], h, payload)
-	if err != nil {
-		s.stats.Malformed.Add(1)
-		return
-	}
 	// The reader tagged the packet with the slot of its address; the slot
 	// may have been freed (and reused) since, so the address is compared.
 	if p.cid >= 0 && p.cid < len(s.clients) {
 		if c := s.clients[p.cid]; c.state != stateEmpty && c.addr == p.addr {
-			s.feedClient(c, h, payload, p.at)
+			s.feedClient(c, p.data(), p.at)
 			return
 		}
 	}
 	if cid, ok := s.byAddr[p.addr]; ok { // accepted after the reader screened it
-		s.feedClient(s.clients[cid], h, payload, p.at)
+		s.feedClient(s.clients[cid], p.data(), p.at)
 		return
 	}
-	if h.Flags&netproto.FlagControl == 0 {
+	if !netproto.Is7Packet(p.data()) {
+		s.connect6(p)
+		return
+	}
+	h, payload, err := netproto.ParsePacket(p.data())
+	if err != nil || h.Flags&netproto.FlagControl == 0 || h.Flags&netproto.FlagCompression != 0 {
 		return
 	}
 	ctl, err := netproto.ParseControl(payload)
 	if err != nil || ctl.Type != netproto.CtrlConnect {
 		return
 	}
-	s.onConnect(p.addr, h.Token, ctl.Token)
+	s.onConnect(p.addr, connectReq{dialect: netproto.Dialect7, own: h.Token, peer: ctl.Token})
 }
 
-// onConnect handles a CONNECT with a valid token from an address without a slot.
-func (s *Server) onConnect(addr netip.AddrPort, own, peer netproto.Token) {
+// reasonDialectOff is the CLOSE reason for a client of a dialect the
+// server does not accept (server.accept_07, server.accept_06), worded as
+// DDNet's refusal of 0.7 clients.
+func reasonDialectOff(d netproto.Dialect) string {
+	if d.Is6() {
+		return "0.6 connections are not accepted at this time"
+	}
+	return "0.7 connections are not accepted at this time"
+}
+
+// connectReq is a checked connection request of either dialect: what the
+// accept checks need to refuse it in its dialect or to start its Conn.
+type connectReq struct {
+	dialect   netproto.Dialect
+	own, peer netproto.Token // 0.7: our token the client used, the client's token
+	sec       uint32         // DDNet: the security token the client echoed
+}
+
+// appendClose appends a pre-connection CLOSE in the request's dialect
+// (DDNet's carries the client's token, as DDNet sends it after the ACCEPT).
+func (r connectReq) appendClose(dst []byte, reason string) []byte {
+	if r.dialect == netproto.Dialect7 {
+		return netproto.AppendClose(dst, 0, r.peer, reason)
+	}
+	return netproto.AppendClose6(dst, 0, reason, r.sec, r.dialect == netproto.DialectDDNet)
+}
+
+// start starts the slot's Conn.
+func (r connectReq) start(c *netproto.Conn, now time.Duration) {
+	if r.dialect == netproto.Dialect7 {
+		c.Accept(now, r.own, r.peer)
+		return
+	}
+	if r.dialect == netproto.Dialect6 {
+		c.AcceptVanilla(now, antispoofSeq) // after the stateless anti-spoof reply
+		return
+	}
+	c.Accept6(now, r.dialect, r.sec)
+}
+
+// onConnect handles a checked connection request from an address without a
+// slot. Bans, the slot count and the per-IP limit count clients of every
+// dialect together.
+func (s *Server) onConnect(addr netip.AddrPort, req connectReq) {
 	now := s.now()
+	if on := s.cfg.Server.Accept07; req.dialect.Is6() && !s.cfg.Server.Accept06 || !req.dialect.Is6() && !on {
+		s.gauges.Refused[refuseDialect].Add(1)
+		s.sendRaw(req.appendClose(s.sendBuf[:0], reasonDialectOff(req.dialect)), addr)
+		return
+	}
 	if reason, banned := s.bans.check(addr.Addr(), time.Now()); banned {
 		s.gauges.Refused[refuseBanned].Add(1)
 		if reason != "" {
-			s.sendRaw(netproto.AppendClose(s.sendBuf[:0], 0, peer, reason), addr)
+			s.sendRaw(req.appendClose(s.sendBuf[:0], reason), addr)
 		}
 		return
 	}
 	if s.numClients() >= s.cfg.Server.MaxClients {
 		s.gauges.Refused[refuseFull].Add(1)
-		s.sendRaw(netproto.AppendClose(s.sendBuf[:0], 0, peer, netproto.ReasonServerFull), addr)
+		s.sendRaw(req.appendClose(s.sendBuf[:0], netproto.ReasonServerFull), addr)
 		s.rateLog().Str("addr", addr.String()).Msg("refused: server full")
 		return
 	}
 	if lim := s.cfg.Server.MaxClientsPerIP; s.sameIPCount(addr.Addr()) >= lim {
 		s.gauges.Refused[refusePerIP].Add(1)
 		reason := strings.Replace(netproto.ReasonTooManySameIP, "%d", itoa(lim), 1)
-		s.sendRaw(netproto.AppendClose(s.sendBuf[:0], 0, peer, reason), addr)
+		s.sendRaw(req.appendClose(s.sendBuf[:0], reason), addr)
 		s.rateLog().Str("addr", addr.String()).Msg("refused: per-IP limit")
 		return
 	}
@@ -355,13 +402,22 @@ func (s *Server) onConnect(addr netip.AddrPort, own, peer netproto.Token) {
 	c.state = stateAuth
 	c.addr = addr
 	c.created = now
-	c.conn.Accept(now, own, peer)
+	req.start(&c.conn, now)
+	if req.dialect.Is6() {
+		s.trans6.Connect(c.id, req.dialect == netproto.DialectDDNet)
+	}
 	c.budget = newClientBudget()
 	s.recJoin(c)
 	s.byAddr[addr] = c.id
 	s.peers.add(addr, c.id)
+	if req.dialect == netproto.Dialect6 {
+		// The anti-spoof handshake took the place of INFO (and the server
+		// has no password): on to the real map.
+		c.state = stateConnecting
+		s.sendMapChange(c)
+	}
 	s.flushConn(c)
-	s.log.Debug().Int("cid", c.id).Str("addr", addr.String()).Msg("connection accepted")
+	s.log.Debug().Int("cid", c.id).Str("addr", addr.String()).Str("dialect", req.dialect.String()).Msg("connection accepted")
 }
 
 // MaxClientPacketsPerSecond bounds the datagrams processed per connected
@@ -376,15 +432,22 @@ func newClientBudget() *rate.Limiter {
 	return rate.NewLimiter(MaxClientPacketsPerSecond, MaxClientPacketsPerSecond)
 }
 
-// feedClient gives a datagram to a slot's Conn and handles its messages;
+// feedClient gives a datagram to a slot's Conn (read in the slot's dialect) and handles its messages;
 // at is the datagram's arrival time (taken by the reader).
-func (s *Server) feedClient(c *client, h netproto.PacketHeader, payload []byte, at time.Time) {
+func (s *Server) feedClient(c *client, datagram []byte, at time.Time) {
 	now := s.now()
 	if !c.budget.AllowN(s.epoch.Add(now), 1) {
 		s.stats.Flood.Add(1)
 		return
 	}
-	if err := c.conn.Feed(now, h, payload); err != nil {
+	if c.conn.Dialect() == netproto.DialectDDNet && s.rejoin6(c, datagram) {
+		return
+	}
+	if err := c.conn.FeedDatagram(now, datagram, s.scratch[:0]); err != nil {
+		if errors.Is(err, netproto.ErrTruncated) || errors.Is(err, netproto.ErrTooLarge) || errors.Is(err, netproto.ErrBadHeader) ||
+			errors.Is(err, netproto.ErrBadHuffman) || errors.Is(err, netproto.ErrHuffmanOverflow) {
+			s.stats.Malformed.Add(1)
+		}
 		return
 	}
 	for {

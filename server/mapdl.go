@@ -13,6 +13,10 @@ const MapChunkSize = netproto.MapChunkSize
 // sendMapChange sends NETMSG_MAP_CHANGE for the current map and resets the
 // client's download cursor (net.md A3.4).
 func (s *Server) sendMapChange(c *client) {
+	if c.conn.Dialect().Is6() {
+		s.sendMapChange6(c)
+		return
+	}
 	m := s.curMap
 	c.mapChunk, c.mapAsked = 0, 0
 	s.sendSys(c, netproto.NetmsgMapChange, true, func(p *netproto.Packer) {
@@ -57,10 +61,10 @@ const (
 // for MapStallProbe, and after it (READY, start info, ENTERGAME, each a
 // lone vital message) every MapStallProbe once the connection saw loss. A
 // lost message then comes again at once instead of after the client's
-// one-second resend timer. Called every tick.
+// one-second resend timer. Called every tick; 0.7 clients only.
 func (s *Server) probeHandshake(c *client, now time.Duration) {
-	if now-c.mapSentAt < MapStallProbe {
-		return
+	if now-c.mapSentAt < MapStallProbe || c.conn.Dialect().Is6() {
+		return // 0.6 clients ask for each chunk themselves (sys6.go)
 	}
 	lossy := c.conn.Stats.ChunksResent > 0 || c.conn.Stats.Gaps > 0
 	switch c.state {
@@ -144,9 +148,10 @@ func (s *Server) applyMap(m *twmap.Map) {
 		c.resetSnapState()
 		s.sendMapChange(c)
 	}
-	s.log.Info().Str("map", m.Name).Int("size", m.Size).Msg("map changed")
+	s.log.Info().Str("map", m.Name).Int("size", m.Size).Int("size_06", s.curMap6.Size).Msg("map changed")
 	s.consoleOut("map changed to " + m.Name)
 	s.publishInfo()
+	s.infoChanged6()
 }
 
 // nextRotationMap returns the map after the current one in map.rotation (or

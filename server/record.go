@@ -333,7 +333,7 @@ func (s *Server) recJoin(c *client) {
 	r.nextConn++
 	r.conns[c.id] = r.nextConn
 	if r.thActive() {
-		r.enc.RecordJoin(c.id, true)
+		r.enc.RecordJoin(c.id, !c.conn.Dialect().Is6()) // JOINVER6 for 0.6 clients, as DDNet records them
 	}
 }
 

@@ -25,6 +25,13 @@ import (
 // play pattern for d, stops it, and returns the teehistorian file.
 func recordGame(t *testing.T, n int, d time.Duration, pattern loadclient.Pattern, mut func(*config.Config)) (path string, s *Server) {
 	t.Helper()
+	return recordGameProto(t, n, d, pattern, loadclient.Proto07, mut)
+}
+
+// recordGameProto is recordGame with clients of the given dialect(s)
+// (loadclient.RunConfig.Proto).
+func recordGameProto(t *testing.T, n int, d time.Duration, pattern loadclient.Pattern, proto string, mut func(*config.Config)) (path string, s *Server) {
+	t.Helper()
 	dir := t.TempDir()
 	cfg := config.Default()
 	cfg.Server.Bind = "127.0.0.1"
@@ -51,6 +58,7 @@ func recordGame(t *testing.T, n int, d time.Duration, pattern loadclient.Pattern
 		Duration: d,
 		Pattern:  pattern,
 		Seed:     7,
+		Proto:    proto,
 	}
 	sum, err := loadclient.Run(context.Background(), rc)
 	if err != nil {
@@ -161,4 +169,40 @@ func checkDemo(t *testing.T, path string, players int) {
 		t.Errorf("at most %d De_ClientInfo, %d characters; %d messages", maxInfo, maxChars, msgs)
 	}
 	t.Logf("demo %d bytes, %d ticks, %d s, %d messages", len(data), len(ticks), h.Length, msgs)
+}
+
+// TestRecordMixedDialects records a game of 0.7 and 0.6 (DDNet) clients:
+// the teehistorian file names each join's dialect as DDNet does (JOINVER7,
+// JOINVER6), and the shared world replays without divergence.
+func TestRecordMixedDialects(t *testing.T) {
+	if testing.Short() {
+		t.Skip("5 s load run")
+	}
+	heavytest.Lock(t)
+	path, _ := recordGameProto(t, 4, 5*time.Second, loadclient.PatternRandom, loadclient.ProtoMix, nil)
+	_, res := replayFile(t, path)
+	if res.Divergence != nil || !res.Finished {
+		t.Fatalf("replay: divergence %v finished %v", res.Divergence, res.Finished)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := teehist.NewReader(f)
+	if _, err := r.ReadHeader(); err != nil {
+		t.Fatal(err)
+	}
+	joins := map[teehist.ExKind]int{}
+	var m teehist.Message
+	for r.Next(&m) == nil {
+		if m.Kind == teehist.KindEx {
+			if k := teehist.ExByUUID(m.UUID); k == teehist.ExJoinVer6 || k == teehist.ExJoinVer7 {
+				joins[k]++
+			}
+		}
+	}
+	if joins[teehist.ExJoinVer6] != 2 || joins[teehist.ExJoinVer7] != 2 {
+		t.Fatalf("joins by dialect %v, want 2 of each", joins)
+	}
 }

@@ -74,6 +74,9 @@ const (
 // worth).
 type connlessBudget struct {
 	token, info, connect *rate.Limiter
+	info6Full            *rate.Limiter // 0.6 info replies with a client list (connless6.go)
+	// vanilla 0.6 anti-spoof handshake (edge6.go)
+	vanFull, vanReplies, preconnDecompress *rate.Limiter
 }
 
 // newConnlessBudget returns the reader's budgets at the given rates per second.
@@ -82,6 +85,12 @@ func newConnlessBudget(token, info, connect int) connlessBudget {
 		token:   rate.NewLimiter(rate.Limit(token), token),
 		info:    rate.NewLimiter(rate.Limit(info), info),
 		connect: rate.NewLimiter(rate.Limit(connect), connect),
+
+		info6Full: rate.NewLimiter(Info6FullPerSecond, Info6FullPerSecond),
+
+		vanFull:           rate.NewLimiter(VanillaAntispoofPerSecond, VanillaAntispoofPerSecond),
+		vanReplies:        rate.NewLimiter(VanillaRepliesPerSecond, VanillaRepliesPerSecond),
+		preconnDecompress: rate.NewLimiter(PreconnDecompressPerSecond, PreconnDecompressPerSecond),
 	}
 }
 
@@ -149,16 +158,23 @@ func (s *Server) readLoop(done chan<- struct{}) {
 }
 
 // screen decides what happens to a datagram in the reader: true = hand to
-// the loop. Token requests and info requests are answered here.
+// the loop. Token requests and info requests are answered here. The
+// dialect of a datagram from an address without a slot is decided here,
+// once, by its framing (netproto.Is7Packet, Is7Connless); packets from an
+// address with a slot go to the loop, which reads them in the slot's dialect.
 func (s *Server) screen(p *rxPacket, tokens *netproto.TokenGen, now time.Time, out []byte) bool {
 	b := p.data()
-	if len(b) < netproto.PacketHeaderSize || len(b) > netproto.MaxPacketSize {
+	if len(b) < netproto.PacketHeaderSize6 || len(b) > netproto.MaxPacketSize {
 		s.stats.Malformed.Add(1)
 		return false
 	}
 	ip := p.addr.Addr()
 	if netproto.IsConnless(b) {
 		if s.screenMasterChallenge(b, now) {
+			return false
+		}
+		if !netproto.Is7Connless(b) {
+			s.screenConnless6(p.addr, b, now, out)
 			return false
 		}
 		h, payload, err := netproto.ParseConnless(b)
@@ -174,6 +190,9 @@ func (s *Server) screen(p *rxPacket, tokens *netproto.TokenGen, now time.Time, o
 			s.stats.BadToken.Add(1)
 			return false
 		}
+		if info := s.info.Load(); info != nil && !info.accept07 {
+			return false // not listed in 0.7 browsers
+		}
 		if !s.budget.info.AllowN(now, 1) {
 			s.stats.ConnlessDropped.Add(1)
 			return false
@@ -181,13 +200,16 @@ func (s *Server) screen(p *rxPacket, tokens *netproto.TokenGen, now time.Time, o
 		s.answerConnless(p.addr, h, payload, tokens.Token(ip), out)
 		return false
 	}
+	if p.cid = s.peers.lookup(p.addr); p.cid >= 0 {
+		return true
+	}
+	if !netproto.Is7Packet(b) {
+		return s.screen6(p, tokens, now, out)
+	}
 	h, payload, err := netproto.ParsePacket(b)
 	if err != nil {
 		s.stats.Malformed.Add(1)
 		return false
-	}
-	if p.cid = s.peers.lookup(p.addr); p.cid >= 0 {
-		return true
 	}
 	if h.Flags&netproto.FlagControl == 0 || h.Flags&netproto.FlagCompression != 0 {
 		s.stats.BadToken.Add(1)
@@ -216,16 +238,22 @@ func (s *Server) screen(p *rxPacket, tokens *netproto.TokenGen, now time.Time, o
 		s.stats.TokenReplies.Add(1)
 		return false
 	case ctl.Type == netproto.CtrlConnect:
-		if !tokens.Check(ip, h.Token) || !ctl.Padded {
-			s.stats.BadToken.Add(1)
-			return false
-		}
-		if !s.budget.connect.AllowN(now, 1) {
-			s.stats.ConnlessDropped.Add(1)
-			return false
-		}
-		return true
+		return s.passConnect(tokens.Check(ip, h.Token) && ctl.Padded, now)
 	}
 	s.stats.BadToken.Add(1)
 	return false
+}
+
+// passConnect decides on a connection request whose token check gave
+// valid: it goes to the loop (true) within the connect budget.
+func (s *Server) passConnect(valid bool, now time.Time) bool {
+	if !valid {
+		s.stats.BadToken.Add(1)
+		return false
+	}
+	if !s.budget.connect.AllowN(now, 1) {
+		s.stats.ConnlessDropped.Add(1)
+		return false
+	}
+	return true
 }

@@ -23,6 +23,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"twserver/config"
+	"twserver/dialect6"
 	"twserver/netproto"
 	"twserver/snap"
 	"twserver/world"
@@ -108,7 +109,7 @@ type Server struct {
 	pk              netproto.Packer
 	up              netproto.Unpacker
 	sendBuf         []byte
-	scratch         [netproto.MaxPayload]byte
+	scratch         [netproto.MaxPayload6]byte
 	infoSig         uint64       // infoSignature of the published info
 	pendingShutdown bool         // shutdown requested by rcon or vote
 	pendingMap      string       // map change requested by console/vote, done between ticks
@@ -132,6 +133,14 @@ type Server struct {
 	globalToken     netproto.Token
 
 	rec recorder // recording state and hooks (record.go)
+
+	// the 0.6 game layer (snapsend.go, sys6.go)
+	trans6   *dialect6.Game // translation of the game layer for 0.6 clients
+	curMap6  mapVariant6    // what 0.6 clients are sent of curMap (sys6.go)
+	builder6 snap.Builder   // the 0.6 snapshot of one client
+	snap7    snap.Snapshot  // the world's 0.7 snapshot being translated
+	inputBuf [netproto.MaxInputInts]int32
+	con      conState // console output to side channels (conlines.go)
 }
 
 // Stats are counters of dropped and handled packets; read with atomic loads.
@@ -179,6 +188,9 @@ func New(o Options) (*Server, error) {
 		globalToken: newGlobalToken(),
 	}
 	s.peers.m = make(map[netip.AddrPort]int)
+	s.trans6 = new(dialect6.Game)
+	s.builder6.Sizes = snap.Sizes6
+	s.con.done, s.con.submit = make(chan struct{}), make(chan consoleSubmit, ConsoleQueueLen)
 	s.warnLimit = rate.NewLimiter(rate.Every(warnEvery), warnBurst)
 	s.budget = newConnlessBudget(TokenRepliesPerSecond, InfoRepliesPerSecond, ConnectsPerSecond)
 	if s.seed == 0 {
@@ -351,6 +363,7 @@ func (s *Server) setMap(m *twmap.Map) error {
 		return fmt.Errorf("map %s: %w", m.Name, err)
 	}
 	s.curMap, s.world = m, w
+	s.curMap6 = s.deriveMap6(m)
 	s.gameStart = time.Now()
 	s.recGameStart()
 	return nil

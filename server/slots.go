@@ -54,13 +54,17 @@ type client struct {
 	created time.Duration
 
 	version      int32
-	name, clan   string
-	country      int32
-	skin         gamemsg.Skin
-	gotStartInfo bool
-	mapChunk     int           // next map chunk to send
-	mapAsked     int           // map chunks requested so far (REQUEST_MAP_DATA × map_download_speed)
-	mapSentAt    time.Duration // when the last map chunk or stall probe went out
+	ddnetVersion int32 // DDNet clients: the version from clientver@ddnet.tw (sys6.go)
+	// rejoinOffered is when a DDNet client's new CONNECT from this slot's
+	// address was answered (edge6.go rejoin6); 0 for none.
+	rejoinOffered time.Duration
+	name, clan    string
+	country       int32
+	skin          gamemsg.Skin
+	gotStartInfo  bool
+	mapChunk      int           // next map chunk to send
+	mapAsked      int           // map chunks requested so far (REQUEST_MAP_DATA × map_download_speed)
+	mapSentAt     time.Duration // when the last map chunk or stall probe went out
 
 	snapRate      int
 	lastAckedTick int32
@@ -91,6 +95,7 @@ func (c *client) reset() {
 	c.addr = netip.AddrPort{}
 	c.conn = netproto.Conn{} // the zero Conn is offline, like after Reset
 	c.version, c.name, c.clan, c.country = 0, "", "", -1
+	c.ddnetVersion, c.rejoinOffered = 0, 0
 	c.skin = gamemsg.Skin{}
 	c.gotStartInfo = false
 	c.mapChunk, c.mapAsked, c.mapSentAt = 0, 0, 0
@@ -181,7 +186,9 @@ func (s *Server) sendMsg(c *client, msg []byte, flags netproto.SendFlags) {
 // sendSys packs a system message with fill and sends it vital (and flushed).
 func (s *Server) sendSys(c *client, id int32, flush bool, fill func(p *netproto.Packer)) {
 	s.pk.Reset()
-	s.pk.AddMsgHeader(id, true)
+	if !s.sysHeader(c, &s.pk, id) {
+		return
+	}
 	if fill != nil {
 		fill(&s.pk)
 	}
@@ -196,8 +203,14 @@ func (s *Server) sendSys(c *client, id int32, flush bool, fill func(p *netproto.
 	s.sendMsg(c, s.pk.Bytes(), flags)
 }
 
-// sendGame encodes a game message and sends it vital to one client.
+// sendGame encodes a game message and sends it vital to one client; a 0.6
+// client gets the translated form (dialect6), or nothing when the message has
+// no 0.6 form.
 func (s *Server) sendGame(c *client, m gamemsg.Message, flush bool) {
+	if c.conn.Dialect().Is6() {
+		s.sendGame6(c, m, flush)
+		return
+	}
 	s.pk.Reset()
 	if err := gamemsg.Encode(&s.pk, m); err != nil {
 		s.warn().Err(err).Str("msg", gamemsg.Name(m.ID())).Msg("game message not sent")
@@ -257,6 +270,7 @@ func (s *Server) dropClient(c *client, reason string) {
 		// peers can cause these at will: rate-limited
 		s.rateLog().Int("cid", c.id).Str("addr", c.addr.String()).Str("reason", logReason).Msg("client dropped")
 	}
+	s.conDrop(c, reason, wasIngame)
 	if wasIngame {
 		s.emitPlayer(EventPlayerLeave, c)
 	}

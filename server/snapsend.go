@@ -12,8 +12,10 @@ import (
 // (0.7.5 NETOBJTYPE_CHARACTER: x at index 1, y at index 2).
 const (
 	objCharacter = 10
-	charX        = 1
-	charY        = 2
+	// objCharacter6 is the 0.6 NETOBJTYPE_CHARACTER (stored for 0.6 clients).
+	objCharacter6 = 9
+	charX         = 1
+	charY         = 2
 )
 
 // snapDue reports whether a client with the given rate gets a snapshot on tick
@@ -33,6 +35,7 @@ func snapDue(rate int, tick int32) bool {
 // in-game client whose rate allows it (net.md A4.2).
 func (s *Server) sendSnapshots(tick int32) {
 	now := s.now()
+	s.setPlayers6()
 	for _, c := range s.clients {
 		if c.state != stateIngame || !snapDue(c.snapRate, tick) {
 			continue
@@ -42,7 +45,21 @@ func (s *Server) sendSnapshots(tick int32) {
 			s.warn().Err(err).Int("cid", c.id).Msg("snapshot incomplete")
 		}
 		cur := c.storage.Alloc(tick, now)
-		s.builder.Finish(cur)
+		ids, sizes := snap.MsgIDs7, snap.Sizes7
+		if c.conn.Dialect().Is6() {
+			// The one place where a 0.6 client's snapshot differs: the
+			// world's 0.7 snapshot translated, then stored and delta-encoded
+			// with the 0.6 ids and static sizes.
+			s.builder.Finish(&s.snap7)
+			s.builder6.Reset()
+			if err := s.trans6.Snapshot(&s.builder6, &s.snap7, c.id, tick); err != nil {
+				s.warn().Err(err).Int("cid", c.id).Msg("0.6 snapshot incomplete")
+			}
+			s.builder6.Finish(cur)
+			ids, sizes = snap.MsgIDs6, snap.Sizes6
+		} else {
+			s.builder.Finish(cur)
+		}
 
 		base, baseTick := &s.empty, int32(-1)
 		if b, _, ok := c.storage.Get(c.lastAckedTick); ok && c.lastAckedTick >= 0 {
@@ -50,7 +67,7 @@ func (s *Server) sendSnapshots(tick int32) {
 		} else if c.snapRate == snapRateFull {
 			c.snapRate = snapRateRecover // acked snapshot unknown (or -1): full snapshots at 1/s
 		}
-		if err := s.enc.Encode(snap.MsgIDs7, tick, baseTick, base, cur, snap.Sizes7); err != nil {
+		if err := s.enc.Encode(ids, tick, baseTick, base, cur, sizes); err != nil {
 			s.warn().Err(err).Int("cid", c.id).Msg("snapshot too large")
 			continue
 		}
@@ -81,10 +98,13 @@ func (s *Server) onInput(c *client, u *netproto.Unpacker, at time.Time) {
 		s.stats.BadMessages.Add(1)
 		return
 	}
-	var data [netproto.MaxInputInts]int32
+	data := &s.inputBuf // a field: the translator (an interface) would make a local escape
 	n := int(size / 4)
 	for i := range n {
 		data[i] = u.GetInt()
+	}
+	if c.conn.Dialect().Is6() {
+		s.trans6.Input(data[:n])
 	}
 	pingCorrection := u.GetIntOrDefault(0)
 	if u.Err() != nil {
@@ -105,10 +125,11 @@ func (s *Server) onInput(c *client, u *netproto.Unpacker, at time.Time) {
 	if intended > c.lastInputTick {
 		timeLeft := s.tickStart(intended).Sub(at) / time.Millisecond
 		s.pk.Reset()
-		s.pk.AddMsgHeader(netproto.NetmsgInputTiming, true)
-		s.pk.AddInt(intended)
-		s.pk.AddInt(int32(timeLeft))
-		s.sendMsg(c, s.pk.Bytes(), 0)
+		if s.sysHeader(c, &s.pk, netproto.NetmsgInputTiming) {
+			s.pk.AddInt(intended)
+			s.pk.AddInt(int32(timeLeft))
+			s.sendMsg(c, s.pk.Bytes(), 0)
+		}
 	}
 	c.lastInputTick = intended
 	if intended <= cur {
@@ -159,12 +180,16 @@ func (s *Server) playerPos(c *client) (x, y int32, ok bool) {
 	if !found {
 		return 0, 0, false
 	}
-	return charPosAt(sn, c.id, s.world.CurrentTick(), s.world)
+	typ := uint16(objCharacter)
+	if c.conn.Dialect().Is6() {
+		typ = objCharacter6 // same core fields
+	}
+	return charPosAt(sn, typ, c.id, s.world.CurrentTick(), s.world)
 }
 
-// charPosAt extrapolates the Character item of client cid in sn to tick.
-func charPosAt(sn *snap.Snapshot, cid int, tick int32, w *world.World) (x, y int32, ok bool) {
-	i := sn.Find(snap.Key(objCharacter, uint16(cid)))
+// charPosAt extrapolates the Character item (of type typ) of client cid in sn to tick.
+func charPosAt(sn *snap.Snapshot, typ uint16, cid int, tick int32, w *world.World) (x, y int32, ok bool) {
+	i := sn.Find(snap.Key(typ, uint16(cid)))
 	if i < 0 {
 		return 0, 0, false
 	}

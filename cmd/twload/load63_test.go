@@ -124,14 +124,15 @@ func startReferenceServer(t *testing.T) string {
 
 // runFullLoad runs the twload command (in process, as from the shell) with
 // the full-load settings against addr and returns its JSON summary.
-func runFullLoad(t *testing.T, addr string) loadclient.Summary {
+func runFullLoad(t *testing.T, addr string, extra ...string) loadclient.Summary {
 	t.Helper()
 	jsonPath := filepath.Join(t.TempDir(), "summary.json")
 	var stdout, stderr bytes.Buffer
 	start := time.Now()
-	code := run([]string{"-addr", addr, "-n", fmt.Sprint(fullClients), "-duration", fullDuration.String(),
+	args := []string{"-addr", addr, "-n", fmt.Sprint(fullClients), "-duration", fullDuration.String(),
 		"-rampup", fullRampUp.String(), "-sources", fmt.Sprint(fullSources), "-source-base", "127.0.0.2",
-		"-pattern", "random", "-seed", "7", "-status", "off", "-per-client", "-json", jsonPath}, &stdout, &stderr)
+		"-pattern", "random", "-seed", "7", "-status", "off", "-per-client", "-json", jsonPath}
+	code := run(append(args, extra...), &stdout, &stderr)
 	data, err := os.ReadFile(jsonPath)
 	if err != nil {
 		t.Fatalf("twload exit %d, no summary: %v\n%s", code, err, stderr.String())
@@ -193,6 +194,33 @@ func TestFullLoadTwserver(t *testing.T) {
 	heavytest.Lock(t)
 	addr := startTwserverBinary(t)
 	sum := runFullLoad(t, addr)
+	if sum.ServerSnapsPerSec < 24 || sum.ServerSnapsPerSec > 25.5 {
+		t.Errorf("server produced %.2f snapshots/s, want 25 (at least 24)", sum.ServerSnapsPerSec)
+	}
+	checkClientRates(t, sum, 0.97*sum.ServerSnapsPerSec, 0.98)
+}
+
+// TestFullLoadTwserver06 is TestFullLoadTwserver with 63 DDNet-style 0.6
+// clients (twload -proto 06), and TestFullLoadTwserverMix with 32 0.7 and
+// 31 0.6 clients in the same game (-proto mix): the same rates hold.
+func TestFullLoadTwserver06(t *testing.T) { fullLoadDialect(t, loadclient.Proto06, fullClients) }
+
+// TestFullLoadTwserverMix: see TestFullLoadTwserver06.
+func TestFullLoadTwserverMix(t *testing.T) { fullLoadDialect(t, loadclient.ProtoMix, fullClients/2) }
+
+func fullLoadDialect(t *testing.T, proto string, clients6 int) {
+	if testing.Short() {
+		t.Skip("-short: skipping the 65 s full-load run against twserver")
+	}
+	heavytest.Lock(t)
+	addr := startTwserverBinary(t)
+	sum := runFullLoad(t, addr, "-proto", proto)
+	if sum.Clients6 != clients6 {
+		t.Errorf("%d clients spoke 0.6, want %d", sum.Clients6, clients6)
+	}
+	if sum.UnknownMsgs != 0 {
+		t.Errorf("%d messages of unknown id", sum.UnknownMsgs)
+	}
 	if sum.ServerSnapsPerSec < 24 || sum.ServerSnapsPerSec > 25.5 {
 		t.Errorf("server produced %.2f snapshots/s, want 25 (at least 24)", sum.ServerSnapsPerSec)
 	}

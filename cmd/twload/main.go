@@ -1,4 +1,5 @@
-// Command twload runs synthetic Teeworlds 0.7 clients against a server: each
+// Command twload runs synthetic Teeworlds 0.7 clients (or, with -proto 06
+// or mix, DDNet-style 0.6 clients too) against a server: each
 // does the real handshake, downloads the map when it lacks it, enters the
 // game, sends an input every tick and decodes every snapshot (delta and CRC
 // check). At the end it prints a JSON summary: clients connected and failed
@@ -45,6 +46,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	enterTimeout := fs.Duration("enter-timeout", loadclient.DefaultEnterTimeout, "a client that is not in game after this long fails")
 	jsonOut := fs.String("json", "-", "write the JSON summary to this file (- for stdout)")
 	perClient := fs.Bool("per-client", false, "include per-client statistics in the JSON summary")
+	proto := fs.String("proto", "07", "client dialect: 07, 06 (DDNet 0.6 with the security token), 06vanilla (0.6 without it) or mix (alternating 07 and 06)")
 	status := fs.String("status", "auto", "live status line: auto (when stdout is a terminal), on, off")
 	freshMaps := fs.Bool("fresh-maps", false, "every client downloads the map (no sharing between the clients of the run)")
 	// network impairment inside the clients' own sockets: both directions,
@@ -84,6 +86,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Pattern: pat, Seed: *seed, Sources: *sources, Password: *password,
 		Maps: &loadclient.MapCache{Dir: *mapDir}, EnterTimeout: *enterTimeout,
 		Netem: netem, FreshMaps: *freshMaps,
+		Proto: *proto,
 	}
 	if *sources > 0 {
 		if rc.SourceBase, err = netip.ParseAddr(*sourceBase); err != nil {
