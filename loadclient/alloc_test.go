@@ -22,6 +22,60 @@ func TestSteadyStateAllocs(t *testing.T) {
 	}
 }
 
+// TestSteadyStateAllocsImpaired is TestSteadyStateAllocs with the P2
+// impairment (10 % loss, 100±50 ms, 10 % reordered, 1 % duplicated) in both
+// directions: every datagram goes through the client's links, and 40 ms of
+// the client's clock pass per step, so held datagrams fall due and go out.
+func TestSteadyStateAllocsImpaired(t *testing.T) {
+	c, step := steadyClientImpaired(t)
+	if allocs := testing.AllocsPerRun(200, step); allocs != 0 {
+		t.Fatalf("%v allocations per tick", allocs)
+	}
+	up, down := c.upLink.stats, c.downLink.stats
+	t.Logf("up %+v down %+v snapshots %d", up, down, c.stats.Snapshots)
+	if down.Dropped == 0 || down.Delayed == 0 || up.Delayed == 0 || down.Overflow+up.Overflow != 0 || c.stats.Snapshots < 100 {
+		t.Fatalf("impairment not exercised: up %+v down %+v, %d snapshots", up, down, c.stats.Snapshots)
+	}
+}
+
+// BenchmarkClientTickImpaired is BenchmarkClientTick through the P2
+// impairment (see TestSteadyStateAllocsImpaired).
+func BenchmarkClientTickImpaired(b *testing.B) {
+	_, step := steadyClientImpaired(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		step()
+	}
+}
+
+// steadyClientImpaired is steadyClient with both links impaired; each step
+// moves the client's clock 40 ms (two ticks) on.
+func steadyClientImpaired(t testing.TB) (*Client, func()) {
+	t.Helper()
+	c, _ := steadyClient(t)
+	imp := Impair{Loss: 0.1, Delay: 100 * time.Millisecond, Jitter: 50 * time.Millisecond, Reorder: 0.1, Dup: 0.01}
+	n := &Netem{Up: imp, Down: imp}
+	c.cfg.Netem = n
+	c.upLink, c.downLink = newLink(imp, n, 1, 1), newLink(imp, n, 1, 2)
+	c.rawFn = func([]byte) {}
+	c.conn.send = c.write
+	pkt, next := steadyServer(t, c)
+	c.ackTick = -1 // the server side starts afresh: ask for a full snapshot
+	step := func() {
+		c.start = c.start.Add(-2 * netproto.TickDuration)
+		now := c.clock()
+		c.downLink.admit(now, next(pkt), c.recvFn)
+		c.mu.Lock()
+		c.pumpLocked()
+		c.tickLocked(max(c.nextInput, now))
+		c.mu.Unlock()
+	}
+	for range 20 {
+		step()
+	}
+	return c, step
+}
+
 // BenchmarkClientTick measures one client's work per snapshot tick: one
 // delta snapshot received and checked, the driver's tick with one INPUT.
 func BenchmarkClientTick(b *testing.B) {
@@ -46,41 +100,13 @@ func steadyClient(t testing.TB) (*Client, func()) {
 	sent := 0
 	c.conn.send = func([]byte) { sent++ }
 
-	// server side: snapshots of a changing character, delta against the previous tick
-	var b snap.Builder
-	var enc snap.Encoder
-	var snaps [2]snap.Snapshot
-	var ack uint16
-	pkt := make([]byte, 0, netproto.MaxPacketSize)
-	var chunks []byte
-	build := func(tick int32) []byte {
-		cur := &snaps[tick/2%2]
-		prev := &snaps[(tick/2+1)%2]
-		b.Reset()
-		ch, _ := b.NewItem(10, 0, 22)
-		ch[0], ch[1] = tick, tick*3
-		pi, _ := b.NewItem(11, 0, 3)
-		pi[2] = tick % 7
-		b.Finish(cur)
-		base := tick - 2
-		if tick == 2 {
-			prev, base = &snap.Snapshot{}, -1
-		}
-		if err := enc.Encode(snap.MsgIDs7, tick, base, prev, cur, snap.Sizes7); err != nil {
-			t.Fatal(err)
-		}
-		chunks = netproto.AppendChunkHeader(chunks[:0], netproto.ChunkHeader{Size: len(enc.Message(0))})
-		chunks = append(chunks, enc.Message(0)...)
-		return netproto.AppendPacketCompressed(pkt[:0], netproto.PacketHeader{Ack: ack, NumChunks: 1, Token: testCT}, chunks)
-	}
-	tick := int32(2)
+	pkt, next := steadyServer(t, c)
 	step := func() {
 		now := c.clock()
-		c.onDatagram(now, build(tick))
+		c.onDatagram(now, next(pkt))
 		c.mu.Lock()
 		c.tickLocked(max(c.nextInput, now))
 		c.mu.Unlock()
-		tick += 2
 	}
 	for range 10 {
 		step()
@@ -89,4 +115,43 @@ func steadyClient(t testing.TB) (*Client, func()) {
 		t.Fatalf("setup: %d snapshots, %d bad, failure %v, %d inputs, %d datagrams", c.stats.Snapshots, c.stats.BadSnapshots(), c.failure, c.stats.Inputs, sent)
 	}
 	return c, step
+}
+
+// steadyServer returns a datagram buffer and next, which builds the next
+// snapshot datagram (every second tick) into it: a changing character,
+// delta-encoded against the tick the client acknowledged when the server
+// still has it, else a full snapshot.
+func steadyServer(t testing.TB, c *Client) ([]byte, func([]byte) []byte) {
+	const keep = 64 // ticks/2 of snapshots kept for delta bases
+	var b snap.Builder
+	var enc snap.Encoder
+	var snaps [keep]snap.Snapshot
+	var ticks [keep]int32
+	var chunks []byte
+	empty := &snap.Snapshot{}
+	tick := int32(0)
+	next := func(pkt []byte) []byte {
+		tick += 2
+		cur := &snaps[tick/2%keep]
+		b.Reset()
+		ch, _ := b.NewItem(10, 0, 22)
+		ch[0], ch[1] = tick, tick*3
+		pi, _ := b.NewItem(11, 0, 3)
+		pi[2] = tick % 7
+		b.Finish(cur)
+		ticks[tick/2%keep] = tick
+		base, prev := c.ackTick, empty
+		if i := base / 2 % keep; base >= 0 && base < tick && ticks[i] == base {
+			prev = &snaps[i]
+		} else {
+			base = -1
+		}
+		if err := enc.Encode(snap.MsgIDs7, tick, base, prev, cur, snap.Sizes7); err != nil {
+			t.Fatal(err)
+		}
+		chunks = netproto.AppendChunkHeader(chunks[:0], netproto.ChunkHeader{Size: len(enc.Message(0))})
+		chunks = append(chunks, enc.Message(0)...)
+		return netproto.AppendPacketCompressed(pkt[:0], netproto.PacketHeader{NumChunks: 1, Token: testCT}, chunks)
+	}
+	return make([]byte, 0, netproto.MaxPacketSize), next
 }

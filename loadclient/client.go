@@ -71,6 +71,12 @@ type Config struct {
 	// OnGameMessage, when set, is called with every game message the client
 	// decoded, with the same rules as OnSnapshot (m is not kept by the client).
 	OnGameMessage func(m gamemsg.Message)
+	// Netem, when active, impairs the client's own traffic (loss, delay,
+	// jitter, reordering, duplicates per direction, a blackout).
+	Netem *Netem
+	// RunStart is when the run started (the blackout is timed from it);
+	// zero: when the client opens.
+	RunStart time.Time
 	// IdleTarget, when not zero, is the aim of PatternIdle instead of
 	// (100, 0). The aim is relative to the tee; for a free-view spectator
 	// it is where the camera goes, i.e. which part of the map the server
@@ -149,6 +155,14 @@ type Client struct {
 	nextInput   time.Duration // scheduled time of the next input; < 0: align to the driver
 	inputs      [inputRing]sentInput
 	inHead, inN int
+
+	// network impairment (netem.go); nil links when not impaired
+	upLink, downLink *link
+	netOff           time.Duration // client clock + netOff = run time
+	recvFn, rawFn    func([]byte)  // the links' outputs (made once)
+	mapStart         time.Duration // MAP_CHANGE of the download in progress
+	preBlackout      bool          // had an in-game snapshot before the blackout
+	recovered        bool          // had one after it
 }
 
 // New returns a client for cfg.
@@ -162,7 +176,10 @@ func New(cfg Config) *Client {
 	c := &Client{cfg: cfg, buf: make([]byte, recvBufferSize), ackTick: -1, lastTick: -1,
 		margin: 40 * time.Millisecond, nextInput: -1}
 	c.stats.FirstSnapTick, c.stats.LastSnapTick = -1, -1
+	c.stats.BlackoutRecovery = -1
 	c.deliver = c.onChunk
+	c.rawFn = c.writeRaw
+	c.recvFn = func(b []byte) { c.onDatagram(c.now, b) }
 	c.stats.Index = cfg.Index
 	c.stats.Name = cfg.Name
 	c.stats.Proto = "0.7"
@@ -240,6 +257,13 @@ func (c *Client) open() bool {
 	c.conn = newConn(tok, c.write)
 	c.conn.six = c.cfg.Proto6
 	c.conn.vanilla = c.cfg.Proto6 && c.cfg.Vanilla6
+	if n := c.cfg.Netem; n.Active() {
+		if !c.cfg.RunStart.IsZero() {
+			c.netOff = c.start.Sub(c.cfg.RunStart)
+		}
+		c.upLink = newLink(n.Up, n, c.cfg.Seed, 1)
+		c.downLink = newLink(n.Down, n, c.cfg.Seed, 2)
+	}
 	c.recv = snap.NewReceiver(snapTables(c.cfg.Proto6))
 	c.gen = NewInputGen(c.cfg.Pattern, c.cfg.Seed)
 	if c.cfg.Pattern == PatternIdle && c.cfg.IdleTarget != [2]int32{} {
@@ -274,7 +298,11 @@ func (c *Client) readLoop() {
 			c.mu.Unlock()
 			continue
 		}
-		c.onDatagram(now, c.buf[:n])
+		if c.downLink != nil {
+			c.downLink.admit(now+c.netOff, c.buf[:n], c.recvFn)
+		} else {
+			c.onDatagram(now, c.buf[:n])
+		}
 		c.conn.flush(now)
 		c.mu.Unlock()
 	}
@@ -339,7 +367,23 @@ func (c *Client) finishLocked() Stats {
 	}
 	c.stats.Stage = c.stage
 	c.stats.DroppedPkts = c.conn.dropped
+	if c.upLink != nil {
+		c.stats.NetUp, c.stats.NetDown = c.upLink.stats, c.downLink.stats
+	}
+	c.stats.BlackoutInGame = c.preBlackout
 	return c.stats
+}
+
+// pumpLocked releases the impaired datagrams that fell due (the driver
+// calls it at every wake-up). c.mu is held.
+func (c *Client) pumpLocked() {
+	if c.upLink == nil || c.failure != nil {
+		return
+	}
+	now := c.clock()
+	c.downLink.release(now+c.netOff, c.recvFn)
+	c.upLink.release(now+c.netOff, c.rawFn)
+	c.conn.flush(now)
 }
 
 func (c *Client) clock() time.Duration {
@@ -353,7 +397,17 @@ func (c *Client) fail(err error) {
 	}
 }
 
+// write sends one datagram, through the impairment when there is one.
 func (c *Client) write(b []byte) {
+	if c.upLink != nil {
+		c.upLink.admit(c.now+c.netOff, b, c.rawFn)
+		return
+	}
+	c.writeRaw(b)
+}
+
+// writeRaw sends one datagram on the socket.
+func (c *Client) writeRaw(b []byte) {
 	if _, err := c.sock.Write(b); err != nil && c.conn.state == stateOnline {
 		c.fail(fmt.Errorf("socket: %w", err))
 		return
@@ -577,6 +631,7 @@ func (c *Client) restartMap(k MapKey, cpr, chunk int) bool {
 	}
 	c.mapBuf = make([]byte, 0, k.Size)
 	c.mapGot = 0
+	c.mapStart = c.now
 	c.stage = StageMap
 	return true
 }
@@ -589,6 +644,7 @@ func (c *Client) finishMap() {
 	}
 	c.stats.MapDownloads++
 	c.stats.MapBytes = len(c.mapBuf)
+	c.stats.MapTime = c.now - c.mapStart
 	c.mapBuf = nil
 	c.sendSys(netproto.NetmsgReady)
 	c.stage = StageReady
@@ -723,6 +779,15 @@ func (c *Client) onSnapshot(tick int32, empty bool) {
 		return
 	}
 	c.stats.Snapshots++
+	if n := c.cfg.Netem; n != nil && n.Blackout > 0 && !c.recovered {
+		switch rt := now + c.netOff; {
+		case rt < n.BlackoutAt:
+			c.preBlackout = true
+		case rt >= n.BlackoutAt+n.Blackout && c.preBlackout:
+			c.recovered = true
+			c.stats.BlackoutRecovery = rt - n.BlackoutAt - n.Blackout
+		}
+	}
 	if c.stats.FirstSnapTick < 0 {
 		c.stats.FirstSnapTick = tick
 	}

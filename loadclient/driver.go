@@ -100,6 +100,14 @@ func drive(ctx context.Context, n int, startAt func(int) time.Duration, newClien
 				c.readLoop()
 			}()
 		}
+		// Impaired datagrams that fell due go out (or in) at every wake-up.
+		for i := range opened {
+			if c := clients[i]; !finished[i] && c.upLink != nil {
+				c.mu.Lock()
+				c.pumpLocked()
+				c.mu.Unlock()
+			}
+		}
 		// A reader holding its client's lock may have been preempted: serve
 		// the free clients first and wait for the busy ones afterwards.
 		var busy [MaxClients]int

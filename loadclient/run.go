@@ -32,6 +32,11 @@ type RunConfig struct {
 	Password     string
 	Maps         *MapCache
 	EnterTimeout time.Duration
+	// Netem, when active, impairs every client's own traffic (see Netem).
+	Netem *Netem
+	// FreshMaps makes every client download the map even when another
+	// client of the run (or MapCache.Dir) already has it.
+	FreshMaps bool
 	// Status, when set, is called about twice a second with live totals.
 	Status func(Status)
 	// Proto is the dialect of the clients: Proto07 (zero value), Proto06
@@ -88,8 +93,15 @@ func (rc *RunConfig) Validate() error {
 		return errors.New("sources must be 0..250")
 	case rc.Sources > 0 && !rc.SourceBase.Is4():
 		return errors.New("source base must be an IPv4 address")
+	case !rc.Server.Addr().Unmap().IsLoopback():
+		return fmt.Errorf("server %v is not a loopback address: load clients only run against this machine", rc.Server)
+	case rc.Sources > 0 && !rc.SourceBase.IsLoopback():
+		return errors.New("source base must be a loopback address")
 	case rc.Proto != "" && rc.Proto != Proto07 && rc.Proto != Proto06 && rc.Proto != ProtoMix && rc.Proto != Proto06Vanilla:
 		return errors.New("proto must be 07, 06, 06vanilla or mix")
+	}
+	if rc.Netem != nil {
+		return rc.Netem.Validate()
 	}
 	return nil
 }
@@ -179,6 +191,10 @@ func Run(ctx context.Context, rc RunConfig) (Summary, error) {
 		return 0
 	}
 	newClient := func(i int) *Client {
+		maps := rc.Maps
+		if rc.FreshMaps {
+			maps = &MapCache{}
+		}
 		c := New(Config{
 			Server:       rc.Server,
 			Source:       rc.SourceAddr(i),
@@ -186,10 +202,12 @@ func Run(ctx context.Context, rc RunConfig) (Summary, error) {
 			Password:     rc.Password,
 			Pattern:      rc.Pattern,
 			Seed:         rc.Seed + uint64(i),
-			Maps:         rc.Maps,
+			Maps:         maps,
 			EnterTimeout: rc.EnterTimeout,
 			Index:        i,
 			Ticks:        ticks,
+			Netem:        rc.Netem,
+			RunStart:     start,
 			Proto6:       rc.Is6(i),
 			Vanilla6:     rc.Proto == Proto06Vanilla,
 		})
@@ -215,6 +233,7 @@ func Run(ctx context.Context, rc RunConfig) (Summary, error) {
 	s.RampUpS = rc.RampUp.Seconds()
 	s.DurationS = rc.Duration.Seconds()
 	s.Sources = rc.Sources
+	s.Netem = rc.Netem.String()
 	s.Proto = rc.Proto
 	if s.Proto == "" {
 		s.Proto = Proto07

@@ -3,6 +3,7 @@ package loadclient
 import (
 	"math"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"time"
 	"twserver/netproto"
@@ -158,6 +159,19 @@ type Stats struct {
 	// snapshots at the 25/s rate (a gap of more than 2 ticks): skipped
 	// ticks or lost snapshots.
 	SnapGaps int64 `json:"snap_gaps"`
+
+	// MapTime is how long the last map download took (MAP_CHANGE to the
+	// last chunk).
+	MapTime time.Duration `json:"map_download_ns"`
+	// NetUp and NetDown are what the impairment did to the client's
+	// traffic (client to server, server to client).
+	NetUp   LinkStats `json:"injected_up"`
+	NetDown LinkStats `json:"injected_down"`
+	// BlackoutInGame: the client had an in-game snapshot before the
+	// blackout; BlackoutRecovery is then the time from the blackout's end
+	// to its first verified snapshot after it (-1: none came).
+	BlackoutInGame   bool          `json:"blackout_in_game"`
+	BlackoutRecovery time.Duration `json:"blackout_recovery_ns"`
 }
 
 // noteSpacing records one interval between consecutive in-game snapshots:
@@ -296,6 +310,28 @@ type Summary struct {
 	// stopped coming early or were still unread at the end).
 	SnapSpanShare Dist `json:"snapshot_span_share"`
 
+	// Netem describes the impairment of the run (empty: none); Injected is
+	// what it did, summed over the clients, per direction.
+	Netem    string `json:"netem,omitempty"`
+	Injected struct {
+		Up   LinkStats `json:"up"`
+		Down LinkStats `json:"down"`
+	} `json:"injected"`
+	// MapDownloadMs is, over the clients that downloaded the map, how long
+	// the download took.
+	MapDownloadMs Dist `json:"map_download_ms"`
+	// TooWeak and Timeouts count the failures whose reason names a "too
+	// weak connection" (either side gave up on unacknowledged data) or a
+	// timeout (the peer went silent for 10 s).
+	TooWeak  int `json:"too_weak_drops"`
+	Timeouts int `json:"timeouts"`
+	// BlackoutInGame is the number of clients in game before the blackout,
+	// BlackoutRecovered how many of them received a verified snapshot after
+	// it, BlackoutRecoveryMs how long after its end that took.
+	BlackoutInGame     int  `json:"blackout_in_game"`
+	BlackoutRecovered  int  `json:"blackout_recovered"`
+	BlackoutRecoveryMs Dist `json:"blackout_recovery_ms"`
+
 	PerClient []Stats `json:"per_client,omitempty"`
 }
 
@@ -310,9 +346,29 @@ func Summarize(stats []Stats) Summary {
 	s := Summary{Clients: len(stats), Failures: map[string]int{}}
 	var snaps, bin, bout, pin, pout, conn, lead []float64
 	var lat, delay, spacing Histogram
-	var inputs []float64
+	var inputs, mapt, recov []float64
 	for i := range stats {
 		st := &stats[i]
+		s.Injected.Up.add(&st.NetUp)
+		s.Injected.Down.add(&st.NetDown)
+		if st.MapDownloads > 0 {
+			mapt = append(mapt, float64(st.MapTime)/1e6)
+		}
+		if st.BlackoutInGame {
+			s.BlackoutInGame++
+			if st.BlackoutRecovery >= 0 {
+				s.BlackoutRecovered++
+				recov = append(recov, float64(st.BlackoutRecovery)/1e6)
+			}
+		}
+		if f := strings.ToLower(st.Failure); f != "" {
+			if strings.Contains(f, "too weak") {
+				s.TooWeak++
+			}
+			if strings.Contains(f, "timeout") || strings.Contains(f, "timed out") {
+				s.Timeouts++
+			}
+		}
 		if st.Proto == "0.6" {
 			s.Clients6++
 		}
@@ -362,6 +418,8 @@ func Summarize(stats []Stats) Summary {
 	s.InputLeadMs = distOf(lead)
 	s.LatencyMs = percentilesOf(&lat)
 	s.SnapSpacingMs = percentilesOf(&spacing)
+	s.MapDownloadMs = distOf(mapt)
+	s.BlackoutRecoveryMs = distOf(recov)
 	return s
 }
 

@@ -47,6 +47,8 @@ type ConnStats struct {
 	PacketsSent  uint64 // datagrams placed in the outbox
 	PacketsRecv  uint64 // datagrams accepted by Feed
 	ChunksResent uint64 // vital chunks queued again
+	Gaps         uint64 // vital chunks received out of order (dropped, RESEND asked)
+	ResendAsked  uint64 // packets with the peer's RESEND flag
 	OutboxDrops  uint64 // datagrams dropped because the outbox was full
 	Rejected     uint64 // datagrams refused by Feed (token, ack)
 }
@@ -105,6 +107,17 @@ type Conn struct {
 	// nextResendAll is the earliest time a peer's RESEND flag is honoured
 	// again (resendFlagInterval after the last one).
 	nextResendAll time.Duration
+	// resendDue: a RESEND flag came within resendFlagInterval of the last
+	// resend of the whole buffer; Update honours it when the interval ends.
+	resendDue bool
+	// ackAtResend is the peer's ack at the last resend of the whole buffer.
+	ackAtResend uint16
+	// redundant: every vital chunk goes out twice (SetRedundant).
+	redundant bool
+	// gapOpen: a vital chunk arrived out of order and the missing one has
+	// not come yet; lastGapFlag is when the RESEND flag last went out.
+	gapOpen     bool
+	lastGapFlag time.Duration
 
 	out       [MaxPayload6]byte // packet under construction (+ room for the DDNet token)
 	outLen    int
@@ -126,7 +139,8 @@ func (c *Conn) Reset() {
 	c.dialect, c.sec, c.unknownSeq = Dialect7, 0, false
 	c.seq, c.ack, c.peerAck = 0, 0, 0
 	c.reason, c.byPeer = "", false
-	c.lastSend, c.lastRecv, c.since, c.nextResendAll = 0, 0, 0, 0
+	c.lastSend, c.lastRecv, c.since, c.nextResendAll, c.resendDue = 0, 0, 0, 0, false
+	c.ackAtResend, c.redundant, c.gapOpen, c.lastGapFlag = 0, false, false, 0
 	c.outLen, c.outChunks, c.outFlags = 0, 0, 0
 	c.rd = ChunkReader{}
 	c.Stats = ConnStats{}
@@ -357,18 +371,26 @@ func (c *Conn) feed(now time.Duration, flags PacketFlags, ack uint16, numChunks 
 		c.Stats.Rejected++
 		return ErrBadAck
 	}
+	progressed := ack != c.ackAtResend
 	c.peerAck = ack
 	c.Stats.PacketsRecv++
-	if flags&FlagResend != 0 && now >= c.nextResendAll {
+	if flags&FlagResend != 0 {
 		// Every unacked chunk goes out again, as in the reference, but at
-		// most once per resendFlagInterval: further requests in that time
-		// ask for chunks already on their way, and a peer setting the flag
-		// on every packet would otherwise get the whole resend buffer back
-		// for each one.
-		c.nextResendAll = now + resendFlagInterval
-		for i := range c.resend.n {
-			c.resendChunk(now, c.resend.at(i))
+		// most once per resendFlagInterval: a peer setting the flag on
+		// every packet would otherwise get the whole resend buffer back for
+		// each one. A request within the interval is not forgotten: Update
+		// honours it when the interval ends (under loss the chunks resent
+		// last time may be lost again, and the peer asks only once). A
+		// request whose ack moved on since the last resend is honoured at
+		// once: the peer got chunks meanwhile, so it reports a new gap. This
+		// cannot be abused for more than the buffer's chunks per ack step,
+		// and an ack step removes a chunk from the buffer for good.
+		c.Stats.ResendAsked++
+		c.resendDue = true
+		if progressed {
+			c.nextResendAll = now
 		}
+		c.resendAllDue(now)
 	}
 	if flags&FlagControl != 0 {
 		var err error
@@ -399,6 +421,59 @@ func (c *Conn) feed(now time.Duration, flags PacketFlags, ack uint16, numChunks 
 		}
 	}
 	return nil
+}
+
+// resendAllDue resends every unacked chunk when a RESEND request is
+// pending and resendFlagInterval has passed since the last time (see Feed).
+func (c *Conn) resendAllDue(now time.Duration) {
+	if !c.resendDue || now < c.nextResendAll || c.state != StateOnline && c.state != StatePending {
+		return
+	}
+	c.resendDue = false
+	c.nextResendAll = now + resendFlagInterval
+	c.ackAtResend = c.peerAck
+	for i := range c.resend.n {
+		c.resendChunk(now, c.resend.at(i))
+	}
+}
+
+// SetRedundant switches redundant sending on or off: while on, every
+// vital chunk (new or resent) is sent twice, the copy in a datagram of its
+// own right after the original, so that one lost datagram does not stall
+// the in-order stream (receivers drop the copy they see second as a
+// duplicate). It doubles the vital bytes; the server uses it for the map
+// download of a connection that has seen loss.
+func (c *Conn) SetRedundant(on bool) { c.redundant = on }
+
+// repeat queues a copy of the vital chunk e in a datagram of its own (see
+// SetRedundant).
+func (c *Conn) repeat(now time.Duration, e *resendEntry) {
+	c.Flush(now)
+	c.queueChunk(now, ChunkHeader{Flags: ChunkVital | ChunkResend, Size: e.size, Seq: e.seq}, c.resend.bytes(e))
+	c.Stats.ChunksResent++
+	c.Flush(now)
+}
+
+// AskResend sends the RESEND flag now (in an otherwise empty packet if
+// nothing is queued): the peer resends every vital chunk it has not had
+// acknowledged. The server uses it when a download it paces stalls, as the
+// peer's request may have been lost.
+func (c *Conn) AskResend(now time.Duration) {
+	if c.state != StateOnline {
+		return
+	}
+	c.outFlags |= FlagResend
+	c.Flush(now)
+}
+
+// FlushResend flushes the packet under construction when it carries the
+// RESEND flag (a gap was seen in the last fed packet), so the peer hears
+// of the gap at once instead of with its next packet.
+func (c *Conn) FlushResend(now time.Duration) {
+	if c.outFlags&FlagResend != 0 {
+		c.lastGapFlag = now
+		c.Flush(now)
+	}
 }
 
 // control7 handles a 0.7 control message.
@@ -468,10 +543,13 @@ func (c *Conn) Recv() (Chunk, bool) {
 			case c.unknownSeq || ch.Seq == (c.ack+1)&SequenceMask:
 				c.unknownSeq = false
 				c.ack = ch.Seq
+				c.gapOpen = false
 			case inBackroom(ch.Seq, c.ack):
 				continue
 			default:
 				c.outFlags |= FlagResend
+				c.Stats.Gaps++
+				c.gapOpen = true
 				continue
 			}
 		}
@@ -501,6 +579,9 @@ func (c *Conn) Send(now time.Duration, msg []byte, flags SendFlags) error {
 		c.seq = (c.seq + 1) & SequenceMask
 		c.queueChunk(now, ChunkHeader{Flags: ChunkVital, Size: len(msg), Seq: c.seq}, msg)
 		c.resend.push(c.seq, msg, now)
+		if c.redundant {
+			c.repeat(now, c.resend.at(c.resend.n-1))
+		}
 	} else {
 		c.queueChunk(now, ChunkHeader{Size: len(msg)}, msg)
 	}
@@ -530,6 +611,9 @@ func (c *Conn) resendChunk(now time.Duration, e *resendEntry) {
 	c.queueChunk(now, ChunkHeader{Flags: ChunkVital | ChunkResend, Size: e.size, Seq: e.seq}, c.resend.bytes(e))
 	e.lastSend = now
 	c.Stats.ChunksResent++
+	if c.redundant {
+		c.repeat(now, e)
+	}
 }
 
 // Flush turns the packet under construction into a datagram in the outbox
@@ -665,7 +749,15 @@ func (c *Conn) Update(now time.Duration) {
 				c.fail(now, ReasonNotAcked)
 				return
 			}
+			c.resendAllDue(now)
 			c.resendOverdue(now)
+		}
+		if c.gapOpen && now-c.lastGapFlag >= gapFlagInterval {
+			// the RESEND flag asking for the missing chunk may have been
+			// lost: ask again
+			c.outFlags |= FlagResend
+			c.lastGapFlag = now
+			c.Flush(now)
 		}
 		if now-c.lastSend > FlushInterval {
 			c.Flush(now)

@@ -136,6 +136,9 @@ const (
 	resendBudget = MaxPayload
 	// resendFlagInterval is the least time between two resends of the whole buffer at the peer's request (RESEND flag).
 	resendFlagInterval = 100 * time.Millisecond
+	// gapFlagInterval is how often Update repeats the RESEND flag while a
+	// received vital chunk is missing (one small datagram per interval).
+	gapFlagInterval = 50 * time.Millisecond
 )
 
 // Compile-time checks that one Update's resends fit in one packet.

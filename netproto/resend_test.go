@@ -197,3 +197,133 @@ func TestResendBufferWrap(t *testing.T) {
 		t.Fatal("entry limit not enforced")
 	}
 }
+
+// drain polls every waiting datagram and returns, per datagram, whether it
+// carried the RESEND flag and the vital sequence numbers of its chunks.
+func drain(t *testing.T, c *Conn) (flags []bool, seqs [][]uint16) {
+	t.Helper()
+	for p, ok := c.Poll(nil); ok; p, ok = c.Poll(nil) {
+		h, payload, err := ParsePacket(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		payload, _ = DecodePayload(nil, h, payload)
+		var r ChunkReader
+		r.Reset(payload, int(h.NumChunks))
+		var s []uint16
+		for ch, ok := r.Next(); ok; ch, ok = r.Next() {
+			s = append(s, ch.Seq)
+		}
+		flags = append(flags, h.Flags&FlagResend != 0)
+		seqs = append(seqs, s)
+	}
+	return flags, seqs
+}
+
+// TestConnResendFlagPending: a RESEND request inside resendFlagInterval is
+// kept and honoured by Update when the interval ends; one whose ack moved
+// on is honoured at once.
+func TestConnResendFlagPending(t *testing.T) {
+	c := serverConn(t)
+	for i := range 4 {
+		c.Send(0, []byte{byte(i)}, SendVital)
+	}
+	c.Flush(0)
+	drain(t, c)
+	resend := PacketHeader{Token: 1, Flags: FlagResend}
+	c.Feed(time.Millisecond, resend, nil) // honoured: 4 chunks
+	c.Feed(2*time.Millisecond, resend, nil)
+	if c.Stats.ChunksResent != 4 {
+		t.Fatalf("%d resent after two requests 1 ms apart, want 4", c.Stats.ChunksResent)
+	}
+	c.Update(resendFlagInterval)
+	if c.Stats.ChunksResent != 4 {
+		t.Fatalf("resent before the interval ended")
+	}
+	c.Update(resendFlagInterval + time.Millisecond)
+	if c.Stats.ChunksResent != 8 {
+		t.Fatalf("%d resent, want the kept request honoured when the interval ended (8)", c.Stats.ChunksResent)
+	}
+	c.Update(resendFlagInterval + 30*time.Millisecond)
+	if c.Stats.ChunksResent != 8 {
+		t.Fatalf("the kept request was honoured twice")
+	}
+	// The peer acks 2 and asks again: honoured at once, chunks 3 and 4
+	// (and, in the reference's order, 1 and 2 before the ack applies).
+	resend.Ack = 2
+	c.Feed(resendFlagInterval+31*time.Millisecond, resend, nil)
+	if c.Stats.ChunksResent != 12 || c.Unacked() != 2 {
+		t.Fatalf("after progress: %d resent, %d unacked; want 12, 2", c.Stats.ChunksResent, c.Unacked())
+	}
+	if c.Stats.ResendAsked != 3 {
+		t.Errorf("ResendAsked %d, want 3", c.Stats.ResendAsked)
+	}
+}
+
+// TestConnRedundant: with SetRedundant every vital chunk (new or resent)
+// goes out twice, in datagrams of their own; a receiver delivers it once.
+func TestConnRedundant(t *testing.T) {
+	c := serverConn(t)
+	c.SetRedundant(true)
+	big := bytes.Repeat([]byte{7}, MapChunkSize)
+	c.Send(0, big, SendVital|SendFlush)
+	c.Send(0, []byte{1}, SendVital|SendFlush)
+	_, seqs := drain(t, c)
+	if fmt.Sprint(seqs) != "[[1] [1] [2] [2]]" {
+		t.Fatalf("datagrams %v, want each chunk twice in its own", seqs)
+	}
+	c.Feed(time.Millisecond, PacketHeader{Token: 1, Ack: 1, Flags: FlagResend}, nil)
+	c.Flush(time.Millisecond)
+	if _, seqs = drain(t, c); fmt.Sprint(seqs) != "[[1] [1] [2] [2]]" {
+		t.Fatalf("resent datagrams %v, want each chunk twice", seqs)
+	}
+	c.SetRedundant(false)
+	c.Send(2*time.Millisecond, []byte{3}, SendVital|SendFlush)
+	if _, seqs = drain(t, c); fmt.Sprint(seqs) != "[[3]]" {
+		t.Fatalf("after SetRedundant(false): %v", seqs)
+	}
+	// the receiving side drops the copy
+	r := serverConn(t)
+	var got int
+	for range 2 {
+		if err := r.Feed(0, PacketHeader{Token: 1, NumChunks: 1}, vitalPayload(1)); err != nil {
+			t.Fatal(err)
+		}
+		for _, ok := r.Recv(); ok; _, ok = r.Recv() {
+			got++
+		}
+	}
+	if got != 1 {
+		t.Fatalf("receiver delivered the chunk %d times", got)
+	}
+}
+
+// TestConnGapFlag: a gap in the received chunks is reported at once by
+// FlushResend and again every gapFlagInterval until it closes; AskResend
+// sends the flag on demand.
+func TestConnGapFlag(t *testing.T) {
+	c := serverConn(t)
+	c.Feed(0, PacketHeader{Token: 1, NumChunks: 1}, vitalPayload(2)) // 1 is missing
+	for _, ok := c.Recv(); ok; _, ok = c.Recv() {
+	}
+	c.FlushResend(0)
+	if flags, _ := drain(t, c); fmt.Sprint(flags) != "[true]" || c.Stats.Gaps != 1 {
+		t.Fatalf("after the gap: datagrams with RESEND %v, gaps %d", flags, c.Stats.Gaps)
+	}
+	c.Update(gapFlagInterval - time.Millisecond)
+	c.Update(gapFlagInterval)
+	if flags, _ := drain(t, c); fmt.Sprint(flags) != "[true]" {
+		t.Fatalf("the flag was not repeated once after gapFlagInterval: %v", flags)
+	}
+	c.Feed(gapFlagInterval+time.Millisecond, PacketHeader{Token: 1, NumChunks: 2}, vitalPayload(1, 2))
+	for _, ok := c.Recv(); ok; _, ok = c.Recv() {
+	}
+	c.Update(3 * gapFlagInterval)
+	if flags, _ := drain(t, c); len(flags) != 0 {
+		t.Fatalf("flag repeated after the gap closed: %v", flags)
+	}
+	c.AskResend(3 * gapFlagInterval)
+	if flags, _ := drain(t, c); fmt.Sprint(flags) != "[true]" {
+		t.Fatalf("AskResend: %v", flags)
+	}
+}

@@ -169,6 +169,7 @@ func (s *Server) onStartInfo(c *client, m *gamemsg.ClStartInfo) {
 // enterGame puts a READY client with start info into the game (ENTERGAME).
 func (s *Server) enterGame(c *client) {
 	c.state = stateIngame
+	c.conn.SetRedundant(false) // the way in is over (mapdl.go)
 	c.resetSnapState()
 	info := world.PlayerInfo{
 		Name: c.name, Clan: c.clan, Country: c.country,

@@ -249,6 +249,7 @@ func (s *Server) updateConns() {
 			continue
 		}
 		c.conn.Update(now)
+		s.probeHandshake(c, now)
 		if c.conn.State() == netproto.StateError {
 			s.dropFailed(c)
 		}
@@ -459,6 +460,7 @@ func (s *Server) feedClient(c *client, datagram []byte, at time.Time) {
 			return // dropped while handling
 		}
 	}
+	c.conn.FlushResend(now) // a gap: ask for the resend now, not with the next packet
 	if c.conn.State() == netproto.StateError {
 		s.dropFailed(c)
 	}

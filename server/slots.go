@@ -62,7 +62,9 @@ type client struct {
 	country       int32
 	skin          gamemsg.Skin
 	gotStartInfo  bool
-	mapChunk      int
+	mapChunk      int           // next map chunk to send
+	mapAsked      int           // map chunks requested so far (REQUEST_MAP_DATA × map_download_speed)
+	mapSentAt     time.Duration // when the last map chunk or stall probe went out
 
 	snapRate      int
 	lastAckedTick int32
@@ -96,7 +98,7 @@ func (c *client) reset() {
 	c.ddnetVersion, c.rejoinOffered = 0, 0
 	c.skin = gamemsg.Skin{}
 	c.gotStartInfo = false
-	c.mapChunk = 0
+	c.mapChunk, c.mapAsked, c.mapSentAt = 0, 0, 0
 	c.resetSnapState()
 	c.storage = snap.Storage{}
 	c.rconAuthed, c.rconTries, c.rconNoPwWarned = false, 0, false

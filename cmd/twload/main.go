@@ -48,6 +48,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	perClient := fs.Bool("per-client", false, "include per-client statistics in the JSON summary")
 	proto := fs.String("proto", "07", "client dialect: 07, 06 (DDNet 0.6 with the security token), 06vanilla (0.6 without it) or mix (alternating 07 and 06)")
 	status := fs.String("status", "auto", "live status line: auto (when stdout is a terminal), on, off")
+	freshMaps := fs.Bool("fresh-maps", false, "every client downloads the map (no sharing between the clients of the run)")
+	// network impairment inside the clients' own sockets: both directions,
+	// then -up / -down override single settings for one direction
+	loss := fs.String("loss", "0%", "share of datagrams dropped, both directions (5% or 0.05)")
+	delay := fs.Duration("delay", 0, "one-way delay added to every datagram, both directions")
+	jitter := fs.Duration("jitter", 0, "the delay varies uniformly by ±this, both directions")
+	reorder := fs.String("reorder", "0%", "share of datagrams held 50 ms longer (overtaken by later ones), both directions")
+	dup := fs.String("dup", "0%", "share of datagrams sent twice, both directions")
+	upSpec := fs.String("up", "", "client-to-server settings overriding the above, e.g. loss=10%,delay=40ms,jitter=20ms,reorder=0%,dup=0%")
+	downSpec := fs.String("down", "", "server-to-client settings overriding the above (same syntax as -up)")
+	blackout := fs.String("blackout", "", "LENGTH@START: no datagram in or out for LENGTH from START into the run, e.g. 2s@30s")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -66,10 +77,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usage("%v", err)
 	}
+	netem, err := parseNetem(*loss, *delay, *jitter, *reorder, *dup, *upSpec, *downSpec, *blackout)
+	if err != nil {
+		return usage("%v", err)
+	}
 	rc := loadclient.RunConfig{
 		Server: server, Clients: *clients, RampUp: *rampUp, Duration: *duration,
 		Pattern: pat, Seed: *seed, Sources: *sources, Password: *password,
 		Maps: &loadclient.MapCache{Dir: *mapDir}, EnterTimeout: *enterTimeout,
+		Netem: netem, FreshMaps: *freshMaps,
 		Proto: *proto,
 	}
 	if *sources > 0 {
@@ -129,6 +145,43 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// parseNetem builds the impairment from the flags: the both-direction
+// settings, then -up and -down on top, then the blackout. It returns nil
+// when nothing is impaired.
+func parseNetem(loss string, delay, jitter time.Duration, reorder, dup, up, down, blackout string) (*loadclient.Netem, error) {
+	var both loadclient.Impair
+	var err error
+	if both.Loss, err = loadclient.ParsePercent(loss); err != nil {
+		return nil, fmt.Errorf("-loss: %w", err)
+	}
+	if both.Reorder, err = loadclient.ParsePercent(reorder); err != nil {
+		return nil, fmt.Errorf("-reorder: %w", err)
+	}
+	if both.Dup, err = loadclient.ParsePercent(dup); err != nil {
+		return nil, fmt.Errorf("-dup: %w", err)
+	}
+	both.Delay, both.Jitter = delay, jitter
+	if err := both.Validate(); err != nil {
+		return nil, err
+	}
+	n := &loadclient.Netem{Up: both, Down: both}
+	if n.Up, err = loadclient.ParseImpair(both, up); err != nil {
+		return nil, fmt.Errorf("-up: %w", err)
+	}
+	if n.Down, err = loadclient.ParseImpair(both, down); err != nil {
+		return nil, fmt.Errorf("-down: %w", err)
+	}
+	if blackout != "" {
+		if n.Blackout, n.BlackoutAt, err = loadclient.ParseBlackout(blackout); err != nil {
+			return nil, err
+		}
+	}
+	if !n.Active() {
+		return nil, nil
+	}
+	return n, nil
 }
 
 // isTerminal reports whether f is a character device (a terminal).

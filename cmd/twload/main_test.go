@@ -6,6 +6,7 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"twserver/loadclient"
 )
@@ -24,6 +25,14 @@ func TestUsageErrors(t *testing.T) {
 		{"bad status", []string{"-status", "maybe"}, "-status"},
 		{"extra args", []string{"extra"}, "unexpected arguments"},
 		{"unknown flag", []string{"-frobnicate"}, "flag provided but not defined"},
+		{"not loopback", []string{"-addr", "192.0.2.1:8303"}, "not a loopback address"},
+		{"bad loss", []string{"-loss", "5"}, "-loss"},
+		{"bad reorder", []string{"-reorder", "x"}, "-reorder"},
+		{"bad dup", []string{"-dup", "200%"}, "-dup"},
+		{"delay too long", []string{"-delay", "3s"}, "at most"},
+		{"bad up key", []string{"-up", "rate=1"}, "-up: unknown key"},
+		{"bad down value", []string{"-down", "delay=soon"}, "-down: delay"},
+		{"bad blackout", []string{"-blackout", "2s"}, "LENGTH@START"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,5 +66,24 @@ func TestNoServer(t *testing.T) {
 	}
 	if sum.Failed != 2 || sum.Connected != 0 || sum.Failures["no token reply within 5 s"] != 2 {
 		t.Fatalf("summary %+v", sum)
+	}
+}
+
+// TestParseNetem: both-direction flags, then -up/-down on top.
+func TestParseNetem(t *testing.T) {
+	n, err := parseNetem("10%", 100*time.Millisecond, 50*time.Millisecond, "10%", "1%", "loss=0%", "delay=20ms", "2s@30s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := loadclient.Netem{
+		Up:         loadclient.Impair{Loss: 0, Delay: 100 * time.Millisecond, Jitter: 50 * time.Millisecond, Reorder: 0.1, Dup: 0.01},
+		Down:       loadclient.Impair{Loss: 0.1, Delay: 20 * time.Millisecond, Jitter: 50 * time.Millisecond, Reorder: 0.1, Dup: 0.01},
+		BlackoutAt: 30 * time.Second, Blackout: 2 * time.Second,
+	}
+	if *n != want {
+		t.Fatalf("%+v, want %+v", *n, want)
+	}
+	if n, err := parseNetem("0%", 0, 0, "0%", "0%", "", "", ""); n != nil || err != nil {
+		t.Fatalf("no impairment: %+v %v", n, err)
 	}
 }

@@ -1,0 +1,6 @@
+// Package losstest holds the loss and jitter measurement of README "Loss and
+// jitter" as a test (TestLossProfiles): 32 load clients (package
+// loadclient) with impaired sockets against an in-process twserver. It is
+// a package of its own so that its minutes count against their own test
+// timeout, not against cmd/twload's full-load runs.
+package losstest

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# loss.sh - the loss and jitter profiles (README "Loss and jitter") against
+# twserver and the 0.7.5 reference server.
+#
+# For every server and profile it starts a fresh server on 127.0.0.1 serving
+# the 2 MB test map of internal/bigmap (64 slots, 16 playing, 4 clients per
+# IP, no inactivity kick) and runs twload with 32 clients over 8 loopback
+# source addresses, every client downloading the map (-fresh-maps), with the
+# profile's impairment inside twload's own sockets:
+#   P0  clean
+#   P1  5 % loss, 40±20 ms each way
+#   P2  10 % loss, 10 % reordered, 1 % duplicated, 100±50 ms each way
+#   P3  20 % loss each way
+#   P4  a 2 s blackout (nothing in or out) starting 30 s into the run
+# and prints a table: clients in game, map downloads, map download and
+# enter times (p50 / max), snapshot coverage, snapshots per second of server
+# time per client, too-weak drops, timeouts, other failures, blackout recovery.
+#
+# Usage: scripts/loss.sh [-d DURATION] [-o OUTDIR] [PROFILE ...]
+#   -d  run length after the 2 s ramp-up (default 120s; P4 needs > 32s)
+#   -o  output directory for JSON summaries and server logs (default a temp dir)
+# Env: TWSERVER, TWLOAD (binaries; default built from ./cmd), TW07_SERVER
+#      (default /usr/games/teeworlds-server), LOSS_SERVERS ("twserver reference").
+# Exit: 0 when every run finished (whatever its figures), 2 for usage errors.
+# Only loopback traffic; every process started here is stopped by PID.
+set -uo pipefail
+
+DUR=120s OUT=
+while getopts "d:o:h" opt; do
+	case $opt in
+	d) DUR=$OPTARG ;;
+	o) OUT=$OPTARG ;;
+	*) sed -n '2,26p' "$0"; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+PROFILES=("$@")
+[ ${#PROFILES[@]} -gt 0 ] || PROFILES=(P0 P1 P2 P3 P4)
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-$(mktemp -d /tmp/twloss.XXXXXX)}
+mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
+TW07_SERVER=${TW07_SERVER:-/usr/games/teeworlds-server}
+SERVERS=(${LOSS_SERVERS:-twserver reference})
+PIDS=()
+
+log() { printf '%s loss: %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { log "FATAL: $*"; exit 2; }
+stop_pid() {
+	local pid=$1 i
+	kill -0 "$pid" 2>/dev/null || return 0
+	kill -TERM "$pid" 2>/dev/null
+	for ((i = 0; i < 50; i++)); do
+		kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+cleanup() { local p; for p in "${PIDS[@]}"; do stop_pid "$p"; done; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+export PATH=$PATH:/usr/local/go/bin
+if [ -z "${TWLOAD:-}" ]; then
+	TWLOAD=$OUT/twload
+	(cd "$ROOT" && go build -o "$TWLOAD" ./cmd/twload) || die "cannot build twload"
+fi
+if [[ " ${SERVERS[*]} " == *" twserver "* ]] && [ -z "${TWSERVER:-}" ]; then
+	TWSERVER=$OUT/twserver
+	(cd "$ROOT" && go build -o "$TWSERVER" ./cmd/twserver) || die "cannot build twserver"
+fi
+[[ " ${SERVERS[*]} " == *" reference "* ]] && { [ -x "$TW07_SERVER" ] || die "reference server $TW07_SERVER missing (apt-get install teeworlds-server)"; }
+MAP=$OUT/twsrv_big2m.map
+(cd "$ROOT" && go run ./internal/bigmap/genbigmap -o "$MAP") || die "cannot generate the test map"
+
+profile_flags() {
+	case $1 in
+	P0) echo "" ;;
+	P1) echo "-loss 5% -delay 40ms -jitter 20ms" ;;
+	P2) echo "-loss 10% -reorder 10% -dup 1% -delay 100ms -jitter 50ms" ;;
+	P3) echo "-loss 20%" ;;
+	P4) echo "-blackout 2s@30s" ;;
+	*) die "unknown profile $1 (P0..P4)" ;;
+	esac
+}
+
+free_port() { python3 -c 'import socket;s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM);s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
+udp_bound() { ss -Hulpn "sport = :$1" 2>/dev/null | grep -q .; }
+
+# start_server KIND PORT DIR: sets SPID.
+start_server() {
+	local kind=$1 port=$2 dir=$3
+	mkdir -p "$dir/home" "$dir/cwd/maps"
+	case $kind in
+	twserver)
+		cat >"$dir/twserver.toml" <<-EOT
+			[server]
+			bind = "127.0.0.1"
+			port = $port
+			max_clients = 64
+			player_slots = 16
+			max_clients_per_ip = 4
+			[map]
+			file = "$MAP"
+			[game]
+			inactive_kick_time = 0
+		EOT
+		(cd "$dir/cwd" && exec "$TWSERVER" -config "$dir/twserver.toml" -no-console -log-level info \
+			>"$dir/server.log" 2>&1 </dev/null) &
+		SPID=$! ;;
+	reference)
+		cp "$MAP" "$dir/cwd/maps/twsrv_big2m.map"
+		(cd "$dir/cwd" && exec env -u XDG_DATA_HOME HOME="$dir/home" "$TW07_SERVER" \
+			"bindaddr 127.0.0.1" "sv_port $port" "sv_register 0" "sv_map twsrv_big2m" "sv_name loss" \
+			"console_output_level 1" "sv_max_clients 64" "sv_max_clients_per_ip 4" \
+			"sv_player_slots 16" "sv_spamprotection 0" "sv_inactivekick_time 0" \
+			>"$dir/server.log" 2>&1 </dev/null) &
+		SPID=$! ;;
+	esac
+	PIDS+=("$SPID")
+	local i
+	for ((i = 0; i < 100; i++)); do
+		udp_bound "$port" && return 0
+		kill -0 "$SPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	log "$kind did not bind udp $port (see $dir/server.log)"
+	return 1
+}
+
+log "load: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores; output in $OUT"
+for kind in "${SERVERS[@]}"; do
+	for p in "${PROFILES[@]}"; do
+		flags=$(profile_flags "$p")
+		dir=$OUT/$kind-$p
+		port=$(free_port)
+		start_server "$kind" "$port" "$dir" || continue
+		sleep 0.5
+		log "$kind $p: 32 clients for 2s + $DUR ${flags:-(clean)}; load $(cut -d' ' -f1 /proc/loadavg)"
+		# shellcheck disable=SC2086
+		"$TWLOAD" -addr "127.0.0.1:$port" -n 32 -sources 8 -source-base 127.0.0.2 -rampup 2s -duration "$DUR" \
+			-enter-timeout "$DUR" -fresh-maps -seed 11 -status off $flags -json "$dir/twload.json" 2>"$dir/twload.err"
+		echo "$flags" >"$dir/flags"
+		echo "$(cut -d' ' -f1 /proc/loadavg)" >"$dir/load"
+		stop_pid "$SPID"
+	done
+done
+
+python3 - "$OUT" "${SERVERS[@]}" -- "${PROFILES[@]}" <<'EOF'
+import json, os, sys
+out = sys.argv[1]
+i = sys.argv.index("--")
+servers, profiles = sys.argv[2:i], sys.argv[i + 1:]
+print("| profile | server | in game | map downloads | map download p50 / max (s) | enter p50 / max (s) | snapshot coverage mean / min | snapshots/s per client | too weak | timeouts | other failures | blackout recovery |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+for p in profiles:
+    for k in servers:
+        d = os.path.join(out, f"{k}-{p}")
+        try:
+            s = json.load(open(os.path.join(d, "twload.json")))
+        except (OSError, ValueError):
+            print(f"| {p} | {k} | (no result) |"); continue
+        other = s["failed"] - s["too_weak_drops"] - s["timeouts"]
+        rec = "-"
+        if s.get("blackout_in_game"):
+            rec = f"{s['blackout_recovered']}/{s['blackout_in_game']}, max {s['blackout_recovery_ms']['max']:.0f} ms"
+        md, cm = s["map_download_ms"], s["connect_ms"]
+        print(f"| {p} | {k} | {s['connected']}/{s['clients']} | {s['map_downloads']} | {md['p50']/1000:.2f} / {md['max']/1000:.2f} | "
+              f"{cm['p50']/1000:.2f} / {cm['max']/1000:.2f} | {s['snapshot_coverage']['mean']:.2f} / {s['snapshot_coverage']['min']:.2f} | "
+              f"{s['snapshots_per_server_sec_per_client']['mean']:.1f} | {s['too_weak_drops']} | {s['timeouts']} | {other} | {rec} |")
+EOF
