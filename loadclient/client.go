@@ -76,6 +76,11 @@ type Config struct {
 	// it is where the camera goes, i.e. which part of the map the server
 	// sends.
 	IdleTarget [2]int32
+	// Hold, when not HoldNone, stalls the client at that stage of the way
+	// into the game (hold.go); HoldKeepAlive keeps the stalled connection
+	// alive (keep-alives and acks) instead of going silent.
+	Hold          HoldStage
+	HoldKeepAlive bool
 }
 
 // Stage names, reported in Stats.Stage.
@@ -117,6 +122,7 @@ type Client struct {
 	stage   string
 	enterBy time.Duration // not in game by then: failure
 	failure error
+	failAt  time.Duration // when failure was set
 	deliver func([]byte)
 	// finished: the driver closed the client; the reader stops.
 	finished bool
@@ -129,6 +135,14 @@ type Client struct {
 	mapChunk    int // chunk size
 	mapGot      int // chunks received since the last request
 	enteredSnap int // snapshots since ENTERGAME, until in game
+
+	// slot-holding (hold.go)
+	held   bool          // stalled at cfg.Hold: no more progress
+	heldAt time.Duration // when it stalled
+	// holdSend is the conn's writer while a silent stalled client is muted
+	holdSend func([]byte)
+	// holdPing is when a kept-alive stalled client last sent a PING
+	holdPing time.Duration
 
 	// in game
 	inGame      bool
@@ -278,6 +292,13 @@ func (c *Client) tickLocked(due time.Duration) bool {
 		c.fail(err)
 		return true
 	}
+	if c.held {
+		// stalled on purpose: no enter timeout and no progress; a silent
+		// client's conn sends nothing (holdAt muted it)
+		c.holdKeepAlive(now)
+		c.conn.flush(now)
+		return false
+	}
 	if !c.inGame {
 		if now > c.enterBy {
 			c.fail(fmt.Errorf("not in game after %v (stage %s)", c.cfg.EnterTimeout, c.stage))
@@ -311,6 +332,9 @@ func (c *Client) tickLocked(due time.Duration) bool {
 func (c *Client) finishLocked() Stats {
 	now := c.clock()
 	c.finished = true
+	if c.held && c.holdSend != nil {
+		c.conn.send = c.holdSend // a silent stalled client still says goodbye
+	}
 	if c.failure == nil {
 		c.conn.close(now, "twload done")
 	} else {
@@ -325,6 +349,7 @@ func (c *Client) finishLocked() Stats {
 	}
 	c.stats.Stage = c.stage
 	c.stats.DroppedPkts = c.conn.dropped
+	c.stats.Held, c.stats.HeldAt, c.stats.FailAt = c.held, c.heldAt, c.failAt
 	return c.stats
 }
 
@@ -336,6 +361,7 @@ func (c *Client) clock() time.Duration {
 func (c *Client) fail(err error) {
 	if c.failure == nil {
 		c.failure = err
+		c.failAt = c.now
 	}
 }
 
@@ -361,6 +387,9 @@ func (c *Client) onDatagram(now time.Duration, b []byte) {
 	}
 	switch c.conn.feed(now, b, c.deliver) {
 	case evAccepted:
+		if c.holdAt(HoldConnect) {
+			return
+		}
 		c.stage = StageInfo
 		c.pk.Reset()
 		c.pk.AddMsgHeader(netproto.NetmsgInfo, true)
@@ -418,6 +447,9 @@ func (c *Client) bad(kind string, err error) {
 
 // onChunk handles one delivered message.
 func (c *Client) onChunk(data []byte) {
+	if c.held {
+		return // a stalled client makes no progress
+	}
 	id, system, n, err := netproto.ParseMsgHeader(data)
 	if err != nil {
 		c.bad("message header", err)
@@ -541,12 +573,18 @@ func (c *Client) onMapData(body []byte) {
 		return
 	}
 	want := min(c.mapChunk, c.mapKey.Size-len(c.mapBuf))
+	if len(c.mapBuf)+want == c.mapKey.Size && c.holdAt(HoldMap) {
+		return // a map smaller than a window: stall before its last chunk
+	}
 	if len(body) < want {
 		c.fail(fmt.Errorf("MAP_DATA: %d bytes, want %d", len(body), want))
 		return
 	}
 	c.mapBuf = append(c.mapBuf, body[:want]...)
 	c.mapGot++
+	if c.mapGot == c.mapCPR && c.holdAt(HoldMap) {
+		return // one window of chunks received, the rest never asked for
+	}
 	if len(c.mapBuf) == c.mapKey.Size {
 		if err := c.cfg.Maps.Store(c.mapKey, c.mapBuf); err != nil {
 			c.fail(fmt.Errorf("map download: %w", err))
@@ -579,6 +617,9 @@ func (c *Client) onGame(id int32, body []byte) {
 		c.cfg.OnGameMessage(m)
 	}
 	if _, ok := m.(*gamemsg.SvReadyToEnter); ok && c.stage == StageStartInfo {
+		if c.holdAt(HoldReady) {
+			return
+		}
 		c.sendSys(netproto.NetmsgEnterGame)
 		c.stage = StageEntering
 		c.enteredSnap = 0

@@ -157,6 +157,12 @@ type Stats struct {
 	// snapshots at the 25/s rate (a gap of more than 2 ticks): skipped
 	// ticks or lost snapshots.
 	SnapGaps int64 `json:"snap_gaps"`
+
+	// Slot-holding runs (hold.go): whether the client stalled at its hold
+	// stage, when (since its start), and when it failed (was dropped).
+	Held   bool          `json:"held,omitempty"`
+	HeldAt time.Duration `json:"held_ns,omitempty"`
+	FailAt time.Duration `json:"fail_ns,omitempty"`
 }
 
 // noteSpacing records one interval between consecutive in-game snapshots:

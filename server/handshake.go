@@ -58,10 +58,14 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 		}
 		c.version = clientVersion
 		c.state = stateConnecting
+		s.progress(c)
 		s.sendMapChange(c)
 	case netproto.NetmsgRequestMapData:
 		if !vital || c.state != stateConnecting {
 			return
+		}
+		if c.mapChunk*MapChunkSize < s.curMap.Size {
+			s.progress(c) // a request after the end of the map is no progress
 		}
 		s.sendMapData(c)
 	case netproto.NetmsgReady:
@@ -69,6 +73,7 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 			return
 		}
 		c.state = stateReady
+		s.progress(c)
 		s.log.Debug().Int("cid", c.id).Str("addr", c.addr.String()).Msg("client is ready")
 		if v := s.vote; v.active {
 			left := max(int32((v.ends-s.now())/time.Second), 0)

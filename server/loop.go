@@ -247,6 +247,7 @@ func (s *Server) updateConns() {
 			s.dropFailed(c)
 		}
 	}
+	s.checkPregame(now)
 }
 
 // flushAll writes every datagram waiting in any Conn.
@@ -335,6 +336,12 @@ func (s *Server) onConnect(addr netip.AddrPort, own, peer netproto.Token) {
 		}
 		return
 	}
+	if reason, why := s.admitPregame(addr); reason != "" {
+		s.gauges.Refused[why].Add(1)
+		s.sendRaw(netproto.AppendClose(s.sendBuf[:0], 0, peer, reason), addr)
+		s.rateLog().Str("addr", addr.String()).Str("reason", RefuseReasons[why]).Msg("refused: pre-game bound")
+		return
+	}
 	if s.numClients() >= s.cfg.Server.MaxClients {
 		s.gauges.Refused[refuseFull].Add(1)
 		s.sendRaw(netproto.AppendClose(s.sendBuf[:0], 0, peer, netproto.ReasonServerFull), addr)
@@ -354,6 +361,7 @@ func (s *Server) onConnect(addr netip.AddrPort, own, peer netproto.Token) {
 	c.state = stateAuth
 	c.addr = addr
 	c.created = now
+	c.progressAt = now
 	c.conn.Accept(now, own, peer)
 	c.budget = newClientBudget()
 	s.recJoin(c)

@@ -52,6 +52,9 @@ type client struct {
 	addr    netip.AddrPort
 	conn    netproto.Conn
 	created time.Duration
+	// progressAt is when the client last moved on towards the game
+	// (accept, INFO, map request, READY, start info; pregame.go)
+	progressAt time.Duration
 
 	version      int32
 	name, clan   string
