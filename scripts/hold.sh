@@ -54,7 +54,7 @@ start() { # start KIND PORT DIR
 	sleep 0.7
 }
 
-printf '%-9s %-8s %-9s %-40s %6s %6s %8s %s\n' server stage mode "new client" held dropped "drop p50/max s" reasons
+printf '%-9s %-8s %-9s %-48s %6s %6s %8s %s\n' server stage mode "new client" held dropped "drop p50/max s" reasons
 for st in "${STAGES[@]}"; do
 	for kind in twserver reference; do
 		[ "$kind" = reference ] && [ ! -x "$TW07_SERVER" ] && continue
@@ -70,7 +70,7 @@ for st in "${STAGES[@]}"; do
 		new=$(jq -r 'if .connected == 1 then "in game after \(.connect_ms.max|floor) ms" else "refused: " + (.failures|keys|join(";")) end' "$dir/new.json")
 		jq -r --arg k "$kind" --arg st "$st" --arg m "${KEEP:-silent}" --arg new "$new" \
 			'[$k, $st, ($m|ltrimstr("-")), $new, .held, .dropped, "\(.dropped_after_s.p50)/\(.dropped_after_s.max)", (.reasons|to_entries|map("\(.value)x \(.key)")|join("; "))] |
-			 "\(.[0]|.+"         "|.[:9]) \(.[1]|.+"        "|.[:8]) \(.[2]|.+"         "|.[:9]) \(.[3]|.+"                                        "|.[:40]) \(.[4]|tostring|.+"      "|.[:6]) \(.[5]|tostring|.+"      "|.[:6]) \(.[6]|.+"         "|.[:12]) \(.[7])"' "$dir/hold.json"
+			 "\(.[0]|.+"         "|.[:9]) \(.[1]|.+"        "|.[:8]) \(.[2]|.+"         "|.[:9]) \(.[3]|.+"                                                "|.[:48]) \(.[4]|tostring|.+"      "|.[:6]) \(.[5]|tostring|.+"      "|.[:6]) \(.[6]|.+"         "|.[:12]) \(.[7])"' "$dir/hold.json"
 	done
 done
 echo "(details in $OUT)"
