@@ -161,6 +161,7 @@ func (s *Server) onStartInfo(c *client, m *gamemsg.ClStartInfo) {
 // enterGame puts a READY client with start info into the game (ENTERGAME).
 func (s *Server) enterGame(c *client) {
 	c.state = stateIngame
+	c.entered = true
 	c.resetSnapState()
 	info := world.PlayerInfo{
 		Name: c.name, Clan: c.clan, Country: c.country,

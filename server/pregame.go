@@ -26,7 +26,8 @@ import (
 //   - when a CONNECT finds the pre-game share or the server full, the
 //     pre-game client that has made no progress for longest is dropped for
 //     it, if that is at least PregameEvictIdle: a stalled connection cannot
-//     keep a player out for more than that.
+//     keep a player out for more than that. Players back in the pre-game
+//     stages for a map change are never dropped for a newcomer.
 const (
 	// PregameInfoTimeout bounds CONNECT to INFO (the 0.7.5 client sends INFO
 	// with its first packet after the accept).
@@ -97,11 +98,12 @@ func (s *Server) pregameCounts(ip netip.Addr) (total, sameIP int) {
 }
 
 // stalest returns the pre-game client without progress for longest, if
-// that is at least PregameEvictIdle.
+// that is at least PregameEvictIdle. Players loading the map after a map
+// change (they were in the game on this connection) are never chosen.
 func (s *Server) stalest(now time.Duration) *client {
 	var best *client
 	for _, c := range s.clients {
-		if c.isPregame() && now-c.progressAt >= PregameEvictIdle && (best == nil || c.progressAt < best.progressAt) {
+		if c.isPregame() && !c.entered && now-c.progressAt >= PregameEvictIdle && (best == nil || c.progressAt < best.progressAt) {
 			best = c
 		}
 	}
@@ -129,10 +131,10 @@ func (s *Server) admitPregame(addr netip.AddrPort) (string, int) {
 		s.dropClient(c, ReasonEvicted)
 		return "", 0
 	}
-	if total >= capN {
+	if total >= capN && s.numClients() < len(s.clients) {
 		return ReasonPregameFull, refusePregameFull
 	}
-	return "", 0 // the server is full of players: the full check refuses
+	return "", 0 // the server is full: its own check refuses
 }
 
 // checkPregame drops pre-game clients that stopped making progress (once

@@ -151,16 +151,29 @@ func TestPregameShareAndEviction(t *testing.T) {
 }
 
 // TestPregameMapChange: a map change sends in-game clients back to
-// connecting with fresh progress, so a long game does not drop them.
+// connecting with fresh progress, so a long game does not drop them, and a
+// newcomer finding the server full never evicts a player loading the map.
 func TestPregameMapChange(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newIdleServer(t, 2)
+		for _, c := range s.clients[:2] {
+			c.entered = true // as enterGame sets it
+		}
 		time.Sleep(time.Minute)
 		s.applyMap(s.curMap)
 		s.checkPregame(s.now())
 		for _, c := range s.clients[:2] {
 			if c.state != stateConnecting {
 				t.Fatalf("client %d state %v after a map change", c.id, c.state)
+			}
+		}
+		time.Sleep(PregameEvictIdle + time.Second)
+		if got := connectN(s, 9); len(got) != 0 {
+			t.Fatal("a newcomer took the slot of a player loading the new map")
+		}
+		for _, c := range s.clients[:2] {
+			if c.state != stateConnecting {
+				t.Fatalf("client %d state %v after a newcomer's CONNECT", c.id, c.state)
 			}
 		}
 	})

@@ -53,8 +53,11 @@ type client struct {
 	conn    netproto.Conn
 	created time.Duration
 	// progressAt is when the client last moved on towards the game
-	// (accept, INFO, map request, READY, start info; pregame.go)
+	// (accept, INFO, map request, READY, a map change; pregame.go)
 	progressAt time.Duration
+	// entered: the client has been in the game on this connection (it is
+	// pre-game again only after a map change; never evicted then)
+	entered bool
 
 	version      int32
 	name, clan   string
@@ -95,6 +98,7 @@ func (c *client) reset() {
 	c.skin = gamemsg.Skin{}
 	c.gotStartInfo = false
 	c.mapChunk = 0
+	c.entered = false
 	c.resetSnapState()
 	c.storage = snap.Storage{}
 	c.rconAuthed, c.rconTries, c.rconNoPwWarned = false, 0, false
