@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# flood.sh [-r RATE] [-d DURATION] [-s SOURCES] [-w WINDOWS] [-o OUTDIR]
+# flood.sh [-r RATE] [-d DURATION] [-s SOURCES] [-w WINDOWS] [-k KINDS] [-o OUTDIR]
 #
 # Flood cost, twserver against the 0.7.5 reference server (issue 10 goal 2,
 # issue 11): in each of WINDOWS windows (default 3; the order of the two
@@ -7,22 +7,24 @@
 # (dm1, sv_register 0), 4 twload players, then `twload flood` with RATE
 # (default 100000) unverified packets/s for DURATION (default 20s) from
 # SOURCES (default 2000) loopback addresses (token requests, bad-token
-# CONNECTs, connless info requests, garbage; equal shares). The server's CPU
+# CONNECTs, connless info requests, garbage; equal shares, or the mix KINDS
+# as twload's -kinds, e.g. connect=1,info=1,garbage=1). The server's CPU
 # comes from /proc/PID/stat: over a 5 s players-only baseline, then over the
 # flood; the flood's cost per packet is the extra CPU over the baseline
 # divided by the packets sent. Prints every window, the median (min-max) per
 # server and of the per-window ratio twserver/reference, and whether the
 # players kept 25 snapshots/s. Loopback only; processes stopped by PID.
 set -uo pipefail
-RATE=100000 DUR=20s SRC=2000 WINDOWS=3 OUT=
-while getopts "r:d:s:w:o:h" opt; do
+RATE=100000 DUR=20s SRC=2000 WINDOWS=3 OUT= KINDS=
+while getopts "r:d:s:w:k:o:h" opt; do
 	case $opt in
 	r) RATE=$OPTARG ;;
 	d) DUR=$OPTARG ;;
 	s) SRC=$OPTARG ;;
 	w) WINDOWS=$OPTARG ;;
+	k) KINDS=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) sed -n '2,16p' "$0"; exit 2 ;;
+	*) sed -n '2,17p' "$0"; exit 2 ;;
 	esac
 done
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -68,7 +70,7 @@ for ((w = 1; w <= WINDOWS; w++)); do
 		port=$(free_port)
 		start "$kind" "$port" "$dir"
 		load1=$(cut -d' ' -f1 /proc/loadavg)
-		"$TWLOAD" flood -addr "127.0.0.1:$port" -rate "$RATE" -duration "$DUR" -sources "$SRC" -players 4 \
+		"$TWLOAD" flood -addr "127.0.0.1:$port" -rate "$RATE" -duration "$DUR" -sources "$SRC" -players 4 ${KINDS:+-kinds "$KINDS"} \
 			-baseline 5s -server-pid "$SPID" -seed "$w" -json "$dir/flood.json" 2>"$dir/flood.err"
 		stop
 		jq -r --arg w "$w" --arg k "$kind" --arg l "$load1" '[$w, $k, $l, .flood.sent_total, (.flood.achieved_pps|floor),
