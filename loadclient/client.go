@@ -88,6 +88,11 @@ type Config struct {
 	// Vanilla6 (with Proto6) makes it a vanilla 0.6 client: no token, no
 	// CLIENTVER; it goes through the server's anti-spoof handshake.
 	Vanilla6 bool
+	// Hold, when not HoldNone, stalls the client at that stage of the way
+	// into the game (hold.go); HoldKeepAlive keeps the stalled connection
+	// alive (keep-alives and acks) instead of going silent.
+	Hold          HoldStage
+	HoldKeepAlive bool
 }
 
 // Stage names, reported in Stats.Stage.
@@ -129,6 +134,7 @@ type Client struct {
 	stage   string
 	enterBy time.Duration // not in game by then: failure
 	failure error
+	failAt  time.Duration // when failure was set
 	deliver func([]byte)
 	// finished: the driver closed the client; the reader stops.
 	finished bool
@@ -143,6 +149,14 @@ type Client struct {
 	enteredSnap int    // snapshots since ENTERGAME, until in game
 	details6    MapKey // 0.6: the last map-details (name, crc, size, SHA-256)
 	mapSHAKnown bool   // 0.6: the map being downloaded has a SHA-256 from map-details
+
+	// slot-holding (hold.go)
+	held   bool          // stalled at cfg.Hold: no more progress
+	heldAt time.Duration // when it stalled
+	// holdSend is the conn's writer while a silent stalled client is muted
+	holdSend func([]byte)
+	// holdPing is when a kept-alive stalled client last sent a PING
+	holdPing time.Duration
 
 	// in game
 	inGame      bool
@@ -320,6 +334,13 @@ func (c *Client) tickLocked(due time.Duration) bool {
 		c.fail(err)
 		return true
 	}
+	if c.held {
+		// stalled on purpose: no enter timeout and no progress; a silent
+		// client's conn sends nothing (holdAt muted it)
+		c.holdKeepAlive(now)
+		c.conn.flush(now)
+		return false
+	}
 	if !c.inGame {
 		if now > c.enterBy {
 			c.fail(fmt.Errorf("not in game after %v (stage %s)", c.cfg.EnterTimeout, c.stage))
@@ -353,6 +374,9 @@ func (c *Client) tickLocked(due time.Duration) bool {
 func (c *Client) finishLocked() Stats {
 	now := c.clock()
 	c.finished = true
+	if c.held && c.holdSend != nil {
+		c.conn.send = c.holdSend // a silent stalled client still says goodbye
+	}
 	if c.failure == nil {
 		c.conn.close(now, "twload done")
 	} else {
@@ -371,6 +395,7 @@ func (c *Client) finishLocked() Stats {
 		c.stats.NetUp, c.stats.NetDown = c.upLink.stats, c.downLink.stats
 	}
 	c.stats.BlackoutInGame = c.preBlackout
+	c.stats.Held, c.stats.HeldAt, c.stats.FailAt = c.held, c.heldAt, c.failAt
 	return c.stats
 }
 
@@ -394,6 +419,7 @@ func (c *Client) clock() time.Duration {
 func (c *Client) fail(err error) {
 	if c.failure == nil {
 		c.failure = err
+		c.failAt = c.now
 	}
 }
 
@@ -429,6 +455,9 @@ func (c *Client) onDatagram(now time.Duration, b []byte) {
 	}
 	switch c.conn.feed(now, b, c.deliver) {
 	case evAccepted:
+		if c.holdAt(HoldConnect) {
+			return
+		}
 		c.stage = StageInfo
 		if c.cfg.Proto6 {
 			c.sendInfo6()
@@ -494,6 +523,9 @@ func (c *Client) bad(kind string, err error) {
 
 // onChunk handles one delivered message.
 func (c *Client) onChunk(data []byte) {
+	if c.held {
+		return // a stalled client makes no progress
+	}
 	id, system, n, err := netproto.ParseMsgHeader(data)
 	if err != nil {
 		c.bad("message header", err)
@@ -655,12 +687,18 @@ func (c *Client) onMapData(body []byte) {
 		return
 	}
 	want := min(c.mapChunk, c.mapKey.Size-len(c.mapBuf))
+	if len(c.mapBuf)+want == c.mapKey.Size && c.holdAt(HoldMap) {
+		return // a map smaller than a window: stall before its last chunk
+	}
 	if len(body) < want {
 		c.fail(fmt.Errorf("MAP_DATA: %d bytes, want %d", len(body), want))
 		return
 	}
 	c.mapBuf = append(c.mapBuf, body[:want]...)
 	c.mapGot++
+	if c.mapGot == c.mapCPR && c.holdAt(HoldMap) {
+		return // one window of chunks received, the rest never asked for
+	}
 	if len(c.mapBuf) == c.mapKey.Size {
 		c.finishMap()
 		return
@@ -685,6 +723,9 @@ func (c *Client) onGame(id int32, body []byte) {
 		c.cfg.OnGameMessage(m)
 	}
 	if _, ok := m.(*gamemsg.SvReadyToEnter); ok && c.stage == StageStartInfo {
+		if c.holdAt(HoldReady) {
+			return
+		}
 		c.sendSys(netproto.NetmsgEnterGame)
 		c.stage = StageEntering
 		c.enteredSnap = 0

@@ -29,6 +29,7 @@ const phaseDuration = netproto.TickDuration / driverPhases
 func drive(ctx context.Context, n int, startAt func(int) time.Duration, newClient func(int) *Client,
 	done func(int, Stats)) {
 	clients := make([]*Client, n)
+	busy := make([]int, n) // clients whose reader held the lock (hold runs have more than MaxClients)
 	finished := make([]bool, n)
 	var readers sync.WaitGroup
 	opened, left := 0, n
@@ -110,7 +111,6 @@ func drive(ctx context.Context, n int, startAt func(int) time.Duration, newClien
 		}
 		// A reader holding its client's lock may have been preempted: serve
 		// the free clients first and wait for the busy ones afterwards.
-		var busy [MaxClients]int
 		nbusy := 0
 		for i := int(k % driverPhases); i < opened; i += driverPhases {
 			if finished[i] {

@@ -172,6 +172,11 @@ type Stats struct {
 	// to its first verified snapshot after it (-1: none came).
 	BlackoutInGame   bool          `json:"blackout_in_game"`
 	BlackoutRecovery time.Duration `json:"blackout_recovery_ns"`
+	// Slot-holding runs (hold.go): whether the client stalled at its hold
+	// stage, when (since its start), and when it failed (was dropped).
+	Held   bool          `json:"held,omitempty"`
+	HeldAt time.Duration `json:"held_ns,omitempty"`
+	FailAt time.Duration `json:"fail_ns,omitempty"`
 }
 
 // noteSpacing records one interval between consecutive in-game snapshots:

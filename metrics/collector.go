@@ -34,6 +34,7 @@ var (
 	descBytes      = desc("twserver_net_bytes_total", "UDP payload bytes received (in) and sent (out).", "dir")
 	descNetDropped = desc("twserver_net_dropped_total", "Received datagrams or messages dropped, by reason.", "reason")
 	descReplies    = desc("twserver_connless_replies_total", "Connectionless requests answered, by kind.", "kind")
+	descPregame    = desc("twserver_pregame_dropped_total", "Clients dropped before entering the game by the slot-holding defences: stalled in a stage (stall_auth, stall_connecting, stall_ready) or evicted for a new connection.", "reason")
 	descConns      = desc("twserver_connections_total", "CONNECT attempts with a valid token, by result.", "result")
 	descBans       = desc("twserver_bans", "Active IP bans.")
 	descBansTotal  = desc("twserver_bans_total", "Bans added (console, rcon, votes, stress bans).")
@@ -61,7 +62,7 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{
 		descClients, descPlayers, descSpectators, descMaxClients, descInfo, descEvents,
 		descTickDur, descTickLate, descTicks, descSkipped, descDropped, descLastTick, descSnapBytes,
-		descPackets, descBytes, descNetDropped, descReplies, descConns, descBans, descBansTotal,
+		descPackets, descBytes, descNetDropped, descReplies, descConns, descPregame, descBans, descBansTotal,
 		descRecFiles, descRecStopped, descRecPruned, descRecBytes, descRegStatus, descRegErrors,
 	} {
 		ch <- d
@@ -122,6 +123,9 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	counter(descConns, g.Connects.Load(), "accepted")
 	for i, reason := range server.RefuseReasons {
 		counter(descConns, g.Refused[i].Load(), reason)
+	}
+	for i, reason := range server.PregameDrops {
+		counter(descPregame, g.PregameDrops[i].Load(), reason)
 	}
 	gauge(descBans, float64(g.Bans.Load()))
 	counter(descBansTotal, g.BansTotal.Load())

@@ -343,6 +343,7 @@ func (s *Server) cmdStats() {
 		fmt.Fprintf(&b, "%s=%d", k, cs[k])
 	}
 	s.consoleOut(b.String())
+	s.consoleOut(s.pregameSummary())
 	s.consoleOut(s.ticks.summary())
 }
 

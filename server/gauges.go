@@ -97,6 +97,9 @@ type Gauges struct {
 	Connects atomic.Uint64
 	// Refused counts CONNECTs refused by reason (index as in RefuseReasons).
 	Refused [len(RefuseReasons)]atomic.Uint64
+	// PregameDrops counts pre-game clients dropped by the slot-holding
+	// defences, by reason (index as in PregameDrops).
+	PregameDrops [len(PregameDrops)]atomic.Uint64
 	// Snapshots counts snapshots sent (one per client and snapshot tick).
 	Snapshots atomic.Uint64
 	// SnapshotBytes is the size of each sent snapshot (all its parts).
@@ -131,14 +134,16 @@ type InfoLabels struct {
 }
 
 // RefuseReasons names why a CONNECT was refused, in index order.
-var RefuseReasons = [...]string{"banned", "full", "per_ip", "dialect_off"}
+var RefuseReasons = [...]string{"banned", "full", "per_ip", "dialect_off", "pregame_full", "pregame_per_ip"}
 
 // Indexes in RefuseReasons.
 const (
 	refuseBanned = iota
 	refuseFull
 	refusePerIP
-	refuseDialect // the client's dialect is turned off (server.accept_07/06)
+	refuseDialect      // the client's dialect is turned off (server.accept_07/06)
+	refusePregameFull  // pre-game share full, nothing stalled to drop (pregame.go)
+	refusePregamePerIP // too many pre-game clients from one address (pregame.go)
 )
 
 // Gauges returns the loop's published gauges and counters.

@@ -58,12 +58,16 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 		if !vital || c.state != stateConnecting {
 			return
 		}
+		if c.mapChunk*MapChunkSize < s.curMap.Size {
+			s.progress(c) // a request after the end of the map is no progress
+		}
 		s.sendMapData(c)
 	case netproto.NetmsgReady:
 		if !vital || c.state != stateConnecting {
 			return
 		}
 		c.state = stateReady
+		s.progress(c)
 		s.log.Debug().Int("cid", c.id).Str("addr", c.addr.String()).Msg("client is ready")
 		s.conReady(c)
 		if v := s.vote; v.active {
@@ -124,6 +128,7 @@ func (s *Server) onInfo(c *client, want, version, password string) {
 		return
 	}
 	c.state = stateConnecting
+	s.progress(c)
 	s.sendMapChange(c)
 }
 
@@ -170,6 +175,7 @@ func (s *Server) onStartInfo(c *client, m *gamemsg.ClStartInfo) {
 func (s *Server) enterGame(c *client) {
 	c.state = stateIngame
 	c.conn.SetRedundant(false) // the way in is over (mapdl.go)
+	c.entered = true
 	c.resetSnapState()
 	info := world.PlayerInfo{
 		Name: c.name, Clan: c.clan, Country: c.country,

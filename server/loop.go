@@ -254,6 +254,7 @@ func (s *Server) updateConns() {
 			s.dropFailed(c)
 		}
 	}
+	s.checkPregame(now)
 }
 
 // flushAll writes every datagram waiting in any Conn.
@@ -383,6 +384,12 @@ func (s *Server) onConnect(addr netip.AddrPort, req connectReq) {
 		}
 		return
 	}
+	if reason, why := s.admitPregame(addr); reason != "" {
+		s.gauges.Refused[why].Add(1)
+		s.sendRaw(req.appendClose(s.sendBuf[:0], reason), addr)
+		s.rateLog().Str("addr", addr.String()).Str("reason", RefuseReasons[why]).Msg("refused: pre-game bound")
+		return
+	}
 	if s.numClients() >= s.cfg.Server.MaxClients {
 		s.gauges.Refused[refuseFull].Add(1)
 		s.sendRaw(req.appendClose(s.sendBuf[:0], netproto.ReasonServerFull), addr)
@@ -402,6 +409,7 @@ func (s *Server) onConnect(addr netip.AddrPort, req connectReq) {
 	c.state = stateAuth
 	c.addr = addr
 	c.created = now
+	c.progressAt = now
 	req.start(&c.conn, now)
 	if req.dialect.Is6() {
 		s.trans6.Connect(c.id, req.dialect == netproto.DialectDDNet)

@@ -144,6 +144,7 @@ func (s *Server) applyMap(m *twmap.Map) {
 			continue
 		}
 		c.state = stateConnecting
+		c.progressAt = s.now()
 		c.gotStartInfo = false
 		c.resetSnapState()
 		s.sendMapChange(c)

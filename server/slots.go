@@ -52,6 +52,12 @@ type client struct {
 	addr    netip.AddrPort
 	conn    netproto.Conn
 	created time.Duration
+	// progressAt is when the client last moved on towards the game
+	// (accept, INFO, map request, READY, a map change; pregame.go)
+	progressAt time.Duration
+	// entered: the client has been in the game on this connection (it is
+	// pre-game again only after a map change; never evicted then)
+	entered bool
 
 	version      int32
 	ddnetVersion int32 // DDNet clients: the version from clientver@ddnet.tw (sys6.go)
@@ -99,6 +105,7 @@ func (c *client) reset() {
 	c.skin = gamemsg.Skin{}
 	c.gotStartInfo = false
 	c.mapChunk, c.mapAsked, c.mapSentAt = 0, 0, 0
+	c.entered = false
 	c.resetSnapState()
 	c.storage = snap.Storage{}
 	c.rconAuthed, c.rconTries, c.rconNoPwWarned = false, 0, false

@@ -255,6 +255,7 @@ func (s *Server) map6() *mapVariant6 { return &s.curMap6 }
 func (s *Server) sendMapChange6(c *client) {
 	m := s.map6()
 	c.mapChunk = 0 // map data requests answered since this MAP_CHANGE
+	c.mapAsked = 0 // one past the highest chunk requested (pre-game progress)
 	if SendMapDetails6 && c.conn.Dialect() == netproto.DialectDDNet {
 		s.pk.Reset()
 		s.pk.AddMsgHeader(netproto.Netmsg6Ex, true)
@@ -283,6 +284,10 @@ func (s *Server) sendMapData6(c *client, chunk int32) {
 		return
 	}
 	c.mapChunk++
+	if int(chunk) >= c.mapAsked { // a chunk not asked for before: the download moves on (pregame.go)
+		c.mapAsked = int(chunk) + 1
+		s.progress(c)
+	}
 	off := int(chunk) * MapChunkSize6
 	end := min(off+MapChunkSize6, m.Size)
 	last := int32(0)

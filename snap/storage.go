@@ -11,6 +11,15 @@ const (
 	// MaxStored is the most snapshots one Storage holds: one per tick of the
 	// history window. When it is full the oldest entry is dropped.
 	MaxStored = HistoryTicks + 1
+	// MaxFree is how many purged entries one Storage keeps for reuse; more
+	// are left to the garbage collector. A client that stops acknowledging
+	// for a few seconds (a stalled server or client) fills the history
+	// window, up to MaxStored entries; keeping all of them for reuse pinned
+	// that peak for the rest of the connection (the 60-minute soak's memory
+	// rose in steps at each stall of the shared machine). An acknowledging
+	// client holds 2 to 4 entries, so 8 keep the steady state free of
+	// allocations.
+	MaxFree = 8
 )
 
 type storageEntry struct {
@@ -27,7 +36,7 @@ type Storage struct {
 	ring  [MaxStored]*storageEntry // ring[(head+i)%MaxStored], oldest first
 	head  int
 	count int
-	free  []*storageEntry // purged entries, reused LIFO
+	free  []*storageEntry // purged entries, reused LIFO (at most MaxFree)
 }
 
 // Len returns the number of stored snapshots.
@@ -35,12 +44,15 @@ func (s *Storage) Len() int { return s.count }
 
 func (s *Storage) at(i int) *storageEntry { return s.ring[(s.head+i)%MaxStored] }
 
-// dropOldest moves the oldest entry to the free list.
+// dropOldest moves the oldest entry to the free list (or lets it go when
+// the free list holds MaxFree).
 func (s *Storage) dropOldest() {
 	if s.free == nil {
-		s.free = make([]*storageEntry, 0, MaxStored)
+		s.free = make([]*storageEntry, 0, MaxFree)
 	}
-	s.free = append(s.free, s.ring[s.head])
+	if len(s.free) < MaxFree {
+		s.free = append(s.free, s.ring[s.head])
+	}
 	s.ring[s.head] = nil
 	s.head = (s.head + 1) % MaxStored
 	s.count--

@@ -8,6 +8,12 @@
 //
 // Exit status: 0 when every client entered the game and no snapshot or
 // message failed its checks, 1 otherwise, 2 for usage errors.
+//
+// Two subcommands test the server's defences (loopback targets only,
+// bounded in rate and time): `twload hold` (hold.go) opens many
+// connections from distinct 127.x.y.z addresses that stall on their way
+// into the game, and `twload flood` (flood.go) sends unverified packets
+// from many addresses while a few normal clients play.
 package main
 
 import (
@@ -30,6 +36,14 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "hold":
+			return runHold(args[1:], stdout, stderr)
+		case "flood":
+			return runFlood(args[1:], stdout, stderr)
+		}
+	}
 	fs := flag.NewFlagSet("twload", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8303", "server address `host:port`")

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"twserver/loadclient"
+)
+
+// floodReport is the JSON summary of `twload flood`.
+type floodReport struct {
+	Flood loadclient.FloodSummary `json:"flood"`
+	// Players are the normal clients that played through the flood
+	// (none when -players 0).
+	Players *playersReport `json:"players,omitempty"`
+	// ServerCPU is the server's CPU (utime+stime from /proc/PID/stat) when
+	// -server-pid was given.
+	ServerCPU *cpuReport `json:"server_cpu,omitempty"`
+}
+
+type playersReport struct {
+	Clients     int             `json:"clients"`
+	Connected   int             `json:"connected"`
+	Failed      int             `json:"failed"`
+	Bad         int64           `json:"bad_snapshots_or_messages"`
+	SnapsPerSec loadclient.Dist `json:"snapshots_per_sec_per_client"`
+	SnapGaps    int64           `json:"snap_gaps"`
+	// SnapsPerServerSec counts per second of server time (see loadclient.Summary).
+	SnapsPerServerSec loadclient.Dist        `json:"snapshots_per_server_sec_per_client"`
+	Failures          map[string]int         `json:"failures,omitempty"`
+	Latency           loadclient.Percentiles `json:"input_to_snapshot_latency_ms"`
+}
+
+type cpuReport struct {
+	PID int `json:"pid"`
+	// BaselinePct is the server's CPU (% of one core) while only the
+	// players played, FloodPct while the flood ran.
+	BaselineS   float64 `json:"baseline_s"`
+	BaselinePct float64 `json:"baseline_pct"`
+	FloodPct    float64 `json:"flood_pct"`
+	// USPerPacket is the extra CPU the flood cost per datagram sent:
+	// (flood CPU - baseline CPU rate × flood time) / datagrams, in µs.
+	USPerPacket float64 `json:"us_per_packet"`
+}
+
+// runFlood is `twload flood`: unverified packets from many loopback
+// addresses while a few normal clients play; the server's CPU from /proc.
+func runFlood(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("twload flood", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:8303", "server address `host:port` (IPv4 loopback only)")
+	rateF := fs.Int("rate", 100000, fmt.Sprintf("packets per second (1..%d)", loadclient.MaxFloodRate))
+	duration := fs.Duration("duration", 20*time.Second, fmt.Sprintf("flood duration (at most %v)", loadclient.MaxFloodDuration))
+	sources := fs.Int("sources", 2000, fmt.Sprintf("source addresses, one socket each (1..%d)", loadclient.MaxFloodSources))
+	base := fs.String("source-base", loadclient.DefaultFloodSourceBase.String(), "first source address (127.x.y.z)")
+	kinds := fs.String("kinds", "", "mix of kinds, e.g. token=1,connect=1,info=1,garbage=1 (default: all equal)")
+	senders := fs.Int("senders", 4, "sending goroutines (sendmmsg batches)")
+	players := fs.Int("players", 4, "normal clients playing through the flood (0..16)")
+	baseline := fs.Duration("baseline", 5*time.Second, "players-only time measured before the flood (for the server's baseline CPU)")
+	pid := fs.Int("server-pid", 0, "server process id: report its CPU from /proc/PID/stat (0: no CPU figures)")
+	seed := fs.Uint64("seed", 1, "seed of the packet mix and tokens")
+	jsonOut := fs.String("json", "-", "write the JSON summary to this file (- for stdout)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "twload flood: "+format+"\n", a...)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		return usage("unexpected arguments %q", fs.Args())
+	}
+	server, err := netip.ParseAddrPort(*addr)
+	if err != nil {
+		return usage("bad -addr: %v", err)
+	}
+	src, err := netip.ParseAddr(*base)
+	if err != nil {
+		return usage("bad -source-base: %v", err)
+	}
+	w, err := loadclient.ParseFloodWeights(*kinds)
+	if err != nil {
+		return usage("%v", err)
+	}
+	if *players < 0 || *players > 16 || *baseline < 0 || *baseline > time.Minute {
+		return usage("-players must be 0..16 and -baseline 0..1m")
+	}
+	fc := loadclient.FloodConfig{Server: server, Rate: *rateF, Duration: *duration, Sources: *sources,
+		SourceBase: src, Weights: w, Senders: *senders, Seed: *seed}
+	if err := fc.Validate(); err != nil {
+		return usage("%v", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	var rep floodReport
+	const ramp = 2 * time.Second
+	playDone := make(chan loadclient.Summary, 1)
+	if *players > 0 {
+		rc := loadclient.RunConfig{Server: server, Clients: *players, RampUp: time.Second,
+			Duration: ramp + *baseline + *duration + time.Second, Pattern: loadclient.PatternRandom, Seed: *seed,
+			Maps: &loadclient.MapCache{}, EnterTimeout: loadclient.DefaultEnterTimeout, NamePrefix: "player"}
+		go func() {
+			s, _ := loadclient.Run(ctx, rc)
+			playDone <- s
+		}()
+		sleepCtx(ctx, time.Second+ramp) // in game before measuring
+	}
+	var c0, c1, c2 float64
+	var t0, t1, t2 time.Time
+	if *pid > 0 {
+		c0, t0 = procCPU(*pid), time.Now()
+		sleepCtx(ctx, *baseline)
+		c1, t1 = procCPU(*pid), time.Now()
+	}
+	sum, err := loadclient.RunFlood(ctx, fc)
+	if err != nil {
+		fmt.Fprintf(stderr, "twload flood: %v\n", err)
+		return 1
+	}
+	if *pid > 0 {
+		c2, t2 = procCPU(*pid), time.Now()
+		baseRate := 0.0
+		if d := t1.Sub(t0).Seconds(); d > 0 {
+			baseRate = (c1 - c0) / d
+		}
+		fd := t2.Sub(t1).Seconds()
+		r := &cpuReport{PID: *pid, BaselineS: t1.Sub(t0).Seconds(), BaselinePct: baseRate * 100, FloodPct: (c2 - c1) / fd * 100}
+		if sum.SentTotal > 0 {
+			r.USPerPacket = ((c2 - c1) - baseRate*fd) / float64(sum.SentTotal) * 1e6
+		}
+		rep.ServerCPU = r
+	}
+	rep.Flood = sum
+	status := 0
+	if *players > 0 {
+		ps := <-playDone
+		pr := &playersReport{Clients: ps.Clients, Connected: ps.Connected, Failed: ps.Failed,
+			Bad:         ps.CRCErrors + ps.DeltaErrors + ps.BadMessages + ps.BadItems,
+			SnapsPerSec: ps.SnapsPerSec, Failures: ps.Failures, Latency: ps.LatencyMs, SnapGaps: ps.SnapGaps, SnapsPerServerSec: ps.SnapsPerServerSec}
+		rep.Players = pr
+		if !ps.OK() {
+			status = 1
+		}
+	}
+	if rc := writeJSON(*jsonOut, rep, stdout, stderr); rc != 0 {
+		return rc
+	}
+	return status
+}
+
+// procCPU returns utime+stime of a process in seconds (0 when unreadable).
+func procCPU(pid int) float64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	// fields after the command name (which may hold spaces) in parentheses
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (ut + st) / clockTicks
+}
+
+// clockTicks is USER_HZ, the unit of utime and stime in /proc (100 on Linux).
+const clockTicks = 100
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# flood.sh [-r RATE] [-d DURATION] [-s SOURCES] [-w WINDOWS] [-k KINDS] [-o OUTDIR]
+#
+# Flood cost, twserver against the 0.7.5 reference server (issue 10 goal 2,
+# issue 11): in each of WINDOWS windows (default 3; the order of the two
+# servers alternates), for each server a fresh 64-slot server on 127.0.0.1
+# (dm1, sv_register 0), 4 twload players, then `twload flood` with RATE
+# (default 100000) unverified packets/s for DURATION (default 20s) from
+# SOURCES (default 2000) loopback addresses (token requests, bad-token
+# CONNECTs, connless info requests, garbage; equal shares, or the mix KINDS
+# as twload's -kinds, e.g. connect=1,info=1,garbage=1). The server's CPU
+# comes from /proc/PID/stat: over a 5 s players-only baseline, then over the
+# flood; the flood's cost per packet is the extra CPU over the baseline
+# divided by the packets sent. Prints every window, the median (min-max) per
+# server and of the per-window ratio twserver/reference, and whether the
+# players kept 25 snapshots/s. Loopback only; processes stopped by PID.
+set -uo pipefail
+RATE=100000 DUR=20s SRC=2000 WINDOWS=3 OUT= KINDS=
+while getopts "r:d:s:w:k:o:h" opt; do
+	case $opt in
+	r) RATE=$OPTARG ;;
+	d) DUR=$OPTARG ;;
+	s) SRC=$OPTARG ;;
+	w) WINDOWS=$OPTARG ;;
+	k) KINDS=$OPTARG ;;
+	o) OUT=$OPTARG ;;
+	*) sed -n '2,17p' "$0"; exit 2 ;;
+	esac
+done
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-$(mktemp -d /tmp/twflood.XXXXXX)}
+mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
+TW07_SERVER=${TW07_SERVER:-/usr/games/teeworlds-server}
+MAP=${FLOOD_MAP:-/usr/share/games/teeworlds/data/maps/dm1.map}
+export PATH=$PATH:/usr/local/go/bin
+TWSERVER=${TWSERVER:-$OUT/twserver}
+TWLOAD=${TWLOAD:-$OUT/twload}
+[ -x "$TWSERVER" ] || (cd "$ROOT" && go build -o "$TWSERVER" ./cmd/twserver) || exit 2
+[ -x "$TWLOAD" ] || (cd "$ROOT" && go build -o "$TWLOAD" ./cmd/twload) || exit 2
+[ -x "$TW07_SERVER" ] || { echo "reference server $TW07_SERVER missing" >&2; exit 2; }
+SPID=
+stop() { [ -n "$SPID" ] && { kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null; }; SPID=; }
+trap 'stop; exit 130' INT TERM
+free_port() { python3 -c 'import socket;s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM);s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
+
+start() { # start KIND PORT DIR
+	local kind=$1 port=$2 dir=$3
+	mkdir -p "$dir/home" "$dir/cwd/maps"
+	case $kind in
+	twserver)
+		printf '[server]\nbind = "127.0.0.1"\nport = %s\nmax_clients = 64\nmax_clients_per_ip = 4\n[map]\nfile = "%s"\n[game]\ninactive_kick_time = 0\n' "$port" "$MAP" >"$dir/twserver.toml"
+		"$TWSERVER" -config "$dir/twserver.toml" -no-console -log-level warn >"$dir/server.log" 2>&1 </dev/null &
+		SPID=$! ;;
+	reference)
+		cp "$MAP" "$dir/cwd/maps/dm1.map"
+		(cd "$dir/cwd" && exec env -u XDG_DATA_HOME HOME="$dir/home" "$TW07_SERVER" "bindaddr 127.0.0.1" "sv_port $port" \
+			"sv_register 0" "sv_map dm1" "sv_max_clients 64" "sv_max_clients_per_ip 4" "console_output_level 0" \
+			"sv_inactivekick_time 0" >"$dir/server.log" 2>&1 </dev/null) &
+		SPID=$! ;;
+	esac
+	sleep 0.7
+}
+
+printf 'window\tserver\tload1\tsent\tachieved_pps\tbase_cpu_pct\tflood_cpu_pct\tus_per_packet\tplayers_in\tsnaps_min\tsnaps_srv_min\n' >"$OUT/results.tsv"
+for ((w = 1; w <= WINDOWS; w++)); do
+	order=(twserver reference)
+	((w % 2 == 0)) && order=(reference twserver)
+	for kind in "${order[@]}"; do
+		dir=$OUT/$kind-w$w
+		port=$(free_port)
+		start "$kind" "$port" "$dir"
+		load1=$(cut -d' ' -f1 /proc/loadavg)
+		"$TWLOAD" flood -addr "127.0.0.1:$port" -rate "$RATE" -duration "$DUR" -sources "$SRC" -players 4 ${KINDS:+-kinds "$KINDS"} \
+			-baseline 5s -server-pid "$SPID" -seed "$w" -json "$dir/flood.json" 2>"$dir/flood.err"
+		stop
+		jq -r --arg w "$w" --arg k "$kind" --arg l "$load1" '[$w, $k, $l, .flood.sent_total, (.flood.achieved_pps|floor),
+			(.server_cpu.baseline_pct*10|round/10), (.server_cpu.flood_pct*10|round/10), (.server_cpu.us_per_packet*1000|round/1000),
+			"\(.players.connected)/\(.players.clients)", .players.snapshots_per_sec_per_client.min,
+			.players.snapshots_per_server_sec_per_client.min] | @tsv' "$dir/flood.json" | tee -a "$OUT/results.tsv"
+	done
+done
+python3 - "$OUT/results.tsv" <<'EOF'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+by = {}
+for r in rows:
+    by.setdefault(r["server"], {})[r["window"]] = r
+def spread(xs, fmt="{:.3f}"):
+    return f"{fmt.format(statistics.median(xs))} ({fmt.format(min(xs))}-{fmt.format(max(xs))})"
+print("\nmedian over the windows (min-max):")
+for k, ws in by.items():
+    rs = list(ws.values())
+    print(f"{k:<9} us/packet {spread([float(r['us_per_packet']) for r in rs])}  flood CPU % {spread([float(r['flood_cpu_pct']) for r in rs], '{:.1f}')}"
+          f"  achieved pps {spread([float(r['achieved_pps']) for r in rs], '{:.0f}')}  players' min snapshots/s {min(float(r['snaps_min']) for r in rs):.2f}")
+if "twserver" in by and "reference" in by:
+    ws = sorted(set(by["twserver"]) & set(by["reference"]))
+    xs = [float(by["twserver"][w]["us_per_packet"]) / float(by["reference"][w]["us_per_packet"]) for w in ws if float(by["reference"][w]["us_per_packet"]) > 0]
+    if xs:
+        print(f"ratio twserver/reference of CPU per packet: {spread(xs, '{:.2f}')}")
+EOF
+echo "(details in $OUT)"

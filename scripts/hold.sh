@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# hold.sh [-n CONNS] [-k] [STAGE ...]
+#
+# Slot-holding, twserver against the 0.7.5 reference server (issue 11,
+# proof 5, the README comparison): for each STAGE (default: connect map
+# ready) and each server, a fresh 64-slot server on 127.0.0.1 (dm1, 4
+# clients per IP, sv_register 0), `twload hold` with CONNS (default 200)
+# connections from as many loopback addresses stalling at STAGE (-k: kept
+# alive with acks, keep-alives and a PING every 2 s; default silent), and
+# 3.5 s later one normal client from 127.0.0.1. Prints, per run, whether the
+# new client got in and how fast (or its refusal), and what the server did
+# with the stalled connections (held, dropped after how long, reasons).
+# Loopback only; every process started here is stopped by PID.
+set -uo pipefail
+N=200 KEEP=
+while getopts "n:kh" opt; do
+	case $opt in
+	n) N=$OPTARG ;;
+	k) KEEP=-keepalive ;;
+	*) sed -n '2,14p' "$0"; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+STAGES=("$@")
+[ ${#STAGES[@]} -gt 0 ] || STAGES=(connect map ready)
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-$(mktemp -d /tmp/twhold.XXXXXX)}
+TW07_SERVER=${TW07_SERVER:-/usr/games/teeworlds-server}
+MAP=${HOLD_MAP:-/usr/share/games/teeworlds/data/maps/dm1.map}
+export PATH=$PATH:/usr/local/go/bin
+TWSERVER=${TWSERVER:-$OUT/twserver}
+TWLOAD=${TWLOAD:-$OUT/twload}
+[ -x "$TWSERVER" ] || (cd "$ROOT" && go build -o "$TWSERVER" ./cmd/twserver) || exit 2
+[ -x "$TWLOAD" ] || (cd "$ROOT" && go build -o "$TWLOAD" ./cmd/twload) || exit 2
+SPID=
+trap '[ -n "$SPID" ] && kill "$SPID" 2>/dev/null; exit 130' INT TERM
+free_port() { python3 -c 'import socket;s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM);s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
+
+start() { # start KIND PORT DIR
+	local kind=$1 port=$2 dir=$3
+	mkdir -p "$dir/home" "$dir/cwd/maps"
+	case $kind in
+	twserver)
+		printf '[server]\nbind = "127.0.0.1"\nport = %s\nmax_clients = 64\nmax_clients_per_ip = 4\n[map]\nfile = "%s"\n' "$port" "$MAP" >"$dir/twserver.toml"
+		"$TWSERVER" -config "$dir/twserver.toml" -no-console -log-level warn >"$dir/server.log" 2>&1 </dev/null &
+		SPID=$! ;;
+	reference)
+		cp "$MAP" "$dir/cwd/maps/dm1.map"
+		(cd "$dir/cwd" && exec env -u XDG_DATA_HOME HOME="$dir/home" "$TW07_SERVER" "bindaddr 127.0.0.1" "sv_port $port" \
+			"sv_register 0" "sv_map dm1" "sv_max_clients 64" "sv_max_clients_per_ip 4" "console_output_level 0" \
+			>"$dir/server.log" 2>&1 </dev/null) &
+		SPID=$! ;;
+	esac
+	sleep 0.7
+}
+
+printf '%-9s %-8s %-9s %-48s %6s %6s %8s %s\n' server stage mode "new client" held dropped "drop p50/max s" reasons
+for st in "${STAGES[@]}"; do
+	for kind in twserver reference; do
+		[ "$kind" = reference ] && [ ! -x "$TW07_SERVER" ] && continue
+		dir=$OUT/$kind-$st
+		port=$(free_port)
+		start "$kind" "$port" "$dir"
+		"$TWLOAD" hold -addr "127.0.0.1:$port" -n "$N" -stage "$st" $KEEP -rampup 1s -duration 14s -json "$dir/hold.json" 2>"$dir/hold.err" &
+		HP=$!
+		sleep 3.5
+		"$TWLOAD" -addr "127.0.0.1:$port" -n 1 -rampup 0 -duration 1s -enter-timeout 5s -status off -json "$dir/new.json" 2>/dev/null
+		wait "$HP"
+		kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null; SPID=
+		new=$(jq -r 'if .connected == 1 then "in game after \(.connect_ms.max|floor) ms" else "refused: " + (.failures|keys|join(";")) end' "$dir/new.json")
+		jq -r --arg k "$kind" --arg st "$st" --arg m "${KEEP:-silent}" --arg new "$new" \
+			'[$k, $st, ($m|ltrimstr("-")), $new, .held, .dropped, "\(.dropped_after_s.p50)/\(.dropped_after_s.max)", (.reasons|to_entries|map("\(.value)x \(.key)")|join("; "))] |
+			 "\(.[0]|.+"         "|.[:9]) \(.[1]|.+"        "|.[:8]) \(.[2]|.+"         "|.[:9]) \(.[3]|.+"                                                "|.[:48]) \(.[4]|tostring|.+"      "|.[:6]) \(.[5]|tostring|.+"      "|.[:6]) \(.[6]|.+"         "|.[:12]) \(.[7])"' "$dir/hold.json"
+	done
+done
+echo "(details in $OUT)"
