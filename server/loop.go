@@ -13,7 +13,15 @@ package server
 //	            absolute schedule (tick N starts at gameStart + N*20ms),
 //	            handles packets and console lines between ticks (every queued
 //	            packet before a tick), runs the connection timers once per
-//	            tick and writes every outgoing datagram.
+//	            tick and writes every outgoing datagram (batch.go).
+//	  Wake-ups: the reader wakes the loop (wake chan) only for datagrams
+//	            of peers that are not in game (handshake, map download,
+//	            CONNECT); an in-game client's datagrams (inputs, chat, votes)
+//	            wait in rx for the next tick, which handles them before it is
+//	            simulated. Their arrival time is the reader's stamp, so input
+//	            timing is exact, and what they answer leaves with the tick's
+//	            snapshots as before; the loop wakes 50 times a second instead
+//	            of once per datagram.
 //	  consoleReader: reads console lines into consoleCh (bounded).
 
 import (
@@ -83,9 +91,7 @@ loop:
 		select {
 		case <-ctx.Done():
 			break loop
-		case p := <-s.rx:
-			s.handlePacket(p)
-			s.free <- p
+		case <-s.wake:
 			s.drainRx()
 		case line := <-s.consoleCh:
 			s.rconFrom = -1
@@ -249,12 +255,23 @@ func (s *Server) updateConns() {
 	}
 }
 
-// flushAll writes every datagram waiting in any Conn.
+// flushAll writes every datagram waiting in any Conn, in slot order, and
+// everything else queued in the send batch (one WriteBatch per
+// SendBatchSize datagrams). It also publishes which slots are in game for
+// the reader (see Wake-ups above).
 func (s *Server) flushAll() {
+	var ingame uint64
 	for _, c := range s.clients {
 		if c.state != stateEmpty && c.conn.Pending() > 0 {
 			s.flushConn(c)
 		}
+		if c.state == stateIngame {
+			ingame |= 1 << uint(c.id)
+		}
+	}
+	s.flushOut()
+	if ingame != s.ingame.Load() {
+		s.ingame.Store(ingame)
 	}
 }
 
@@ -267,6 +284,7 @@ func (s *Server) shutdown() {
 			n++
 		}
 	}
+	s.flushOut()
 	if n > 0 {
 		time.Sleep(ShutdownFlushWait) // let the CLOSE datagrams leave before the socket closes
 	}

@@ -20,7 +20,10 @@ type rxPacket struct {
 	cid  int // slot of addr when the reader screened it, -1 for none
 	addr netip.AddrPort
 	at   time.Time // when the reader read it (arrival time, net.md A4.8)
-	buf  [RecvBufSize]byte
+	// spare marks the reader's spare buffers (read and dropped when the
+	// pool is at its bound), never handed to the loop
+	spare bool
+	buf   [RecvBufSize]byte
 }
 
 func (p *rxPacket) data() []byte { return p.buf[:p.n] }
@@ -94,58 +97,117 @@ func newSecret() netproto.TokenSecret {
 // readLoop is the reader goroutine: it does only stateless checks (size,
 // header, token, budgets), answers token requests and server-info requests
 // itself, and hands packets that belong to a slot (or valid CONNECTs) to the
-// game loop through the bounded rx channel. It returns when the socket is closed.
+// game loop through the bounded rx channel. It takes every datagram already
+// queued on the socket per wake-up (ReadBatch, up to ReadBatchSize) when the
+// socket has the batch form. It returns when the socket is closed.
 func (s *Server) readLoop(done chan<- struct{}) {
 	defer close(done)
-	tokens := netproto.NewTokenGen(newSecret(), s.now())
-	var spare rxPacket // read target when the free list is empty and the pool is at its bound
-	var out [netproto.MaxPacketSize]byte
-	pooled := 0 // buffers allocated so far; the pool grows with the peak queue, up to rxPoolSize
+	r := reader{tokens: netproto.NewTokenGen(newSecret(), s.now())}
+	bc, batched := s.conn.(BatchConn)
+	k := 1
+	if batched {
+		k = ReadBatchSize
+	}
+	for i := range r.spares {
+		r.spares[i].spare = true
+	}
 	for {
-		var p *rxPacket
-		select {
-		case p = <-s.free:
-		default:
-			if pooled < rxPoolSize {
-				p = new(rxPacket)
-				pooled++
-			} else {
-				p = &spare
-			}
+		r.nspare = 0
+		// Fill the batch with pooled buffers; past the pool's bound, with
+		// spares whose datagrams are read and dropped (the loop is behind).
+		for i := range k {
+			p := r.get(s)
+			r.pkts[i] = p
+			r.ms[i] = Datagram{Buf: p.buf[:]}
 		}
-		n, addr, err := s.conn.ReadFrom(p.buf[:])
+		var n int
+		var err error
+		if batched {
+			n, err = bc.ReadBatch(r.ms[:k])
+		} else {
+			r.ms[0].N, r.ms[0].Addr, err = s.conn.ReadFrom(r.ms[0].Buf)
+			n = 1
+		}
 		if err != nil {
-			if p != &spare {
-				s.free <- p
-			}
+			n = 0
+		}
+		now := time.Now() // the arrival time of every datagram of the batch
+		for i := range n {
+			s.received(&r, r.pkts[i], r.ms[i].N, r.ms[i].Addr, now)
+		}
+		for i := n; i < k; i++ {
+			r.put(s, r.pkts[i])
+		}
+		if err != nil {
 			if errors.Is(err, ErrClosed) || isClosedErr(err) {
 				return
 			}
-			continue
-		}
-		s.stats.Received.Add(1)
-		s.stats.ReceivedBytes.Add(uint64(n))
-		now := time.Now()
-		p.n, p.addr, p.at, p.cid = n, addr, now, -1
-		for nowD := s.now(); tokens.RotateDue(nowD); {
-			tokens.Rotate(newSecret(), nowD)
-		}
-		if s.screen(p, tokens, now, out[:0]) {
-			if p == &spare {
-				s.stats.QueueFull.Add(1)
-				continue
-			}
-			select {
-			case s.rx <- p:
-				continue
-			default:
-				s.stats.QueueFull.Add(1)
-			}
-		}
-		if p != &spare {
-			s.free <- p
 		}
 	}
+}
+
+// reader is the reader goroutine's state.
+type reader struct {
+	tokens *netproto.TokenGen
+	pkts   [ReadBatchSize]*rxPacket
+	ms     [ReadBatchSize]Datagram
+	spares [ReadBatchSize]rxPacket // read targets when the pool is at its bound
+	nspare int                     // spares in use in the current batch
+	pooled int                     // buffers allocated so far; the pool grows with the peak queue, up to rxPoolSize
+	out    [netproto.MaxPacketSize]byte
+}
+
+// get returns a buffer for the next datagram.
+func (r *reader) get(s *Server) *rxPacket {
+	select {
+	case p := <-s.free:
+		return p
+	default:
+	}
+	if r.pooled < rxPoolSize {
+		r.pooled++
+		return new(rxPacket)
+	}
+	p := &r.spares[r.nspare] // at most ReadBatchSize per batch
+	r.nspare++
+	return p
+}
+
+// put returns an unused buffer to the pool.
+func (r *reader) put(s *Server, p *rxPacket) {
+	if !p.spare {
+		s.free <- p
+	}
+}
+
+// received screens one datagram read at now and hands it to the loop or
+// returns its buffer.
+func (s *Server) received(r *reader, p *rxPacket, n int, addr netip.AddrPort, now time.Time) {
+	s.stats.Received.Add(1)
+	s.stats.ReceivedBytes.Add(uint64(n))
+	p.n, p.addr, p.at, p.cid = n, addr, now, -1
+	for nowD := s.now(); r.tokens.RotateDue(nowD); {
+		r.tokens.Rotate(newSecret(), nowD)
+	}
+	if s.screen(p, r.tokens, now, r.out[:0]) {
+		if p.spare {
+			s.stats.QueueFull.Add(1)
+			return
+		}
+		select {
+		case s.rx <- p:
+			if p.cid < 0 || p.cid >= 64 || s.ingame.Load()&(1<<uint(p.cid)) == 0 {
+				select { // not in game: handle it now
+				case s.wake <- struct{}{}:
+				default: // a wake-up is already pending
+				}
+			}
+			return
+		default:
+			s.stats.QueueFull.Add(1)
+		}
+	}
+	r.put(s, p)
 }
 
 // screen decides what happens to a datagram in the reader: true = hand to

@@ -42,9 +42,9 @@ const (
 	// RecvQueueLen bounds packets waiting for the game loop; more are dropped.
 	RecvQueueLen = 1024
 	// rxPoolSize bounds the receive buffers (RecvBufSize each): a full queue
-	// plus the few the reader and the loop hold. They are allocated as the
+	// plus the batch the reader holds and the few the loop holds. They are allocated as the
 	// queue first reaches each depth, then recycled.
-	rxPoolSize = RecvQueueLen + 8
+	rxPoolSize = RecvQueueLen + ReadBatchSize + 8
 	// ConsoleQueueLen bounds console lines waiting for the game loop.
 	ConsoleQueueLen = 64
 	// MaxConsoleLine is the longest console line accepted.
@@ -85,6 +85,8 @@ type Server struct {
 
 	// reader side (recv.go)
 	rx     chan *rxPacket
+	wake   chan struct{} // the reader's signal that rx holds a datagram to handle now
+	ingame atomic.Uint64 // bit i: slot i is in game (published by the loop, read by the reader)
 	free   chan *rxPacket
 	peers  peerTable
 	info   atomic.Pointer[infoSnapshot]
@@ -108,6 +110,7 @@ type Server struct {
 	pk              netproto.Packer
 	up              netproto.Unpacker
 	sendBuf         []byte
+	out             *sendBatch // datagrams written at the end of the wake-up (batch.go)
 	scratch         [netproto.MaxPayload]byte
 	infoSig         uint64       // infoSignature of the published info
 	pendingShutdown bool         // shutdown requested by rcon or vote
@@ -171,10 +174,12 @@ func New(o Options) (*Server, error) {
 		seed:      o.Seed,
 		epoch:     time.Now(),
 		rx:        make(chan *rxPacket, RecvQueueLen),
+		wake:      make(chan struct{}, 1),
 		free:      make(chan *rxPacket, rxPoolSize),
 		consoleCh: make(chan string, ConsoleQueueLen),
 		byAddr:    make(map[netip.AddrPort]int),
 		rconFrom:  -1,
+		out:       new(sendBatch),
 
 		globalToken: newGlobalToken(),
 	}

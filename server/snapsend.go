@@ -127,17 +127,17 @@ func (s *Server) onInput(c *client, u *netproto.Unpacker, at time.Time) {
 		c.lastDirection = in.Direction
 		s.log.Debug().Int("cid", c.id).Int32("direction", in.Direction).Int32("tick", intended).Msg("input direction")
 	}
-	c.inputs[c.inputHead] = storedInput{tick: intended, in: in}
-	c.inputHead = (c.inputHead + 1) % inputRingSize
+	c.inputs.store(intended, in)
 	s.recDirectInput(c, &in)
 	s.world.DirectInput(c.id, in)
 }
 
 // inputFor returns the stored input stamped for tick.
 func (c *client) inputFor(tick int32) (world.Input, bool) {
-	for i := range c.inputs {
-		if c.inputs[i].tick == tick {
-			return c.inputs[i].in, true
+	// the first stored for tick in ring order from index 0, as the reference
+	for i, t := range &c.inputs.ticks {
+		if t == tick {
+			return c.inputs.ins[i], true
 		}
 	}
 	return world.Input{}, false
