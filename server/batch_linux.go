@@ -3,49 +3,50 @@
 package server
 
 import (
-	"net"
 	"net/netip"
 	"sync"
 	"syscall"
 	"unsafe"
 
-	"golang.org/x/net/ipv4"
-	"golang.org/x/net/ipv6"
 	"golang.org/x/sys/unix"
 )
 
-// udpBatch is the batch form of the UDP socket on Linux. Writes go through
-// golang.org/x/net's WriteBatch (sendmmsg), with one preallocated
-// *net.UDPAddr per slot so nothing is allocated per datagram. Reads use
-// recvmmsg directly: x/net's ReadBatch allocates a net.UDPAddr and its IP
-// for every datagram read, and the reader must not allocate per packet; here
-// the sender addresses are decoded from preallocated sockaddr buffers into
-// netip.AddrPort values.
+// udpBatch is the batch form of the UDP socket on Linux: sendmmsg(2) and
+// recvmmsg(2) on preallocated message headers, iovecs and sockaddrs, so
+// nothing is allocated per datagram.
+//
+// Both are issued as raw, non-blocking system calls (MSG_DONTWAIT inside
+// RawConn.Read/Write, which wait on the runtime's poller when the socket is
+// not ready). golang.org/x/net's ipv4/ipv6 ReadBatch and WriteBatch were the
+// first choice, and measured worse: ReadBatch allocates a net.UDPAddr and
+// its IP per datagram, and both enter the system call through
+// entersyscall, which wakes the runtime's sysmon thread from its idle sleep
+// on every call; on a mostly idle game server (a datagram every few hundred
+// microseconds) those wake-ups cost more than the system calls themselves.
+// A non-blocking sendmmsg or recvmmsg returns in microseconds, so it does not
+// need to hand its P to another thread while it runs.
 type udpBatch struct {
-	raw syscall.RawConn
+	raw    syscall.RawConn
+	family uint16 // AF_INET or AF_INET6 (dual-stack: IPv4 peers as IPv4-mapped)
 
-	wmu   sync.Mutex // WriteBatch may be called from several goroutines
-	wbat  batchWriter
-	wmsgs [SendBatchSize]ipv4.Message
-	waddr [SendBatchSize]net.UDPAddr
-	wip   [SendBatchSize][16]byte
-	wbuf  [SendBatchSize][1][]byte
+	wmu    sync.Mutex // WriteBatch may be called from several goroutines
+	whs    [SendBatchSize]mmsghdr
+	wiovs  [SendBatchSize]unix.Iovec
+	wnames [SendBatchSize]unix.RawSockaddrInet6
+	wn     int   // in: datagrams to send; out: datagrams sent
+	werr   error // error of the last sendmmsg
+	wcall  func(fd uintptr) bool
 
 	// read state, owned by the one reading goroutine
-	hs    [ReadBatchSize]mmsghdr
-	iovs  [ReadBatchSize]unix.Iovec
-	names [ReadBatchSize]unix.RawSockaddrInet6
-	rn    int   // datagrams read by the last recvmmsg
-	rerr  error // its error
-	rcall func(fd uintptr) bool
+	rhs    [ReadBatchSize]mmsghdr
+	riovs  [ReadBatchSize]unix.Iovec
+	rnames [ReadBatchSize]unix.RawSockaddrInet6
+	rn     int   // in: buffers offered; out: datagrams read
+	rerr   error // error of the last recvmmsg
+	rcall  func(fd uintptr) bool
 }
 
-// batchWriter is the WriteBatch of x/net's ipv4 or ipv6 PacketConn.
-type batchWriter interface {
-	WriteBatch(ms []ipv4.Message, flags int) (int, error)
-}
-
-// mmsghdr is struct mmsghdr of recvmmsg(2).
+// mmsghdr is struct mmsghdr of sendmmsg(2) and recvmmsg(2).
 type mmsghdr struct {
 	hdr unix.Msghdr
 	len uint32
@@ -57,25 +58,34 @@ func (u *udpConn) initBatch() error {
 		return err
 	}
 	u.raw = raw
-	if la, ok := u.c.LocalAddr().(*net.UDPAddr); ok && la.IP.To4() != nil {
-		u.wbat = ipv4.NewPacketConn(u.c)
-	} else {
-		u.wbat = ipv6.NewPacketConn(u.c) // also carries IPv4 peers (dual-stack socket)
+	var domain int
+	var serr error
+	if err := raw.Control(func(fd uintptr) {
+		domain, serr = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_DOMAIN)
+	}); err != nil {
+		return err
 	}
-	for i := range u.wmsgs {
-		u.wmsgs[i].Buffers = u.wbuf[i][:]
-		u.wmsgs[i].Addr = &u.waddr[i]
+	if serr != nil {
+		return serr
 	}
-	for i := range u.hs {
-		u.hs[i].hdr.Iov = &u.iovs[i]
-		u.hs[i].hdr.SetIovlen(1)
-		u.hs[i].hdr.Name = (*byte)(unsafe.Pointer(&u.names[i]))
+	u.family = uint16(domain)
+	for i := range u.whs {
+		u.whs[i].hdr.Iov = &u.wiovs[i]
+		u.whs[i].hdr.SetIovlen(1)
+		u.whs[i].hdr.Name = (*byte)(unsafe.Pointer(&u.wnames[i]))
 	}
+	for i := range u.rhs {
+		u.rhs[i].hdr.Iov = &u.riovs[i]
+		u.rhs[i].hdr.SetIovlen(1)
+		u.rhs[i].hdr.Name = (*byte)(unsafe.Pointer(&u.rnames[i]))
+	}
+	u.wcall = u.sendmmsg
 	u.rcall = u.recvmmsg
 	return nil
 }
 
-// WriteBatch sends ms with sendmmsg, SendBatchSize datagrams per call.
+// WriteBatch sends ms with sendmmsg, SendBatchSize datagrams per call. A
+// datagram the kernel refuses (an error) ends the batch there.
 func (u *udpConn) WriteBatch(ms []Datagram) (int, error) {
 	u.wmu.Lock()
 	defer u.wmu.Unlock()
@@ -84,34 +94,45 @@ func (u *udpConn) WriteBatch(ms []Datagram) (int, error) {
 		k := min(len(ms), SendBatchSize)
 		for i := range k {
 			m := &ms[i]
-			a := &u.waddr[i]
-			ip := m.Addr.Addr()
-			if ip.Is4() {
-				b := ip.As4()
-				a.IP = append(u.wip[i][:0], b[:]...)
-			} else {
-				b := ip.As16()
-				a.IP = append(u.wip[i][:0], b[:]...)
-			}
-			a.Port = int(m.Addr.Port())
-			u.wbuf[i][0] = m.Buf[:m.N]
+			u.wiovs[i].Base = unsafe.SliceData(m.Buf)
+			u.wiovs[i].SetLen(m.N)
+			u.whs[i].hdr.Namelen = putSockaddr(&u.wnames[i], u.family, m.Addr)
+			u.whs[i].len = 0
 		}
-		n, err := u.wbat.WriteBatch(u.wmsgs[:k], 0)
+		u.wn, u.werr = k, nil
+		err := u.raw.Write(u.wcall)
 		for i := range k {
-			u.wbuf[i][0] = nil // keep no reference to the caller's buffers
+			u.wiovs[i].Base = nil // keep no reference to the caller's buffers
 		}
-		if n > 0 {
-			sent += n
+		if err == nil {
+			err = u.werr
 		}
 		if err != nil {
 			return sent, err
 		}
-		if n <= 0 {
+		sent += u.wn
+		if u.wn <= 0 {
 			return sent, nil
 		}
-		ms = ms[n:]
+		ms = ms[u.wn:]
 	}
 	return sent, nil
+}
+
+// sendmmsg is the RawConn.Write callback: false asks the runtime to wait
+// until the socket is writable.
+func (u *udpConn) sendmmsg(fd uintptr) bool {
+	n, _, errno := unix.RawSyscall6(unix.SYS_SENDMMSG, fd, uintptr(unsafe.Pointer(&u.whs[0])), uintptr(u.wn),
+		unix.MSG_DONTWAIT, 0, 0)
+	switch {
+	case errno == unix.EAGAIN || errno == unix.EINTR:
+		return false
+	case errno != 0:
+		u.wn, u.werr = 0, errno
+	default:
+		u.wn = int(n)
+	}
+	return true
 }
 
 // ReadBatch blocks until datagrams arrive and reads up to len(ms) (at most
@@ -122,27 +143,27 @@ func (u *udpConn) ReadBatch(ms []Datagram) (int, error) {
 		return 0, nil
 	}
 	for i := range k {
-		u.iovs[i].Base = unsafe.SliceData(ms[i].Buf)
-		u.iovs[i].SetLen(len(ms[i].Buf))
-		u.hs[i].hdr.Namelen = unix.SizeofSockaddrInet6
-		u.hs[i].hdr.Controllen = 0
-		u.hs[i].hdr.Flags = 0
-		u.hs[i].len = 0
+		u.riovs[i].Base = unsafe.SliceData(ms[i].Buf)
+		u.riovs[i].SetLen(len(ms[i].Buf))
+		u.rhs[i].hdr.Namelen = unix.SizeofSockaddrInet6
+		u.rhs[i].hdr.Flags = 0
+		u.rhs[i].len = 0
 	}
 	u.rn, u.rerr = k, nil
-	if err := u.raw.Read(u.rcall); err != nil {
-		return 0, err
+	err := u.raw.Read(u.rcall)
+	for i := range k {
+		u.riovs[i].Base = nil
 	}
-	if u.rerr != nil {
-		return 0, u.rerr
+	if err == nil {
+		err = u.rerr
+	}
+	if err != nil {
+		return 0, err
 	}
 	n := u.rn
 	for i := range n {
-		ms[i].N = min(int(u.hs[i].len), len(ms[i].Buf))
-		ms[i].Addr = sockaddrToAddrPort(&u.names[i])
-	}
-	for i := range k {
-		u.iovs[i].Base = nil
+		ms[i].N = min(int(u.rhs[i].len), len(ms[i].Buf))
+		ms[i].Addr = sockaddrAddrPort(&u.rnames[i])
 	}
 	return n, nil
 }
@@ -150,7 +171,7 @@ func (u *udpConn) ReadBatch(ms []Datagram) (int, error) {
 // recvmmsg is the RawConn.Read callback: false asks the runtime to wait for
 // the socket to become readable.
 func (u *udpConn) recvmmsg(fd uintptr) bool {
-	n, _, errno := unix.Syscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&u.hs[0])), uintptr(u.rn),
+	n, _, errno := unix.RawSyscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&u.rhs[0])), uintptr(u.rn),
 		unix.MSG_DONTWAIT, 0, 0)
 	switch {
 	case errno == unix.EAGAIN || errno == unix.EINTR:
@@ -163,9 +184,27 @@ func (u *udpConn) recvmmsg(fd uintptr) bool {
 	return true
 }
 
-// sockaddrToAddrPort decodes the sender address recvmmsg stored (IPv4, or
+// putSockaddr writes a as a sockaddr of the socket's family into sa and
+// returns its length (IPv4 peers of an IPv6 socket as IPv4-mapped).
+func putSockaddr(sa *unix.RawSockaddrInet6, family uint16, a netip.AddrPort) uint32 {
+	port := a.Port()
+	ip := a.Addr()
+	if family == unix.AF_INET && ip.Unmap().Is4() { // an IPv6 peer of an IPv4 socket: the kernel refuses it
+		sa4 := (*unix.RawSockaddrInet4)(unsafe.Pointer(sa))
+		*sa4 = unix.RawSockaddrInet4{Family: unix.AF_INET, Addr: ip.Unmap().As4()}
+		p := (*[2]byte)(unsafe.Pointer(&sa4.Port))
+		p[0], p[1] = byte(port>>8), byte(port)
+		return unix.SizeofSockaddrInet4
+	}
+	*sa = unix.RawSockaddrInet6{Family: unix.AF_INET6, Addr: ip.As16()}
+	p := (*[2]byte)(unsafe.Pointer(&sa.Port))
+	p[0], p[1] = byte(port>>8), byte(port)
+	return unix.SizeofSockaddrInet6
+}
+
+// sockaddrAddrPort decodes the sender address recvmmsg stored (IPv4, or
 // IPv6 with IPv4-mapped addresses unmapped, as ReadFrom reports them).
-func sockaddrToAddrPort(sa *unix.RawSockaddrInet6) netip.AddrPort {
+func sockaddrAddrPort(sa *unix.RawSockaddrInet6) netip.AddrPort {
 	switch sa.Family {
 	case unix.AF_INET:
 		sa4 := (*unix.RawSockaddrInet4)(unsafe.Pointer(sa))

@@ -112,13 +112,14 @@ func (s *Server) readLoop(done chan<- struct{}) {
 		r.spares[i].spare = true
 	}
 	for {
-		r.nspare = 0
-		// Fill the batch with pooled buffers; past the pool's bound, with
-		// spares whose datagrams are read and dropped (the loop is behind).
+		// Give every slot of the batch a buffer: slots keep theirs until
+		// it is handed to the loop; a spare (the pool was at its bound) is
+		// swapped for a pooled buffer as soon as one is free.
 		for i := range k {
-			p := r.get(s)
-			r.pkts[i] = p
-			r.ms[i] = Datagram{Buf: p.buf[:]}
+			if p := r.pkts[i]; p == nil || p.spare {
+				r.pkts[i] = r.get(s, i)
+			}
+			r.ms[i] = Datagram{Buf: r.pkts[i].buf[:]}
 		}
 		var n int
 		var err error
@@ -129,18 +130,15 @@ func (s *Server) readLoop(done chan<- struct{}) {
 			n = 1
 		}
 		if err != nil {
-			n = 0
+			if errors.Is(err, ErrClosed) || isClosedErr(err) {
+				return
+			}
+			continue
 		}
 		now := time.Now() // the arrival time of every datagram of the batch
 		for i := range n {
-			s.received(&r, r.pkts[i], r.ms[i].N, r.ms[i].Addr, now)
-		}
-		for i := n; i < k; i++ {
-			r.put(s, r.pkts[i])
-		}
-		if err != nil {
-			if errors.Is(err, ErrClosed) || isClosedErr(err) {
-				return
+			if s.received(&r, r.pkts[i], r.ms[i].N, r.ms[i].Addr, now) {
+				r.pkts[i] = nil
 			}
 		}
 	}
@@ -149,16 +147,16 @@ func (s *Server) readLoop(done chan<- struct{}) {
 // reader is the reader goroutine's state.
 type reader struct {
 	tokens *netproto.TokenGen
-	pkts   [ReadBatchSize]*rxPacket
+	pkts   [ReadBatchSize]*rxPacket // the batch's buffers; nil once handed to the loop
 	ms     [ReadBatchSize]Datagram
-	spares [ReadBatchSize]rxPacket // read targets when the pool is at its bound
-	nspare int                     // spares in use in the current batch
+	spares [ReadBatchSize]rxPacket // read targets when the pool is at its bound (one per slot)
 	pooled int                     // buffers allocated so far; the pool grows with the peak queue, up to rxPoolSize
 	out    [netproto.MaxPacketSize]byte
 }
 
-// get returns a buffer for the next datagram.
-func (r *reader) get(s *Server) *rxPacket {
+// get returns a pooled buffer for slot i of the batch, or the slot's spare
+// when the pool is empty and at its bound.
+func (r *reader) get(s *Server, i int) *rxPacket {
 	select {
 	case p := <-s.free:
 		return p
@@ -168,46 +166,38 @@ func (r *reader) get(s *Server) *rxPacket {
 		r.pooled++
 		return new(rxPacket)
 	}
-	p := &r.spares[r.nspare] // at most ReadBatchSize per batch
-	r.nspare++
-	return p
+	return &r.spares[i]
 }
 
-// put returns an unused buffer to the pool.
-func (r *reader) put(s *Server, p *rxPacket) {
-	if !p.spare {
-		s.free <- p
-	}
-}
-
-// received screens one datagram read at now and hands it to the loop or
-// returns its buffer.
-func (s *Server) received(r *reader, p *rxPacket, n int, addr netip.AddrPort, now time.Time) {
+// received screens one datagram read at now and reports whether it was
+// handed to the loop (which returns the buffer to the pool).
+func (s *Server) received(r *reader, p *rxPacket, n int, addr netip.AddrPort, now time.Time) bool {
 	s.stats.Received.Add(1)
 	s.stats.ReceivedBytes.Add(uint64(n))
 	p.n, p.addr, p.at, p.cid = n, addr, now, -1
 	for nowD := s.now(); r.tokens.RotateDue(nowD); {
 		r.tokens.Rotate(newSecret(), nowD)
 	}
-	if s.screen(p, r.tokens, now, r.out[:0]) {
-		if p.spare {
-			s.stats.QueueFull.Add(1)
-			return
-		}
-		select {
-		case s.rx <- p:
-			if p.cid < 0 || p.cid >= 64 || s.ingame.Load()&(1<<uint(p.cid)) == 0 {
-				select { // not in game: handle it now
-				case s.wake <- struct{}{}:
-				default: // a wake-up is already pending
-				}
-			}
-			return
-		default:
-			s.stats.QueueFull.Add(1)
+	if !s.screen(p, r.tokens, now, r.out[:0]) {
+		return false
+	}
+	if p.spare {
+		s.stats.QueueFull.Add(1)
+		return false
+	}
+	select {
+	case s.rx <- p:
+	default:
+		s.stats.QueueFull.Add(1)
+		return false
+	}
+	if p.cid < 0 || p.cid >= 64 || s.ingame.Load()&(1<<uint(p.cid)) == 0 {
+		select { // not in game: handle it now
+		case s.wake <- struct{}{}:
+		default: // a wake-up is already pending
 		}
 	}
-	r.put(s, p)
+	return true
 }
 
 // screen decides what happens to a datagram in the reader: true = hand to
