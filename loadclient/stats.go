@@ -293,6 +293,15 @@ type Summary struct {
 	// stopped coming early or were still unread at the end).
 	SnapSpanShare Dist `json:"snapshot_span_share"`
 
+	// Targets holds each server's own summary when one process loaded
+	// several (RunMany); the fields above then cover all their clients.
+	Targets []Summary `json:"targets,omitempty"`
+	// LoadCPUPct is the load generator's own CPU time (user+system) over
+	// the run, in % of one core, and LoadCPUPctPerClient that per client
+	// (set by cmd/twload).
+	LoadCPUPct          float64 `json:"twload_cpu_pct,omitempty"`
+	LoadCPUPctPerClient float64 `json:"twload_cpu_pct_per_client,omitempty"`
+
 	PerClient []Stats `json:"per_client,omitempty"`
 }
 

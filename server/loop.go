@@ -51,6 +51,25 @@ func (s *Server) tickStart(t int32) time.Time {
 	return s.gameStart.Add(time.Duration(t) * TickDuration)
 }
 
+// tickOrigin is the process-wide origin of aligned tick schedules
+// (Options.AlignTicks).
+var tickOrigin = time.Now()
+
+// firstTickStart returns the start of tick 0 of a schedule begun at now:
+// now itself, or with AlignTicks the first instant from now on that lies
+// TickPhase past a multiple of TickDuration since tickOrigin.
+func (s *Server) firstTickStart(now time.Time) time.Time {
+	if !s.alignTicks {
+		return now
+	}
+	since := now.Sub(tickOrigin) - s.tickPhase
+	k := (since + TickDuration - 1) / TickDuration
+	if since < 0 {
+		k = 0
+	}
+	return tickOrigin.Add(k*TickDuration + s.tickPhase)
+}
+
 // Run serves until ctx is cancelled (or a console, rcon or vote "shutdown").
 // Shutdown order, like net/http's Server.Shutdown: first the game loop stops
 // ticking and handling packets; then every connected client is sent CLOSE
@@ -81,7 +100,7 @@ func (s *Server) run(ctx context.Context) error {
 	s.log.Info().Str("map", s.curMap.Name).Int("size", s.curMap.Size).
 		Str("gametype", s.cfg.Game.Type).Int("max_clients", s.cfg.Server.MaxClients).Msg("server started")
 
-	s.gameStart = time.Now()
+	s.gameStart = s.firstTickStart(time.Now())
 	s.emit(Event{Kind: EventStarted})
 	s.publishInfo() // observers installed after New get the info too
 	timer := time.NewTimer(0)
@@ -188,7 +207,7 @@ func (s *Server) advance() {
 	}
 	if behind {
 		// Far behind (suspended or overloaded): move the schedule instead of spinning.
-		s.gameStart = now.Add(-time.Duration(s.world.CurrentTick()) * TickDuration)
+		s.gameStart = s.firstTickStart(now).Add(-time.Duration(s.world.CurrentTick()) * TickDuration)
 		s.warn().Msg("game loop fell behind; tick schedule moved")
 	}
 	s.updateConns()

@@ -71,6 +71,14 @@ type Options struct {
 	Console io.Reader
 	// Seed seeds the world's random generator; 0 picks a random seed.
 	Seed uint64
+	// AlignTicks and TickPhase stagger the games of one process: with
+	// AlignTicks, every tick starts TickPhase past a multiple of
+	// TickDuration since a process-wide origin, so games given different
+	// phases do not tick (and send their snapshots) at the same instant
+	// (cmd/twserver spreads its games over the tick). Without it, tick 0
+	// starts when the loop starts or the map changes.
+	AlignTicks bool
+	TickPhase  time.Duration
 }
 
 // Server is one game server. Create it with New and run it with Run.
@@ -80,6 +88,9 @@ type Server struct {
 	conn    PacketConn
 	console io.Reader
 	seed    uint64
+
+	alignTicks bool          // Options.AlignTicks
+	tickPhase  time.Duration // Options.TickPhase
 
 	epoch time.Time // origin of the monotonic durations given to netproto
 
@@ -179,7 +190,10 @@ func New(o Options) (*Server, error) {
 		consoleCh: make(chan string, ConsoleQueueLen),
 		byAddr:    make(map[netip.AddrPort]int),
 		rconFrom:  -1,
-		out:       new(sendBatch),
+
+		alignTicks: o.AlignTicks,
+		tickPhase:  o.TickPhase % TickDuration,
+		out:        new(sendBatch),
 
 		globalToken: newGlobalToken(),
 	}
@@ -356,7 +370,7 @@ func (s *Server) setMap(m *twmap.Map) error {
 		return fmt.Errorf("map %s: %w", m.Name, err)
 	}
 	s.curMap, s.world = m, w
-	s.gameStart = time.Now()
+	s.gameStart = s.firstTickStart(time.Now())
 	s.recGameStart()
 	return nil
 }

@@ -46,6 +46,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.String("json", "-", "write the JSON summary to this file (- for stdout)")
 	perClient := fs.Bool("per-client", false, "include per-client statistics in the JSON summary")
 	status := fs.String("status", "auto", "live status line: auto (when stdout is a terminal), on, off")
+	targets := fs.Int("targets", 1, "load this many servers at once, on consecutive ports from -addr's (-clients each)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -77,6 +78,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := rc.Validate(); err != nil {
 		return usage("%v", err)
 	}
+	rcs, err := targetConfigs(rc, *targets)
+	if err != nil {
+		return usage("%v", err)
+	}
 	live := false
 	switch *status {
 	case "on":
@@ -87,13 +92,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	default:
 		return usage("-status must be auto, on or off")
 	}
-	if live {
-		rc.Status = func(s loadclient.Status) { fmt.Fprintf(stdout, "\r%s\x1b[K", s) }
+	if live && len(rcs) == 1 {
+		rcs[0].Status = func(s loadclient.Status) { fmt.Fprintf(stdout, "\r%s\x1b[K", s) }
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	sum, err := loadclient.Run(ctx, rc)
+	cpu0, start := cpuTime(), time.Now()
+	sum, err := loadclient.RunMany(ctx, rcs)
+	noteCPU(&sum, cpuTime()-cpu0, time.Since(start))
 	if live {
 		fmt.Fprintln(stdout)
 	}

@@ -106,7 +106,10 @@ func startGames(ctx context.Context, cfgs []config.Config, consoles []io.Reader,
 		if len(cfgs) > 1 {
 			g.log = log.With().Str("game", gameAddr(cfg)).Logger()
 		}
-		srv, err := server.New(server.Options{Config: cfg, Logger: g.log, Console: consoles[i]})
+		// Several games tick at phases spread over the tick, so their
+		// snapshot bursts do not coincide.
+		srv, err := server.New(server.Options{Config: cfg, Logger: g.log, Console: consoles[i],
+			AlignTicks: len(cfgs) > 1, TickPhase: time.Duration(i) * server.TickDuration / time.Duration(len(cfgs))})
 		if err != nil {
 			g.log.Error().Err(err).Msg("cannot start")
 			return games, err
