@@ -71,6 +71,9 @@ type Options struct {
 	Console io.Reader
 	// Seed seeds the world's random generator; 0 picks a random seed.
 	Seed uint64
+	// Pool, if set, builds and encodes the per-client snapshots of a tick
+	// in parallel (shared by the games of a process).
+	Pool *EncodePool
 	// AlignTicks and TickPhase stagger the games of one process: with
 	// AlignTicks, every tick starts TickPhase past a multiple of
 	// TickDuration since a process-wide origin, so games given different
@@ -115,8 +118,10 @@ type Server struct {
 	byAddr          map[netip.AddrPort]int
 	bans            banList
 	vote            voteState
-	builder         snap.Builder
-	enc             snap.Encoder
+	snapW           snapWorker     // the loop's snapshot builder and encoder (encpool.go)
+	pool            *EncodePool    // shared snapshot encoders (nil: the loop encodes alone)
+	encWG           sync.WaitGroup // the pool's jobs of the current tick
+	snapDue         []*client      // scratch: clients getting a snapshot this tick
 	empty           snap.Snapshot
 	pk              netproto.Packer
 	up              netproto.Unpacker
@@ -190,6 +195,7 @@ func New(o Options) (*Server, error) {
 		consoleCh: make(chan string, ConsoleQueueLen),
 		byAddr:    make(map[netip.AddrPort]int),
 		rconFrom:  -1,
+		pool:      o.Pool,
 
 		alignTicks: o.AlignTicks,
 		tickPhase:  o.TickPhase % TickDuration,

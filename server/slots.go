@@ -84,6 +84,7 @@ type client struct {
 	lastInputTick int32
 	latencyMs     int
 	storage       snap.Storage
+	out           snapOut // the snapshot messages the encode pool made for this tick
 	inputs        storedInputs
 	lastDirection int32
 

@@ -30,43 +30,68 @@ func snapDue(rate int, tick int32) bool {
 }
 
 // sendSnapshots builds, stores and sends the snapshot of tick for every
-// in-game client whose rate allows it (net.md A4.2).
+// in-game client whose rate allows it (net.md A4.2). With an encode pool and
+// enough clients, the building and encoding fan out to it; the messages are
+// queued in slot order either way.
 func (s *Server) sendSnapshots(tick int32) {
 	now := s.now()
+	due := s.snapDue[:0]
 	for _, c := range s.clients {
-		if c.state != stateIngame || !snapDue(c.snapRate, tick) {
+		if c.state == stateIngame && snapDue(c.snapRate, tick) {
+			due = append(due, c)
+		}
+	}
+	s.snapDue = due
+	if s.pool != nil && s.pool.workers > 0 && len(due) >= minParallelClients {
+		s.encodeSnapshots(due, tick, now)
+		for _, c := range due {
+			s.sendEncoded(c)
+		}
+		return
+	}
+	for _, c := range due {
+		if !s.encodeSnap(&s.snapW, c, tick, now) {
 			continue
 		}
-		s.builder.Reset()
-		if err := s.world.Snap(c.id, &s.builder); err != nil {
-			s.warn().Err(err).Int("cid", c.id).Msg("snapshot incomplete")
-		}
-		cur := c.storage.Alloc(tick, now)
-		s.builder.Finish(cur)
-
-		base, baseTick := &s.empty, int32(-1)
-		if b, _, ok := c.storage.Get(c.lastAckedTick); ok && c.lastAckedTick >= 0 {
-			base, baseTick = b, c.lastAckedTick
-		} else if c.snapRate == snapRateFull {
-			c.snapRate = snapRateRecover // acked snapshot unknown (or -1): full snapshots at 1/s
-		}
-		if err := s.enc.Encode(snap.MsgIDs7, tick, baseTick, base, cur, snap.Sizes7); err != nil {
-			s.warn().Err(err).Int("cid", c.id).Msg("snapshot too large")
-			continue
-		}
-		size := 0
-		for i := range s.enc.NumMessages() {
-			size += len(s.enc.Message(i))
-		}
-		s.gauges.Snapshots.Add(1)
-		s.gauges.SnapshotBytes.Observe(size)
-		for i := range s.enc.NumMessages() {
-			s.sendMsg(c, s.enc.Message(i), netproto.SendFlush)
+		for i := range s.snapW.enc.NumMessages() {
+			s.sendMsg(c, s.snapW.enc.Message(i), netproto.SendFlush)
 			if c.state == stateEmpty {
 				break
 			}
 		}
 	}
+}
+
+// encodeSnap builds client c's snapshot of tick with w's builder, stores it
+// and encodes the delta against the acknowledged one into w's encoder; false
+// when there is nothing to send. It touches only c, w and read-only state
+// (the world after its tick), so the pool runs it for several clients at
+// once.
+func (s *Server) encodeSnap(w *snapWorker, c *client, tick int32, now time.Duration) bool {
+	w.b.Reset()
+	if err := s.world.Snap(c.id, &w.b); err != nil {
+		s.warn().Err(err).Int("cid", c.id).Msg("snapshot incomplete")
+	}
+	cur := c.storage.Alloc(tick, now)
+	w.b.Finish(cur)
+
+	base, baseTick := &s.empty, int32(-1)
+	if b, _, ok := c.storage.Get(c.lastAckedTick); ok && c.lastAckedTick >= 0 {
+		base, baseTick = b, c.lastAckedTick
+	} else if c.snapRate == snapRateFull {
+		c.snapRate = snapRateRecover // acked snapshot unknown (or -1): full snapshots at 1/s
+	}
+	if err := w.enc.Encode(snap.MsgIDs7, tick, baseTick, base, cur, snap.Sizes7); err != nil {
+		s.warn().Err(err).Int("cid", c.id).Msg("snapshot too large")
+		return false
+	}
+	size := 0
+	for i := range w.enc.NumMessages() {
+		size += len(w.enc.Message(i))
+	}
+	s.gauges.Snapshots.Add(1)
+	s.gauges.SnapshotBytes.Observe(size)
+	return true
 }
 
 // onInput handles NETMSG_INPUT (net.md A4.8). at is the arrival time of the

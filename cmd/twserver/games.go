@@ -82,7 +82,9 @@ func runGames(ctx context.Context, stop context.CancelFunc, cfgs []config.Config
 	} else if console != nil {
 		log.Info().Int("games", len(cfgs)).Msg("running several games in one process; the console on standard input is off (use each game's rcon or econ)")
 	}
-	games, err := startGames(ctx, cfgs, consoles, log)
+	pool := server.NewEncodePool(0) // one per process: every game's snapshots share it
+	defer pool.Close()
+	games, err := startGames(ctx, cfgs, consoles, pool, log)
 	defer stopSides(games)
 	if err != nil {
 		return 1
@@ -99,7 +101,7 @@ func runGames(ctx context.Context, stop context.CancelFunc, cfgs []config.Config
 // startGames creates the servers (bound sockets, loaded maps) and their
 // side channels, not yet running; consoles[i], if not nil, is game i's
 // console input. On an error the games started so far are returned with it.
-func startGames(ctx context.Context, cfgs []config.Config, consoles []io.Reader, log zerolog.Logger) ([]*game, error) {
+func startGames(ctx context.Context, cfgs []config.Config, consoles []io.Reader, pool *server.EncodePool, log zerolog.Logger) ([]*game, error) {
 	games := make([]*game, 0, len(cfgs))
 	for i, cfg := range cfgs {
 		g := &game{cfg: cfg, log: log}
@@ -108,7 +110,7 @@ func startGames(ctx context.Context, cfgs []config.Config, consoles []io.Reader,
 		}
 		// Several games tick at phases spread over the tick, so their
 		// snapshot bursts do not coincide.
-		srv, err := server.New(server.Options{Config: cfg, Logger: g.log, Console: consoles[i],
+		srv, err := server.New(server.Options{Config: cfg, Logger: g.log, Console: consoles[i], Pool: pool,
 			AlignTicks: len(cfgs) > 1, TickPhase: time.Duration(i) * server.TickDuration / time.Duration(len(cfgs))})
 		if err != nil {
 			g.log.Error().Err(err).Msg("cannot start")
