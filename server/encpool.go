@@ -34,6 +34,13 @@ const (
 	// minParallelClients is the fewest snapshots of one tick worth fanning
 	// out: below it, waking a worker costs more than it saves.
 	minParallelClients = 8
+	// fanOutAbove and fanOutBelow are the hysteresis of the fan-out: a game
+	// encodes alone (cheapest in CPU: no worker to wake) until building and
+	// encoding a tick's snapshots takes longer than fanOutAbove (many
+	// clients, or a loop slowed by contention), then uses the pool until
+	// that work takes less than fanOutBelow.
+	fanOutAbove = 2 * time.Millisecond
+	fanOutBelow = 500 * time.Microsecond
 )
 
 // encodeJob is one game's share of a tick's snapshots: clients to build and
@@ -91,6 +98,21 @@ type snapOut struct {
 	data []byte
 	ends []int
 	ok   bool // encoded; false: nothing to send this tick
+}
+
+// noteEncodeTime switches the fan-out to the pool on or off after a
+// snapshot tick whose building, encoding and queueing took d (see
+// fanOutAbove).
+func (s *Server) noteEncodeTime(d time.Duration) {
+	switch {
+	case s.fanOutPinned:
+	case s.pool == nil || s.pool.workers == 0:
+		s.fanOut = false
+	case !s.fanOut && d > fanOutAbove:
+		s.fanOut = true
+	case s.fanOut && d < fanOutBelow:
+		s.fanOut = false
+	}
 }
 
 // encodeSnapshots builds and encodes the snapshots of the due clients with

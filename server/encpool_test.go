@@ -37,6 +37,7 @@ func poolTestServer(tb testing.TB, conn PacketConn, n int, pool *EncodePool) *Se
 	cfg.Game.InactiveKickTime = 0
 	s := newServerInGame(tb, cfg, conn, n)
 	s.pool = pool
+	s.fanOut, s.fanOutPinned = pool != nil, true // always, whatever the tick took
 	for _, c := range s.clients[:n] {
 		c.snapRate = snapRateFull
 	}

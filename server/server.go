@@ -120,6 +120,8 @@ type Server struct {
 	vote            voteState
 	snapW           snapWorker     // the loop's snapshot builder and encoder (encpool.go)
 	pool            *EncodePool    // shared snapshot encoders (nil: the loop encodes alone)
+	fanOut          bool           // the next snapshot tick uses the pool (noteEncodeTime)
+	fanOutPinned    bool           // tests: fanOut stays as set
 	encWG           sync.WaitGroup // the pool's jobs of the current tick
 	snapDue         []*client      // scratch: clients getting a snapshot this tick
 	empty           snap.Snapshot

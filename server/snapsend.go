@@ -42,7 +42,9 @@ func (s *Server) sendSnapshots(tick int32) {
 		}
 	}
 	s.snapDue = due
-	if s.pool != nil && s.pool.workers > 0 && len(due) >= minParallelClients {
+	start := time.Now()
+	defer func() { s.noteEncodeTime(time.Since(start)) }()
+	if s.fanOut && len(due) >= minParallelClients {
 		s.encodeSnapshots(due, tick, now)
 		for _, c := range due {
 			s.sendEncoded(c)
