@@ -3,6 +3,7 @@ package server
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"twserver/netproto"
@@ -19,7 +20,7 @@ import (
 // the encoded messages go into per-client buffers that are reused, so
 // steady-state encoding allocates nothing.
 type EncodePool struct {
-	jobs    chan encodeJob
+	jobs    chan *encodeJob
 	workers int
 	wg      sync.WaitGroup
 }
@@ -31,6 +32,9 @@ const (
 	// encodeQueueLen bounds the jobs waiting for a worker; a loop that finds
 	// the queue full encodes its share itself.
 	encodeQueueLen = 256
+	// maxEncodeShares bounds the shares one game's snapshot tick is cut
+	// into for the pool (the loop takes one more).
+	maxEncodeShares = 8
 	// minParallelClients is the fewest snapshots of one tick worth fanning
 	// out: below it, waking a worker costs more than it saves.
 	minParallelClients = 8
@@ -44,13 +48,28 @@ const (
 )
 
 // encodeJob is one game's share of a tick's snapshots: clients to build and
-// encode at tick, done when finished.
+// encode at tick, done when finished. Whoever claims it first does it: a
+// worker, or the game's loop once its own share is done, so a loop never
+// waits for a share still queued behind other games' (only for one a worker
+// is working on). The jobs live in the Server and are reused.
 type encodeJob struct {
 	s       *Server
 	clients []*client
 	tick    int32
 	now     time.Duration
+	claimed atomic.Bool
 	done    *sync.WaitGroup
+}
+
+// run encodes the job's clients with w's scratch if nobody claimed it yet.
+func (j *encodeJob) run(w *snapWorker) {
+	if !j.claimed.CompareAndSwap(false, true) {
+		return
+	}
+	for _, c := range j.clients {
+		j.s.encodeInto(w, c, j.tick, j.now)
+	}
+	j.done.Done()
 }
 
 // NewEncodePool starts workers goroutines (0: one per CPU the runtime uses,
@@ -61,15 +80,12 @@ func NewEncodePool(workers int) *EncodePool {
 		workers = runtime.GOMAXPROCS(0) - 1
 	}
 	workers = min(max(workers, 0), MaxEncodeWorkers)
-	p := &EncodePool{jobs: make(chan encodeJob, encodeQueueLen), workers: workers}
+	p := &EncodePool{jobs: make(chan *encodeJob, encodeQueueLen), workers: workers}
 	for range workers {
 		p.wg.Go(func() {
 			var w snapWorker
 			for j := range p.jobs {
-				for _, c := range j.clients {
-					j.s.encodeInto(&w, c, j.tick, j.now)
-				}
-				j.done.Done()
+				j.run(&w)
 			}
 		})
 	}
@@ -118,25 +134,31 @@ func (s *Server) noteEncodeTime(d time.Duration) {
 // encodeSnapshots builds and encodes the snapshots of the due clients with
 // the pool, into each client's snapOut; the loop takes the first share.
 func (s *Server) encodeSnapshots(due []*client, tick int32, now time.Duration) {
-	shares := min(s.pool.workers+1, len(due))
+	shares := min(s.pool.workers+1, len(due), len(s.encJobs)+1)
 	per := (len(due) + shares - 1) / shares
 	first := due[:per]
+	jobs := s.encJobs[:0]
 	for rest := due[per:]; len(rest) > 0; {
 		n := min(per, len(rest))
-		j := encodeJob{s: s, clients: rest[:n], tick: tick, now: now, done: &s.encWG}
+		j := &s.encJobs[len(jobs)]
+		jobs = s.encJobs[:len(jobs)+1]
+		// A worker may still hold this job from an earlier tick (queued,
+		// then done here): it is claimed until the Store below, which
+		// publishes the fields; the count is raised before that.
+		j.s, j.clients, j.tick, j.now, j.done = s, rest[:n], tick, now, &s.encWG
 		s.encWG.Add(1)
+		j.claimed.Store(false)
 		select {
 		case s.pool.jobs <- j:
-		default: // the queue is full: encode it here
-			for _, c := range j.clients {
-				s.encodeInto(&s.snapW, c, tick, now)
-			}
-			s.encWG.Done()
+		default: // the queue is full: the loop does it below
 		}
 		rest = rest[n:]
 	}
 	for _, c := range first {
 		s.encodeInto(&s.snapW, c, tick, now)
+	}
+	for i := range jobs { // the shares no worker has started yet
+		jobs[i].run(&s.snapW)
 	}
 	s.encWG.Wait()
 }

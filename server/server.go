@@ -118,12 +118,13 @@ type Server struct {
 	byAddr          map[netip.AddrPort]int
 	bans            banList
 	vote            voteState
-	snapW           snapWorker     // the loop's snapshot builder and encoder (encpool.go)
-	pool            *EncodePool    // shared snapshot encoders (nil: the loop encodes alone)
-	fanOut          bool           // the next snapshot tick uses the pool (noteEncodeTime)
-	fanOutPinned    bool           // tests: fanOut stays as set
-	encWG           sync.WaitGroup // the pool's jobs of the current tick
-	snapDue         []*client      // scratch: clients getting a snapshot this tick
+	snapW           snapWorker                 // the loop's snapshot builder and encoder (encpool.go)
+	pool            *EncodePool                // shared snapshot encoders (nil: the loop encodes alone)
+	fanOut          bool                       // the next snapshot tick uses the pool (noteEncodeTime)
+	fanOutPinned    bool                       // tests: fanOut stays as set
+	encWG           sync.WaitGroup             // the pool's jobs of the current tick
+	encJobs         [maxEncodeShares]encodeJob // the shares of a tick handed to the pool
+	snapDue         []*client                  // scratch: clients getting a snapshot this tick
 	empty           snap.Snapshot
 	pk              netproto.Packer
 	up              netproto.Unpacker
