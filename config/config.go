@@ -36,6 +36,8 @@ const (
 	// MaxHostnameLen is the longest server.hostname in bytes (the server
 	// info field's 128 bytes less its terminator).
 	MaxHostnameLen = 127
+	// MaxPathLen is the longest file path of a setting in bytes (PATH_MAX).
+	MaxPathLen = 4096
 	// MaxInactiveKickTime is the largest game.inactive_kick_time in minutes
 	// (the reference's sv_inactivekick_time range).
 	MaxInactiveKickTime = 1000
@@ -117,6 +119,9 @@ type ServerConfig struct {
 	// SkillLevel is the players' skill level announced in the server info:
 	// 0 casual, 1 normal, 2 competitive (sv_skill_level).
 	SkillLevel int `toml:"skill_level"`
+	// InputFIFO is the path of a named pipe read for console commands, one
+	// per line, created when missing; empty = off (sv_input_fifo).
+	InputFIFO string `toml:"input_fifo"`
 }
 
 // MapConfig selects the map(s) to serve.
@@ -403,6 +408,9 @@ func (c *Config) Validate() error {
 	if s.SkillLevel < 0 || s.SkillLevel > 2 {
 		return invalid("server.skill_level", "%d is outside 0..2", s.SkillLevel)
 	}
+	if len(s.InputFIFO) > MaxPathLen || strings.ContainsRune(s.InputFIFO, 0) {
+		return invalid("server.input_fifo", "not a path of at most %d bytes", MaxPathLen)
+	}
 	m := &c.Map
 	if m.File != "" && m.Dir != "" {
 		return invalid("map.file", "set either map.file or map.dir, not both")
@@ -514,6 +522,7 @@ var SvNames = []SvName{
 	{"server.motd", "sv_motd", "message of the day"},
 	{"server.hostname", "sv_hostname", "host name announced in the server info"},
 	{"server.skill_level", "sv_skill_level", "skill level announced in the server info: 0 casual, 1 normal, 2 competitive"},
+	{"server.input_fifo", "sv_input_fifo", "named pipe read for console commands, one per line, created when missing (empty = off)"},
 	{"map.file", "sv_map", "path of a .map file (empty = embedded default map)"},
 	{"map.dir", "(none)", "directory of .map files for the rotation"},
 	{"map.rotation", "sv_maprotation", "map names in map.dir, played in order"},
@@ -552,4 +561,10 @@ var SvNames = []SvName{
 	{"register.enabled", "sv_register", "register with the master servers (off by default)"},
 	{"register.port", "sv_external_port", "port announced to the masters (0 = server.port)"},
 	{"register.url", "sv_register_url", "DDNet's HTTP registration endpoint"},
+	{"econ.port", "ec_port", "TCP port of the external console (0 = off)"},
+	{"econ.bind", "ec_bindaddr", "local IP address of the external console (default 127.0.0.1)"},
+	{"econ.password", "ec_password", "external console password (required when econ.port is set)"},
+	{"econ.auth_timeout", "ec_auth_timeout", "seconds an econ connection may take to log in (default 30)"},
+	{"econ.ban_time", "ec_bantime", "seconds an address is banned after 3 wrong econ passwords, 0 = drop only (the reference's ec_bantime counts minutes; default 300)"},
+	{"econ.output_level", "ec_output_level", "console lines sent to econ clients: 0, 1 or 2 (0.7.5 meaning, default 1)"},
 }

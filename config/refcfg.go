@@ -261,13 +261,7 @@ func (l *Loader) execCommand(where, cmd, file string) error {
 		return nil
 	}
 	if row, ok := svRow(lname); ok {
-		format := "?r"
-		if ref, has := refByName[row.Sv]; has && !ref.Str {
-			format = "?i"
-		} else if f, ok := fieldByKey(&l.cfg, row.Key); ok && (f.Kind() == reflect.Int || f.Kind() == reflect.Bool) {
-			format = "?i"
-		}
-		a, rest, err := parseArgs(args, format)
+		a, rest, err := parseArgs(args, SettingParams(row))
 		if err != nil {
 			return cfgError(where, cmd, err)
 		}

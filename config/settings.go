@@ -93,6 +93,16 @@ var converters = map[string]converter{
 	"ec_bindaddr":          convBindAddr,
 	"sv_map":               convMap,
 	"ec_bantime":           convMinutesToSeconds,
+	"sv_name":              convName,
+}
+
+// convName: the reference cleans the server name's spaces whenever it is
+// set (its sv_name chain): no leading or trailing spaces, runs of spaces
+// become one.
+func convName(l *Loader, row SvName, v string) (string, error) {
+	s, warn := refStringValue(row.Sv, v)
+	l.cfg.Server.Name = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == ' ' }), " ")
+	return warn, nil
 }
 
 // convHighBandwidth: sv_high_bandwidth 0/1 is server.snapshot_rate 25/50.
@@ -258,12 +268,6 @@ var Unsupported = []UnsupportedSetting{
 	{"logfile_timestamp", "twserver logs to standard error, and every line has a full date and time", ""},
 	{"sv_rcon_mod_password", "twserver's remote console has one access level (sv_rcon_password)", ""},
 	{"sv_auto_demo_max", "recordings are bounded by size instead (record.max_file_mb, record.max_dir_mb)", ""},
-	{"ec_bindaddr", notYet, ""},
-	{"ec_port", notYet, "0"},
-	{"ec_password", notYet, ""},
-	{"ec_bantime", notYet, ""},
-	{"ec_auth_timeout", notYet, ""},
-	{"ec_output_level", notYet, ""},
 	{"debug", "no debug mode: console_output_level 2 (log.level debug) gives the detailed log", "0"},
 	{"dbg_stress", "a debugging aid of the reference", "0"},
 	{"dbg_stress_network", "a debugging aid of the reference", "0"},
@@ -295,6 +299,8 @@ var Differences = map[string]string{
 	"sv_register":          "off by default (reference on), so no test or trial run contacts a master; registers over DDNet's HTTP protocol (and the 0.7 UDP masters listed in register.udp_masters)",
 	"console_output_level": "0 is log.level info, 1 and 2 are debug",
 	"sv_spamprotection":    "chat is always limited (one line per second plus one per 20 characters)",
+	"ec_bindaddr":          `an IP address; "localhost" (the reference's default) is 127.0.0.1 (twserver resolves no host names)`,
+	"ec_bantime":           "minutes here, seconds in econ.ban_time (default 300 s, reference 0 = no ban); the ban refuses econ connections only (the reference bans the address from the game too)",
 }
 
 // SettingsMarkdown is the README's table of the 0.7.5 server settings:

@@ -59,7 +59,7 @@ type testClient struct {
 
 	rconLines   []string
 	rconOn      bool
-	rconCmds    int
+	rconCmds    []string // names of RCON_CMD_ADD
 	voteOptions int
 	games       []gamemsg.Message // every game message received, in order
 
@@ -286,7 +286,7 @@ func (tc *testClient) onMessage(ch netproto.Chunk) {
 	case netproto.NetmsgRconAuthOff:
 		tc.rconOn = false
 	case netproto.NetmsgRconCmdAdd:
-		tc.rconCmds++
+		tc.rconCmds = append(tc.rconCmds, u.GetString())
 	}
 }
 

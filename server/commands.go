@@ -7,11 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
-	"twserver/config"
 	"twserver/gamemsg"
 	"twserver/netproto"
 	"twserver/world"
@@ -30,6 +28,7 @@ type Command struct {
 var Commands = []Command{
 	{"echo", "r[text]", "Print the text"},
 	{"exec", "r[file]", "Run the console commands of a file (relative path)"},
+	{"toggle", "s[config-option] i[value1] i[value2]", "Toggle config value"},
 	{"kick", "i[id] ?r[reason]", "Kick client id with an optional reason"},
 	{"status", "", "List the clients: id, address, client version, name, score"},
 	{"shutdown", "", "Stop the server"},
@@ -79,70 +78,10 @@ type UnsupportedCommand struct {
 // UnsupportedCommands lists the reference server's commands twserver does
 // not implement; running one prints the reason.
 var UnsupportedCommands = []UnsupportedCommand{
-	{"toggle", "settings come from the configuration file; only the vote and rcon settings change at run time, by name (sv_vote_kick 0)"},
 	{"save_config", "the configuration is the TOML file (or the reference-style file) the operator writes; twserver never rewrites it"},
 	{"mod_command", "there is no moderator access level: one rcon password gives full access"},
 	{"mod_status", "there is no moderator access level: one rcon password gives full access"},
 	{"dbg_lognetwork", "no network debug log file; use log.level debug and the metrics"},
-}
-
-// settingCommand is one of the reference's settings that the console
-// reads ("NAME") and changes ("NAME VALUE", clamped to its range) at run
-// time, as the reference's integer variables.
-type settingCommand struct {
-	name     string
-	min, max int
-	get      func(*config.Config) int
-	set      func(*config.Config, int)
-	announce bool // Sv_ServerSettings carries it: resent on change
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// settingCommands are the vote and rcon settings of the console (their
-// TOML keys: voting.*, server.rcon_max_tries, server.rcon_ban_time).
-var settingCommands = []settingCommand{
-	{"sv_vote_kick", 0, 1, func(c *config.Config) int { return b2i(c.Voting.Kick) },
-		func(c *config.Config, v int) { c.Voting.Kick = v != 0 }, true},
-	{"sv_vote_kick_min", 0, config.MaxClientsLimit, func(c *config.Config) int { return c.Voting.KickMin },
-		func(c *config.Config, v int) { c.Voting.KickMin = v }, true},
-	{"sv_vote_kick_bantime", 0, config.MaxBanTime, func(c *config.Config) int { return c.Voting.KickBanTime },
-		func(c *config.Config, v int) { c.Voting.KickBanTime = v }, false},
-	{"sv_vote_spectate", 0, 1, func(c *config.Config) int { return b2i(c.Voting.Spectate) },
-		func(c *config.Config, v int) { c.Voting.Spectate = v != 0 }, true},
-	{"sv_vote_spectate_rejoindelay", 0, config.MaxSpectateRejoinDelay, func(c *config.Config) int { return c.Voting.SpectateRejoinDelay },
-		func(c *config.Config, v int) { c.Voting.SpectateRejoinDelay = v }, false},
-	{"sv_rcon_max_tries", 0, config.MaxRconTries, func(c *config.Config) int { return c.Server.RconMaxTries },
-		func(c *config.Config, v int) { c.Server.RconMaxTries = v }, false},
-	{"sv_rcon_bantime", 0, config.MaxBanTime, func(c *config.Config) int { return c.Server.RconBanTime },
-		func(c *config.Config, v int) { c.Server.RconBanTime = v }, false},
-}
-
-// runSetting runs a setting command; it reports false for another name.
-func (s *Server) runSetting(name, rest string) bool {
-	for _, sc := range settingCommands {
-		if !strings.EqualFold(sc.name, name) {
-			continue
-		}
-		args, _ := parseArgs(rest, "?i")
-		if len(args) == 0 {
-			s.consoleOut(fmt.Sprintf("Value: %d", sc.get(&s.cfg)))
-			return true
-		}
-		v := min(max(cmdArgs(args).int(0), sc.min), sc.max)
-		s.recConsole(sc.name, []string{strconv.Itoa(v)})
-		sc.set(&s.cfg, v)
-		if sc.announce {
-			s.broadcastGame(-1, s.serverSettings())
-		}
-		return true
-	}
-	return false
 }
 
 // lookupCommand finds a command by name (case-insensitive, as the
@@ -226,6 +165,8 @@ func (s *Server) runCommand(name string, a cmdArgs) error {
 		s.consoleOut(a.str(0))
 	case "exec":
 		s.cmdExec(a.str(0))
+	case "toggle":
+		s.cmdToggle(a)
 	case "kick":
 		s.cmdKick(a)
 	case "status":

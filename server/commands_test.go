@@ -164,7 +164,13 @@ func TestConsoleCommands(t *testing.T) {
 			{"stoprecord", []string{"Stopped recording"}},
 			{"stoprecord", nil},
 			{"record ../up", []string{"Unable to open '../up' for recording"}},
-			{"toggle sv_vote_kick 0 1", []string{"toggle is not supported by twserver: settings come from the configuration file; only the vote and rcon settings change at run time, by name (sv_vote_kick 0)"}},
+			{"toggle sv_vote_kick 0 1", nil},
+			{"sv_vote_kick", []string{"Value: 0"}},
+			{"toggle sv_vote_kick 0 1", nil},
+			{"sv_vote_kick", []string{"Value: 1"}},
+			{"toggle sv_name 0 1", []string{"Invalid command: 'sv_name'."}},
+			{"toggle kick 0 1", []string{"Invalid command: 'kick'."}},
+			{"toggle sv_nope 0 1", []string{"No such command: 'sv_nope'."}},
 			{"logout", []string{"Logout successful."}},
 		})
 		if got, want := c.conn.Reason(), "You have been banned for 10 minutes (cheating)"; got != want {

@@ -5,7 +5,6 @@ import (
 	"net/netip"
 
 	"twserver/netproto"
-	"twserver/world"
 )
 
 // Connless magics (net.md A6.1).
@@ -34,8 +33,9 @@ type infoPlayer struct {
 	spectator  bool
 }
 
-// gameTypeName is the game type shown in the browser.
-func (s *Server) gameTypeName() string { return world.ParseGameType(s.cfg.Game.Type).Name() }
+// gameTypeName is the game type shown in the browser: the running game's
+// (a changed sv_gametype shows from the next map load on).
+func (s *Server) gameTypeName() string { return s.world.GameTypeName() }
 
 // appendInfoHeader packs the fields shared by inf3 and NETMSG_SERVERINFO:
 // version .. max clients (net.md A6.2/A6.3).

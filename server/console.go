@@ -14,6 +14,7 @@ func (s *Server) consoleOut(line string) {
 	if s.rconFrom < 0 {
 		s.log.Info().Msg(line)
 	}
+	s.conPrint(LevelStandard, "server", 0, line)
 	for _, c := range s.clients {
 		if c.state != stateEmpty && c.rconAuthed {
 			s.sendSys(c, netproto.NetmsgRconLine, false, func(p *netproto.Packer) { p.AddStringLimit(line, 512) })
@@ -39,7 +40,8 @@ func (s *Server) rconAuth(c *client, pw string) {
 		s.world.SetAuthed(c.id, true)
 		s.sendSys(c, netproto.NetmsgRconAuthOn, true, nil)
 		s.rconLine(c, "Admin authentication successful. Full remote console access granted.")
-		for _, cmd := range Commands {
+		s.conRconAuthed(c)
+		for _, cmd := range rconCommands() {
 			s.sendSys(c, netproto.NetmsgRconCmdAdd, false, func(p *netproto.Packer) {
 				p.AddStringLimit(cmd.Name, 32)
 				p.AddStringLimit(cmd.Help, 96)

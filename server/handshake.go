@@ -70,6 +70,7 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 		}
 		c.state = stateReady
 		s.log.Debug().Int("cid", c.id).Str("addr", c.addr.String()).Msg("client is ready")
+		s.conReady(c)
 		if v := s.vote; v.active {
 			left := max(int32((v.ends-s.now())/time.Second), 0)
 			s.sendGame(c, &gamemsg.SvVoteSet{ClientID: int32(v.caller), Type: int32(v.kind), Timeout: min(left, 60),
@@ -103,6 +104,7 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 			return
 		}
 		s.log.Info().Int("cid", c.id).Str("name", c.name).Str("cmd", line).Msg("rcon command")
+		s.conRcon(c, line)
 		s.rconFrom = c.id
 		if s.execLine(line) == errShutdown {
 			s.pendingShutdown = true
@@ -186,6 +188,7 @@ func (s *Server) enterGame(c *client) {
 	s.sendGame(c, local, true)
 	s.log.Info().Int("cid", c.id).Str("name", c.name).Str("addr", c.addr.String()).
 		Int("team", s.world.Team(c.id)).Msg("player has entered the game")
+	s.conEnter(c)
 	s.emitPlayer(EventPlayerEnter, c)
 	s.publishInfo()
 }

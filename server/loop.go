@@ -23,6 +23,7 @@ package server
 //	            snapshots as before; the loop wakes 50 times a second instead
 //	            of once per datagram.
 //	  consoleReader: reads console lines into consoleCh (bounded).
+//	  side channels (econ, FIFO): SubmitConsole queues lines (bounded).
 
 import (
 	"bufio"
@@ -117,6 +118,10 @@ loop:
 			if s.execLine(line) == errShutdown {
 				break loop
 			}
+		case sub := <-s.con.submit:
+			if s.runSubmitted(sub) {
+				break loop
+			}
 		case <-timer.C:
 		}
 		s.advance()
@@ -127,6 +132,7 @@ loop:
 		}
 		timer.Reset(max(time.Until(s.tickStart(s.world.CurrentTick()+1)), 0))
 	}
+	close(s.con.done) // SubmitConsole stops waiting
 	s.shutdown()
 	s.recStop()
 	_ = s.conn.Close()

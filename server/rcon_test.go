@@ -35,8 +35,8 @@ func TestRcon(t *testing.T) {
 		if !a.rconOn || !containsLine(a.rconLines, "Admin authentication successful. Full remote console access granted.") {
 			t.Fatalf("rcon auth failed: on=%v lines=%q", a.rconOn, a.rconLines)
 		}
-		if a.rconCmds < len(Commands) {
-			t.Errorf("got %d RCON_CMD_ADD, want %d", a.rconCmds, len(Commands))
+		if len(a.rconCmds) < len(Commands) {
+			t.Errorf("got %d RCON_CMD_ADD, want %d", len(a.rconCmds), len(Commands))
 		}
 		a.rconCmd("status")
 		a.run(200 * time.Millisecond)

@@ -26,7 +26,8 @@ import (
 
 // refConsoleCommands are run on both servers, in order, with two clients
 // in game (ids 0 and 1, from 127.0.0.2 and 127.0.0.3). They avoid what
-// differs on purpose (the unsupported commands, exec's path message).
+// differs on purpose (the unsupported commands, exec's path message, the
+// settings twserver refuses at run time).
 var refConsoleCommands = []string{
 	"status",
 	"echo hello  world",
@@ -74,6 +75,25 @@ var refConsoleCommands = []string{
 	"sv_vote_kick_min 99; sv_vote_kick_min",
 	"sv_rcon_bantime -3; sv_rcon_bantime",
 	"sv_vote_spectate_rejoindelay",
+	"sv_name",
+	`sv_name "  A   new  name "; sv_name`,
+	"sv_scorelimit",
+	"sv_scorelimit 5",
+	"sv_scorelimit",
+	"sv_scorelimit 5000; sv_scorelimit",
+	`sv_scorelimit "7`,
+	"sv_timelimit x7; sv_timelimit",
+	"password",
+	"password x; password",
+	`sv_motd "Hello; world"; sv_motd`,
+	"sv_player_slots 99; sv_player_slots",
+	"sv_gametype ctf; sv_gametype",
+	"sv_warmup 5; sv_warmup",
+	"sv_high_bandwidth 1; sv_high_bandwidth",
+	"sv_spamprotection; sv_inactivekick_time",
+	"toggle sv_vote_kick 0 1; sv_vote_kick",
+	"toggle sv_name 0 1",
+	"toggle nosuch 0 1",
 	`add_vote "Kick" kick 1 "a reason"`,
 	`say "quoted # not a comment"; echo after # a comment`,
 	"ban 1 5 bye",
@@ -252,6 +272,9 @@ func startTwConsole(t *testing.T, ctx context.Context) (netip.AddrPort, func(int
 	t.Chdir(t.TempDir())
 	cfg := config.Default()
 	cfg.Server.Bind, cfg.Server.Port = "127.0.0.1", refserver.FreeUDPPort(t)
+	// as refserver.Args and startRefEcon set the reference
+	cfg.Server.Name, cfg.Server.MaxClients, cfg.Server.PlayerSlots = "console-ref", 64, 8
+	cfg.Game.SpamProtection, cfg.Game.InactiveKickTime = false, 0
 	pc, err := ListenUDP(fmt.Sprintf("127.0.0.1:%d", cfg.Server.Port))
 	if err != nil {
 		t.Fatal(err)

@@ -154,6 +154,8 @@ type Server struct {
 	globalToken     netproto.Token
 
 	rec recorder // recording state and hooks (record.go)
+
+	con conState // console output to side channels (conlines.go)
 }
 
 // Stats are counters of dropped and handled packets; read with atomic loads.
@@ -207,6 +209,7 @@ func New(o Options) (*Server, error) {
 		globalToken: newGlobalToken(),
 	}
 	s.peers.m = make(map[netip.AddrPort]int)
+	s.con.done, s.con.submit = make(chan struct{}), make(chan consoleSubmit, ConsoleQueueLen)
 	s.warnLimit = rate.NewLimiter(rate.Every(warnEvery), warnBurst)
 	s.budget = newConnlessBudget(TokenRepliesPerSecond, InfoRepliesPerSecond, ConnectsPerSecond)
 	if s.seed == 0 {

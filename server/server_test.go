@@ -57,6 +57,13 @@ type testServer struct {
 // startServer runs a server on a MemNet with cfg (nil = defaults).
 func startServer(t *testing.T, mut func(*config.Config)) *testServer {
 	t.Helper()
+	return startServerWith(t, mut, nil)
+}
+
+// startServerWith is startServer with before (if not nil) called on the
+// server before it runs (to install hooks).
+func startServerWith(t *testing.T, mut func(*config.Config), before func(*Server)) *testServer {
+	t.Helper()
 	cfg := config.Default()
 	if mut != nil {
 		mut(&cfg)
@@ -71,6 +78,9 @@ func startServer(t *testing.T, mut func(*config.Config)) *testServer {
 	s, err := New(Options{Config: cfg, Conn: mc, Logger: zerolog.New(logs), Seed: 1, Console: pr})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if before != nil {
+		before(s)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	ts := &testServer{Server: s, mn: mn, logs: logs, cancel: cancel, done: make(chan error, 1), cons: pw}

@@ -433,11 +433,15 @@ func (s *Server) lineIsValid(line string) bool {
 	}
 	for _, p := range parts {
 		name, rest := splitName(p)
-		c, ok := lookupCommand(name)
-		if !ok {
+		params := ""
+		if c, ok := lookupCommand(name); ok {
+			params = c.Params
+		} else if row, ok := config.Setting(name); ok {
+			params = config.SettingParams(row) // a setting: sv_scorelimit 10
+		} else {
 			return false
 		}
-		if _, err := parseArgs(rest, c.Params); err != nil {
+		if _, err := parseArgs(rest, params); err != nil {
 			return false
 		}
 	}

@@ -108,3 +108,20 @@ func (w *World) TogglePause() {
 func (w *World) Restart(warmupSeconds int) {
 	w.ctrl.setGameState(stateWarmupUser, int32(min(max(warmupSeconds, -1), 1000)))
 }
+
+// SetRules changes the game rules of a running world, as the reference's
+// settings take effect when set on its console: every field of cfg except
+// those read only when a map is loaded (GameType, Warmup, Powerups,
+// MatchesPerMap and MaxClients keep their values). A changed score or time
+// limit is announced with Sv_GameInfo, as the reference's CheckGameInfo.
+// PlayerSlots below 0 is 0, as in New.
+func (w *World) SetRules(cfg Config) {
+	old := w.GameInfo()
+	cfg.GameType, cfg.Warmup, cfg.Powerups = w.cfg.GameType, w.cfg.Warmup, w.cfg.Powerups
+	cfg.MatchesPerMap, cfg.MaxClients = w.cfg.MatchesPerMap, w.cfg.MaxClients
+	cfg.PlayerSlots = max(cfg.PlayerSlots, 0)
+	w.cfg = cfg
+	if w.GameInfo() != old {
+		w.emitGameInfo(-1)
+	}
+}

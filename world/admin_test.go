@@ -141,3 +141,40 @@ func TestForceTeamDelayBounds(t *testing.T) {
 		})
 	}
 }
+
+// TestSetRules: the rules change in a running world but for those read at
+// a map load; a changed limit is announced with one Sv_GameInfo event.
+func TestSetRules(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.GameType, cfg.Warmup = GameTDM, 5
+	rw, rh, g := gridMap(t, teamRows...)
+	w := newWorld(rw, rh, g, cfg, 1)
+	w.DrainEvents(func(Event) {})
+	next := cfg
+	next.GameType, next.Warmup, next.Powerups, next.MatchesPerMap, next.MaxClients = GameCTF, 0, false, 3, 2
+	next.TeamDamage, next.PlayerSlots = true, -2
+	w.SetRules(next)
+	want := cfg
+	want.TeamDamage = true
+	want.PlayerSlots = 0
+	if w.Config() != want {
+		t.Errorf("config %+v, want %+v", w.Config(), want)
+	}
+	count := func() (n int, last []int32) {
+		w.DrainEvents(func(e Event) {
+			if e.Kind == EvGameInfo {
+				n++
+				last = e.Args[:]
+			}
+		})
+		return
+	}
+	if n, _ := count(); n != 0 {
+		t.Errorf("%d Sv_GameInfo without a limit change", n)
+	}
+	next.ScoreLimit, next.TimeLimit = 9, 4
+	w.SetRules(next)
+	if n, last := count(); n != 1 || last[1] != 9 || last[2] != 4 {
+		t.Errorf("%d Sv_GameInfo, last %v", n, last)
+	}
+}

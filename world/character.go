@@ -508,7 +508,7 @@ func (c *Character) die(killer, weapon int) {
 		kp = w.player(killer)
 	}
 	special := w.ctrl.onCharacterDeath(c, kp, weapon)
-	w.emit(EvKillMsg, -1, int32(killer), int32(p.cid), int32(weapon), int32(special))
+	w.emit(EvKillMsg, -1, int32(killer), int32(p.cid), int32(weapon), int32(special), int32(p.team))
 	w.createSound(c.pos, SoundPlayerDie, maskAll)
 	p.dieTick = w.tick
 	c.inWorld = false

@@ -1,6 +1,9 @@
 package world
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 var teamRows = []string{
 	"##############################",
@@ -278,14 +281,17 @@ func TestCTF(t *testing.T) {
 	if !red.atStand || w.ctrl.teamScore != [2]int{0, 101} || w.Score(1) != 6 {
 		t.Fatalf("capture: at stand %v team %v score %d", red.atStand, w.ctrl.teamScore, w.Score(1))
 	}
-	var capture bool
+	var capture, grabLine bool
 	for _, e := range drain(w) {
 		if e.Kind == EvGameMsg && e.Args[0] == GameMsgCTFCapture && e.Args[1] == TeamRed && e.Args[2] == 1 {
 			capture = true
 		}
+		if e.Kind == EvFlagGrab && e.Args[0] == 1 && e.Args[1] == TeamBlue {
+			grabLine = true
+		}
 	}
-	if !capture {
-		t.Fatal("no capture message")
+	if !capture || !grabLine {
+		t.Fatalf("capture message %v, grab event %v", capture, grabLine)
 	}
 	// grab again, die: the flag drops; red returns it
 	place(cs[1], Vec2{red.stand.X, 305})
@@ -297,10 +303,16 @@ func TestCTF(t *testing.T) {
 		t.Fatalf("drop: carrier %v at stand %v killer score %d", red.carrier != nil, red.atStand, w.Score(0))
 	}
 	tickN(w, 10)
+	drain(w)
 	place(cs[0], Vec2{red.pos.X, 305})
 	tickN(w, 1)
 	if !red.atStand || w.Score(0) != 3 {
 		t.Fatalf("return: at stand %v score %d", red.atStand, w.Score(0))
+	}
+	if evs := drain(w); !slices.ContainsFunc(evs, func(e Event) bool {
+		return e.Kind == EvFlagReturn && e.Args[0] == 0 && e.Args[1] == TeamRed
+	}) {
+		t.Fatalf("no return event by client 0: %+v", evs)
 	}
 }
 
@@ -320,9 +332,15 @@ func TestCTFDroppedFlagReturnsAfter30s(t *testing.T) {
 	if red.atStand {
 		t.Fatal("returned too early")
 	}
+	drain(w)
 	tickN(w, 2)
 	if !red.atStand {
 		t.Fatal("not returned after 30 s")
+	}
+	if evs := drain(w); !slices.ContainsFunc(evs, func(e Event) bool {
+		return e.Kind == EvFlagReturn && e.Args[0] == -1 && e.Args[1] == TeamRed
+	}) {
+		t.Fatalf("no return event without a player: %+v", evs)
 	}
 }
 

@@ -38,6 +38,7 @@ func (c *controller) tickCTF() {
 			if ch.p.team == f.team {
 				if !f.atStand {
 					ch.p.score++
+					w.emit(EvFlagReturn, -1, int32(ch.p.cid), int32(ch.p.team))
 					w.sendGameMsg(GameMsgCTFReturn, -1)
 					f.reset()
 				}
@@ -47,6 +48,7 @@ func (c *controller) tickCTF() {
 				}
 				f.grab(w, ch)
 				ch.p.score++
+				w.emit(EvFlagGrab, -1, int32(ch.p.cid), int32(ch.p.team))
 				w.sendGameMsg(GameMsgCTFGrab, -1, int32(fi))
 				break
 			}

@@ -91,10 +91,12 @@ type EventKind uint8
 // Event kinds. Args are listed in the order of the message fields.
 const (
 	// EvKillMsg: Sv_KillMsg{killer, victim, weapon, mode_special} to every in-game
-	// client. Args[0..3]. The reference sends killer 0 / weapon WORLD to clients
+	// client. Args[0..3]; Args[4] is the victim's team at its death (for the
+	// console line: a team change kills before it changes the team). The reference sends killer 0 / weapon WORLD to clients
 	// older than 0x0704 when killer < 0; that is the server's business.
 	EvKillMsg EventKind = iota + 1
-	// EvTeam: Sv_Team{client_id, team, silent, cooldown_tick} to all. Args[0..3].
+	// EvTeam: Sv_Team{client_id, team, silent, cooldown_tick} to all.
+	// Args[0..3]; Args[4] is the team before the change (console line).
 	EvTeam
 	// EvGameMsg: Sv_GameMsg with id Args[0] followed by GameMsgNumArgs[id]
 	// ints from Args[1..3]; to To (-1 = all).
@@ -110,6 +112,16 @@ const (
 	// EvKick: drop client To with the reason "Kicked for inactivity"
 	// (Config.InactiveKick*); authenticated clients (SetAuthed) are exempt.
 	EvKick
+	// EvFlagGrab: no message; client Args[0] of team Args[1] took a flag
+	// (the reference prints a flag_grab console line).
+	EvFlagGrab
+	// EvFlagReturn: no message; client Args[0] of team Args[1] returned
+	// its flag, or Args[0] = -1 when the flag returned by itself (lying too
+	// long, death tile); the reference prints a flag_return console line.
+	EvFlagReturn
+	// EvPickup: no message; client Args[0] picked up a pickup of type
+	// Args[1] (Pickup*; the reference prints a pickup console line).
+	EvPickup
 )
 
 // MaxPendingEvents bounds the queue of events waiting for DrainEvents; older

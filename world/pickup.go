@@ -85,6 +85,7 @@ func (p *Pickup) tick(w *World) {
 		c.setEmote(EmoteAngry, w.tick+1200*tickSpeed/1000)
 	}
 	if picked {
+		w.emit(EvPickup, -1, int32(c.p.cid), int32(p.typ))
 		rt := int32(pickupRespawnTime)
 		if p.typ == PickupNinja {
 			rt = ninjaRespawnTime
@@ -157,11 +158,13 @@ func (f *Flag) tickDefered(w *World) {
 	}
 	if w.col.GetCollisionAt(f.pos.X, f.pos.Y)&ColFlagDeath != 0 || w.col.Clipped(f.pos) {
 		f.reset()
+		w.emit(EvFlagReturn, -1, -1, int32(f.team))
 		w.sendGameMsg(GameMsgCTFReturn, -1)
 	}
 	if !f.atStand {
 		if w.tick > f.dropTick+tickSpeed*flagReturnTime {
 			f.reset()
+			w.emit(EvFlagReturn, -1, -1, int32(f.team))
 			w.sendGameMsg(GameMsgCTFReturn, -1)
 		} else {
 			f.vel.Y += w.core.Tuning.Gravity.Float()

@@ -1,6 +1,9 @@
 package world
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 var pickupRows = []string{
 	"########################",
@@ -117,6 +120,9 @@ func TestPickups(t *testing.T) {
 				t.Errorf("no pickup sound %d", tc.sound)
 			}
 			evs := drain(w)
+			if !slices.Contains(evs, Event{Kind: EvPickup, To: -1, Args: [5]int32{0, int32(tc.typ)}}) {
+				t.Errorf("no pickup event for type %d: %+v", tc.typ, evs)
+			}
 			gotWeapon := -1
 			for _, e := range evs {
 				if e.Kind == EvWeaponPickup {

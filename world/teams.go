@@ -67,7 +67,7 @@ func (c *controller) doTeamChange(p *Player, team int, chatMsg bool) {
 	if chatMsg {
 		silent = 0
 	}
-	w.emit(EvTeam, -1, int32(p.cid), int32(team), silent, p.teamChangeTick)
+	w.emit(EvTeam, -1, int32(p.cid), int32(team), silent, p.teamChangeTick, int32(old))
 	if old != TeamSpectators {
 		c.teamSize[old]--
 		c.unbalancedTick = tbalanceCheck

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"runtime"
 	"strconv"
 	"sync"
@@ -50,6 +51,19 @@ func checkGames(cfgs []config.Config, paths []string) error {
 		}
 		if c.Agones.Enabled {
 			return fmt.Errorf("%s: agones.enabled with several games: an Agones GameServer runs one game per process", paths[i])
+		}
+		if c.Econ.Port != 0 {
+			a := "econ " + net.JoinHostPort(c.Econ.Bind, strconv.Itoa(c.Econ.Port))
+			if prev, ok := addrs[a]; ok {
+				return fmt.Errorf("%s and %s both use %s: every game needs its own econ.port", prev, paths[i], a)
+			}
+			addrs[a] = paths[i]
+		}
+		if f := c.Server.InputFIFO; f != "" {
+			if prev, ok := addrs["fifo "+f]; ok {
+				return fmt.Errorf("%s and %s both use server.input_fifo %s: every game needs its own", prev, paths[i], f)
+			}
+			addrs["fifo "+f] = paths[i]
 		}
 	}
 	return nil
@@ -119,7 +133,10 @@ func startGames(ctx context.Context, cfgs []config.Config, consoles []io.Reader,
 		g.srv = srv
 		g.name = strconv.Itoa(int(srv.Addr().Port()))
 		g.log.Info().Str("addr", srv.Addr().String()).Str("map", srv.MapName()).Msg("listening")
-		g.side = startSideChannels(ctx, cfg, srv, g.log)
+		if g.side, err = startSideChannels(ctx, cfg, srv, g.log); err != nil {
+			g.log.Error().Err(err).Msg("cannot start")
+			return games, err
+		}
 		games = append(games, g)
 	}
 	return games, nil

@@ -216,6 +216,10 @@ func TestGamesUsageErrors(t *testing.T) {
 	m2 := write("m2.toml", "[server]\nport = 8404\n[metrics]\nlisten = \"127.0.0.1:9102\"\n")
 	ag := write("ag.toml", "[server]\nport = 8405\n[agones]\nenabled = true\n")
 	bad := write("bad.toml", "[server]\nport = 8406\n[game]\ntype = \"race\"\n")
+	e1 := write("e1.toml", "[server]\nport = 8407\n[econ]\nport = 9303\npassword = \"x\"\n")
+	e2 := write("e2.toml", "[server]\nport = 8408\n[econ]\nport = 9303\npassword = \"y\"\n")
+	f1 := write("f1.toml", "[server]\nport = 8409\ninput_fifo = \"/tmp/same\"\n")
+	f2 := write("f2.toml", "[server]\nport = 8410\ninput_fifo = \"/tmp/same\"\n")
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -226,6 +230,8 @@ func TestGamesUsageErrors(t *testing.T) {
 		{[]string{"-config", m1, "-config", m2}, "one metrics endpoint"},
 		{[]string{"-config", a, "-config", ag}, "one game per process"},
 		{[]string{"-config", a, "-config", bad}, "bad.toml: "},
+		{[]string{"-config", e1, "-config", e2}, "every game needs its own econ.port"},
+		{[]string{"-config", f1, "-config", f2}, "every game needs its own"},
 	} {
 		var errb lockedBuf
 		if code := run(tt.args, strings.NewReader(""), &errb); code != 2 || !strings.Contains(errb.String(), tt.want) {

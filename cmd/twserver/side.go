@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"net/netip"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -11,13 +14,14 @@ import (
 
 	"twserver/agones"
 	"twserver/config"
+	"twserver/econ"
 	"twserver/register"
 	"twserver/server"
 )
 
 // sideChannels are the helpers that run beside the game loop (master
-// registration, Agones): they watch the server through its hooks and never
-// hold up a tick.
+// registration, Agones, econ, the command FIFO): they watch the server
+// through its hooks and never hold up a tick.
 type sideChannels struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -25,13 +29,50 @@ type sideChannels struct {
 }
 
 // startSideChannels installs the hooks on srv (before its Run) and starts the
-// helpers; they stop when ctx is done or stop is called.
-func startSideChannels(ctx context.Context, cfg config.Config, srv *server.Server, log zerolog.Logger) *sideChannels {
+// helpers; they stop when ctx is done or stop is called, except the
+// consoles (econ, FIFO), which stop only with stop: they still deliver the
+// lines of the game's shutdown. It fails when the econ cannot listen or the
+// FIFO cannot be opened.
+func startSideChannels(ctx context.Context, cfg config.Config, srv *server.Server, log zerolog.Logger) (*sideChannels, error) {
+	cctx, cancelConsoles := context.WithCancel(context.WithoutCancel(ctx))
 	ctx, cancel := context.WithCancel(ctx)
-	sc := &sideChannels{cancel: cancel}
+	sc := &sideChannels{cancel: func() { cancel(); cancelConsoles() }}
+	if err := sc.startConsoles(cctx, cfg, srv, log); err != nil {
+		sc.cancel()
+		sc.wg.Wait()
+		return nil, err
+	}
 	hostPort := sc.startAgones(ctx, cfg, srv, log)
 	sc.startRegister(ctx, cfg, srv, hostPort, log)
-	return sc
+	return sc, nil
+}
+
+// startConsoles starts the econ when [econ] sets a port, and the command
+// FIFO when server.input_fifo is set; both run lines as the stdin console.
+func (sc *sideChannels) startConsoles(ctx context.Context, cfg config.Config, srv *server.Server, log zerolog.Logger) error {
+	if ec := cfg.Econ; ec.Port != 0 {
+		e, err := econ.Listen(econ.Options{
+			Addr:     net.JoinHostPort(ec.Bind, strconv.Itoa(ec.Port)),
+			Password: ec.Password, OutputLevel: ec.OutputLevel,
+			AuthTimeout: time.Duration(ec.AuthTimeout) * time.Second,
+			BanTime:     time.Duration(ec.BanTime) * time.Second,
+			Exec:        srv.SubmitConsole,
+			Logger:      log.With().Str("component", "econ").Logger(),
+		})
+		if err != nil {
+			return fmt.Errorf("econ.bind/econ.port: %w", err)
+		}
+		srv.OnConsoleLine(ec.OutputLevel, func(l server.ConsoleLine) { e.Print(econ.Line(l)) })
+		sc.wg.Go(func() { e.Run(ctx) })
+	}
+	if path := cfg.Server.InputFIFO; path != "" {
+		f, err := econ.OpenFIFO(path, srv.SubmitConsole, log.With().Str("component", "fifo").Logger())
+		if err != nil {
+			return fmt.Errorf("server.input_fifo: %w", err)
+		}
+		sc.wg.Go(func() { f.Run(ctx) })
+	}
+	return nil
 }
 
 // loopMaxTickAge is how long ago the game loop may have ticked to count as

@@ -198,3 +198,35 @@ func ParseSettings(h *teehist.Header) (Settings, error) {
 	}
 	return s, nil
 }
+
+// mapLoadFields are the world.Config fields read only when a map is loaded
+// (World.SetRules keeps them): a recorded change of one takes effect with
+// the next game, which is a new recording.
+var mapLoadFields = map[string]bool{"GameType": true, "Warmup": true, "Powerups": true, "MatchesPerMap": true, "MaxClients": true}
+
+// ApplySetting applies a setting changed on the console while the world
+// runs, as recorded (CONSOLE_COMMAND with its header key and the value as
+// the console stored it, an integer read with IntArg): a game rule of
+// s.World (the caller passes it to World.SetRules) or the snapshot rate
+// (sv_high_bandwidth). It reports false for a name that changes nothing
+// the world plays with at run time. The server applies its console's
+// settings through it too, so the replay cannot read them differently.
+func (s *Settings) ApplySetting(name, value string) bool {
+	if name == keyHighBandwidth {
+		s.SnapshotRate = 25
+		if IntArg(value) != 0 {
+			s.SnapshotRate = 50
+		}
+		return true
+	}
+	v := reflect.ValueOf(&s.World).Elem()
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if configKey(f) != name || mapLoadFields[f.Name] {
+			continue
+		}
+		return setFieldInt(v.Field(i), int64(IntArg(value)))
+	}
+	return false
+}

@@ -303,8 +303,8 @@ func (e *Engine) message(cid int, data []byte) {
 // again (a passed spectator vote runs it with sv_vote_spectate_rejoindelay).
 const CmdSetTeam = "set_team"
 
-// command applies a recorded console command that changes the world, with
-// the server's argument rules (arguments as recorded, integers read with
+// command applies a recorded console command that changes the world (and
+// the settings of Settings.ApplySetting), with the server's argument rules (arguments as recorded, integers read with
 // IntArg, the reference's clamps in the world). Commands that only affect
 // the network side, or whose effect is recorded otherwise (kick and ban:
 // DROP; reload and map changes: a new file; tune and tune_reset: the
@@ -345,6 +345,10 @@ func (e *Engine) command(cmd string, args []string) {
 	case "force_teambalance":
 		e.w.ForceTeamBalance()
 	default:
+		if len(args) > 0 && e.settings.ApplySetting(cmd, args[0]) {
+			e.w.SetRules(e.settings.World) // a game rule or the snapshot rate changed on the console
+			return
+		}
 		if _, ok := e.res.Ignored[cmd]; !ok && len(e.res.Ignored) >= MaxIgnored {
 			cmd = IgnoredOther
 		}

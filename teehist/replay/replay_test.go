@@ -455,3 +455,35 @@ func TestReplayRecordedLMS(t *testing.T) {
 		t.Fatalf("%d round ends and %d match ends: the recording does not cover them", rounds, matches)
 	}
 }
+
+// TestApplySetting: the settings changed at run time set their world rule
+// (booleans from integers, as the console reads them) or the snapshot
+// rate; those read at a map load and the others change nothing.
+func TestApplySetting(t *testing.T) {
+	s := DefaultSettings()
+	for _, tc := range []struct {
+		name, value string
+		ok          bool
+	}{
+		{"sv_scorelimit", "7", true},
+		{"sv_tournament_mode", "2", true},
+		{"sv_player_slots", " 3x", true},
+		{"sv_high_bandwidth", "1", true},
+		{"sv_gametype", "ctf", false},
+		{"sv_warmup", "5", false},
+		{"sv_powerups", "0", false},
+		{"sv_matches_per_map", "3", false},
+		{"sv_max_clients", "4", false},
+		{"sv_name", "x", false},
+		{"restart", "1", false},
+	} {
+		if got := s.ApplySetting(tc.name, tc.value); got != tc.ok {
+			t.Errorf("%s %s: %v, want %v", tc.name, tc.value, got, tc.ok)
+		}
+	}
+	want := DefaultSettings()
+	want.World.ScoreLimit, want.World.TournamentMode, want.World.PlayerSlots, want.SnapshotRate = 7, true, 3, 50
+	if s != want {
+		t.Errorf("settings %+v, want %+v", s, want)
+	}
+}

@@ -1,0 +1,268 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"twserver/world"
+)
+
+// Console output for side channels (the econ): the loop hands every line
+// the 0.7.5 server prints on its console — command replies and the event
+// lines existing tools parse (ops-facts section 2) — to the installed
+// sinks, with its system name and level. Nothing is formatted unless a sink
+// wants the line's level, so a server without econ does no work here; with
+// one, it costs one string per event line (no work per tick).
+
+// Console output levels of the 0.7.5 console (OUTPUT_LEVEL_*): a sink
+// configured for level L gets the lines of level L and below.
+const (
+	// LevelStandard (0): command replies, joins, leaves, drops, votes.
+	LevelStandard = 0
+	// LevelAddInfo (1): chat, "player is ready", rcon commands.
+	LevelAddInfo = 1
+	// LevelDebug (2): kills, team joins, flag events, pickups.
+	LevelDebug = 2
+)
+
+// ConsoleLine is one line of console output.
+type ConsoleLine struct {
+	// Time is when the line was printed.
+	Time time.Time
+	// Level is the line's output level (LevelStandard, LevelAddInfo, LevelDebug).
+	Level int
+	// System is the reference's system name ("server", "game", "chat", ...).
+	System string
+	// Text is the message, without time or system prefix.
+	Text string
+}
+
+// ErrStopped is returned by SubmitConsole once the game loop has stopped.
+var ErrStopped = errors.New("server: game loop stopped")
+
+// ErrLineTooLong is returned by SubmitConsole for a line over MaxConsoleLine.
+var ErrLineTooLong = errors.New("server: console line too long")
+
+type conSink struct {
+	level int
+	f     func(ConsoleLine)
+}
+
+// conState is the console output state, owned by the loop (sinks are
+// installed before Run).
+type conState struct {
+	sinks  []conSink
+	level  int      // highest level any sink wants (valid when sinks is not empty)
+	names  []string // name of each slot's last client, for lines printed after it left
+	done   chan struct{}
+	submit chan consoleSubmit // lines of the side channels (SubmitConsole)
+}
+
+// consoleSubmit is a console line of a side channel; done is closed once
+// the loop has run it.
+type consoleSubmit struct {
+	line string
+	done chan struct{}
+}
+
+// OnConsoleLine installs f to receive every console line of level maxLevel
+// and below, from the game loop goroutine: f must return at once without
+// blocking (hand the line to your own goroutine over a bounded channel).
+// Call it before Run.
+func (s *Server) OnConsoleLine(maxLevel int, f func(ConsoleLine)) {
+	if len(s.con.sinks) == 0 || maxLevel > s.con.level {
+		s.con.level = maxLevel
+	}
+	s.con.sinks = append(s.con.sinks, conSink{level: maxLevel, f: f})
+	if s.con.names == nil {
+		s.con.names = make([]string, len(s.clients))
+	}
+}
+
+// SubmitConsole hands one console line to the game loop, which runs it
+// like a line of the console on standard input (same commands, output to
+// the log and the console sinks), and returns once it ran: its output has
+// been handed to the sinks by then, so a side channel keeps a command's
+// output before whatever it prints next. It waits while the queue
+// (ConsoleQueueLen) is full, until ctx is done or the loop has stopped
+// (ErrStopped). Safe from any goroutine.
+func (s *Server) SubmitConsole(ctx context.Context, line string) error {
+	if len(line) > MaxConsoleLine {
+		return ErrLineTooLong
+	}
+	sub := consoleSubmit{line: line, done: make(chan struct{})}
+	select {
+	case s.con.submit <- sub:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.con.done:
+		return ErrStopped
+	}
+	select {
+	case <-sub.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.con.done:
+		return ErrStopped
+	}
+}
+
+// runSubmitted runs a side channel's line in the loop; it reports whether
+// the line asked for the shutdown.
+func (s *Server) runSubmitted(sub consoleSubmit) bool {
+	s.rconFrom = -1
+	err := s.execLine(sub.line)
+	close(sub.done)
+	return err == errShutdown
+}
+
+// conOn reports whether some sink wants lines of level.
+func (s *Server) conOn(level int) bool { return len(s.con.sinks) > 0 && level <= s.con.level }
+
+// conPrint hands one line to the sinks that want its level. size is the
+// reference's buffer for the text (longer texts are cut to size-1 bytes as
+// its str_format does); 0 = no cut.
+func (s *Server) conPrint(level int, system string, size int, text string) {
+	if !s.conOn(level) {
+		return
+	}
+	if size > 0 {
+		text = truncUTF8(text, size-1)
+	}
+	l := ConsoleLine{Time: time.Now(), Level: level, System: system, Text: text}
+	for _, k := range s.con.sinks {
+		if level <= k.level {
+			k.f(l)
+		}
+	}
+}
+
+// conAddr is an address as the reference prints it (IPv4 without the
+// IPv6 mapping, with the port).
+func conAddr(a netip.AddrPort) string {
+	return netip.AddrPortFrom(a.Addr().Unmap(), a.Port()).String()
+}
+
+// conName is the name of client cid for a console line: its current name,
+// or the name it had when it left (for kill lines drained after a drop).
+func (s *Server) conName(cid int) string {
+	if cid < 0 || cid >= len(s.clients) {
+		return ""
+	}
+	if c := s.clients[cid]; c.state != stateEmpty && c.name != "" {
+		return c.name
+	}
+	return s.con.names[cid]
+}
+
+// conReady prints NETMSG_READY (server.cpp "player is ready").
+func (s *Server) conReady(c *client) {
+	if s.conOn(LevelAddInfo) {
+		s.conPrint(LevelAddInfo, "server", 256, fmt.Sprintf("player is ready. ClientID=%d addr=%s", c.id, conAddr(c.addr)))
+	}
+}
+
+// conEnter prints ENTERGAME and the start team (OnPlayerConnect).
+func (s *Server) conEnter(c *client) {
+	if !s.conOn(LevelStandard) {
+		return
+	}
+	s.conPrint(LevelStandard, "server", 256, fmt.Sprintf("player has entered the game. ClientID=%d addr=%s", c.id, conAddr(c.addr)))
+	if s.conOn(LevelDebug) {
+		s.conPrint(LevelDebug, "game", 128, fmt.Sprintf("team_join player='%d:%s' team=%d", c.id, c.name, s.world.Team(c.id)))
+	}
+}
+
+// conDrop prints a dropped client (DelClientCallback) and, for a client
+// that was in game, its leaving (OnPlayerDisconnect). The kill of its
+// character is drained with the world's events after the next tick, so
+// that line follows these two (the reference prints it between them).
+func (s *Server) conDrop(c *client, reason string, wasIngame bool) {
+	if !s.conOn(LevelStandard) {
+		return
+	}
+	s.con.names[c.id] = c.name
+	s.conPrint(LevelStandard, "server", 256, fmt.Sprintf("client dropped. cid=%d addr=%s reason='%s'", c.id, conAddr(c.addr), reason))
+	if wasIngame {
+		s.conPrint(LevelStandard, "game", 128, fmt.Sprintf("leave player='%d:%s'", c.id, c.name))
+	}
+}
+
+// conChat prints a chat line (SendChat): mode chatAll or chatTeam; whispers
+// are not printed.
+func (s *Server) conChat(c *client, mode int32, team int, text string) {
+	if !s.conOn(LevelAddInfo) {
+		return
+	}
+	if mode == chatTeam {
+		s.conPrint(LevelAddInfo, "teamchat", 256, fmt.Sprintf("%d:%d:%d:%s: %s", mode, team, c.id, c.name, text))
+		return
+	}
+	s.conPrint(LevelAddInfo, "chat", 256, fmt.Sprintf("%d:%d:%s: %s", mode, c.id, c.name, text))
+}
+
+// conServerChat prints a server chat line (SendChat with client id -1).
+func (s *Server) conServerChat(text string) {
+	if s.conOn(LevelAddInfo) {
+		s.conPrint(LevelAddInfo, "chat", 256, "*** "+text)
+	}
+}
+
+// conRcon prints an rcon command of an authenticated client.
+func (s *Server) conRcon(c *client, cmd string) {
+	if s.conOn(LevelAddInfo) {
+		s.conPrint(LevelAddInfo, "server", 256, fmt.Sprintf("ClientID=%d rcon='%s'", c.id, cmd))
+	}
+}
+
+// conRconAuthed prints a successful rcon login.
+func (s *Server) conRconAuthed(c *client) {
+	if s.conOn(LevelStandard) {
+		s.conPrint(LevelStandard, "server", 256, fmt.Sprintf("ClientID=%d authed (admin)", c.id))
+	}
+}
+
+// conWorldEvent prints the game lines of a world event (all LevelDebug):
+// kills, team changes, flag grabs, returns and captures, pickups.
+func (s *Server) conWorldEvent(e world.Event) {
+	if !s.conOn(LevelDebug) {
+		return
+	}
+	a := e.Args
+	switch e.Kind {
+	case world.EvKillMsg:
+		killer, victim := int(a[0]), int(a[1])
+		vic := fmt.Sprintf("victim='%d:%d:%s' weapon=%d special=%d", victim, a[4], s.conName(victim), a[2], a[3])
+		if killer < 0 {
+			s.conPrint(LevelDebug, "game", 256, fmt.Sprintf("kill killer='%d:%d:' %s", killer, -1-killer, vic))
+			return
+		}
+		team := int(a[4]) // a suicide: the team the victim died in
+		if killer != victim {
+			team = s.world.Team(killer)
+		}
+		s.conPrint(LevelDebug, "game", 256, fmt.Sprintf("kill killer='%d:%d:%s' %s", killer, team, s.conName(killer), vic))
+	case world.EvTeam:
+		s.conPrint(LevelDebug, "game", 128, fmt.Sprintf("team_join player='%d:%s' team=%d->%d", a[0], s.conName(int(a[0])), a[4], a[1]))
+	case world.EvFlagGrab:
+		s.conPrint(LevelDebug, "game", 256, fmt.Sprintf("flag_grab player='%d:%s' team=%d", a[0], s.conName(int(a[0])), a[1]))
+	case world.EvFlagReturn:
+		if a[0] < 0 {
+			s.conPrint(LevelDebug, "game", 0, "flag_return")
+			return
+		}
+		s.conPrint(LevelDebug, "game", 256, fmt.Sprintf("flag_return player='%d:%s' team=%d", a[0], s.conName(int(a[0])), a[1]))
+	case world.EvGameMsg:
+		if a[0] == world.GameMsgCTFCapture {
+			cid := int(a[2])
+			secs := float64(float32(a[3]) / float32(time.Second/TickDuration)) // ticks to seconds, in float as the reference
+			s.conPrint(LevelDebug, "game", 64, fmt.Sprintf("flag_capture player='%d:%s' team=%d time=%.2f", cid, s.conName(cid), s.world.Team(cid), secs))
+		}
+	case world.EvPickup:
+		s.conPrint(LevelDebug, "game", 256, fmt.Sprintf("pickup player='%d:%s' item=%d", a[0], s.conName(int(a[0])), a[1]))
+	}
+}
