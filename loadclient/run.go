@@ -85,6 +85,8 @@ func (rc *RunConfig) Validate() error {
 	switch {
 	case !rc.Server.IsValid():
 		return errors.New("server address missing")
+	case !rc.Server.Addr().IsLoopback():
+		return fmt.Errorf("server address %s is not a loopback address: load runs stay on this machine", rc.Server.Addr())
 	case rc.Clients < 1 || rc.Clients > MaxClients:
 		return fmt.Errorf("clients must be 1..%d", MaxClients)
 	case rc.RampUp < 0 || rc.Duration <= 0:

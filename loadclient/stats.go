@@ -336,6 +336,14 @@ type Summary struct {
 	BlackoutInGame     int  `json:"blackout_in_game"`
 	BlackoutRecovered  int  `json:"blackout_recovered"`
 	BlackoutRecoveryMs Dist `json:"blackout_recovery_ms"`
+	// Targets holds each server's own summary when one process loaded
+	// several (RunMany); the fields above then cover all their clients.
+	Targets []Summary `json:"targets,omitempty"`
+	// LoadCPUPct is the load generator's own CPU time (user+system) over
+	// the run, in % of one core, and LoadCPUPctPerClient that per client
+	// (set by cmd/twload).
+	LoadCPUPct          float64 `json:"twload_cpu_pct,omitempty"`
+	LoadCPUPctPerClient float64 `json:"twload_cpu_pct_per_client,omitempty"`
 
 	PerClient []Stats `json:"per_client,omitempty"`
 }

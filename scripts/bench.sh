@@ -179,7 +179,7 @@ for n in "${COUNTS[@]}"; do
 		start_server "$kind" "$port" "$dir" || { STATUS=1; continue; }
 		sleep 0.5
 		t0=$(cpu_ticks "$SPID"); w0=$EPOCHREALTIME
-		log "$label: $n clients for $RAMP + $DUR on port $port (window $win/$WINDOWS)"
+		log "$label: $n clients for $RAMP + $DUR on port $port (window $win/$WINDOWS; load average $(cut -d' ' -f1-3 /proc/loadavg))"
 		/usr/bin/time -f "%U %S %e" -o "$dir/twload.time" "$TWLOAD" -addr "127.0.0.1:$port" -n "$n" -duration "$DUR" -rampup "$RAMP" -pattern "$PAT" -proto "$proto" \
 			-sources 16 -source-base 127.0.0.2 -status off -json "$dir/twload.json" 2>"$dir/twload.err"
 		rc=$?

@@ -13,7 +13,15 @@ package server
 //	            absolute schedule (tick N starts at gameStart + N*20ms),
 //	            handles packets and console lines between ticks (every queued
 //	            packet before a tick), runs the connection timers once per
-//	            tick and writes every outgoing datagram.
+//	            tick and writes every outgoing datagram (batch.go).
+//	  Wake-ups: the reader wakes the loop (wake chan) only for datagrams
+//	            of peers that are not in game (handshake, map download,
+//	            CONNECT); an in-game client's datagrams (inputs, chat, votes)
+//	            wait in rx for the next tick, which handles them before it is
+//	            simulated. Their arrival time is the reader's stamp, so input
+//	            timing is exact, and what they answer leaves with the tick's
+//	            snapshots as before; the loop wakes 50 times a second instead
+//	            of once per datagram.
 //	  consoleReader: reads console lines into consoleCh (bounded).
 //	  side channels (econ, FIFO): SubmitConsole queues lines (bounded).
 
@@ -42,6 +50,25 @@ const ReasonShutdown = "Server shutdown"
 // tickStart returns the wall time at which tick t starts.
 func (s *Server) tickStart(t int32) time.Time {
 	return s.gameStart.Add(time.Duration(t) * TickDuration)
+}
+
+// tickOrigin is the process-wide origin of aligned tick schedules
+// (Options.AlignTicks).
+var tickOrigin = time.Now()
+
+// firstTickStart returns the start of tick 0 of a schedule begun at now:
+// now itself, or with AlignTicks the first instant from now on that lies
+// TickPhase past a multiple of TickDuration since tickOrigin.
+func (s *Server) firstTickStart(now time.Time) time.Time {
+	if !s.alignTicks {
+		return now
+	}
+	since := now.Sub(tickOrigin) - s.tickPhase
+	k := (since + TickDuration - 1) / TickDuration
+	if since < 0 {
+		k = 0
+	}
+	return tickOrigin.Add(k*TickDuration + s.tickPhase)
 }
 
 // Run serves until ctx is cancelled (or a console, rcon or vote "shutdown").
@@ -74,7 +101,7 @@ func (s *Server) run(ctx context.Context) error {
 	s.log.Info().Str("map", s.curMap.Name).Int("size", s.curMap.Size).
 		Str("gametype", s.cfg.Game.Type).Int("max_clients", s.cfg.Server.MaxClients).Msg("server started")
 
-	s.gameStart = time.Now()
+	s.gameStart = s.firstTickStart(time.Now())
 	s.emit(Event{Kind: EventStarted})
 	s.publishInfo() // observers installed after New get the info too
 	timer := time.NewTimer(0)
@@ -84,9 +111,7 @@ loop:
 		select {
 		case <-ctx.Done():
 			break loop
-		case p := <-s.rx:
-			s.handlePacket(p)
-			s.free <- p
+		case <-s.wake:
 			s.drainRx()
 		case line := <-s.consoleCh:
 			s.rconFrom = -1
@@ -188,7 +213,7 @@ func (s *Server) advance() {
 	}
 	if behind {
 		// Far behind (suspended or overloaded): move the schedule instead of spinning.
-		s.gameStart = now.Add(-time.Duration(s.world.CurrentTick()) * TickDuration)
+		s.gameStart = s.firstTickStart(now).Add(-time.Duration(s.world.CurrentTick()) * TickDuration)
 		s.warn().Msg("game loop fell behind; tick schedule moved")
 	}
 	s.updateConns()
@@ -257,12 +282,23 @@ func (s *Server) updateConns() {
 	s.checkPregame(now)
 }
 
-// flushAll writes every datagram waiting in any Conn.
+// flushAll writes every datagram waiting in any Conn, in slot order, and
+// everything else queued in the send batch (one WriteBatch per
+// SendBatchSize datagrams). It also publishes which slots are in game for
+// the reader (see Wake-ups above).
 func (s *Server) flushAll() {
+	var ingame uint64
 	for _, c := range s.clients {
 		if c.state != stateEmpty && c.conn.Pending() > 0 {
 			s.flushConn(c)
 		}
+		if c.state == stateIngame {
+			ingame |= 1 << uint(c.id)
+		}
+	}
+	s.flushOut()
+	if ingame != s.ingame.Load() {
+		s.ingame.Store(ingame)
 	}
 }
 
@@ -275,6 +311,7 @@ func (s *Server) shutdown() {
 			n++
 		}
 	}
+	s.flushOut()
 	if n > 0 {
 		time.Sleep(ShutdownFlushWait) // let the CLOSE datagrams leave before the socket closes
 	}

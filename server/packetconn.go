@@ -22,8 +22,14 @@ type PacketConn interface {
 	Close() error
 }
 
-// udpConn adapts *net.UDPConn to PacketConn without allocations per datagram.
-type udpConn struct{ c *net.UDPConn }
+// udpConn adapts *net.UDPConn to BatchConn without allocations per
+// datagram: WriteTo and ReadFrom move one datagram, WriteBatch and
+// ReadBatch several per system call (batch_linux.go; one per call on other
+// systems).
+type udpConn struct {
+	c *net.UDPConn
+	udpBatch
+}
 
 // ListenUDP opens a UDP socket on addr (e.g. "0.0.0.0:8303" or ":8303").
 func ListenUDP(addr string) (PacketConn, error) {
@@ -35,20 +41,25 @@ func ListenUDP(addr string) (PacketConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return udpConn{c}, nil
+	u := &udpConn{c: c}
+	if err := u.initBatch(); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	return u, nil
 }
 
-func (u udpConn) ReadFrom(b []byte) (int, netip.AddrPort, error) {
+func (u *udpConn) ReadFrom(b []byte) (int, netip.AddrPort, error) {
 	n, a, err := u.c.ReadFromUDPAddrPort(b)
 	return n, netip.AddrPortFrom(a.Addr().Unmap(), a.Port()), err
 }
-func (u udpConn) WriteTo(b []byte, a netip.AddrPort) (int, error) {
+func (u *udpConn) WriteTo(b []byte, a netip.AddrPort) (int, error) {
 	return u.c.WriteToUDPAddrPort(b, a)
 }
-func (u udpConn) LocalAddr() netip.AddrPort {
+func (u *udpConn) LocalAddr() netip.AddrPort {
 	return u.c.LocalAddr().(*net.UDPAddr).AddrPort()
 }
-func (u udpConn) Close() error { return u.c.Close() }
+func (u *udpConn) Close() error { return u.c.Close() }
 
 // ErrClosed is returned by MemConn operations after Close.
 var ErrClosed = errors.New("server: connection closed")
@@ -125,6 +136,39 @@ func (c *MemConn) WriteTo(b []byte, addr netip.AddrPort) (int, error) {
 	default:
 	}
 	return len(b), nil
+}
+
+// WriteBatch queues every datagram of ms, in order, like WriteTo.
+func (c *MemConn) WriteBatch(ms []Datagram) (int, error) {
+	for i := range ms {
+		if _, err := c.WriteTo(ms[i].Buf[:ms[i].N], ms[i].Addr); err != nil {
+			return i, err
+		}
+	}
+	return len(ms), nil
+}
+
+// ReadBatch blocks until a datagram arrives, then takes the ones already
+// queued, up to len(ms).
+func (c *MemConn) ReadBatch(ms []Datagram) (int, error) {
+	if len(ms) == 0 {
+		return 0, nil
+	}
+	var err error
+	if ms[0].N, ms[0].Addr, err = c.ReadFrom(ms[0].Buf); err != nil {
+		return 0, err
+	}
+	n := 1
+	for n < len(ms) {
+		select {
+		case p := <-c.q:
+			ms[n].N, ms[n].Addr = copy(ms[n].Buf, p.data), p.from
+			n++
+		default:
+			return n, nil
+		}
+	}
+	return n, nil
 }
 
 // LocalAddr returns the endpoint's address.

@@ -34,8 +34,7 @@ func recordStep(s *Server, players int) {
 		// never-acking clients keep in their resend buffers
 		in := world.Input{Direction: int32(next/40%3 - 1), TargetX: 100 + next%7, TargetY: int32(i*10 - 40),
 			Jump: next / 20 % 2, WantedWeapon: 1}
-		c.inputs[c.inputHead] = storedInput{tick: next, in: in}
-		c.inputHead = (c.inputHead + 1) % inputRingSize
+		c.inputs.store(next, in)
 		s.recDirectInput(c, &in)
 		s.world.DirectInput(c.id, in)
 	}

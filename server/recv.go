@@ -20,7 +20,10 @@ type rxPacket struct {
 	cid  int // slot of addr when the reader screened it, -1 for none
 	addr netip.AddrPort
 	at   time.Time // when the reader read it (arrival time, net.md A4.8)
-	buf  [RecvBufSize]byte
+	// spare marks the reader's spare buffers (read and dropped when the
+	// pool is at its bound), never handed to the loop
+	spare bool
+	buf   [RecvBufSize]byte
 }
 
 func (p *rxPacket) data() []byte { return p.buf[:p.n] }
@@ -103,58 +106,107 @@ func newSecret() netproto.TokenSecret {
 // readLoop is the reader goroutine: it does only stateless checks (size,
 // header, token, budgets), answers token requests and server-info requests
 // itself, and hands packets that belong to a slot (or valid CONNECTs) to the
-// game loop through the bounded rx channel. It returns when the socket is closed.
+// game loop through the bounded rx channel. It takes every datagram already
+// queued on the socket per wake-up (ReadBatch, up to ReadBatchSize) when the
+// socket has the batch form. It returns when the socket is closed.
 func (s *Server) readLoop(done chan<- struct{}) {
 	defer close(done)
-	tokens := netproto.NewTokenGen(newSecret(), s.now())
-	var spare rxPacket // read target when the free list is empty and the pool is at its bound
-	var out [netproto.MaxPacketSize]byte
-	pooled := 0 // buffers allocated so far; the pool grows with the peak queue, up to rxPoolSize
+	r := reader{tokens: netproto.NewTokenGen(newSecret(), s.now())}
+	bc, batched := s.conn.(BatchConn)
+	k := 1
+	if batched {
+		k = ReadBatchSize
+	}
+	for i := range r.spares {
+		r.spares[i].spare = true
+	}
 	for {
-		var p *rxPacket
-		select {
-		case p = <-s.free:
-		default:
-			if pooled < rxPoolSize {
-				p = new(rxPacket)
-				pooled++
-			} else {
-				p = &spare
+		// Give every slot of the batch a buffer: slots keep theirs until
+		// it is handed to the loop; a spare (the pool was at its bound) is
+		// swapped for a pooled buffer as soon as one is free.
+		for i := range k {
+			if p := r.pkts[i]; p == nil || p.spare {
+				r.pkts[i] = r.get(s, i)
 			}
+			r.ms[i] = Datagram{Buf: r.pkts[i].buf[:]}
 		}
-		n, addr, err := s.conn.ReadFrom(p.buf[:])
+		var n int
+		var err error
+		if batched {
+			n, err = bc.ReadBatch(r.ms[:k])
+		} else {
+			r.ms[0].N, r.ms[0].Addr, err = s.conn.ReadFrom(r.ms[0].Buf)
+			n = 1
+		}
 		if err != nil {
-			if p != &spare {
-				s.free <- p
-			}
 			if errors.Is(err, ErrClosed) || isClosedErr(err) {
 				return
 			}
 			continue
 		}
-		s.stats.Received.Add(1)
-		s.stats.ReceivedBytes.Add(uint64(n))
-		now := time.Now()
-		p.n, p.addr, p.at, p.cid = n, addr, now, -1
-		for nowD := s.now(); tokens.RotateDue(nowD); {
-			tokens.Rotate(newSecret(), nowD)
-		}
-		if s.screen(p, tokens, now, out[:0]) {
-			if p == &spare {
-				s.stats.QueueFull.Add(1)
-				continue
+		now := time.Now() // the arrival time of every datagram of the batch
+		for i := range n {
+			if s.received(&r, r.pkts[i], r.ms[i].N, r.ms[i].Addr, now) {
+				r.pkts[i] = nil
 			}
-			select {
-			case s.rx <- p:
-				continue
-			default:
-				s.stats.QueueFull.Add(1)
-			}
-		}
-		if p != &spare {
-			s.free <- p
 		}
 	}
+}
+
+// reader is the reader goroutine's state.
+type reader struct {
+	tokens *netproto.TokenGen
+	pkts   [ReadBatchSize]*rxPacket // the batch's buffers; nil once handed to the loop
+	ms     [ReadBatchSize]Datagram
+	spares [ReadBatchSize]rxPacket // read targets when the pool is at its bound (one per slot)
+	pooled int                     // buffers allocated so far; the pool grows with the peak queue, up to rxPoolSize
+	out    [netproto.MaxPacketSize]byte
+}
+
+// get returns a pooled buffer for slot i of the batch, or the slot's spare
+// when the pool is empty and at its bound.
+func (r *reader) get(s *Server, i int) *rxPacket {
+	select {
+	case p := <-s.free:
+		return p
+	default:
+	}
+	if r.pooled < rxPoolSize {
+		r.pooled++
+		return new(rxPacket)
+	}
+	return &r.spares[i]
+}
+
+// received screens one datagram read at now and reports whether it was
+// handed to the loop (which returns the buffer to the pool).
+func (s *Server) received(r *reader, p *rxPacket, n int, addr netip.AddrPort, now time.Time) bool {
+	s.stats.Received.Add(1)
+	s.stats.ReceivedBytes.Add(uint64(n))
+	p.n, p.addr, p.at, p.cid = n, addr, now, -1
+	for nowD := s.now(); r.tokens.RotateDue(nowD); {
+		r.tokens.Rotate(newSecret(), nowD)
+	}
+	if !s.screen(p, r.tokens, now, r.out[:0]) {
+		return false
+	}
+	if p.spare {
+		s.stats.QueueFull.Add(1)
+		return false
+	}
+	select {
+	case s.rx <- p:
+	default:
+		s.stats.QueueFull.Add(1)
+		return false
+	}
+	if p.cid < 0 || p.cid >= 64 || s.ingame.Load()&(1<<uint(p.cid)) == 0 {
+		select { // not in game: handle it now
+		case s.wake <- struct{}{}:
+		default: // a wake-up is already pending
+		}
+	}
+	return true
 }
 
 // screen decides what happens to a datagram in the reader: true = hand to

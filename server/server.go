@@ -43,9 +43,9 @@ const (
 	// RecvQueueLen bounds packets waiting for the game loop; more are dropped.
 	RecvQueueLen = 1024
 	// rxPoolSize bounds the receive buffers (RecvBufSize each): a full queue
-	// plus the few the reader and the loop hold. They are allocated as the
+	// plus the batch the reader holds and the few the loop holds. They are allocated as the
 	// queue first reaches each depth, then recycled.
-	rxPoolSize = RecvQueueLen + 8
+	rxPoolSize = RecvQueueLen + ReadBatchSize + 8
 	// ConsoleQueueLen bounds console lines waiting for the game loop.
 	ConsoleQueueLen = 64
 	// MaxConsoleLine is the longest console line accepted.
@@ -72,6 +72,17 @@ type Options struct {
 	Console io.Reader
 	// Seed seeds the world's random generator; 0 picks a random seed.
 	Seed uint64
+	// Pool, if set, builds and encodes the per-client snapshots of a tick
+	// in parallel (shared by the games of a process).
+	Pool *EncodePool
+	// AlignTicks and TickPhase stagger the games of one process: with
+	// AlignTicks, every tick starts TickPhase past a multiple of
+	// TickDuration since a process-wide origin, so games given different
+	// phases do not tick (and send their snapshots) at the same instant
+	// (cmd/twserver spreads its games over the tick). Without it, tick 0
+	// starts when the loop starts or the map changes.
+	AlignTicks bool
+	TickPhase  time.Duration
 }
 
 // Server is one game server. Create it with New and run it with Run.
@@ -82,10 +93,15 @@ type Server struct {
 	console io.Reader
 	seed    uint64
 
+	alignTicks bool          // Options.AlignTicks
+	tickPhase  time.Duration // Options.TickPhase
+
 	epoch time.Time // origin of the monotonic durations given to netproto
 
 	// reader side (recv.go)
 	rx     chan *rxPacket
+	wake   chan struct{} // the reader's signal that rx holds a datagram to handle now
+	ingame atomic.Uint64 // bit i: slot i is in game (published by the loop, read by the reader)
 	free   chan *rxPacket
 	peers  peerTable
 	info   atomic.Pointer[infoSnapshot]
@@ -103,12 +119,19 @@ type Server struct {
 	byAddr          map[netip.AddrPort]int
 	bans            banList
 	vote            voteState
-	builder         snap.Builder
-	enc             snap.Encoder
+	snapW           snapWorker                 // the loop's snapshot builder and encoder (encpool.go)
+	pool            *EncodePool                // shared snapshot encoders (nil: the loop encodes alone)
+	fanOut          bool                       // the next snapshot tick uses the pool (noteEncodeTime)
+	fanOutPinned    bool                       // tests: fanOut stays as set
+	encWG           sync.WaitGroup             // the pool's jobs of the current tick
+	encJobs         [maxEncodeShares]encodeJob // the shares of a tick handed to the pool
+	snapDue         []*client                  // scratch: clients getting a snapshot this tick
+	snapDue7        []*client                  // scratch: the 0.7 ones among them, for the encode pool
 	empty           snap.Snapshot
 	pk              netproto.Packer
 	up              netproto.Unpacker
 	sendBuf         []byte
+	out             *sendBatch // datagrams written at the end of the wake-up (batch.go)
 	scratch         [netproto.MaxPayload6]byte
 	infoSig         uint64       // infoSignature of the published info
 	pendingShutdown bool         // shutdown requested by rcon or vote
@@ -180,10 +203,16 @@ func New(o Options) (*Server, error) {
 		seed:      o.Seed,
 		epoch:     time.Now(),
 		rx:        make(chan *rxPacket, RecvQueueLen),
+		wake:      make(chan struct{}, 1),
 		free:      make(chan *rxPacket, rxPoolSize),
 		consoleCh: make(chan string, ConsoleQueueLen),
 		byAddr:    make(map[netip.AddrPort]int),
 		rconFrom:  -1,
+		pool:      o.Pool,
+
+		alignTicks: o.AlignTicks,
+		tickPhase:  o.TickPhase % TickDuration,
+		out:        new(sendBatch),
 
 		globalToken: newGlobalToken(),
 	}
@@ -364,7 +393,7 @@ func (s *Server) setMap(m *twmap.Map) error {
 	}
 	s.curMap, s.world = m, w
 	s.curMap6 = s.deriveMap6(m)
-	s.gameStart = time.Now()
+	s.gameStart = s.firstTickStart(time.Now())
 	s.recGameStart()
 	return nil
 }

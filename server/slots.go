@@ -40,9 +40,28 @@ const teamSpectators = -1
 // inputRingSize is the number of stored inputs per client (the reference's 200).
 const inputRingSize = 200
 
-type storedInput struct {
-	tick int32
-	in   world.Input
+// storedInputs is a client's ring of the last inputs: the tick each is for
+// and the input. The ticks are kept apart so the per-tick search reads 800
+// contiguous bytes instead of the whole ring.
+type storedInputs struct {
+	ticks [inputRingSize]int32
+	ins   [inputRingSize]world.Input
+	head  int
+}
+
+// store overwrites the oldest stored input with in, for tick.
+func (r *storedInputs) store(tick int32, in world.Input) {
+	r.ticks[r.head] = tick
+	r.ins[r.head] = in
+	r.head = (r.head + 1) % inputRingSize
+}
+
+// reset forgets every input.
+func (r *storedInputs) reset() {
+	for i := range r.ticks {
+		r.ticks[i] = -1
+	}
+	r.head = 0
 }
 
 // client is one slot; owned by the game loop.
@@ -77,8 +96,8 @@ type client struct {
 	lastInputTick int32
 	latencyMs     int
 	storage       snap.Storage
-	inputs        [inputRingSize]storedInput
-	inputHead     int
+	out           snapOut // the snapshot messages the encode pool made for this tick
+	inputs        storedInputs
 	lastDirection int32
 
 	// packet budget (flood bound), set when the connection is accepted
@@ -120,10 +139,7 @@ func (c *client) resetSnapState() {
 	c.lastAckedTick = -1
 	c.lastInputTick = -1
 	c.storage.PurgeAll()
-	for i := range c.inputs {
-		c.inputs[i] = storedInput{tick: -1}
-	}
-	c.inputHead = 0
+	c.inputs.reset()
 }
 
 // sameIPCount counts non-empty slots with the given IP (port ignored).
@@ -158,20 +174,22 @@ func (s *Server) freeSlot() *client {
 	return nil
 }
 
-// sendRaw writes one datagram built outside a Conn (pre-connection CLOSE).
+// sendRaw queues one datagram built outside a Conn (pre-connection CLOSE)
+// in the loop's send batch.
 func (s *Server) sendRaw(b []byte, to netip.AddrPort) {
-	s.write(b, to)
+	s.queueOut(append(s.nextOut(), b...), to)
 }
 
-// flushConn writes every datagram waiting in a client's Conn outbox.
+// flushConn moves every datagram waiting in a client's Conn outbox into the
+// loop's send batch (written by flushAll at the end of the wake-up, or when
+// the batch is full).
 func (s *Server) flushConn(c *client) {
-	for {
-		p, ok := c.conn.Poll(s.sendBuf[:0])
+	for c.conn.Pending() > 0 {
+		p, ok := c.conn.Poll(s.nextOut())
 		if !ok {
 			return
 		}
-		s.sendBuf = p[:0]
-		s.write(p, c.addr)
+		s.queueOut(p, c.addr)
 	}
 }
 

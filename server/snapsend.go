@@ -32,58 +32,107 @@ func snapDue(rate int, tick int32) bool {
 }
 
 // sendSnapshots builds, stores and sends the snapshot of tick for every
-// in-game client whose rate allows it (net.md A4.2).
+// in-game client whose rate allows it (net.md A4.2). With an encode pool and
+// enough clients, the building and encoding fan out to it; the messages are
+// queued in slot order either way.
 func (s *Server) sendSnapshots(tick int32) {
 	now := s.now()
 	s.setPlayers6()
+	due := s.snapDue[:0]
 	for _, c := range s.clients {
-		if c.state != stateIngame || !snapDue(c.snapRate, tick) {
-			continue
-		}
-		s.builder.Reset()
-		if err := s.world.Snap(c.id, &s.builder); err != nil {
-			s.warn().Err(err).Int("cid", c.id).Msg("snapshot incomplete")
-		}
-		cur := c.storage.Alloc(tick, now)
-		ids, sizes := snap.MsgIDs7, snap.Sizes7
-		if c.conn.Dialect().Is6() {
-			// The one place where a 0.6 client's snapshot differs: the
-			// world's 0.7 snapshot translated, then stored and delta-encoded
-			// with the 0.6 ids and static sizes.
-			s.builder.Finish(&s.snap7)
-			s.builder6.Reset()
-			if err := s.trans6.Snapshot(&s.builder6, &s.snap7, c.id, tick); err != nil {
-				s.warn().Err(err).Int("cid", c.id).Msg("0.6 snapshot incomplete")
-			}
-			s.builder6.Finish(cur)
-			ids, sizes = snap.MsgIDs6, snap.Sizes6
-		} else {
-			s.builder.Finish(cur)
-		}
-
-		base, baseTick := &s.empty, int32(-1)
-		if b, _, ok := c.storage.Get(c.lastAckedTick); ok && c.lastAckedTick >= 0 {
-			base, baseTick = b, c.lastAckedTick
-		} else if c.snapRate == snapRateFull {
-			c.snapRate = snapRateRecover // acked snapshot unknown (or -1): full snapshots at 1/s
-		}
-		if err := s.enc.Encode(ids, tick, baseTick, base, cur, sizes); err != nil {
-			s.warn().Err(err).Int("cid", c.id).Msg("snapshot too large")
-			continue
-		}
-		size := 0
-		for i := range s.enc.NumMessages() {
-			size += len(s.enc.Message(i))
-		}
-		s.gauges.Snapshots.Add(1)
-		s.gauges.SnapshotBytes.Observe(size)
-		for i := range s.enc.NumMessages() {
-			s.sendMsg(c, s.enc.Message(i), netproto.SendFlush)
-			if c.state == stateEmpty {
-				break
-			}
+		if c.state == stateIngame && snapDue(c.snapRate, tick) {
+			due = append(due, c)
 		}
 	}
+	s.snapDue = due
+	start := time.Now()
+	defer func() { s.noteEncodeTime(time.Since(start)) }()
+	if s.fanOut && len(due) >= minParallelClients {
+		// The pool encodes the 0.7 clients; a 0.6 client's translation
+		// (trans6, one scratch) runs here on the loop, in slot order.
+		due7 := s.snapDue7[:0]
+		for _, c := range due {
+			if !c.conn.Dialect().Is6() {
+				due7 = append(due7, c)
+			}
+		}
+		s.snapDue7 = due7
+		if len(due7) > 0 {
+			s.encodeSnapshots(due7, tick, now)
+		}
+		for _, c := range due {
+			if !c.conn.Dialect().Is6() {
+				s.sendEncoded(c)
+				continue
+			}
+			if s.encodeSnap(&s.snapW, c, tick, now) {
+				s.sendSnapW(c)
+			}
+		}
+		return
+	}
+	for _, c := range due {
+		if s.encodeSnap(&s.snapW, c, tick, now) {
+			s.sendSnapW(c)
+		}
+	}
+}
+
+// sendSnapW sends the snapshot messages encoded in the loop's own worker.
+func (s *Server) sendSnapW(c *client) {
+	for i := range s.snapW.enc.NumMessages() {
+		s.sendMsg(c, s.snapW.enc.Message(i), netproto.SendFlush)
+		if c.state == stateEmpty {
+			break
+		}
+	}
+}
+
+// encodeSnap builds client c's snapshot of tick with w's builder, stores it
+// and encodes the delta against the acknowledged one into w's encoder; false
+// when there is nothing to send. For a 0.7 client it touches only c, w and
+// read-only state (the world after its tick), so the pool runs it for
+// several clients at once; a 0.6 client's snapshot is translated with the
+// server's one translator and scratch, so it runs on the loop only.
+func (s *Server) encodeSnap(w *snapWorker, c *client, tick int32, now time.Duration) bool {
+	w.b.Reset()
+	if err := s.world.Snap(c.id, &w.b); err != nil {
+		s.warn().Err(err).Int("cid", c.id).Msg("snapshot incomplete")
+	}
+	cur := c.storage.Alloc(tick, now)
+	ids, sizes := snap.MsgIDs7, snap.Sizes7
+	if c.conn.Dialect().Is6() {
+		// The one place where a 0.6 client's snapshot differs: the world's
+		// 0.7 snapshot translated, then stored and delta-encoded with the
+		// 0.6 ids and static sizes.
+		w.b.Finish(&s.snap7)
+		s.builder6.Reset()
+		if err := s.trans6.Snapshot(&s.builder6, &s.snap7, c.id, tick); err != nil {
+			s.warn().Err(err).Int("cid", c.id).Msg("0.6 snapshot incomplete")
+		}
+		s.builder6.Finish(cur)
+		ids, sizes = snap.MsgIDs6, snap.Sizes6
+	} else {
+		w.b.Finish(cur)
+	}
+
+	base, baseTick := &s.empty, int32(-1)
+	if b, _, ok := c.storage.Get(c.lastAckedTick); ok && c.lastAckedTick >= 0 {
+		base, baseTick = b, c.lastAckedTick
+	} else if c.snapRate == snapRateFull {
+		c.snapRate = snapRateRecover // acked snapshot unknown (or -1): full snapshots at 1/s
+	}
+	if err := w.enc.Encode(ids, tick, baseTick, base, cur, sizes); err != nil {
+		s.warn().Err(err).Int("cid", c.id).Msg("snapshot too large")
+		return false
+	}
+	size := 0
+	for i := range w.enc.NumMessages() {
+		size += len(w.enc.Message(i))
+	}
+	s.gauges.Snapshots.Add(1)
+	s.gauges.SnapshotBytes.Observe(size)
+	return true
 }
 
 // onInput handles NETMSG_INPUT (net.md A4.8). at is the arrival time of the
@@ -148,17 +197,17 @@ func (s *Server) onInput(c *client, u *netproto.Unpacker, at time.Time) {
 		c.lastDirection = in.Direction
 		s.log.Debug().Int("cid", c.id).Int32("direction", in.Direction).Int32("tick", intended).Msg("input direction")
 	}
-	c.inputs[c.inputHead] = storedInput{tick: intended, in: in}
-	c.inputHead = (c.inputHead + 1) % inputRingSize
+	c.inputs.store(intended, in)
 	s.recDirectInput(c, &in)
 	s.world.DirectInput(c.id, in)
 }
 
 // inputFor returns the stored input stamped for tick.
 func (c *client) inputFor(tick int32) (world.Input, bool) {
-	for i := range c.inputs {
-		if c.inputs[i].tick == tick {
-			return c.inputs[i].in, true
+	// the first stored for tick in ring order from index 0, as the reference
+	for i, t := range &c.inputs.ticks {
+		if t == tick {
+			return c.inputs.ins[i], true
 		}
 	}
 	return world.Input{}, false

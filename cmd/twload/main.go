@@ -73,6 +73,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	upSpec := fs.String("up", "", "client-to-server settings overriding the above, e.g. loss=10%,delay=40ms,jitter=20ms,reorder=0%,dup=0%")
 	downSpec := fs.String("down", "", "server-to-client settings overriding the above (same syntax as -up)")
 	blackout := fs.String("blackout", "", "LENGTH@START: no datagram in or out for LENGTH from START into the run, e.g. 2s@30s")
+	targets := fs.Int("targets", 1, "load this many servers at once, on consecutive ports from -addr's (-clients each)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -110,6 +111,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := rc.Validate(); err != nil {
 		return usage("%v", err)
 	}
+	rcs, err := targetConfigs(rc, *targets)
+	if err != nil {
+		return usage("%v", err)
+	}
 	live := false
 	switch *status {
 	case "on":
@@ -120,13 +125,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	default:
 		return usage("-status must be auto, on or off")
 	}
-	if live {
-		rc.Status = func(s loadclient.Status) { fmt.Fprintf(stdout, "\r%s\x1b[K", s) }
+	if live && len(rcs) == 1 {
+		rcs[0].Status = func(s loadclient.Status) { fmt.Fprintf(stdout, "\r%s\x1b[K", s) }
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	sum, err := loadclient.Run(ctx, rc)
+	cpu0, start := cpuTime(), time.Now()
+	sum, err := loadclient.RunMany(ctx, rcs)
+	noteCPU(&sum, cpuTime()-cpu0, time.Since(start))
 	if live {
 		fmt.Fprintln(stdout)
 	}

@@ -20,6 +20,7 @@ import (
 	"twserver/internal/heavytest"
 	"twserver/internal/refserver"
 	"twserver/loadclient"
+	"twserver/server"
 	"twserver/snap"
 	"twserver/world"
 )
@@ -102,7 +103,9 @@ func TestTwoGamesIsolated(t *testing.T) {
 	defer toA.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	games, err := startGames(ctx, cfgs, []io.Reader{consoleA, nil}, zerolog.Nop())
+	pool := server.NewEncodePool(2) // the games share an encode pool, as in the process
+	defer pool.Close()
+	games, err := startGames(ctx, cfgs, []io.Reader{consoleA, nil}, pool, zerolog.Nop())
 	defer stopSides(games)
 	if err != nil {
 		t.Fatal(err)

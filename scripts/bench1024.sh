@@ -1,0 +1,247 @@
+#!/usr/bin/env bash
+# bench1024.sh - 1024 clients on one machine (issue 10, goal 4): G games of
+# C clients (16 playing each), twserver as ONE process (-config given G
+# times) against G reference teeworlds-server 0.7.5 processes, loaded by one
+# twload process (-targets G), the two sides one after the other.
+#
+# Reports per side: total server CPU (utime+stime of every server process
+# over the load run, % of one core), total peak RSS (sum of VmHWM), twload's
+# own CPU (total and per client), snapshots/s per client (min and mean),
+# failures and bad snapshots; for twserver also, per game, the tick work
+# p99 bound and the share of ticks under 5 ms (Prometheus histogram
+# twserver_tick_duration_seconds) and the skipped and dropped ticks; then
+# the twserver/reference ratios. Goal 4 passes when every twserver client
+# got >= 24.5 snapshots/s, nothing failed, every game's tick p99 < 5 ms and
+# no tick was skipped.
+#
+# Usage: scripts/bench1024.sh [-d DURATION] [-r RAMPUP] [-g GAMES] [-c CLIENTS] [-o OUTDIR] [-s SIDES] [-n NICE]
+#   -d  load duration after the ramp-up (default 120s)
+#   -r  ramp-up (default 20s)
+#   -g  games (default 16), -c clients per game (default 64)
+#   -s  sides to run, in order (default "twserver reference")
+#   -o  output directory (default a temp dir)
+#   -n  niceness of twload (default 10): on a machine this small the load
+#       generator needs about as much CPU as the servers; niced, it does not
+#       preempt the servers under test in the middle of a tick (both sides alike)
+# Env: TWSERVER, TWLOAD (default: built from ./cmd/...), TW07_SERVER
+#      (default /usr/games/teeworlds-server), BENCH_MAP (default dm1).
+# Exit: 0 when goal 4 holds for twserver and every client of every side
+#       entered the game, 1 otherwise, 2 for usage errors.
+# Only loopback traffic (127.0.0.1, sources 127.0.0.2-17); every process
+# started here is stopped by PID; the run is bounded by -r + -d.
+set -uo pipefail
+
+DUR=120s RAMP=20s GAMES=16 CLIENTS=64 OUT= SIDES="twserver reference" NICE=10
+while getopts "d:r:g:c:o:s:n:h" opt; do
+	case $opt in
+	d) DUR=$OPTARG ;;
+	r) RAMP=$OPTARG ;;
+	g) GAMES=$OPTARG ;;
+	c) CLIENTS=$OPTARG ;;
+	o) OUT=$OPTARG ;;
+	s) SIDES=$OPTARG ;;
+	n) NICE=$OPTARG ;;
+	*) sed -n '2,31p' "$0"; exit 2 ;;
+	esac
+done
+((GAMES >= 1 && GAMES <= 32 && CLIENTS >= 1 && CLIENTS <= 64)) || { echo "games 1..32, clients 1..64" >&2; exit 2; }
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-$(mktemp -d /tmp/twbench1024.XXXXXX)}
+mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
+TW07_SERVER=${TW07_SERVER:-/usr/games/teeworlds-server}
+TW07_DATA=${TW07_DATA:-/usr/share/games/teeworlds/data}
+BENCH_MAP=${BENCH_MAP:-$TW07_DATA/maps/dm1.map}
+HZ=$(getconf CLK_TCK)
+PIDS=()
+
+log() { printf '%s bench1024: %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { log "FATAL: $*"; exit 2; }
+stop_pid() {
+	local pid=$1 i
+	kill -0 "$pid" 2>/dev/null || return 0
+	kill -TERM "$pid" 2>/dev/null
+	for ((i = 0; i < 60; i++)); do
+		kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+cleanup() { local p; for p in "${PIDS[@]}"; do stop_pid "$p"; done; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+export PATH=$PATH:/usr/local/go/bin
+if [ -z "${TWLOAD:-}" ]; then
+	TWLOAD=$OUT/bin/twload
+	(cd "$ROOT" && go build -o "$TWLOAD" ./cmd/twload) || die "cannot build twload"
+fi
+if [[ " $SIDES " == *" twserver "* ]] && [ -z "${TWSERVER:-}" ]; then
+	TWSERVER=$OUT/bin/twserver
+	(cd "$ROOT" && go build -o "$TWSERVER" ./cmd/twserver) || die "cannot build twserver"
+fi
+[[ " $SIDES " == *" reference "* ]] && { [ -x "$TW07_SERVER" ] || die "reference server $TW07_SERVER missing (apt-get install teeworlds-server)"; }
+[ -f "$BENCH_MAP" ] || die "map $BENCH_MAP missing (set BENCH_MAP)"
+
+# free_ports N: the first port of N consecutive free UDP ports (and one TCP
+# port after them for the metrics endpoint).
+free_ports() {
+	python3 - "$1" <<-'EOF'
+		import socket, sys, random
+		n = int(sys.argv[1])
+		for _ in range(200):
+		    base = random.randrange(20000, 60000 - n)
+		    socks = []
+		    try:
+		        for p in range(base, base + n):
+		            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", p)); socks.append(s)
+		        t = socket.socket(); t.bind(("127.0.0.1", base + n)); socks.append(t)
+		        print(base); break
+		    except OSError:
+		        pass
+		    finally:
+		        for s in socks: s.close()
+	EOF
+}
+udp_bound() { ss -Hulpn "sport = :$1" 2>/dev/null | grep -q .; }
+cpu_ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0))); done; echo $t; }
+hwm_kb() { local t=0 p; for p in "$@"; do t=$((t + $(awk '/^VmHWM:/ {print $2}' "/proc/$p/status" 2>/dev/null || echo 0))); done; echo $t; }
+wait_bound() { # wait_bound BASE N PID...
+	local base=$1 n=$2 i p; shift 2
+	for ((i = 0; i < 200; i++)); do
+		local all=1
+		for ((p = base; p < base + n; p++)); do udp_bound "$p" || { all=0; break; }; done
+		((all)) && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+STATUS=0
+RESULTS=$OUT/results.tsv
+printf 'side\tcpu_pct\trss_kb\tload_cpu_pct\tload_cpu_pct_per_client\tclients\tconnected\tfailed\tbad\tsnaps_min\tsnaps_mean\tsrv_snaps_ps\tprocs\n' >"$RESULTS"
+for side in $SIDES; do
+	dir=$OUT/$side; mkdir -p "$dir"
+	base=$(free_ports "$GAMES"); [ -n "$base" ] || die "no $GAMES consecutive free ports"
+	mport=$((base + GAMES))
+	spids=()
+	case $side in
+	twserver)
+		args=()
+		for ((g = 0; g < GAMES; g++)); do
+			cat >"$dir/game$g.toml" <<-EOT
+				[server]
+				bind = "127.0.0.1"
+				port = $((base + g))
+				name = "bench $g"
+				max_clients = 64
+				player_slots = 16
+				max_clients_per_ip = 4
+				[map]
+				file = "$BENCH_MAP"
+				[game]
+				inactive_kick_time = 0
+				[metrics]
+				listen = "127.0.0.1:$mport"
+			EOT
+			args+=(-config "$dir/game$g.toml")
+		done
+		(cd "$dir" && exec "$TWSERVER" "${args[@]}" -no-console -log-level warn >"$dir/server.log" 2>&1 </dev/null) &
+		spids+=($!) ;;
+	reference)
+		map=$(basename "$BENCH_MAP" .map)
+		for ((g = 0; g < GAMES; g++)); do
+			gd=$dir/ref$g; mkdir -p "$gd/home" "$gd/cwd/maps"; cp "$BENCH_MAP" "$gd/cwd/maps/$map.map"
+			(cd "$gd/cwd" && exec env -u XDG_DATA_HOME HOME="$gd/home" "$TW07_SERVER" \
+				"bindaddr 127.0.0.1" "sv_port $((base + g))" "sv_register 0" "sv_map $map" "sv_name bench $g" \
+				"console_output_level 1" "sv_max_clients 64" "sv_max_clients_per_ip 4" \
+				"sv_player_slots 16" "sv_spamprotection 0" "sv_inactivekick_time 0" \
+				>"$gd/server.log" 2>&1 </dev/null) &
+			spids+=($!)
+		done ;;
+	*) die "unknown side $side" ;;
+	esac
+	PIDS+=("${spids[@]}")
+	wait_bound "$base" "$GAMES" || { log "$side: not every port of $base..$((base + GAMES - 1)) bound (see $dir)"; STATUS=1; continue; }
+	sleep 1
+	log "$side: $GAMES games x $CLIENTS clients on 127.0.0.1:$base.., $RAMP ramp-up + $DUR, twload at nice $NICE (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+	t0=$(cpu_ticks "${spids[@]}"); w0=$EPOCHREALTIME
+	nice -n "$NICE" "$TWLOAD" -addr "127.0.0.1:$base" -targets "$GAMES" -n "$CLIENTS" -duration "$DUR" -rampup "$RAMP" -pattern random \
+		-sources 16 -source-base 127.0.0.2 -status off -json "$dir/twload.json" 2>"$dir/twload.err"
+	rc=$?
+	t1=$(cpu_ticks "${spids[@]}"); w1=$EPOCHREALTIME
+	hwm=$(hwm_kb "${spids[@]}")
+	log "$side: done (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+	if [ "$side" = twserver ]; then
+		curl -s --max-time 5 "http://127.0.0.1:$mport/metrics" >"$dir/metrics.txt" || log "metrics scrape failed"
+	fi
+	alive=1
+	for p in "${spids[@]}"; do kill -0 "$p" 2>/dev/null || alive=0; done
+	((alive)) || { log "$side: a server died during the run (see $dir)"; rc=1; }
+	for p in "${spids[@]}"; do stop_pid "$p"; done
+	[ $rc -eq 0 ] || { STATUS=1; log "$side: twload exit $rc: $(tail -1 "$dir/twload.err")"; }
+	cpu=$(awk -v a="$t0" -v b="$t1" -v w0="$w0" -v w1="$w1" -v hz="$HZ" 'BEGIN{printf "%.1f", (b-a)/hz/(w1-w0)*100}')
+	if [ -s "$dir/twload.json" ]; then
+		jq -r --arg side "$side" --arg cpu "$cpu" --arg hwm "$hwm" --arg procs "${#spids[@]}" \
+			'[$side, $cpu, $hwm, .twload_cpu_pct, .twload_cpu_pct_per_client, .clients, .connected, .failed,
+			  (.crc_errors + .delta_errors + .bad_messages + .bad_items), .snapshots_per_sec_per_client.min,
+			  .snapshots_per_sec_per_client.mean, .server_snapshots_per_sec, $procs] | @tsv' "$dir/twload.json" >>"$RESULTS"
+	else
+		printf '%s\t%s\t%s\t0\t0\t%s\t0\t%s\t0\t0\t0\t0\t%s\n' "$side" "$cpu" "$hwm" $((GAMES * CLIENTS)) $((GAMES * CLIENTS)) "${#spids[@]}" >>"$RESULTS"
+	fi
+done
+
+python3 - "$RESULTS" "$OUT/twserver/metrics.txt" "$GAMES" "$CLIENTS" <<'EOF'
+import csv, os, re, sys
+rows = {r["side"]: r for r in csv.DictReader(open(sys.argv[1]), delimiter="\t")}
+games, clients = int(sys.argv[3]), int(sys.argv[4])
+f = float
+print(f"{games} games x {clients} clients ({games * clients}), 16 playing per game:")
+print(f"{'side':<10} {'procs':>5} {'server CPU %':>12} {'peak RSS MB':>11} {'twload CPU %':>12} {'per client':>10} {'in game':>9} {'failed':>6} {'bad':>4} {'snap/s min':>10} {'snap/s mean':>11}")
+for s, r in rows.items():
+    print(f"{s:<10} {r['procs']:>5} {f(r['cpu_pct']):12.1f} {f(r['rss_kb'])/1024:11.1f} {f(r['load_cpu_pct']):12.1f} {f(r['load_cpu_pct_per_client']):10.3f} "
+          f"{r['connected']:>4}/{r['clients']:<4} {r['failed']:>6} {r['bad']:>4} {f(r['snaps_min']):10.2f} {f(r['snaps_mean']):11.2f}")
+if "twserver" in rows and "reference" in rows:
+    t, ref = rows["twserver"], rows["reference"]
+    rat = lambda k: f(t[k]) / f(ref[k]) if f(ref[k]) else float("nan")
+    print(f"ratio twserver/reference: CPU {rat('cpu_pct'):.2f}, peak RSS {rat('rss_kb'):.2f}")
+ok = "twserver" in rows
+if ok:
+    t = rows["twserver"]
+    ok = int(t["connected"]) == int(t["clients"]) == games * clients and int(t["failed"]) == 0 and int(t["bad"]) == 0 and f(t["snaps_min"]) >= 24.5
+mpath = sys.argv[2]
+if os.path.exists(mpath):
+    bounds = {}  # game -> [(le, cum)]
+    count, skipped, dropped = {}, {}, {}
+    for line in open(mpath):
+        m = re.match(r'twserver_tick_duration_seconds_bucket\{game="(\d+)",le="([^"]+)"\} (\S+)', line)
+        if m:
+            bounds.setdefault(m[1], []).append((float(m[2]), float(m[3])))
+        m = re.match(r'twserver_tick_duration_seconds_count\{game="(\d+)"\} (\S+)', line)
+        if m: count[m[1]] = float(m[2])
+        m = re.match(r'twserver_ticks_skipped_total\{game="(\d+)"\} (\S+)', line)
+        if m: skipped[m[1]] = float(m[2])
+        m = re.match(r'twserver_ticks_dropped_total\{game="(\d+)"\} (\S+)', line)
+        if m: dropped[m[1]] = float(m[2])
+    print("twserver ticks per game (tick work = one wake-up's simulation, snapshots and writes):")
+    print(f"{'game':>6} {'wake-ups':>9} {'<=5 ms':>8} {'p99 <=':>8} {'skipped':>8} {'dropped':>8}")
+    worst5, allp99 = 1.0, 0.0
+    for g in sorted(bounds):
+        bs = sorted(bounds[g]); n = count.get(g, 0)
+        under5 = next((c for le, c in bs if abs(le - 0.005) < 1e-9), 0) / n if n else 0
+        p99 = next((le for le, c in bs if n and c >= 0.99 * n), float("inf"))
+        worst5, allp99 = min(worst5, under5), max(allp99, p99)
+        print(f"{g:>6} {n:9.0f} {under5*100:7.2f}% {p99*1000:6.2f}ms {skipped.get(g, 0):8.0f} {dropped.get(g, 0):8.0f}")
+    tick_ok = len(bounds) == games and allp99 <= 0.005 and sum(skipped.values()) == 0 and sum(dropped.values()) == 0
+    print(f"worst game: {worst5*100:.2f}% of wake-ups <= 5 ms, p99 bound {allp99*1000:.2f} ms; skipped {sum(skipped.values()):.0f}, dropped {sum(dropped.values()):.0f}")
+    ok = ok and tick_ok
+elif "twserver" in rows:
+    ok = False
+    print("no twserver metrics scraped")
+print("goal 4 (twserver: every client >= 24.5 snapshots/s, 0 errors, tick p99 < 5 ms, no skipped tick):", "PASS" if ok else "FAIL")
+sys.exit(0 if ok else 1)
+EOF
+[ $? -eq 0 ] || STATUS=1
+log "results: $RESULTS (JSON summaries, metrics and server logs in $OUT)"
+exit $STATUS

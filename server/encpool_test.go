@@ -1,0 +1,156 @@
+package server
+
+import (
+	"bytes"
+	"net/netip"
+	"testing"
+
+	"twserver/config"
+	"twserver/world"
+)
+
+// recordConn is a PacketConn that keeps every datagram written, in order.
+type recordConn struct {
+	datagrams [][]byte
+	to        []netip.AddrPort
+}
+
+func (r *recordConn) ReadFrom(b []byte) (int, netip.AddrPort, error) {
+	return 0, netip.AddrPort{}, ErrClosed
+}
+func (r *recordConn) WriteTo(b []byte, a netip.AddrPort) (int, error) {
+	r.datagrams = append(r.datagrams, append([]byte(nil), b...))
+	r.to = append(r.to, a)
+	return len(b), nil
+}
+func (r *recordConn) LocalAddr() netip.AddrPort { return srvAddr }
+func (r *recordConn) Close() error              { return nil }
+
+// poolTestServer returns a server with n in-game clients (16 playing,
+// moving and firing) on conn, using pool (nil: none).
+func poolTestServer(tb testing.TB, conn PacketConn, n int, pool *EncodePool) *Server {
+	tb.Helper()
+	cfg := config.Default()
+	cfg.Server.MaxClients = 64
+	cfg.Server.PlayerSlots = 16
+	cfg.Server.MaxClientsPerIP = 64
+	cfg.Game.InactiveKickTime = 0
+	s := newServerInGame(tb, cfg, conn, n)
+	s.pool = pool
+	s.fanOut, s.fanOutPinned = pool != nil, true // always, whatever the tick took
+	for _, c := range s.clients[:n] {
+		c.snapRate = snapRateFull
+	}
+	return s
+}
+
+// stepMoving runs one tick with every player running, jumping and
+// shooting in a pattern, then flushes and acknowledges like stepAcked.
+func stepMoving(s *Server, n int) {
+	next := s.world.CurrentTick() + 1
+	for i := range n {
+		in := world.Input{Direction: int32((int(next)/30+i)%3 - 1), TargetX: int32(100 - i*7), TargetY: int32(i*5 - 60),
+			Jump: (next / 17) % 2, Fire: next / 9, WantedWeapon: int32(1 + i%3)}
+		s.clients[i].inputs.store(next, in)
+	}
+	stepAcked(s)
+}
+
+// TestEncodePoolSameDatagrams checks that fanning the snapshots out to the
+// pool changes nothing on the wire: two servers with the same seed and
+// players, one encoding alone and one with a pool of 3 workers, write the
+// same datagrams, byte for byte, in the same order, over 200 ticks.
+func TestEncodePoolSameDatagrams(t *testing.T) {
+	pool := NewEncodePool(3)
+	defer pool.Close()
+	var alone, shared recordConn
+	a := poolTestServer(t, &alone, 63, nil)
+	b := poolTestServer(t, &shared, 63, pool)
+	for range 200 {
+		stepMoving(a, 63)
+		stepMoving(b, 63)
+	}
+	if len(alone.datagrams) < 63*100 {
+		t.Fatalf("only %d datagrams in 200 ticks of 63 clients", len(alone.datagrams))
+	}
+	if len(alone.datagrams) != len(shared.datagrams) {
+		t.Fatalf("%d datagrams alone, %d with the pool", len(alone.datagrams), len(shared.datagrams))
+	}
+	for i := range alone.datagrams {
+		if alone.to[i] != shared.to[i] || !bytes.Equal(alone.datagrams[i], shared.datagrams[i]) {
+			t.Fatalf("datagram %d differs: to %v (%d bytes) alone, to %v (%d bytes) with the pool",
+				i, alone.to[i], len(alone.datagrams[i]), shared.to[i], len(shared.datagrams[i]))
+		}
+	}
+}
+
+// TestEncodePoolAllocs checks that a snapshot tick of 63 clients encoded by
+// the pool allocates nothing in steady state.
+func TestEncodePoolAllocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	pool := NewEncodePool(2)
+	defer pool.Close()
+	s := poolTestServer(t, &discardConn{}, 63, pool)
+	for range 300 {
+		stepMoving(s, 63)
+	}
+	if a := testing.AllocsPerRun(50, func() { stepMoving(s, 63); stepMoving(s, 63) }); a != 0 {
+		t.Errorf("a snapshot tick with the encode pool allocates %.1f times", a)
+	}
+}
+
+// TestEncodePoolShared runs two servers' snapshot ticks at once on one
+// pool (as the games of one process do) under the race detector's eye.
+func TestEncodePoolShared(t *testing.T) {
+	pool := NewEncodePool(2)
+	defer pool.Close()
+	a := poolTestServer(t, &discardConn{}, 40, pool)
+	b := poolTestServer(t, &discardConn{}, 40, pool)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 100 {
+			stepMoving(b, 40)
+		}
+	}()
+	for range 100 {
+		stepMoving(a, 40)
+	}
+	<-done
+	if a.gauges.Snapshots.Load() < 40*40 || b.gauges.Snapshots.Load() < 40*40 {
+		t.Errorf("snapshots: %d and %d, want at least %d each", a.gauges.Snapshots.Load(), b.gauges.Snapshots.Load(), 40*40)
+	}
+}
+
+// BenchmarkSnapshotTick63 measures a snapshot tick of 63 clients (16
+// playing): world tick, per-client build, delta, varints, Huffman, parts,
+// connection send; sequential and with an encode pool of GOMAXPROCS-1
+// workers (ns/op is wall time: the parallel one spends about as much CPU).
+func BenchmarkSnapshotTick63(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		pool bool
+	}{{"sequential", false}, {"pool", true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			var pool *EncodePool
+			if tc.pool {
+				pool = NewEncodePool(0)
+				defer pool.Close()
+				if pool.Workers() == 0 {
+					b.Skip("GOMAXPROCS 1: no worker")
+				}
+			}
+			s := poolTestServer(b, &discardConn{}, 63, pool)
+			for range 100 {
+				stepMoving(s, 63)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				stepMoving(s, 63) // odd tick: no snapshot
+				stepMoving(s, 63)
+			}
+		})
+	}
+}
