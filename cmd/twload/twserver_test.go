@@ -6,12 +6,10 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/rs/zerolog"
+	"twserver/internal/servertest"
 
 	"twserver/config"
 	"twserver/loadclient"
-	"twserver/server"
 )
 
 // startTwserver runs an in-process twserver on a free loopback port until
@@ -23,25 +21,7 @@ func startTwserver(t *testing.T, maxClients, perIP int) netip.AddrPort {
 	cfg.Server.Port = 0
 	cfg.Server.MaxClients = maxClients
 	cfg.Server.MaxClientsPerIP = perIP
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := server.New(server.Options{Config: cfg, Logger: zerolog.Nop(), Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Error("server did not stop")
-		}
-	})
-	return srv.Addr()
+	return servertest.Start(t, cfg)
 }
 
 // TestAgainstTwserver runs 8 clients for 5 s against twserver, spread over

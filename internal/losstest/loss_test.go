@@ -7,14 +7,12 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/rs/zerolog"
+	"twserver/internal/servertest"
 
 	"twserver/config"
 	"twserver/internal/bigmap"
 	"twserver/internal/heavytest"
 	"twserver/loadclient"
-	"twserver/server"
 )
 
 // The loss profiles of the reliability measurements (README "Loss and
@@ -69,25 +67,7 @@ func startLossServer(t *testing.T, mapFile string) netip.AddrPort {
 	cfg.Server.MaxClients, cfg.Server.PlayerSlots, cfg.Server.MaxClientsPerIP = 64, 16, 4
 	cfg.Map.File = mapFile
 	cfg.Game.InactiveKickTime = 0
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := server.New(server.Options{Config: cfg, Logger: zerolog.Nop(), Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Error("server did not stop")
-		}
-	})
-	return srv.Addr()
+	return servertest.Start(t, cfg)
 }
 
 // TestLossProfiles is proof 4 of the reliability issue in its CI length:
