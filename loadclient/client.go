@@ -532,6 +532,9 @@ func (c *Client) onChunk(data []byte) {
 		return
 	}
 	body := data[n:]
+	if c.inGame {
+		c.countRx(id, system, len(data))
+	}
 	switch {
 	case c.cfg.Proto6 && system:
 		c.onSystem6(id, body)
@@ -541,6 +544,36 @@ func (c *Client) onChunk(data []byte) {
 		c.onSystem(id, body)
 	default:
 		c.onGame(id, body)
+	}
+}
+
+// countRx adds one in-game message of size bytes to the breakdown by kind.
+func (c *Client) countRx(id int32, system bool, size int) {
+	r, n := &c.stats.Rx, int64(size)
+	ids, _ := snapTables(c.cfg.Proto6)
+	timing := int32(netproto.NetmsgInputTiming)
+	if c.cfg.Proto6 {
+		timing = netproto.Netmsg6InputTiming
+	}
+	switch {
+	case !system:
+		r.Game++
+		r.GameBytes += n
+	case id == ids.SnapSingle:
+		r.SnapSingle++
+		r.SnapSingleBytes += n
+	case id == ids.Snap:
+		r.SnapSlice++
+		r.SnapSliceBytes += n
+	case id == ids.SnapEmpty:
+		r.SnapEmpty++
+		r.SnapEmptyBytes += n
+	case id == timing:
+		r.Timing++
+		r.TimingBytes += n
+	default:
+		r.Sys++
+		r.SysBytes += n
 	}
 }
 
@@ -650,6 +683,7 @@ func (c *Client) restartMap(k MapKey, cpr, chunk int) bool {
 		c.enterBy = c.now + c.cfg.EnterTimeout
 	}
 	c.inGame, c.enteredSnap, c.ackTick = false, 0, -1
+	c.conn.rx = nil
 	c.inN, c.lastTick = 0, -1 // ticks restart with the new map
 	c.stats.FirstSnapTick, c.stats.LastSnapTick = -1, -1
 	c.live.InGame.Store(false)
@@ -806,6 +840,7 @@ func (c *Client) onSnapshot(tick int32, empty bool) {
 		}
 		entering := c.stage == StageEntering
 		c.inGame, c.inGameAt = true, now
+		c.conn.rx = &c.stats.Rx
 		c.stage = StageInGame
 		if !entering {
 			c.nextInput = -1 // inputs, but not in the game yet

@@ -87,6 +87,24 @@ type conn struct {
 
 	// counters
 	dropped int // datagrams that failed parsing or carried another token
+	// rx, when set (the client is in game), counts the received packets'
+	// payload, compression and control packets, and their chunks.
+	rx *RxBreakdown
+}
+
+// countPacket notes one received packet for rx (when set): its decoded
+// payload, whether it came compressed, whether it was a control packet.
+func (c *conn) countPacket(payload []byte, compressed, control bool) {
+	if c.rx == nil {
+		return
+	}
+	c.rx.PayloadBytes += int64(len(payload))
+	if compressed {
+		c.rx.CompressedPackets++
+	}
+	if control {
+		c.rx.ControlPackets++
+	}
 }
 
 func newConn(token netproto.Token, send func([]byte)) *conn {
@@ -329,6 +347,7 @@ func (c *conn) feed(now time.Duration, b []byte, deliver func([]byte)) event {
 		return evNone
 	}
 	c.onAck(now, h.Ack, h.Flags&netproto.FlagResend != 0)
+	c.countPacket(payload, h.Flags&netproto.FlagCompression != 0, h.Flags&netproto.FlagControl != 0)
 	if h.Flags&netproto.FlagControl != 0 {
 		if len(payload) == 0 {
 			c.dropped++
@@ -401,6 +420,12 @@ func (c *conn) deliverChunks(rd *netproto.ChunkReader, deliver func([]byte)) {
 				continue
 			}
 		}
+		if c.rx != nil {
+			c.rx.Chunks++
+			if ch.Flags&netproto.ChunkVital != 0 {
+				c.rx.VitalChunks++
+			}
+		}
 		deliver(ch.Data)
 		if c.state != stateOnline {
 			break
@@ -449,6 +474,7 @@ func (c *conn) feed6(now time.Duration, b []byte, deliver func([]byte)) event {
 		}
 	}
 	c.onAck(now, h.Ack, h.Flags&netproto.Flag6Resend != 0)
+	c.countPacket(payload, h.Flags&netproto.Flag6Compression != 0, h.Flags&netproto.Flag6Control != 0)
 	if h.Flags&netproto.Flag6Control != 0 {
 		ctl, err := netproto.ParseControl6(payload)
 		if err != nil {

@@ -346,10 +346,39 @@ func TestFakeServerClean(t *testing.T) {
 	if sum.SnapsPerSec.Min < 5 {
 		t.Errorf("snapshots/s %+v", sum.SnapsPerSec)
 	}
+	checkRxBreakdown(t, &sum)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.inputs == 0 {
 		t.Error("server saw no inputs")
+	}
+}
+
+// checkRxBreakdown requires each client's traffic by kind to add up: its
+// messages plus their chunk headers are its decoded payload (give or take
+// the packet during which it entered the game), every in-game snapshot
+// came as a message of its kind, the fake server's packets came compressed,
+// and the summary holds the sums.
+func checkRxBreakdown(t *testing.T, sum *Summary) {
+	t.Helper()
+	var total RxBreakdown
+	for _, c := range sum.PerClient {
+		r := c.Rx
+		total.add(&r)
+		msgs := r.SnapSingleBytes + r.SnapSliceBytes + r.SnapEmptyBytes + r.TimingBytes + r.SysBytes + r.GameBytes
+		framed := msgs + 2*r.Chunks + r.VitalChunks // 0.7 chunk headers: 2 bytes, 3 when vital
+		if r.ControlPackets != 0 || framed < r.PayloadBytes || framed > r.PayloadBytes+netproto.MaxPayload {
+			t.Errorf("client %d: messages %d + chunk headers = %d, decoded payload %d (%d control packets)", c.Index, msgs, framed, r.PayloadBytes, r.ControlPackets)
+		}
+		if parts := r.SnapSingle + r.SnapSlice + r.SnapEmpty; parts < c.Snapshots-2 {
+			t.Errorf("client %d: %d snapshots in game, messages: %d single, %d slices, %d empty", c.Index, c.Snapshots, r.SnapSingle, r.SnapSlice, r.SnapEmpty)
+		}
+		if r.CompressedPackets == 0 || r.PayloadBytes <= c.BytesIn {
+			t.Errorf("client %d: %d compressed packets, payload %d bytes from %d on the wire", c.Index, r.CompressedPackets, r.PayloadBytes, c.BytesIn)
+		}
+	}
+	if total != sum.Rx || sum.InGameSeconds <= 0 || sum.BytesPerSnap.Min <= 0 {
+		t.Errorf("summary: breakdown %+v (clients' sum %+v), %v client seconds, bytes per snapshot %+v", sum.Rx, total, sum.InGameSeconds, sum.BytesPerSnap)
 	}
 }
 

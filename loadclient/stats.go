@@ -146,6 +146,8 @@ type Stats struct {
 	// Traffic of the whole session including handshake and map download.
 	TotalBytesIn  int64 `json:"total_bytes_in"`
 	TotalBytesOut int64 `json:"total_bytes_out"`
+	// Rx splits the in-game server-to-client traffic by message kind.
+	Rx RxBreakdown `json:"rx_breakdown"`
 
 	Latency Histogram `json:"-"`
 	// SendDelay is how late each INPUT left after its scheduled time.
@@ -186,6 +188,55 @@ func (s *Stats) noteSpacing(dt int32, elapsed time.Duration) {
 	if dt > 2 {
 		s.SnapGaps += int64((dt - 1) / 2)
 	}
+}
+
+// RxBreakdown splits a client's in-game received traffic by message kind:
+// the bytes of each kind's messages (message header and body, decompressed,
+// without the chunk header) and how many there were. What the wire carries
+// besides (packet and chunk headers, control packets, less what compression
+// saved) is BytesIn minus the sum of the message bytes.
+type RxBreakdown struct {
+	SnapSingleBytes int64 `json:"snap_single_bytes"` // NETMSG_SNAPSINGLE
+	SnapSingle      int64 `json:"snap_single"`
+	SnapSliceBytes  int64 `json:"snap_slice_bytes"` // NETMSG_SNAP (one part of several)
+	SnapSlice       int64 `json:"snap_slice"`
+	SnapEmptyBytes  int64 `json:"snap_empty_bytes"` // NETMSG_SNAPEMPTY
+	SnapEmpty       int64 `json:"snap_empty"`
+	TimingBytes     int64 `json:"input_timing_bytes"` // NETMSG_INPUTTIMING
+	Timing          int64 `json:"input_timing"`
+	SysBytes        int64 `json:"other_sys_bytes"` // every other system message
+	Sys             int64 `json:"other_sys"`
+	GameBytes       int64 `json:"game_bytes"` // game messages (chat, kill messages, ...)
+	Game            int64 `json:"game"`
+	Chunks          int64 `json:"chunks"`       // message chunks
+	VitalChunks     int64 `json:"vital_chunks"` // of which vital
+	// PayloadBytes is the packets' payload after decompression (chunks
+	// with their headers), CompressedPackets how many packets came
+	// compressed, ControlPackets how many were control packets (keep-alives).
+	PayloadBytes      int64 `json:"payload_bytes"`
+	CompressedPackets int64 `json:"compressed_packets"`
+	ControlPackets    int64 `json:"control_packets"`
+}
+
+// add sums o into r.
+func (r *RxBreakdown) add(o *RxBreakdown) {
+	r.SnapSingleBytes += o.SnapSingleBytes
+	r.SnapSingle += o.SnapSingle
+	r.SnapSliceBytes += o.SnapSliceBytes
+	r.SnapSlice += o.SnapSlice
+	r.SnapEmptyBytes += o.SnapEmptyBytes
+	r.SnapEmpty += o.SnapEmpty
+	r.TimingBytes += o.TimingBytes
+	r.Timing += o.Timing
+	r.SysBytes += o.SysBytes
+	r.Sys += o.Sys
+	r.GameBytes += o.GameBytes
+	r.Game += o.Game
+	r.Chunks += o.Chunks
+	r.VitalChunks += o.VitalChunks
+	r.PayloadBytes += o.PayloadBytes
+	r.CompressedPackets += o.CompressedPackets
+	r.ControlPackets += o.ControlPackets
 }
 
 // Rate returns n per second of in-game time.
@@ -282,8 +333,17 @@ type Summary struct {
 	Snapshots    int64  `json:"snapshots"`
 	FirstBadNote string `json:"first_bad_error,omitempty"`
 
-	SnapsPerSec      Dist        `json:"snapshots_per_sec_per_client"`
-	BytesInPerSec    Dist        `json:"rx_bytes_per_sec_per_client"`
+	SnapsPerSec   Dist `json:"snapshots_per_sec_per_client"`
+	BytesInPerSec Dist `json:"rx_bytes_per_sec_per_client"`
+	// BytesPerSnap is, per client, its in-game received bytes (everything:
+	// snapshots, timing, messages, headers) per snapshot it received: the
+	// bytes a snapshot costs, whatever the snapshot rate.
+	BytesPerSnap Dist `json:"rx_bytes_per_snapshot_per_client"`
+	// Rx is the in-game received traffic of the clients that entered,
+	// summed, by message kind; InGameSeconds is their in-game time summed
+	// (Rx's fields over it are per client per second).
+	Rx               RxBreakdown `json:"rx_breakdown"`
+	InGameSeconds    float64     `json:"in_game_client_seconds"`
 	BytesOutPerSec   Dist        `json:"tx_bytes_per_sec_per_client"`
 	PacketsInPerSec  Dist        `json:"rx_packets_per_sec_per_client"`
 	PacketsOutPerSec Dist        `json:"tx_packets_per_sec_per_client"`
@@ -357,7 +417,7 @@ func (s *Summary) OK() bool {
 // Summarize aggregates per-client stats.
 func Summarize(stats []Stats) Summary {
 	s := Summary{Clients: len(stats), Failures: map[string]int{}}
-	var snaps, bin, bout, pin, pout, conn, lead []float64
+	var snaps, bin, bout, pin, pout, conn, lead, bps []float64
 	var lat, delay, spacing Histogram
 	var inputs, mapt, recov []float64
 	for i := range stats {
@@ -390,6 +450,11 @@ func Summarize(stats []Stats) Summary {
 			inputs = append(inputs, st.Rate(st.Inputs))
 			snaps = append(snaps, st.Rate(st.Snapshots))
 			bin = append(bin, st.Rate(st.BytesIn))
+			if st.Snapshots > 0 {
+				bps = append(bps, float64(st.BytesIn)/float64(st.Snapshots))
+			}
+			s.Rx.add(&st.Rx)
+			s.InGameSeconds += st.InGame.Seconds()
 			bout = append(bout, st.Rate(st.BytesOut))
 			pin = append(pin, st.Rate(st.PacketsIn))
 			pout = append(pout, st.Rate(st.PacketsOut))
@@ -424,6 +489,8 @@ func Summarize(stats []Stats) Summary {
 	s.InputDelayMs = percentilesOf(&delay)
 	s.SnapsPerSec = distOf(snaps)
 	s.BytesInPerSec = distOf(bin)
+	s.BytesPerSnap = distOf(bps)
+	s.InGameSeconds = math.Round(s.InGameSeconds*1000) / 1000
 	s.BytesOutPerSec = distOf(bout)
 	s.PacketsInPerSec = distOf(pin)
 	s.PacketsOutPerSec = distOf(pout)
