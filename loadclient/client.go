@@ -547,6 +547,30 @@ func (c *Client) onChunk(data []byte) {
 	}
 }
 
+// Character object types (the items countType counts for CharsInView).
+const (
+	charType7 = 10 // 0.7 NETOBJTYPE_CHARACTER (objRules7)
+	charType6 = 9  // 0.6 NETOBJTYPE_CHARACTER (objRules6)
+)
+
+func charType(six bool) uint32 {
+	if six {
+		return charType6
+	}
+	return charType7
+}
+
+// countType returns how many items of type typ s holds.
+func countType(s *snap.Snapshot, typ uint32) int {
+	n := 0
+	for i := range s.NumItems() {
+		if s.Key(i)>>16 == typ {
+			n++
+		}
+	}
+	return n
+}
+
 // countRx adds one in-game message of size bytes to the breakdown by kind.
 func (c *Client) countRx(id int32, system bool, size int) {
 	r, n := &c.stats.Rx, int64(size)
@@ -874,6 +898,9 @@ func (c *Client) onSnapshot(tick int32, empty bool) {
 	c.live.Snapshots.Add(1)
 	if empty {
 		c.stats.SnapEmpty++
+	}
+	if sn != nil {
+		c.stats.CharsInView += int64(countType(sn, charType(c.cfg.Proto6)))
 	}
 	for c.inN > 0 && c.inputs[c.inHead].tick <= tick {
 		c.stats.Latency.Add(now - c.inputs[c.inHead].at)

@@ -358,7 +358,8 @@ func TestFakeServerClean(t *testing.T) {
 // messages plus their chunk headers are its decoded payload (give or take
 // the packet during which it entered the game), every in-game snapshot
 // came as a message of its kind, the fake server's packets came compressed,
-// and the summary holds the sums.
+// its one character was counted in every snapshot, and the summary holds
+// the sums.
 func checkRxBreakdown(t *testing.T, sum *Summary) {
 	t.Helper()
 	var total RxBreakdown
@@ -373,9 +374,15 @@ func checkRxBreakdown(t *testing.T, sum *Summary) {
 		if parts := r.SnapSingle + r.SnapSlice + r.SnapEmpty; parts < c.Snapshots-2 {
 			t.Errorf("client %d: %d snapshots in game, messages: %d single, %d slices, %d empty", c.Index, c.Snapshots, r.SnapSingle, r.SnapSlice, r.SnapEmpty)
 		}
+		if c.CharsInView != c.Snapshots { // the fake server's snapshots hold one character each
+			t.Errorf("client %d: %d characters seen in %d snapshots", c.Index, c.CharsInView, c.Snapshots)
+		}
 		if r.CompressedPackets == 0 || r.PayloadBytes <= c.BytesIn {
 			t.Errorf("client %d: %d compressed packets, payload %d bytes from %d on the wire", c.Index, r.CompressedPackets, r.PayloadBytes, c.BytesIn)
 		}
+	}
+	if sum.CharsPerSnap.Min != 1 || sum.CharsPerSnap.Max != 1 {
+		t.Errorf("characters per snapshot %+v, want 1", sum.CharsPerSnap)
 	}
 	if total != sum.Rx || sum.InGameSeconds <= 0 || sum.BytesPerSnap.Min <= 0 {
 		t.Errorf("summary: breakdown %+v (clients' sum %+v), %v client seconds, bytes per snapshot %+v", sum.Rx, total, sum.InGameSeconds, sum.BytesPerSnap)

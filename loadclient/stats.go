@@ -116,9 +116,13 @@ type Stats struct {
 	MapDownloads int           `json:"map_downloads"`
 	MapBytes     int           `json:"map_bytes"`
 
-	Snapshots     int64 `json:"snapshots"`      // reconstructed (incl. empty)
-	SnapEmpty     int64 `json:"snap_empty"`     // SNAPEMPTY among them
-	SnapParts     int64 `json:"snap_parts"`     // SNAP/SNAPSINGLE messages
+	Snapshots int64 `json:"snapshots"`  // reconstructed (incl. empty)
+	SnapEmpty int64 `json:"snap_empty"` // SNAPEMPTY among them
+	SnapParts int64 `json:"snap_parts"` // SNAP/SNAPSINGLE messages
+	// CharsInView is the number of characters (tees) in the client's
+	// snapshots, summed over its in-game snapshots: how much of the game
+	// it saw, which sets how big its snapshots are.
+	CharsInView   int64 `json:"chars_in_view"`
 	CRCErrors     int64 `json:"crc_errors"`     // delta applied, CRC differs
 	DeltaErrors   int64 `json:"delta_errors"`   // malformed message, part or delta
 	NoBase        int64 `json:"no_base"`        // delta base not stored (acked -1)
@@ -341,7 +345,10 @@ type Summary struct {
 	BytesPerSnap Dist `json:"rx_bytes_per_snapshot_per_client"`
 	// Rx is the in-game received traffic of the clients that entered,
 	// summed, by message kind; InGameSeconds is their in-game time summed
-	// (Rx's fields over it are per client per second).
+	// (Rx's fields over it are per client per second). CharsPerSnap is,
+	// per client, the characters in view per snapshot (the game state
+	// behind the snapshot bytes: runs with more tees in view send more).
+	CharsPerSnap     Dist        `json:"chars_in_view_per_snapshot"`
 	Rx               RxBreakdown `json:"rx_breakdown"`
 	InGameSeconds    float64     `json:"in_game_client_seconds"`
 	BytesOutPerSec   Dist        `json:"tx_bytes_per_sec_per_client"`
@@ -417,7 +424,7 @@ func (s *Summary) OK() bool {
 // Summarize aggregates per-client stats.
 func Summarize(stats []Stats) Summary {
 	s := Summary{Clients: len(stats), Failures: map[string]int{}}
-	var snaps, bin, bout, pin, pout, conn, lead, bps []float64
+	var snaps, bin, bout, pin, pout, conn, lead, bps, cps []float64
 	var lat, delay, spacing Histogram
 	var inputs, mapt, recov []float64
 	for i := range stats {
@@ -452,6 +459,7 @@ func Summarize(stats []Stats) Summary {
 			bin = append(bin, st.Rate(st.BytesIn))
 			if st.Snapshots > 0 {
 				bps = append(bps, float64(st.BytesIn)/float64(st.Snapshots))
+				cps = append(cps, float64(st.CharsInView)/float64(st.Snapshots))
 			}
 			s.Rx.add(&st.Rx)
 			s.InGameSeconds += st.InGame.Seconds()
@@ -490,6 +498,7 @@ func Summarize(stats []Stats) Summary {
 	s.SnapsPerSec = distOf(snaps)
 	s.BytesInPerSec = distOf(bin)
 	s.BytesPerSnap = distOf(bps)
+	s.CharsPerSnap = distOf(cps)
 	s.InGameSeconds = math.Round(s.InGameSeconds*1000) / 1000
 	s.BytesOutPerSec = distOf(bout)
 	s.PacketsInPerSec = distOf(pin)
