@@ -235,7 +235,7 @@ done
 python3 - "$RESULTS" <<'EOF'
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
-f = lambda r, k: float(r[k])
+f = lambda r, k: float(r[k] or 0)
 def us_per_snap(r):
     # server CPU time per snapshot delivered to a client: comparable even when
     # one server sends fewer snapshots than the other
@@ -265,14 +265,15 @@ for n, d in by.items():
               f"{med(rs,'snaps_ps'):6.1f} {min(f(r,'snaps_ps') for r in rs):10.2f} "
               f"{min(min(f(r,'la_start'), f(r,'la_end')) for r in rs):.2f}-{max(max(f(r,'la_start'), f(r,'la_end')) for r in rs):.2f}")
 print()
-print("server-to-client bytes by kind, per client per second (median over the windows); snap B/snap: snapshot message bytes per snapshot")
-print(f"{'N':>3} {'server':<13} {'snapshots':>9} {'single/s':>8} {'slice/s':>7} {'empty/s':>7} {'snap B/snap':>11} {'INPUTTIMING':>11} {'other sys':>9} {'game msgs':>9} {'headers etc':>11} {'total':>7}")
+print("server-to-client bytes by kind, per client per second (median over the windows), messages uncompressed; snap B/snap: snapshot")
+print("message bytes per snapshot; hdr-zip: packet and chunk headers and keep-alives less what compression saved (wire total minus the messages)")
+print(f"{'N':>3} {'server':<13} {'snapshots':>9} {'single/s':>8} {'slice/s':>7} {'empty/s':>7} {'snap B/snap':>11} {'INPUTTIMING':>11} {'other sys':>9} {'game msgs':>9} {'hdr-zip':>8} {'wire total':>10} {'tees/snap':>9}")
 for n, d in by.items():
     for k, ws in d.items():
         rs = list(ws.values())
         snapb = statistics.median(f(r,'snap_Bps') / f(r,'snaps_ps') for r in rs if f(r,'snaps_ps')) if any(f(r,'snaps_ps') for r in rs) else 0
         print(f"{n:>3} {k:<13} {med(rs,'snap_Bps'):9.0f} {med(rs,'snap_single_ps'):8.1f} {med(rs,'snap_slice_ps'):7.1f} {med(rs,'snap_empty_ps'):7.1f} {snapb:11.1f} "
-              f"{med(rs,'timing_Bps'):11.0f} {med(rs,'sys_Bps'):9.1f} {med(rs,'game_Bps'):9.1f} {med(rs,'rest_Bps'):11.0f} {med(rs,'rx_Bps'):7.0f}")
+              f"{med(rs,'timing_Bps'):11.0f} {med(rs,'sys_Bps'):9.1f} {med(rs,'game_Bps'):9.1f} {med(rs,'rest_Bps'):8.0f} {med(rs,'rx_Bps'):10.0f} {med(rs,'chars_snap'):9.2f}")
 print()
 print("ratio twserver/reference (0.7: the 0.7.5 server; 06, mix: DDNet-Server 16.4): median of the per-window ratios (min-max)")
 print(f"{'N':>3} {'pair':<26} {'CPU':>17} {'peakRSS':>17} {'s2c B/s':>17} {'s2c B/snap':>17} {'s2c pk/s':>17}")
