@@ -206,7 +206,7 @@ for n in "${COUNTS[@]}"; do
 		kill -0 "$SPID" 2>/dev/null || { log "$kind died during the run (see $dir/server.log)"; rc=1; }
 		stop_pid "$SPID"
 		[ $rc -eq 0 ] || { STATUS=1; log "$label n=$n: twload exit $rc: $(tail -1 "$dir/twload.err")"; }
-		lcpu=$(awk '{ if ($3 > 0) printf "%.1f", ($1 + $2) / $3 * 100; else print 0 }' "$dir/twload.time" 2>/dev/null || echo 0)
+		lcpu=$(tail -1 "$dir/twload.time" 2>/dev/null | awk '{ if ($3 > 0) printf "%.1f", ($1 + $2) / $3 * 100; else print 0 }' || echo 0) # the last line: GNU time puts "Command exited with non-zero status" first
 		cpu=$(awk -v a="$t0" -v b="$t1" -v w0="$w0" -v w1="$w1" -v hz="$HZ" 'BEGIN{printf "%.1f", (b-a)/hz/(w1-w0)*100}')
 		if [ -s "$dir/twload.json" ]; then
 			jq -r --arg n "$n" --arg k "$label" --arg cpu "$cpu" --arg hwm "$hwm" --arg lcpu "$lcpu" \
