@@ -93,7 +93,7 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 		if u.Err() != nil {
 			return
 		}
-		s.rconAuth(c, pw)
+		s.rconAuth(c, pw, true)
 	case netproto.NetmsgRconCmd:
 		if !vital || !c.rconAuthed {
 			return

@@ -106,6 +106,9 @@ type client struct {
 	rconAuthed     bool
 	rconTries      int
 	rconNoPwWarned bool
+	rconCmdNext    int      // next index of rconCommands() to announce (sendRconLists)
+	rconMaps       []string // the map list to announce (clients 0.7.3 and newer)
+	rconMapNext    int      // next index of rconMaps to announce
 
 	lastChat, lastEmote, lastVote, lastSkin time.Duration
 	vote                                    int // this client's vote in the running vote: -1, 0, 1
@@ -128,6 +131,7 @@ func (c *client) reset() {
 	c.resetSnapState()
 	c.storage = snap.Storage{}
 	c.rconAuthed, c.rconTries, c.rconNoPwWarned = false, 0, false
+	c.rconCmdNext, c.rconMaps, c.rconMapNext = 0, nil, 0
 	c.lastChat, c.lastEmote, c.lastVote, c.lastSkin = 0, 0, 0, 0
 	c.vote, c.votePos = 0, 0
 	c.budget = nil

@@ -171,7 +171,7 @@ func (s *Server) onSystemMessage6(c *client, id int32, body []byte, vital bool, 
 		if m.Unpack(u) != nil {
 			return
 		}
-		s.rconAuth(c, m.Password)
+		s.rconAuth(c, m.Password, m.SendCmdList != 0)
 	case netproto.Netmsg6Ping:
 		s.sendSys0(c, netproto.NetmsgPingReply)
 	}
