@@ -8,7 +8,9 @@ import (
 // Game bundles the translation state of one game for a server loop: the
 // Infos, a Peer per client, and the scratch of the translator, decoder and
 // output. Its methods are the whole contract a server needs; they must be
-// called from one goroutine (the loop), with client ids 0..MaxClients-1.
+// called from one goroutine (the loop), with client ids 0..MaxClients-1,
+// except SnapshotTo, which goroutines with a SnapWorker each may run at
+// once for distinct clients while the loop waits for them.
 type Game struct {
 	// Infos is the players and game info shared by all 0.6 clients.
 	Infos Infos
@@ -70,6 +72,37 @@ func (g *Game) Snapshot(b *snap.Builder, src Items, cid int, tick int32) error {
 		return ErrClientID
 	}
 	return g.tr.SnapPeer(b, src, &g.peers[cid], tick, &g.Infos)
+}
+
+// SnapWorker is the scratch of one goroutine translating a Game's 0.6
+// snapshots with SnapshotTo: the translator, the world's finished 0.7
+// snapshot and the 0.6 one being built. The zero value is ready; its
+// buffers grow to the largest snapshot and are reused, so steady-state
+// translation allocates nothing.
+type SnapWorker struct {
+	tr  Translator
+	src snap.Snapshot
+	b   snap.Builder
+}
+
+// SnapshotTo finishes src, the world's 0.7 snapshot of tick for 0.6 client
+// cid, translates it (as Snapshot does) with w's scratch and finishes the
+// 0.6 snapshot into dst, with the 0.6 static sizes. dst is finished even
+// when an error is returned (the items that translated). Several
+// goroutines, each with its own SnapWorker, may call it at once for
+// distinct clients while nothing changes g: it reads g.Infos and changes
+// only client cid's id map (Connect, SetPlayer, ServerMessage,
+// ClientMessage and changes of Infos belong between rounds of snapshots).
+func (g *Game) SnapshotTo(w *SnapWorker, dst *snap.Snapshot, src *snap.Builder, cid int, tick int32) error {
+	src.Finish(&w.src)
+	w.b.Sizes = snap.Sizes6
+	w.b.Reset()
+	err := ErrClientID
+	if cid >= 0 && cid < MaxClients {
+		err = w.tr.SnapPeer(&w.b, &w.src, &g.peers[cid], tick, &g.Infos)
+	}
+	w.b.Finish(dst)
+	return err
 }
 
 // ServerMessage translates the 0.7 message m for 0.6 client cid
