@@ -17,9 +17,11 @@ type Game struct {
 
 	peers [MaxClients]Peer
 	own   [MaxClients]ownSkin // the 0.6 skin each 0.6 client sent last
-	tr    Translator
-	dec   Decoder
-	out   Out
+	// ownChanges counts the changes of own (PlayerChanges).
+	ownChanges [MaxClients]uint32
+	tr         Translator
+	dec        Decoder
+	out        Out
 }
 
 // ownSkin is a 0.6 client's own skin and its 0.7 form.
@@ -37,6 +39,7 @@ func (g *Game) Connect(cid int, ddnet bool) {
 	}
 	g.peers[cid].Reset(cid, ddnet)
 	g.own[cid] = ownSkin{}
+	g.ownChanges[cid]++
 }
 
 // Peer returns the state of client cid (nil for a bad id).
@@ -49,7 +52,7 @@ func (g *Game) Peer(cid int) *Peer {
 
 // SetPlayer records slot cid: a player with info p when inGame, else no
 // player. Cheap when nothing changed: call it for every slot before every
-// round of snapshots. A 0.6 client whose p.Skin is the 0.7 form of its own
+// round of snapshots (or only where PlayerChanges or p moved). A 0.6 client whose p.Skin is the 0.7 form of its own
 // 0.6 skin is shown to 0.6 clients with that skin exactly.
 func (g *Game) SetPlayer(cid int, p Player, inGame bool) {
 	if cid < 0 || cid >= MaxClients {
@@ -63,6 +66,18 @@ func (g *Game) SetPlayer(cid int, p Player, inGame bool) {
 		p.Skin6, p.HasSkin6 = o.s, true
 	}
 	g.Infos.SetPlayer(cid, p) //nolint:errcheck // id checked above
+}
+
+// PlayerChanges returns a counter that moves whenever what SetPlayer(cid, …)
+// finds may have changed: client cid's entry in Infos (Infos.Changes) or
+// its own 0.6 skin (Connect, ClientMessage). A server may skip SetPlayer
+// for a slot whose arguments and PlayerChanges are those right after its
+// last SetPlayer for it: the call would change nothing. 0 for a bad id.
+func (g *Game) PlayerChanges(cid int) uint32 {
+	if cid < 0 || cid >= MaxClients {
+		return 0
+	}
+	return g.Infos.Changes(cid) + g.ownChanges[cid]
 }
 
 // Snapshot adds to b the 0.6 snapshot of tick for 0.6 client cid,
@@ -128,6 +143,7 @@ func (g *Game) ClientMessage(cid int, id int32, body []byte) (gamemsg.Message, e
 	m, err := g.dec.DecodePeer(&g.peers[cid], id, body, &g.Infos)
 	if err == nil && (id == MsgClStartInfo || id == MsgClChangeInfo) {
 		g.own[cid] = ownSkin{ok: true, s: g.dec.Skin6, k: Skin7From6(g.dec.Skin6)}
+		g.ownChanges[cid]++
 	}
 	return m, err
 }

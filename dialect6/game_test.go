@@ -196,3 +196,40 @@ func TestSnapshotToAllocs(t *testing.T) {
 		t.Errorf("a round of 20 0.6 snapshots allocates %.1f times", a)
 	}
 }
+
+// PlayerChanges moves with every change of a slot's entry or own skin, and
+// only then.
+func TestPlayerChanges(t *testing.T) {
+	var g Game
+	p := Player{Name: "x", Skin: gamemsg.DefaultSkin}
+	own := Player{Name: "x", Skin: Skin7From6(Skin6{Name: "bluekitty"})}
+	kitty := gamemsg.DefaultSkin
+	kitty.PartNames[0] = "kitty"
+	for _, tc := range []struct {
+		name  string
+		do    func()
+		moves bool
+	}{
+		{"connect", func() { g.Connect(3, true) }, true},
+		{"enters", func() { g.SetPlayer(3, p, true) }, true},
+		{"unchanged", func() { g.SetPlayer(3, p, true) }, false},
+		{"other slot", func() { g.SetPlayer(4, p, true) }, false},
+		{"start info", func() { g.ClientMessage(3, MsgClStartInfo, body("x", "", 0, "bluekitty", 0, 0, 0)) }, true},
+		{"own skin applied", func() { g.SetPlayer(3, own, true) }, true},
+		{"own skin again", func() { g.SetPlayer(3, own, true) }, false},
+		{"team message", func() { g.Infos.Observe(&gamemsg.SvTeam{ClientID: 3, Team: 1}) }, true},
+		{"skin message", func() { g.Infos.Observe(&gamemsg.SvSkinChange{ClientID: 3, Skin: kitty}) }, true},
+		{"leaves", func() { g.SetPlayer(3, Player{}, false) }, true},
+		{"still out", func() { g.SetPlayer(3, Player{}, false) }, false},
+		{"drop message when out", func() { g.Infos.Observe(&gamemsg.SvClientDrop{ClientID: 3}) }, false},
+	} {
+		before := g.PlayerChanges(3)
+		tc.do()
+		if moved := g.PlayerChanges(3) != before; moved != tc.moves {
+			t.Errorf("%s: moved %v, want %v", tc.name, moved, tc.moves)
+		}
+	}
+	if g.PlayerChanges(-1) != 0 || g.PlayerChanges(MaxClients) != 0 {
+		t.Error("bad ids have changes")
+	}
+}

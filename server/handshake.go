@@ -166,6 +166,7 @@ func (s *Server) onStartInfo(c *client, m *gamemsg.ClStartInfo) {
 	c.clan = truncUTF8(m.Clan, 11)
 	c.country = m.Country
 	c.skin = m.Skin
+	c.infoChanges++
 	s.sendVoteOptions(c)
 	s.sendGame(c, s.tuneParamsMsg(), false)
 	s.sendGame(c, &gamemsg.SvReadyToEnter{}, true)
