@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"net/netip"
 	"testing"
 
@@ -73,15 +72,7 @@ func TestEncodePoolSameDatagrams(t *testing.T) {
 	if len(alone.datagrams) < 63*100 {
 		t.Fatalf("only %d datagrams in 200 ticks of 63 clients", len(alone.datagrams))
 	}
-	if len(alone.datagrams) != len(shared.datagrams) {
-		t.Fatalf("%d datagrams alone, %d with the pool", len(alone.datagrams), len(shared.datagrams))
-	}
-	for i := range alone.datagrams {
-		if alone.to[i] != shared.to[i] || !bytes.Equal(alone.datagrams[i], shared.datagrams[i]) {
-			t.Fatalf("datagram %d differs: to %v (%d bytes) alone, to %v (%d bytes) with the pool",
-				i, alone.to[i], len(alone.datagrams[i]), shared.to[i], len(shared.datagrams[i]))
-		}
-	}
+	sameDatagrams(t, &alone, &shared)
 }
 
 // TestEncodePoolAllocs checks that a snapshot tick of 63 clients encoded by

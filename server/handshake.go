@@ -93,7 +93,7 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 		if u.Err() != nil {
 			return
 		}
-		s.rconAuth(c, pw)
+		s.rconAuth(c, pw, true)
 	case netproto.NetmsgRconCmd:
 		if !vital || !c.rconAuthed {
 			return
@@ -166,6 +166,7 @@ func (s *Server) onStartInfo(c *client, m *gamemsg.ClStartInfo) {
 	c.clan = truncUTF8(m.Clan, 11)
 	c.country = m.Country
 	c.skin = m.Skin
+	c.infoChanges++
 	s.sendVoteOptions(c)
 	s.sendGame(c, s.tuneParamsMsg(), false)
 	s.sendGame(c, &gamemsg.SvReadyToEnter{}, true)

@@ -259,6 +259,7 @@ func (s *Server) simulateTick() {
 	s.world.DrainEvents(s.onWorldEvent)
 	s.dropKicked()
 	s.tickVote()
+	s.sendRconLists(s.world.CurrentTick())
 	if s.world.CurrentTick()%50 == 0 {
 		if sig := s.infoSignature(); sig != s.infoSig {
 			s.publishInfo() // scores or teams changed
