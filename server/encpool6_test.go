@@ -39,15 +39,15 @@ func sameDatagrams(t *testing.T, alone, shared *recordConn) {
 }
 
 // TestEncodePoolSameDatagrams06 is TestEncodePoolSameDatagrams with 0.7,
-// DDNet and vanilla 0.6 clients mixed: the pool translates and encodes the
-// 0.6 snapshots too (a dialect6.SnapWorker per worker), and the wire is
+// DDNet and vanilla 0.6 clients mixed (on the same tick clock): the pool
+// translates and encodes the 0.6 snapshots too (a dialect6.SnapWorker per worker), and the wire is
 // the lone loop's, byte for byte, over 200 ticks.
 func TestEncodePoolSameDatagrams06(t *testing.T) {
 	pool := NewEncodePool(3)
 	defer pool.Close()
 	var alone, shared recordConn
-	a := poolTestServer(t, &alone, 63, nil)
-	b := poolTestServer(t, &shared, 63, pool)
+	a := poolTestServer(t, &alone, 63, nil, tickClock)
+	b := poolTestServer(t, &shared, 63, pool, tickClock)
 	mix06(a, 63)
 	mix06(b, 63)
 	for range 200 {

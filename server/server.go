@@ -98,6 +98,9 @@ type Server struct {
 	tickPhase  time.Duration // Options.TickPhase
 
 	epoch time.Time // origin of the monotonic durations given to netproto
+	// clock, if set, replaces the wall clock of now: tests that step the
+	// loop by hand (never Run) drive two servers with the same time.
+	clock func() time.Duration
 
 	// reader side (recv.go)
 	rx     chan *rxPacket
@@ -274,7 +277,12 @@ func (s *Server) Counters() map[string]uint64 {
 }
 
 // now returns the monotonic time since the server's epoch, the clock of netproto.
-func (s *Server) now() time.Duration { return time.Since(s.epoch) }
+func (s *Server) now() time.Duration {
+	if s.clock != nil {
+		return s.clock()
+	}
+	return time.Since(s.epoch)
+}
 
 // loadMapByConfig loads map.file, the first map of map.dir's rotation, or the
 // embedded default map.
