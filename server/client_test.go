@@ -157,7 +157,7 @@ func (tc *testClient) feed(p []byte) {
 	var scratch [netproto.MaxPayload]byte
 	payload, err = netproto.DecodePayload(scratch[:], h, payload)
 	if err != nil {
-		tc.t.Errorf("%s: bad payload from server: %v", tc.name, err)
+		tc.t.Errorf("%s: bad payload from server: %v (at %v, datagram % x)", tc.name, err, tc.now(), p)
 		return
 	}
 	if tc.conn.Feed(tc.now(), h, payload) != nil {
