@@ -139,8 +139,8 @@ for kind in "${SERVERS[@]}"; do
 		sleep 0.5
 		log "$kind $p: 32 clients for 2s + $DUR ${flags:-(clean)}; load $(cut -d' ' -f1 /proc/loadavg)"
 		# shellcheck disable=SC2086
-		"$TWLOAD" -addr "127.0.0.1:$port" -n 32 -sources 32 -source-base 127.0.0.2 -rampup 2s -duration "$DUR" \
-			-enter-timeout "$DUR" -fresh-maps -seed 11 -status off $flags -json "$dir/twload.json" 2>"$dir/twload.err"
+		"$TWLOAD" -addr "127.0.0.1:$port" -n "${LOSS_CLIENTS:-32}" -sources "${LOSS_CLIENTS:-32}" -source-base 127.0.0.2 -rampup 2s -duration "$DUR" \
+			-enter-timeout "$DUR" -fresh-maps -seed 11 -status off $flags ${LOSS_EXTRA:-} -json "$dir/twload.json" 2>"$dir/twload.err"
 		echo "$flags" >"$dir/flags"
 		echo "$(cut -d' ' -f1 /proc/loadavg)" >"$dir/load"
 		stop_pid "$SPID"
