@@ -72,7 +72,7 @@ type conn struct {
 	seq        uint16         // last vital sequence sent
 	ack        uint16         // last vital sequence received in order
 	wantResend bool           // ask the server to resend (a gap was seen)
-	closeMsg    string // reason from the server's CLOSE
+	closeMsg   string         // reason from the server's CLOSE
 
 	since    time.Duration // state entered
 	lastTry  time.Duration // last token request / CONNECT
@@ -85,7 +85,7 @@ type conn struct {
 
 	resend     [maxResendChunks]vitalChunk
 	rHead, rN  int
-	rBytes     int // message bytes in resend
+	rBytes     int    // message bytes in resend
 	pkt        []byte // datagram scratch
 	payloadBuf []byte // decompression scratch
 	ctrl       [netproto.TokenControlSize]byte
