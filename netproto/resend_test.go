@@ -337,9 +337,15 @@ func TestConnGapFlag(t *testing.T) {
 // chunk at once (the server's tail-loss probe); the RTT comes from acks of
 // chunks sent once and ignores resent ones (Karn).
 func TestConnResendUnackedRTT(t *testing.T) {
-	c := serverConn(t)
+	c := new(Conn)
+	c.Accept(0, 1, 2)
+	c.Poll(nil)
 	if _, _, ok := c.RTT(); ok {
 		t.Fatal("RTT before any sample")
+	}
+	c.Feed(10*time.Millisecond, PacketHeader{Token: 1}, nil) // the answer to the ACCEPT
+	if srtt, _, ok := c.RTT(); !ok || srtt != 10*time.Millisecond {
+		t.Fatalf("RTT %v %v after the ACCEPT's answer, want 10ms", srtt, ok)
 	}
 	if _, ok := c.OldestUnackedSent(); ok {
 		t.Fatal("unacked chunk on a fresh connection")
