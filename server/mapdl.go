@@ -51,9 +51,8 @@ func (s *Server) sendMapChange(c *client) {
 //     (the client drops those it has as duplicates and asks on once the
 //     missing one arrives), the timeout doubling while nothing is acked;
 //   - once the connection saw loss, each vital chunk goes out twice, and
-//     three times once tail-loss probes were needed for at least one new
-//     chunk in MapHeavyLossChunks (netproto.Conn.SetCopies), until the
-//     client is in game.
+//     three times under heavy loss (see MapHeavyLossChunks;
+//     netproto.Conn.SetCopies), until the client is in game.
 const (
 	// MapLookahead is how many chunks beyond those the client asked for
 	// (by its requests or, as inferred from its acks, by the requests it
