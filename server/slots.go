@@ -90,6 +90,7 @@ type client struct {
 	mapChunk      int           // next map chunk to send
 	mapAsked      int           // map chunks requested so far (REQUEST_MAP_DATA × map_download_speed)
 	mapSentAt     time.Duration // when the last map chunk or stall probe went out
+	dl            mapDownload   // tail-loss probe and copies of the download (mapdl.go)
 
 	snapRate      int
 	lastAckedTick int32
@@ -133,7 +134,7 @@ func (c *client) reset() {
 	c.infoChanges++
 	c.sent6 = player6Sent{}
 	c.gotStartInfo = false
-	c.mapChunk, c.mapAsked, c.mapSentAt = 0, 0, 0
+	c.mapChunk, c.mapAsked, c.mapSentAt, c.dl = 0, 0, 0, mapDownload{}
 	c.entered = false
 	c.resetSnapState()
 	c.storage = snap.Storage{}
