@@ -8,16 +8,20 @@ import (
 // Game bundles the translation state of one game for a server loop: the
 // Infos, a Peer per client, and the scratch of the translator, decoder and
 // output. Its methods are the whole contract a server needs; they must be
-// called from one goroutine (the loop), with client ids 0..MaxClients-1.
+// called from one goroutine (the loop), with client ids 0..MaxClients-1,
+// except SnapshotTo, which goroutines with a SnapWorker each may run at
+// once for distinct clients while the loop waits for them.
 type Game struct {
 	// Infos is the players and game info shared by all 0.6 clients.
 	Infos Infos
 
 	peers [MaxClients]Peer
 	own   [MaxClients]ownSkin // the 0.6 skin each 0.6 client sent last
-	tr    Translator
-	dec   Decoder
-	out   Out
+	// ownChanges counts the changes of own (PlayerChanges).
+	ownChanges [MaxClients]uint32
+	tr         Translator
+	dec        Decoder
+	out        Out
 }
 
 // ownSkin is a 0.6 client's own skin and its 0.7 form.
@@ -35,6 +39,7 @@ func (g *Game) Connect(cid int, ddnet bool) {
 	}
 	g.peers[cid].Reset(cid, ddnet)
 	g.own[cid] = ownSkin{}
+	g.ownChanges[cid]++
 }
 
 // Peer returns the state of client cid (nil for a bad id).
@@ -47,7 +52,7 @@ func (g *Game) Peer(cid int) *Peer {
 
 // SetPlayer records slot cid: a player with info p when inGame, else no
 // player. Cheap when nothing changed: call it for every slot before every
-// round of snapshots. A 0.6 client whose p.Skin is the 0.7 form of its own
+// round of snapshots (or only where PlayerChanges or p moved). A 0.6 client whose p.Skin is the 0.7 form of its own
 // 0.6 skin is shown to 0.6 clients with that skin exactly.
 func (g *Game) SetPlayer(cid int, p Player, inGame bool) {
 	if cid < 0 || cid >= MaxClients {
@@ -63,6 +68,18 @@ func (g *Game) SetPlayer(cid int, p Player, inGame bool) {
 	g.Infos.SetPlayer(cid, p) //nolint:errcheck // id checked above
 }
 
+// PlayerChanges returns a counter that moves whenever what SetPlayer(cid, …)
+// finds may have changed: client cid's entry in Infos (Infos.Changes) or
+// its own 0.6 skin (Connect, ClientMessage). A server may skip SetPlayer
+// for a slot whose arguments and PlayerChanges are those right after its
+// last SetPlayer for it: the call would change nothing. 0 for a bad id.
+func (g *Game) PlayerChanges(cid int) uint32 {
+	if cid < 0 || cid >= MaxClients {
+		return 0
+	}
+	return g.Infos.Changes(cid) + g.ownChanges[cid]
+}
+
 // Snapshot adds to b the 0.6 snapshot of tick for 0.6 client cid,
 // translated from src, the world's 0.7 snapshot for cid (Translator.SnapPeer).
 func (g *Game) Snapshot(b *snap.Builder, src Items, cid int, tick int32) error {
@@ -70,6 +87,37 @@ func (g *Game) Snapshot(b *snap.Builder, src Items, cid int, tick int32) error {
 		return ErrClientID
 	}
 	return g.tr.SnapPeer(b, src, &g.peers[cid], tick, &g.Infos)
+}
+
+// SnapWorker is the scratch of one goroutine translating a Game's 0.6
+// snapshots with SnapshotTo: the translator, the world's finished 0.7
+// snapshot and the 0.6 one being built. The zero value is ready; its
+// buffers grow to the largest snapshot and are reused, so steady-state
+// translation allocates nothing.
+type SnapWorker struct {
+	tr  Translator
+	src snap.Snapshot
+	b   snap.Builder
+}
+
+// SnapshotTo finishes src, the world's 0.7 snapshot of tick for 0.6 client
+// cid, translates it (as Snapshot does) with w's scratch and finishes the
+// 0.6 snapshot into dst, with the 0.6 static sizes. dst is finished even
+// when an error is returned (the items that translated). Several
+// goroutines, each with its own SnapWorker, may call it at once for
+// distinct clients while nothing changes g: it reads g.Infos and changes
+// only client cid's id map (Connect, SetPlayer, ServerMessage,
+// ClientMessage and changes of Infos belong between rounds of snapshots).
+func (g *Game) SnapshotTo(w *SnapWorker, dst *snap.Snapshot, src *snap.Builder, cid int, tick int32) error {
+	src.Finish(&w.src)
+	w.b.Sizes = snap.Sizes6
+	w.b.Reset()
+	err := ErrClientID
+	if cid >= 0 && cid < MaxClients {
+		err = w.tr.SnapPeer(&w.b, &w.src, &g.peers[cid], tick, &g.Infos)
+	}
+	w.b.Finish(dst)
+	return err
 }
 
 // ServerMessage translates the 0.7 message m for 0.6 client cid
@@ -95,6 +143,7 @@ func (g *Game) ClientMessage(cid int, id int32, body []byte) (gamemsg.Message, e
 	m, err := g.dec.DecodePeer(&g.peers[cid], id, body, &g.Infos)
 	if err == nil && (id == MsgClStartInfo || id == MsgClChangeInfo) {
 		g.own[cid] = ownSkin{ok: true, s: g.dec.Skin6, k: Skin7From6(g.dec.Skin6)}
+		g.ownChanges[cid]++
 	}
 	return m, err
 }

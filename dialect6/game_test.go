@@ -2,10 +2,12 @@ package dialect6
 
 import (
 	"slices"
+	"sync"
 	"testing"
 
 	"twserver/gamemsg"
 	"twserver/snap"
+	"twserver/world"
 )
 
 // A server's whole use of Game: a DDNet and a vanilla client connect, send
@@ -105,5 +107,129 @@ func TestGameRefreshAllocs(t *testing.T) {
 		}
 	}); a != 0 {
 		t.Fatalf("%.1f allocations", a)
+	}
+}
+
+// snapGame is a Game for the n players of playingWorld's Infos, the even
+// clients DDNet and the odd ones vanilla (with id maps: n > 16 leaves some
+// players out for them).
+func snapGame(infos *Infos, n int) *Game {
+	g := &Game{Infos: *infos}
+	for cid := range n {
+		g.Connect(cid, cid%2 == 0)
+	}
+	return g
+}
+
+// Translating a round of snapshots on several goroutines, each with its
+// own SnapWorker, gives the same 0.6 snapshots as one goroutine translating
+// them in turn, tick after tick (run with -race: the goroutines share the
+// Game and Infos).
+func TestSnapshotToConcurrent(t *testing.T) {
+	const n, workers = 24, 4
+	w, infos := playingWorld(t, world.GameCTF, n, 50)
+	alone, shared := snapGame(infos, n), snapGame(infos, n)
+	var lone SnapWorker
+	var pool [workers]SnapWorker
+	src := make([]snap.Builder, n)
+	want := make([]snap.Snapshot, n)
+	got := make([]snap.Snapshot, n)
+	for range 150 {
+		playStep(w, n)
+		tick := w.CurrentTick()
+		for v := range n {
+			src[v].Reset()
+			if err := w.Snap(v, &src[v]); err != nil {
+				t.Fatal(err)
+			}
+			if err := alone.SnapshotTo(&lone, &want[v], &src[v], v, tick); err != nil {
+				t.Fatalf("viewer %d: %v", v, err)
+			}
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, n)
+		for k := range workers {
+			wg.Go(func() {
+				for v := k; v < n; v += workers {
+					errs[v] = shared.SnapshotTo(&pool[k], &got[v], &src[v], v, tick)
+				}
+			})
+		}
+		wg.Wait()
+		for v := range n {
+			if errs[v] != nil || !got[v].Equal(&want[v]) {
+				t.Fatalf("tick %d viewer %d: error %v, %d items (want %d), CRC %x (want %x)",
+					tick, v, errs[v], got[v].NumItems(), want[v].NumItems(), got[v].CRC(), want[v].CRC())
+			}
+		}
+		w.PostSnap()
+	}
+	if want[1].Find(uint32(ObjPlayerInfo)<<16|15) < 0 || want[0].Find(uint32(ObjPlayerInfo)<<16|uint32(n-1)) < 0 {
+		t.Error("the snapshots lack the players they should show")
+	}
+	var dst snap.Snapshot
+	if err := alone.SnapshotTo(&lone, &dst, &src[0], MaxClients, 1); err != ErrClientID || dst.NumItems() != 0 {
+		t.Errorf("client id %d: %v, %d items", MaxClients, err, dst.NumItems())
+	}
+}
+
+// SnapshotTo allocates nothing in steady state.
+func TestSnapshotToAllocs(t *testing.T) {
+	w, infos := playingWorld(t, world.GameCTF, 20, 200)
+	g := snapGame(infos, 20)
+	var sw SnapWorker
+	var src snap.Builder
+	var dst snap.Snapshot
+	round := func() {
+		for v := range 20 {
+			src.Reset()
+			if err := w.Snap(v, &src); err != nil {
+				t.Fatal(err)
+			}
+			if err := g.SnapshotTo(&sw, &dst, &src, v, w.CurrentTick()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	round()
+	if a := testing.AllocsPerRun(20, round); a != 0 {
+		t.Errorf("a round of 20 0.6 snapshots allocates %.1f times", a)
+	}
+}
+
+// PlayerChanges moves with every change of a slot's entry or own skin, and
+// only then.
+func TestPlayerChanges(t *testing.T) {
+	var g Game
+	p := Player{Name: "x", Skin: gamemsg.DefaultSkin}
+	own := Player{Name: "x", Skin: Skin7From6(Skin6{Name: "bluekitty"})}
+	kitty := gamemsg.DefaultSkin
+	kitty.PartNames[0] = "kitty"
+	for _, tc := range []struct {
+		name  string
+		do    func()
+		moves bool
+	}{
+		{"connect", func() { g.Connect(3, true) }, true},
+		{"enters", func() { g.SetPlayer(3, p, true) }, true},
+		{"unchanged", func() { g.SetPlayer(3, p, true) }, false},
+		{"other slot", func() { g.SetPlayer(4, p, true) }, false},
+		{"start info", func() { g.ClientMessage(3, MsgClStartInfo, body("x", "", 0, "bluekitty", 0, 0, 0)) }, true},
+		{"own skin applied", func() { g.SetPlayer(3, own, true) }, true},
+		{"own skin again", func() { g.SetPlayer(3, own, true) }, false},
+		{"team message", func() { g.Infos.Observe(&gamemsg.SvTeam{ClientID: 3, Team: 1}) }, true},
+		{"skin message", func() { g.Infos.Observe(&gamemsg.SvSkinChange{ClientID: 3, Skin: kitty}) }, true},
+		{"leaves", func() { g.SetPlayer(3, Player{}, false) }, true},
+		{"still out", func() { g.SetPlayer(3, Player{}, false) }, false},
+		{"drop message when out", func() { g.Infos.Observe(&gamemsg.SvClientDrop{ClientID: 3}) }, false},
+	} {
+		before := g.PlayerChanges(3)
+		tc.do()
+		if moved := g.PlayerChanges(3) != before; moved != tc.moves {
+			t.Errorf("%s: moved %v, want %v", tc.name, moved, tc.moves)
+		}
+	}
+	if g.PlayerChanges(-1) != 0 || g.PlayerChanges(MaxClients) != 0 {
+		t.Error("bad ids have changes")
 	}
 }

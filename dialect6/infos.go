@@ -47,9 +47,10 @@ type Infos struct {
 }
 
 type playerEntry struct {
-	p      Player
-	active bool
-	info   [SizeClientInfo]int32 // the packed 0.6 ClientInfo object
+	p       Player
+	active  bool
+	info    [SizeClientInfo]int32 // the packed 0.6 ClientInfo object
+	changes uint32                // counts the calls that may have changed p or active (Changes)
 }
 
 // SetPlayer makes client cid a player with the given info (entering the
@@ -65,6 +66,7 @@ func (in *Infos) SetPlayer(cid int, p Player) error {
 		return nil
 	}
 	e.p, e.active = p, true
+	e.changes++
 	e.pack()
 	return nil
 }
@@ -75,6 +77,7 @@ func (in *Infos) SetTeam(cid int, team int32) error {
 		return ErrClientID
 	}
 	in.players[cid].p.Team = team
+	in.players[cid].changes++
 	return nil
 }
 
@@ -90,6 +93,7 @@ func (in *Infos) SetSkin(cid int, k gamemsg.Skin) error {
 		return nil
 	}
 	e.p.Skin, e.p.HasSkin6 = k, false
+	e.changes++
 	e.pack()
 	return nil
 }
@@ -97,9 +101,21 @@ func (in *Infos) SetSkin(cid int, k gamemsg.Skin) error {
 // Remove ends client cid's presence (Sv_ClientDrop). Its name stays readable
 // until the id is given to a new player, so a leave line can still name it.
 func (in *Infos) Remove(cid int) {
-	if cid >= 0 && cid < MaxClients {
+	if cid >= 0 && cid < MaxClients && in.players[cid].active {
 		in.players[cid].active = false
+		in.players[cid].changes++
 	}
+}
+
+// Changes returns a counter of client cid's entry that moves whenever it
+// may have changed (SetPlayer with other values, SetTeam, SetSkin, Remove,
+// Observe); 0 for a bad id. A caller that remembers it can tell that
+// nobody else touched the entry since.
+func (in *Infos) Changes(cid int) uint32 {
+	if cid < 0 || cid >= MaxClients {
+		return 0
+	}
+	return in.players[cid].changes
 }
 
 // Player returns client cid's info and whether it is a player.

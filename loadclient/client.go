@@ -317,7 +317,6 @@ func (c *Client) readLoop() {
 		} else {
 			c.onDatagram(now, c.buf[:n])
 		}
-		c.conn.flush(now)
 		c.mu.Unlock()
 	}
 }
@@ -338,7 +337,6 @@ func (c *Client) tickLocked(due time.Duration) bool {
 		// stalled on purpose: no enter timeout and no progress; a silent
 		// client's conn sends nothing (holdAt muted it)
 		c.holdKeepAlive(now)
-		c.conn.flush(now)
 		return false
 	}
 	if !c.inGame {
@@ -364,8 +362,10 @@ func (c *Client) tickLocked(due time.Duration) bool {
 			c.sendInput(now, c.nextInput)
 			c.nextInput += netproto.TickDuration
 		}
+		// the inputs of this tick in one packet (the reference flushes
+		// each, one per frame), with anything else waiting
+		c.conn.flush(now)
 	}
-	c.conn.flush(now)
 	return c.failure != nil
 }
 
@@ -408,7 +408,6 @@ func (c *Client) pumpLocked() {
 	now := c.clock()
 	c.downLink.release(now+c.netOff, c.recvFn)
 	c.upLink.release(now+c.netOff, c.rawFn)
-	c.conn.flush(now)
 }
 
 func (c *Client) clock() time.Duration {
@@ -492,9 +491,22 @@ func failureClass(err error) string {
 	return err.Error()
 }
 
-// sendMsg queues the packer's message; vital messages are flushed at the end
-// of the step.
+// sendMsg sends the packer's message at once, with whatever the packet
+// under construction holds, as the reference client's SendMsg with
+// MSGFLAG_FLUSH (every vital message of the way in, inputs). Nothing else
+// flushes but update's flush after FlushInterval of idle sending, as in
+// the reference connection: the RESEND flag of a gap, the chunks resent at
+// the server's RESEND flag and the timer resends wait for it. During a map
+// download the 0.7.5 client sends nothing between its requests, so the
+// measuring client must not answer a loss sooner than it would.
 func (c *Client) sendMsg(vital bool) {
+	c.queueMsg(vital)
+	c.conn.flush(c.now)
+}
+
+// queueMsg queues the packer's message; it goes out with the next flush
+// (the reference client's PING_REPLY, sent without MSGFLAG_FLUSH).
+func (c *Client) queueMsg(vital bool) {
 	if err := c.pk.Err(); err != nil {
 		c.fail(err)
 		return
@@ -658,7 +670,7 @@ func (c *Client) onSystem(id int32, body []byte) {
 			id = sysID6(id)
 		}
 		c.pk.AddMsgHeader(id, true)
-		c.sendMsg(false)
+		c.queueMsg(false)
 	case netproto.NetmsgServerInfo, netproto.NetmsgPingReply, netproto.NetmsgRconAuthOn,
 		netproto.NetmsgRconAuthOff, netproto.NetmsgRconLine, netproto.NetmsgRconCmdAdd,
 		netproto.NetmsgRconCmdRem, netproto.NetmsgMaplistEntryAdd, netproto.NetmsgMaplistEntryRem:
@@ -938,7 +950,7 @@ func (c *Client) sendInput(now, sched time.Duration) {
 	if !c.cfg.Proto6 {
 		c.pk.AddInt(0) // ping correction (0.6 has none)
 	}
-	c.sendMsg(false)
+	c.queueMsg(false) // flushed at the end of the tick
 	c.stats.Inputs++
 	if c.inN == inputRing { // no snapshot for a long time: forget the oldest
 		c.inHead = (c.inHead + 1) % inputRing

@@ -11,10 +11,14 @@ import (
 // Bounds of the client side of one connection.
 const (
 	// maxResendChunks is how many unacknowledged vital chunks a load client
-	// keeps. It only ever has a handful in flight (INFO, READY, start info,
-	// ENTERGAME, map requests), so a full buffer means the server stopped
-	// acknowledging.
-	maxResendChunks = 32
+	// keeps (the protocol's limit: half the sequence space). Most are map
+	// requests: at map_download_speed 1 the client sends one per chunk, as
+	// many as the server has chunks in flight.
+	maxResendChunks = netproto.MaxResendChunks
+	// maxResendBytes bounds the bytes of those chunks, as the reference
+	// connection's resend buffer (NET_CONN_BUFFERSIZE): beyond it the
+	// server stopped acknowledging.
+	maxResendBytes = netproto.ConnBufferSize
 	// maxVitalMsg is the largest vital message the load client sends.
 	maxVitalMsg = 512
 	// recvBufferSize is larger than any valid datagram so oversized ones are
@@ -44,7 +48,7 @@ var (
 type vitalChunk struct {
 	seq         uint16
 	n           int
-	data        [maxVitalMsg]byte
+	data        []byte // reused: grows once to the largest message the slot held
 	first, last time.Duration
 }
 
@@ -81,6 +85,7 @@ type conn struct {
 
 	resend     [maxResendChunks]vitalChunk
 	rHead, rN  int
+	rBytes     int    // message bytes in resend
 	pkt        []byte // datagram scratch
 	payloadBuf []byte // decompression scratch
 	ctrl       [netproto.TokenControlSize]byte
@@ -197,14 +202,16 @@ func (c *conn) queue(now time.Duration, msg []byte, vital bool) error {
 		if len(msg) > maxVitalMsg {
 			return netproto.ErrChunkTooLarge
 		}
-		if c.rN == maxResendChunks {
+		if c.rN == maxResendChunks || c.rBytes+len(msg) > maxResendBytes {
 			return errResendFull
 		}
 		c.seq = (c.seq + 1) & netproto.SequenceMask
 		h.Flags, h.Seq = netproto.ChunkVital, c.seq
 		v := &c.resend[(c.rHead+c.rN)%maxResendChunks]
 		c.rN++
-		v.seq, v.n, v.first, v.last = c.seq, copy(v.data[:], msg), now, now
+		v.data = append(v.data[:0], msg...)
+		v.seq, v.n, v.first, v.last = c.seq, len(msg), now, now
+		c.rBytes += len(msg)
 	}
 	c.appendChunk(now, h, msg)
 	return nil
@@ -296,7 +303,7 @@ func (c *conn) update(now time.Duration) error {
 				c.appendChunk(now, netproto.ChunkHeader{Flags: netproto.ChunkVital | netproto.ChunkResend, Size: v.n, Seq: v.seq}, v.data[:v.n])
 			}
 		}
-		if c.nchunks > 0 && now-c.lastSend > netproto.FlushInterval {
+		if (c.nchunks > 0 || c.wantResend) && now-c.lastSend > netproto.FlushInterval {
 			c.flush(now)
 		}
 		if now-c.lastSend > netproto.KeepAliveInterval {
@@ -392,6 +399,7 @@ func (c *conn) onAck(now time.Duration, ack uint16, resend bool) {
 		return
 	}
 	for c.rN > 0 && inBackroom(c.resend[c.rHead].seq, ack) {
+		c.rBytes -= c.resend[c.rHead].n
 		c.rHead = (c.rHead + 1) % maxResendChunks
 		c.rN--
 	}

@@ -112,8 +112,13 @@ type Conn struct {
 	resendDue bool
 	// ackAtResend is the peer's ack at the last resend of the whole buffer.
 	ackAtResend uint16
-	// redundant: every vital chunk goes out twice (SetRedundant).
-	redundant bool
+	// copies: how many times each vital chunk goes out (SetCopies; 0
+	// and 1 both mean once).
+	copies uint8
+	// srtt and rttvar estimate the round trip from acknowledged chunks
+	// that were sent once (RTT); rttSampled: there was a sample.
+	srtt, rttvar time.Duration
+	rttSampled   bool
 	// gapOpen: a vital chunk arrived out of order and the missing one has
 	// not come yet; lastGapFlag is when the RESEND flag last went out.
 	gapOpen     bool
@@ -140,7 +145,8 @@ func (c *Conn) Reset() {
 	c.seq, c.ack, c.peerAck = 0, 0, 0
 	c.reason, c.byPeer = "", false
 	c.lastSend, c.lastRecv, c.since, c.nextResendAll, c.resendDue = 0, 0, 0, 0, false
-	c.ackAtResend, c.redundant, c.gapOpen, c.lastGapFlag = 0, false, false, 0
+	c.ackAtResend, c.copies, c.gapOpen, c.lastGapFlag = 0, 0, false, 0
+	c.srtt, c.rttvar, c.rttSampled = 0, 0, false
 	c.outLen, c.outChunks, c.outFlags = 0, 0, 0
 	c.rd = ChunkReader{}
 	c.Stats = ConnStats{}
@@ -404,6 +410,11 @@ func (c *Conn) feed(now time.Duration, flags PacketFlags, ack uint16, numChunks 
 		}
 	} else {
 		if !c.client && c.state == StatePending {
+			if c.lastSend == c.since {
+				// the ACCEPT went out once and the peer answers it at
+				// once: the first round trip sample
+				c.sampleRTT(now - c.since)
+			}
 			c.setState(StateOnline, now)
 		}
 		if c.state == StateOnline {
@@ -416,8 +427,13 @@ func (c *Conn) feed(now time.Duration, flags PacketFlags, ack uint16, numChunks 
 	}
 	if c.state == StateOnline {
 		c.lastRecv = now
+		var newest *resendEntry
 		for c.resend.n > 0 && inBackroom(c.resend.at(0).seq, ack) {
+			newest = c.resend.at(0)
 			c.resend.pop()
+		}
+		if newest != nil && newest.firstSend == newest.lastSend {
+			c.sampleRTT(now - newest.lastSend) // Karn: never from a resent chunk
 		}
 	}
 	return nil
@@ -437,21 +453,76 @@ func (c *Conn) resendAllDue(now time.Duration) {
 	}
 }
 
-// SetRedundant switches redundant sending on or off: while on, every
-// vital chunk (new or resent) is sent twice, the copy in a datagram of its
-// own right after the original, so that one lost datagram does not stall
-// the in-order stream (receivers drop the copy they see second as a
-// duplicate). It doubles the vital bytes; the server uses it for the map
-// download of a connection that has seen loss.
-func (c *Conn) SetRedundant(on bool) { c.redundant = on }
+// SetCopies sets how many times every vital chunk (new or resent) goes
+// out, 1..MaxCopies (clamped): each copy after the first in a datagram of
+// its own right after the original, so that a lost datagram does not stall
+// the in-order stream (receivers drop the copies they see after the first
+// as duplicates). It multiplies the vital bytes; the server uses it for
+// the map download of a connection that has seen loss.
+func (c *Conn) SetCopies(n int) { c.copies = uint8(min(max(n, 1), MaxCopies)) }
 
-// repeat queues a copy of the vital chunk e in a datagram of its own (see
-// SetRedundant).
+// repeat queues the extra copies of the vital chunk e, each in a datagram
+// of its own (see SetCopies).
 func (c *Conn) repeat(now time.Duration, e *resendEntry) {
+	for i := 1; i < int(c.copies); i++ {
+		c.Flush(now)
+		c.queueChunk(now, ChunkHeader{Flags: ChunkVital | ChunkResend, Seq: e.seq}, c.resend.bytes(e), e.ref)
+		c.Stats.ChunksResent++
+	}
 	c.Flush(now)
-	c.queueChunk(now, ChunkHeader{Flags: ChunkVital | ChunkResend, Size: e.size, Seq: e.seq}, c.resend.bytes(e))
-	c.Stats.ChunksResent++
+}
+
+// sampleRTT folds one round-trip sample into the smoothed estimate (the
+// usual 1/8 and 1/4 gains).
+func (c *Conn) sampleRTT(d time.Duration) {
+	if !c.rttSampled {
+		c.srtt, c.rttvar, c.rttSampled = d, d/2, true
+		return
+	}
+	dev := c.srtt - d
+	if dev < 0 {
+		dev = -dev
+	}
+	c.rttvar += (dev - c.rttvar) / 4
+	c.srtt += (d - c.srtt) / 8
+}
+
+// RTT returns the smoothed round trip and its mean deviation, measured
+// from the peer's acks of vital chunks sent once; ok is false before the
+// first sample.
+func (c *Conn) RTT() (srtt, rttvar time.Duration, ok bool) {
+	return c.srtt, c.rttvar, c.rttSampled
+}
+
+// PeerAck returns the last vital sequence number the peer acknowledged.
+func (c *Conn) PeerAck() uint16 { return c.peerAck }
+
+// OldestUnackedSent returns when the oldest unacknowledged vital chunk was
+// last sent; ok is false when every chunk is acknowledged.
+func (c *Conn) OldestUnackedSent() (at time.Duration, ok bool) {
+	if c.resend.n == 0 {
+		return 0, false
+	}
+	return c.resend.at(0).lastSend, true
+}
+
+// ResendUnacked resends the unacknowledged vital chunks from the from-th
+// oldest, at most n of them, now and in order (each with its copies, see
+// SetCopies), flushes, and returns how many chunks are unacknowledged. The
+// server calls it as a tail-loss probe (a batch at a time, polling between
+// batches so the outbox does not overflow): a peer that stops
+// acknowledging because a chunk was lost sends nothing until its own timers
+// run, but answers as soon as the missing chunk arrives. The caller bounds
+// how often (server/mapdl.go).
+func (c *Conn) ResendUnacked(now time.Duration, from, n int) int {
+	if c.state != StateOnline {
+		return c.resend.n
+	}
+	for i := from; i < c.resend.n && i < from+n; i++ {
+		c.resendChunk(now, c.resend.at(i))
+	}
 	c.Flush(now)
+	return c.resend.n
 }
 
 // AskResend sends the RESEND flag now (in an otherwise empty packet if
@@ -565,10 +636,23 @@ func (c *Conn) Recv() (Chunk, bool) {
 // not fit in the resend buffer (the connection then enters StateError with
 // ReasonOutOfBuffer).
 func (c *Conn) Send(now time.Duration, msg []byte, flags SendFlags) error {
+	return c.send(now, msg, nil, flags)
+}
+
+// SendRef sends the vital message head+ref like Send(SendVital|flags),
+// but keeps only head in the resend buffer and ref by reference: the
+// caller must never change ref's bytes (the server uses it for map chunks,
+// slices of the loaded map, so the chunks in flight of a download are not
+// bounded by ConnBufferSize; the caller bounds them).
+func (c *Conn) SendRef(now time.Duration, head, ref []byte, flags SendFlags) error {
+	return c.send(now, head, ref, flags|SendVital)
+}
+
+func (c *Conn) send(now time.Duration, msg, ref []byte, flags SendFlags) error {
 	if c.state != StateOnline && c.state != StatePending {
 		return ErrNotOnline
 	}
-	if len(msg) > MaxChunkSize || c.dialect != Dialect7 && len(msg) > MaxChunkSize6 {
+	if size := len(msg) + len(ref); size > MaxChunkSize || c.dialect != Dialect7 && size > MaxChunkSize6 {
 		return ErrChunkTooLarge
 	}
 	if flags&SendVital != 0 {
@@ -577,13 +661,13 @@ func (c *Conn) Send(now time.Duration, msg []byte, flags SendFlags) error {
 			return ErrResendBufferFull
 		}
 		c.seq = (c.seq + 1) & SequenceMask
-		c.queueChunk(now, ChunkHeader{Flags: ChunkVital, Size: len(msg), Seq: c.seq}, msg)
-		c.resend.push(c.seq, msg, now)
-		if c.redundant {
+		c.queueChunk(now, ChunkHeader{Flags: ChunkVital, Seq: c.seq}, msg, ref)
+		c.resend.push(c.seq, msg, ref, now)
+		if c.copies > 1 {
 			c.repeat(now, c.resend.at(c.resend.n-1))
 		}
 	} else {
-		c.queueChunk(now, ChunkHeader{Size: len(msg)}, msg)
+		c.queueChunk(now, ChunkHeader{}, msg, nil)
 	}
 	if flags&SendFlush != 0 {
 		c.Flush(now)
@@ -591,10 +675,12 @@ func (c *Conn) Send(now time.Duration, msg []byte, flags SendFlags) error {
 	return nil
 }
 
-// queueChunk appends a chunk to the packet under construction, flushing
-// first when it would not fit or the packet holds MaxPacketChunks chunks.
-func (c *Conn) queueChunk(now time.Duration, h ChunkHeader, data []byte) {
-	if c.outLen+len(data)+MaxChunkHeaderSize > c.payloadLimit() || c.outChunks >= MaxPacketChunks {
+// queueChunk appends a chunk of data followed by ref (h.Size is set) to
+// the packet under construction, flushing first when it would not fit or
+// the packet holds MaxPacketChunks chunks.
+func (c *Conn) queueChunk(now time.Duration, h ChunkHeader, data, ref []byte) {
+	h.Size = len(data) + len(ref)
+	if c.outLen+h.Size+MaxChunkHeaderSize > c.payloadLimit() || c.outChunks >= MaxPacketChunks {
 		c.Flush(now)
 	}
 	if c.dialect == Dialect7 {
@@ -603,15 +689,16 @@ func (c *Conn) queueChunk(now time.Duration, h ChunkHeader, data []byte) {
 		c.outLen = len(AppendChunkHeader6(c.out[:c.outLen], h))
 	}
 	c.outLen += copy(c.out[c.outLen:], data)
+	c.outLen += copy(c.out[c.outLen:], ref)
 	c.outChunks++
 }
 
 // resendChunk queues a buffered vital chunk again with the RESEND chunk flag.
 func (c *Conn) resendChunk(now time.Duration, e *resendEntry) {
-	c.queueChunk(now, ChunkHeader{Flags: ChunkVital | ChunkResend, Size: e.size, Seq: e.seq}, c.resend.bytes(e))
+	c.queueChunk(now, ChunkHeader{Flags: ChunkVital | ChunkResend, Seq: e.seq}, c.resend.bytes(e), e.ref)
 	e.lastSend = now
 	c.Stats.ChunksResent++
-	if c.redundant {
+	if c.copies > 1 {
 		c.repeat(now, e)
 	}
 }
@@ -779,7 +866,7 @@ func (c *Conn) resendOverdue(now time.Duration) {
 		if now-e.lastSend <= ResendInterval {
 			continue
 		}
-		need := e.size + MaxChunkHeaderSize
+		need := e.size + len(e.ref) + MaxChunkHeaderSize
 		if need > budget {
 			return
 		}

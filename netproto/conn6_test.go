@@ -9,121 +9,11 @@ import (
 	"time"
 )
 
-// link6 connects a 0.6 client Conn and a server Conn in memory; the
-// server's stateless handshake part (CONNECTACCEPT with the token of the
-// client's IP, checking the ACCEPT) is done here the way a server does it.
-type link6 struct {
-	t                *testing.T
-	now              time.Duration
-	gen              *TokenGen
-	cli, srv         Conn
-	srvUp            bool
-	dropCS, dropSC   func(p []byte) bool
-	cliGot, srvGot   [][]byte
-	cliSent, srvSent [][]byte
-	buf, dec         []byte
-}
-
-func newLink6(t *testing.T) *link6 {
-	return &link6{t: t, gen: NewTokenGen(TokenSecret{9, 8, 7}, 0), buf: make([]byte, 0, MaxPacketSize), dec: make([]byte, 0, MaxPayload6)}
-}
-
-func (l *link6) pump() {
-	for range 1000 {
-		moved := false
-		for p, ok := l.cli.Poll(l.buf[:0]); ok; p, ok = l.cli.Poll(l.buf[:0]) {
-			moved = true
-			l.cliSent = append(l.cliSent, bytes.Clone(p))
-			if l.dropCS == nil || !l.dropCS(p) {
-				l.toServer(p)
-			}
-		}
-		for p, ok := l.srv.Poll(l.buf[:0]); ok; p, ok = l.srv.Poll(l.buf[:0]) {
-			moved = true
-			l.srvSent = append(l.srvSent, bytes.Clone(p))
-			if l.dropSC == nil || !l.dropSC(p) {
-				l.feed(&l.cli, p, &l.cliGot)
-			}
-		}
-		if !moved {
-			return
-		}
-	}
-	l.t.Fatal("pump did not settle")
-}
-
-func (l *link6) toServer(p []byte) {
-	if Is7Packet(p) || IsConnless(p) {
-		l.t.Fatalf("client sent a non-0.6 packet % x", p)
-	}
-	if l.srvUp && l.srv.State() != StateOffline && l.srv.State() != StateError {
-		l.feed(&l.srv, p, &l.srvGot)
-		return
-	}
-	h, payload, err := ParsePacket6(p)
-	if err != nil || h.Flags&Flag6Control == 0 {
-		return
-	}
-	ctl, err := ParseControl6(payload)
-	if err != nil {
-		l.t.Fatalf("bad control: %v", err)
-	}
-	switch {
-	case ctl.Type == Ctrl6Connect && ctl.TKEN:
-		reply := AppendConnectAccept6(nil, l.gen.Token6(testClientIP), true)
-		l.srvSent = append(l.srvSent, reply)
-		if l.dropSC == nil || !l.dropSC(reply) {
-			l.feed(&l.cli, reply, &l.cliGot)
-		}
-	case ctl.Type == Ctrl6Connect:
-		l.srv.Accept6(l.now, Dialect6, 0)
-		l.srvUp = true
-	case ctl.Type == Ctrl6Accept && ctl.HasToken && l.gen.Check6(testClientIP, ctl.Token):
-		l.srv.Accept6(l.now, DialectDDNet, ctl.Token)
-		l.srvUp = true
-	}
-}
-
-func (l *link6) feed(c *Conn, p []byte, got *[][]byte) {
-	if c.FeedDatagram(l.now, p, l.dec) != nil {
-		return
-	}
-	for ch, ok := c.Recv(); ok; ch, ok = c.Recv() {
-		*got = append(*got, bytes.Clone(ch.Data))
-	}
-}
-
-func (l *link6) step(d time.Duration) {
-	l.now += d
-	l.cli.Update(l.now)
-	if l.srvUp {
-		l.srv.Update(l.now)
-	}
-	l.pump()
-}
-
-// connect runs the handshake (tken: DDNet's) and one vital message.
-func (l *link6) connect(tken bool) {
-	l.cli.Connect6(l.now, tken)
-	l.pump()
-	if l.cli.State() != StateOnline || !l.srvUp {
-		l.t.Fatalf("after handshake: client %v server up %v", l.cli.State(), l.srvUp)
-	}
-	if err := l.cli.Send(l.now, []byte{0x03, '0', 0, 0}, SendVital|SendFlush); err != nil {
-		l.t.Fatal(err)
-	}
-	l.pump()
-	if l.srv.State() != StateOnline || len(l.srvGot) != 1 {
-		l.t.Fatalf("server %v, got %d messages", l.srv.State(), len(l.srvGot))
-	}
-	l.srvGot = nil
-}
-
 // TestConn6HandshakeBytes checks the DDNet handshake byte for byte (spec
 // B2.2, appendix C) and that every later packet carries the token.
 func TestConn6HandshakeBytes(t *testing.T) {
 	l := newLink6(t)
-	l.connect(true)
+	l.connect6(true)
 	tok := l.gen.Token6(testClientIP)
 	tb := AppendToken6(nil, tok)
 	want := []string{
@@ -164,7 +54,7 @@ func TestConn6HandshakeBytes(t *testing.T) {
 // data packet.
 func TestConn6Vanilla(t *testing.T) {
 	l := newLink6(t)
-	l.connect(false)
+	l.connect6(false)
 	if l.cli.Dialect() != Dialect6 || l.srv.Dialect() != Dialect6 {
 		t.Fatalf("dialects %v %v", l.cli.Dialect(), l.srv.Dialect())
 	}
@@ -205,7 +95,7 @@ func TestConn6Reliable(t *testing.T) {
 	for _, tken := range []bool{true, false} {
 		t.Run(fmt.Sprint(tken), func(t *testing.T) {
 			l := newLink6(t)
-			l.connect(tken)
+			l.connect6(tken)
 			rng := rand.New(rand.NewPCG(3, 4))
 			drop := func([]byte) bool { return rng.IntN(100) < 25 }
 			l.dropCS, l.dropSC = drop, drop

@@ -14,33 +14,40 @@ import (
 var testClientIP = netip.MustParseAddr("127.0.0.1")
 
 // link connects a client Conn and a server Conn through an in-memory network
-// with optional loss. The server's stateless part (token reply, CONNECT
-// check) is done here the way a server would.
+// with optional loss, in either dialect (newLink, newLink6). The server's
+// stateless part (handshake7 or handshake6) is done here the way a server
+// does it.
 type link struct {
-	t        *testing.T
-	now      time.Duration
-	gen      *TokenGen
-	cli, srv Conn
-	srvUp    bool
-	dropCS   func(p []byte) bool // drop client→server datagrams
-	dropSC   func(p []byte) bool // drop server→client datagrams
-	cliGot   [][]byte
-	srvGot   [][]byte
-	cliSent  [][]byte
-	srvSent  [][]byte
-	buf      []byte
-	dec      []byte
+	t                *testing.T
+	now              time.Duration
+	gen              *TokenGen
+	cli, srv         Conn
+	srvUp            bool
+	dropCS, dropSC   func(p []byte) bool // drop client→server, server→client datagrams
+	cliGot, srvGot   [][]byte
+	cliSent, srvSent [][]byte
+	buf, dec         []byte
+	// handshake handles a client datagram while the server Conn is not up.
+	handshake func(l *link, p []byte)
 }
 
+// newLink is a 0.7 link.
 func newLink(t *testing.T) *link {
-	l := &link{t: t, gen: NewTokenGen(TokenSecret{1, 2, 3}, 0), buf: make([]byte, 0, MaxPacketSize), dec: make([]byte, 0, MaxPayload)}
+	l := &link{t: t, gen: NewTokenGen(TokenSecret{1, 2, 3}, 0), buf: make([]byte, 0, MaxPacketSize),
+		dec: make([]byte, 0, MaxPayload), handshake: handshake7}
 	l.cli.Reset()
 	l.srv.Reset()
 	return l
 }
 
+// newLink6 is a 0.6 link (vanilla or DDNet, as the client connects).
+func newLink6(t *testing.T) *link {
+	return &link{t: t, gen: NewTokenGen(TokenSecret{9, 8, 7}, 0), buf: make([]byte, 0, MaxPacketSize),
+		dec: make([]byte, 0, MaxPayload6), handshake: handshake6}
+}
+
 func (l *link) pump() {
-	for i := 0; i < 1000; i++ {
+	for range 1000 {
 		moved := false
 		for p, ok := l.cli.Poll(l.buf[:0]); ok; p, ok = l.cli.Poll(l.buf[:0]) {
 			moved = true
@@ -53,7 +60,7 @@ func (l *link) pump() {
 			moved = true
 			l.srvSent = append(l.srvSent, bytes.Clone(p))
 			if l.dropSC == nil || !l.dropSC(p) {
-				l.toClient(p)
+				l.feed(&l.cli, p, &l.cliGot)
 			}
 		}
 		if !moved {
@@ -64,13 +71,26 @@ func (l *link) pump() {
 }
 
 func (l *link) toServer(p []byte) {
+	if l.srvUp && l.srv.State() != StateOffline && l.srv.State() != StateError {
+		l.feed(&l.srv, p, &l.srvGot)
+		return
+	}
+	l.handshake(l, p)
+}
+
+// reply sends a stateless server reply to the client (unless dropped).
+func (l *link) reply(p []byte) {
+	if l.dropSC == nil || !l.dropSC(p) {
+		l.feed(&l.cli, p, &l.cliGot)
+	}
+}
+
+// handshake7 answers a padded token request with the token of the
+// client's IP and accepts a CONNECT that echoes it.
+func handshake7(l *link, p []byte) {
 	h, payload, err := ParsePacket(p)
 	if err != nil {
 		l.t.Fatalf("client sent bad packet: %v", err)
-	}
-	if l.srvUp && l.srv.State() != StateOffline && l.srv.State() != StateError {
-		l.feed(&l.srv, h, payload, &l.srvGot)
-		return
 	}
 	if h.Flags&FlagControl == 0 {
 		return
@@ -81,30 +101,56 @@ func (l *link) toServer(p []byte) {
 	}
 	switch {
 	case ctl.Type == CtrlToken && h.Token == TokenNone && ctl.Padded:
-		reply := AppendTokenResponse(nil, ctl.Token, l.gen.Token(testClientIP))
-		if l.dropSC == nil || !l.dropSC(reply) {
-			l.toClient(reply)
-		}
+		l.reply(AppendTokenResponse(nil, ctl.Token, l.gen.Token(testClientIP)))
 	case ctl.Type == CtrlConnect && l.gen.Check(testClientIP, h.Token):
 		l.srv.Accept(l.now, h.Token, ctl.Token)
 		l.srvUp = true
 	}
 }
 
-func (l *link) toClient(p []byte) {
-	h, payload, err := ParsePacket(p)
-	if err != nil {
-		l.t.Fatalf("server sent bad packet: %v", err)
+// handshake6 answers DDNet's CONNECT with a CONNECTACCEPT carrying the
+// token of the client's IP and accepts the ACCEPT that echoes it; a
+// vanilla CONNECT is accepted at once.
+func handshake6(l *link, p []byte) {
+	if Is7Packet(p) || IsConnless(p) {
+		l.t.Fatalf("client sent a non-0.6 packet % x", p)
 	}
-	l.feed(&l.cli, h, payload, &l.cliGot)
+	h, payload, err := ParsePacket6(p)
+	if err != nil || h.Flags&Flag6Control == 0 {
+		return
+	}
+	ctl, err := ParseControl6(payload)
+	if err != nil {
+		l.t.Fatalf("bad control: %v", err)
+	}
+	switch {
+	case ctl.Type == Ctrl6Connect && ctl.TKEN:
+		reply := AppendConnectAccept6(nil, l.gen.Token6(testClientIP), true)
+		l.srvSent = append(l.srvSent, reply)
+		l.reply(reply)
+	case ctl.Type == Ctrl6Connect:
+		l.srv.Accept6(l.now, Dialect6, 0)
+		l.srvUp = true
+	case ctl.Type == Ctrl6Accept && ctl.HasToken && l.gen.Check6(testClientIP, ctl.Token):
+		l.srv.Accept6(l.now, DialectDDNet, ctl.Token)
+		l.srvUp = true
+	}
 }
 
-func (l *link) feed(c *Conn, h PacketHeader, payload []byte, got *[][]byte) {
-	payload, err := DecodePayload(l.dec, h, payload)
-	if err != nil {
-		l.t.Fatalf("decode: %v", err)
+// feed gives c a datagram and collects the messages it releases. A 0.7
+// datagram that does not parse or decode fails the test; what the Conn
+// refuses is left to the test to look at.
+func (l *link) feed(c *Conn, p []byte, got *[][]byte) {
+	if c.Dialect() == Dialect7 {
+		h, payload, err := ParsePacket(p)
+		if err != nil {
+			l.t.Fatalf("bad packet: %v", err)
+		}
+		if _, err := DecodePayload(l.dec, h, payload); err != nil {
+			l.t.Fatalf("decode: %v", err)
+		}
 	}
-	if c.Feed(l.now, h, payload) != nil {
+	if c.FeedDatagram(l.now, p, l.dec) != nil {
 		return
 	}
 	for ch, ok := c.Recv(); ok; ch, ok = c.Recv() {
@@ -122,15 +168,30 @@ func (l *link) step(d time.Duration) {
 	l.pump()
 }
 
-// connect runs the handshake until both sides are online.
+// connect runs the 0.7 handshake until both sides are online.
 func (l *link) connect() {
 	l.cli.Connect(l.now, 0x11223344)
 	l.pump()
 	if l.cli.State() != StateOnline || l.srv.State() != StatePending {
 		l.t.Fatalf("after handshake: client %v server %v", l.cli.State(), l.srv.State())
 	}
-	info := []byte{0x03, '0', 0, 0, 0x85, 0x1c}
-	if err := l.cli.Send(l.now, info, SendVital|SendFlush); err != nil {
+	l.first([]byte{0x03, '0', 0, 0, 0x85, 0x1c})
+}
+
+// connect6 runs the 0.6 handshake (tken: DDNet's) and one vital message.
+func (l *link) connect6(tken bool) {
+	l.cli.Connect6(l.now, tken)
+	l.pump()
+	if l.cli.State() != StateOnline || !l.srvUp {
+		l.t.Fatalf("after handshake: client %v server up %v", l.cli.State(), l.srvUp)
+	}
+	l.first([]byte{0x03, '0', 0, 0})
+}
+
+// first sends the client's first vital message, which puts the server
+// online.
+func (l *link) first(msg []byte) {
+	if err := l.cli.Send(l.now, msg, SendVital|SendFlush); err != nil {
 		l.t.Fatal(err)
 	}
 	l.pump()

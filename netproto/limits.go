@@ -139,6 +139,9 @@ const (
 	// gapFlagInterval is how often Update repeats the RESEND flag while a
 	// received vital chunk is missing (one small datagram per interval).
 	gapFlagInterval = 50 * time.Millisecond
+	// MaxCopies bounds how many times Conn.SetCopies lets a vital chunk go
+	// out (the vital bytes at most triple).
+	MaxCopies = 3
 )
 
 // Compile-time checks that one Update's resends fit in one packet.

@@ -6,6 +6,9 @@ import "time"
 type resendEntry struct {
 	seq       uint16
 	off, size int // data position in resendBuffer.data
+	// ref is the rest of the chunk, held by reference (Conn.SendRef): data
+	// the caller never changes, such as a loaded map's bytes
+	ref       []byte
 	firstSend time.Duration
 	lastSend  time.Duration
 }
@@ -55,20 +58,22 @@ func (b *resendBuffer) alloc(size int) (int, bool) {
 	return 0, false
 }
 
-// push stores a copy of data as the newest entry; false if there is no room.
-func (b *resendBuffer) push(seq uint16, data []byte, now time.Duration) bool {
+// push stores a copy of data, followed by ref held by reference, as the
+// newest entry; false if there is no room.
+func (b *resendBuffer) push(seq uint16, data, ref []byte, now time.Duration) bool {
 	off, ok := b.alloc(len(data))
 	if !ok {
 		return false
 	}
 	copy(b.data[off:], data)
-	*b.at(b.n) = resendEntry{seq: seq, off: off, size: len(data), firstSend: now, lastSend: now}
+	*b.at(b.n) = resendEntry{seq: seq, off: off, size: len(data), ref: ref, firstSend: now, lastSend: now}
 	b.n++
 	return true
 }
 
 // pop removes the oldest entry.
 func (b *resendBuffer) pop() {
+	b.at(0).ref = nil // do not keep the referenced data alive
 	b.head = (b.head + 1) % MaxResendChunks
 	b.n--
 	if b.n == 0 {

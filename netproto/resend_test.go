@@ -167,33 +167,33 @@ func TestResendBufferWrap(t *testing.T) {
 	var b resendBuffer
 	data := make([]byte, 10000)
 	for i := range 3 {
-		if !b.push(uint16(i), data, 0) {
+		if !b.push(uint16(i), data, nil, 0) {
 			t.Fatalf("push %d", i)
 		}
 	}
-	if b.push(3, data, 0) {
+	if b.push(3, data, nil, 0) {
 		t.Fatal("overfull push succeeded")
 	}
 	b.pop()
-	if !b.push(3, data, 0) || b.at(2).off != 0 {
+	if !b.push(3, data, nil, 0) || b.at(2).off != 0 {
 		t.Fatalf("did not wrap: off %d", b.at(2).off)
 	}
-	if b.push(4, data[:1], 0) {
+	if b.push(4, data[:1], nil, 0) {
 		t.Fatal("wrapped tail overlaps the head")
 	}
 	b.pop()
-	if !b.push(4, data, 0) {
+	if !b.push(4, data, nil, 0) {
 		t.Fatal("push after second pop")
 	}
 	for b.n > 0 {
 		b.pop()
 	}
 	for i := range MaxResendChunks {
-		if !b.push(uint16(i), nil, 0) {
+		if !b.push(uint16(i), nil, nil, 0) {
 			t.Fatalf("empty push %d", i)
 		}
 	}
-	if b.push(0, nil, 0) {
+	if b.push(0, nil, nil, 0) {
 		t.Fatal("entry limit not enforced")
 	}
 }
@@ -260,11 +260,11 @@ func TestConnResendFlagPending(t *testing.T) {
 	}
 }
 
-// TestConnRedundant: with SetRedundant every vital chunk (new or resent)
+// TestConnRedundant: with SetCopies(2) every vital chunk (new or resent)
 // goes out twice, in datagrams of their own; a receiver delivers it once.
 func TestConnRedundant(t *testing.T) {
 	c := serverConn(t)
-	c.SetRedundant(true)
+	c.SetCopies(2)
 	big := bytes.Repeat([]byte{7}, MapChunkSize)
 	c.Send(0, big, SendVital|SendFlush)
 	c.Send(0, []byte{1}, SendVital|SendFlush)
@@ -277,10 +277,15 @@ func TestConnRedundant(t *testing.T) {
 	if _, seqs = drain(t, c); fmt.Sprint(seqs) != "[[1] [1] [2] [2]]" {
 		t.Fatalf("resent datagrams %v, want each chunk twice", seqs)
 	}
-	c.SetRedundant(false)
+	c.SetCopies(1)
 	c.Send(2*time.Millisecond, []byte{3}, SendVital|SendFlush)
 	if _, seqs = drain(t, c); fmt.Sprint(seqs) != "[[3]]" {
-		t.Fatalf("after SetRedundant(false): %v", seqs)
+		t.Fatalf("after SetCopies(1): %v", seqs)
+	}
+	c.SetCopies(MaxCopies + 5) // clamped
+	c.Send(2*time.Millisecond, []byte{4}, SendVital|SendFlush)
+	if _, seqs = drain(t, c); fmt.Sprint(seqs) != "[[4] [4] [4]]" {
+		t.Fatalf("SetCopies beyond MaxCopies: %v, want 3 copies", seqs)
 	}
 	// the receiving side drops the copy
 	r := serverConn(t)
@@ -325,5 +330,49 @@ func TestConnGapFlag(t *testing.T) {
 	c.AskResend(3 * gapFlagInterval)
 	if flags, _ := drain(t, c); fmt.Sprint(flags) != "[true]" {
 		t.Fatalf("AskResend: %v", flags)
+	}
+}
+
+// TestConnResendUnackedRTT: ResendUnacked resends every unacknowledged
+// chunk at once (the server's tail-loss probe); the RTT comes from acks of
+// chunks sent once and ignores resent ones (Karn).
+func TestConnResendUnackedRTT(t *testing.T) {
+	c := new(Conn)
+	c.Accept(0, 1, 2)
+	c.Poll(nil)
+	if _, _, ok := c.RTT(); ok {
+		t.Fatal("RTT before any sample")
+	}
+	c.Feed(10*time.Millisecond, PacketHeader{Token: 1}, nil) // the answer to the ACCEPT
+	if srtt, _, ok := c.RTT(); !ok || srtt != 10*time.Millisecond {
+		t.Fatalf("RTT %v %v after the ACCEPT's answer, want 10ms", srtt, ok)
+	}
+	if _, ok := c.OldestUnackedSent(); ok {
+		t.Fatal("unacked chunk on a fresh connection")
+	}
+	for i := range 3 {
+		c.Send(time.Duration(i)*time.Millisecond, []byte{byte(i)}, SendVital|SendFlush)
+	}
+	drain(t, c)
+	c.Feed(10*time.Millisecond, PacketHeader{Token: 1, Ack: 1}, nil) // 1 sent at 0: 10 ms
+	if srtt, _, ok := c.RTT(); !ok || srtt != 10*time.Millisecond {
+		t.Fatalf("RTT %v %v, want 10ms", srtt, ok)
+	}
+	if at, ok := c.OldestUnackedSent(); !ok || at != time.Millisecond || c.PeerAck() != 1 {
+		t.Fatalf("oldest unacked sent at %v %v, peer ack %d", at, ok, c.PeerAck())
+	}
+	if n := c.ResendUnacked(20*time.Millisecond, 0, 1); n != 2 {
+		t.Fatalf("ResendUnacked reports %d unacked, want 2", n)
+	}
+	c.ResendUnacked(20*time.Millisecond, 1, 5)
+	if _, seqs := drain(t, c); fmt.Sprint(seqs) != "[[2] [3]]" {
+		t.Fatalf("probe resent %v, want [[2] [3]]", seqs)
+	}
+	c.Feed(100*time.Millisecond, PacketHeader{Token: 1, Ack: 3}, nil)
+	if srtt, _, _ := c.RTT(); srtt != 10*time.Millisecond {
+		t.Fatalf("RTT %v after acks of resent chunks, want it unchanged", srtt)
+	}
+	if _, ok := c.OldestUnackedSent(); ok {
+		t.Fatal("unacked chunks after the ack of all")
 	}
 }

@@ -4,8 +4,8 @@
 #
 # For every server and profile it starts a fresh server on 127.0.0.1 serving
 # the 2 MB test map of internal/bigmap (64 slots, 16 playing, 4 clients per
-# IP, no inactivity kick) and runs twload with 32 clients over 8 loopback
-# source addresses, every client downloading the map (-fresh-maps), with the
+# IP, no inactivity kick) and runs twload with 32 clients, each from its own
+# loopback source address, every client downloading the map (-fresh-maps), with the
 # profile's impairment inside twload's own sockets:
 #   P0  clean
 #   P1  5 % loss, 40±20 ms each way
@@ -20,7 +20,10 @@
 #   -d  run length after the 2 s ramp-up (default 120s; P4 needs > 32s)
 #   -o  output directory for JSON summaries and server logs (default a temp dir)
 # Env: TWSERVER, TWLOAD (binaries; default built from ./cmd), TW07_SERVER
-#      (default /usr/games/teeworlds-server), LOSS_SERVERS ("twserver reference").
+#      (default /usr/games/teeworlds-server), LOSS_SERVERS ("twserver reference"),
+#      LOSS_EXTRA (twload flags added to every profile, e.g. "-delay 20ms" for
+#      a base round trip: the profiles themselves are unchanged), LOSS_CLIENTS
+#      (default 32).
 # Exit: 0 when every run finished (whatever its figures), 2 for usage errors.
 # Only loopback traffic; every process started here is stopped by PID.
 set -uo pipefail
@@ -30,7 +33,7 @@ while getopts "d:o:h" opt; do
 	case $opt in
 	d) DUR=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) sed -n '2,26p' "$0"; exit 2 ;;
+	*) sed -n '2,29p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -137,11 +140,11 @@ for kind in "${SERVERS[@]}"; do
 		port=$(free_port)
 		start_server "$kind" "$port" "$dir" || continue
 		sleep 0.5
-		log "$kind $p: 32 clients for 2s + $DUR ${flags:-(clean)}; load $(cut -d' ' -f1 /proc/loadavg)"
+		log "$kind $p: ${LOSS_CLIENTS:-32} clients for 2s + $DUR ${flags:-(clean)} ${LOSS_EXTRA:-}; load $(cut -d' ' -f1 /proc/loadavg)"
 		# shellcheck disable=SC2086
-		"$TWLOAD" -addr "127.0.0.1:$port" -n 32 -sources 32 -source-base 127.0.0.2 -rampup 2s -duration "$DUR" \
-			-enter-timeout "$DUR" -fresh-maps -seed 11 -status off $flags -json "$dir/twload.json" 2>"$dir/twload.err"
-		echo "$flags" >"$dir/flags"
+		"$TWLOAD" -addr "127.0.0.1:$port" -n "${LOSS_CLIENTS:-32}" -sources "${LOSS_CLIENTS:-32}" -source-base 127.0.0.2 -rampup 2s -duration "$DUR" \
+			-enter-timeout "$DUR" -fresh-maps -seed 11 -status off $flags ${LOSS_EXTRA:-} -json "$dir/twload.json" 2>"$dir/twload.err"
+		echo "$flags ${LOSS_EXTRA:-}" >"$dir/flags"
 		echo "$(cut -d' ' -f1 /proc/loadavg)" >"$dir/load"
 		stop_pid "$SPID"
 	done

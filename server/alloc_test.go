@@ -42,12 +42,16 @@ func newIdleServerWith(tb testing.TB, players int, adjust func(*config.Config)) 
 }
 
 // newServerInGame returns a server on conn that is not running, with n
-// clients in game (slots 0..n-1, addresses 127.0.1.i:40000, server token 1).
-func newServerInGame(tb testing.TB, cfg config.Config, conn PacketConn, n int) *Server {
+// clients in game (slots 0..n-1, addresses 127.0.1.i:40000, server token 1);
+// before (if any) is applied to the server ahead of the clients' accepts.
+func newServerInGame(tb testing.TB, cfg config.Config, conn PacketConn, n int, before ...func(*Server)) *Server {
 	tb.Helper()
 	s, err := New(Options{Config: cfg, Conn: conn, Logger: zerolog.Nop(), Seed: 1})
 	if err != nil {
 		tb.Fatal(err)
+	}
+	for _, f := range before {
+		f(s)
 	}
 	for i := range n {
 		c := s.clients[i]

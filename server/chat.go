@@ -86,6 +86,7 @@ func (s *Server) handleGameMessage(c *client, m gamemsg.Message) {
 		}
 		c.lastSkin = now
 		c.skin = m.Skin
+		c.infoChanges++
 		for _, o := range s.clients {
 			if o.state == stateIngame && o.version >= 0x0703 {
 				s.sendGame(o, &gamemsg.SvSkinChange{ClientID: int32(c.id), Skin: m.Skin}, false)

@@ -59,7 +59,10 @@ type testClient struct {
 
 	rconLines   []string
 	rconOn      bool
-	rconCmds    []string // names of RCON_CMD_ADD
+	rconCmds    []string        // names of RCON_CMD_ADD
+	rconCmdAt   []time.Duration // when each RCON_CMD_ADD arrived (tc.now)
+	rconNonVit  int             // RCON_CMD_ADD that came without the vital flag
+	mapList     []string        // names of MAPLIST_ENTRY_ADD
 	voteOptions int
 	games       []gamemsg.Message // every game message received, in order
 
@@ -154,7 +157,7 @@ func (tc *testClient) feed(p []byte) {
 	var scratch [netproto.MaxPayload]byte
 	payload, err = netproto.DecodePayload(scratch[:], h, payload)
 	if err != nil {
-		tc.t.Errorf("%s: bad payload from server: %v", tc.name, err)
+		tc.t.Errorf("%s: bad payload from server: %v (at %v, datagram % x)", tc.name, err, tc.now(), p)
 		return
 	}
 	if tc.conn.Feed(tc.now(), h, payload) != nil {
@@ -287,6 +290,12 @@ func (tc *testClient) onMessage(ch netproto.Chunk) {
 		tc.rconOn = false
 	case netproto.NetmsgRconCmdAdd:
 		tc.rconCmds = append(tc.rconCmds, u.GetString())
+		tc.rconCmdAt = append(tc.rconCmdAt, tc.now())
+		if ch.Flags&netproto.ChunkVital == 0 {
+			tc.rconNonVit++
+		}
+	case netproto.NetmsgMaplistEntryAdd:
+		tc.mapList = append(tc.mapList, u.GetString())
 	}
 }
 

@@ -375,6 +375,7 @@ func (s *Server) cmdLogout() {
 	}
 	s.sendSys(c, netproto.NetmsgRconAuthOff, true, nil)
 	c.rconAuthed, c.rconTries = false, 0
+	c.rconMaps, c.rconMapNext = nil, 0 // the lists stop (rconAuthed)
 	s.recAuth(c, false)
 	s.world.SetAuthed(c.id, false)
 	s.rconLine(c, "Logout successful.")

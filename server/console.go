@@ -22,8 +22,9 @@ func (s *Server) consoleOut(line string) {
 	}
 }
 
-// rconAuth handles NETMSG_RCON_AUTH (net.md A3.5).
-func (s *Server) rconAuth(c *client, pw string) {
+// rconAuth handles NETMSG_RCON_AUTH (net.md A3.5). sendList is false for a
+// 0.6 client that did not ask for the command list (its optional int).
+func (s *Server) rconAuth(c *client, pw string, sendList bool) {
 	if s.cfg.Server.RconPassword == "" {
 		if !c.rconNoPwWarned {
 			c.rconNoPwWarned = true
@@ -41,15 +42,13 @@ func (s *Server) rconAuth(c *client, pw string) {
 		s.sendSys(c, netproto.NetmsgRconAuthOn, true, nil)
 		s.rconLine(c, "Admin authentication successful. Full remote console access granted.")
 		s.conRconAuthed(c)
-		for _, cmd := range rconCommands() {
-			s.sendSys(c, netproto.NetmsgRconCmdAdd, false, func(p *netproto.Packer) {
-				p.AddStringLimit(cmd.Name, 32)
-				p.AddStringLimit(cmd.Help, 96)
-				p.AddStringLimit(cmd.Params, 96)
-			})
+		// The lists follow over the next ticks (sendRconLists).
+		c.rconCmdNext, c.rconMaps, c.rconMapNext = len(rconCommands()), nil, 0
+		if sendList {
+			c.rconCmdNext = 0
 		}
 		if c.version >= 0x0703 {
-			s.sendMapList(c)
+			c.rconMaps = s.mapList()
 		}
 		s.log.Info().Int("cid", c.id).Str("name", c.name).Msg("rcon authenticated")
 		return
@@ -81,21 +80,56 @@ func broadcastMsg(text string) *gamemsg.SvBroadcast { return &gamemsg.SvBroadcas
 // MaxMapListEntries bounds the map names announced to an rcon client.
 const MaxMapListEntries = 256
 
-// sendMapList announces the maps of map.dir (NETMSG_MAPLIST_ENTRY_ADD) to an
-// rcon client, as the reference does for clients 0.7.3 and newer.
-func (s *Server) sendMapList(c *client) {
+// Pacing of the lists an rcon login announces, as the reference 0.7.5
+// (UpdateClientRconCommands, UpdateClientMapListEntries): each tick serves
+// the authenticated clients whose id ≡ tick mod RconListGroups, each with
+// at most RconCmdsPerTick RCON_CMD_ADD and RconMapsPerTick
+// MAPLIST_ENTRY_ADD, all vital. About 100 commands thus take 7 rounds of 8
+// ticks (1.1 s), and one tick adds at most
+// MaxClients/RconListGroups × (RconCmdsPerTick + RconMapsPerTick) chunks.
+const (
+	// RconListGroups is the number of client groups served in turn (MAX_RCONCMD_RATIO).
+	RconListGroups = 8
+	// RconCmdsPerTick bounds the command descriptions one client gets per tick (MAX_RCONCMD_SEND).
+	RconCmdsPerTick = 16
+	// RconMapsPerTick bounds the map list entries one client gets per tick (MAX_MAPLISTENTRY_SEND).
+	RconMapsPerTick = 32
+)
+
+// mapList returns the maps of map.dir (at most MaxMapListEntries) for
+// MAPLIST_ENTRY_ADD, as the reference announces to clients 0.7.3 and newer.
+func (s *Server) mapList() []string {
 	dir := s.cfg.Map.Dir
 	if dir == "" {
-		return
+		return nil
 	}
 	names, err := listMaps(dir)
 	if err != nil {
-		return
+		return nil
 	}
-	for i, n := range names {
-		if i == MaxMapListEntries {
-			break
+	return names[:min(len(names), MaxMapListEntries)]
+}
+
+// sendRconLists sends the next part of the command and map lists to the
+// rcon clients whose turn tick is (see RconListGroups).
+func (s *Server) sendRconLists(tick int32) {
+	cmds := rconCommands()
+	for id := int(tick % RconListGroups); id < len(s.clients); id += RconListGroups {
+		c := s.clients[id]
+		if c.state == stateEmpty || !c.rconAuthed {
+			continue
 		}
-		s.sendSys(c, netproto.NetmsgMaplistEntryAdd, false, func(p *netproto.Packer) { p.AddStringLimit(n, 128) })
+		for end := min(c.rconCmdNext+RconCmdsPerTick, len(cmds)); c.rconCmdNext < end; c.rconCmdNext++ {
+			cmd := &cmds[c.rconCmdNext]
+			s.sendSys(c, netproto.NetmsgRconCmdAdd, false, func(p *netproto.Packer) {
+				p.AddStringLimit(cmd.Name, netproto.MaxRconCmdNameLen)
+				p.AddStringLimit(cmd.Help, netproto.MaxRconCmdHelpLen)
+				p.AddStringLimit(cmd.Params, netproto.MaxRconCmdHelpLen)
+			})
+		}
+		for end := min(c.rconMapNext+RconMapsPerTick, len(c.rconMaps)); c.rconMapNext < end; c.rconMapNext++ {
+			name := c.rconMaps[c.rconMapNext]
+			s.sendSys(c, netproto.NetmsgMaplistEntryAdd, false, func(p *netproto.Packer) { p.AddStringLimit(name, 128) })
+		}
 	}
 }

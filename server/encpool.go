@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"twserver/dialect6"
 	"twserver/netproto"
 	"twserver/snap"
 )
@@ -106,6 +107,7 @@ func (p *EncodePool) Close() {
 type snapWorker struct {
 	b   snap.Builder
 	enc snap.Encoder
+	w6  dialect6.SnapWorker // a 0.6 client's translation
 }
 
 // snapOut holds a client's encoded snapshot messages between the pool and

@@ -61,7 +61,7 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 		if c.mapChunk*MapChunkSize < s.curMap.Size {
 			s.progress(c) // a request after the end of the map is no progress
 		}
-		s.sendMapData(c)
+		s.sendMapData(c, true)
 	case netproto.NetmsgReady:
 		if !vital || c.state != stateConnecting {
 			return
@@ -93,7 +93,7 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 		if u.Err() != nil {
 			return
 		}
-		s.rconAuth(c, pw)
+		s.rconAuth(c, pw, true)
 	case netproto.NetmsgRconCmd:
 		if !vital || !c.rconAuthed {
 			return
@@ -166,6 +166,7 @@ func (s *Server) onStartInfo(c *client, m *gamemsg.ClStartInfo) {
 	c.clan = truncUTF8(m.Clan, 11)
 	c.country = m.Country
 	c.skin = m.Skin
+	c.infoChanges++
 	s.sendVoteOptions(c)
 	s.sendGame(c, s.tuneParamsMsg(), false)
 	s.sendGame(c, &gamemsg.SvReadyToEnter{}, true)
@@ -174,7 +175,7 @@ func (s *Server) onStartInfo(c *client, m *gamemsg.ClStartInfo) {
 // enterGame puts a READY client with start info into the game (ENTERGAME).
 func (s *Server) enterGame(c *client) {
 	c.state = stateIngame
-	c.conn.SetRedundant(false) // the way in is over (mapdl.go)
+	c.conn.SetCopies(1) // the way in is over (mapdl.go)
 	c.entered = true
 	c.resetSnapState()
 	info := world.PlayerInfo{

@@ -259,6 +259,7 @@ func (s *Server) simulateTick() {
 	s.world.DrainEvents(s.onWorldEvent)
 	s.dropKicked()
 	s.tickVote()
+	s.sendRconLists(s.world.CurrentTick())
 	if s.world.CurrentTick()%50 == 0 {
 		if sig := s.infoSignature(); sig != s.infoSig {
 			s.publishInfo() // scores or teams changed
@@ -347,6 +348,13 @@ func (s *Server) handlePacket(p *rxPacket) {
 	}
 	if cid, ok := s.byAddr[p.addr]; ok { // accepted after the reader screened it
 		s.feedClient(s.clients[cid], p.data(), p.at)
+		return
+	}
+	if p.cid >= 0 {
+		// Let through as its slot's traffic, so never checked as a
+		// connection request (token), and that slot is gone: a dropped
+		// client's stale packet, not a CONNECT (a 0.7 data packet may even
+		// read as a DDNet ACCEPT).
 		return
 	}
 	if !netproto.Is7Packet(p.data()) {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -12,12 +13,16 @@ import (
 	"twserver/netproto"
 )
 
-// TestMapDownloadWindow drives sendMapData on a connecting slot with the
-// 2 MB map: the first request sends its chunks plus MapLookahead, the
-// unacked chunks stay within MapMaxInFlight, the chunks go out twice once
-// the connection saw loss, and the whole map costs at most twice its chunks
-// however many requests come; a stalled download, and a lossy connection
-// after READY, is probed with the RESEND flag; redundancy ends in game.
+// TestMapDownloadWindow drives sendMapData and probeHandshake on a
+// connecting slot with the 2 MB map: the first request sends
+// MapMaxInFlight chunks; a tail-loss probe resends the unacknowledged ones
+// once a retransmission timeout passed, with the timeout doubling while
+// nothing is acknowledged; acks alone (lost requests) let the download go
+// on at the tick; chunks go out twice once the connection saw loss and
+// three times under heavy loss; the whole map costs at most MaxCopies times
+// its chunks however many requests come; a stalled download, and a lossy
+// connection after READY, is probed with the RESEND flag; copies end in
+// game.
 func TestMapDownloadWindow(t *testing.T) {
 	data, err := bigmap.Generate()
 	if err != nil {
@@ -40,73 +45,88 @@ func TestMapDownloadWindow(t *testing.T) {
 	c := s.clients[0]
 	c.state = stateConnecting
 	c.conn.Accept(0, 1, 2)
-	c.conn.Feed(0, netproto.PacketHeader{Token: 1}, nil)
+	c.conn.Feed(0, netproto.PacketHeader{Token: 1}, nil) // round trip 0: timeout MapProbeMargin
 	total := (len(data) + MapChunkSize - 1) / MapChunkSize
-	speed := cfg.Server.MapDownloadSpeed
+	// datagrams counts what the connection sent since the last call
+	// (probes write theirs out between batches) and empties its outbox.
+	var seen uint64
 	datagrams := func() int {
-		n := 0
 		for _, ok := c.conn.Poll(nil); ok; _, ok = c.conn.Poll(nil) {
-			n++
 		}
+		n := int(c.conn.Stats.PacketsSent - seen)
+		seen = c.conn.Stats.PacketsSent
 		return n
 	}
 	datagrams()
-	ack := func() { c.conn.Feed(0, netproto.PacketHeader{Token: 1, Ack: c.conn.Sequence()}, nil) }
+	ackChunks := func(n int) { // the client acknowledges the first n chunks sent
+		c.conn.Feed(s.now(), netproto.PacketHeader{Token: 1, Ack: uint16(n)}, nil)
+	}
 
-	s.sendMapData(c)
-	if c.mapChunk != speed+MapLookahead || datagrams() != speed+MapLookahead {
-		t.Fatalf("first request: %d chunks sent, want %d", c.mapChunk, speed+MapLookahead)
+	s.sendMapData(c, true)
+	if c.mapChunk != MapMaxInFlight || datagrams() != MapMaxInFlight {
+		t.Fatalf("first request: %d chunks sent, want %d", c.mapChunk, MapMaxInFlight)
 	}
-	// no request for MapStallProbe: one RESEND probe
-	s.probeHandshake(c, c.mapSentAt+MapStallProbe-1)
+	base := s.now()
+	s.probeHandshake(c, base+time.Millisecond)
 	if n := datagrams(); n != 0 {
-		t.Fatalf("probe before MapStallProbe: %d datagrams", n)
+		t.Fatalf("%d datagrams before the retransmission timeout", n)
 	}
-	s.probeHandshake(c, c.mapSentAt+MapStallProbe)
-	if p, ok := c.conn.Poll(nil); !ok {
-		t.Fatal("no probe after MapStallProbe")
-	} else if h, _, err := netproto.ParsePacket(p); err != nil || h.Flags&netproto.FlagResend == 0 {
-		t.Fatalf("probe %+v %v: want the RESEND flag", h, err)
+	// tail-loss probe: every unacked chunk again, once (no loss seen yet)
+	s.probeHandshake(c, base+MapProbeMargin)
+	if n := datagrams(); n != MapMaxInFlight {
+		t.Fatalf("tail-loss probe sent %d datagrams, want %d", n, MapMaxInFlight)
 	}
-	// no ack: the next request sends only what it asks for beyond the
-	// lookahead already sent, within MapMaxInFlight
-	s.sendMapData(c)
-	if c.conn.Unacked() > MapMaxInFlight+speed {
-		t.Fatalf("%d chunks unacked", c.conn.Unacked())
+	// no ack since: the timeout doubled
+	s.probeHandshake(c, base+2*MapProbeMargin)
+	if n := datagrams(); n != 0 {
+		t.Fatalf("second probe within the doubled timeout: %d datagrams", n)
 	}
-	ack()
-	datagrams()
-	sentClean := c.mapChunk
-	// a gap seen on the connection: from now on every chunk goes twice
-	c.conn.Stats.Gaps++
-	s.sendMapData(c)
-	if n, chunks := datagrams(), c.mapChunk-sentClean; chunks == 0 || n != 2*chunks {
-		t.Fatalf("after loss: %d datagrams for %d chunks, want twice", n, chunks)
+	s.probeHandshake(c, base+3*MapProbeMargin)
+	if n := datagrams(); n != 2*MapMaxInFlight {
+		t.Fatalf("second probe: %d datagrams, want %d (two copies each)", n, 2*MapMaxInFlight)
+	}
+	// the requests after 8 and 16 chunks are lost, the one after 24 is not
+	// delivered either (a gap): its ack alone lets the tick send on
+	ackChunks(24)
+	s.probeHandshake(c, s.now())
+	if c.mapChunk != 24+MapMaxInFlight {
+		t.Fatalf("after an ack of 24 chunks: %d sent, want %d", c.mapChunk, 24+MapMaxInFlight)
+	}
+	if n := datagrams(); n != 2*24 {
+		t.Fatalf("after loss: %d datagrams for 24 chunks, want twice", n)
+	}
+	// heavy loss: three copies
+	c.dl.probes = 3 + c.mapChunk/MapHeavyLossChunks
+	ackChunks(c.mapChunk)
+	s.sendMapData(c, true)
+	if n := datagrams(); n != 3*MapMaxInFlight {
+		t.Fatalf("heavy loss: %d datagrams for %d chunks, want three times", n, MapMaxInFlight)
 	}
 	// the rest of the map with a request per window and acks; then a
 	// flood of requests costs nothing more
 	sent := 0
 	for range 10 * total {
-		ack()
-		s.sendMapData(c)
+		ackChunks(c.mapChunk)
+		s.sendMapData(c, true)
 		sent += datagrams()
 	}
 	if c.mapChunk != total {
 		t.Fatalf("%d of %d chunks sent", c.mapChunk, total)
 	}
-	if sent > 2*total {
+	if sent > netproto.MaxCopies*total {
 		t.Fatalf("%d datagrams for %d chunks", sent, total)
 	}
-	// READY: still redundant, and probed every MapStallProbe
+	// READY: still copies, and probed every MapStallProbe
 	s.onSystemMessage(c, netproto.NetmsgReady, nil, true, s.epoch)
 	if c.state != stateReady {
 		t.Fatalf("state %v after READY", c.state)
 	}
 	datagrams()
 	c.conn.Send(0, []byte{1}, netproto.SendVital|netproto.SendFlush)
-	if n := datagrams(); n != 2 {
-		t.Fatalf("after READY: %d datagrams for one chunk, want 2", n)
+	if n := datagrams(); n < 2 {
+		t.Fatalf("after READY: %d datagrams for one chunk, want its copies", n)
 	}
+	c.conn.Feed(s.now(), netproto.PacketHeader{Token: 1, Ack: c.conn.Sequence()}, nil) // all acked: no tail-loss probe
 	s.probeHandshake(c, c.mapSentAt+MapStallProbe)
 	if n := datagrams(); n != 1 {
 		t.Fatalf("after READY: %d probes, want 1", n)

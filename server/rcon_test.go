@@ -1,7 +1,14 @@
 package server
 
 import (
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -31,7 +38,7 @@ func TestRcon(t *testing.T) {
 			t.Errorf("rcon lines after a wrong password: %q", a.rconLines)
 		}
 		a.rconAuth("admin")
-		a.run(200 * time.Millisecond)
+		a.run(1500 * time.Millisecond) // the command list takes about a second (TestRconCmdList)
 		if !a.rconOn || !containsLine(a.rconLines, "Admin authentication successful. Full remote console access granted.") {
 			t.Fatalf("rcon auth failed: on=%v lines=%q", a.rconOn, a.rconLines)
 		}
@@ -59,6 +66,86 @@ func TestRcon(t *testing.T) {
 			t.Errorf("carol: reason %q", c.conn.Reason())
 		}
 	})
+}
+
+// rconCmdNames is the command list an rcon login announces, in order.
+func rconCmdNames() []string {
+	var names []string
+	for _, c := range rconCommands() {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+// TestRconCmdList: after an rcon login the whole command list arrives, in
+// order, every entry vital and none lost, paced as the reference (at most
+// RconCmdsPerTick at once, one round every RconListGroups ticks); on a link
+// that loses every 5th datagram both ways it still ends whole.
+func TestRconCmdList(t *testing.T) {
+	for _, lossEvery := range []int{0, 5} {
+		t.Run(fmt.Sprintf("loss1in%d", lossEvery), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ts := startServer(t, func(c *config.Config) { c.Server.RconPassword = "admin" })
+				var lossy atomic.Bool
+				var mu sync.Mutex
+				n, lost := 0, 0
+				ts.mn.Drop = func(from, to netip.AddrPort, b []byte) bool {
+					if lossEvery == 0 || !lossy.Load() {
+						return false
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					n++
+					if n%lossEvery == 0 {
+						lost++
+						return true
+					}
+					return false
+				}
+				a := join(t, ts, cl1Addr, "alice")
+				lossy.Store(true)
+				a.rconAuth("admin")
+				a.run(6 * time.Second)
+				want := rconCmdNames()
+				if !slices.Equal(a.rconCmds, want) {
+					t.Fatalf("got %d RCON_CMD_ADD, want the %d of rconCommands in order:\n%q", len(a.rconCmds), len(want), a.rconCmds)
+				}
+				if a.rconNonVit != 0 {
+					t.Errorf("%d RCON_CMD_ADD came non-vital", a.rconNonVit)
+				}
+				if a.conn.State() != netproto.StateOnline {
+					t.Errorf("connection %v %q", a.conn.State(), a.conn.Reason())
+				}
+				bursts := map[time.Duration]int{}
+				for _, at := range a.rconCmdAt {
+					bursts[at]++
+				}
+				biggest := 0
+				for _, k := range bursts {
+					biggest = max(biggest, k)
+				}
+				rounds := (len(want) + RconCmdsPerTick - 1) / RconCmdsPerTick
+				took := a.rconCmdAt[len(want)-1] - a.rconCmdAt[0]
+				t.Logf("%d commands in %d arrivals over %v, at most %d at once; %d datagrams lost, %d gaps at the client",
+					len(want), len(bursts), took, biggest, lost, a.conn.Stats.Gaps)
+				if lossEvery > 0 {
+					if lost == 0 {
+						t.Error("the link lost nothing")
+					}
+					return
+				}
+				if biggest > RconCmdsPerTick || len(bursts) < rounds {
+					t.Errorf("%d arrivals, at most %d at once: want at least %d of at most %d", len(bursts), biggest, rounds, RconCmdsPerTick)
+				}
+				if minTook := time.Duration(rounds-1) * RconListGroups * TickDuration; took < minTook {
+					t.Errorf("the list took %v, want at least %v (one round every %d ticks)", took, minTook, RconListGroups)
+				}
+				if a.conn.Stats.Gaps != 0 {
+					t.Errorf("%d vital chunks came out of order on a lossless link", a.conn.Stats.Gaps)
+				}
+			})
+		})
+	}
 }
 
 func TestRconDisabled(t *testing.T) {
@@ -126,4 +213,71 @@ func containsLine(lines []string, sub string) bool {
 		}
 	}
 	return false
+}
+
+// TestRconCmdList6: a 0.6/DDNet client that asks for the command list (the
+// RCON_AUTH int) gets all of it as 0.6 RCON_CMD_ADD, in order, with no vital
+// chunk out of order; one that does not ask gets none, as in the reference.
+func TestRconCmdList6(t *testing.T) {
+	for _, ask := range []int32{1, 0} {
+		t.Run(fmt.Sprintf("ask%d", ask), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ts := startServer(t, func(c *config.Config) { c.Server.RconPassword = "pw" })
+				c := newConn6Peer(t, ts)
+				c.sys(netproto.Netmsg6Info, func(p *netproto.Packer) { p.AddString(NetVersion6); p.AddString("") })
+				c.sys(netproto.Netmsg6RconAuth, func(p *netproto.Packer) { p.AddString(""); p.AddString("pw"); p.AddInt(ask) })
+				c.pump()
+				var got []string
+				var u netproto.Unpacker
+				for _, m := range c.got {
+					if id, sys, n, _ := netproto.ParseMsgHeader(m); sys && id == netproto.Netmsg6RconCmdAdd {
+						u.Reset(m[n:])
+						got = append(got, u.GetString())
+					}
+				}
+				want := rconCmdNames()
+				if ask == 0 {
+					want = nil
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("asked %d: got %d RCON_CMD_ADD, want %d: %q", ask, len(got), len(want), got)
+				}
+				if c.conn.Stats.Gaps != 0 {
+					t.Errorf("%d vital chunks out of order", c.conn.Stats.Gaps)
+				}
+			})
+		})
+	}
+}
+
+// TestRconMapList: a 0.7.5 client's rcon login announces the maps of map.dir
+// (MAPLIST_ENTRY_ADD), all of them in order, RconMapsPerTick per round
+// beside the command list.
+func TestRconMapList(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		dm1, err := filepath.Abs("../world/twmap/testdata/dm1.map")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for i := range RconMapsPerTick + 8 {
+			name := fmt.Sprintf("m%02d", i)
+			want = append(want, name)
+			if err := os.Symlink(dm1, filepath.Join(dir, name+".map")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ts := startServer(t, func(c *config.Config) { c.Server.RconPassword = "admin"; c.Map.Dir = dir })
+		a := join(t, ts, cl1Addr, "alice")
+		a.rconAuth("admin")
+		a.run(100 * time.Millisecond)
+		if len(a.mapList) != RconMapsPerTick {
+			t.Errorf("after the first round: %d map entries, want %d", len(a.mapList), RconMapsPerTick)
+		}
+		a.run(time.Second)
+		if !slices.Equal(a.mapList, want) {
+			t.Errorf("map list %q, want %q", a.mapList, want)
+		}
+	})
 }

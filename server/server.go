@@ -98,6 +98,9 @@ type Server struct {
 	tickPhase  time.Duration // Options.TickPhase
 
 	epoch time.Time // origin of the monotonic durations given to netproto
+	// clock, if set, replaces the wall clock of now: tests that step the
+	// loop by hand (never Run) drive two servers with the same time.
+	clock func() time.Duration
 
 	// reader side (recv.go)
 	rx     chan *rxPacket
@@ -127,7 +130,6 @@ type Server struct {
 	encWG           sync.WaitGroup             // the pool's jobs of the current tick
 	encJobs         [maxEncodeShares]encodeJob // the shares of a tick handed to the pool
 	snapDue         []*client                  // scratch: clients getting a snapshot this tick
-	snapDue7        []*client                  // scratch: the 0.7 ones among them, for the encode pool
 	empty           snap.Snapshot
 	pk              netproto.Packer
 	up              netproto.Unpacker
@@ -161,8 +163,6 @@ type Server struct {
 	// the 0.6 game layer (snapsend.go, sys6.go)
 	trans6   *dialect6.Game // translation of the game layer for 0.6 clients
 	curMap6  mapVariant6    // what 0.6 clients are sent of curMap (sys6.go)
-	builder6 snap.Builder   // the 0.6 snapshot of one client
-	snap7    snap.Snapshot  // the world's 0.7 snapshot being translated
 	inputBuf [netproto.MaxInputInts]int32
 	con      conState // console output to side channels (conlines.go)
 }
@@ -219,7 +219,6 @@ func New(o Options) (*Server, error) {
 	}
 	s.peers.m = make(map[netip.AddrPort]int)
 	s.trans6 = new(dialect6.Game)
-	s.builder6.Sizes = snap.Sizes6
 	s.con.done, s.con.submit = make(chan struct{}), make(chan consoleSubmit, ConsoleQueueLen)
 	s.warnLimit = rate.NewLimiter(rate.Every(warnEvery), warnBurst)
 	s.budget = newConnlessBudget(TokenRepliesPerSecond, InfoRepliesPerSecond, ConnectsPerSecond)
@@ -278,7 +277,12 @@ func (s *Server) Counters() map[string]uint64 {
 }
 
 // now returns the monotonic time since the server's epoch, the clock of netproto.
-func (s *Server) now() time.Duration { return time.Since(s.epoch) }
+func (s *Server) now() time.Duration {
+	if s.clock != nil {
+		return s.clock()
+	}
+	return time.Since(s.epoch)
+}
 
 // loadMapByConfig loads map.file, the first map of map.dir's rotation, or the
 // embedded default map.

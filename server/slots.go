@@ -90,6 +90,7 @@ type client struct {
 	mapChunk      int           // next map chunk to send
 	mapAsked      int           // map chunks requested so far (REQUEST_MAP_DATA × map_download_speed)
 	mapSentAt     time.Duration // when the last map chunk or stall probe went out
+	dl            mapDownload   // tail-loss probe and copies of the download (mapdl.go)
 
 	snapRate      int
 	lastAckedTick int32
@@ -106,6 +107,14 @@ type client struct {
 	rconAuthed     bool
 	rconTries      int
 	rconNoPwWarned bool
+	rconCmdNext    int      // next index of rconCommands() to announce (sendRconLists)
+	rconMaps       []string // the map list to announce (clients 0.7.3 and newer)
+	rconMapNext    int      // next index of rconMaps to announce
+
+	// infoChanges counts the changes of name, clan, country and skin;
+	// sent6 is what setPlayers6 last told the 0.6 translation of this slot.
+	infoChanges uint32
+	sent6       player6Sent
 
 	lastChat, lastEmote, lastVote, lastSkin time.Duration
 	vote                                    int // this client's vote in the running vote: -1, 0, 1
@@ -122,12 +131,15 @@ func (c *client) reset() {
 	c.version, c.name, c.clan, c.country = 0, "", "", -1
 	c.ddnetVersion, c.rejoinOffered = 0, 0
 	c.skin = gamemsg.Skin{}
+	c.infoChanges++
+	c.sent6 = player6Sent{}
 	c.gotStartInfo = false
-	c.mapChunk, c.mapAsked, c.mapSentAt = 0, 0, 0
+	c.mapChunk, c.mapAsked, c.mapSentAt, c.dl = 0, 0, 0, mapDownload{}
 	c.entered = false
 	c.resetSnapState()
 	c.storage = snap.Storage{}
 	c.rconAuthed, c.rconTries, c.rconNoPwWarned = false, 0, false
+	c.rconCmdNext, c.rconMaps, c.rconMapNext = 0, nil, 0
 	c.lastChat, c.lastEmote, c.lastVote, c.lastSkin = 0, 0, 0, 0
 	c.vote, c.votePos = 0, 0
 	c.budget = nil

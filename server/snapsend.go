@@ -48,26 +48,9 @@ func (s *Server) sendSnapshots(tick int32) {
 	start := time.Now()
 	defer func() { s.noteEncodeTime(time.Since(start)) }()
 	if s.fanOut && len(due) >= minParallelClients {
-		// The pool encodes the 0.7 clients; a 0.6 client's translation
-		// (trans6, one scratch) runs here on the loop, in slot order.
-		due7 := s.snapDue7[:0]
+		s.encodeSnapshots(due, tick, now)
 		for _, c := range due {
-			if !c.conn.Dialect().Is6() {
-				due7 = append(due7, c)
-			}
-		}
-		s.snapDue7 = due7
-		if len(due7) > 0 {
-			s.encodeSnapshots(due7, tick, now)
-		}
-		for _, c := range due {
-			if !c.conn.Dialect().Is6() {
-				s.sendEncoded(c)
-				continue
-			}
-			if s.encodeSnap(&s.snapW, c, tick, now) {
-				s.sendSnapW(c)
-			}
+			s.sendEncoded(c)
 		}
 		return
 	}
@@ -90,10 +73,10 @@ func (s *Server) sendSnapW(c *client) {
 
 // encodeSnap builds client c's snapshot of tick with w's builder, stores it
 // and encodes the delta against the acknowledged one into w's encoder; false
-// when there is nothing to send. For a 0.7 client it touches only c, w and
-// read-only state (the world after its tick), so the pool runs it for
-// several clients at once; a 0.6 client's snapshot is translated with the
-// server's one translator and scratch, so it runs on the loop only.
+// when there is nothing to send. It touches only c, w and read-only state
+// (the world after its tick, the 0.6 translation's players, set before the
+// round by setPlayers6) and c's own 0.6 id map, so the pool runs it for
+// several clients at once, 0.7 and 0.6 alike.
 func (s *Server) encodeSnap(w *snapWorker, c *client, tick int32, now time.Duration) bool {
 	w.b.Reset()
 	if err := s.world.Snap(c.id, &w.b); err != nil {
@@ -103,14 +86,11 @@ func (s *Server) encodeSnap(w *snapWorker, c *client, tick int32, now time.Durat
 	ids, sizes := snap.MsgIDs7, snap.Sizes7
 	if c.conn.Dialect().Is6() {
 		// The one place where a 0.6 client's snapshot differs: the world's
-		// 0.7 snapshot translated, then stored and delta-encoded with the
-		// 0.6 ids and static sizes.
-		w.b.Finish(&s.snap7)
-		s.builder6.Reset()
-		if err := s.trans6.Snapshot(&s.builder6, &s.snap7, c.id, tick); err != nil {
+		// 0.7 snapshot translated with w's scratch, then stored and
+		// delta-encoded with the 0.6 ids and static sizes.
+		if err := s.trans6.SnapshotTo(&w.w6, cur, &w.b, c.id, tick); err != nil {
 			s.warn().Err(err).Int("cid", c.id).Msg("0.6 snapshot incomplete")
 		}
-		s.builder6.Finish(cur)
 		ids, sizes = snap.MsgIDs6, snap.Sizes6
 	} else {
 		w.b.Finish(cur)

@@ -171,7 +171,7 @@ func (s *Server) onSystemMessage6(c *client, id int32, body []byte, vital bool, 
 		if m.Unpack(u) != nil {
 			return
 		}
-		s.rconAuth(c, m.Password)
+		s.rconAuth(c, m.Password, m.SendCmdList != 0)
 	case netproto.Netmsg6Ping:
 		s.sendSys0(c, netproto.NetmsgPingReply)
 	}
@@ -301,9 +301,21 @@ func (s *Server) sendMapData6(c *client, chunk int32) {
 	s.sendMsg(c, s.pk.Bytes(), netproto.SendVital|netproto.SendFlush)
 }
 
+// player6Sent is what setPlayers6 last told the 0.6 translation of a slot.
+type player6Sent struct {
+	told    bool   // anything since the slot was reset
+	in      bool   // in the game
+	team    int32  // its team then
+	info    uint32 // the client's infoChanges then
+	changes uint32 // trans6.PlayerChanges right after
+}
+
 // setPlayers6 tells the 0.6 translation every slot's player (name, clan,
 // skin, team: what 0.6 snapshots carry and 0.7 sends in messages) before a
-// round of snapshots, when a 0.6 client is in the game.
+// round of snapshots, when a 0.6 client is in the game. It is incremental:
+// a slot whose state, team and info are as last told, and whose entry
+// nobody else changed since (trans6.PlayerChanges), is skipped, since
+// SetPlayer would change nothing (BenchmarkSetPlayers6).
 func (s *Server) setPlayers6() {
 	any6 := false
 	for _, c := range s.clients {
@@ -317,11 +329,21 @@ func (s *Server) setPlayers6() {
 	}
 	for _, c := range s.clients {
 		in := c.state == stateIngame
+		var team int32
+		if in {
+			team = int32(s.world.Team(c.id))
+		}
+		last := &c.sent6
+		if last.told && last.in == in && last.team == team && last.info == c.infoChanges &&
+			last.changes == s.trans6.PlayerChanges(c.id) {
+			continue
+		}
 		var p dialect6.Player
 		if in {
-			p = dialect6.Player{Name: c.name, Clan: c.clan, Country: c.country, Skin: c.skin, Team: int32(s.world.Team(c.id))}
+			p = dialect6.Player{Name: c.name, Clan: c.clan, Country: c.country, Skin: c.skin, Team: team}
 		}
 		s.trans6.SetPlayer(c.id, p, in)
+		*last = player6Sent{told: true, in: in, team: team, info: c.infoChanges, changes: s.trans6.PlayerChanges(c.id)}
 	}
 }
 

@@ -1,19 +1,16 @@
 package mastertest
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"twserver/internal/heavytest"
-	"twserver/internal/netns"
 	"twserver/internal/refserver"
 )
 
@@ -25,7 +22,6 @@ import (
 // leaves the machine.
 
 const (
-	ddnetServer   = "/usr/games/DDNet-Server"
 	ddnetInnerEnv = "TWSERVER_MASTERTEST_INNER"
 	tw07Map       = "/usr/share/games/teeworlds/data/maps/dm1.map"
 	// systemCABundle is the CA file Debian's libcurl trusts.
@@ -40,47 +36,20 @@ func TestRealDDNetServerRegisters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reference-server test skipped in -short mode")
 	}
-	if os.Getenv(ddnetInnerEnv) == "1" {
+	if refserver.Inner(t, ddnetInnerEnv) {
 		ddnetInner(t)
 		return
 	}
-	for _, p := range []string{ddnetServer, tw07Map} {
+	for _, p := range []string{refserver.DDNetPath, tw07Map} {
 		if _, err := os.Stat(p); err != nil {
 			t.Skipf("needs %s (Debian ddnet-server, teeworlds-data): %v", p, err)
 		}
 	}
-	for _, b := range []string{"unshare", "ip"} {
-		if _, err := exec.LookPath(b); err != nil {
-			t.Skipf("needs %s (util-linux, iproute2)", b)
-		}
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to create a private network namespace (unshare --net)")
-	}
-	if err := exec.Command("unshare", "--net", "--mount", "--", "true").Run(); err != nil {
-		t.Skipf("cannot create a private network namespace: %v", err)
-	}
 	heavytest.Lock(t)
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "unshare", "--net", "--mount", "--", self, "-test.run", "^TestRealDDNetServerRegisters$", "-test.v")
-	cmd.Env = append(os.Environ(), ddnetInnerEnv+"=1")
-	out, err := cmd.CombinedOutput()
-	t.Logf("inner run:\n%s", out)
-	if err != nil {
-		t.Fatalf("inner run failed: %v", err)
-	}
-	if strings.Contains(string(out), "--- SKIP") {
-		t.Skip("inner run skipped")
-	}
+	refserver.RunInner(t, ddnetInnerEnv, "--mount")
 }
 
 func ddnetInner(t *testing.T) {
-	netns.RequireLoopbackOnly(t)
 	// DDNet's HTTP client only speaks HTTPS: the master serves TLS with a
 	// self-signed certificate the server is told to trust.
 	m, certPEM, err := StartTLS("127.0.0.1:0")
@@ -99,36 +68,13 @@ func ddnetInner(t *testing.T) {
 	if b, err := exec.Command("mount", "--bind", caFile, systemCABundle).CombinedOutput(); err != nil {
 		t.Skipf("cannot bind the test CA over %s in the private mount namespace: %v %s", systemCABundle, err, b)
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "cwd", "maps7"), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	mapData, err := os.ReadFile(tw07Map)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "cwd", "maps7", "dm1.map"), mapData, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	port := refserver.FreeUDPPort(t)
-	args := []string{"bindaddr 127.0.0.1", "sv_ipv4only 1", "sv_port " + strconv.Itoa(port), "sv_map dm1",
-		"sv_name mastertest-ddnet", "sv_sixup 1", "loglevel 3", `logfile ""`,
-		"sv_register 1", `sv_register_url "` + m.URL() + `"`}
-	var logs refserver.Buffer
-	cmd := exec.Command(ddnetServer, args...)
-	cmd.Dir = filepath.Join(dir, "cwd")
-	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"))
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	defer func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-		}
-	}()
+	srv := refserver.StartDDNet(t, map[string][]byte{"maps7/dm1.map": mapData}, "sv_map dm1",
+		"sv_name mastertest-ddnet", "sv_sixup 1", "sv_register 1", `sv_register_url "`+m.URL()+`"`)
+	port := srv.Port
 
 	want := "tw-0.6+udp://127.0.0.1:" + strconv.Itoa(port) + " tw-0.7+udp://127.0.0.1:" + strconv.Itoa(port)
 	deadline := time.Now().Add(20 * time.Second)
@@ -140,7 +86,7 @@ func ddnetInner(t *testing.T) {
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("DDNet-Server not listed with %s; servers %v\nrequests %v\nserver log:\n%s", want, m.Servers(), m.Requests(), logs.String())
+			t.Fatalf("DDNet-Server not listed with %s; servers %v\nrequests %v\nserver log:\n%s", want, m.Servers(), m.Requests(), srv.Logs.String())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -163,12 +109,7 @@ func ddnetInner(t *testing.T) {
 		t.Errorf("successful challenged registrations: %v", challenged)
 	}
 
-	_ = cmd.Process.Signal(syscall.SIGINT)
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("DDNet-Server did not stop:\n%s", logs.String())
-	}
+	srv.Stop(t, 10*time.Second)
 	deletes := 0
 	for _, q := range m.Requests() {
 		if q.Delete() && q.Status == "success" {
@@ -176,7 +117,7 @@ func ddnetInner(t *testing.T) {
 		}
 	}
 	if deletes != 2 || len(m.Servers()) != 0 {
-		t.Errorf("%d successful deletes, %d servers left after the shutdown\n%s", deletes, len(m.Servers()), logs.String())
+		t.Errorf("%d successful deletes, %d servers left after the shutdown\n%s", deletes, len(m.Servers()), srv.Logs.String())
 	}
 	t.Logf("DDNet-Server 16.4 registered %s with the test master and deleted it on shutdown (%d requests)", want, len(m.Requests()))
 }

@@ -1,7 +1,9 @@
-// Package refserver helps tests run the 0.7.5 reference server: it finds
-// the binary, picks a free loopback port, collects the process's output and
-// builds the command line that keeps the server on loopback and never
-// registers it with a master. It is test support only.
+// Package refserver helps tests run the reference servers: for the 0.7.5
+// one it finds the binary, picks a free loopback port, collects the
+// process's output and builds the command line that keeps the server on
+// loopback and never registers it with a master; DDNet-Server 16.4 it
+// starts the same way (StartDDNet), inside a private network namespace
+// that a test re-runs itself in (RunInner, Inner). It is test support only.
 package refserver
 
 import (
