@@ -113,6 +113,7 @@ func (s *Server) readLoop(done chan<- struct{}) {
 	defer close(done)
 	r := reader{tokens: netproto.NewTokenGen(newSecret(), s.now())}
 	bc, batched := s.conn.(BatchConn)
+	pc, pacing := s.conn.(PacedConn) // paced.go
 	k := 1
 	if batched {
 		k = ReadBatchSize
@@ -132,7 +133,10 @@ func (s *Server) readLoop(done chan<- struct{}) {
 		}
 		var n int
 		var err error
-		if batched {
+		paced := pacing && s.paceWait(&r.pace)
+		if paced {
+			n, err = pc.ReadPaced(r.ms[:k], r.pace.at[:k])
+		} else if batched {
 			n, err = bc.ReadBatch(r.ms[:k])
 		} else {
 			r.ms[0].N, r.ms[0].Addr, err = s.conn.ReadFrom(r.ms[0].Buf)
@@ -146,9 +150,16 @@ func (s *Server) readLoop(done chan<- struct{}) {
 		}
 		now := time.Now() // the arrival time of every datagram of the batch
 		for i := range n {
-			if s.received(&r, r.pkts[i], r.ms[i].N, r.ms[i].Addr, now) {
+			at := now
+			if paced {
+				at = r.pace.at[i] // the kernel's stamp
+			}
+			if s.received(&r, r.pkts[i], r.ms[i].N, r.ms[i].Addr, at) {
 				r.pkts[i] = nil
 			}
+		}
+		if pacing {
+			s.paceAfter(&r.pace, paced, n, k, now)
 		}
 	}
 }
@@ -161,6 +172,7 @@ type reader struct {
 	spares [ReadBatchSize]rxPacket // read targets when the pool is at its bound (one per slot)
 	pooled int                     // buffers allocated so far; the pool grows with the peak queue, up to rxPoolSize
 	out    [netproto.MaxPacketSize]byte
+	pace   readerPace // paced.go
 }
 
 // get returns a pooled buffer for slot i of the batch, or the slot's spare
@@ -201,6 +213,7 @@ func (s *Server) received(r *reader, p *rxPacket, n int, addr netip.AddrPort, no
 		return false
 	}
 	if p.cid < 0 || p.cid >= 64 || s.ingame.Load()&(1<<uint(p.cid)) == 0 {
+		r.pace.urgent = true
 		select { // not in game: handle it now
 		case s.wake <- struct{}{}:
 		default: // a wake-up is already pending
