@@ -72,6 +72,8 @@ type readerPace struct {
 	count     int                      // datagrams read for the current request
 	urgent    bool                     // a datagram read wanted the loop at once
 	contUntil time.Time                // read each datagram as it comes until then
+	winStart  time.Time                // reading as they come: start of the current TickDuration
+	winCount  int                      // and the datagrams read in it
 }
 
 // startPacer sets up the loop's side before the reader starts; readerDone
@@ -121,7 +123,14 @@ func (s *Server) paceWait(r *readerPace) bool {
 // at now, paced or not (reader only).
 func (s *Server) paceAfter(r *readerPace, paced bool, n, k int, now time.Time) {
 	if !paced {
-		if n == k || r.urgent {
+		// Busy is more than a paced tick would read, per TickDuration (a
+		// full batch is not: a reader thread that waited for a CPU finds
+		// one).
+		if now.Sub(r.winStart) >= TickDuration {
+			r.winStart, r.winCount = now, 0
+		}
+		r.winCount += n
+		if r.winCount >= PacedBusyDatagrams || r.urgent {
 			r.contUntil = now.Add(PacedHold)
 		}
 		r.urgent = false
