@@ -110,11 +110,22 @@ func appendDeflate(dst, src []byte) []byte {
 	for i := range head {
 		head[i] = -1
 	}
-	prev := make([]int32, len(src))
+	// prev links each position to the previous one with the same hash. A
+	// chain is only followed within the window, so a ring of the window's
+	// size (or the input's, rounded up to a power of two) holds every link
+	// the search reads: a slot is overwritten only by a position a whole
+	// window later, when its old entry is out of reach. The output is the
+	// same as with one entry per input byte, at a fixed 128 KiB at most.
+	ring := 1
+	for ring < len(src) && ring < lzWindow {
+		ring <<= 1
+	}
+	prev := make([]int32, ring)
+	mask := ring - 1
 	insert := func(p int) {
 		if p+lzMinMatch <= len(src) {
 			h := lzHash(src[p:])
-			prev[p] = head[h]
+			prev[p&mask] = head[h]
 			head[h] = int32(p)
 		}
 	}
@@ -135,7 +146,7 @@ func appendDeflate(dst, src []byte) []byte {
 						break
 					}
 				}
-				cand = prev[c]
+				cand = prev[c&mask]
 			}
 		}
 		if bestLen >= lzMinMatch {

@@ -1,61 +1,39 @@
 package map06
 
 import (
-	"bytes"
 	"embed"
 	"fmt"
-	"image"
-	"image/draw"
-	"image/png"
-	"sync"
 
-	"twserver/world/datafile"
+	"twserver/world/map06/internal/stockblob"
 )
 
 // mapresFS holds the Teeworlds 0.7.5 stock images that some map may need
-// embedded: those stockIncompatible marks as differing in any cell (cmd gen
-// copies exactly these; see mapres/README.md for their licence).
+// embedded: those stockIncompatible marks as differing in any cell. They
+// are kept as stock blobs (package stockblob: the pixels already compressed
+// as a map's data blob), made from the PNG files beside them by cmd gen
+// (see mapres/README.md for their licence), so deriving a variant neither
+// decodes a PNG nor compresses an image: it copies the blob.
 //
-//go:embed mapres/*.png
+//go:embed mapres/*.blob
 var mapresFS embed.FS
 
-// stockImage is a decoded, compressed stock image ready to append as a
-// data blob.
+// stockImage is a stock image ready to append as a data blob.
 type stockImage struct {
 	name          string
 	width, height int
-	compressed    []byte // zlib stream of the RGBA pixels
+	compressed    []byte // zlib stream of the RGBA pixels (in the binary's read-only data)
 	size          int    // width*height*4
 }
 
-var stockCache sync.Map // name -> func() (*stockImage, error)
-
-// loadStock returns the stock image name, decoding and compressing it once
-// per process.
+// loadStock returns the stock image name from its embedded blob.
 func loadStock(name string) (*stockImage, error) {
-	f, _ := stockCache.LoadOrStore(name, sync.OnceValues(func() (*stockImage, error) { return decodeStock(name) }))
-	return f.(func() (*stockImage, error))()
-}
-
-func decodeStock(name string) (*stockImage, error) {
-	b, err := mapresFS.ReadFile("mapres/" + name + ".png")
+	b, err := mapresFS.ReadFile("mapres/" + name + ".blob")
 	if err != nil {
 		return nil, fmt.Errorf("stock image %q is not embedded: %w", name, err)
 	}
-	img, err := png.Decode(bytes.NewReader(b))
+	w, h, z, err := stockblob.Parse(b)
 	if err != nil {
 		return nil, fmt.Errorf("stock image %q: %w", name, err)
 	}
-	r := img.Bounds()
-	if r.Dx() < 1 || r.Dy() < 1 || r.Dx() > MaxImageDim || r.Dy() > MaxImageDim {
-		return nil, fmt.Errorf("stock image %q is %dx%d", name, r.Dx(), r.Dy())
-	}
-	// Non-premultiplied RGBA rows, as the map format stores pixels.
-	rgba := image.NewNRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
-	draw.Draw(rgba, rgba.Rect, img, r.Min, draw.Src)
-	return &stockImage{
-		name: name, width: r.Dx(), height: r.Dy(),
-		compressed: datafile.Compress(rgba.Pix),
-		size:       len(rgba.Pix),
-	}, nil
+	return &stockImage{name: name, width: w, height: h, compressed: z, size: w * h * 4}, nil
 }

@@ -104,9 +104,9 @@ type Variant struct {
 // A server calls it once per map load, next to twmap.Load, and keeps the
 // result: 0.6 clients get the variant's CRC and Size in MAP_CHANGE (and its
 // SHA256 in DDNet's map-details) under the map's own name and download
-// Variant.Data, while 0.7 clients keep getting the map itself. The
-// first variant that embeds a given stock image decodes and compresses it
-// (about 50 ms for a 1024x1024 image); later ones reuse it. When Derive
+// Variant.Data, while 0.7 clients keep getting the map itself. Stock
+// images are embedded already compressed (package stockblob), so a variant
+// costs the tile layers' conversion and a copy. When Derive
 // fails the map is still fine for 0.7 clients; a server should then refuse
 // 0.6 clients on that map with the error's text.
 func Derive(m *twmap.Map) (*Variant, error) {

@@ -1,7 +1,8 @@
 // Command gen compares the stock mapres images of Teeworlds 0.7.5 with the
 // ones 0.6 clients ship (vanilla 0.6.5 and DDNet 16.4) and writes the table
 // map06 uses to decide which external images a 0.6 variant must embed, plus
-// a copy of every 0.7.5 image that some map may need embedded.
+// a copy of every 0.7.5 image that some map may need embedded, with its
+// stock blob (package stockblob), the form map06 embeds.
 //
 // Each image is cut into the 16x16 grid of tile cells (the grid tile layers
 // index; quads are checked against the cells their texture coordinates
@@ -18,7 +19,8 @@
 //	    -ddnet /usr/share/games/ddnet/data/mapres -tw06 DIR -o world/map06
 //
 // where DIR holds data/mapres of the teeworlds 0.6.5-release tag
-// (git archive 0.6.5-release data/mapres | tar -x).
+// (git archive 0.6.5-release data/mapres | tar -x). With -blobs it only
+// remakes the blobs from the PNG files already in world/map06/mapres.
 package main
 
 import (
@@ -32,6 +34,7 @@ import (
 	"strings"
 
 	"twserver/world/map06/internal/cells"
+	"twserver/world/map06/internal/stockblob"
 )
 
 func main() {
@@ -39,7 +42,23 @@ func main() {
 	tw06 := flag.String("tw06", "", "vanilla Teeworlds 0.6.5 mapres directory")
 	ddnet := flag.String("ddnet", "/usr/share/games/ddnet/data/mapres", "DDNet 16.4 mapres directory")
 	out := flag.String("o", "world/map06", "package directory to write mapres_table.go and mapres/ into")
+	blobsOnly := flag.Bool("blobs", false, "only remake mapres/*.blob from the mapres/*.png files already there")
 	flag.Parse()
+	if *blobsOnly {
+		paths, err := filepath.Glob(filepath.Join(*out, "mapres", "*.png"))
+		if err != nil || len(paths) == 0 {
+			fail(fmt.Errorf("no images in %s/mapres", *out))
+		}
+		for _, p := range paths {
+			src, err := os.ReadFile(p)
+			if err != nil {
+				fail(err)
+			}
+			writeBlob(*out, strings.TrimSuffix(filepath.Base(p), ".png"), src)
+		}
+		fmt.Printf("wrote %d blobs\n", len(paths))
+		return
+	}
 	if *tw06 == "" {
 		fail(fmt.Errorf("-tw06 is required"))
 	}
@@ -95,6 +114,7 @@ func main() {
 			if err := os.WriteFile(filepath.Join(*out, "mapres", name+".png"), src, 0o644); err != nil {
 				fail(err)
 			}
+			writeBlob(*out, name, src)
 		}
 	}
 	var buf bytes.Buffer
@@ -112,6 +132,18 @@ func main() {
 		fail(err)
 	}
 	fmt.Printf("wrote %d rows\n", len(rows))
+}
+
+// writeBlob writes mapres/NAME.blob, the form map06 embeds (package
+// stockblob), from the PNG bytes.
+func writeBlob(dir, name string, pngData []byte) {
+	b, err := stockblob.Encode(pngData)
+	if err != nil {
+		fail(fmt.Errorf("%s: %w", name, err))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mapres", name+".blob"), b, 0o644); err != nil {
+		fail(err)
+	}
 }
 
 func fail(err error) {
