@@ -1,6 +1,7 @@
 package server
 
 import (
+	"net/netip"
 	"sync/atomic"
 	"time"
 )
@@ -67,13 +68,15 @@ type pacer struct {
 
 // readerPace is the reader's side of pacing.
 type readerPace struct {
-	at        [ReadBatchSize]time.Time // ReadPaced's arrival times
-	draining  bool                     // reading for a tick's request: read again without waiting
-	count     int                      // datagrams read for the current request
-	urgent    bool                     // a datagram read wanted the loop at once
-	contUntil time.Time                // read each datagram as it comes until then
-	winStart  time.Time                // reading as they come: start of the current TickDuration
-	winCount  int                      // and the datagrams read in it
+	at         [ReadBatchSize]time.Time // ReadPaced's arrival times
+	draining   bool                     // reading for a tick's request: read again without waiting
+	count      int                      // datagrams read for the current request
+	urgent     bool                     // a datagram read wanted the loop at once
+	urgentCID  int                      // the first such datagram's slot (-1: none)
+	urgentAddr netip.AddrPort           // and sender (for the debug log)
+	contUntil  time.Time                // read each datagram as it comes until then
+	winStart   time.Time                // reading as they come: start of the current TickDuration
+	winCount   int                      // and the datagrams read in it
 }
 
 // startPacer sets up the loop's side before the reader starts; readerDone
@@ -132,6 +135,7 @@ func (s *Server) paceAfter(r *readerPace, paced bool, n, k int, now time.Time) {
 		r.winCount += n
 		if r.winCount >= PacedBusyDatagrams || r.urgent {
 			r.contUntil = now.Add(PacedHold)
+			s.logUnpaced(r, false)
 		}
 		r.urgent = false
 		return
@@ -144,7 +148,23 @@ func (s *Server) paceAfter(r *readerPace, paced bool, n, k int, now time.Time) {
 	if r.count >= PacedBusyDatagrams || r.urgent {
 		r.contUntil = now.Add(PacedHold)
 		s.pace.on.Store(false)
+		s.logUnpaced(r, true)
 	}
 	r.urgent = false
 	s.pace.done <- struct{}{}
+}
+
+// logUnpaced logs at debug level why the reader reads each datagram as it
+// comes for PacedHold (from a tick's read when fromPaced).
+func (s *Server) logUnpaced(r *readerPace, fromPaced bool) {
+	e := s.log.Debug()
+	if e == nil {
+		return
+	}
+	if r.urgent {
+		e = e.Int("cid", r.urgentCID).Str("addr", r.urgentAddr.String())
+	} else {
+		e = e.Int("datagrams", max(r.count, r.winCount))
+	}
+	e.Bool("at_tick", fromPaced).Msg("reader: reading each datagram as it comes")
 }

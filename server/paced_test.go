@@ -183,6 +183,9 @@ func TestPacedReaderLoop(t *testing.T) {
 		}
 		t.Logf("client %s: %.2f snapshots/s, %d INPUTTIMING, mean time left %d ms", st.Name, st.SnapRateServerTime(), st.Timings, st.TimeLeftSum/max(st.Timings, 1))
 	}
+	if q := s.Stats().QueueFull.Load(); q != 0 {
+		t.Errorf("%d datagrams dropped with the queue full", q)
+	}
 	if st := s.Stats(); st.Malformed.Load()+st.BadToken.Load() < PacedBusyDatagrams {
 		t.Errorf("burst: %d malformed + %d bad token, want the %d garbage datagrams", st.Malformed.Load(), st.BadToken.Load(), 2*PacedBusyDatagrams)
 	}

@@ -213,6 +213,9 @@ func (s *Server) received(r *reader, p *rxPacket, n int, addr netip.AddrPort, no
 		return false
 	}
 	if p.cid < 0 || p.cid >= 64 || s.ingame.Load()&(1<<uint(p.cid)) == 0 {
+		if !r.pace.urgent {
+			r.pace.urgentCID, r.pace.urgentAddr = p.cid, p.addr
+		}
 		r.pace.urgent = true
 		select { // not in game: handle it now
 		case s.wake <- struct{}{}:
