@@ -90,7 +90,7 @@ func (s *Server) Run(ctx context.Context) error {
 
 func (s *Server) run(ctx context.Context) error {
 	readerDone := make(chan struct{})
-	s.startPacer(readerDone)
+	s.startPacer()
 	go s.readLoop(readerDone)
 	consoleDone := make(chan struct{})
 	stopConsole := make(chan struct{})

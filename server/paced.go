@@ -13,16 +13,15 @@ import (
 // context switches. But an in-game client's datagrams (inputs, chat,
 // votes) are only needed at the game's next tick, which handles every
 // queued datagram before it simulates. So while a game is quiet, its
-// reader does not wait on the socket: it waits for the loop, which at each
-// tick asks it to read what the socket holds (recvmmsg without waiting, in
-// batches) and waits until it is done, then handles it as before. Each
+// reader goroutine does not read: it hands its state to the loop, which at
+// each tick reads what the socket holds itself (recvmmsg without waiting,
+// in batches) with the reader's screening, then handles it as before. Each
 // datagram keeps the time it reached the socket, from the kernel's arrival
-// stamp (SO_TIMESTAMPNS), so INPUTTIMING and the latency stay exact. The
-// handoff happens on one runtime thread (the loop hands its P to the
-// reader and back), so a quiet game costs one wake-up per tick, not one
-// per datagram. For that the socket must also stay out of the runtime's
-// poller, which would wake an idle thread for each datagram even with
-// nobody reading: on Linux ListenUDP returns such a socket (pacedUDP,
+// stamp (SO_TIMESTAMPNS), so INPUTTIMING and the latency stay exact. A
+// quiet game thus costs one wake-up per tick, its loop's timer, and no
+// goroutine switch. For that the socket must also stay out of the
+// runtime's poller, which would wake an idle thread for each datagram even
+// with nobody reading: on Linux ListenUDP returns such a socket (pacedUDP,
 // paced_linux.go); elsewhere the reader is never paced.
 //
 // Anything that wants an answer sooner than the next tick makes the reader
@@ -33,9 +32,9 @@ import (
 
 // Bounds of paced reading.
 const (
-	// PacedRecvBuffer is the socket receive buffer asked for when a reader
-	// first reads paced (capped by the system's net.core.rmem_max): a tick's
-	// datagrams wait in it until the tick.
+	// PacedRecvBuffer is the receive buffer of a paced socket (capped by
+	// the system's net.core.rmem_max): a tick's datagrams wait in it until
+	// the tick reads them.
 	PacedRecvBuffer = 1 << 20
 	// PacedBusyDatagrams: a tick's read that finds this many datagrams stops
 	// there, and the reader reads each datagram as it comes for PacedHold
@@ -58,19 +57,19 @@ type PacedConn interface {
 	ReadPaced(ms []Datagram, at []time.Time) (int, error)
 }
 
-// pacer couples a game's loop and its reader for paced reads.
+// pacer couples a game's loop and its reader for paced reads. The reader
+// state (reader) has one owner at a time: the reader goroutine, or, while
+// on is set, the loop, which reads with it at each tick; the loop hands it
+// back through req.
 type pacer struct {
-	on     atomic.Bool   // the reader waits for req (set and cleared by the reader)
-	req    chan struct{} // loop -> reader: read what the socket holds (closed when the loop ends)
-	done   chan struct{} // reader -> loop: read, queued in rx
-	reader <-chan struct{}
+	on  atomic.Bool   // the loop owns r and reads at its ticks (set by the reader, cleared by the loop)
+	r   *reader       // the reader's state (set before on is first set)
+	req chan struct{} // loop -> reader: read each datagram as it comes again (closed when the loop ends)
 }
 
-// readerPace is the reader's side of pacing.
+// readerPace is the pacing state of the reader.
 type readerPace struct {
 	at         [ReadBatchSize]time.Time // ReadPaced's arrival times
-	draining   bool                     // reading for a tick's request: read again without waiting
-	count      int                      // datagrams read for the current request
 	urgent     bool                     // a datagram read wanted the loop at once
 	urgentCID  int                      // the first such datagram's slot (-1: none)
 	urgentAddr netip.AddrPort           // and sender (for the debug log)
@@ -79,22 +78,37 @@ type readerPace struct {
 	winCount   int                      // and the datagrams read in it
 }
 
-// startPacer sets up the loop's side before the reader starts; readerDone
-// closes when the reader returns.
-func (s *Server) startPacer(readerDone <-chan struct{}) {
-	s.pace = pacer{req: make(chan struct{}, 1), done: make(chan struct{}, 1), reader: readerDone}
+// startPacer sets up the loop's side before the reader starts.
+func (s *Server) startPacer() {
+	s.pace = pacer{req: make(chan struct{}, 1)}
 }
 
-// readTick has the reader read, if it is paced, every datagram queued on
-// the socket into rx, and waits for it (loop only).
+// readTick reads, while the reader is paced, every datagram queued on the
+// socket into rx, with the reader's state (loop only). A read that finds a
+// datagram wanting an early answer, or PacedBusyDatagrams, hands the
+// reading back to the reader goroutine for PacedHold.
 func (s *Server) readTick() {
 	if !s.pace.on.Load() {
 		return
 	}
-	s.pace.req <- struct{}{}
-	select {
-	case <-s.pace.done:
-	case <-s.pace.reader:
+	r := s.pace.r
+	r.pace.urgent = false
+	count := 0
+	var now time.Time
+	for {
+		n, at, err := s.readOnce(r, true)
+		now = at
+		count += n
+		if err != nil || n < r.k || count >= PacedBusyDatagrams {
+			break // drained (or an error: the next tick reads again)
+		}
+	}
+	if count >= PacedBusyDatagrams || r.pace.urgent {
+		r.pace.contUntil = now.Add(PacedHold)
+		s.logUnpaced(&r.pace, count, true)
+		r.pace.urgent = false
+		s.pace.on.Store(false)
+		s.pace.req <- struct{}{}
 	}
 }
 
@@ -102,61 +116,39 @@ func (s *Server) readTick() {
 // it goes back to waiting on the socket, which is closed next.
 func (s *Server) stopPacer() { close(s.pace.req) }
 
-// paceWait decides how the reader reads next (reader only): true = paced,
-// without waiting on the socket, after waiting for the loop's request if
-// the last paced read is done; false = wait on the socket for the next
-// datagram.
+// paceWait is the reader's choice before a read (reader only): once
+// PacedHold has passed since it last had to read each datagram as it
+// comes, it hands its state to the loop and waits until the loop hands it
+// back (true); false: read the next datagram now.
 func (s *Server) paceWait(r *readerPace) bool {
-	if r.draining {
-		return true
-	}
 	if time.Now().Before(r.contUntil) {
 		return false
 	}
 	s.pace.on.Store(true)
-	if _, ok := <-s.pace.req; !ok {
-		s.pace.on.Store(false)
-		return false
-	}
-	r.draining, r.count, r.urgent = true, 0, false
-	return true
+	_, ok := <-s.pace.req
+	return ok
 }
 
-// paceAfter updates the pacing after a read of n datagrams into k buffers
-// at now, paced or not (reader only).
-func (s *Server) paceAfter(r *readerPace, paced bool, n, k int, now time.Time) {
-	if !paced {
-		// Busy is more than a paced tick would read, per TickDuration (a
-		// full batch is not: a reader thread that waited for a CPU finds
-		// one).
-		if now.Sub(r.winStart) >= TickDuration {
-			r.winStart, r.winCount = now, 0
-		}
-		r.winCount += n
-		if r.winCount >= PacedBusyDatagrams || r.urgent {
-			r.contUntil = now.Add(PacedHold)
-			s.logUnpaced(r, false)
-		}
-		r.urgent = false
-		return
+// paceAfter updates the pacing after the reader read n datagrams at now
+// (reader only): a datagram wanting an early answer, or more datagrams per
+// TickDuration than a paced tick would read, keeps it reading each
+// datagram as it comes for PacedHold (a full batch does not: a reader
+// thread that waited for a CPU finds one).
+func (s *Server) paceAfter(r *readerPace, n int, now time.Time) {
+	if now.Sub(r.winStart) >= TickDuration {
+		r.winStart, r.winCount = now, 0
 	}
-	r.count += n
-	if n == k && r.count < PacedBusyDatagrams {
-		return // more may be queued
-	}
-	r.draining = false
-	if r.count >= PacedBusyDatagrams || r.urgent {
+	r.winCount += n
+	if r.winCount >= PacedBusyDatagrams || r.urgent {
 		r.contUntil = now.Add(PacedHold)
-		s.pace.on.Store(false)
-		s.logUnpaced(r, true)
+		s.logUnpaced(r, r.winCount, false)
 	}
 	r.urgent = false
-	s.pace.done <- struct{}{}
 }
 
 // logUnpaced logs at debug level why the reader reads each datagram as it
-// comes for PacedHold (from a tick's read when fromPaced).
-func (s *Server) logUnpaced(r *readerPace, fromPaced bool) {
+// comes for PacedHold (after a tick's read when atTick).
+func (s *Server) logUnpaced(r *readerPace, count int, atTick bool) {
 	e := s.log.Debug()
 	if e == nil {
 		return
@@ -164,7 +156,7 @@ func (s *Server) logUnpaced(r *readerPace, fromPaced bool) {
 	if r.urgent {
 		e = e.Int("cid", r.urgentCID).Str("addr", r.urgentAddr.String())
 	} else {
-		e = e.Int("datagrams", max(r.count, r.winCount))
+		e = e.Int("datagrams", count)
 	}
-	e.Bool("at_tick", fromPaced).Msg("reader: reading each datagram as it comes")
+	e.Bool("at_tick", atTick).Msg("reader: reading each datagram as it comes")
 }
