@@ -24,7 +24,8 @@
 #       generator needs about as much CPU as the servers; niced, it does not
 #       preempt the servers under test in the middle of a tick (both sides alike)
 # Env: TWSERVER, TWLOAD (default: built from ./cmd/...), TW07_SERVER
-#      (default /usr/games/teeworlds-server), BENCH_MAP (default dm1).
+#      (default /usr/games/teeworlds-server), BENCH_MAP (default dm1),
+#      TWSERVER_ARGS (extra twserver flags, e.g. "-cpuprofile /tmp/cpu.out").
 # Exit: 0 when goal 4 holds for twserver and every client of every side
 #       entered the game, 1 otherwise, 2 for usage errors.
 # Only loopback traffic (127.0.0.1, sources 127.0.0.2-17); every process
@@ -147,7 +148,7 @@ for side in $SIDES; do
 			EOT
 			args+=(-config "$dir/game$g.toml")
 		done
-		(cd "$dir" && exec "$TWSERVER" "${args[@]}" -no-console -log-level warn >"$dir/server.log" 2>&1 </dev/null) &
+		(cd "$dir" && exec "$TWSERVER" "${args[@]}" ${TWSERVER_ARGS:-} -no-console -log-level warn >"$dir/server.log" 2>&1 </dev/null) &
 		spids+=($!) ;;
 	reference)
 		map=$(basename "$BENCH_MAP" .map)

@@ -90,6 +90,7 @@ func (s *Server) Run(ctx context.Context) error {
 
 func (s *Server) run(ctx context.Context) error {
 	readerDone := make(chan struct{})
+	s.startPacer()
 	go s.readLoop(readerDone)
 	consoleDone := make(chan struct{})
 	stopConsole := make(chan struct{})
@@ -133,6 +134,7 @@ loop:
 		timer.Reset(max(time.Until(s.tickStart(s.world.CurrentTick()+1)), 0))
 	}
 	close(s.con.done) // SubmitConsole stops waiting
+	s.stopPacer()
 	s.shutdown()
 	s.recStop()
 	_ = s.conn.Close()
@@ -177,7 +179,8 @@ func (s *Server) advance() {
 	s.ticks.observeLate(now.Sub(s.tickStart(s.world.CurrentTick() + 1)))
 	s.tickWake = now
 	// Datagrams that arrived before the tick (inputs stamped for it) are
-	// handled before it is simulated.
+	// handled before it is simulated; a paced reader reads them now.
+	s.readTick()
 	s.drainRx()
 	// Every due tick is simulated, and snapshots go out at most once per
 	// wake-up, so a late loop does not build snapshots nobody will use. They

@@ -31,7 +31,9 @@ type udpConn struct {
 	udpBatch
 }
 
-// ListenUDP opens a UDP socket on addr (e.g. "0.0.0.0:8303" or ":8303").
+// ListenUDP opens a UDP socket on addr (e.g. "0.0.0.0:8303" or ":8303"):
+// on Linux a socket outside the runtime's poller with paced reads
+// (pacedUDP, paced.go), else (or if that cannot be set up) a udpConn.
 func ListenUDP(addr string) (PacketConn, error) {
 	ua, err := net.ResolveUDPAddr("udp", addr)
 	if err != nil {
@@ -40,6 +42,9 @@ func ListenUDP(addr string) (PacketConn, error) {
 	c, err := net.ListenUDP("udp", ua)
 	if err != nil {
 		return nil, err
+	}
+	if p, ok := pacedSocket(c); ok { // paced.go: Linux
+		return p, nil
 	}
 	u := &udpConn{c: c}
 	if err := u.initBatch(); err != nil {

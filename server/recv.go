@@ -111,46 +111,75 @@ func newSecret() netproto.TokenSecret {
 // socket has the batch form. It returns when the socket is closed.
 func (s *Server) readLoop(done chan<- struct{}) {
 	defer close(done)
-	r := reader{tokens: netproto.NewTokenGen(newSecret(), s.now())}
-	bc, batched := s.conn.(BatchConn)
-	k := 1
-	if batched {
-		k = ReadBatchSize
+	r := &reader{tokens: netproto.NewTokenGen(newSecret(), s.now())}
+	r.bc, r.batched = s.conn.(BatchConn)
+	pc, pacing := s.conn.(PacedConn) // paced.go
+	r.pc = pc
+	r.k = 1
+	if r.batched {
+		r.k = ReadBatchSize
 	}
 	for i := range r.spares {
 		r.spares[i].spare = true
 	}
+	s.pace.r = r
 	for {
-		// Give every slot of the batch a buffer: slots keep theirs until
-		// it is handed to the loop; a spare (the pool was at its bound) is
-		// swapped for a pooled buffer as soon as one is free.
-		for i := range k {
-			if p := r.pkts[i]; p == nil || p.spare {
-				r.pkts[i] = r.get(s, i)
-			}
-			r.ms[i] = Datagram{Buf: r.pkts[i].buf[:]}
+		if pacing && s.paceWait(&r.pace) {
+			continue // the loop read at its ticks meanwhile
 		}
-		var n int
-		var err error
-		if batched {
-			n, err = bc.ReadBatch(r.ms[:k])
-		} else {
-			r.ms[0].N, r.ms[0].Addr, err = s.conn.ReadFrom(r.ms[0].Buf)
-			n = 1
-		}
+		n, now, err := s.readOnce(r, false)
 		if err != nil {
 			if errors.Is(err, ErrClosed) || isClosedErr(err) {
 				return
 			}
 			continue
 		}
-		now := time.Now() // the arrival time of every datagram of the batch
-		for i := range n {
-			if s.received(&r, r.pkts[i], r.ms[i].N, r.ms[i].Addr, now) {
-				r.pkts[i] = nil
-			}
+		if pacing {
+			s.paceAfter(&r.pace, n, now)
 		}
 	}
+}
+
+// readOnce reads one batch of datagrams and screens them: waiting for the
+// first one, or with paced (a PacedConn) taking only what is queued, each
+// datagram with its kernel arrival stamp. It returns the datagrams read and
+// when. r is the reader goroutine's, or the loop's while the reader waits
+// for it (paced.go).
+func (s *Server) readOnce(r *reader, paced bool) (int, time.Time, error) {
+	// Give every slot of the batch a buffer: slots keep theirs until
+	// it is handed to the loop; a spare (the pool was at its bound) is
+	// swapped for a pooled buffer as soon as one is free.
+	k := r.k
+	for i := range k {
+		if p := r.pkts[i]; p == nil || p.spare {
+			r.pkts[i] = r.get(s, i)
+		}
+		r.ms[i] = Datagram{Buf: r.pkts[i].buf[:]}
+	}
+	var n int
+	var err error
+	if paced {
+		n, err = r.pc.ReadPaced(r.ms[:k], r.pace.at[:k])
+	} else if r.batched {
+		n, err = r.bc.ReadBatch(r.ms[:k])
+	} else {
+		r.ms[0].N, r.ms[0].Addr, err = s.conn.ReadFrom(r.ms[0].Buf)
+		n = 1
+	}
+	now := time.Now() // the arrival time of every datagram of an unpaced batch
+	if err != nil {
+		return 0, now, err
+	}
+	for i := range n {
+		at := now
+		if paced {
+			at = r.pace.at[i] // the kernel's stamp
+		}
+		if s.received(r, r.pkts[i], r.ms[i].N, r.ms[i].Addr, at) {
+			r.pkts[i] = nil
+		}
+	}
+	return n, now, nil
 }
 
 // reader is the reader goroutine's state.
@@ -161,6 +190,12 @@ type reader struct {
 	spares [ReadBatchSize]rxPacket // read targets when the pool is at its bound (one per slot)
 	pooled int                     // buffers allocated so far; the pool grows with the peak queue, up to rxPoolSize
 	out    [netproto.MaxPacketSize]byte
+	pace   readerPace // paced.go
+
+	bc      BatchConn // the socket's batch form, if batched
+	batched bool
+	pc      PacedConn // its paced form, nil if none
+	k       int       // datagrams per read
 }
 
 // get returns a pooled buffer for slot i of the batch, or the slot's spare
@@ -201,6 +236,10 @@ func (s *Server) received(r *reader, p *rxPacket, n int, addr netip.AddrPort, no
 		return false
 	}
 	if p.cid < 0 || p.cid >= 64 || s.ingame.Load()&(1<<uint(p.cid)) == 0 {
+		if !r.pace.urgent {
+			r.pace.urgentCID, r.pace.urgentAddr = p.cid, p.addr
+		}
+		r.pace.urgent = true
 		select { // not in game: handle it now
 		case s.wake <- struct{}{}:
 		default: // a wake-up is already pending

@@ -105,6 +105,7 @@ type Server struct {
 	// reader side (recv.go)
 	rx     chan *rxPacket
 	wake   chan struct{} // the reader's signal that rx holds a datagram to handle now
+	pace   pacer         // paced reads: the loop asks the reader to read at each tick (paced.go)
 	ingame atomic.Uint64 // bit i: slot i is in game (published by the loop, read by the reader)
 	free   chan *rxPacket
 	peers  peerTable

@@ -34,6 +34,7 @@ type gameWatch struct {
 	maxPlayers int             // most PlayerInfo items in one snapshot
 	chat       map[string]bool // chat lines
 	options    map[string]bool // vote options offered
+	votes      map[string]bool // votes started (SvVoteSet descriptions)
 }
 
 func (w *gameWatch) client(server netip.AddrPort, name string) *loadclient.Client {
@@ -62,6 +63,10 @@ func (w *gameWatch) client(server netip.AddrPort, name string) *loadclient.Clien
 				}
 			case *gamemsg.SvVoteOptionAdd:
 				w.options[m.Description] = true
+			case *gamemsg.SvVoteSet:
+				if m.Timeout > 0 {
+					w.votes[m.Description] = true
+				}
 			}
 		},
 	})
@@ -69,9 +74,9 @@ func (w *gameWatch) client(server netip.AddrPort, name string) *loadclient.Clien
 
 // TestTwoGamesIsolated runs two games in one process (as two -config files
 // do) with synthetic clients in each: each game's clients see only their
-// own players, chat and vote options; a chat line, a map change and a
-// flood of garbage datagrams in game A leave game B's clients at 25
-// snapshots per second with no missing snapshot tick.
+// own players, chat, vote options and called votes; a chat line, a vote,
+// a map change and a flood of garbage datagrams in game A leave game B's
+// clients at 25 snapshots per second with no missing snapshot tick.
 func TestTwoGamesIsolated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("load test skipped in -short mode")
@@ -113,7 +118,10 @@ func TestTwoGamesIsolated(t *testing.T) {
 	served := make(chan int, 1)
 	go func() { served <- serveGames(ctx, cancel, games, "", zerolog.Nop()) }()
 
-	watch := []*gameWatch{{chat: map[string]bool{}, options: map[string]bool{}}, {chat: map[string]bool{}, options: map[string]bool{}}}
+	watch := make([]*gameWatch, 2)
+	for g := range watch {
+		watch[g] = &gameWatch{chat: map[string]bool{}, options: map[string]bool{}, votes: map[string]bool{}}
+	}
 	counts := []int{3, 2}
 	const runFor = 10 * time.Second
 	var stats [2][]loadclient.Stats
@@ -121,9 +129,13 @@ func TestTwoGamesIsolated(t *testing.T) {
 	var wg sync.WaitGroup
 	cctx, ccancel := context.WithTimeout(ctx, runFor)
 	defer ccancel()
+	var callerA *loadclient.Client
 	for g := range 2 {
 		for i := range counts[g] {
 			cl := watch[g].client(games[g].srv.Addr(), fmt.Sprintf("%c%d", 'a'+g, i))
+			if g == 0 && i == 0 {
+				callerA = cl
+			}
 			wg.Go(func() {
 				st := cl.Run(cctx)
 				mu.Lock()
@@ -133,9 +145,12 @@ func TestTwoGamesIsolated(t *testing.T) {
 		}
 	}
 
-	// Game A: a chat line, a map change and a garbage flood while B plays.
+	// Game A: a chat line, a vote, a map change and a garbage flood while B plays.
 	time.Sleep(3 * time.Second)
 	fmt.Fprintln(toA, "say hello from A")
+	if !callerA.Send(&gamemsg.ClCallVote{Type: "option", Value: "only in A", Reason: "isolation"}) {
+		t.Error("client a0 could not call the vote")
+	}
 	time.Sleep(time.Second)
 	fmt.Fprintln(toA, "change_map dm2")
 	flood, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(games[0].srv.Addr()))
@@ -163,6 +178,9 @@ func TestTwoGamesIsolated(t *testing.T) {
 		}
 		if !w.options["only in "+name] || w.options["only in "+string("BA"[g])] {
 			t.Errorf("game %s: vote options %v", name, w.options)
+		}
+		if got := w.votes["only in A"]; got != (g == 0) || len(w.votes) > 1 {
+			t.Errorf("game %s: votes started %v, want the one called in A only in A", name, w.votes)
 		}
 		for _, st := range stats[g] {
 			if !st.Entered || st.Failure != "" || st.BadSnapshots() != 0 {
