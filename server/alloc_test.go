@@ -59,7 +59,7 @@ func newServerInGame(tb testing.TB, cfg config.Config, conn PacketConn, n int, b
 		c.state = stateIngame
 		c.addr = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 1, byte(i)}), 40000) // nobody listens: writes are dropped
 		c.conn.Accept(s.now(), 1, 2)
-		c.budget = newClientBudget()
+		c.budget, c.dlBudget = newClientBudget(), newDownloadBudget()
 		s.byAddr[c.addr] = i
 		s.peers.add(c.addr, i)
 		c.name = "p" + itoa(i)

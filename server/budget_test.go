@@ -49,6 +49,32 @@ func TestClientPacketBudget(t *testing.T) {
 	})
 }
 
+// TestDownloadPacketBudget: before it is in game a client gets the larger
+// MaxDownloadPacketsPerSecond (a 0.6 client asks for each map chunk with a
+// packet of its own), and the in-game budget once it entered.
+func TestDownloadPacketBudget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newIdleServer(t, 1)
+		c := s.clients[0]
+		pkt := netproto.AppendKeepAlive(nil, 0, 1)
+		feed := func(n int) {
+			for range n {
+				s.feedClient(c, pkt, time.Now())
+			}
+		}
+		c.state = stateConnecting
+		feed(MaxDownloadPacketsPerSecond + 10)
+		if got := s.stats.Flood.Load(); got != 10 {
+			t.Fatalf("flood %d after a burst of %d while connecting, want 10", got, MaxDownloadPacketsPerSecond+10)
+		}
+		c.state = stateIngame
+		feed(MaxClientPacketsPerSecond + 10)
+		if got := s.stats.Flood.Load(); got != 20 {
+			t.Fatalf("flood %d after a burst of %d in game, want 20", got, MaxClientPacketsPerSecond+10)
+		}
+	})
+}
+
 // TestConnlessBudgets: info requests, token requests and CONNECTs from
 // addresses without a slot are answered up to their rate per second; the
 // rest are counted in ConnlessDropped.

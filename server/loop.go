@@ -462,7 +462,7 @@ func (s *Server) onConnect(addr netip.AddrPort, req connectReq) {
 	if req.dialect.Is6() {
 		s.trans6.Connect(c.id, req.dialect == netproto.DialectDDNet)
 	}
-	c.budget = newClientBudget()
+	c.budget, c.dlBudget = newClientBudget(), newDownloadBudget()
 	s.recJoin(c)
 	s.byAddr[addr] = c.id
 	s.peers.add(addr, c.id)
@@ -482,17 +482,43 @@ func (s *Server) onConnect(addr netip.AddrPort, req connectReq) {
 // inputs, RESEND-flagged packets or map requests.
 const MaxClientPacketsPerSecond = 250
 
+// MaxDownloadPacketsPerSecond bounds the datagrams processed per second
+// from a client that is not in game yet (handshake, map download, READY).
+// A 0.6 or DDNet client asks for every map chunk with a packet of its own
+// and keeps many requests in flight: on a LAN it sends hundreds within a
+// few milliseconds (the 0.6 variant of dm1 has 417 chunks), and the in-game
+// budget dropped one of them, which stalled the download for the client's
+// one-second resend. What a downloading client can cause stays bounded:
+// the chunks answered per map change by MaxMapRequestsFactor, the clients
+// before the game by the pre-game bounds (pregame.go).
+const MaxDownloadPacketsPerSecond = 2000
+
 // newClientBudget returns a connection's packet budget: a token bucket of
 // MaxClientPacketsPerSecond per second with a burst of one second's worth.
 func newClientBudget() *rate.Limiter {
 	return rate.NewLimiter(MaxClientPacketsPerSecond, MaxClientPacketsPerSecond)
 }
 
+// newDownloadBudget returns a connection's packet budget for the time
+// before it enters the game: MaxDownloadPacketsPerSecond, burst of one
+// second's worth.
+func newDownloadBudget() *rate.Limiter {
+	return rate.NewLimiter(MaxDownloadPacketsPerSecond, MaxDownloadPacketsPerSecond)
+}
+
+// packetBudget is the budget c's next datagram is charged to.
+func (c *client) packetBudget() *rate.Limiter {
+	if c.state == stateIngame {
+		return c.budget
+	}
+	return c.dlBudget
+}
+
 // feedClient gives a datagram to a slot's Conn (read in the slot's dialect) and handles its messages;
 // at is the datagram's arrival time (taken by the reader).
 func (s *Server) feedClient(c *client, datagram []byte, at time.Time) {
 	now := s.now()
-	if !c.budget.AllowN(s.epoch.Add(now), 1) {
+	if !c.packetBudget().AllowN(s.epoch.Add(now), 1) {
 		s.stats.Flood.Add(1)
 		return
 	}

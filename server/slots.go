@@ -103,6 +103,9 @@ type client struct {
 
 	// packet budget (flood bound), set when the connection is accepted
 	budget *rate.Limiter
+	// dlBudget is the packet budget before the client is in game
+	// (MaxDownloadPacketsPerSecond), set with budget
+	dlBudget *rate.Limiter
 
 	rconAuthed     bool
 	rconTries      int
@@ -142,7 +145,7 @@ func (c *client) reset() {
 	c.rconCmdNext, c.rconMaps, c.rconMapNext = 0, nil, 0
 	c.lastChat, c.lastEmote, c.lastVote, c.lastSkin = 0, 0, 0, 0
 	c.vote, c.votePos = 0, 0
-	c.budget = nil
+	c.budget, c.dlBudget = nil, nil
 }
 
 // resetSnapState clears snapshot and input bookkeeping (on entering and on map change).
