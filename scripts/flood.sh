@@ -13,7 +13,10 @@
 # flood; the flood's cost per packet is the extra CPU over the baseline
 # divided by the packets sent. Prints every window, the median (min-max) per
 # server and of the per-window ratio twserver/reference, and whether the
-# players kept 25 snapshots/s. Loopback only; processes stopped by PID.
+# players kept 25 snapshots/s, and the datagrams the kernel dropped at the
+# server's socket (its buffer full: those cost the server nothing, so they
+# must stay near 0 for a fair figure; /proc/net/udp). Loopback only;
+# processes stopped by PID.
 set -uo pipefail
 RATE=100000 DUR=20s SRC=2000 WINDOWS=3 OUT= KINDS=
 while getopts "r:d:s:w:k:o:h" opt; do
@@ -41,6 +44,8 @@ TWLOAD=${TWLOAD:-$OUT/twload}
 SPID=
 stop() { [ -n "$SPID" ] && { kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null; }; SPID=; }
 trap 'stop; exit 130' INT TERM
+# udp_drops PORT: the kernel's drop counter of the socket bound to 127.0.0.1:PORT.
+udp_drops() { awk -v p="$(printf '0100007F:%04X' "$1")" '$2 == p {print $NF; f=1} END {if (!f) print "NA"}' /proc/net/udp; }
 free_port() { python3 -c 'import socket;s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM);s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
 
 start() { # start KIND PORT DIR
@@ -61,7 +66,7 @@ start() { # start KIND PORT DIR
 	sleep 0.7
 }
 
-printf 'window\tserver\tload1\tsent\tachieved_pps\tbase_cpu_pct\tflood_cpu_pct\tus_per_packet\tplayers_in\tsnaps_min\tsnaps_srv_min\n' >"$OUT/results.tsv"
+printf 'window\tserver\tload1\tsent\tachieved_pps\tbase_cpu_pct\tflood_cpu_pct\tus_per_packet\tplayers_in\tsnaps_min\tsnaps_srv_min\tkernel_drops\n' >"$OUT/results.tsv"
 for ((w = 1; w <= WINDOWS; w++)); do
 	order=(twserver reference)
 	((w % 2 == 0)) && order=(reference twserver)
@@ -72,11 +77,12 @@ for ((w = 1; w <= WINDOWS; w++)); do
 		load1=$(cut -d' ' -f1 /proc/loadavg)
 		"$TWLOAD" flood -addr "127.0.0.1:$port" -rate "$RATE" -duration "$DUR" -sources "$SRC" -players 4 ${KINDS:+-kinds "$KINDS"} \
 			-baseline 5s -server-pid "$SPID" -seed "$w" -json "$dir/flood.json" 2>"$dir/flood.err"
+		drops=$(udp_drops "$port")
 		stop
-		jq -r --arg w "$w" --arg k "$kind" --arg l "$load1" '[$w, $k, $l, .flood.sent_total, (.flood.achieved_pps|floor),
+		jq -r --arg w "$w" --arg k "$kind" --arg l "$load1" --arg d "$drops" '[$w, $k, $l, .flood.sent_total, (.flood.achieved_pps|floor),
 			(.server_cpu.baseline_pct*10|round/10), (.server_cpu.flood_pct*10|round/10), (.server_cpu.us_per_packet*1000|round/1000),
 			"\(.players.connected)/\(.players.clients)", .players.snapshots_per_sec_per_client.min,
-			.players.snapshots_per_server_sec_per_client.min] | @tsv' "$dir/flood.json" | tee -a "$OUT/results.tsv"
+			.players.snapshots_per_server_sec_per_client.min, $d] | @tsv' "$dir/flood.json" | tee -a "$OUT/results.tsv"
 	done
 done
 python3 - "$OUT/results.tsv" <<'EOF'
@@ -91,7 +97,8 @@ print("\nmedian over the windows (min-max):")
 for k, ws in by.items():
     rs = list(ws.values())
     print(f"{k:<9} us/packet {spread([float(r['us_per_packet']) for r in rs])}  flood CPU % {spread([float(r['flood_cpu_pct']) for r in rs], '{:.1f}')}"
-          f"  achieved pps {spread([float(r['achieved_pps']) for r in rs], '{:.0f}')}  players' min snapshots/s {min(float(r['snaps_min']) for r in rs):.2f}")
+          f"  achieved pps {spread([float(r['achieved_pps']) for r in rs], '{:.0f}')}  players' min snapshots/s {min(float(r['snaps_min']) for r in rs):.2f}"
+          f"  kernel drops {','.join(r['kernel_drops'] for r in rs)}  load {','.join(r['load1'] for r in rs)}")
 if "twserver" in by and "reference" in by:
     ws = sorted(set(by["twserver"]) & set(by["reference"]))
     xs = [float(by["twserver"][w]["us_per_packet"]) / float(by["reference"][w]["us_per_packet"]) for w in ws if float(by["reference"][w]["us_per_packet"]) > 0]

@@ -3,9 +3,14 @@
 package server
 
 import (
+	"errors"
+	"net"
 	"net/netip"
+	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -15,27 +20,44 @@ import (
 // recvmmsg(2) on preallocated message headers, iovecs and sockaddrs, so
 // nothing is allocated per datagram.
 //
-// Both are issued as raw, non-blocking system calls (MSG_DONTWAIT inside
-// RawConn.Read/Write, which wait on the runtime's poller when the socket is
-// not ready). golang.org/x/net's ipv4/ipv6 ReadBatch and WriteBatch were the
-// first choice, and measured worse: ReadBatch allocates a net.UDPAddr and
-// its IP per datagram, and both enter the system call through
-// entersyscall, which wakes the runtime's sysmon thread from its idle sleep
-// on every call; on a mostly idle game server (a datagram every few hundred
-// microseconds) those wake-ups cost more than the system calls themselves.
-// A non-blocking sendmmsg or recvmmsg returns in microseconds, so it does not
-// need to hand its P to another thread while it runs.
+// Both are issued as raw, non-blocking system calls (MSG_DONTWAIT).
+// golang.org/x/net's ipv4/ipv6 ReadBatch and WriteBatch were the first
+// choice, and measured worse: ReadBatch allocates a net.UDPAddr and its IP
+// per datagram, and both enter the system call through entersyscall, which
+// wakes the runtime's sysmon thread from its idle sleep on every call; on a
+// mostly idle game server (a datagram every few hundred microseconds) those
+// wake-ups cost more than the system calls themselves. A non-blocking
+// sendmmsg or recvmmsg returns in microseconds, so it does not need to hand
+// its P to another thread while it runs.
+//
+// The socket has two descriptors. fd is the server's own (a duplicate,
+// never registered with the runtime's poller): every system call goes
+// through it. polled, the socket as opened (later a fresh duplicate), is
+// registered with the poller, which the reader waits on when the socket is
+// empty. Under a flood (FloodReadRate) that wait costs a wake-up per burst
+// of datagrams: the poller's epoll wakes a thread for every datagram that
+// arrives while nobody reads, even if the reader is not waiting. So then
+// polled is closed (which removes the socket from the poller) and the
+// reader, having emptied the socket, sleeps FloodReadPause and reads what
+// queued meanwhile in full batches; once the rate has stayed below
+// FloodReadRate for floodHold, a new polled duplicate is registered.
 type udpBatch struct {
-	raw    syscall.RawConn
 	family uint16 // AF_INET or AF_INET6 (dual-stack: IPv4 peers as IPv4-mapped)
+	local  netip.AddrPort
 
-	wmu    sync.Mutex // WriteBatch may be called from several goroutines
+	fd     int          // own descriptor, outside the poller; -1 once closed
+	fdmu   sync.RWMutex // read-held around system calls on fd; Close write-holds it to close fd
+	closed atomic.Bool
+
+	pmu    sync.Mutex   // guards polled against Close
+	polled *net.UDPConn // registered with the poller; nil under a flood
+	praw   syscall.RawConn
+
+	wmu    sync.Mutex // WriteBatch and WriteTo may be called from several goroutines
 	whs    [SendBatchSize]mmsghdr
 	wiovs  [SendBatchSize]unix.Iovec
 	wnames [SendBatchSize]unix.RawSockaddrInet6
-	wn     int   // in: datagrams to send; out: datagrams sent
-	werr   error // error of the last sendmmsg
-	wcall  func(fd uintptr) bool
+	wone   [1]Datagram // WriteTo's batch of one
 
 	// read state, owned by the one reading goroutine
 	rhs    [ReadBatchSize]mmsghdr
@@ -44,6 +66,61 @@ type udpBatch struct {
 	rn     int   // in: buffers offered; out: datagrams read
 	rerr   error // error of the last recvmmsg
 	rcall  func(fd uintptr) bool
+	rone   [1]Datagram // ReadFrom's batch of one
+	rate   floodRate
+}
+
+// Reading under a flood (see udpBatch).
+const (
+	// FloodReadRate is the receive rate (datagrams per second, measured
+	// over floodRateWindow) from which the reader stops waiting through
+	// the runtime's poller and pauses FloodReadPause whenever it has
+	// emptied the socket. A full 64-slot server receives about 4,000 a
+	// second.
+	FloodReadRate = 20000
+	// FloodReadPause is the reader's pause under a flood: the most a
+	// datagram waits in the socket's buffer before it is read (its arrival
+	// time is stamped when it is read), about 100 datagrams at 100,000 a
+	// second.
+	FloodReadPause = time.Millisecond
+	// FloodRecvBuffer is the socket's receive buffer (SO_RCVBUF; the
+	// kernel doubles it and caps it at net.core.rmem_max): it holds what
+	// arrives during a pause, with room for a late timer.
+	FloodRecvBuffer = 1 << 20
+	// floodRateWindow is the period over which the receive rate is measured.
+	floodRateWindow = 20 * time.Millisecond
+	// floodHold is how long the rate must stay below FloodReadRate before
+	// the reader waits through the poller again.
+	floodHold = time.Second
+)
+
+// floodRate measures the receive rate of the reader.
+type floodRate struct {
+	winStart time.Time
+	winCount int
+	flood    bool
+	calmFrom time.Time // first window below the rate since the last flood window
+}
+
+// add counts n datagrams read at now and reports whether the reader is
+// under a flood.
+func (f *floodRate) add(now time.Time, n int) bool {
+	f.winCount += n
+	d := now.Sub(f.winStart)
+	if d < floodRateWindow {
+		return f.flood
+	}
+	high := float64(f.winCount) >= FloodReadRate*d.Seconds()
+	f.winStart, f.winCount = now, 0
+	switch {
+	case high:
+		f.flood, f.calmFrom = true, time.Time{}
+	case f.flood && f.calmFrom.IsZero():
+		f.calmFrom = now
+	case f.flood && now.Sub(f.calmFrom) >= floodHold:
+		f.flood = false
+	}
+	return f.flood
 }
 
 // mmsghdr is struct mmsghdr of sendmmsg(2) and recvmmsg(2).
@@ -57,11 +134,15 @@ func (u *udpConn) initBatch() error {
 	if err != nil {
 		return err
 	}
-	u.raw = raw
-	var domain int
+	var domain, fd int
 	var serr error
-	if err := raw.Control(func(fd uintptr) {
-		domain, serr = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_DOMAIN)
+	if err := raw.Control(func(f uintptr) {
+		if domain, serr = unix.GetsockoptInt(int(f), unix.SOL_SOCKET, unix.SO_DOMAIN); serr != nil {
+			return
+		}
+		// Best effort: the kernel caps it at net.core.rmem_max.
+		_ = unix.SetsockoptInt(int(f), unix.SOL_SOCKET, unix.SO_RCVBUF, FloodRecvBuffer)
+		fd, serr = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0)
 	}); err != nil {
 		return err
 	}
@@ -69,6 +150,9 @@ func (u *udpConn) initBatch() error {
 		return serr
 	}
 	u.family = uint16(domain)
+	u.local = u.c.LocalAddr().(*net.UDPAddr).AddrPort()
+	u.fd = fd
+	u.polled, u.praw = u.c, raw
 	for i := range u.whs {
 		u.whs[i].hdr.Iov = &u.wiovs[i]
 		u.whs[i].hdr.SetIovlen(1)
@@ -79,9 +163,43 @@ func (u *udpConn) initBatch() error {
 		u.rhs[i].hdr.SetIovlen(1)
 		u.rhs[i].hdr.Name = (*byte)(unsafe.Pointer(&u.rnames[i]))
 	}
-	u.wcall = u.sendmmsg
 	u.rcall = u.recvmmsg
 	return nil
+}
+
+// LocalAddr is the address the socket is bound to.
+func (u *udpConn) LocalAddr() netip.AddrPort { return u.local }
+
+// Close closes both descriptors; a reader waiting in ReadBatch returns
+// net.ErrClosed.
+func (u *udpConn) Close() error {
+	if u.closed.Swap(true) {
+		return net.ErrClosed
+	}
+	u.pmu.Lock()
+	if u.polled != nil {
+		_ = u.polled.Close() // wakes a reader waiting on the poller
+		u.polled, u.praw = nil, nil
+	}
+	u.pmu.Unlock()
+	u.fdmu.Lock() // no system call on fd is under way after this
+	err := unix.Close(u.fd)
+	u.fd = -1
+	u.fdmu.Unlock()
+	return err
+}
+
+// WriteTo sends one datagram.
+func (u *udpConn) WriteTo(b []byte, a netip.AddrPort) (int, error) {
+	u.wmu.Lock()
+	defer u.wmu.Unlock()
+	u.wone[0] = Datagram{Buf: b, N: len(b), Addr: a}
+	_, err := u.writeLocked(u.wone[:])
+	u.wone[0].Buf = nil
+	if err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
 
 // WriteBatch sends ms with sendmmsg, SendBatchSize datagrams per call. A
@@ -89,6 +207,14 @@ func (u *udpConn) initBatch() error {
 func (u *udpConn) WriteBatch(ms []Datagram) (int, error) {
 	u.wmu.Lock()
 	defer u.wmu.Unlock()
+	return u.writeLocked(ms)
+}
+
+// sendWaitMillis bounds one wait for room in the socket's send buffer
+// (poll(2)); the send is retried after it either way.
+const sendWaitMillis = 10
+
+func (u *udpConn) writeLocked(ms []Datagram) (int, error) {
 	sent := 0
 	for len(ms) > 0 {
 		k := min(len(ms), SendBatchSize)
@@ -99,44 +225,58 @@ func (u *udpConn) WriteBatch(ms []Datagram) (int, error) {
 			u.whs[i].hdr.Namelen = putSockaddr(&u.wnames[i], u.family, m.Addr)
 			u.whs[i].len = 0
 		}
-		u.wn, u.werr = k, nil
-		err := u.raw.Write(u.wcall)
+		n, err := u.sendmmsg(k)
 		for i := range k {
 			u.wiovs[i].Base = nil // keep no reference to the caller's buffers
-		}
-		if err == nil {
-			err = u.werr
 		}
 		if err != nil {
 			return sent, err
 		}
-		sent += u.wn
-		if u.wn <= 0 {
+		sent += n
+		if n <= 0 {
 			return sent, nil
 		}
-		ms = ms[u.wn:]
+		ms = ms[n:]
 	}
 	return sent, nil
 }
 
-// sendmmsg is the RawConn.Write callback: false asks the runtime to wait
-// until the socket is writable.
-func (u *udpConn) sendmmsg(fd uintptr) bool {
-	n, _, errno := unix.RawSyscall6(unix.SYS_SENDMMSG, fd, uintptr(unsafe.Pointer(&u.whs[0])), uintptr(u.wn),
-		unix.MSG_DONTWAIT, 0, 0)
-	switch {
-	case errno == unix.EAGAIN || errno == unix.EINTR:
-		return false
-	case errno != 0:
-		u.wn, u.werr = 0, errno
-	default:
-		u.wn = int(n)
+// sendmmsg sends the first k prepared messages on fd, waiting (poll(2))
+// while the socket's send buffer is full.
+func (u *udpConn) sendmmsg(k int) (int, error) {
+	u.fdmu.RLock()
+	defer u.fdmu.RUnlock()
+	for {
+		if u.fd < 0 {
+			return 0, net.ErrClosed
+		}
+		n, _, errno := unix.RawSyscall6(unix.SYS_SENDMMSG, uintptr(u.fd), uintptr(unsafe.Pointer(&u.whs[0])), uintptr(k),
+			unix.MSG_DONTWAIT, 0, 0)
+		switch errno {
+		case 0:
+			return int(n), nil
+		case unix.EINTR:
+		case unix.EAGAIN:
+			pfd := [1]unix.PollFd{{Fd: int32(u.fd), Events: unix.POLLOUT}}
+			_, _ = unix.Poll(pfd[:], sendWaitMillis)
+		default:
+			return 0, errno
+		}
 	}
-	return true
+}
+
+// ReadFrom reads one datagram (ReadBatch of one).
+func (u *udpConn) ReadFrom(b []byte) (int, netip.AddrPort, error) {
+	u.rone[0] = Datagram{Buf: b}
+	_, err := u.ReadBatch(u.rone[:])
+	n, a := u.rone[0].N, u.rone[0].Addr
+	u.rone[0] = Datagram{}
+	return n, a, err
 }
 
 // ReadBatch blocks until datagrams arrive and reads up to len(ms) (at most
-// ReadBatchSize) of them with one recvmmsg call.
+// ReadBatchSize) of them with one recvmmsg call. It waits through the
+// runtime's poller, or under a flood by pausing (see udpBatch).
 func (u *udpConn) ReadBatch(ms []Datagram) (int, error) {
 	k := min(len(ms), ReadBatchSize)
 	if k == 0 {
@@ -149,18 +289,13 @@ func (u *udpConn) ReadBatch(ms []Datagram) (int, error) {
 		u.rhs[i].hdr.Flags = 0
 		u.rhs[i].len = 0
 	}
-	u.rn, u.rerr = k, nil
-	err := u.raw.Read(u.rcall)
+	n, err := u.readBatch(k)
 	for i := range k {
 		u.riovs[i].Base = nil
-	}
-	if err == nil {
-		err = u.rerr
 	}
 	if err != nil {
 		return 0, err
 	}
-	n := u.rn
 	for i := range n {
 		ms[i].N = min(int(u.rhs[i].len), len(ms[i].Buf))
 		ms[i].Addr = sockaddrAddrPort(&u.rnames[i])
@@ -168,8 +303,112 @@ func (u *udpConn) ReadBatch(ms []Datagram) (int, error) {
 	return n, nil
 }
 
-// recvmmsg is the RawConn.Read callback: false asks the runtime to wait for
-// the socket to become readable.
+// readBatch reads up to k datagrams into the prepared messages.
+func (u *udpConn) readBatch(k int) (int, error) {
+	for {
+		if u.closed.Load() {
+			return 0, net.ErrClosed
+		}
+		if !u.rate.flood {
+			praw, err := u.registered()
+			if err != nil {
+				return 0, err
+			}
+			u.rn, u.rerr = k, nil
+			err = praw.Read(u.rcall)
+			if err == nil {
+				err = u.rerr
+			}
+			if err != nil {
+				if u.closed.Load() {
+					return 0, net.ErrClosed
+				}
+				return 0, err
+			}
+			if u.rate.add(time.Now(), u.rn) {
+				u.unregister()
+			}
+			return u.rn, nil
+		}
+		n, err := u.recvOwn(k)
+		if err != nil {
+			return 0, err
+		}
+		flood := u.rate.add(time.Now(), n)
+		if n > 0 {
+			return n, nil
+		}
+		if flood {
+			time.Sleep(FloodReadPause)
+		} // else the flood is over: wait through the poller again
+	}
+}
+
+// recvOwn reads up to k datagrams from fd without waiting (0 when the
+// socket is empty).
+func (u *udpConn) recvOwn(k int) (int, error) {
+	u.fdmu.RLock()
+	defer u.fdmu.RUnlock()
+	if u.fd < 0 {
+		return 0, net.ErrClosed
+	}
+	u.rn, u.rerr = k, nil
+	if !u.recvmmsg(uintptr(u.fd)) {
+		return 0, nil
+	}
+	return u.rn, u.rerr
+}
+
+// registered returns the RawConn of the polled descriptor, registering a
+// fresh duplicate of fd with the poller if there is none.
+func (u *udpConn) registered() (syscall.RawConn, error) {
+	u.pmu.Lock()
+	defer u.pmu.Unlock()
+	if u.closed.Load() {
+		return nil, net.ErrClosed
+	}
+	if u.praw != nil {
+		return u.praw, nil
+	}
+	u.fdmu.RLock()
+	nfd, err := unix.FcntlInt(uintptr(u.fd), unix.F_DUPFD_CLOEXEC, 0)
+	u.fdmu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(nfd), "udp")
+	pc, err := net.FilePacketConn(f) // a further duplicate, registered
+	_ = f.Close()
+	if err != nil {
+		return nil, err
+	}
+	c, ok := pc.(*net.UDPConn)
+	if !ok {
+		_ = pc.Close()
+		return nil, errors.New("server: socket duplicate is not UDP")
+	}
+	raw, err := c.SyscallConn()
+	if err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	u.polled, u.praw = c, raw
+	return raw, nil
+}
+
+// unregister closes the polled descriptor, which takes the socket out of
+// the poller (the socket stays open through fd).
+func (u *udpConn) unregister() {
+	u.pmu.Lock()
+	defer u.pmu.Unlock()
+	if u.polled != nil {
+		_ = u.polled.Close()
+		u.polled, u.praw = nil, nil
+	}
+}
+
+// recvmmsg is the RawConn.Read callback (and recvOwn's call): false when
+// the socket is empty (RawConn.Read then waits for it to become readable).
 func (u *udpConn) recvmmsg(fd uintptr) bool {
 	n, _, errno := unix.RawSyscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&u.rhs[0])), uintptr(u.rn),
 		unix.MSG_DONTWAIT, 0, 0)

@@ -2,11 +2,28 @@
 
 package server
 
+import (
+	"net"
+	"net/netip"
+)
+
 // udpBatch is empty where sendmmsg and recvmmsg are not used: the batch
 // calls move one datagram per system call.
 type udpBatch struct{}
 
 func (u *udpConn) initBatch() error { return nil }
+
+func (u *udpConn) ReadFrom(b []byte) (int, netip.AddrPort, error) {
+	n, a, err := u.c.ReadFromUDPAddrPort(b)
+	return n, netip.AddrPortFrom(a.Addr().Unmap(), a.Port()), err
+}
+func (u *udpConn) WriteTo(b []byte, a netip.AddrPort) (int, error) {
+	return u.c.WriteToUDPAddrPort(b, a)
+}
+func (u *udpConn) LocalAddr() netip.AddrPort {
+	return u.c.LocalAddr().(*net.UDPAddr).AddrPort()
+}
+func (u *udpConn) Close() error { return u.c.Close() }
 
 // WriteBatch sends ms one WriteTo at a time.
 func (u *udpConn) WriteBatch(ms []Datagram) (int, error) {

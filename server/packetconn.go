@@ -25,7 +25,7 @@ type PacketConn interface {
 // udpConn adapts *net.UDPConn to BatchConn without allocations per
 // datagram: WriteTo and ReadFrom move one datagram, WriteBatch and
 // ReadBatch several per system call (batch_linux.go; one per call on other
-// systems).
+// systems). c is the socket as opened (on Linux only until the first flood).
 type udpConn struct {
 	c *net.UDPConn
 	udpBatch
@@ -54,17 +54,8 @@ func ListenUDP(addr string) (PacketConn, error) {
 	return u, nil
 }
 
-func (u *udpConn) ReadFrom(b []byte) (int, netip.AddrPort, error) {
-	n, a, err := u.c.ReadFromUDPAddrPort(b)
-	return n, netip.AddrPortFrom(a.Addr().Unmap(), a.Port()), err
-}
-func (u *udpConn) WriteTo(b []byte, a netip.AddrPort) (int, error) {
-	return u.c.WriteToUDPAddrPort(b, a)
-}
-func (u *udpConn) LocalAddr() netip.AddrPort {
-	return u.c.LocalAddr().(*net.UDPAddr).AddrPort()
-}
-func (u *udpConn) Close() error { return u.c.Close() }
+// ReadFrom, WriteTo, LocalAddr and Close are in batch_linux.go (the socket
+// read outside the runtime's poller under a flood) and batch_other.go.
 
 // ErrClosed is returned by MemConn operations after Close.
 var ErrClosed = errors.New("server: connection closed")
