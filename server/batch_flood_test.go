@@ -14,12 +14,12 @@ import (
 // sequence numbers that sendSeq wrote.
 type floodReader struct {
 	t    *testing.T
-	u    *udpConn
+	u    BatchConn
 	rs   []Datagram
 	next uint32
 }
 
-func newFloodReader(t *testing.T, u *udpConn) *floodReader {
+func newFloodReader(t *testing.T, u BatchConn) *floodReader {
 	r := &floodReader{t: t, u: u, rs: make([]Datagram, ReadBatchSize)}
 	for i := range r.rs {
 		r.rs[i].Buf = make([]byte, RecvBufSize)
@@ -46,9 +46,25 @@ func (r *floodReader) read(want int) {
 }
 
 func (r *floodReader) polled() bool {
-	r.u.pmu.Lock()
-	defer r.u.pmu.Unlock()
-	return r.u.polled != nil
+	u := r.u.(*udpConn)
+	u.pmu.Lock()
+	defer u.pmu.Unlock()
+	return u.polled != nil
+}
+
+// listenPolledUDP is ListenUDP's polled socket (udpConn), the form used
+// where the paced socket is not available.
+func listenPolledUDP(t *testing.T) *udpConn {
+	t.Helper()
+	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := newUDPConn(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }
 
 // sendSeq sends n sequence-numbered datagrams of 200 bytes from c to to, in
@@ -72,12 +88,9 @@ func sendSeq(c *net.UDPConn, to *net.UDPAddr, first uint32, n, burst int, pause 
 // every datagram still arrives once and in order, and floodHold after the
 // flood it waits through the poller again.
 func TestUDPFloodRead(t *testing.T) {
-	pc, err := ListenUDP("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pc.Close()
-	u := pc.(*udpConn)
+	u := listenPolledUDP(t)
+	defer u.Close()
+	pc := PacketConn(u)
 	r := newFloodReader(t, u)
 	peer := listenPeers(t, 1)[0]
 	to := net.UDPAddrFromAddrPort(pc.LocalAddr())
@@ -123,11 +136,8 @@ func TestUDPFloodRead(t *testing.T) {
 // net.ErrClosed, through the poller and in the pausing reader.
 func TestUDPCloseWakesReader(t *testing.T) {
 	for _, flood := range []bool{false, true} {
-		pc, err := ListenUDP("127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		u := pc.(*udpConn)
+		u := listenPolledUDP(t)
+		pc := PacketConn(u)
 		if flood {
 			u.rate.flood = true
 			u.unregister()
@@ -158,12 +168,9 @@ func TestUDPCloseWakesReader(t *testing.T) {
 
 // TestUDPFloodReadAllocs: the pausing reader allocates nothing per batch.
 func TestUDPFloodReadAllocs(t *testing.T) {
-	pc, err := ListenUDP("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pc.Close()
-	u := pc.(*udpConn)
+	u := listenPolledUDP(t)
+	defer u.Close()
+	pc := PacketConn(u)
 	u.rate.flood = true
 	u.unregister()
 	payload := make([]byte, 600)
@@ -194,4 +201,47 @@ func TestUDPFloodReadAllocs(t *testing.T) {
 	if !u.rate.flood {
 		t.Error("the reader left the flood mode during the test")
 	}
+}
+
+// TestPacedFloodRead: the paced socket's blocking reader also pauses under
+// a flood (FloodReadRate), every datagram still arrives once and in order,
+// and after floodHold of calm it blocks in the kernel again.
+func TestPacedFloodRead(t *testing.T) {
+	pc, err := ListenUDP("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	u, ok := pc.(*pacedUDP)
+	if !ok {
+		t.Skipf("ListenUDP gave %T, not the paced socket", pc)
+	}
+	r := newFloodReader(t, u)
+	peer := listenPeers(t, 1)[0]
+	to := net.UDPAddrFromAddrPort(pc.LocalAddr())
+	const flood = 3200
+	errc := make(chan error, 1)
+	go func() { errc <- sendSeq(peer, to, 0, flood, 64, time.Millisecond) }()
+	r.read(flood)
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if !u.rate.flood {
+		t.Fatalf("after %d datagrams in about 50 ms the reader does not pause", flood)
+	}
+	deadline := time.Now().Add(floodHold + time.Second)
+	for u.rate.flood && time.Now().Before(deadline) {
+		if err := sendSeq(peer, to, r.next, 1, 1, 0); err != nil {
+			t.Fatal(err)
+		}
+		r.read(1)
+		time.Sleep(20 * time.Millisecond)
+	}
+	if u.rate.flood {
+		t.Fatalf("still pausing %v after the flood", floodHold+time.Second)
+	}
+	if err := sendSeq(peer, to, r.next, 5, 5, 0); err != nil {
+		t.Fatal(err)
+	}
+	r.read(5)
 }

@@ -49,6 +49,7 @@ type pacedUDP struct {
 	riovs  [ReadBatchSize]unix.Iovec
 	rnames [ReadBatchSize]unix.RawSockaddrInet6
 	ctl    [ReadBatchSize][4]uint64 // aligned; stampCmsgSpace bytes used
+	rate   floodRate                // ReadBatch's receive rate (FloodReadRate)
 }
 
 // Timeouts of pacedUDP's blocking calls.
@@ -233,10 +234,31 @@ func (u *pacedUDP) ReadFrom(b []byte) (int, netip.AddrPort, error) {
 }
 
 // ReadBatch blocks until datagrams arrive and reads up to len(ms) (at most
-// ReadBatchSize) of them with one recvmmsg call.
+// ReadBatchSize) of them with one recvmmsg call. Under a flood (a receive
+// rate of FloodReadRate or more, as udpConn measures it) a blocking read
+// would return every few datagrams, each a wake-up of the reading thread:
+// then, once a read finds the socket empty, it sleeps FloodReadPause and
+// reads what queued meanwhile in full batches.
 func (u *pacedUDP) ReadBatch(ms []Datagram) (int, error) {
 	for {
+		if u.rate.flood {
+			n, err := u.recv(ms, nil, unix.MSG_DONTWAIT)
+			if err != nil {
+				return 0, err
+			}
+			flood := u.rate.add(time.Now(), n)
+			if n > 0 {
+				return n, nil
+			}
+			if flood {
+				time.Sleep(FloodReadPause)
+			}
+			continue
+		}
 		n, err := u.recv(ms, nil, unix.MSG_WAITFORONE)
+		if n > 0 {
+			u.rate.add(time.Now(), n)
+		}
 		if n > 0 || err != nil {
 			return n, err
 		}

@@ -46,6 +46,13 @@ func ListenUDP(addr string) (PacketConn, error) {
 	if p, ok := pacedSocket(c); ok { // paced.go: Linux
 		return p, nil
 	}
+	return newUDPConn(c)
+}
+
+// newUDPConn wraps c read through the runtime's poller (with the pausing
+// reader under a flood on Linux): ListenUDP's form where pacedSocket is not
+// available.
+func newUDPConn(c *net.UDPConn) (*udpConn, error) {
 	u := &udpConn{c: c}
 	if err := u.initBatch(); err != nil {
 		_ = c.Close()
