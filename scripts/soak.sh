@@ -20,6 +20,8 @@
 # tick p99 < 5 ms over the run, 0 skipped ticks, every client in game with no
 # bad snapshot. The machine load (/proc/loadavg) is in every sample line.
 # Prints the samples (TSV in OUTDIR/samples.tsv) and a verdict; exit 0 = pass.
+# SOAK_FIFO=N runs the server and twload under SCHED_FIFO priority N (chrt -f;
+# root), so that other work on a shared machine cannot delay the ticks.
 # Loopback only; every process started here is stopped by PID.
 set -uo pipefail
 DUR=60m N=63 OUT=
@@ -58,6 +60,8 @@ secs() { # 60m / 90s / 1h -> seconds
 	*h) echo $((${d%h} * 3600)) ;; *m) echo $((${d%m} * 60)) ;; *s) echo "${d%s}" ;; *) echo "$d" ;;
 	esac
 }
+RT=(env)
+[ -z "${SOAK_FIFO:-}" ] || RT=(chrt -f "$SOAK_FIFO")
 TOTAL=$(secs "$DUR")
 [ "$TOTAL" -gt 0 ] || { echo "bad -d $DUR" >&2; exit 2; }
 BASE=300
@@ -86,13 +90,13 @@ inactive_kick_time = 0
 [metrics]
 listen = "127.0.0.1:$MPORT"
 EOT
-"$TWSERVER" -config "$OUT/twserver.toml" -no-console -log-level warn >"$OUT/server.log" 2>&1 </dev/null &
+"${RT[@]}" "$TWSERVER" -config "$OUT/twserver.toml" -no-console -log-level warn >"$OUT/server.log" 2>&1 </dev/null &
 SPID=$!
 PIDS+=("$SPID")
 sleep 1
 kill -0 "$SPID" 2>/dev/null || { echo "server did not start (see $OUT/server.log)" >&2; exit 2; }
 log "server pid $SPID udp $PORT metrics $MPORT; $N clients for $DUR; output $OUT"
-"$TWLOAD" -addr "127.0.0.1:$PORT" -n "$N" -rampup 5s -duration "$((TOTAL - 5))s" -pattern random \
+"${RT[@]}" "$TWLOAD" -addr "127.0.0.1:$PORT" -n "$N" -rampup 5s -duration "$((TOTAL - 5))s" -pattern random \
 	-sources 16 -source-base 127.0.0.2 -status off -json "$OUT/twload.json" 2>"$OUT/twload.err" &
 LPID=$!
 PIDS+=("$LPID")
