@@ -67,6 +67,40 @@ func listenPolledUDP(t *testing.T) *udpConn {
 	return u
 }
 
+// flood sends 3200 sequence-numbered datagrams to the socket at 64 a
+// millisecond (about 50 ms: over FloodReadRate) and reads them all.
+func (r *floodReader) flood(peer *net.UDPConn, to *net.UDPAddr) {
+	r.t.Helper()
+	const n = 3200
+	errc := make(chan error, 1)
+	go func() { errc <- sendSeq(peer, to, r.next, n, 64, time.Millisecond) }()
+	r.read(n)
+	if err := <-errc; err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// calm sends a trickle, reading it, until flooding reports false or
+// floodHold and a second have passed (then it fails), and then a burst of 5.
+func (r *floodReader) calm(peer *net.UDPConn, to *net.UDPAddr, flooding func() bool) {
+	r.t.Helper()
+	deadline := time.Now().Add(floodHold + time.Second)
+	for flooding() && time.Now().Before(deadline) {
+		if err := sendSeq(peer, to, r.next, 1, 1, 0); err != nil {
+			r.t.Fatal(err)
+		}
+		r.read(1)
+		time.Sleep(20 * time.Millisecond)
+	}
+	if flooding() {
+		r.t.Fatalf("still pausing %v after the flood", floodHold+time.Second)
+	}
+	if err := sendSeq(peer, to, r.next, 5, 5, 0); err != nil {
+		r.t.Fatal(err)
+	}
+	r.read(5)
+}
+
 // sendSeq sends n sequence-numbered datagrams of 200 bytes from c to to, in
 // bursts of burst with a pause between bursts.
 func sendSeq(c *net.UDPConn, to *net.UDPAddr, first uint32, n, burst int, pause time.Duration) error {
@@ -98,35 +132,13 @@ func TestUDPFloodRead(t *testing.T) {
 		t.Fatal("a new socket is not read through the poller")
 	}
 
-	// 64 datagrams a millisecond for about 50 ms: over FloodReadRate.
-	const flood = 3200
-	errc := make(chan error, 1)
-	go func() { errc <- sendSeq(peer, to, 0, flood, 64, time.Millisecond) }()
-	r.read(flood)
-	if err := <-errc; err != nil {
-		t.Fatal(err)
-	}
+	r.flood(peer, to)
 	if !u.rate.flood || r.polled() {
-		t.Fatalf("after %d datagrams in about 50 ms: flood %v, polled %v; want the pausing reader", flood, u.rate.flood, r.polled())
+		t.Fatalf("after a flood: flood %v, polled %v; want the pausing reader", u.rate.flood, r.polled())
 	}
-
 	// A trickle: read in pauses until floodHold has passed, then through
 	// the poller again.
-	deadline := time.Now().Add(floodHold + time.Second)
-	for u.rate.flood && time.Now().Before(deadline) {
-		if err := sendSeq(peer, to, r.next, 1, 1, 0); err != nil {
-			t.Fatal(err)
-		}
-		r.read(1)
-		time.Sleep(20 * time.Millisecond)
-	}
-	if u.rate.flood {
-		t.Fatalf("still pausing %v after the flood", floodHold+time.Second)
-	}
-	if err := sendSeq(peer, to, r.next, 5, 5, 0); err != nil {
-		t.Fatal(err)
-	}
-	r.read(5)
+	r.calm(peer, to, func() bool { return u.rate.flood })
 	if !r.polled() {
 		t.Fatal("the calm reader is not back on the poller")
 	}
@@ -219,29 +231,9 @@ func TestPacedFloodRead(t *testing.T) {
 	r := newFloodReader(t, u)
 	peer := listenPeers(t, 1)[0]
 	to := net.UDPAddrFromAddrPort(pc.LocalAddr())
-	const flood = 3200
-	errc := make(chan error, 1)
-	go func() { errc <- sendSeq(peer, to, 0, flood, 64, time.Millisecond) }()
-	r.read(flood)
-	if err := <-errc; err != nil {
-		t.Fatal(err)
-	}
+	r.flood(peer, to)
 	if !u.rate.flood {
-		t.Fatalf("after %d datagrams in about 50 ms the reader does not pause", flood)
+		t.Fatal("after a flood the paced reader does not pause")
 	}
-	deadline := time.Now().Add(floodHold + time.Second)
-	for u.rate.flood && time.Now().Before(deadline) {
-		if err := sendSeq(peer, to, r.next, 1, 1, 0); err != nil {
-			t.Fatal(err)
-		}
-		r.read(1)
-		time.Sleep(20 * time.Millisecond)
-	}
-	if u.rate.flood {
-		t.Fatalf("still pausing %v after the flood", floodHold+time.Second)
-	}
-	if err := sendSeq(peer, to, r.next, 5, 5, 0); err != nil {
-		t.Fatal(err)
-	}
-	r.read(5)
+	r.calm(peer, to, func() bool { return u.rate.flood })
 }

@@ -123,6 +123,22 @@ func (f *floodRate) add(now time.Time, n int) bool {
 	return f.flood
 }
 
+// pausedRead is one step of a pausing reader under a flood: it counts the
+// n datagrams a read without waiting returned and reports whether the
+// caller returns them; when there were none it sleeps FloodReadPause if the
+// flood goes on (false either way: read again, or wait as usual once the
+// flood is over).
+func (f *floodRate) pausedRead(n int) bool {
+	flood := f.add(time.Now(), n)
+	if n > 0 {
+		return true
+	}
+	if flood {
+		time.Sleep(FloodReadPause)
+	}
+	return false
+}
+
 // mmsghdr is struct mmsghdr of sendmmsg(2) and recvmmsg(2).
 type mmsghdr struct {
 	hdr unix.Msghdr
@@ -334,13 +350,9 @@ func (u *udpConn) readBatch(k int) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		flood := u.rate.add(time.Now(), n)
-		if n > 0 {
+		if u.rate.pausedRead(n) {
 			return n, nil
-		}
-		if flood {
-			time.Sleep(FloodReadPause)
-		} // else the flood is over: wait through the poller again
+		} // else, the flood over, wait through the poller again
 	}
 }
 

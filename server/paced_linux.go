@@ -246,12 +246,8 @@ func (u *pacedUDP) ReadBatch(ms []Datagram) (int, error) {
 			if err != nil {
 				return 0, err
 			}
-			flood := u.rate.add(time.Now(), n)
-			if n > 0 {
+			if u.rate.pausedRead(n) {
 				return n, nil
-			}
-			if flood {
-				time.Sleep(FloodReadPause)
 			}
 			continue
 		}
