@@ -171,6 +171,12 @@ func TestPacedReaderLoop(t *testing.T) {
 	waitPaced(false, time.Second)
 	waitPaced(true, PacedHold+time.Second)
 	wg.Wait()
+	// At most one input in lateShare misses its tick (5 %); under the race
+	// detector, whose slowdown makes the loop itself late, one in 5.
+	lateShare := int64(20)
+	if raceEnabled {
+		lateShare = 5
+	}
 	for _, st := range stats {
 		if !st.Entered || st.Failure != "" || st.BadSnapshots() != 0 {
 			t.Errorf("client %s: entered %v failure %q bad %d", st.Name, st.Entered, st.Failure, st.BadSnapshots())
@@ -178,8 +184,8 @@ func TestPacedReaderLoop(t *testing.T) {
 		if r := st.SnapRateServerTime(); r < 24.5 || st.SnapGaps != 0 {
 			t.Errorf("client %s: %.2f snapshots/s, %d gaps", st.Name, r, st.SnapGaps)
 		}
-		if st.Timings < 100 || st.LateInputs*20 > st.Timings {
-			t.Errorf("client %s: %d INPUTTIMING, %d late (want under 5 %%)", st.Name, st.Timings, st.LateInputs)
+		if st.Timings < 100 || st.LateInputs*lateShare > st.Timings {
+			t.Errorf("client %s: %d INPUTTIMING, %d late (want under 1 in %d)", st.Name, st.Timings, st.LateInputs, lateShare)
 		}
 		t.Logf("client %s: %.2f snapshots/s, %d INPUTTIMING, mean time left %d ms", st.Name, st.SnapRateServerTime(), st.Timings, st.TimeLeftSum/max(st.Timings, 1))
 	}
