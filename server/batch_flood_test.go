@@ -73,7 +73,8 @@ func (r *floodReader) flood(peer *net.UDPConn, to *net.UDPAddr) {
 	r.t.Helper()
 	const n = 3200
 	errc := make(chan error, 1)
-	go func() { errc <- sendSeq(peer, to, r.next, n, 64, time.Millisecond) }()
+	first := r.next // read here: the sender runs while read advances r.next
+	go func() { errc <- sendSeq(peer, to, first, n, 64, time.Millisecond) }()
 	r.read(n)
 	if err := <-errc; err != nil {
 		r.t.Fatal(err)
