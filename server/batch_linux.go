@@ -139,6 +139,16 @@ func (f *floodRate) pausedRead(n int) bool {
 	return false
 }
 
+// linkMsgs points each message header at its one iovec and its address
+// buffer, once, for the sockets' sendmmsg and recvmmsg calls.
+func linkMsgs(hs []mmsghdr, iovs []unix.Iovec, names []unix.RawSockaddrInet6) {
+	for i := range hs {
+		hs[i].hdr.Iov = &iovs[i]
+		hs[i].hdr.SetIovlen(1)
+		hs[i].hdr.Name = (*byte)(unsafe.Pointer(&names[i]))
+	}
+}
+
 // mmsghdr is struct mmsghdr of sendmmsg(2) and recvmmsg(2).
 type mmsghdr struct {
 	hdr unix.Msghdr
@@ -169,16 +179,8 @@ func (u *udpConn) initBatch() error {
 	u.local = u.c.LocalAddr().(*net.UDPAddr).AddrPort()
 	u.fd = fd
 	u.polled, u.praw = u.c, raw
-	for i := range u.whs {
-		u.whs[i].hdr.Iov = &u.wiovs[i]
-		u.whs[i].hdr.SetIovlen(1)
-		u.whs[i].hdr.Name = (*byte)(unsafe.Pointer(&u.wnames[i]))
-	}
-	for i := range u.rhs {
-		u.rhs[i].hdr.Iov = &u.riovs[i]
-		u.rhs[i].hdr.SetIovlen(1)
-		u.rhs[i].hdr.Name = (*byte)(unsafe.Pointer(&u.rnames[i]))
-	}
+	linkMsgs(u.whs[:], u.wiovs[:], u.wnames[:])
+	linkMsgs(u.rhs[:], u.riovs[:], u.rnames[:])
 	u.rcall = u.recvmmsg
 	return nil
 }

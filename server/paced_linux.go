@@ -90,16 +90,8 @@ func pacedSocket(c *net.UDPConn) (PacketConn, bool) {
 		return nil, false
 	}
 	_ = c.Close() // out of the poller; the duplicate keeps the socket
-	for i := range u.whs {
-		u.whs[i].hdr.Iov = &u.wiovs[i]
-		u.whs[i].hdr.SetIovlen(1)
-		u.whs[i].hdr.Name = (*byte)(unsafe.Pointer(&u.wnames[i]))
-	}
-	for i := range u.rhs {
-		u.rhs[i].hdr.Iov = &u.riovs[i]
-		u.rhs[i].hdr.SetIovlen(1)
-		u.rhs[i].hdr.Name = (*byte)(unsafe.Pointer(&u.rnames[i]))
-	}
+	linkMsgs(u.whs[:], u.wiovs[:], u.wnames[:])
+	linkMsgs(u.rhs[:], u.riovs[:], u.rnames[:])
 	return u, true
 }
 
