@@ -53,21 +53,17 @@ type udpBatch struct {
 	polled *net.UDPConn // registered with the poller; nil under a flood
 	praw   syscall.RawConn
 
-	wmu    sync.Mutex // WriteBatch and WriteTo may be called from several goroutines
-	whs    [SendBatchSize]mmsghdr
-	wiovs  [SendBatchSize]unix.Iovec
-	wnames [SendBatchSize]unix.RawSockaddrInet6
-	wone   [1]Datagram // WriteTo's batch of one
+	wmu  sync.Mutex  // WriteBatch and WriteTo may be called from several goroutines; guards msgBufs' send side
+	wone [1]Datagram // WriteTo's batch of one
+
+	msgBufs // send side under wmu; receive side owned by the one reading goroutine
 
 	// read state, owned by the one reading goroutine
-	rhs    [ReadBatchSize]mmsghdr
-	riovs  [ReadBatchSize]unix.Iovec
-	rnames [ReadBatchSize]unix.RawSockaddrInet6
-	rn     int   // in: buffers offered; out: datagrams read
-	rerr   error // error of the last recvmmsg
-	rcall  func(fd uintptr) bool
-	rone   [1]Datagram // ReadFrom's batch of one
-	rate   floodRate
+	rn    int   // in: buffers offered; out: datagrams read
+	rerr  error // error of the last recvmmsg
+	rcall func(fd uintptr) bool
+	rone  [1]Datagram // ReadFrom's batch of one
+	rate  floodRate
 }
 
 // Reading under a flood (see udpBatch).
@@ -139,13 +135,50 @@ func (f *floodRate) pausedRead(n int) bool {
 	return false
 }
 
-// linkMsgs points each message header at its one iovec and its address
-// buffer, once, for the sockets' sendmmsg and recvmmsg calls.
-func linkMsgs(hs []mmsghdr, iovs []unix.Iovec, names []unix.RawSockaddrInet6) {
-	for i := range hs {
-		hs[i].hdr.Iov = &iovs[i]
-		hs[i].hdr.SetIovlen(1)
-		hs[i].hdr.Name = (*byte)(unsafe.Pointer(&names[i]))
+// msgBufs are a raw socket's message headers, iovecs and address buffers
+// for sendmmsg (w...) and recvmmsg (r...), shared by udpConn and pacedUDP.
+type msgBufs struct {
+	whs    [SendBatchSize]mmsghdr
+	wiovs  [SendBatchSize]unix.Iovec
+	wnames [SendBatchSize]unix.RawSockaddrInet6
+	rhs    [ReadBatchSize]mmsghdr
+	riovs  [ReadBatchSize]unix.Iovec
+	rnames [ReadBatchSize]unix.RawSockaddrInet6
+}
+
+// link points each message header at its one iovec and its address
+// buffer, once, before the first call.
+func (b *msgBufs) link() {
+	for i := range b.whs {
+		b.whs[i].hdr.Iov = &b.wiovs[i]
+		b.whs[i].hdr.SetIovlen(1)
+		b.whs[i].hdr.Name = (*byte)(unsafe.Pointer(&b.wnames[i]))
+	}
+	for i := range b.rhs {
+		b.rhs[i].hdr.Iov = &b.riovs[i]
+		b.rhs[i].hdr.SetIovlen(1)
+		b.rhs[i].hdr.Name = (*byte)(unsafe.Pointer(&b.rnames[i]))
+	}
+}
+
+// prepSend points the send headers at the first datagrams of ms (at most
+// SendBatchSize, for a socket of family) and returns how many.
+func (b *msgBufs) prepSend(ms []Datagram, family uint16) int {
+	k := min(len(ms), SendBatchSize)
+	for i := range k {
+		m := &ms[i]
+		b.wiovs[i].Base = unsafe.SliceData(m.Buf)
+		b.wiovs[i].SetLen(m.N)
+		b.whs[i].hdr.Namelen = putSockaddr(&b.wnames[i], family, m.Addr)
+		b.whs[i].len = 0
+	}
+	return k
+}
+
+// unrefSend drops the send headers' references to the caller's buffers.
+func (b *msgBufs) unrefSend(k int) {
+	for i := range k {
+		b.wiovs[i].Base = nil
 	}
 }
 
@@ -179,8 +212,7 @@ func (u *udpConn) initBatch() error {
 	u.local = u.c.LocalAddr().(*net.UDPAddr).AddrPort()
 	u.fd = fd
 	u.polled, u.praw = u.c, raw
-	linkMsgs(u.whs[:], u.wiovs[:], u.wnames[:])
-	linkMsgs(u.rhs[:], u.riovs[:], u.rnames[:])
+	u.link()
 	u.rcall = u.recvmmsg
 	return nil
 }
@@ -235,18 +267,9 @@ const sendWaitMillis = 10
 func (u *udpConn) writeLocked(ms []Datagram) (int, error) {
 	sent := 0
 	for len(ms) > 0 {
-		k := min(len(ms), SendBatchSize)
-		for i := range k {
-			m := &ms[i]
-			u.wiovs[i].Base = unsafe.SliceData(m.Buf)
-			u.wiovs[i].SetLen(m.N)
-			u.whs[i].hdr.Namelen = putSockaddr(&u.wnames[i], u.family, m.Addr)
-			u.whs[i].len = 0
-		}
+		k := u.prepSend(ms, u.family)
 		n, err := u.sendmmsg(k)
-		for i := range k {
-			u.wiovs[i].Base = nil // keep no reference to the caller's buffers
-		}
+		u.unrefSend(k)
 		if err != nil {
 			return sent, err
 		}

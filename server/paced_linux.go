@@ -39,17 +39,13 @@ type pacedUDP struct {
 	closed atomic.Bool
 	use    sync.RWMutex // read-held by every call on fd, held by Close
 
-	wmu    sync.Mutex // WriteBatch may be called from several goroutines
-	whs    [SendBatchSize]mmsghdr
-	wiovs  [SendBatchSize]unix.Iovec
-	wnames [SendBatchSize]unix.RawSockaddrInet6
+	wmu sync.Mutex // WriteBatch may be called from several goroutines; guards msgBufs' send side
+
+	msgBufs // send side under wmu; receive side owned by the one reading goroutine
 
 	// read state, owned by the one reading goroutine
-	rhs    [ReadBatchSize]mmsghdr
-	riovs  [ReadBatchSize]unix.Iovec
-	rnames [ReadBatchSize]unix.RawSockaddrInet6
-	ctl    [ReadBatchSize][4]uint64 // aligned; stampCmsgSpace bytes used
-	rate   floodRate                // ReadBatch's receive rate (FloodReadRate)
+	ctl  [ReadBatchSize][4]uint64 // aligned; stampCmsgSpace bytes used
+	rate floodRate                // ReadBatch's receive rate (FloodReadRate)
 }
 
 // Timeouts of pacedUDP's blocking calls.
@@ -90,8 +86,7 @@ func pacedSocket(c *net.UDPConn) (PacketConn, bool) {
 		return nil, false
 	}
 	_ = c.Close() // out of the poller; the duplicate keeps the socket
-	linkMsgs(u.whs[:], u.wiovs[:], u.wnames[:])
-	linkMsgs(u.rhs[:], u.riovs[:], u.rnames[:])
+	u.link()
 	return u, true
 }
 
@@ -185,19 +180,10 @@ func (u *pacedUDP) WriteBatch(ms []Datagram) (int, error) {
 	sent := 0
 	waited := false
 	for len(ms) > 0 {
-		k := min(len(ms), SendBatchSize)
-		for i := range k {
-			m := &ms[i]
-			u.wiovs[i].Base = unsafe.SliceData(m.Buf)
-			u.wiovs[i].SetLen(m.N)
-			u.whs[i].hdr.Namelen = putSockaddr(&u.wnames[i], u.family, m.Addr)
-			u.whs[i].len = 0
-		}
+		k := u.prepSend(ms, u.family)
 		n, _, e := unix.RawSyscall6(unix.SYS_SENDMMSG, uintptr(u.fd), uintptr(unsafe.Pointer(&u.whs[0])), uintptr(k),
 			unix.MSG_DONTWAIT, 0, 0)
-		for i := range k {
-			u.wiovs[i].Base = nil // keep no reference to the caller's buffers
-		}
+		u.unrefSend(k)
 		if e == unix.EAGAIN && !waited && u.waitWritable() {
 			waited = true
 			continue
