@@ -2,7 +2,6 @@ package agones
 
 import (
 	"context"
-	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"twserver/internal/agonestest"
+	"twserver/internal/testport"
 )
 
 func waitFor(t *testing.T, what string, d time.Duration, ok func() bool) {
@@ -44,14 +44,10 @@ func (w *syncWriter) String() string {
 	return w.b.String()
 }
 
-// freePort returns a 127.0.0.1 TCP port that is free right now.
+// freePort returns a 127.0.0.1 TCP port that is free right now, outside
+// the ephemeral range (see internal/testport).
 func freePort(t *testing.T) int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return testport.Pick(t)
 }
 
 func startSidecar(t *testing.T, addr string, o agonestest.Options) *agonestest.Sidecar {

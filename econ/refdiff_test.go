@@ -3,7 +3,6 @@ package econ_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"twserver/econ"
 	"twserver/gamemsg"
 	"twserver/internal/refserver"
+	"twserver/internal/testport"
 	"twserver/loadclient"
 )
 
@@ -242,12 +242,7 @@ func splitLeaveKill(ls []string) (rest, kills []string) {
 // freeTCPPort returns a loopback TCP port that was free a moment ago.
 func freeTCPPort(t *testing.T) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return testport.Pick(t)
 }
 
 // firstDiff is the index of the first difference of a and b, or -1.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"twserver/internal/heavytest"
+	"twserver/internal/testport"
 	"twserver/loadclient"
 )
 
@@ -73,12 +73,7 @@ func TestRealPrometheusScrape(t *testing.T) {
 	}()
 	defer func() { cancel(); <-runDone }()
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	promAddr := ln.Addr().String()
-	ln.Close()
+	promAddr := testport.Addr(t)
 	dir := t.TempDir()
 	target := strings.TrimPrefix(r.base, "http://")
 	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: twserver\n    static_configs:\n      - targets: [%q]\n", target)

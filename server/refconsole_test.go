@@ -21,6 +21,7 @@ import (
 
 	"twserver/config"
 	"twserver/internal/refserver"
+	"twserver/internal/testport"
 	"twserver/loadclient"
 )
 
@@ -314,10 +315,5 @@ func startTwConsole(t *testing.T, ctx context.Context) (netip.AddrPort, func(int
 
 func freeTCPPort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return testport.Pick(t)
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/netip"
 	"os"
@@ -18,6 +17,7 @@ import (
 
 	"twserver/internal/heavytest"
 	"twserver/internal/refserver"
+	"twserver/internal/testport"
 	"twserver/loadclient"
 )
 
@@ -98,12 +98,7 @@ func TestSoak2m(t *testing.T) {
 	bin := buildTwserver(t)
 	dir := t.TempDir()
 	port := refserver.FreeUDPPort(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mport := l.Addr().(*net.TCPAddr).Port
-	l.Close()
+	mport := testport.Pick(t)
 	cfg := fmt.Sprintf("[server]\nbind = \"127.0.0.1\"\nport = %d\nmax_clients = 64\nplayer_slots = %d\nmax_clients_per_ip = %d\n"+
 		"[game]\ninactive_kick_time = 0\n[metrics]\nlisten = \"127.0.0.1:%d\"\n", port, fullSlots, fullPerIP, mport)
 	cfgPath := filepath.Join(dir, "twserver.toml")

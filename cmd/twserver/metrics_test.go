@@ -9,17 +9,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"twserver/internal/testport"
 )
 
-// freeTCPAddr returns a loopback address:port that was free a moment ago.
+// freeTCPAddr returns a loopback address:port that was free a moment ago,
+// outside the ephemeral range (see internal/testport).
 func freeTCPAddr(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
+	return testport.Addr(t)
 }
 
 // TestMetricsListen: with [metrics] listen set, the binary serves /healthz

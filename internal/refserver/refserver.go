@@ -9,11 +9,12 @@ package refserver
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"sync"
 	"testing"
+
+	"twserver/internal/testport"
 )
 
 // SkipReason is the message tests skip with when Path finds no binary.
@@ -37,15 +38,11 @@ func Path() string {
 	return ""
 }
 
-// FreeUDPPort returns a UDP port on 127.0.0.1 that was free a moment ago.
+// FreeUDPPort returns a port on 127.0.0.1 that was free a moment ago for UDP
+// (and TCP), outside the ephemeral range (see internal/testport).
 func FreeUDPPort(tb testing.TB) int {
 	tb.Helper()
-	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer c.Close()
-	return c.LocalAddr().(*net.UDPAddr).Port
+	return testport.Pick(tb)
 }
 
 // Buffer collects a child process's output; it is safe for the process's
