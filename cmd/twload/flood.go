@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"net/netip"
@@ -55,9 +54,8 @@ type cpuReport struct {
 // runFlood is `twload flood`: unverified packets from many loopback
 // addresses while a few normal clients play; the server's CPU from /proc.
 func runFlood(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("twload flood", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:8303", "server address `host:port` (IPv4 loopback only)")
+	c := newCommand("twload flood", "server address `host:port` (IPv4 loopback only)", stderr)
+	fs, usage := c.fs, c.usage
 	rateF := fs.Int("rate", 100000, fmt.Sprintf("packets per second (1..%d)", loadclient.MaxFloodRate))
 	duration := fs.Duration("duration", 20*time.Second, fmt.Sprintf("flood duration (at most %v)", loadclient.MaxFloodDuration))
 	sources := fs.Int("sources", 2000, fmt.Sprintf("source addresses, one socket each (1..%d)", loadclient.MaxFloodSources))
@@ -68,20 +66,9 @@ func runFlood(args []string, stdout, stderr io.Writer) int {
 	baseline := fs.Duration("baseline", 5*time.Second, "players-only time measured before the flood (for the server's baseline CPU)")
 	pid := fs.Int("server-pid", 0, "server process id: report its CPU from /proc/PID/stat (0: no CPU figures)")
 	seed := fs.Uint64("seed", 1, "seed of the packet mix and tokens")
-	jsonOut := fs.String("json", "-", "write the JSON summary to this file (- for stdout)")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	usage := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "twload flood: "+format+"\n", a...)
-		return 2
-	}
-	if fs.NArg() > 0 {
-		return usage("unexpected arguments %q", fs.Args())
-	}
-	server, err := netip.ParseAddrPort(*addr)
-	if err != nil {
-		return usage("bad -addr: %v", err)
+	server, rc := c.parse(args)
+	if rc != 0 {
+		return rc
 	}
 	src, err := netip.ParseAddr(*base)
 	if err != nil {
@@ -124,8 +111,7 @@ func runFlood(args []string, stdout, stderr io.Writer) int {
 	}
 	sum, err := loadclient.RunFlood(ctx, fc)
 	if err != nil {
-		fmt.Fprintf(stderr, "twload flood: %v\n", err)
-		return 1
+		return c.fail(err)
 	}
 	if *pid > 0 {
 		c2, t2 = procCPU(*pid), time.Now()
@@ -152,7 +138,7 @@ func runFlood(args []string, stdout, stderr io.Writer) int {
 			status = 1
 		}
 	}
-	if rc := writeJSON(*jsonOut, rep, stdout, stderr); rc != 0 {
+	if rc := c.writeJSON(rep, stdout); rc != 0 {
 		return rc
 	}
 	return status

@@ -18,8 +18,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/netip"
@@ -44,9 +42,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runFlood(args[1:], stdout, stderr)
 		}
 	}
-	fs := flag.NewFlagSet("twload", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:8303", "server address `host:port`")
+	c := newCommand("twload", "server address `host:port`", stderr)
+	fs, usage := c.fs, c.usage
 	clients := fs.Int("clients", 8, "number of clients (1..64)")
 	fs.IntVar(clients, "n", 8, "shorthand for -clients")
 	duration := fs.Duration("duration", 30*time.Second, "how long the run lasts after the ramp-up")
@@ -58,7 +55,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	mapDir := fs.String("mapdir", "", "directory caching downloaded maps across runs (empty: memory only)")
 	password := fs.String("password", "", "server password")
 	enterTimeout := fs.Duration("enter-timeout", loadclient.DefaultEnterTimeout, "a client that is not in game after this long fails")
-	jsonOut := fs.String("json", "-", "write the JSON summary to this file (- for stdout)")
 	perClient := fs.Bool("per-client", false, "include per-client statistics in the JSON summary")
 	proto := fs.String("proto", "07", "client dialect: 07, 06 (DDNet 0.6 with the security token), 06vanilla (0.6 without it) or mix (alternating 07 and 06)")
 	status := fs.String("status", "auto", "live status line: auto (when stdout is a terminal), on, off")
@@ -74,19 +70,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	downSpec := fs.String("down", "", "server-to-client settings overriding the above (same syntax as -up)")
 	blackout := fs.String("blackout", "", "LENGTH@START: no datagram in or out for LENGTH from START into the run, e.g. 2s@30s")
 	targets := fs.Int("targets", 1, "load this many servers at once, on consecutive ports from -addr's (-clients each)")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	usage := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "twload: "+format+"\n", a...)
-		return 2
-	}
-	if fs.NArg() > 0 {
-		return usage("unexpected arguments %q", fs.Args())
-	}
-	server, err := netip.ParseAddrPort(*addr)
-	if err != nil {
-		return usage("bad -addr: %v", err)
+	server, code := c.parse(args)
+	if code != 0 {
+		return code
 	}
 	pat, err := loadclient.ParsePattern(*pattern)
 	if err != nil {
@@ -138,27 +124,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "twload: %v\n", err)
-		return 1
+		return c.fail(err)
 	}
 	if !*perClient {
 		sum.PerClient = nil
 	}
-	out := stdout
-	if *jsonOut != "-" {
-		f, err := os.Create(*jsonOut)
-		if err != nil {
-			fmt.Fprintf(stderr, "twload: %v\n", err)
-			return 1
-		}
-		defer f.Close()
-		out = f
-	}
-	enc := json.NewEncoder(out)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(&sum); err != nil {
-		fmt.Fprintf(stderr, "twload: %v\n", err)
-		return 1
+	if code := c.writeJSON(&sum, stdout); code != 0 {
+		return code
 	}
 	if !sum.OK() {
 		fmt.Fprintf(stderr, "twload: FAIL: %d/%d connected, %d failed, %d crc errors, %d delta errors, %d bad items, %d bad messages\n",

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+)
+
+// command is what the three modes of twload (load, hold, flood) share on
+// their command line: the name their messages start with, the flag set,
+// the -addr and -json flags and the exit status of a usage error (2).
+type command struct {
+	name    string
+	stderr  io.Writer
+	fs      *flag.FlagSet
+	addr    *string
+	jsonOut *string
+}
+
+// newCommand makes the flag set of mode name with the flags every mode has:
+// -addr (with the given help) and -json.
+func newCommand(name, addrHelp string, stderr io.Writer) *command {
+	c := &command{name: name, stderr: stderr, fs: flag.NewFlagSet(name, flag.ContinueOnError)}
+	c.fs.SetOutput(stderr)
+	c.addr = c.fs.String("addr", "127.0.0.1:8303", addrHelp)
+	c.jsonOut = c.fs.String("json", "-", "write the JSON summary to this file (- for stdout)")
+	return c
+}
+
+// usage prints a usage error and returns exit status 2.
+func (c *command) usage(format string, a ...any) int {
+	fmt.Fprintf(c.stderr, c.name+": "+format+"\n", a...)
+	return 2
+}
+
+// fail prints a run-time error and returns exit status 1.
+func (c *command) fail(err error) int {
+	fmt.Fprintf(c.stderr, "%s: %v\n", c.name, err)
+	return 1
+}
+
+// parse parses args (no positional arguments allowed) and -addr. A status
+// other than 0 is the exit status of the usage error it printed.
+func (c *command) parse(args []string) (netip.AddrPort, int) {
+	if err := c.fs.Parse(args); err != nil {
+		return netip.AddrPort{}, 2
+	}
+	if c.fs.NArg() > 0 {
+		return netip.AddrPort{}, c.usage("unexpected arguments %q", c.fs.Args())
+	}
+	server, err := netip.ParseAddrPort(*c.addr)
+	if err != nil {
+		return netip.AddrPort{}, c.usage("bad -addr: %v", err)
+	}
+	return server, 0
+}
+
+// writeJSON writes v indented to the -json file (- for stdout); 0 on
+// success, 1 otherwise.
+func (c *command) writeJSON(v any, stdout io.Writer) int {
+	out := stdout
+	if *c.jsonOut != "-" {
+		f, err := os.Create(*c.jsonOut)
+		if err != nil {
+			return c.fail(err)
+		}
+		defer f.Close()
+		out = f
+	}
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return c.fail(err)
+	}
+	return 0
+}
