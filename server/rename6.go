@@ -16,8 +16,9 @@ import (
 // line "'old' changed name to 'new'" to everybody, and 0.7 players told as
 // DDNet tells its 0.7 ("sixup") clients: a silent Sv_ClientDrop followed by
 // a silent Sv_ClientInfo with the new name, clan and country (0.7 has no
-// rename message), or Sv_SkinChange when only the skin changed. 0.6
-// players see the change in their snapshots' ClientInfo (setPlayers6).
+// rename message), Sv_SkinChange when only the skin changed, nothing when
+// nothing did. 0.6 players see the change in their snapshots' ClientInfo
+// (setPlayers6).
 
 // changeInfoInterval is the minimum time between two info changes of a
 // player (the reference's 5 s of m_LastChangeInfo, DDNet's
@@ -48,6 +49,7 @@ func (s *Server) onChangeInfo6(c *client, m *dialect6.ChangeInfo) {
 	renamed := name != old
 	clan := truncUTF8(m.Clan, maxClanLen)
 	info := renamed || clan != c.clan || m.Country != c.country
+	skin := m.Skin != c.skin
 	c.name, c.clan, c.country, c.skin = name, clan, m.Country, m.Skin
 	c.infoChanges++
 	s.world.SetPlayerInfo(c.id, s.playerInfo(c)) // demo snapshots (De_ClientInfo)
@@ -70,6 +72,9 @@ func (s *Server) onChangeInfo6(c *client, m *dialect6.ChangeInfo) {
 		}
 		s.publishInfo()
 		return
+	}
+	if !skin {
+		return // nothing changed: the DDNet client sends its info again while its snapshot shows another (a unique name)
 	}
 	for _, o := range s.clients {
 		if o != c && o.state == stateIngame && !o.conn.Dialect().Is6() && o.version >= 0x0703 {

@@ -423,6 +423,27 @@ func TestRename6(t *testing.T) {
 			t.Errorf("spectate vote: %+v", vs)
 		}
 
+		// Later the same name (it stays the unique form) with another skin:
+		// Sv_SkinChange alone; the same info once more: nothing.
+		for i, want := range []int{1, 0} {
+			play(changeInfoInterval, c7, c6)
+			games := len(a.games)
+			six.info(false, "alice", "clan6", 276, "default")
+			play(500*time.Millisecond, c7, c6)
+			skins, other := 0, 0
+			for _, m := range a.games[games:] {
+				switch m.(type) {
+				case *gamemsg.SvSkinChange:
+					skins++
+				case *gamemsg.SvClientDrop, *gamemsg.SvClientInfo, *gamemsg.SvChat:
+					other++
+				}
+			}
+			if name, _, _, _ := six.clientInfo(sid); skins != want || other != 0 || name != "(1)alice" {
+				t.Errorf("info again (%d): %d skin changes, %d other messages to the 0.7 client; name %q", i, skins, other, name)
+			}
+		}
+
 		// sv_name at run time.
 		infos, names := len(six.serverInfos), len(a.serverNames)
 		if _, err := io.WriteString(ts.cons, "sv_name renamed server\n"); err != nil {
