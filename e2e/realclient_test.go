@@ -521,9 +521,13 @@ func renameInGame(t *testing.T, console io.Writer, serverLog, clientLog string) 
 	if !waitLogAfter(serverLog, mark, regexp.MustCompile(`name='`+renamedTo+`'`), 3*time.Second) {
 		t.Errorf("server console status does not list the new name %q", renamedTo)
 	}
-	if !waitLogAfter(clientLog, cmark, regexp.MustCompile(`\*\*\* 'e2ebot' changed name to '`+renamedTo+`'`), 3*time.Second) {
+	chat := regexp.MustCompile(`[^\n]*\*\*\* 'e2ebot' changed name to '` + renamedTo + `'`)
+	if !waitLogAfter(clientLog, cmark, chat, 3*time.Second) {
 		t.Errorf("client log has no chat line of its name change")
+		return
 	}
+	b, _ := os.ReadFile(clientLog)
+	t.Logf("the real client renamed in game; its log: %s", chat.Find(b[cmark:]))
 }
 
 func slicesWithout(env []string, prefix string) []string {
