@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"twserver/demo"
+	"twserver/dialect6"
 	"twserver/internal/netns"
 	"twserver/loadclient"
+	"twserver/netproto"
 	"twserver/snap"
 	"twserver/world"
 )
@@ -22,7 +24,9 @@ import (
 // Teeworlds 0.7.5 client plays while a synthetic DDNet-style 0.6 client
 // (loadclient, -proto 06) walks in the same game. The real client records a
 // demo; the 0.6 player's character must be in it, moving, where the 0.6
-// client's own snapshots had it.
+// client's own snapshots had it. Meanwhile the 0.6 player renames: the real
+// client must show the chat line and, in its demo's De_ClientInfo (written
+// from what it holds), the new name after the old, without an error line.
 func TestRealClient07Sees06(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end test skipped in -short mode")
@@ -32,6 +36,23 @@ func TestRealClient07Sees06(t *testing.T) {
 		return
 	}
 	runIsolated(t, "TestRealClient07Sees06")
+}
+
+// renamed06 is the name the 0.6 player of TestRealClient07Sees06 takes.
+const renamed06 = "e2e06b"
+
+// changeInfo6 is a 0.6 Cl_ChangeInfo with name and the default skin.
+func changeInfo6(name string) []byte {
+	var p netproto.Packer
+	p.AddMsgHeader(dialect6.MsgClChangeInfo, false)
+	p.AddString(name)
+	p.AddString("")
+	p.AddInt(-1)
+	p.AddString("default")
+	p.AddInt(0)
+	p.AddInt(0)
+	p.AddInt(0)
+	return p.Bytes()
 }
 
 func innerSees06(t *testing.T) {
@@ -82,6 +103,7 @@ func innerSees06(t *testing.T) {
 			t.Fatal("the 0.6 client did not get in game")
 		}
 	}
+	entered := time.Now()
 
 	client, _, home := startRealClient(t, out, "127.0.0.1:"+e2ePort,
 		`bind f4 "spectate 1 0"`, `bind f5 "record sees06"`, "bind f6 stoprecord", "bind f9 quit")
@@ -100,7 +122,14 @@ func innerSees06(t *testing.T) {
 	xdo(t, "key", "F4") // follow client 0 (SPEC_PLAYER), the 0.6 player
 	time.Sleep(500 * time.Millisecond)
 	xdo(t, "key", "F5") // start the client's demo
-	time.Sleep(5 * time.Second)
+	time.Sleep(2 * time.Second)
+	// The 0.6 player renames (Cl_ChangeInfo, past the 5 s after its start
+	// info): the real client gets DDNet's silent drop and client info.
+	time.Sleep(time.Until(entered.Add(6 * time.Second)))
+	if !cl.SendRaw(changeInfo6(renamed06)) {
+		t.Errorf("the 0.6 client could not send Cl_ChangeInfo")
+	}
+	time.Sleep(3 * time.Second)
 	screenshot(t, os.Getenv("DISPLAY"), out, "shot_sees06.png")
 	xdo(t, "key", "F6") // stop the demo
 	time.Sleep(time.Second)
@@ -130,10 +159,27 @@ func innerSees06(t *testing.T) {
 		t.Fatalf("real client's demo: %v", err)
 	}
 	var xs []int32
+	var names []string // the 0.6 player's name in the client's De_ClientInfo, as it changes
 	for _, tk := range ticks {
 		if i := tk.Snap.Find(snap.Key(world.ObjCharacter, uint16(own))); i >= 0 {
 			xs = append(xs, tk.Snap.ItemData(i)[world.CharX])
 		}
+		if i := tk.Snap.Find(snap.Key(world.ObjDeClientInfo, uint16(own))); i >= 0 {
+			if n := snap.IntsToStr(tk.Snap.ItemData(i)[2:6]); len(names) == 0 || names[len(names)-1] != n {
+				names = append(names, n)
+			}
+		}
+	}
+	t.Logf("the 0.6 player's name in the real client's demo: %q", names)
+	if len(names) != 2 || names[0] != "e2e06" || names[1] != renamed06 {
+		t.Errorf("the real client's demo names the 0.6 player %q, want e2e06 then %s", names, renamed06)
+	}
+	cl7, _ := os.ReadFile(clientLog)
+	if !regexp.MustCompile(`\*\*\* 'e2e06' changed name to '` + renamed06 + `'`).Match(cl7) {
+		t.Errorf("the real client did not show the rename's chat line")
+	}
+	if m := regexp.MustCompile(`invalid client(drop|info)|invalid skin info`).Find(cl7); m != nil {
+		t.Errorf("the real client logged %q", m)
 	}
 	minX, maxX := int32(1<<30), int32(-1<<30)
 	for _, x := range xs {

@@ -353,8 +353,11 @@ func inner(t *testing.T, rc realClient) {
 		t.Fatalf("twserver did not start (see %s)", serverLog)
 	}
 
-	client, clientLog, home := startRealClientKind(t, rc, out, "127.0.0.1:"+e2ePort,
-		`bind f7 "say `+chatText+`"`, "bind f8 disconnect", "bind f9 quit")
+	binds := []string{`bind f7 "say ` + chatText + `"`, "bind f8 disconnect", "bind f9 quit"}
+	if rc.map06 {
+		binds = append(binds, `bind f6 "player_name `+renamedTo+`"`)
+	}
+	client, clientLog, home := startRealClientKind(t, rc, out, "127.0.0.1:"+e2ePort, binds...)
 	online := regexp.MustCompile(`state change\. last=2 current=3`)
 	if !waitLog(clientLog, online, 40*time.Second) {
 		b, _ := os.ReadFile(clientLog)
@@ -465,6 +468,10 @@ func inner(t *testing.T, rc realClient) {
 		}
 	}
 
+	if rc.map06 {
+		renameInGame(t, console, serverLog, clientLog)
+	}
+
 	xdo(t, "key", "F8") // disconnect
 	if !waitLog(serverLog, regexp.MustCompile(`(?i)left|leave|drop`), 5*time.Second) {
 		t.Errorf("server did not log the client leaving")
@@ -494,6 +501,33 @@ func inner(t *testing.T, rc realClient) {
 		t.Errorf("twserver exit: %v", err)
 	}
 	t.Logf("server stopped in %v", time.Since(t0).Round(time.Millisecond))
+}
+
+// renamedTo is the name the DDNet client takes in game.
+const renamedTo = "e2ebot2"
+
+// renameInGame has the DDNet client change its name in game (player_name,
+// which it sends as Cl_ChangeInfo): the server applies it, its console
+// lists the new name, and the client shows the server's chat line.
+func renameInGame(t *testing.T, console io.Writer, serverLog, clientLog string) {
+	t.Helper()
+	mark, cmark := logSize(serverLog), logSize(clientLog)
+	xdo(t, "key", "F6")
+	if !waitLogAfter(serverLog, mark, regexp.MustCompile(`player changed name[^\n]* name=`+renamedTo+` old=e2ebot`), 5*time.Second) {
+		t.Errorf("server did not log the real client's name change to %q", renamedTo)
+	}
+	mark = logSize(serverLog)
+	fmt.Fprintln(console, "status")
+	if !waitLogAfter(serverLog, mark, regexp.MustCompile(`name='`+renamedTo+`'`), 3*time.Second) {
+		t.Errorf("server console status does not list the new name %q", renamedTo)
+	}
+	chat := regexp.MustCompile(`[^\n]*\*\*\* 'e2ebot' changed name to '` + renamedTo + `'`)
+	if !waitLogAfter(clientLog, cmark, chat, 3*time.Second) {
+		t.Errorf("client log has no chat line of its name change")
+		return
+	}
+	b, _ := os.ReadFile(clientLog)
+	t.Logf("the real client renamed in game; its log: %s", chat.Find(b[cmark:]))
 }
 
 func slicesWithout(env []string, prefix string) []string {

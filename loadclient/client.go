@@ -212,16 +212,32 @@ func (c *Client) Entered() bool { return c.live.InGame.Load() }
 func (c *Client) Send(m gamemsg.Message) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.inGame || c.finished || c.failure != nil {
-		return false
-	}
-	now := c.clock()
 	c.pk.Reset()
 	if err := gamemsg.Encode(&c.pk, m); err != nil {
 		return false
 	}
+	return c.sendNowLocked()
+}
+
+// SendRaw sends msg, a game message already packed in the client's own
+// dialect (header included; e.g. a 0.6 Cl_ChangeInfo, which has no 0.7
+// form), vital, now. It reports false while the client is not in game.
+// Safe from any goroutine while Run runs.
+func (c *Client) SendRaw(msg []byte) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pk.Reset()
+	c.pk.AddRaw(msg)
+	return c.sendNowLocked()
+}
+
+// sendNowLocked sends c.pk (vital) and flushes, if the client is in game.
+func (c *Client) sendNowLocked() bool {
+	if !c.inGame || c.finished || c.failure != nil {
+		return false
+	}
 	c.sendMsg(true)
-	c.conn.flush(now)
+	c.conn.flush(c.clock())
 	return c.failure == nil
 }
 

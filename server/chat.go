@@ -87,6 +87,7 @@ func (s *Server) handleGameMessage(c *client, m gamemsg.Message) {
 		c.lastSkin = now
 		c.skin = m.Skin
 		c.infoChanges++
+		s.world.SetPlayerInfo(c.id, s.playerInfo(c)) // demo snapshots (De_ClientInfo)
 		for _, o := range s.clients {
 			if o.state == stateIngame && o.version >= 0x0703 {
 				s.sendGame(o, &gamemsg.SvSkinChange{ClientID: int32(c.id), Skin: m.Skin}, false)

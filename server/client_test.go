@@ -64,6 +64,7 @@ type testClient struct {
 	rconNonVit  int             // RCON_CMD_ADD that came without the vital flag
 	mapList     []string        // names of MAPLIST_ENTRY_ADD
 	voteOptions int
+	serverNames []string          // server names of the NETMSG_SERVERINFO received
 	games       []gamemsg.Message // every game message received, in order
 
 	direction int32 // sent in INPUT once in game
@@ -296,6 +297,9 @@ func (tc *testClient) onMessage(ch netproto.Chunk) {
 		}
 	case netproto.NetmsgMaplistEntryAdd:
 		tc.mapList = append(tc.mapList, u.GetString())
+	case netproto.NetmsgServerInfo:
+		_ = u.GetString() // version
+		tc.serverNames = append(tc.serverNames, u.GetString())
 	}
 }
 

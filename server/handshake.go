@@ -167,6 +167,7 @@ func (s *Server) onStartInfo(c *client, m *gamemsg.ClStartInfo) {
 	c.country = m.Country
 	c.skin = m.Skin
 	c.infoChanges++
+	c.lastSkin = s.now() // the start info counts as an info change (the references' m_LastChangeInfo)
 	s.sendVoteOptions(c)
 	s.sendGame(c, s.tuneParamsMsg(), false)
 	s.sendGame(c, &gamemsg.SvReadyToEnter{}, true)
@@ -178,12 +179,8 @@ func (s *Server) enterGame(c *client) {
 	c.conn.SetCopies(1) // the way in is over (mapdl.go)
 	c.entered = true
 	c.resetSnapState()
-	info := world.PlayerInfo{
-		Name: c.name, Clan: c.clan, Country: c.country,
-		SkinPartNames: c.skin.PartNames, UseCustomColors: c.skin.UseCustomColors, SkinPartColors: c.skin.PartColors,
-	}
 	s.recReady(c)
-	if err := s.world.AddPlayer(c.id, info); err != nil {
+	if err := s.world.AddPlayer(c.id, s.playerInfo(c)); err != nil {
 		s.dropClient(c, "Internal error")
 		return
 	}

@@ -184,24 +184,14 @@ func TestRecordMixedDialects(t *testing.T) {
 	if res.Divergence != nil || !res.Finished {
 		t.Fatalf("replay: divergence %v finished %v", res.Divergence, res.Finished)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r := teehist.NewReader(f)
-	if _, err := r.ReadHeader(); err != nil {
-		t.Fatal(err)
-	}
 	joins := map[teehist.ExKind]int{}
-	var m teehist.Message
-	for r.Next(&m) == nil {
+	eachTeehistMessage(t, path, func(m *teehist.Message) {
 		if m.Kind == teehist.KindEx {
 			if k := teehist.ExByUUID(m.UUID); k == teehist.ExJoinVer6 || k == teehist.ExJoinVer7 {
 				joins[k]++
 			}
 		}
-	}
+	})
 	if joins[teehist.ExJoinVer6] != 2 || joins[teehist.ExJoinVer7] != 2 {
 		t.Fatalf("joins by dialect %v, want 2 of each", joins)
 	}

@@ -112,17 +112,19 @@ func (s *Server) onMessage6(c *client, id int32, system bool, body []byte, vital
 	if m == nil {
 		return
 	}
-	if ci, ok := m.(*dialect6.ChangeInfo); ok {
-		// Cl_ChangeInfo: the skin changes as with a 0.7 client's
-		// Cl_SkinChange; 0.7 has no name change in the game, so the name,
-		// clan and country stay.
-		m = &ci.ClSkinChange
+	ci, changeInfo := m.(*dialect6.ChangeInfo)
+	if changeInfo {
+		m = &ci.ClSkinChange // recorded in its 0.7 form; applied whole (rename6.go)
 	}
 	if s.rec.thActive() { // recordings keep the 0.7 form
 		var p netproto.Packer
 		if gamemsg.Encode(&p, m) == nil && p.Err() == nil {
 			s.recMessage(c, m.ID(), p.Bytes())
 		}
+	}
+	if changeInfo {
+		s.onChangeInfo6(c, ci)
+		return
 	}
 	s.handleGameMessage(c, m)
 }
