@@ -1,11 +1,12 @@
 # lib.sh - shell functions the load scripts share (sourced, not run):
 # starting a server on 127.0.0.1 and stopping it by PID, and reading a
-# process's CPU time and peak memory from /proc. Used by scripts/indep.sh.
+# process's CPU time and peak memory from /proc. Used by scripts/indep.sh and scripts/loss.sh.
 #
 # The caller sets LOG_TAG (the prefix of its log lines) and, for
 # start_server, the binaries and map: TWSERVER, TW07_SERVER, DDNET_SERVER,
-# SERVER_MAP (a 0.7 map file), and optionally PLAYER_SLOTS (default 16) and
-# DDNET_ARGS (an array of extra DDNet-Server settings). Every process started through start_server is
+# SERVER_MAP (a 0.7 map file), and optionally PLAYER_SLOTS (default 16),
+# SERVER_NAME (default bench), SERVER_LOG_LEVEL (twserver's, default warn)
+# and DDNET_ARGS (an array of extra DDNet-Server settings). Every process started through start_server is
 # appended to PIDS; lib_stop_all stops them.
 
 PIDS=()
@@ -64,13 +65,13 @@ start_server() {
 			[game]
 			inactive_kick_time = 0
 		EOT
-		(cd "$dir/cwd" && exec "$TWSERVER" -config "$dir/twserver.toml" -no-console -log-level warn \
+		(cd "$dir/cwd" && exec "$TWSERVER" -config "$dir/twserver.toml" -no-console -log-level "${SERVER_LOG_LEVEL:-warn}" \
 			>"$dir/server.log" 2>&1 </dev/null) &
 		SPID=$! ;;
 	reference)
 		cp "$SERVER_MAP" "$dir/cwd/maps/$map.map"
 		(cd "$dir/cwd" && exec env -u XDG_DATA_HOME HOME="$dir/home" "$TW07_SERVER" \
-			"bindaddr 127.0.0.1" "sv_port $port" "sv_register 0" "sv_map $map" "sv_name bench" \
+			"bindaddr 127.0.0.1" "sv_port $port" "sv_register 0" "sv_map $map" "sv_name ${SERVER_NAME:-bench}" \
 			"console_output_level 1" "sv_max_clients 64" "sv_max_clients_per_ip 4" \
 			"sv_player_slots ${PLAYER_SLOTS:-16}" "sv_spamprotection 0" "sv_inactivekick_time 0" \
 			>"$dir/server.log" 2>&1 </dev/null) &
@@ -80,7 +81,7 @@ start_server() {
 		cp "$SERVER_MAP" "$dir/cwd/maps7/$map.map"
 		(cd "$dir/cwd" && exec env -u XDG_DATA_HOME HOME="$dir/home" "$DDNET_SERVER" \
 			"bindaddr 127.0.0.1" "sv_ipv4only 1" "sv_port $port" "sv_register 0" "sv_map $map" \
-			"sv_name bench" "loglevel 1" "sv_max_clients 64" "sv_max_clients_per_ip 4" "sv_sixup 1" \
+			"sv_name ${SERVER_NAME:-bench}" "loglevel 1" "sv_max_clients 64" "sv_max_clients_per_ip 4" "sv_sixup 1" \
 			"sv_spamprotection 0" "sv_inactivekick_time 0" ${DDNET_ARGS[@]+"${DDNET_ARGS[@]}"} \
 			>"$dir/server.log" 2>&1 </dev/null) &
 		SPID=$! ;;
