@@ -21,6 +21,8 @@
 #   client CPU       the load client's own utime+stime over the same window
 #   snapshots/s      per client (npm: the library's snapshot events in the
 #                    window; twload: its own count over its in-game time)
+#   per client       datagrams each way and bytes received per second, the
+#                    tees (characters) per snapshot, players/spectators
 # and prints every window, the medians over the windows (min-max) and the
 # ratios twserver/ddnet under each client and npm/twload on each server
 # (median of the per-window ratios, min-max).
@@ -60,7 +62,7 @@ while getopts "w:d:r:n:p:S:C:o:h" opt; do
 	S) SERVERS=$OPTARG ;;
 	C) CLIENTS=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) sed -n '2,47p' "$0"; exit 2 ;;
+	*) sed -n '2,49p' "$0"; exit 2 ;;
 	esac
 done
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -157,7 +159,8 @@ run_row() {
 		ok=$(jq --argjson n "$N" '.in_game_whole_window == $n and .crc_errors == 0 and .disconnects == 0 and (.errors | length) == 0' "$dir/client.json")
 		jq -r --arg s "$srv" --arg c "$cl" --arg w "$win" --arg cpu "$cpu" --arg hwm "$hwm" --arg ccpu "$ccpu" --arg la "$la0-$la1" --arg ok "$ok" \
 			'[$s, $c, $w, $cpu, $hwm, $ccpu, .in_game_whole_window // 0, .snapshots_per_s.min // 0, .snapshots_per_s.median // 0,
-			  .tees_per_snapshot // 0, .players // 0, .spectators // 0, (.crc_errors // 0) + (.missing_base // 0), .disconnects // 0, .cpu_pct // 0, $la, $ok] | @tsv' \
+			  .tees_per_snapshot // 0, .players // 0, .spectators // 0, (.crc_errors // 0) + (.missing_base // 0), .disconnects // 0, .cpu_pct // 0, $la, $ok,
+			  .rx_bytes_per_s // 0, .rx_packets_per_s // 0, .tx_packets_per_s // 0] | @tsv' \
 			"$dir/client.json" >>"$RESULTS"
 	else
 		# twload's 0.6 decoder counts DDNet's own snapshot items and
@@ -165,14 +168,15 @@ run_row() {
 		ok=$(jq --argjson n "$N" '.connected == $n and .failed == 0 and .crc_errors == 0 and .delta_errors == 0' "$dir/client.json")
 		jq -r --arg s "$srv" --arg c "$cl" --arg w "$win" --arg cpu "$cpu" --arg hwm "$hwm" --arg ccpu "$ccpu" --arg la "$la0-$la1" --arg ok "$ok" \
 			'[$s, $c, $w, $cpu, $hwm, $ccpu, .connected // 0, .snapshots_per_sec_per_client.min // 0, .snapshots_per_sec_per_client.p50 // 0,
-			  .chars_in_view_per_snapshot.mean // 0, "-", "-", (.crc_errors // 0) + (.delta_errors // 0), .failed // 0, .twload_cpu_pct // 0, $la, $ok] | @tsv' \
+			  .chars_in_view_per_snapshot.mean // 0, "-", "-", (.crc_errors // 0) + (.delta_errors // 0), .failed // 0, .twload_cpu_pct // 0, $la, $ok,
+			  .rx_bytes_per_sec_per_client.mean // 0, .rx_packets_per_sec_per_client.mean // 0, .tx_packets_per_sec_per_client.mean // 0] | @tsv' \
 			"$dir/client.json" >>"$RESULTS"
 	fi
 	[ "$ok" = true ] || { log "$srv/$cl window $win: not every client in game for the whole window, or errors (see $dir)"; return 1; }
 }
 
 RESULTS=$OUT/results.tsv
-printf 'server\tclient\twindow\tcpu_pct\tpeak_rss_kb\tclient_cpu_pct\tin_game\tsnaps_min\tsnaps_median\ttees_snap\tplayers\tspectators\tsnap_errors\tdisconnects\tclient_own_cpu_pct\tload\tok\n' >"$RESULTS"
+printf 'server\tclient\twindow\tcpu_pct\tpeak_rss_kb\tclient_cpu_pct\tin_game\tsnaps_min\tsnaps_median\ttees_snap\tplayers\tspectators\tsnap_errors\tdisconnects\tclient_own_cpu_pct\tload\tok\trx_Bps\trx_pps\ttx_pps\n' >"$RESULTS"
 STATUS=0
 for ((win = 1; win <= WINDOWS; win++)); do
 	order=("${ROWS[@]}")
@@ -190,26 +194,26 @@ rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
 n = sys.argv[2]
 f = lambda r, k: float(r[k]) if r[k] not in ("", "-") else 0.0
 print("every window (load: the 1-minute load average at the start and end of the row):")
-print(f"{'row':<16} {'w':>2} {'load':>9} {'CPU %':>6} {'peakRSS MB':>10} {'in game':>7} {'snap/s min':>10} {'median':>6} {'tees/snap':>9} {'play/spec':>9} {'errors':>6} {'disc':>4} {'client CPU %':>12} {'own':>5}")
+print(f"{'row':<16} {'w':>2} {'load':>9} {'CPU %':>6} {'peakRSS MB':>10} {'in game':>7} {'snap/s min':>10} {'median':>6} {'tees/snap':>9} {'play/spec':>9} {'errors':>6} {'disc':>4} {'client CPU %':>12} {'own':>5} {'s2c B/s/cl':>10} {'s2c pk/s':>8} {'c2s pk/s':>8}")
 by = {}
 for r in rows:
     k = f"{r['server']}/{r['client']}"
     by.setdefault(k, {})[r["window"]] = r
     ps = f"{r['players']}/{r['spectators']}"
     print(f"{k:<16} {r['window']:>2} {r['load']:>9} {f(r,'cpu_pct'):6.1f} {f(r,'peak_rss_kb')/1024:10.1f} {r['in_game']:>3}/{n:<3} {f(r,'snaps_min'):10.2f} {f(r,'snaps_median'):6.2f} "
-          f"{f(r,'tees_snap'):9.2f} {ps:>9} {r['snap_errors']:>6} {r['disconnects']:>4} {f(r,'client_cpu_pct'):12.1f} {f(r,'client_own_cpu_pct'):5.1f}")
+          f"{f(r,'tees_snap'):9.2f} {ps:>9} {r['snap_errors']:>6} {r['disconnects']:>4} {f(r,'client_cpu_pct'):12.1f} {f(r,'client_own_cpu_pct'):5.1f} {f(r,'rx_Bps'):10.0f} {f(r,'rx_pps'):8.1f} {f(r,'tx_pps'):8.1f}")
 def spread(xs, fmt="{:.1f}"):
     return f"{fmt.format(statistics.median(xs))} ({fmt.format(min(xs))}-{fmt.format(max(xs))})"
 print()
 print("median over the windows (min-max); snap/s: the lowest client of any window / the median client's median:")
-print(f"{'row':<16} {'in game':>12} {'CPU %':>17} {'peakRSS MB':>19} {'snap/s min/med':>14} {'tees/snap':>9} {'client CPU %':>17} {'load':>11}")
+print(f"{'row':<16} {'in game':>12} {'CPU %':>17} {'peakRSS MB':>19} {'snap/s min/med':>14} {'tees/snap':>9} {'client CPU %':>17} {'s2c B/s/cl':>10} {'c2s pk/s/cl':>11} {'load':>11}")
 for k, ws in by.items():
     rs = list(ws.values())
     ing = ",".join(r["in_game"] for r in rs)
     loads = [float(x) for r in rs for x in r["load"].split("-")]
     print(f"{k:<16} {ing:>12} {spread([f(r,'cpu_pct') for r in rs]):>17} {spread([f(r,'peak_rss_kb')/1024 for r in rs]):>19} "
           f"{min(f(r,'snaps_min') for r in rs):6.2f}/{statistics.median(f(r,'snaps_median') for r in rs):<6.2f} {statistics.median(f(r,'tees_snap') for r in rs):9.2f} "
-          f"{spread([f(r,'client_cpu_pct') for r in rs]):>17} {min(loads):.2f}-{max(loads):.2f}")
+          f"{spread([f(r,'client_cpu_pct') for r in rs]):>17} {statistics.median(f(r,'rx_Bps') for r in rs):10.0f} {statistics.median(f(r,'tx_pps') for r in rs):11.1f} {min(loads):.2f}-{max(loads):.2f}")
 print()
 print("ratios, median of the per-window ratios (min-max):")
 def ratio(a, b, k):

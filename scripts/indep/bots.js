@@ -11,7 +11,8 @@
 // summary goes to stdout (or --json FILE): per bot its join, in-game and
 // window figures (the library's "snapshot" events per second, snapshots whose
 // CRC did not match or whose delta base was missing, characters per snapshot,
-// its own team as the snapshots show it, disconnect reasons) and
+// its own team as the snapshots show it, datagrams each way and bytes
+// received, disconnect reasons; means over the bots in the summary) and
 // this process's own CPU over the window (process.cpuUsage).
 //
 // Usage: node bots.js --port PORT [--host 127.0.0.1] [--n 63] [--play 16]
@@ -95,7 +96,7 @@ process.on("uncaughtException", (e) => errors.push({ t: now(), error: String(e &
 
 function startBot(i) {
 	const b = { id: i, play: i < opts.play, joinedAt: null, inGameAt: null, leftAt: null, disconnects: [], measuring: false, inGame: false,
-		team: null, w: { snapshots: 0, tees: 0, crcErrors: 0, missingBase: 0, inGameWhole: false } };
+		team: null, w: { snapshots: 0, tees: 0, rxPk: 0, rxB: 0, txPk: 0, crcErrors: 0, missingBase: 0, inGameWhole: false } };
 	bots.push(b);
 	const c = new tw.Client(opts.host, opts.port, `indep${i}`, { timeout: 10000 });
 	b.client = c;
@@ -124,9 +125,19 @@ function startBot(i) {
 		b.disconnects.push({ t: now(), reason: String(reason) });
 	});
 	// Wrap the socket's message handling so the snapshot outcome hook knows
-	// whose snapshot it is (node runs one handler at a time).
+	// whose snapshot it is (node runs one handler at a time), and count the
+	// datagrams both ways in the window.
 	const on = c.socket.on.bind(c.socket);
-	c.socket.on = (ev, fn) => on(ev, ev === "message" ? (...a) => { current = b; try { fn(...a); } finally { current = null; } } : fn);
+	c.socket.on = (ev, fn) => on(ev, ev === "message" ? (msg, ...a) => {
+		if (b.measuring) { b.w.rxPk++; b.w.rxB += msg.length; }
+		current = b;
+		try { fn(msg, ...a); } finally { current = null; }
+	} : fn);
+	const send = c.socket.send.bind(c.socket);
+	c.socket.send = (msg, ...a) => {
+		if (b.measuring) b.w.txPk++;
+		return send(msg, ...a);
+	};
 	b.joinedAt = now();
 	c.connect();
 	if (b.play) {
@@ -177,6 +188,9 @@ setTimeout(() => {
 		team: b.team,
 		snapshots_per_s: +(b.w.snapshots / opts.duration).toFixed(3),
 		tees_per_snapshot: b.w.snapshots ? +(b.w.tees / b.w.snapshots).toFixed(2) : 0,
+		rx_packets_per_s: +(b.w.rxPk / opts.duration).toFixed(2),
+		rx_bytes_per_s: Math.round(b.w.rxB / opts.duration),
+		tx_packets_per_s: +(b.w.txPk / opts.duration).toFixed(2),
 		crc_errors: b.w.crcErrors,
 		missing_base: b.w.missingBase,
 		disconnects: b.disconnects,
@@ -192,6 +206,9 @@ setTimeout(() => {
 		spectators: per.filter((p) => p.team === -1).length,
 		snapshots_per_s: { min: rates[0], median: rates[rates.length >> 1], max: rates[rates.length - 1] },
 		tees_per_snapshot: +(per.reduce((s, p) => s + p.tees_per_snapshot, 0) / per.length).toFixed(2),
+		rx_packets_per_s: +(per.reduce((s, p) => s + p.rx_packets_per_s, 0) / per.length).toFixed(2),
+		rx_bytes_per_s: Math.round(per.reduce((s, p) => s + p.rx_bytes_per_s, 0) / per.length),
+		tx_packets_per_s: +(per.reduce((s, p) => s + p.tx_packets_per_s, 0) / per.length).toFixed(2),
 		crc_errors: per.reduce((s, p) => s + p.crc_errors, 0),
 		missing_base: per.reduce((s, p) => s + p.missing_base, 0),
 		disconnects: per.reduce((s, p) => s + p.disconnects.length, 0),
