@@ -71,7 +71,7 @@ LOG_TAG=indep
 trap lib_stop_all EXIT
 trap 'exit 130' INT TERM
 
-for v in WINDOWS DUR RAMP N PLAY; do [[ ${!v} =~ ^[0-9]+$ ]] || die "-${v,,}: not a whole number: ${!v}"; done
+for fv in w:WINDOWS d:DUR r:RAMP n:N p:PLAY; do v=${fv#*:}; [[ ${!v} =~ ^[0-9]+$ ]] || die "-${fv%%:*}: not a whole number: ${!v}"; done
 ((N >= 1 && N <= 64 && PLAY <= N && DUR > 0)) || die "need 1 <= N <= 64, P <= N, DURATION > 0"
 for s in $SERVERS; do case $s in twserver | ddnet) ;; *) die "-S: unknown server $s (twserver, ddnet)" ;; esac; done
 for c in $CLIENTS; do case $c in npm | twload) ;; *) die "-C: unknown client $c (npm, twload)" ;; esac; done
