@@ -34,7 +34,10 @@
 #   -r  ramp-up in seconds: clients join evenly over it (default 10)
 #   -n  clients (default 63), -p  of them playing (default 16)
 #   -S  servers, of twserver ddnet (default both)
-#   -C  load clients, of npm twload (default both)
+#   -C  load clients, of npm twload npm50 (default "npm twload"); npm50: the
+#       npm bots with the library's own input timer off and its sendInput
+#       called 50 times a second (twload's and the real client's rate; the
+#       library's own is 20)
 #   -o  output directory for JSON, logs and results.tsv (default a temp dir)
 # Env: TWSERVER, TWLOAD (default: built from ./cmd), DDNET_SERVER (default
 #      /usr/games/DDNet-Server), INDEP_MAP (default the 0.7.5 dm1.map),
@@ -62,7 +65,7 @@ while getopts "w:d:r:n:p:S:C:o:h" opt; do
 	S) SERVERS=$OPTARG ;;
 	C) CLIENTS=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) sed -n '2,49p' "$0"; exit 2 ;;
+	*) sed -n '2,52p' "$0"; exit 2 ;;
 	esac
 done
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -74,7 +77,7 @@ trap 'exit 130' INT TERM
 for fv in w:WINDOWS d:DUR r:RAMP n:N p:PLAY; do v=${fv#*:}; [[ ${!v} =~ ^[0-9]+$ ]] || die "-${fv%%:*}: not a whole number: ${!v}"; done
 ((N >= 1 && N <= 64 && PLAY <= N && DUR > 0)) || die "need 1 <= N <= 64, P <= N, DURATION > 0"
 for s in $SERVERS; do case $s in twserver | ddnet) ;; *) die "-S: unknown server $s (twserver, ddnet)" ;; esac; done
-for c in $CLIENTS; do case $c in npm | twload) ;; *) die "-C: unknown client $c (npm, twload)" ;; esac; done
+for c in $CLIENTS; do case $c in npm | npm50 | twload) ;; *) die "-C: unknown client $c (npm, npm50, twload)" ;; esac; done
 
 export PATH=$PATH:/usr/local/go/bin
 DDNET_SERVER=${DDNET_SERVER:-/usr/games/DDNet-Server}
@@ -99,7 +102,7 @@ if [ "${INDEP_INNER:-0}" != 1 ]; then
 		TWLOAD=$OUT/twload
 		(cd "$ROOT" && nice -n 19 go build -o "$TWLOAD" ./cmd/twload) || die "cannot build twload"
 	fi
-	if [[ " $CLIENTS " == *" npm "* ]] && ! (cd "$ROOT/scripts/indep" && node -e 'process.exit(require("teeworlds/package.json").version === require("./package-lock.json").packages["node_modules/teeworlds"].version ? 0 : 1)' 2>/dev/null); then
+	if [[ " $CLIENTS " == *" npm"* ]] && ! (cd "$ROOT/scripts/indep" && node -e 'process.exit(require("teeworlds/package.json").version === require("./package-lock.json").packages["node_modules/teeworlds"].version ? 0 : 1)' 2>/dev/null); then
 		log "installing the pinned teeworlds library (npm ci in scripts/indep)"
 		(cd "$ROOT/scripts/indep" && nice -n 19 npm ci --no-audit --no-fund >"$OUT/npm-ci.log" 2>&1) || die "npm ci failed (see $OUT/npm-ci.log)"
 	fi
@@ -131,8 +134,10 @@ run_row() {
 	sleep 0.5
 	la0=$(cut -d' ' -f1 /proc/loadavg)
 	log "$srv/$cl: $N clients ($PLAY playing) over ${RAMP}s + ${SETTLE}s + ${DUR}s on port $port (window $win/$WINDOWS; load average $(cut -d' ' -f1-3 /proc/loadavg))"
-	if [ "$cl" = npm ]; then
-		node "$BOTS" --host 127.0.0.1 --port "$port" --n "$N" --play "$PLAY" --rampup "$RAMP" --settle "$SETTLE" \
+	if [ "$cl" != twload ]; then
+		local hz=0
+		[ "$cl" = npm50 ] && hz=50
+		node "$BOTS" --input-hz "$hz" --host 127.0.0.1 --port "$port" --n "$N" --play "$PLAY" --rampup "$RAMP" --settle "$SETTLE" \
 			--duration "$((DUR + 1))" --sources 16 --source-base 127.0.0.2 --json "$dir/client.json" 2>"$dir/client.err" &
 	else
 		# twload's clients cannot be told to spectate: the servers' player
@@ -155,7 +160,7 @@ run_row() {
 	cpu=$(awk -v a="$t0" -v b="$t1" -v w0="$w0" -v w1="$w1" -v hz="$HZ" 'BEGIN{printf "%.1f", (b-a)/hz/(w1-w0)*100}')
 	ccpu=$(awk -v a="$c0" -v b="$c1" -v w0="$w0" -v w1="$w1" -v hz="$HZ" 'BEGIN{printf "%.1f", (b-a)/hz/(w1-w0)*100}')
 	[ -s "$dir/client.json" ] || { log "$srv/$cl: no JSON (exit $rc): $(tail -2 "$dir/client.err")"; printf '{}' >"$dir/client.json"; }
-	if [ "$cl" = npm ]; then
+	if [ "$cl" != twload ]; then
 		ok=$(jq --argjson n "$N" '.in_game_whole_window == $n and .crc_errors == 0 and .disconnects == 0 and (.errors | length) == 0' "$dir/client.json")
 		jq -r --arg s "$srv" --arg c "$cl" --arg w "$win" --arg cpu "$cpu" --arg hwm "$hwm" --arg ccpu "$ccpu" --arg la "$la0-$la1" --arg ok "$ok" \
 			'[$s, $c, $w, $cpu, $hwm, $ccpu, .in_game_whole_window // 0, .snapshots_per_s.min // 0, .snapshots_per_s.median // 0,
@@ -222,7 +227,8 @@ def ratio(a, b, k):
     ws = sorted(set(by[a]) & set(by[b]))
     xs = [f(by[a][w], k) / f(by[b][w], k) for w in ws if f(by[b][w], k)]
     return spread(xs, "{:.2f}") if xs else "-"
-for a, b in [("twserver/npm", "ddnet/npm"), ("twserver/twload", "ddnet/twload"), ("twserver/npm", "twserver/twload"), ("ddnet/npm", "ddnet/twload")]:
+for a, b in [("twserver/npm", "ddnet/npm"), ("twserver/npm50", "ddnet/npm50"), ("twserver/twload", "ddnet/twload"),
+             ("twserver/npm", "twserver/twload"), ("ddnet/npm", "ddnet/twload"), ("twserver/npm50", "twserver/twload"), ("ddnet/npm50", "ddnet/twload")]:
     c = ratio(a, b, "cpu_pct")
     if c is not None:
         print(f"  {a + ' / ' + b:<34} CPU {c:<18} peak RSS {ratio(a, b, 'peak_rss_kb')}")

@@ -5,7 +5,8 @@
 //
 // Bot i joins at i*rampup/N; bots 0..P-1 play (a seeded input pattern that
 // walks, jumps, hooks, aims and fires, set on the library's movement input,
-// which the library sends every 50 ms), the rest go to the spectators
+// which the library sends every 50 ms, or with --input-hz H, H times a
+// second through its sendInput), the rest go to the spectators
 // (client.game.SetTeam(-1)). After rampup+settle the measuring window of
 // `duration` seconds starts; at its end every bot disconnects and one JSON
 // summary goes to stdout (or --json FILE): per bot its join, in-game and
@@ -17,7 +18,7 @@
 //
 // Usage: node bots.js --port PORT [--host 127.0.0.1] [--n 63] [--play 16]
 //          [--rampup 10] [--settle 2] [--duration 60] [--seed 1]
-//          [--sources 16] [--source-base 127.0.0.2] [--json FILE]
+//          [--sources 16] [--source-base 127.0.0.2] [--input-hz H] [--json FILE]
 // Refuses any host outside 127.0.0.0/8 (no name look-ups) and refuses to run
 // where a network interface other than lo exists (run it inside
 // `unshare --net`, as scripts/indep.sh does): the library can fetch a map URL
@@ -39,7 +40,7 @@ function usage(msg) {
 	process.exit(2);
 }
 
-const opts = { host: "127.0.0.1", port: 0, n: 63, play: 16, rampup: 10, settle: 2, duration: 60, seed: 1, sources: 16, "source-base": "127.0.0.2", json: "-" };
+const opts = { host: "127.0.0.1", port: 0, n: 63, play: 16, rampup: 10, settle: 2, duration: 60, seed: 1, sources: 16, "source-base": "127.0.0.2", "input-hz": 0, json: "-" };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i += 2) {
 	const k = argv[i].replace(/^--?/, "");
@@ -56,6 +57,7 @@ const base = loopback(opts["source-base"]);
 if (!base) usage(`source-base ${opts["source-base"]}: only 127.0.0.0/8`);
 if (!(opts.port > 0 && opts.port < 65536)) usage("--port 1..65535 is required");
 if (!(opts.n >= 1 && opts.n <= MaxBots) || !(opts.play >= 0 && opts.play <= opts.n)) usage(`--n 1..${MaxBots}, --play 0..n`);
+if (!(opts["input-hz"] >= 0 && opts["input-hz"] <= 50)) usage("--input-hz 0..50");
 if (!(opts.sources >= 1 && opts.sources <= 64 && base[3] + opts.sources - 1 <= 255)) usage("--sources 1..64 within the source-base's /24");
 if (!(opts.rampup >= 0 && opts.settle >= 0 && opts.duration > 0 && opts.rampup + opts.settle + opts.duration <= MaxSeconds))
 	usage(`--rampup, --settle >= 0, --duration > 0, together at most ${MaxSeconds} s`);
@@ -98,7 +100,15 @@ function startBot(i) {
 	const b = { id: i, play: i < opts.play, joinedAt: null, inGameAt: null, leftAt: null, disconnects: [], measuring: false, inGame: false,
 		team: null, w: { snapshots: 0, tees: 0, rxPk: 0, rxB: 0, txPk: 0, crcErrors: 0, missingBase: 0, inGameWhole: false } };
 	bots.push(b);
-	const c = new tw.Client(opts.host, opts.port, `indep${i}`, { timeout: 10000 });
+	// --input-hz H: the library's "lightweight" mode (no input timer of its
+	// own) and its sendInput called H times a second instead.
+	const c = new tw.Client(opts.host, opts.port, `indep${i}`, { timeout: 10000, lightweight: opts["input-hz"] > 0 });
+	if (opts["input-hz"] > 0) {
+		b.inputTimer = setInterval(() => {
+			c.time = Date.now(); // as the library's own input timer does: no keep-alive or empty flush while inputs go out
+			c.sendInput();
+		}, 1000 / opts["input-hz"]);
+	}
 	b.client = c;
 	// One source address per group of bots (like twload -sources): the
 	// library binds its socket to any address; bind it to ours instead.
@@ -178,6 +188,7 @@ setTimeout(() => {
 		b.measuring = false;
 		if (!b.inGame) b.w.inGameWhole = false;
 		clearInterval(b.timer);
+		clearInterval(b.inputTimer);
 	}
 	const per = bots.map((b) => ({
 		id: b.id,
