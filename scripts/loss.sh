@@ -45,23 +45,9 @@ OUT=${OUT:-$(mktemp -d /tmp/twloss.XXXXXX)}
 mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
 TW07_SERVER=${TW07_SERVER:-/usr/games/teeworlds-server}
 SERVERS=(${LOSS_SERVERS:-twserver reference})
-PIDS=()
-
-log() { printf '%s loss: %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { log "FATAL: $*"; exit 2; }
-stop_pid() {
-	local pid=$1 i
-	kill -0 "$pid" 2>/dev/null || return 0
-	kill -TERM "$pid" 2>/dev/null
-	for ((i = 0; i < 50; i++)); do
-		kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
-		sleep 0.1
-	done
-	kill -KILL "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-}
-cleanup() { local p; for p in "${PIDS[@]}"; do stop_pid "$p"; done; }
-trap cleanup EXIT
+LOG_TAG=loss SERVER_NAME=loss SERVER_LOG_LEVEL=info
+. "$ROOT/scripts/lib.sh"
+trap lib_stop_all EXIT
 trap 'exit 130' INT TERM
 
 export PATH=$PATH:/usr/local/go/bin
@@ -76,6 +62,7 @@ fi
 [[ " ${SERVERS[*]} " == *" reference "* ]] && { [ -x "$TW07_SERVER" ] || die "reference server $TW07_SERVER missing (apt-get install teeworlds-server)"; }
 MAP=$OUT/twsrv_big2m.map
 (cd "$ROOT" && go run ./internal/bigmap/genbigmap -o "$MAP") || die "cannot generate the test map"
+SERVER_MAP=$MAP
 
 profile_flags() {
 	case $1 in
@@ -86,50 +73,6 @@ profile_flags() {
 	P4) echo "-blackout 2s@30s" ;;
 	*) die "unknown profile $1 (P0..P4)" ;;
 	esac
-}
-
-free_port() { python3 -c 'import socket;s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM);s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
-udp_bound() { ss -Hulpn "sport = :$1" 2>/dev/null | grep -q .; }
-
-# start_server KIND PORT DIR: sets SPID.
-start_server() {
-	local kind=$1 port=$2 dir=$3
-	mkdir -p "$dir/home" "$dir/cwd/maps"
-	case $kind in
-	twserver)
-		cat >"$dir/twserver.toml" <<-EOT
-			[server]
-			bind = "127.0.0.1"
-			port = $port
-			max_clients = 64
-			player_slots = 16
-			max_clients_per_ip = 4
-			[map]
-			file = "$MAP"
-			[game]
-			inactive_kick_time = 0
-		EOT
-		(cd "$dir/cwd" && exec "$TWSERVER" -config "$dir/twserver.toml" -no-console -log-level info \
-			>"$dir/server.log" 2>&1 </dev/null) &
-		SPID=$! ;;
-	reference)
-		cp "$MAP" "$dir/cwd/maps/twsrv_big2m.map"
-		(cd "$dir/cwd" && exec env -u XDG_DATA_HOME HOME="$dir/home" "$TW07_SERVER" \
-			"bindaddr 127.0.0.1" "sv_port $port" "sv_register 0" "sv_map twsrv_big2m" "sv_name loss" \
-			"console_output_level 1" "sv_max_clients 64" "sv_max_clients_per_ip 4" \
-			"sv_player_slots 16" "sv_spamprotection 0" "sv_inactivekick_time 0" \
-			>"$dir/server.log" 2>&1 </dev/null) &
-		SPID=$! ;;
-	esac
-	PIDS+=("$SPID")
-	local i
-	for ((i = 0; i < 100; i++)); do
-		udp_bound "$port" && return 0
-		kill -0 "$SPID" 2>/dev/null || break
-		sleep 0.1
-	done
-	log "$kind did not bind udp $port (see $dir/server.log)"
-	return 1
 }
 
 log "load: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores; output in $OUT"

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"net/netip"
 	"time"
 
 	"twserver/netproto"
@@ -185,9 +186,15 @@ func (s *Server) screen6(p *rxPacket, tokens *netproto.TokenGen, now time.Time, 
 		s.stats.Malformed.Add(1)
 		return false
 	}
-	// DDNet never compresses control packets. A stranger's data packet can
-	// only be a vanilla client's INPUT of the anti-spoof handshake.
+	// DDNet never compresses control packets. A stranger's data packet is
+	// a DDNet client's first messages, sent right behind its ACCEPT (that
+	// hand-off may still wait in the loop's queue, ahead of it), or a
+	// vanilla client's INPUT of the anti-spoof handshake.
 	if h.Flags&netproto.Flag6Control == 0 {
+		if s.accepted6.has(p.addr, now) {
+			p.cid = cidAccepted6
+			return true
+		}
 		return s.screenVanilla6(p, h, payload, tokens, now, out)
 	}
 	if h.Flags&netproto.Flag6Compression != 0 {
@@ -213,9 +220,61 @@ func (s *Server) screen6(p *rxPacket, tokens *netproto.TokenGen, now time.Time, 
 		s.stats.TokenReplies.Add(1)
 		return false
 	case ctl.Type == netproto.Ctrl6Accept && ctl.HasToken:
-		return s.passConnect(tokens.Check6(ip, ctl.Token), now)
+		if !s.passConnect(tokens.Check6(ip, ctl.Token), now) {
+			return false
+		}
+		s.accepted6.add(p.addr, now)
+		return true
 	}
 	s.stats.BadToken.Add(1)
+	return false
+}
+
+// Bounds of the reader's memory of DDNet ACCEPTs it handed to the loop.
+// A DDNet client sends its first data packet (CLIENTVER, INFO) right
+// behind its ACCEPT, before the loop has opened the slot and told the
+// reader (peerTable), so the reader lets a 0.6 data packet through to the
+// loop when its address sent a checked ACCEPT within PendingAcceptWindow6;
+// the loop reads it in order, after the ACCEPT, as the new slot's traffic
+// (or drops it if the ACCEPT was refused). Without this the first data
+// packet was dropped and the client's resend, a second later, got it in.
+const (
+	// PendingAccepts6 is how many recent ACCEPTs the reader remembers
+	// (the oldest is forgotten first): at ConnectsPerSecond it covers
+	// the last PendingAccepts6/ConnectsPerSecond seconds at least.
+	PendingAccepts6 = 64
+	// PendingAcceptWindow6 is how long after its ACCEPT an address's data
+	// packets pass before the loop has opened its slot.
+	PendingAcceptWindow6 = time.Second
+)
+
+// cidAccepted6 tags a data packet let through for a DDNet ACCEPT that was
+// handed to the loop (rxPacket.cid): the loop feeds it to the slot that
+// ACCEPT opened, and drops it if there is none (never a CONNECT).
+const cidAccepted6 = -2
+
+// acceptedRing holds the addresses of the last PendingAccepts6 checked
+// DDNet ACCEPTs with their arrival times. Only the goroutine that screens
+// (the reader, or the loop while the reader waits for it) touches it.
+type acceptedRing struct {
+	addr [PendingAccepts6]netip.AddrPort
+	at   [PendingAccepts6]time.Time
+	next int
+}
+
+func (r *acceptedRing) add(a netip.AddrPort, now time.Time) {
+	r.addr[r.next], r.at[r.next] = a, now
+	r.next = (r.next + 1) % PendingAccepts6
+}
+
+// has reports whether a sent a checked ACCEPT within PendingAcceptWindow6
+// before now.
+func (r *acceptedRing) has(a netip.AddrPort, now time.Time) bool {
+	for i := range r.addr {
+		if r.addr[i] == a && now.Sub(r.at[i]) <= PendingAcceptWindow6 {
+			return true
+		}
+	}
 	return false
 }
 

@@ -480,3 +480,93 @@ func TestVanillaPasswordAtRunTime(t *testing.T) {
 		}
 	})
 }
+
+// TestDDNetDataBehindAccept: a DDNet client sends its INFO right behind its
+// ACCEPT, before the loop has opened the slot; the server takes it at once
+// (it answers with MAP_CHANGE without the client's resend a second later).
+func TestDDNetDataBehindAccept(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := startServer(t, nil)
+		c := &conn6Peer{rawPeer: newRawPeer(t, ts, cl1Addr)}
+		flush := func() {
+			for p, ok := c.conn.Poll(nil); ok; p, ok = c.conn.Poll(nil) {
+				c.send(p)
+			}
+		}
+		c.conn.Connect6(0, true)
+		flush()
+		if err := c.conn.FeedDatagram(0, c.next(), nil); err != nil || c.conn.State() != netproto.StateOnline {
+			t.Fatalf("no CONNECTACCEPT: %v %v", err, c.conn.State())
+		}
+		var p netproto.Packer
+		p.AddMsgHeader(netproto.Netmsg6Info, true)
+		p.AddString(NetVersion6)
+		p.AddString("")
+		if err := c.conn.Send(0, p.Bytes(), netproto.SendVital|netproto.SendFlush); err != nil {
+			t.Fatal(err)
+		}
+		flush() // the ACCEPT and the INFO, back to back
+		for end := time.After(200 * time.Millisecond); ; {
+			select {
+			case b := <-c.got6():
+				if c.conn.FeedDatagram(0, b, nil) == nil {
+					for ch, ok := c.conn.Recv(); ok; ch, ok = c.conn.Recv() {
+						if id, sys, _, _ := netproto.ParseMsgHeader(ch.Data); sys && id == netproto.Netmsg6MapChange {
+							return
+						}
+					}
+				}
+			case <-end:
+				t.Fatalf("no MAP_CHANGE within 200 ms of the INFO (counters %v)", ts.Counters())
+			}
+		}
+	})
+}
+
+// TestAcceptedRing: the reader lets a 0.6 data packet from a stranger
+// through only within PendingAcceptWindow6 of a checked ACCEPT from that
+// very address, tagged so the loop never reads it as a connection request.
+func TestAcceptedRing(t *testing.T) {
+	s, err := New(Options{Config: config.Default(), Conn: &discardConn{}, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := netproto.NewTokenGen(netproto.TokenSecret{1}, 0)
+	now := time.Now()
+	var out [netproto.MaxPacketSize]byte
+	var pk netproto.Packer
+	pk.AddMsgHeader(netproto.Netmsg6Info, true)
+	pk.AddString(NetVersion6)
+	chunk := netproto.AppendChunkHeader6(nil, netproto.ChunkHeader{Flags: netproto.ChunkVital, Size: pk.Len(), Seq: 1})
+	data := append(netproto.AppendPacketHeader6(nil, netproto.PacketHeader6{NumChunks: 1}), append(chunk, pk.Bytes()...)...)
+	data = netproto.AppendToken6(data, tokens.Token6(cl1Addr.Addr()))
+	screen := func(addr netip.AddrPort, b []byte, at time.Time) (*rxPacket, bool) {
+		p := &rxPacket{addr: addr, cid: -1}
+		p.n = copy(p.buf[:], b)
+		return p, s.screen(p, tokens, at, out[:0])
+	}
+	if _, ok := screen(cl1Addr, data, now); ok {
+		t.Fatal("a stranger's data packet went to the loop")
+	}
+	accept := netproto.AppendControl6(nil, 0, netproto.Ctrl6Accept, nil, tokens.Token6(cl1Addr.Addr()), true)
+	if _, ok := screen(cl1Addr, accept, now); !ok {
+		t.Fatal("the checked ACCEPT did not go to the loop")
+	}
+	if p, ok := screen(cl1Addr, data, now.Add(time.Millisecond)); !ok || p.cid != cidAccepted6 {
+		t.Fatalf("the data behind the ACCEPT: passed %v, cid %d", ok, p.cid)
+	}
+	other := netip.AddrPortFrom(cl1Addr.Addr(), cl1Addr.Port()+1)
+	if _, ok := screen(other, data, now); ok {
+		t.Error("another port's data packet went to the loop")
+	}
+	if _, ok := screen(cl1Addr, data, now.Add(PendingAcceptWindow6+time.Millisecond)); ok {
+		t.Error("data went to the loop after PendingAcceptWindow6")
+	}
+	for i := range PendingAccepts6 { // newer ACCEPTs push the first out
+		a := netip.AddrPortFrom(cl2Addr.Addr(), uint16(1000+i))
+		screen(a, netproto.AppendControl6(nil, 0, netproto.Ctrl6Accept, nil, tokens.Token6(a.Addr()), true), now)
+	}
+	if _, ok := screen(cl1Addr, data, now.Add(time.Millisecond)); ok {
+		t.Error("the ring kept more than PendingAccepts6 addresses")
+	}
+}

@@ -353,11 +353,12 @@ func (s *Server) handlePacket(p *rxPacket) {
 		s.feedClient(s.clients[cid], p.data(), p.at)
 		return
 	}
-	if p.cid >= 0 {
+	if p.cid >= 0 || p.cid == cidAccepted6 {
 		// Let through as its slot's traffic, so never checked as a
 		// connection request (token), and that slot is gone: a dropped
 		// client's stale packet, not a CONNECT (a 0.7 data packet may even
-		// read as a DDNet ACCEPT).
+		// read as a DDNet ACCEPT); or the data behind a DDNet ACCEPT the
+		// loop refused.
 		return
 	}
 	if !netproto.Is7Packet(p.data()) {

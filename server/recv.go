@@ -17,7 +17,7 @@ import (
 // back after use.
 type rxPacket struct {
 	n    int
-	cid  int // slot of addr when the reader screened it, -1 for none
+	cid  int // slot of addr when the reader screened it, -1 for none (cidAccepted6: see there)
 	addr netip.AddrPort
 	at   time.Time // when the reader read it (arrival time, net.md A4.8)
 	// spare marks the reader's spare buffers (read and dropped when the

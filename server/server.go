@@ -112,6 +112,8 @@ type Server struct {
 	info   atomic.Pointer[infoSnapshot]
 	stats  Stats
 	budget connlessBudget
+	// DDNet ACCEPTs just handed to the loop (edge6.go; reader side only)
+	accepted6 acceptedRing
 
 	// console lines from stdin (console.go)
 	consoleCh chan string

@@ -1,0 +1,106 @@
+# lib.sh - shell functions the load scripts share (sourced, not run):
+# starting a server on 127.0.0.1 and stopping it by PID, and reading a
+# process's CPU time and peak memory from /proc. Used by scripts/indep.sh and scripts/loss.sh.
+#
+# The caller sets LOG_TAG (the prefix of its log lines) and, for
+# start_server, the binaries and map: TWSERVER, TW07_SERVER, DDNET_SERVER,
+# SERVER_MAP (a 0.7 map file), and optionally PLAYER_SLOTS (default 16),
+# SERVER_NAME (default bench), SERVER_LOG_LEVEL (twserver's, default warn)
+# and DDNET_ARGS (an array of extra DDNet-Server settings). Every process started through start_server is
+# appended to PIDS; lib_stop_all stops them.
+
+PIDS=()
+
+log() { printf '%s %s: %s\n' "$(date +%H:%M:%S)" "${LOG_TAG:-script}" "$*" >&2; }
+die() { log "FATAL: $*"; exit 2; }
+
+# stop_pid PID: SIGTERM, then SIGKILL after 5 s; reaps it.
+stop_pid() {
+	local pid=$1 i
+	kill -0 "$pid" 2>/dev/null || return 0
+	kill -TERM "$pid" 2>/dev/null
+	for ((i = 0; i < 50; i++)); do
+		kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+
+# lib_stop_all stops every process in PIDS (for an EXIT trap).
+lib_stop_all() {
+	local p
+	for p in "${PIDS[@]}"; do stop_pid "$p"; done
+}
+
+free_port() { python3 -c 'import socket;s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM);s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
+udp_bound() { ss -Hulpn "sport = :$1" 2>/dev/null | grep -q .; }
+# cpu_ticks PID: its user+system CPU time in clock ticks (getconf CLK_TCK).
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# vm_hwm_kb PID: its peak resident set (VmHWM) in KiB.
+vm_hwm_kb() { awk '/^VmHWM:/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
+
+# start_server KIND PORT DIR: starts twserver, reference (0.7.5) or ddnet
+# (DDNet-Server) on 127.0.0.1:PORT with 64 slots (PLAYER_SLOTS of them
+# players on twserver and the reference), 4 clients per IP, no
+# inactivity kick, on SERVER_MAP (DDNet-Server: its own 0.6 copy of the
+# map of that name, the 0.7 file in maps7/ for 0.7 clients), its files
+# and log in DIR; sets SPID (the server process itself, so /proc shows its
+# own CPU and memory) and returns once it has bound the port.
+start_server() {
+	local kind=$1 port=$2 dir=$3 map
+	mkdir -p "$dir/home" "$dir/cwd/maps"
+	map=$(basename "$SERVER_MAP" .map)
+	case $kind in
+	twserver)
+		cat >"$dir/twserver.toml" <<-EOT
+			[server]
+			bind = "127.0.0.1"
+			port = $port
+			max_clients = 64
+			player_slots = ${PLAYER_SLOTS:-16}
+			max_clients_per_ip = 4
+			[map]
+			file = "$SERVER_MAP"
+			[game]
+			inactive_kick_time = 0
+		EOT
+		(cd "$dir/cwd" && exec "$TWSERVER" -config "$dir/twserver.toml" -no-console -log-level "${SERVER_LOG_LEVEL:-warn}" \
+			>"$dir/server.log" 2>&1 </dev/null) &
+		SPID=$! ;;
+	reference)
+		cp "$SERVER_MAP" "$dir/cwd/maps/$map.map"
+		(cd "$dir/cwd" && exec env -u XDG_DATA_HOME HOME="$dir/home" "$TW07_SERVER" \
+			"bindaddr 127.0.0.1" "sv_port $port" "sv_register 0" "sv_map $map" "sv_name ${SERVER_NAME:-bench}" \
+			"console_output_level 1" "sv_max_clients 64" "sv_max_clients_per_ip 4" \
+			"sv_player_slots ${PLAYER_SLOTS:-16}" "sv_spamprotection 0" "sv_inactivekick_time 0" \
+			>"$dir/server.log" 2>&1 </dev/null) &
+		SPID=$! ;;
+	ddnet)
+		mkdir -p "$dir/cwd/maps7"
+		cp "$SERVER_MAP" "$dir/cwd/maps7/$map.map"
+		(cd "$dir/cwd" && exec env -u XDG_DATA_HOME HOME="$dir/home" "$DDNET_SERVER" \
+			"bindaddr 127.0.0.1" "sv_ipv4only 1" "sv_port $port" "sv_register 0" "sv_map $map" \
+			"sv_name ${SERVER_NAME:-bench}" "loglevel 1" "sv_max_clients 64" "sv_max_clients_per_ip 4" "sv_sixup 1" \
+			"sv_spamprotection 0" "sv_inactivekick_time 0" ${DDNET_ARGS[@]+"${DDNET_ARGS[@]}"} \
+			>"$dir/server.log" 2>&1 </dev/null) &
+		SPID=$! ;;
+	*) die "start_server: unknown server $kind" ;;
+	esac
+	PIDS+=("$SPID")
+	local i
+	for ((i = 0; i < 100; i++)); do
+		udp_bound "$port" && return 0
+		kill -0 "$SPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	log "$kind did not bind udp $port (see $dir/server.log)"
+	return 1
+}
+
+# loopback_only: true when this network namespace has no interface but lo
+# (bringing lo up first).
+loopback_only() {
+	ip link set lo up 2>/dev/null || return 1
+	[ "$(ip -o link show | awk '{print $2}')" = "lo:" ]
+}
