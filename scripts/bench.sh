@@ -70,32 +70,15 @@ BENCH_MAP=${BENCH_MAP:-$TW07_DATA/maps/dm1.map}
 SERVERS=(${BENCH_SERVERS:-twserver reference})
 DDNET_SERVER=${DDNET_SERVER:-/usr/games/DDNet-Server}
 HZ=$(getconf CLK_TCK)
-PIDS=()
-
-log() { printf '%s bench: %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { log "FATAL: $*"; exit 2; }
+LOG_TAG=bench SERVER_MAP=$BENCH_MAP
+# log, die, stop_pid, free_port, udp_bound, cpu_ticks, vm_hwm_kb, start_server
+. "$ROOT/scripts/lib.sh"
 for proto in $PROTOS; do
 	case $proto in 07 | 06 | mix) ;; *) die "-P: unknown dialect $proto (07, 06, mix)" ;; esac
 done
 
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do stop_pid "$p"; done
-}
-trap cleanup EXIT
+trap lib_stop_all EXIT
 trap 'exit 130' INT TERM
-
-stop_pid() {
-	local pid=$1 i
-	kill -0 "$pid" 2>/dev/null || return 0
-	kill -TERM "$pid" 2>/dev/null
-	for ((i = 0; i < 50; i++)); do
-		kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
-		sleep 0.1
-	done
-	kill -KILL "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-}
 
 export PATH=$PATH:/usr/local/go/bin
 if [ -z "${TWLOAD:-}" ]; then
@@ -109,62 +92,6 @@ fi
 [[ " ${SERVERS[*]} " == *" reference "* ]] && { [ -x "$TW07_SERVER" ] || die "reference server $TW07_SERVER missing (apt-get install teeworlds-server)"; }
 [[ " ${SERVERS[*]} " == *" ddnet "* ]] && { [ -x "$DDNET_SERVER" ] || die "DDNet-Server $DDNET_SERVER missing (apt-get install ddnet-server)"; }
 [ -f "$BENCH_MAP" ] || die "map $BENCH_MAP missing (set BENCH_MAP)"
-
-free_port() { python3 -c 'import socket;s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM);s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
-udp_bound() { ss -Hulpn "sport = :$1" 2>/dev/null | grep -q .; }
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
-vm_hwm_kb() { awk '/^VmHWM:/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
-
-# start_server KIND PORT DIR: sets SPID (the server process itself, so /proc
-# shows its own CPU and memory).
-start_server() {
-	local kind=$1 port=$2 dir=$3 map
-	mkdir -p "$dir/home" "$dir/cwd/maps"
-	map=$(basename "$BENCH_MAP" .map)
-	case $kind in
-	twserver)
-		cat >"$dir/twserver.toml" <<-EOT
-			[server]
-			bind = "127.0.0.1"
-			port = $port
-			max_clients = 64
-			player_slots = 16
-			max_clients_per_ip = 4
-			[map]
-			file = "$BENCH_MAP"
-			[game]
-			inactive_kick_time = 0
-		EOT
-		(cd "$dir/cwd" && exec "$TWSERVER" -config "$dir/twserver.toml" -no-console -log-level warn \
-			>"$dir/server.log" 2>&1 </dev/null) &
-		SPID=$! ;;
-	reference)
-		cp "$BENCH_MAP" "$dir/cwd/maps/$map.map"
-		(cd "$dir/cwd" && exec env -u XDG_DATA_HOME HOME="$dir/home" "$TW07_SERVER" \
-			"bindaddr 127.0.0.1" "sv_port $port" "sv_register 0" "sv_map $map" "sv_name bench" \
-			"console_output_level 1" "sv_max_clients 64" "sv_max_clients_per_ip 4" \
-			"sv_player_slots 16" "sv_spamprotection 0" "sv_inactivekick_time 0" \
-			>"$dir/server.log" 2>&1 </dev/null) &
-		SPID=$! ;;
-	ddnet)
-		mkdir -p "$dir/cwd/maps7"
-		cp "$BENCH_MAP" "$dir/cwd/maps7/$map.map" # 0.7 clients (sv_sixup); 0.6 ones get its maps/$map.map
-		(cd "$dir/cwd" && exec env -u XDG_DATA_HOME HOME="$dir/home" "$DDNET_SERVER" \
-			"bindaddr 127.0.0.1" "sv_ipv4only 1" "sv_port $port" "sv_register 0" "sv_map $map" \
-			"sv_name bench" "loglevel 1" "sv_max_clients 64" "sv_max_clients_per_ip 4" "sv_sixup 1" \
-			"sv_spamprotection 0" "sv_inactivekick_time 0" >"$dir/server.log" 2>&1 </dev/null) &
-		SPID=$! ;;
-	esac
-	PIDS+=("$SPID")
-	local i
-	for ((i = 0; i < 100; i++)); do
-		udp_bound "$port" && return 0
-		kill -0 "$SPID" 2>/dev/null || break
-		sleep 0.1
-	done
-	log "$kind did not bind udp $port (see $dir/server.log)"
-	return 1
-}
 
 RESULTS=$OUT/results.tsv
 printf 'n\tserver\tload_cpu_pct\tcpu_pct\tpeak_rss_kb\trx_Bps\ttx_Bps\trx_pps\ttx_pps\tsnaps_ps\tlat_p50\tlat_p99\tconnected\tfailed\tbad\tsrv_snaps_ps\tinputs_ps\twindow\tla_start\tla_end\trx_B_snap\tsnap_Bps\tsnap_single_ps\tsnap_slice_ps\tsnap_empty_ps\ttiming_Bps\tsys_Bps\tgame_Bps\trest_Bps\tchars_snap\n' >"$RESULTS"

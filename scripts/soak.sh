@@ -38,20 +38,10 @@ OUT=${OUT:-$(mktemp -d /tmp/twsoak.XXXXXX)}
 mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
 MAP=${SOAK_MAP:-/usr/share/games/teeworlds/data/maps/dm1.map}
 export PATH=$PATH:/usr/local/go/bin
-PIDS=()
-log() { printf '%s soak: %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
-stop_pid() {
-	local pid=$1 i
-	kill -0 "$pid" 2>/dev/null || return 0
-	kill -TERM "$pid" 2>/dev/null
-	for ((i = 0; i < 50; i++)); do
-		kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
-		sleep 0.1
-	done
-	kill -KILL "$pid" 2>/dev/null
-}
-cleanup() { local p; for p in "${PIDS[@]}"; do stop_pid "$p"; done; }
-trap cleanup EXIT
+LOG_TAG=soak
+# log, stop_pid, PIDS and lib_stop_all
+. "$ROOT/scripts/lib.sh"
+trap lib_stop_all EXIT
 trap 'exit 130' INT TERM
 
 secs() { # 60m / 90s / 1h -> seconds
