@@ -54,23 +54,11 @@ TW07_SERVER=${TW07_SERVER:-/usr/games/teeworlds-server}
 TW07_DATA=${TW07_DATA:-/usr/share/games/teeworlds/data}
 BENCH_MAP=${BENCH_MAP:-$TW07_DATA/maps/dm1.map}
 HZ=$(getconf CLK_TCK)
-PIDS=()
-
-log() { printf '%s bench1024: %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { log "FATAL: $*"; exit 2; }
-stop_pid() {
-	local pid=$1 i
-	kill -0 "$pid" 2>/dev/null || return 0
-	kill -TERM "$pid" 2>/dev/null
-	for ((i = 0; i < 60; i++)); do
-		kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
-		sleep 0.1
-	done
-	kill -KILL "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-}
-cleanup() { local p; for p in "${PIDS[@]}"; do stop_pid "$p"; done; }
-trap cleanup EXIT
+LOG_TAG=bench1024
+# log, die, stop_pid, udp_bound, PIDS and lib_stop_all (cpu_ticks is
+# redefined below for several processes)
+. "$ROOT/scripts/lib.sh"
+trap lib_stop_all EXIT
 trap 'exit 130' INT TERM
 
 export PATH=$PATH:/usr/local/go/bin
@@ -105,7 +93,7 @@ free_ports() {
 		        for s in socks: s.close()
 	EOF
 }
-udp_bound() { ss -Hulpn "sport = :$1" 2>/dev/null | grep -q .; }
+# cpu_ticks PID...: their user+system CPU time together, in clock ticks.
 cpu_ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0))); done; echo $t; }
 hwm_kb() { local t=0 p; for p in "$@"; do t=$((t + $(awk '/^VmHWM:/ {print $2}' "/proc/$p/status" 2>/dev/null || echo 0))); done; echo $t; }
 wait_bound() { # wait_bound BASE N PID...
