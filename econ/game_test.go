@@ -187,12 +187,24 @@ func TestGameEvents(t *testing.T) {
 
 // waitAlive polls the players command until client 0 has a character (a
 // position).
+//
+// `players` reports the position of the character in the last snapshot
+// sent to the client, which can be from the tick before a kill, so one
+// sighting is not enough: the character must be seen in two answers 100 ms
+// (5 ticks, more than a snapshot interval) apart.
 func waitAlive(t *testing.T, obs *eclient) {
 	t.Helper()
-	pos := regexp.MustCompile(`^\[server\]: (id=0 .* pos=\(|\d+ client\(s\))`)
-	for range 50 {
+	end := regexp.MustCompile(`^\[server\]: \d+ client\(s\)`) // the last line of the answer
+	seen := 0
+	for range 60 {
 		obs.send("players\n")
-		if strings.Contains(obs.await(pos), "pos=(") {
+		alive := false
+		for _, l := range obs.until(t, end) {
+			alive = alive || strings.HasPrefix(l, "[server]: id=0 ") && strings.Contains(l, " pos=(")
+		}
+		if !alive {
+			seen = 0
+		} else if seen++; seen == 2 {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
