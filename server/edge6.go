@@ -260,16 +260,23 @@ type acceptedRing struct {
 	addr [PendingAccepts6]netip.AddrPort
 	at   [PendingAccepts6]time.Time
 	next int
+	last time.Time // the newest ACCEPT's arrival
 }
 
 func (r *acceptedRing) add(a netip.AddrPort, now time.Time) {
 	r.addr[r.next], r.at[r.next] = a, now
 	r.next = (r.next + 1) % PendingAccepts6
+	r.last = now
 }
 
 // has reports whether a sent a checked ACCEPT within PendingAcceptWindow6
-// before now.
+// before now. With no ACCEPT in the window (always, under a flood of
+// strangers' data packets: an ACCEPT needs a valid token) it answers
+// without scanning the ring.
 func (r *acceptedRing) has(a netip.AddrPort, now time.Time) bool {
+	if r.last.IsZero() || now.Sub(r.last) > PendingAcceptWindow6 {
+		return false
+	}
 	for i := range r.addr {
 		if r.addr[i] == a && now.Sub(r.at[i]) <= PendingAcceptWindow6 {
 			return true
