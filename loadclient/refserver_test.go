@@ -149,29 +149,12 @@ func TestReferenceServerSend(t *testing.T) {
 	if cl.Send(&gamemsg.ClKill{}) {
 		t.Fatal("Send succeeded before the client was in game")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
-	defer cancel()
-	done := make(chan *Stats, 1)
-	go func() { st := cl.Run(ctx); done <- &st }()
 	// the tee spawns 0.5 s after entering; a kill before that is ignored
-	for !cl.Entered() && ctx.Err() == nil {
-		time.Sleep(50 * time.Millisecond)
-	}
-	time.Sleep(time.Second)
-	if !cl.Send(&gamemsg.ClKill{}) {
-		t.Fatal("Send failed in game")
-	}
-	for ctx.Err() == nil {
+	st := runInGame(t, cl, time.Second, func() bool { return cl.Send(&gamemsg.ClKill{}) }, "Send", func() bool {
 		mu.Lock()
-		k := killed
-		mu.Unlock()
-		if k {
-			cancel()
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	st := <-done
+		defer mu.Unlock()
+		return killed
+	})
 	if !killed || st.Failure != "" {
 		t.Fatalf("killed %v (client id %d), failure %q", killed, self, st.Failure)
 	}
@@ -179,3 +162,28 @@ func TestReferenceServerSend(t *testing.T) {
 
 // weaponSelf is WEAPON_SELF, the weapon of a kill request.
 const weaponSelf = -2
+
+// runInGame runs cl for at most 8 s: once it is in game and wait has
+// passed, send (named what) must succeed; then the client runs until done
+// holds or the 8 s are over. It returns the client's stats.
+func runInGame(t *testing.T, cl *Client, wait time.Duration, send func() bool, what string, done func() bool) *Stats {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+	defer cancel()
+	stats := make(chan *Stats, 1)
+	go func() { st := cl.Run(ctx); stats <- &st }()
+	for !cl.Entered() && ctx.Err() == nil {
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(wait)
+	if !send() {
+		cancel()
+		<-stats
+		t.Fatal(what + " failed in game")
+	}
+	for ctx.Err() == nil && !done() {
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	return <-stats
+}

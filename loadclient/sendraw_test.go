@@ -1,10 +1,8 @@
 package loadclient
 
 import (
-	"context"
 	"sync"
 	"testing"
-	"time"
 
 	"twserver/config"
 	"twserver/internal/servertest"
@@ -49,27 +47,11 @@ func TestSendRaw(t *testing.T) {
 	if cl.SendRaw(p.Bytes()) {
 		t.Fatal("SendRaw succeeded before the client was in game")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
-	defer cancel()
-	done := make(chan *Stats, 1)
-	go func() { st := cl.Run(ctx); done <- &st }()
-	for !cl.Entered() && ctx.Err() == nil {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if !cl.SendRaw(p.Bytes()) {
-		t.Fatal("SendRaw failed in game")
-	}
-	for ctx.Err() == nil {
+	st := runInGame(t, cl, 0, func() bool { return cl.SendRaw(p.Bytes()) }, "SendRaw", func() bool {
 		mu.Lock()
-		n := name
-		mu.Unlock()
-		if n == "raw6b" {
-			cancel()
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	st := <-done
+		defer mu.Unlock()
+		return name == "raw6b"
+	})
 	mu.Lock()
 	defer mu.Unlock()
 	if name != "raw6b" || st.Failure != "" {
