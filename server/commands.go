@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"twserver/gamemsg"
 	"twserver/netproto"
+	"twserver/record"
 	"twserver/world"
 )
 
@@ -154,7 +156,7 @@ func (s *Server) execCommand(part string) error {
 		s.consoleOut(fmt.Sprintf("Invalid arguments... Usage: %s %s", cmd.Name, cmd.Params))
 		return nil
 	}
-	s.recConsole(cmd.Name, args)
+	s.rec.Console(s.rconFrom, cmd.Name, args)
 	return s.runCommand(cmd.Name, cmdArgs(args))
 }
 
@@ -178,8 +180,7 @@ func (s *Server) runCommand(name string, a cmdArgs) error {
 	case "record":
 		s.cmdRecord(a.str(0))
 	case "stoprecord":
-		if s.rec.demo.file != nil {
-			s.demoEnd()
+		if s.rec.StopDemo() {
 			s.consoleOut("Stopped recording")
 		}
 	case "reload":
@@ -376,7 +377,7 @@ func (s *Server) cmdLogout() {
 	s.sendSys(c, netproto.NetmsgRconAuthOff, true, nil)
 	c.rconAuthed, c.rconTries = false, 0
 	c.rconMaps, c.rconMapNext = nil, 0 // the lists stop (rconAuthed)
-	s.recAuth(c, false)
+	s.rec.Auth(c.id, false)
 	s.world.SetAuthed(c.id, false)
 	s.rconLine(c, "Logout successful.")
 	s.consoleOut(fmt.Sprintf("ClientID=%d logged out", c.id))
@@ -433,31 +434,18 @@ func readBounded(path string, limit int64) ([]byte, error) {
 
 // cmdRecord starts a demo of the current game (the reference's record).
 func (s *Server) cmdRecord(name string) {
-	if s.rec.demo.file != nil {
+	name = record.DemoName(name, time.Now())
+	path, err := s.rec.StartDemo(name)
+	switch {
+	case errors.Is(err, record.ErrDemoRecording):
 		s.consoleOut("already recording a demo (stoprecord first)")
-		return
-	}
-	if s.cfg.Record.Dir == "" {
+	case errors.Is(err, record.ErrNoDir):
 		s.consoleOut("record.dir is not set")
-		return
-	}
-	if name == "" {
-		name = "demo_" + time.Now().Format("2006-01-02_15-04-05")
-	}
-	if strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+	case err != nil:
 		s.consoleOut(fmt.Sprintf("Unable to open '%s' for recording", name))
-		return
+	default:
+		s.consoleOut(fmt.Sprintf("Recording to '%s'", path))
 	}
-	if err := os.MkdirAll(s.cfg.Record.Dir, 0o755); err != nil {
-		s.consoleOut(fmt.Sprintf("Unable to open '%s' for recording", name))
-		return
-	}
-	s.demoStart(name)
-	if s.rec.demo.file == nil {
-		s.consoleOut(fmt.Sprintf("Unable to open '%s' for recording", name))
-		return
-	}
-	s.consoleOut(fmt.Sprintf("Recording to '%s'", s.rec.demo.path))
 }
 
 // tuneParamsMsg is Sv_TuneParams with the tuning in force.

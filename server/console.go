@@ -37,7 +37,7 @@ func (s *Server) rconAuth(c *client, pw string, sendList bool) {
 	}
 	if pw == s.cfg.Server.RconPassword {
 		c.rconAuthed = true
-		s.recAuth(c, true)
+		s.rec.Auth(c.id, true)
 		s.world.SetAuthed(c.id, true)
 		s.sendSys(c, netproto.NetmsgRconAuthOn, true, nil)
 		s.rconLine(c, "Admin authentication successful. Full remote console access granted.")

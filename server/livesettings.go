@@ -114,7 +114,7 @@ func (s *Server) runSetting(name, rest string) bool {
 	s.cfg = next
 	val := config.SettingValue(&s.cfg, row)
 	if !strings.Contains(row.Sv, "password") { // no secret in a recording
-		s.recConsole(row.Sv, []string{val})
+		s.rec.Console(s.rconFrom, row.Sv, []string{val})
 	}
 	s.applySetting(row.Sv, val, &old)
 	s.log.Info().Str("setting", row.Sv).Str("value", logValue(row.Sv, val)).Str("takes_effect", SettingTakesEffect(row.Sv)).Msg("setting changed")
