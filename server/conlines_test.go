@@ -1,6 +1,8 @@
 package server
 
 import (
+	"twserver/console"
+
 	"fmt"
 	"io"
 	"strings"
@@ -20,7 +22,7 @@ type conLog struct {
 	lines []string
 }
 
-func (l *conLog) add(c ConsoleLine) {
+func (l *conLog) add(c console.Line) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.lines = append(l.lines, fmt.Sprintf("%d [%s]: %s", c.Level, c.System, c.Text))
