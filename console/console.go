@@ -222,13 +222,12 @@ func (cn *Console) runCommand(c Caller, part string) error {
 		return nil
 	}
 	cn.host.Record(c, cmd.Name, args)
-	if err := cn.table[cmd.Name](c, Args(args)); err != nil && err != ErrShutdown {
+	err = cn.table[cmd.Name](c, Args(args))
+	if err != nil && err != ErrShutdown {
 		cn.Print(err.Error())
 		return nil
-	} else if err != nil {
-		return err
 	}
-	return nil
+	return err
 }
 
 // Valid reports whether every command of line names a command or setting
