@@ -11,6 +11,7 @@
 //   - the live settings (livesettings.go): every setting of config is a
 //     command that prints or changes it, with the rule of when a change
 //     takes effect and the list announced to rcon clients;
+//   - the rcon login rule (rcon.go);
 //   - the output sinks of the side channels (lines.go).
 //
 // The game's actions (kick, ban, map change, votes, ...) are not here: the
@@ -30,6 +31,6 @@
 // handlers are called back on that goroutine. Other goroutines hand their
 // lines to the loop (server.SubmitConsole). Sinks are added before the loop
 // starts and called from it. Commands, UnsupportedCommands, RconCommands,
-// Valid, SettingTakesEffect, AppliesNow, RelPath and LogValue are safe from
-// any goroutine.
+// Valid, CheckLogin, SettingTakesEffect, AppliesNow, RelPath and LogValue
+// are safe from any goroutine.
 package console

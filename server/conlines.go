@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"net/netip"
 	"time"
-	"twserver/console"
 
+	"twserver/console"
 	"twserver/world"
 )
 
@@ -40,14 +40,17 @@ type conState struct {
 	sinks  console.Sinks
 	names  []string // name of each slot's last client, for lines printed after it left
 	done   chan struct{}
-	submit chan consoleSubmit // lines of the side channels (SubmitConsole)
+	submit chan *consoleSubmit // lines of the side channels (SubmitConsole)
 }
 
-// consoleSubmit is a console line of a side channel; done is closed once
-// the loop has run it.
+// consoleSubmit is a console line of another goroutine; the loop runs it
+// for caller, fills out when collect is set, then closes done.
 type consoleSubmit struct {
-	line string
-	done chan struct{}
+	caller  console.Caller
+	line    string
+	collect bool
+	out     []string
+	done    chan struct{}
 }
 
 // OnConsoleLine installs f to receive every console line of level maxLevel
@@ -70,33 +73,53 @@ func (s *Server) OnConsoleLine(maxLevel int, f func(console.Line)) {
 // (ConsoleQueueLen) is full, until ctx is done or the loop has stopped
 // (ErrStopped). Safe from any goroutine.
 func (s *Server) SubmitConsole(ctx context.Context, line string) error {
-	if len(line) > MaxConsoleLine {
-		return ErrLineTooLong
+	_, err := s.submit(ctx, &consoleSubmit{caller: console.Caller{Kind: console.Side}, line: line})
+	return err
+}
+
+// RunConsole runs one console line for caller in the game loop as
+// SubmitConsole does, and returns the lines it printed (which also go to
+// the log, the rcon clients and the sinks as every console output does).
+// It is meant for an administration page (caller console.Admin). Safe from
+// any goroutine.
+func (s *Server) RunConsole(ctx context.Context, caller console.Caller, line string) ([]string, error) {
+	return s.submit(ctx, &consoleSubmit{caller: caller, line: line, collect: true})
+}
+
+// submit queues sub for the loop and waits until it ran.
+func (s *Server) submit(ctx context.Context, sub *consoleSubmit) ([]string, error) {
+	if len(sub.line) > MaxConsoleLine {
+		return nil, ErrLineTooLong
 	}
-	sub := consoleSubmit{line: line, done: make(chan struct{})}
+	sub.done = make(chan struct{})
 	select {
 	case s.con.submit <- sub:
 	case <-ctx.Done():
-		return ctx.Err()
+		return nil, ctx.Err()
 	case <-s.con.done:
-		return ErrStopped
+		return nil, ErrStopped
 	}
 	select {
 	case <-sub.done:
-		return nil
+		return sub.out, nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return nil, ctx.Err()
 	case <-s.con.done:
-		return ErrStopped
+		return nil, ErrStopped
 	}
 }
 
-// runSubmitted runs a side channel's line in the loop; it reports whether
-// the line asked for the shutdown.
-func (s *Server) runSubmitted(sub consoleSubmit) bool {
-	stop := s.runConsole(console.Caller{Kind: console.Side}, sub.line)
+// runSubmitted runs a submitted line in the loop; it reports whether the
+// line asked for the shutdown.
+func (s *Server) runSubmitted(sub *consoleSubmit) bool {
+	var err error
+	if sub.collect {
+		sub.out, err = s.cons.Collect(sub.caller, sub.line)
+	} else {
+		err = s.cons.Run(sub.caller, sub.line)
+	}
 	close(sub.done)
-	return stop
+	return err == errShutdown
 }
 
 // conOn reports whether some sink wants lines of level.

@@ -1,11 +1,8 @@
 package server
 
 import (
-	"fmt"
-
 	"twserver/config"
 	"twserver/console"
-
 	"twserver/gamemsg"
 	"twserver/netproto"
 )
@@ -67,25 +64,28 @@ func (h conHost) MapName() string { return h.s.curMap.Name }
 // Shutdown stops the server after this tick.
 func (h conHost) Shutdown() { h.s.pendingShutdown = true }
 
-// rconAuth handles NETMSG_RCON_AUTH (net.md A3.5). sendList is false for a
-// 0.6 client that did not ask for the command list (its optional int).
+// rconAuth handles NETMSG_RCON_AUTH (net.md A3.5) by the login rule of
+// console.CheckLogin. sendList is false for a 0.6 client that did not ask
+// for the command list (its optional int).
 func (s *Server) rconAuth(c *client, pw string, sendList bool) {
 	if s.cfg.Server.RconPassword == "" {
 		if !c.rconNoPwWarned {
 			c.rconNoPwWarned = true
-			s.rconLine(c, "No rcon password set on server. Set sv_rcon_password and/or sv_rcon_mod_password to enable the remote console.")
+			s.rconLine(c, console.LoginNoPassword)
 		}
 		return
 	}
 	if c.rconAuthed {
 		return
 	}
-	if pw == s.cfg.Server.RconPassword {
+	l := console.CheckLogin(s.cfg.Server.RconPassword, pw, c.rconTries, s.cfg.Server.RconMaxTries)
+	c.rconTries = l.Tries
+	if l.Granted {
 		c.rconAuthed = true
 		s.recAuth(c, true)
 		s.world.SetAuthed(c.id, true)
 		s.sendSys(c, netproto.NetmsgRconAuthOn, true, nil)
-		s.rconLine(c, "Admin authentication successful. Full remote console access granted.")
+		s.rconLine(c, l.Reply)
 		s.conRconAuthed(c)
 		// The lists follow over the next ticks (sendRconLists).
 		c.rconCmdNext, c.rconMaps, c.rconMapNext = len(console.RconCommands()), nil, 0
@@ -98,22 +98,15 @@ func (s *Server) rconAuth(c *client, pw string, sendList bool) {
 		s.log.Info().Int("cid", c.id).Str("name", c.name).Msg("rcon authenticated")
 		return
 	}
-	c.rconTries++
-	maxTries := s.cfg.Server.RconMaxTries
 	s.rateLog().Int("cid", c.id).Str("addr", c.addr.String()).Msg("rcon wrong password")
-	if maxTries > 0 {
-		s.rconLine(c, fmt.Sprintf("Wrong password %d/%d.", c.rconTries, maxTries))
-		if c.rconTries >= maxTries {
-			const reason = "Too many remote console authentication tries"
-			if bt := s.cfg.Server.RconBanTime; bt > 0 {
-				s.banAddr(console.CIDConsole, c.addr.Addr().Unmap(), bt, reason)
-			} else {
-				s.dropClient(c, reason)
-			}
+	s.rconLine(c, l.Reply)
+	if l.Exhausted {
+		if bt := s.cfg.Server.RconBanTime; bt > 0 {
+			s.banAddr(console.CIDConsole, c.addr.Addr().Unmap(), bt, console.LoginTooManyTries)
+		} else {
+			s.dropClient(c, console.LoginTooManyTries)
 		}
-		return
 	}
-	s.rconLine(c, "Wrong password.")
 }
 
 func (s *Server) rconLine(c *client, line string) {

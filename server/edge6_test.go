@@ -9,9 +9,9 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-	"twserver/console"
 
 	"twserver/config"
+	"twserver/console"
 	"twserver/netproto"
 )
 

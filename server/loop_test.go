@@ -4,8 +4,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-	"twserver/console"
 
+	"twserver/console"
 	"twserver/gamemsg"
 	"twserver/netproto"
 )

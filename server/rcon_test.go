@@ -12,9 +12,9 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-	"twserver/console"
 
 	"twserver/config"
+	"twserver/console"
 	"twserver/gamemsg"
 	"twserver/netproto"
 )

@@ -220,7 +220,7 @@ func New(o Options) (*Server, error) {
 	}
 	s.peers.m = make(map[netip.AddrPort]int)
 	s.trans6 = new(dialect6.Game)
-	s.con.done, s.con.submit = make(chan struct{}), make(chan consoleSubmit, ConsoleQueueLen)
+	s.con.done, s.con.submit = make(chan struct{}), make(chan *consoleSubmit, ConsoleQueueLen)
 	cons, err := console.New(conHost{s}, s.conHandlers())
 	if err != nil {
 		return nil, err

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-	"twserver/console"
 
 	"github.com/rs/zerolog"
 
+	"twserver/console"
 	"twserver/netproto"
 )
 
