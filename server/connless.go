@@ -1,43 +1,12 @@
 package server
 
 import (
-	"bytes"
-	"net/netip"
-
+	"twserver/edge"
 	"twserver/netproto"
 )
 
-// Connless magics (net.md A6.1).
-var (
-	magicGetInfo = []byte("\xff\xff\xff\xffgie3")
-	magicInfo    = []byte("\xff\xff\xff\xffinf3")
-)
-
-// Server info limits (net.md A6.2).
-const (
-	// infoMaxPayload is the largest connless payload the server sends.
-	infoMaxPayload = netproto.MaxPayload - 1
-)
-
-// infoSnapshot is the server-info body published by the loop for the reader:
-// everything after the browser token of an inf3 reply. Immutable once published.
-type infoSnapshot struct {
-	body []byte
-	six  info6 // the 0.6 forms (connless6.go)
-	// What the reader may accept, from the settings (which can change at
-	// run time, so the reader never reads s.cfg): 0.7 and 0.6 clients and
-	// browsers (server.accept_07/06), and vanilla 0.6 handshakes (0.6
-	// accepted and no password, edge6.go).
-	accept07, accept06, vanilla6 bool
-}
-
 // infoPlayer is one row of the server info client list.
-type infoPlayer struct {
-	name, clan string
-	country    int32
-	score      int32
-	spectator  bool
-}
+type infoPlayer = edge.InfoPlayer
 
 // gameTypeName is the game type shown in the browser: the running game's
 // (a changed sv_gametype shows from the next map load on).
@@ -82,13 +51,13 @@ func (s *Server) infoPlayers() (rows []infoPlayer, numPlayers int) {
 		// Clients not yet in the game are listed as "(connecting)" spectators;
 		// only in-game non-spectators count as players (the browser drops
 		// entries with more players than player slots).
-		r := infoPlayer{name: "(connecting)", country: -1, spectator: true}
+		r := infoPlayer{Name: "(connecting)", Country: -1, Spectator: true}
 		if c.state == stateIngame {
-			r.name, r.clan, r.country = c.name, c.clan, c.country
-			r.score = int32(s.world.Score(c.id))
-			r.spectator = s.world.Team(c.id) == teamSpectators
+			r.Name, r.Clan, r.Country = c.name, c.clan, c.country
+			r.Score = int32(s.world.Score(c.id))
+			r.Spectator = s.world.Team(c.id) == teamSpectators
 		}
-		if !r.spectator {
+		if !r.Spectator {
 			numPlayers++
 		}
 		rows = append(rows, r)
@@ -106,17 +75,17 @@ func (s *Server) publishInfo() {
 	var row netproto.Packer
 	for _, r := range rows {
 		row.Reset()
-		row.AddStringLimit(r.name, 16)
-		row.AddStringLimit(r.clan, 12)
-		row.AddInt(r.country)
-		row.AddInt(r.score)
-		if r.spectator {
+		row.AddStringLimit(r.Name, 16)
+		row.AddStringLimit(r.Clan, 12)
+		row.AddInt(r.Country)
+		row.AddInt(r.Score)
+		if r.Spectator {
 			row.AddInt(1)
 		} else {
 			row.AddInt(0)
 		}
 		// The reply must fit one packet: magic (8) + token (<=5) + body.
-		if p.Len()+row.Len() > infoMaxPayload-8-netproto.MaxVarintSize {
+		if p.Len()+row.Len() > edge.InfoMaxPayload-8-netproto.MaxVarintSize {
 			break
 		}
 		p.AddRaw(row.Bytes())
@@ -124,37 +93,9 @@ func (s *Server) publishInfo() {
 	s.infoSig = s.infoSignature()
 	body := append([]byte(nil), p.Bytes()...)
 	sv := &s.cfg.Server
-	s.info.Store(&infoSnapshot{body: body, six: s.buildInfo6(rows, numPlayers),
-		accept07: sv.Accept07, accept06: sv.Accept06, vanilla6: sv.Accept06 && sv.Password == ""})
+	s.edge.Publish(&edge.InfoSnapshot{Body: body, Six: s.buildInfo6(rows, numPlayers),
+		Accept07: sv.Accept07, Accept06: sv.Accept06, Vanilla6: sv.Accept06 && sv.Password == ""})
 	s.emitInfo(rows, numPlayers)
-}
-
-// answerConnless handles a connless packet with a valid token in the reader:
-// only the server info request (gie3) is answered.
-func (s *Server) answerConnless(to netip.AddrPort, h netproto.ConnlessHeader, payload []byte, own netproto.Token, out []byte) {
-	if !bytes.HasPrefix(payload, magicGetInfo) {
-		s.stats.Malformed.Add(1)
-		return
-	}
-	tok, _, err := netproto.ParseInt(payload[len(magicGetInfo):])
-	if err != nil {
-		s.stats.Malformed.Add(1)
-		return
-	}
-	info := s.info.Load()
-	if info == nil {
-		return
-	}
-	var body [netproto.MaxPayload]byte
-	b := append(body[:0], magicInfo...)
-	b = netproto.AppendInt(b, tok)
-	b = append(b, info.body...)
-	if len(b) > infoMaxPayload {
-		return
-	}
-	out = netproto.AppendConnless(out, netproto.ConnlessHeader{Token: h.ResponseToken, ResponseToken: own}, b)
-	s.write(out, to)
-	s.stats.InfoReplies.Add(1)
 }
 
 // infoSignature summarizes what the server info shows that changes during

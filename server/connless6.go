@@ -1,228 +1,27 @@
 package server
 
-import (
-	"bytes"
-	"net/netip"
-	"strconv"
-	"time"
-
-	"twserver/netproto"
-)
-
-// 0.6 connless server info (net.md B6): no token exchange, so every reply
-// goes to whatever address the request claims. Both forms are answered in
-// the reader under the same info budget as 0.7 (InfoRepliesPerSecond, one
-// unit per datagram sent), and the client list is only included for
-// Info6FullPerSecond requests a second (DDNet's sv_server_info_per_second);
-// beyond that the reply is the short header alone. That bounds what a
-// spoofed-source flood can make the server send to a victim: at most
-// Info6FullPerSecond full replies (MaxInfo6Packets datagrams of at most
-// MaxPacketSize bytes each) plus short replies of a few dozen bytes, within
-// InfoRepliesPerSecond datagrams a second in total.
-
-// Info6FullPerSecond bounds the 0.6 info replies with a client list per second.
-const Info6FullPerSecond = 50
-
-// MaxInfo6Packets bounds the datagrams of one extended (iext/iex+) reply:
-// 64 clients fit in far fewer.
-const MaxInfo6Packets = 8
-
-// Vanilla 0.6 info limits (net.md B6.2).
-const (
-	// info6MaxClients is the most clients a vanilla inf3 lists and reports.
-	info6MaxClients = 16
-	// GameVersion6 is the version in 0.6 server info; the browsers need "0.6" first.
-	GameVersion6 = "0.6.4"
-)
-
-// 0.6 connless magics (net.md B6.1, B6.4).
-var (
-	magicInfoExt     = []byte("\xff\xff\xff\xffiext")
-	magicInfoExtMore = []byte("\xff\xff\xff\xffiex+")
-)
-
-// info6 is the 0.6 part of a published infoSnapshot: bodies after the
-// token string, prebuilt by the loop.
-type info6 struct {
-	vanilla      []byte   // inf3 body with at most 16 clients
-	vanillaShort []byte   // inf3 body without the client list
-	extHead      []byte   // iext fields after the token, before the clients
-	extShort     []byte   // extHead with zero clients listed (short reply)
-	extRows      [][]byte // one iext/iex+ row per client
-}
-
-// appendStr6 appends a NUL-terminated string, cut to limit bytes.
-func appendStr6(b []byte, s string, limit int) []byte {
-	if len(s) > limit {
-		s = s[:limit]
-	}
-	return append(append(b, s...), 0)
-}
-
-// appendNum6 appends a decimal string (0.6 info numbers are strings).
-func appendNum6(b []byte, v int) []byte { return append(strconv.AppendInt(b, int64(v), 10), 0) }
+import "twserver/edge"
 
 // buildInfo6 prebuilds the 0.6 info bodies for rows (called by publishInfo).
-func (s *Server) buildInfo6(rows []infoPlayer, numPlayers int) info6 {
-	var in info6
-	flags := 0
-	if s.cfg.Server.Password != "" {
-		flags = 1
-	}
+func (s *Server) buildInfo6(rows []infoPlayer, numPlayers int) edge.Info6 {
 	maxPlayers, maxClients := s.infoLimits(numPlayers, len(rows))
-	// Vanilla: at most 16 slots shown; a bigger server shows "[n/m]" in its
-	// name and a capped count, as DDNet does.
-	name := s.cfg.Server.Name
-	nc, np, mc, mp := len(rows), numPlayers, maxClients, maxPlayers
-	if maxClients > info6MaxClients {
-		name += " [" + strconv.Itoa(len(rows)) + "/" + strconv.Itoa(maxClients) + "]"
-		if nc >= info6MaxClients {
-			nc = info6MaxClients - 1
-			if len(rows) >= maxClients {
-				nc = info6MaxClients
-			}
-		}
-		np = min(np, nc)
-		mc, mp = info6MaxClients, min(mp, info6MaxClients)
-	}
-	head := func(b []byte, n int) []byte {
-		b = appendStr6(b, GameVersion6, netproto.MaxInfoVersionLen)
-		b = appendStr6(b, name, netproto.MaxInfoNameLen)
-		b = appendStr6(b, s.curMap.Name, netproto.MaxInfoMapLen)
-		b = appendStr6(b, s.gameTypeName(), netproto.MaxInfoGameTypeLen)
-		b = appendNum6(b, flags)
-		b = appendNum6(b, min(np, n))
-		b = appendNum6(b, mp)
-		b = appendNum6(b, n)
-		return appendNum6(b, mc)
-	}
-	in.vanillaShort = head(nil, nc)
-	in.vanilla = head(nil, nc)
-	for i, r := range rows {
-		if i >= nc {
-			break
-		}
-		in.vanilla = appendRow6(in.vanilla, r, false)
-	}
-	ext := func(n, np int) []byte {
-		b := appendStr6(nil, GameVersion6, netproto.MaxInfoVersionLen)
-		b = appendStr6(b, s.cfg.Server.Name, 256)
-		b = appendStr6(b, s.curMap.Name, netproto.MaxInfoMapLen)
-		b = appendNum6(b, int(int32(s.curMap.CRC)))
-		b = appendNum6(b, s.curMap.Size)
-		b = appendStr6(b, s.gameTypeName(), netproto.MaxInfoGameTypeLen)
-		b = appendNum6(b, flags)
-		b = appendNum6(b, np)
-		b = appendNum6(b, maxPlayers)
-		b = appendNum6(b, n)
-		b = appendNum6(b, maxClients)
-		return append(b, 0) // reserved
-	}
-	in.extHead = ext(len(rows), numPlayers)
-	in.extShort = ext(0, 0)
-	for _, r := range rows {
-		in.extRows = append(in.extRows, appendRow6(nil, r, true))
-	}
-	return in
-}
-
-// appendRow6 appends one client row: name, clan, country, score, is_player
-// (and DDNet's reserved empty string in the extended form).
-func appendRow6(b []byte, r infoPlayer, ext bool) []byte {
-	b = appendStr6(b, r.name, 16)
-	b = appendStr6(b, r.clan, 12)
-	b = appendNum6(b, int(r.country))
-	b = appendNum6(b, int(r.score))
-	player := 1
-	if r.spectator {
-		player = 0
-	}
-	b = appendNum6(b, player)
-	if ext {
-		b = append(b, 0)
-	}
-	return b
-}
-
-// screenConnless6 answers a 0.6 connless datagram in the reader: gie3
-// with the vanilla header gets inf3, with DDNet's "xe" header iext (+iex+).
-// LAN discovery is the same request sent to the broadcast address, so it is
-// answered the same way (unicast, to the sender).
-func (s *Server) screenConnless6(to netip.AddrPort, pkt []byte, now time.Time, out []byte) {
-	hdr, payload, err := netproto.ParseConnless6(pkt)
-	if err != nil || len(payload) < len(magicGetInfo)+1 || !bytes.HasPrefix(payload, magicGetInfo) {
-		s.stats.Malformed.Add(1)
-		return
-	}
-	info := s.info.Load()
-	if info == nil || !info.accept06 {
-		return // not listed in 0.6 browsers
-	}
-	tok := int(payload[len(magicGetInfo)])
-	extended := hdr[0] == 'x' && hdr[1] == 'e'
-	if extended {
-		tok |= int(hdr[2])<<16 | int(hdr[3])<<8 // the "extra token", 16 bit big-endian, above the byte
-	}
-	if !s.budget.info.AllowN(now, 1) {
-		s.stats.ConnlessDropped.Add(1)
-		return
-	}
-	full := s.budget.info6Full.AllowN(now, 1)
-	var body [netproto.MaxPacketSize]byte
-	if !extended {
-		b := append(body[:0], magicInfo...)
-		b = appendNum6(b, tok)
-		if full {
-			b = append(b, info.six.vanilla...)
-		} else {
-			b = append(b, info.six.vanillaShort...)
-		}
-		s.write(netproto.AppendConnless6(out, b), to)
-		s.stats.InfoReplies.Add(1)
-		return
-	}
-	// Extended: the main packet, then as many iex+ packets as the rows need.
-	const room = netproto.MaxPayload6 - 18 // DDNet's bound for one reply (net.md B6.4)
-	b := append(body[:0], magicInfoExt...)
-	b = appendNum6(b, tok)
-	if !full {
-		b = append(b, info.six.extShort...)
-		s.write(netproto.AppendConnless6(out, b), to)
-		s.stats.InfoReplies.Add(1)
-		return
-	}
-	b = append(b, info.six.extHead...)
-	rows := info.six.extRows
-	for pkt := 0; pkt < MaxInfo6Packets; pkt++ {
-		for len(rows) > 0 && len(b)+len(rows[0]) <= room {
-			b = append(b, rows[0]...)
-			rows = rows[1:]
-		}
-		s.write(netproto.AppendConnless6(out[:0], b), to)
-		s.stats.InfoReplies.Add(1)
-		if len(rows) == 0 || !s.budget.info.AllowN(now, 1) {
-			return
-		}
-		b = append(body[:0], magicInfoExtMore...)
-		b = appendNum6(b, tok)
-		b = appendNum6(b, pkt+1)
-		b = append(b, 0) // reserved
-	}
+	return edge.BuildInfo6(edge.InfoHead{
+		Name: s.cfg.Server.Name, GameType: s.gameTypeName(),
+		MapName: s.curMap.Name, MapCRC: s.curMap.CRC, MapSize: s.curMap.Size,
+		Passworded: s.cfg.Server.Password != "",
+		NumPlayers: numPlayers, MaxPlayers: maxPlayers, MaxClients: maxClients,
+	}, rows)
 }
 
 // sendServerInfo6 sends a 0.6 client the in-game server info: a connless
 // inf3 with token "-1" and no client list (net.md B6.3), instead of 0.7's
 // NETMSG_SERVERINFO.
 func (s *Server) sendServerInfo6(c *client) {
-	info := s.info.Load()
+	info := s.edge.Info()
 	if info == nil {
 		return
 	}
-	var body [netproto.MaxPacketSize]byte
-	b := append(body[:0], magicInfo...)
-	b = appendNum6(b, -1)
-	b = append(b, info.six.vanillaShort...)
-	s.write(netproto.AppendConnless6(s.sendBuf[:0], b), c.addr)
+	s.write(info.AppendInGame6(s.sendBuf[:0]), c.addr)
 }
 
 // infoChanged6 sends every connected 0.6 client the in-game server info

@@ -204,4 +204,4 @@ func (s *Server) write(b []byte, to netip.AddrPort) {
 }
 
 // Stats returns the reader's packet counters (safe for concurrent reads).
-func (s *Server) Stats() *Stats { return &s.stats }
+func (s *Server) Stats() *Stats { return s.stats }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"twserver/config"
+	"twserver/edge"
 	"twserver/netproto"
 )
 
@@ -20,7 +21,7 @@ func pregameAddr(i int) netip.AddrPort {
 func connectN(s *Server, ids ...int) []*client {
 	var out []*client
 	for _, i := range ids {
-		s.onConnect(pregameAddr(i), connectReq{dialect: netproto.Dialect7, own: 1, peer: 2})
+		s.onConnect(pregameAddr(i), edge.Request7(1, 2))
 		if cid, ok := s.byAddr[pregameAddr(i)]; ok {
 			out = append(out, s.clients[cid])
 		}
@@ -136,7 +137,7 @@ func TestPregameShareAndEviction(t *testing.T) {
 		connectN(s2, 1, 2)
 		same := netip.MustParseAddr("127.31.0.1")
 		for port := range uint16(3) {
-			s2.onConnect(netip.AddrPortFrom(same, 6000+port), connectReq{dialect: netproto.Dialect7, own: 1, peer: 2})
+			s2.onConnect(netip.AddrPortFrom(same, 6000+port), edge.Request7(1, 2))
 		}
 		if n := s2.sameIPCount(same); n != MaxPregamePerIP {
 			t.Errorf("%d pre-game slots for one address under pressure, want %d", n, MaxPregamePerIP)

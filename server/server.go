@@ -25,6 +25,7 @@ import (
 
 	"twserver/config"
 	"twserver/dialect6"
+	"twserver/edge"
 	"twserver/netproto"
 	"twserver/snap"
 	"twserver/world"
@@ -108,12 +109,10 @@ type Server struct {
 	pace   pacer         // paced reads: the loop asks the reader to read at each tick (paced.go)
 	ingame atomic.Uint64 // bit i: slot i is in game (published by the loop, read by the reader)
 	free   chan *rxPacket
-	peers  peerTable
-	info   atomic.Pointer[infoSnapshot]
-	stats  Stats
-	budget connlessBudget
-	// DDNet ACCEPTs just handed to the loop (edge6.go; reader side only)
-	accepted6 acceptedRing
+	// the edge (package edge): the reader's screening, budgets, counters,
+	// the addresses owning a slot, the published info, the master hooks
+	edge  *edge.Edge
+	stats *edge.Stats // &edge.Stats
 
 	// console lines from stdin (console.go)
 	consoleCh chan string
@@ -156,10 +155,7 @@ type Server struct {
 	tickWake time.Time  // wake-up of the ticks being run; zero between them
 
 	// side channels (hooks.go); installed before Run
-	observers       []func(Event)
-	masterChallenge func(payload []byte) bool
-	masterPacket    func(from netip.AddrPort, token uint32, payload []byte) bool
-	globalToken     netproto.Token
+	observers []func(Event)
 
 	rec recorder // recording state and hooks (record.go)
 
@@ -170,29 +166,9 @@ type Server struct {
 	con      conState // console output to side channels (conlines.go)
 }
 
-// Stats are counters of dropped and handled packets; read with atomic loads.
-type Stats struct {
-	// Received counts datagrams read from the socket.
-	Received atomic.Uint64
-	// Malformed counts datagrams dropped for size or header errors.
-	Malformed atomic.Uint64
-	// BadToken counts datagrams dropped for an invalid token or unknown address.
-	BadToken atomic.Uint64
-	// QueueFull counts datagrams dropped because the game loop was behind.
-	QueueFull atomic.Uint64
-	// ConnlessDropped counts connless requests over budget.
-	ConnlessDropped atomic.Uint64
-	// TokenReplies counts answered token requests.
-	TokenReplies atomic.Uint64
-	// InfoReplies counts answered server info requests.
-	InfoReplies atomic.Uint64
-	// Flood counts datagrams of connected clients over their per-second budget.
-	Flood atomic.Uint64
-	// BadMessages counts messages from connected clients that failed to decode.
-	BadMessages atomic.Uint64
-	// ReceivedBytes counts the bytes of the datagrams read from the socket.
-	ReceivedBytes atomic.Uint64
-}
+// Stats are counters of dropped and handled packets (the edge's); read
+// with atomic loads.
+type Stats = edge.Stats
 
 // New loads the map, creates the world and opens the socket. It does not start
 // any goroutine; call Run.
@@ -217,14 +193,13 @@ func New(o Options) (*Server, error) {
 		alignTicks: o.AlignTicks,
 		tickPhase:  o.TickPhase % TickDuration,
 		out:        new(sendBatch),
-
-		globalToken: newGlobalToken(),
 	}
-	s.peers.m = make(map[netip.AddrPort]int)
+	s.edge = edge.New(s.write)
+	s.stats = &s.edge.Stats
+	s.edge.Master.Token = newGlobalToken()
 	s.trans6 = new(dialect6.Game)
 	s.con.done, s.con.submit = make(chan struct{}), make(chan consoleSubmit, ConsoleQueueLen)
 	s.warnLimit = rate.NewLimiter(rate.Every(warnEvery), warnBurst)
-	s.budget = newConnlessBudget(TokenRepliesPerSecond, InfoRepliesPerSecond, ConnectsPerSecond)
 	if s.seed == 0 {
 		var b [8]byte
 		_, _ = rand.Read(b[:])

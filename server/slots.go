@@ -297,7 +297,7 @@ func (s *Server) dropClient(c *client, reason string) {
 	}
 	c.conn.Disconnect(s.now(), reason)
 	s.flushConn(c)
-	s.peers.remove(c.addr)
+	s.edge.Peers.Remove(c.addr)
 	delete(s.byAddr, c.addr)
 	logReason := reason
 	if logReason == "" {
