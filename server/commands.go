@@ -189,7 +189,7 @@ func (s *Server) runCommand(name string, a cmdArgs) error {
 	case "unban":
 		s.cmdUnban(a.str(0))
 	case "unban_all":
-		s.bans.clear()
+		s.bans.Clear()
 		s.gauges.Bans.Store(0)
 		s.consoleOut("unbanned all entries")
 	case "bans":

@@ -181,19 +181,8 @@ func (s *Server) publishGauges() {
 	}
 	g.MaxClients.Store(int32(len(s.clients)))
 	if s.world.CurrentTick()%50 == 0 { // at most MaxBans entries: once a second
-		g.Bans.Store(int32(s.bans.active(time.Now())))
+		g.Bans.Store(int32(s.bans.Active(time.Now())))
 	}
-}
-
-// active counts the bans not expired at now.
-func (l *banList) active(now time.Time) int {
-	n := 0
-	for _, b := range l.m {
-		if b.until.IsZero() || !now.After(b.until) {
-			n++
-		}
-	}
-	return n
 }
 
 // write sends one datagram and counts it.

@@ -391,7 +391,7 @@ func (s *Server) onConnect(addr netip.AddrPort, req connectReq) {
 		s.sendRaw(req.AppendClose(s.sendBuf[:0], reasonDialectOff(req.Dialect)), addr)
 		return
 	}
-	if reason, banned := s.bans.check(addr.Addr(), time.Now()); banned {
+	if reason, banned := s.bans.Check(addr.Addr(), time.Now()); banned {
 		s.gauges.Refused[refuseBanned].Add(1)
 		if reason != "" {
 			s.sendRaw(req.AppendClose(s.sendBuf[:0], reason), addr)

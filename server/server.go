@@ -123,7 +123,7 @@ type Server struct {
 	gameStart       time.Time // start of tick 0 of the current map
 	clients         []*client
 	byAddr          map[netip.AddrPort]int
-	bans            banList
+	bans            edge.BanList
 	vote            voteState
 	snapW           snapWorker                 // the loop's snapshot builder and encoder (encpool.go)
 	pool            *EncodePool                // shared snapshot encoders (nil: the loop encodes alone)
