@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"sync/atomic"
 	"time"
+
+	"twserver/edge"
 )
 
 // Operator-facing gauges and counters the loop publishes for the metrics
@@ -98,8 +100,8 @@ type Gauges struct {
 	// Refused counts CONNECTs refused by reason (index as in RefuseReasons).
 	Refused [len(RefuseReasons)]atomic.Uint64
 	// PregameDrops counts pre-game clients dropped by the slot-holding
-	// defences, by reason (index as in PregameDrops).
-	PregameDrops [len(PregameDrops)]atomic.Uint64
+	// defences, by reason (index as in edge.PregameDrops).
+	PregameDrops [len(edge.PregameDrops)]atomic.Uint64
 	// Snapshots counts snapshots sent (one per client and snapshot tick).
 	Snapshots atomic.Uint64
 	// SnapshotBytes is the size of each sent snapshot (all its parts).
