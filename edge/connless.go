@@ -74,3 +74,49 @@ func (e *Edge) answerConnless(to netip.AddrPort, h netproto.ConnlessHeader, payl
 	e.write(out, to)
 	e.Stats.InfoReplies.Add(1)
 }
+
+// Append7 packs the fields shared by inf3 and NETMSG_SERVERINFO for
+// numClients clients: version .. max clients (net.md A6.2/A6.3).
+func (hd *InfoHead) Append7(p *netproto.Packer, numClients int) {
+	flags := int32(0)
+	if hd.Passworded {
+		flags |= 1
+	}
+	p.AddStringLimit(hd.Version, 32)
+	p.AddStringLimit(hd.Name, 64)
+	p.AddStringLimit(hd.Hostname, 128)
+	p.AddStringLimit(hd.MapName, 32)
+	p.AddStringLimit(hd.GameType, 16)
+	p.AddInt(flags)
+	p.AddInt(int32(hd.SkillLevel))
+	p.AddInt(int32(hd.NumPlayers))
+	p.AddInt(int32(hd.MaxPlayers))
+	p.AddInt(int32(numClients))
+	p.AddInt(int32(hd.MaxClients))
+}
+
+// BuildInfo7 builds the 0.7 inf3 body after the token for rows: the
+// header, then as many rows as fit one packet.
+func BuildInfo7(hd InfoHead, rows []InfoPlayer) []byte {
+	var p netproto.Packer
+	hd.Append7(&p, len(rows))
+	var row netproto.Packer
+	for _, r := range rows {
+		row.Reset()
+		row.AddStringLimit(r.Name, 16)
+		row.AddStringLimit(r.Clan, 12)
+		row.AddInt(r.Country)
+		row.AddInt(r.Score)
+		if r.Spectator {
+			row.AddInt(1)
+		} else {
+			row.AddInt(0)
+		}
+		// The reply must fit one packet: magic (8) + token (<=5) + body.
+		if p.Len()+row.Len() > InfoMaxPayload-8-netproto.MaxVarintSize {
+			break
+		}
+		p.AddRaw(row.Bytes())
+	}
+	return append([]byte(nil), p.Bytes()...)
+}

@@ -51,10 +51,15 @@ type Info6 struct {
 	extRows      [][]byte // one iext/iex+ row per client
 }
 
-// InfoHead is what the 0.6 info says of the server besides its clients.
+// InfoHead is what the info of either dialect says of the server besides
+// its clients.
 type InfoHead struct {
 	// Name is the server name, GameType the running game's.
 	Name, GameType string
+	// Version is the 0.7 game version, Hostname and SkillLevel the 0.7
+	// settings shown (the 0.6 info has GameVersion6 and neither).
+	Version, Hostname string
+	SkillLevel        int
 	// MapName, MapCRC and MapSize describe the current map.
 	MapName string
 	MapCRC  uint32

@@ -209,3 +209,22 @@ func TestAcceptedRing(t *testing.T) {
 		t.Error("the ring kept more than PendingAccepts6 addresses")
 	}
 }
+
+// TestInfo7Fits: the 0.7 info reply stays one packet however many clients
+// with long names are listed: rows that do not fit are left out.
+func TestInfo7Fits(t *testing.T) {
+	rows := make([]InfoPlayer, 64)
+	for i := range rows {
+		rows[i] = InfoPlayer{Name: "a long player name", Clan: "a long clan", Country: 999}
+	}
+	hd := InfoHead{Name: "server", Version: "0.7.5", MapName: "m", GameType: "DM", MaxPlayers: 64, MaxClients: 64}
+	body := BuildInfo7(hd, rows)
+	if len(body)+len(MagicInfo)+netproto.MaxVarintSize > InfoMaxPayload {
+		t.Fatalf("body of %d bytes does not fit %d", len(body), InfoMaxPayload)
+	}
+	var few netproto.Packer
+	hd.Append7(&few, 64)
+	if len(body) <= few.Len()+100 {
+		t.Fatalf("body of %d bytes lists almost no rows", len(body))
+	}
+}

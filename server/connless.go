@@ -12,25 +12,24 @@ type infoPlayer = edge.InfoPlayer
 // (a changed sv_gametype shows from the next map load on).
 func (s *Server) gameTypeName() string { return s.world.GameTypeName() }
 
+// infoHead is what the info says of the server, with numPlayers players
+// among numClients clients.
+func (s *Server) infoHead(numPlayers, numClients int) edge.InfoHead {
+	maxPlayers, maxClients := s.infoLimits(numPlayers, numClients)
+	return edge.InfoHead{
+		Name: s.cfg.Server.Name, GameType: s.gameTypeName(),
+		Version: GameVersion, Hostname: s.cfg.Server.Hostname, SkillLevel: s.cfg.Server.SkillLevel,
+		MapName: s.curMap.Name, MapCRC: s.curMap.CRC, MapSize: s.curMap.Size,
+		Passworded: s.cfg.Server.Password != "",
+		NumPlayers: numPlayers, MaxPlayers: maxPlayers, MaxClients: maxClients,
+	}
+}
+
 // appendInfoHeader packs the fields shared by inf3 and NETMSG_SERVERINFO:
 // version .. max clients (net.md A6.2/A6.3).
 func (s *Server) appendInfoHeader(p *netproto.Packer, numPlayers, numClients int) {
-	flags := int32(0)
-	if s.cfg.Server.Password != "" {
-		flags |= 1
-	}
-	maxPlayers, maxClients := s.infoLimits(numPlayers, numClients)
-	p.AddStringLimit(GameVersion, 32)
-	p.AddStringLimit(s.cfg.Server.Name, 64)
-	p.AddStringLimit(s.cfg.Server.Hostname, 128)
-	p.AddStringLimit(s.curMap.Name, 32)
-	p.AddStringLimit(s.gameTypeName(), 16)
-	p.AddInt(flags)
-	p.AddInt(int32(s.cfg.Server.SkillLevel))
-	p.AddInt(int32(numPlayers))
-	p.AddInt(int32(maxPlayers))
-	p.AddInt(int32(numClients))
-	p.AddInt(int32(maxClients))
+	hd := s.infoHead(numPlayers, numClients)
+	hd.Append7(p, numClients)
 }
 
 // infoLimits returns the max players and max clients shown in the info:
@@ -69,31 +68,11 @@ func (s *Server) infoPlayers() (rows []infoPlayer, numPlayers int) {
 // publishInfo rebuilds the server-info body and hands it to the reader.
 // Called by the loop whenever the player list, names or the map change.
 func (s *Server) publishInfo() {
-	var p netproto.Packer
 	rows, numPlayers := s.infoPlayers()
-	s.appendInfoHeader(&p, numPlayers, len(rows))
-	var row netproto.Packer
-	for _, r := range rows {
-		row.Reset()
-		row.AddStringLimit(r.Name, 16)
-		row.AddStringLimit(r.Clan, 12)
-		row.AddInt(r.Country)
-		row.AddInt(r.Score)
-		if r.Spectator {
-			row.AddInt(1)
-		} else {
-			row.AddInt(0)
-		}
-		// The reply must fit one packet: magic (8) + token (<=5) + body.
-		if p.Len()+row.Len() > edge.InfoMaxPayload-8-netproto.MaxVarintSize {
-			break
-		}
-		p.AddRaw(row.Bytes())
-	}
+	hd := s.infoHead(numPlayers, len(rows))
 	s.infoSig = s.infoSignature()
-	body := append([]byte(nil), p.Bytes()...)
 	sv := &s.cfg.Server
-	s.edge.Publish(&edge.InfoSnapshot{Body: body, Six: s.buildInfo6(rows, numPlayers),
+	s.edge.Publish(&edge.InfoSnapshot{Body: edge.BuildInfo7(hd, rows), Six: edge.BuildInfo6(hd, rows),
 		Accept07: sv.Accept07, Accept06: sv.Accept06, Vanilla6: sv.Accept06 && sv.Password == ""})
 	s.emitInfo(rows, numPlayers)
 }

@@ -1,18 +1,5 @@
 package server
 
-import "twserver/edge"
-
-// buildInfo6 prebuilds the 0.6 info bodies for rows (called by publishInfo).
-func (s *Server) buildInfo6(rows []infoPlayer, numPlayers int) edge.Info6 {
-	maxPlayers, maxClients := s.infoLimits(numPlayers, len(rows))
-	return edge.BuildInfo6(edge.InfoHead{
-		Name: s.cfg.Server.Name, GameType: s.gameTypeName(),
-		MapName: s.curMap.Name, MapCRC: s.curMap.CRC, MapSize: s.curMap.Size,
-		Passworded: s.cfg.Server.Password != "",
-		NumPlayers: numPlayers, MaxPlayers: maxPlayers, MaxClients: maxClients,
-	}, rows)
-}
-
 // sendServerInfo6 sends a 0.6 client the in-game server info: a connless
 // inf3 with token "-1" and no client list (net.md B6.3), instead of 0.7's
 // NETMSG_SERVERINFO.
