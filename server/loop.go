@@ -3,11 +3,12 @@ package server
 // Pipeline (who owns what):
 //
 //	socket ──readLoop (recv.go)──> rx chan (bounded, drops when full) ──> Run loop
-//	  readLoop: size/header checks, token requests and server-info answers,
-//	            token check of CONNECT, budgets. It stamps each datagram with
-//	            its arrival time and the slot of its address (peerTable). It
-//	            reads peerTable and the published infoSnapshot; it owns
-//	            nothing else.
+//	  readLoop: screens each datagram through the edge (package edge:
+//	            size/header checks, token requests and server-info answers,
+//	            token check of CONNECT, budgets). It stamps each datagram with
+//	            its arrival time and the slot of its address (edge.PeerTable).
+//	            The edge reads the peer table and the published info; the
+//	            reader owns only its buffers and token generator.
 //	  Run loop: the only goroutine touching slots, Conns, the world, snapshot
 //	            storage, votes and bans. It ticks the world at 50 Hz on an
 //	            absolute schedule (tick N starts at gameStart + N*20ms),
