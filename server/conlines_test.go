@@ -11,6 +11,7 @@ import (
 
 	"twserver/config"
 	"twserver/gamemsg"
+	"twserver/sockio"
 	"twserver/world"
 )
 
@@ -171,9 +172,9 @@ func TestConsoleLinesOff(t *testing.T) {
 }
 
 // mustListen returns an in-memory socket for a server that is not run.
-func mustListen(t *testing.T) PacketConn {
+func mustListen(t *testing.T) sockio.PacketConn {
 	t.Helper()
-	c, err := NewMemNet().Listen(srvAddr)
+	c, err := sockio.NewMemNet().Listen(srvAddr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,13 +12,14 @@ import (
 
 	"twserver/config"
 	"twserver/netproto"
+	"twserver/sockio"
 )
 
 // rawPeer is a socket on the test server's MemNet that sends and reads raw
 // datagrams.
 type rawPeer struct {
 	t   *testing.T
-	mc  *MemConn
+	mc  *sockio.MemConn
 	got chan []byte
 }
 
