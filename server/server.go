@@ -30,6 +30,7 @@ import (
 	"twserver/record"
 	"twserver/snap"
 	"twserver/sockio"
+	"twserver/vote"
 	"twserver/world"
 	"twserver/world/twmap"
 )
@@ -129,7 +130,7 @@ type Server struct {
 	clients         []*client
 	byAddr          map[netip.AddrPort]int
 	bans            edge.BanList
-	vote            voteState
+	vote            vote.State
 	snapW           snapWorker                 // the loop's snapshot builder and encoder (encpool.go)
 	pool            *EncodePool                // shared snapshot encoders (nil: the loop encodes alone)
 	fanOut          bool                       // the next snapshot tick uses the pool (noteEncodeTime)
