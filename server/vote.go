@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"twserver/console"
+	"twserver/edge"
 	"twserver/gamemsg"
 	"twserver/teehist/replay"
 	"twserver/vote"
@@ -85,7 +86,7 @@ func (s *Server) callVote(caller int, typ, value, reason string, force bool, by 
 			return
 		}
 		if bt := s.cfg.Voting.KickBanTime; bt > 0 {
-			v.Command = fmt.Sprintf("ban %s %d Banned by vote", refAddr(s.clients[id].addr, false), bt)
+			v.Command = fmt.Sprintf("ban %s %d Banned by vote", edge.RefAddr(s.clients[id].addr, false), bt)
 		} else {
 			v.Command = fmt.Sprintf("kick %d Kicked by vote", id)
 		}
