@@ -202,7 +202,7 @@ func (s *Server) enterGame(c *client) {
 	s.log.Info().Int("cid", c.id).Str("name", c.name).Str("addr", c.addr.String()).
 		Int("team", s.world.Team(c.id)).Msg("player has entered the game")
 	s.conEnter(c)
-	s.emitPlayer(EventPlayerEnter, c)
+	s.emitEnter(c)
 	s.publishInfo()
 }
 

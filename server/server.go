@@ -27,6 +27,7 @@ import (
 	"twserver/dialect6"
 	"twserver/edge"
 	"twserver/netproto"
+	"twserver/observe"
 	"twserver/record"
 	"twserver/snap"
 	"twserver/sockio"
@@ -160,7 +161,7 @@ type Server struct {
 	tickWake time.Time  // wake-up of the ticks being run; zero between them
 
 	// side channels (hooks.go); installed before Run
-	observers []func(Event)
+	observers observe.Observers
 
 	rec *record.Recorder // recording (package record)
 
@@ -200,7 +201,7 @@ func New(o Options) (*Server, error) {
 	}
 	s.edge = edge.New(s.write)
 	s.stats = &s.edge.Stats
-	s.edge.Master.Token = newGlobalToken()
+	s.edge.Master.Token = edge.NewGlobalToken()
 	s.trans6 = new(dialect6.Game)
 	s.con.done, s.con.submit = make(chan struct{}), make(chan *consoleSubmit, ConsoleQueueLen)
 	cons, err := console.New(conHost{s}, s.conHandlers())
