@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -194,22 +195,30 @@ func PatchFile(path string, length int32, markers []int32) error {
 	if err != nil {
 		return err
 	}
-	var b [4]byte
-	be.PutUint32(b[:], uint32(length))
-	_, err = f.WriteAt(b[:], offLength)
-	if err == nil {
-		m := make([]byte, 4+4*MaxTimelineMarkers)
-		be.PutUint32(m, uint32(len(markers)))
-		for i, t := range markers {
-			be.PutUint32(m[4+4*i:], uint32(t))
-		}
-		_, err = f.WriteAt(m, offNumMarkers)
-	}
+	err = Patch(f, length, markers)
 	if err2 := f.Sync(); err == nil {
 		err = err2
 	}
 	if err2 := f.Close(); err == nil {
 		err = err2
 	}
+	return err
+}
+
+// Patch writes the length (seconds) and the timeline markers (at most
+// MaxTimelineMarkers are kept) into the header of a demo written to w.
+func Patch(w io.WriterAt, length int32, markers []int32) error {
+	var b [4]byte
+	be.PutUint32(b[:], uint32(length))
+	if _, err := w.WriteAt(b[:], offLength); err != nil {
+		return err
+	}
+	markers = markers[:min(len(markers), MaxTimelineMarkers)]
+	m := make([]byte, 4+4*MaxTimelineMarkers)
+	be.PutUint32(m, uint32(len(markers)))
+	for i, t := range markers {
+		be.PutUint32(m[4+4*i:], uint32(t))
+	}
+	_, err := w.WriteAt(m, offNumMarkers)
 	return err
 }

@@ -150,6 +150,15 @@ func (p *Player) setInfo(info PlayerInfo) {
 	p.info = info
 }
 
+// Info returns the names and skin of client cid, and false when there is
+// no such player.
+func (w *World) Info(cid int) (PlayerInfo, bool) {
+	if p := w.player(cid); p != nil {
+		return p.info, true
+	}
+	return PlayerInfo{}, false
+}
+
 // InGame reports whether client cid has entered the game.
 func (w *World) InGame(cid int) bool {
 	p := w.player(cid)
