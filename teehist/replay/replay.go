@@ -317,6 +317,10 @@ func (e *Engine) ex(m *teehist.Message) {
 		e.drain() // the server sends the events of AddPlayer at once
 	case teehist.ExInputMissing:
 		c.missing = true
+	case teehist.ExLatency:
+		if len(f) == 2 {
+			e.w.SetPendingLatency(cid, f[1].Int)
+		}
 	case teehist.ExAuthLogin, teehist.ExAuthInit:
 		e.w.SetAuthed(cid, true) // authed players are exempt from inactivity handling
 	case teehist.ExAuthLogout:
