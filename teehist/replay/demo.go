@@ -116,6 +116,14 @@ func WriteDemo(out io.Writer, r *teehist.Reader, h *teehist.Header, m *twmap.Map
 	if err != nil {
 		return nil, err
 	}
+	return e.WriteDemo(out, r, opt)
+}
+
+// WriteDemo is the package's WriteDemo on a new Engine (r after its header).
+func (e *Engine) WriteDemo(out io.Writer, r *teehist.Reader, opt DemoOptions) (*DemoResult, error) {
+	if e.obs != nil {
+		return nil, errors.New("replay: WriteDemo on an engine with an observer")
+	}
 	if opt.View < FreeView || opt.View >= world.MaxClients {
 		return nil, fmt.Errorf("replay: view %d is not a client id", opt.View)
 	}
@@ -125,11 +133,13 @@ func WriteDemo(out io.Writer, r *teehist.Reader, h *teehist.Header, m *twmap.Map
 	}
 	stamp := opt.Time
 	if stamp.IsZero() {
-		stamp = h.StartTime
+		stamp = e.start
 	}
+	m := e.m
 	enc := demo.NewEncoder(kind, m.Name, m.Data, m.CRC, stamp)
 	d := &demoWriter{g: gamedemo.NewGame(enc, opt.View), from: opt.From, to: opt.To}
 	e.SetObserver(d)
+	e.acceptCut = true
 	res := &DemoResult{FirstTick: -1, LastTick: -1}
 	flush := func() error {
 		b := enc.Bytes()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"time"
 
 	"twserver/gamemsg"
 	"twserver/netproto"
@@ -95,14 +96,17 @@ var ErrTooLong = errors.New("replay: recording longer than the replay bound")
 
 // Engine replays one file. Create it with New, then feed messages in order.
 type Engine struct {
-	maxTicks int32
-	w        *world.World
-	settings Settings
-	pos      Positions
-	c        [teehist.MaxClients]conn
-	res      Result
-	up       netproto.Unpacker
-	obs      Observer
+	maxTicks  int32
+	w         *world.World
+	settings  Settings
+	pos       Positions
+	c         [teehist.MaxClients]conn
+	res       Result
+	up        netproto.Unpacker
+	obs       Observer
+	acceptCut bool // a message cut short ends the file (WriteDemo) instead of failing it (Run)
+	m         *twmap.Map
+	start     time.Time // the recording's start time
 }
 
 // Observer sees the game as the server's recorders saw it live: the
@@ -158,7 +162,7 @@ func New(h *teehist.Header, m *twmap.Map) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{w: w, settings: s, res: Result{Ignored: map[string]int{}}, maxTicks: MaxTicks}, nil
+	return &Engine{w: w, settings: s, res: Result{Ignored: map[string]int{}}, maxTicks: MaxTicks, m: m, start: h.StartTime}, nil
 }
 
 // World returns the simulated world.
@@ -194,8 +198,9 @@ func (e *Engine) Run(r *teehist.Reader) (*Result, error) {
 }
 
 // read reads the next message into msg; it reports false at the end of the
-// file, which for a file cut short (a killed server, a full disk) is the
-// end of its last whole message (Result.Finished stays false).
+// file, which for a file without FINISH (a killed server, a full disk) is
+// the end of its last whole message (Result.Truncated; with acceptCut also
+// when the file ends inside a message).
 func (e *Engine) read(r *teehist.Reader, msg *teehist.Message) (bool, error) {
 	err := r.Next(msg)
 	if err == io.EOF {
@@ -203,7 +208,7 @@ func (e *Engine) read(r *teehist.Reader, msg *teehist.Message) (bool, error) {
 	}
 	if err != nil {
 		var te *teehist.Error
-		if errors.As(err, &te) && errors.Is(err, io.ErrUnexpectedEOF) {
+		if errors.As(err, &te) && (errors.Is(err, io.ErrUnexpectedEOF) || e.acceptCut && errors.Is(err, teehist.ErrTruncated)) {
 			e.res.Truncated = true
 			return false, nil
 		}

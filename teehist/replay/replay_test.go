@@ -351,16 +351,10 @@ func TestIgnoredBound(t *testing.T) {
 func FuzzReplay(f *testing.F) {
 	f.Add(simulate(f, 120, 3))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r := teehist.NewReader(bytes.NewReader(data))
-		h, err := r.ReadHeader()
-		if err != nil {
+		e, r := fuzzEngine(data)
+		if e == nil {
 			return
 		}
-		e, err := New(h, twmap.Default())
-		if err != nil {
-			return
-		}
-		e.maxTicks = 2000 // keep each input fast
 		res, _ := e.Run(r)
 		if res != nil && res.Ticks > 2001 {
 			t.Fatalf("simulated %d ticks past the bound", res.Ticks)
@@ -486,4 +480,21 @@ func TestApplySetting(t *testing.T) {
 	if s != want {
 		t.Errorf("settings %+v, want %+v", s, want)
 	}
+}
+
+// fuzzEngine returns an engine for a fuzz input on the embedded map, with
+// the tick bound lowered to keep each input fast, and the reader after the
+// header; nil for inputs without a usable header.
+func fuzzEngine(data []byte) (*Engine, *teehist.Reader) {
+	r := teehist.NewReader(bytes.NewReader(data))
+	h, err := r.ReadHeader()
+	if err != nil {
+		return nil, nil
+	}
+	e, err := New(h, twmap.Default())
+	if err != nil {
+		return nil, nil
+	}
+	e.maxTicks = 2000
+	return e, r
 }
