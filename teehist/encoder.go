@@ -328,6 +328,12 @@ func (e *Encoder) RecordLatency(cid int, ms int32) {
 	e.RecordExInts(ExLatency, int32(cid), ms)
 }
 
+// RecordSnapSkipped records that the coming tick is a snapshot tick on
+// which the server sends no snapshots (its loop catching up) and so does
+// not call World.PostSnap: the tick's events stay for the next snapshot
+// (twserver extension ExSnapSkipped).
+func (e *Encoder) RecordSnapSkipped(tick int32) { e.RecordExInts(ExSnapSkipped, tick) }
+
 // RecordPlayerTeam records the team of client cid if it changed (teams
 // start at 0), as PLAYER_TEAM.
 func (e *Encoder) RecordPlayerTeam(cid int, team int32) {

@@ -40,8 +40,8 @@ func parseTime(s string) (int32, error) {
 	return int32(secs * 50), nil
 }
 
-// findPlayer returns the client id of the first player named name (as a
-// PLAYER_NAME records it) in the file at path.
+// findPlayer returns the client id of the first player named name in the
+// file at path.
 func findPlayer(path, name string) (int, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -52,24 +52,7 @@ func findPlayer(path, name string) (int, error) {
 	if _, err := r.ReadHeader(); err != nil {
 		return 0, err
 	}
-	var m teehist.Message
-	var names []string
-	for r.Next(&m) == nil {
-		if m.Kind != teehist.KindEx || m.Ex != teehist.ExPlayerName {
-			continue
-		}
-		fs, err := teehist.DecodeEx(m.Ex, m.Data)
-		if err != nil || len(fs) != 2 {
-			continue
-		}
-		if fs[1].Str == name {
-			return int(fs[0].Int), nil
-		}
-		if len(names) < 64 {
-			names = append(names, strconv.Quote(fs[1].Str))
-		}
-	}
-	return 0, fmt.Errorf("no player named %q in the recording (names: %s)", name, strings.Join(names, ", "))
+	return replay.FindPlayer(r, name)
 }
 
 // demoCmd is "twhist demo".

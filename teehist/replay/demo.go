@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"twserver/demo"
@@ -190,4 +193,31 @@ func (e *Engine) WriteDemo(out io.Writer, r *teehist.Reader, opt DemoOptions) (*
 		}
 	}
 	return res, nil
+}
+
+// MaxNamesListed bounds the names FindPlayer's error lists.
+const MaxNamesListed = 64
+
+// FindPlayer reads r (after its header) up to the first PLAYER_NAME giving
+// name and returns that client id. The error of a name never given lists
+// the names that were (at most MaxNamesListed).
+func FindPlayer(r *teehist.Reader, name string) (int, error) {
+	var m teehist.Message
+	var names []string
+	for r.Next(&m) == nil {
+		if m.Kind != teehist.KindEx || m.Ex != teehist.ExPlayerName {
+			continue
+		}
+		fs, err := teehist.DecodeEx(m.Ex, m.Data)
+		if err != nil || len(fs) != 2 {
+			continue
+		}
+		if fs[1].Str == name {
+			return int(fs[0].Int), nil
+		}
+		if len(names) < MaxNamesListed && !slices.Contains(names, strconv.Quote(fs[1].Str)) {
+			names = append(names, strconv.Quote(fs[1].Str))
+		}
+	}
+	return 0, fmt.Errorf("no player named %q in the recording (names: %s)", name, strings.Join(names, ", "))
 }

@@ -28,12 +28,38 @@ import (
 	"twserver/world/twmap"
 )
 
+// received collects the snapshots a client received, by tick, until stop.
+type received struct {
+	mu      sync.Mutex
+	stopped bool
+	snaps   map[int32]map[uint32][]int32
+}
+
+func (r *received) add(tick int32, s *snap.Snapshot) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.stopped {
+		m := items(s)
+		for k, d := range m {
+			m[k] = slices.Clone(d) // the client reuses s
+		}
+		r.snaps[tick] = m
+	}
+}
+
+func (r *received) stop() {
+	r.mu.Lock()
+	r.stopped = true
+	r.mu.Unlock()
+}
+
 // recordGame runs a server recording both a teehistorian and a demo of
 // every game (game type gameType, maps dm1 then second), with four
 // synthetic clients (two 0.7, two 0.6) playing at random; one 0.6 client
 // leaves after 2 s, the map changes to second after 4 s, and the clients
-// play 3 s more. It returns the recordings directory and the map directory.
-func recordGame(t *testing.T, gameType, first, second string) (recDir, mapDir string) {
+// play 3 s more. It returns the recordings directory, the map directory
+// and the snapshots client 0 (p0, 0.7) received on the first map.
+func recordGame(t *testing.T, gameType, first, second string) (recDir, mapDir string, p0 *received) {
 	t.Helper()
 	recDir, mapDir = t.TempDir(), t.TempDir()
 	for _, m := range []string{first, second} {
@@ -71,11 +97,16 @@ func recordGame(t *testing.T, gameType, first, second string) (recDir, mapDir st
 	}()
 
 	var wg sync.WaitGroup
+	p0 = &received{snaps: map[int32]map[uint32][]int32{}}
 	play := func(i int, d time.Duration) {
 		defer wg.Done()
-		c := loadclient.New(loadclient.Config{Server: srv.Addr(), Name: fmt.Sprintf("p%d", i),
+		cfg := loadclient.Config{Server: srv.Addr(), Name: fmt.Sprintf("p%d", i),
 			Pattern: loadclient.PatternRandom, Seed: uint64(100 + i), Proto6: i%2 == 1,
-			Source: netip.AddrFrom4([4]byte{127, 0, 0, byte(10 + i)})})
+			Source: netip.AddrFrom4([4]byte{127, 0, 0, byte(10 + i)})}
+		if i == 0 {
+			cfg.OnSnapshot = p0.add
+		}
+		c := loadclient.New(cfg)
 		cctx, ccancel := context.WithTimeout(ctx, d)
 		defer ccancel()
 		st := c.Run(cctx)
@@ -89,11 +120,12 @@ func recordGame(t *testing.T, gameType, first, second string) (recDir, mapDir st
 	go play(2, 9*time.Second)
 	go play(3, 9*time.Second)
 	time.Sleep(4 * time.Second)
+	p0.stop()
 	if err := srv.SubmitConsole(ctx, "change_map "+second); err != nil {
 		t.Fatal(err)
 	}
 	wg.Wait()
-	return recDir, mapDir
+	return recDir, mapDir, p0
 }
 
 // maskLatency leaves PlayerInfo's latency out of the comparison while the
@@ -112,6 +144,25 @@ func items(s *snap.Snapshot) map[uint32][]int32 {
 		m[s.Key(i)] = d
 	}
 	return m
+}
+
+// itemDiff lists the differences of two item sets, sorted.
+func itemDiff(got, want map[uint32][]int32) []string {
+	var diff []string
+	for k, wd := range want {
+		if gd, ok := got[k]; !ok {
+			diff = append(diff, fmt.Sprintf("missing type %d id %d", k>>16, k&0xffff))
+		} else if !slices.Equal(gd, wd) {
+			diff = append(diff, fmt.Sprintf("type %d id %d: %v, want %v", k>>16, k&0xffff, gd, wd))
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			diff = append(diff, fmt.Sprintf("extra type %d id %d", k>>16, k&0xffff))
+		}
+	}
+	slices.Sort(diff)
+	return diff
 }
 
 // compareDemos checks that two demos hold the same ticks with the same
@@ -150,20 +201,7 @@ func compareDemos(t *testing.T, name string, server, made []byte) {
 		if g.Tick != w.Tick {
 			t.Fatalf("%s: snapshot %d at tick %d, server demo's at %d", name, i, g.Tick, w.Tick)
 		}
-		gi, wi := items(g.Snap), items(w.Snap)
-		var diff []string
-		for k, wd := range wi {
-			if gd, ok := gi[k]; !ok {
-				diff = append(diff, fmt.Sprintf("missing type %d id %d", k>>16, k&0xffff))
-			} else if !slices.Equal(gd, wd) {
-				diff = append(diff, fmt.Sprintf("type %d id %d: %v, server %v", k>>16, k&0xffff, gd, wd))
-			}
-		}
-		for k := range gi {
-			if _, ok := wi[k]; !ok {
-				diff = append(diff, fmt.Sprintf("extra type %d id %d", k>>16, k&0xffff))
-			}
-		}
+		diff := itemDiff(items(g.Snap), items(w.Snap))
 		if !slices.EqualFunc(g.Messages, w.Messages, bytes.Equal) {
 			diff = append(diff, fmt.Sprintf("messages %x, server %x", g.Messages, w.Messages))
 		}
@@ -189,26 +227,29 @@ func TestDemoFromTeehistorianExact(t *testing.T) {
 		{"lms", "dm1", "ctf1"},
 	} {
 		t.Run(tc.gameType, func(t *testing.T) {
-			recDir, mapDir := recordGame(t, tc.gameType, tc.first, tc.second)
+			recDir, mapDir, p0 := recordGame(t, tc.gameType, tc.first, tc.second)
 			files, _ := filepath.Glob(filepath.Join(recDir, "*.teehistorian"))
 			if len(files) != 2 {
 				t.Fatalf("%d teehistorian files, want 2 (one per map)", len(files))
 			}
 			for _, th := range files {
-				checkExact(t, th, mapDir)
+				if h := checkExact(t, th, mapDir); h.MapName == tc.first {
+					checkView(t, th, mapDir, "p0", p0)
+				}
 			}
 		})
 	}
 }
 
-func checkExact(t *testing.T, th, mapDir string) {
+// openRecording opens a teehistorian file and loads its map from mapDir;
+// the file closes with the test.
+func openRecording(t *testing.T, th, mapDir string) (*teehist.Reader, *teehist.Header, *twmap.Map) {
 	t.Helper()
-	name := filepath.Base(th)
 	f, err := os.Open(th)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	t.Cleanup(func() { f.Close() })
 	r := teehist.NewReader(f)
 	h, err := r.ReadHeader()
 	if err != nil {
@@ -222,27 +263,97 @@ func checkExact(t *testing.T, th, mapDir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return r, h, m
+}
+
+// makeDemo writes the demo of a recording with opt and returns its bytes.
+func makeDemo(t *testing.T, th, mapDir string, opt replay.DemoOptions) ([]byte, *teehist.Header) {
+	t.Helper()
+	r, h, m := openRecording(t, th, mapDir)
 	outPath := filepath.Join(t.TempDir(), "made.demo")
 	out, err := os.Create(outPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := replay.WriteDemo(out, r, h, m, replay.DemoOptions{View: replay.FreeView})
+	res, err := replay.WriteDemo(out, r, h, m, opt)
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		t.Fatalf("%s: %v", name, err)
+		t.Fatalf("%s: %v", filepath.Base(th), err)
 	}
-	t.Logf("%s (%s): %d snapshots, ticks %d..%d, %d bytes, %d positions compared", name, h.MapName,
-		res.Snapshots, res.FirstTick, res.LastTick, res.Bytes, res.Replay.Compared)
+	t.Logf("%s (%s, view %d): %d snapshots, ticks %d..%d, %d bytes, %d positions compared", filepath.Base(th), h.MapName,
+		opt.View, res.Snapshots, res.FirstTick, res.LastTick, res.Bytes, res.Replay.Compared)
 	made, err := os.ReadFile(outPath)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return made, h
+}
+
+// checkExact compares the free-view demo of a recording with the server's
+// demo of the same game.
+func checkExact(t *testing.T, th, mapDir string) *teehist.Header {
+	t.Helper()
+	made, h := makeDemo(t, th, mapDir, replay.DemoOptions{View: replay.FreeView})
 	server, err := os.ReadFile(strings.TrimSuffix(th, ".teehistorian") + ".demo")
 	if err != nil {
 		t.Fatal(err)
 	}
-	compareDemos(t, name, server, made)
+	defer func() {
+		// TWSERVER_KEEP=DIR keeps the files of a failed comparison
+		if keep := os.Getenv("TWSERVER_KEEP"); t.Failed() && keep != "" {
+			_ = os.MkdirAll(keep, 0o755)
+			for _, f := range []string{th, strings.TrimSuffix(th, ".teehistorian") + ".demo"} {
+				if b, err := os.ReadFile(f); err == nil {
+					_ = os.WriteFile(filepath.Join(keep, filepath.Base(f)), b, 0o644)
+				}
+			}
+			_ = os.WriteFile(filepath.Join(keep, filepath.Base(th)+".made.demo"), made, 0o644)
+		}
+	}()
+	compareDemos(t, filepath.Base(th), server, made)
+	return h
+}
+
+// checkView compares the demo from player name's view with the snapshots
+// that player's client received: at every tick the client got, the demo
+// has the same items besides the demo-only De_ClientInfo and De_GameInfo.
+func checkView(t *testing.T, th, mapDir, name string, got *received) {
+	t.Helper()
+	r, _, _ := openRecording(t, th, mapDir)
+	cid, err := replay.FindPlayer(r, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	made, _ := makeDemo(t, th, mapDir, replay.DemoOptions{View: cid})
+	_, ticks, err := demo.ReadAll(made, snap.Sizes7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byTick := map[int32]map[uint32][]int32{}
+	for _, tk := range ticks {
+		m := items(tk.Snap)
+		for k := range m {
+			if typ := k >> 16; typ == world.ObjDeClientInfo || typ == world.ObjDeGameInfo {
+				delete(m, k)
+			}
+		}
+		byTick[tk.Tick] = m
+	}
+	got.mu.Lock()
+	defer got.mu.Unlock()
+	if len(got.snaps) < 50 {
+		t.Fatalf("client %s received %d snapshots", name, len(got.snaps))
+	}
+	for tick, want := range got.snaps {
+		have, ok := byTick[tick]
+		if !ok {
+			t.Fatalf("view of %s (cid %d): the client received tick %d, the demo has no snapshot there", name, cid, tick)
+		}
+		if diff := itemDiff(have, want); len(diff) > 0 {
+			t.Fatalf("view of %s (cid %d): tick %d differs from what the client received:\n%s", name, cid, tick, strings.Join(diff, "\n"))
+		}
+	}
+	t.Logf("view of %s (cid %d): %d received snapshots equal the demo's", name, cid, len(got.snaps))
 }

@@ -105,8 +105,10 @@ type Engine struct {
 	up        netproto.Unpacker
 	obs       Observer
 	acceptCut bool // a message cut short ends the file (WriteDemo) instead of failing it (Run)
-	m         *twmap.Map
-	start     time.Time // the recording's start time
+	// snapSkipped: the coming tick is a snapshot tick the server skipped (SNAP_SKIPPED)
+	snapSkipped bool
+	m           *twmap.Map
+	start       time.Time // the recording's start time
 }
 
 // Observer sees the game as the server's recorders saw it live: the
@@ -301,6 +303,10 @@ func (e *Engine) ex(m *teehist.Message) {
 	if err != nil || len(f) == 0 || f[0].Type != 'i' {
 		return
 	}
+	if m.Ex == teehist.ExSnapSkipped {
+		e.snapSkipped = f[0].Int == e.w.CurrentTick()+1
+		return
+	}
 	cid := int(f[0].Int)
 	if cid < 0 || cid >= teehist.MaxClients {
 		return
@@ -486,9 +492,10 @@ func (e *Engine) step() {
 		e.obs.AfterTick(e.w, snapTick)
 	}
 	e.drain()
-	if snapTick {
+	if snapTick && !e.snapSkipped {
 		e.w.PostSnap()
 	}
+	e.snapSkipped = false
 }
 
 // drain hands the world's pending events to the observer.
