@@ -22,6 +22,7 @@ type Encoder struct {
 	lastMarker   int32
 	lastKeyframe int32
 	prev         snap.Snapshot
+	sizes        *snap.SizeTable
 	ints         []int32
 	raw          []byte
 	comp         []byte
@@ -35,11 +36,22 @@ var ErrChunkTooLarge = errors.New("demo: chunk too large")
 // NewEncoder starts a 0.7 demo of the given type ("server" or "client") on
 // a map (name, file bytes and crc), stamped with now (local time).
 func NewEncoder(kind, mapName string, mapData []byte, mapCRC uint32, now time.Time) *Encoder {
-	e := &Encoder{firstTick: -1, lastMarker: -1, lastKeyframe: -1}
+	return newEncoder(NetVersion07, snap.Sizes7, kind, mapName, mapData, mapCRC, now)
+}
+
+// NewEncoder6 starts a 0.6 demo (net version NetVersion06, snapshots with
+// the 0.6 static sizes), the kind the DDNet client plays; its snapshots and
+// messages must be in the 0.6 form (dialect6).
+func NewEncoder6(kind, mapName string, mapData []byte, mapCRC uint32, now time.Time) *Encoder {
+	return newEncoder(NetVersion06, snap.Sizes6, kind, mapName, mapData, mapCRC, now)
+}
+
+func newEncoder(netVersion string, sizes *snap.SizeTable, kind, mapName string, mapData []byte, mapCRC uint32, now time.Time) *Encoder {
+	e := &Encoder{firstTick: -1, lastMarker: -1, lastKeyframe: -1, sizes: sizes}
 	var h [HeaderSize]byte
 	copy(h[:], Magic)
 	h[7] = Version
-	putStr(h[offNetVersion:offNetVersion+64], NetVersion07)
+	putStr(h[offNetVersion:offNetVersion+64], netVersion)
 	putStr(h[offMapName:offMapName+64], mapName)
 	be.PutUint32(h[offMapSize:], uint32(len(mapData)))
 	be.PutUint32(h[offMapCRC:], mapCRC)
@@ -161,7 +173,7 @@ func (e *Encoder) Snapshot(tick int32, s *snap.Snapshot) error {
 		return nil
 	}
 	e.tickMarker(tick, false)
-	e.ints = snap.AppendDelta(e.ints[:0], &e.prev, s, snap.Sizes7)
+	e.ints = snap.AppendDelta(e.ints[:0], &e.prev, s, e.sizes)
 	if snap.IsEmptyDelta(e.ints) {
 		return nil
 	}

@@ -69,10 +69,10 @@ func demoCmd(args []string, stdout, stderr io.Writer) int {
 	if *out == "" {
 		return usageError(stderr, "demo: -o OUT.demo is required")
 	}
-	if *format != "07" {
-		return usageError(stderr, "demo: -format %q: only 07 is written so far", *format)
+	if *format != "07" && *format != "06" {
+		return usageError(stderr, "demo: -format %q: want 07 or 06", *format)
 	}
-	opt := replay.DemoOptions{View: replay.FreeView}
+	opt := replay.DemoOptions{View: replay.FreeView, DDNet: *format == "06"}
 	var err error
 	if *from != "" {
 		if opt.From, err = parseTime(*from); err != nil {

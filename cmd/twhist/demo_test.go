@@ -42,7 +42,11 @@ func readDemo(t *testing.T, path string) (*demo.Reader, []demo.Tick) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, ticks, err := demo.ReadAll(data, snap.Sizes7)
+	sizes := snap.Sizes7
+	if r, err := demo.NewReader(data); err == nil && r.Header.NetVersion == demo.NetVersion06 {
+		sizes = snap.Sizes6
+	}
+	r, ticks, err := demo.ReadAll(data, sizes)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -83,6 +87,9 @@ func TestDemoCommand(t *testing.T) {
 		{"clip ticks", []string{"-from", "@501", "-to", "@777"}, lmsFile, 0, "", 502, 776, -1},
 		{"pov id", []string{"-pov", "2"}, lmsFile, 0, "", -1, -1, 2},
 		{"pov name", []string{"-pov", "twload3", "-to", "30"}, lmsFile, 0, "", -1, 1500, 3},
+		{"ddnet", []string{"-format", "06"}, lmsFile, 0, "", 2, 2152, -1},
+		{"ddnet pov", []string{"-format", "06", "-pov", "1", "-from", "2"}, lmsFile, 0, "", 100, 2152, 1},
+		{"bad format", []string{"-format", "05"}, lmsFile, 2, "want 07 or 06", 0, 0, -1},
 		{"cut between messages", nil, "", 0, "ends without FINISH", 2, -1, -1},
 		{"cut inside a message", nil, "", 0, "ends without FINISH", 2, -1, -1},
 		{"cut in the header", nil, "", 1, "offset", 0, 0, -1},
@@ -137,6 +144,16 @@ func TestDemoCommand(t *testing.T) {
 			}
 			if r.Header.Type != wantType {
 				t.Errorf("demo type %q, want %q", r.Header.Type, wantType)
+			}
+			ddnet := strings.Contains(strings.Join(tc.args, " "), "-format 06")
+			if want := map[bool]string{false: demo.NetVersion07, true: demo.NetVersion06}[ddnet]; r.Header.NetVersion != want {
+				t.Errorf("net version %q, want %q", r.Header.NetVersion, want)
+			}
+			if ddnet {
+				if n := ticks[len(ticks)/2].Snap.CountType(11); n == 0 { // 0.6 ClientInfo
+					t.Errorf("no 0.6 ClientInfo in the DDNet demo")
+				}
+				return
 			}
 			if got := localID(ticks[len(ticks)/2].Snap); got != tc.local {
 				t.Errorf("local De_ClientInfo %d, want %d", got, tc.local)

@@ -41,10 +41,11 @@ commands:
                   re-simulate a twserver recording and compare every
                   recorded position with the simulation (flags before FILE;
                   default map: the embedded one)
-  demo [-map PATH | -mapdir DIR] [-format 07] [-pov free|NAME|CID]
+  demo [-map PATH | -mapdir DIR] [-format 07|06] [-pov free|NAME|CID]
        [-from T] [-to T] -o OUT.demo FILE
-                  re-simulate a twserver recording and write a 0.7 demo
-                  the Teeworlds 0.7.5 client plays: free view (the server
+                  re-simulate a twserver recording and write a demo: 07
+                  (default) for the Teeworlds 0.7.5 client, 06 for the
+                  DDNet client (0.6 form): free view (the server
                   demo's view) or the view of one player (by name or client
                   id); -from/-to cut a clip (T: seconds from the game's
                   start as 75 or 1:15, or a server tick as @3750). A

@@ -2,6 +2,7 @@ package gamedemo
 
 import (
 	"twserver/demo"
+	"twserver/dialect6"
 	"twserver/gamemsg"
 	"twserver/netproto"
 	"twserver/snap"
@@ -28,12 +29,35 @@ type Game struct {
 	cur     snap.Snapshot
 	pk      netproto.Packer
 	entered []int
+	six     *six // the 0.6 translation of a DDNet demo (NewGame6), nil for 0.7
+}
+
+// six is the state of a 0.6 demo: the players and game info, the viewer's
+// peer and the translator's scratch.
+type six struct {
+	infos dialect6.Infos
+	peer  dialect6.Peer
+	tr    dialect6.Translator
+	out   dialect6.Out
+	b     snap.Builder
 }
 
 // NewGame records into enc from the view of client view (-1: free view).
 func NewGame(enc *demo.Encoder, view int) *Game {
 	g := &Game{Enc: enc, View: view}
 	g.builder.Sizes = snap.Sizes7
+	return g
+}
+
+// NewGame6 records a DDNet (0.6) demo into enc (demo.NewEncoder6): the
+// same snapshots and messages, translated by dialect6 as the server
+// translates them for a DDNet client (for free view, a DDNet client that is
+// no player).
+func NewGame6(enc *demo.Encoder, view int) *Game {
+	g := NewGame(enc, view)
+	g.six = &six{}
+	g.six.peer.Reset(view, true)
+	g.six.b.Sizes = snap.Sizes6
 	return g
 }
 
@@ -44,17 +68,21 @@ func NewGame(enc *demo.Encoder, view int) *Game {
 // nothing.
 func (g *Game) Snapshot(w *world.World) error {
 	g.builder.Reset()
-	if g.View >= 0 {
-		if !w.InGame(g.View) {
-			g.entered = g.entered[:0]
-			return nil
-		}
-		_ = w.Snap(g.View, &g.builder)
-		_ = w.SnapDemoInfo(g.View, &g.builder)
-	} else {
-		_ = w.Snap(-1, &g.builder)
+	if g.View >= 0 && !w.InGame(g.View) {
+		g.entered = g.entered[:0]
+		return nil
 	}
-	g.builder.Finish(&g.cur)
+	_ = w.Snap(g.View, &g.builder)
+	switch {
+	case g.six != nil:
+		g.six.translate(w, &g.builder, g.View)
+		g.six.b.Finish(&g.cur)
+	case g.View >= 0:
+		_ = w.SnapDemoInfo(g.View, &g.builder)
+		g.builder.Finish(&g.cur)
+	default:
+		g.builder.Finish(&g.cur)
+	}
 	err := g.Enc.Snapshot(w.CurrentTick(), &g.cur)
 	for _, cid := range g.entered {
 		if info, ok := w.Info(cid); ok {
@@ -78,10 +106,51 @@ func NoRecord(id int32) bool {
 	return false
 }
 
+// translate builds the 0.6 snapshot of src (the world's 0.7 snapshot for
+// viewer) into x.b, with the players and game info of w.
+func (x *six) translate(w *world.World, src *snap.Builder, viewer int) {
+	for cid := range world.MaxClients {
+		info, ok := w.Info(cid)
+		if !ok || !w.InGame(cid) {
+			x.infos.Remove(cid)
+			continue
+		}
+		_ = x.infos.SetPlayer(cid, dialect6.Player{Name: info.Name, Clan: info.Clan, Country: info.Country,
+			Team: int32(w.Team(cid)), Skin: gamemsg.Skin{PartNames: info.SkinPartNames,
+				UseCustomColors: info.UseCustomColors, PartColors: info.SkinPartColors}})
+	}
+	gi := w.GameInfo()
+	x.infos.GameInfo = gamemsg.SvGameInfo{GameFlags: gi[0], ScoreLimit: gi[1], TimeLimit: gi[2], MatchNum: gi[3], MatchCurrent: gi[4]}
+	x.b.Reset()
+	_ = x.tr.Snap(&x.b, src, viewer, w.CurrentTick(), &x.infos) // items left out are left out for clients too
+}
+
+// message records the 0.6 form of a 0.7 message: the demo-only entry and
+// leave messages become the chat lines a 0.6 server sends.
+func (x *six) message(enc *demo.Encoder, m gamemsg.Message) {
+	switch d := m.(type) {
+	case *gamemsg.DeClientEnter:
+		// Local: every entry is shown, the viewer's own included
+		m = &gamemsg.SvClientInfo{ClientID: d.ClientID, Team: d.Team, Name: d.Name, Local: true}
+	case *gamemsg.DeClientLeave:
+		m = &gamemsg.SvClientDrop{ClientID: d.ClientID, Reason: d.Reason}
+	}
+	if dialect6.EncodeServer(&x.out, m, &x.peer, &x.infos) != nil {
+		return
+	}
+	for i := range x.out.Len() {
+		_ = enc.Message(x.out.Msg(i))
+	}
+}
+
 // Message records a game message sent to everybody (or to the viewed
 // player); messages of NoRecord are left out.
 func (g *Game) Message(m gamemsg.Message) {
 	if NoRecord(m.ID()) {
+		return
+	}
+	if g.six != nil {
+		g.six.message(g.Enc, m)
 		return
 	}
 	g.pk.Reset()

@@ -31,6 +31,9 @@ type DemoOptions struct {
 	From, To int32
 	// Time stamps the demo header (zero: the recording's start time).
 	Time time.Time
+	// DDNet makes a 0.6 demo for the DDNet client (dialect6's translation)
+	// instead of a 0.7 one.
+	DDNet bool
 }
 
 // DemoResult describes a demo WriteDemo made.
@@ -139,9 +142,18 @@ func (e *Engine) WriteDemo(out io.Writer, r *teehist.Reader, opt DemoOptions) (*
 		stamp = e.start
 	}
 	m := e.m
-	enc := demo.NewEncoder(kind, m.Name, m.Data, m.CRC, stamp)
-	d := &demoWriter{g: gamedemo.NewGame(enc, opt.View), from: opt.From, to: opt.To}
+	enc, g := demo.NewEncoder, gamedemo.NewGame
+	if opt.DDNet {
+		enc, g = demo.NewEncoder6, gamedemo.NewGame6
+	}
+	d := &demoWriter{g: g(enc(kind, m.Name, m.Data, m.CRC, stamp), opt.View), from: opt.From, to: opt.To}
 	e.SetObserver(d)
+	return e.writeDemo(out, r, d, opt)
+}
+
+// writeDemo feeds r to e, which records into d, and writes the demo to out.
+func (e *Engine) writeDemo(out io.Writer, r *teehist.Reader, d *demoWriter, opt DemoOptions) (*DemoResult, error) {
+	enc := d.g.Enc
 	e.acceptCut = true
 	res := &DemoResult{FirstTick: -1, LastTick: -1}
 	flush := func() error {
