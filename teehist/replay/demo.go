@@ -14,6 +14,7 @@ import (
 	"twserver/gamemsg"
 	"twserver/teehist"
 	"twserver/world"
+	"twserver/world/map06"
 	"twserver/world/twmap"
 )
 
@@ -143,10 +144,15 @@ func (e *Engine) WriteDemo(out io.Writer, r *teehist.Reader, opt DemoOptions) (*
 	}
 	m := e.m
 	enc, g := demo.NewEncoder, gamedemo.NewGame
+	data, crc := m.Data, m.CRC
 	if opt.DDNet {
 		enc, g = demo.NewEncoder6, gamedemo.NewGame6
+		// the map a DDNet client is sent: its 0.6 variant, else the map as is
+		if v, err := map06.Derive(m); err == nil {
+			data, crc = v.Data, v.CRC
+		}
 	}
-	d := &demoWriter{g: g(enc(kind, m.Name, m.Data, m.CRC, stamp), opt.View), from: opt.From, to: opt.To}
+	d := &demoWriter{g: g(enc(kind, m.Name, data, crc, stamp), opt.View), from: opt.From, to: opt.To}
 	e.SetObserver(d)
 	return e.writeDemo(out, r, d, opt)
 }
