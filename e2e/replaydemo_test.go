@@ -1,28 +1,21 @@
 package e2e
 
 import (
-	"context"
-	"fmt"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/rs/zerolog"
 
 	"twserver/config"
 	"twserver/demo"
 	"twserver/gamemsg"
 	"twserver/internal/netns"
+	"twserver/internal/recordtest"
 	"twserver/loadclient"
 	"twserver/netproto"
-	"twserver/server"
 	"twserver/snap"
-	"twserver/teehist"
 	"twserver/teehist/replay"
 	"twserver/world"
 	"twserver/world/twmap"
@@ -58,13 +51,13 @@ func innerReplayDemos(t *testing.T) {
 	th, m := recordReplayGame(t, filepath.Join(out, "recordings"))
 
 	// the first kill of the game, from the free-view demo of the whole game
-	whole := writeReplayDemo(t, th, m, filepath.Join(out, "whole.demo"), replay.DemoOptions{View: replay.FreeView})
+	_, whole := recordtest.Demo(t, th, m, filepath.Join(out, "whole.demo"), replay.DemoOptions{View: replay.FreeView})
 	// a clip from a second before the kill, at least 8 s long so that it
 	// plays to the end of the test (kill messages stay 10 s on screen)
 	kill, last := firstKill(t, whole)
 	from := max(min(kill-50, last-400), 0)
 	t.Logf("first kill at tick %d; clips start at tick %d", kill, from)
-	r := openTH(t, th)
+	r, _ := recordtest.Open(t, th)
 	p0, err := replay.FindPlayer(r, "p0")
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +77,7 @@ func innerReplayDemos(t *testing.T) {
 				t.Fatal(err)
 			}
 			path := filepath.Join(dir, "twhist_"+tc.name+".demo")
-			writeReplayDemo(t, th, m, path, tc.opt)
+			recordtest.Demo(t, th, m, path, tc.opt)
 			playDemo(t, tc.rc, dir, path)
 		})
 	}
@@ -94,96 +87,24 @@ func innerReplayDemos(t *testing.T) {
 // server recording into dir and returns the teehistorian file and the map.
 func recordReplayGame(t *testing.T, dir string) (string, *twmap.Map) {
 	t.Helper()
-	m := twmap.Default()
 	os.RemoveAll(dir) // a kept output directory's earlier run
 	cfg := config.Default()
-	cfg.Server.Bind, cfg.Server.Port = "127.0.0.1", 0
 	cfg.Game.InactiveKickTime = 0
 	cfg.Record = config.RecordConfig{Teehistorian: true, Dir: dir, MaxFileMB: 64}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
+	players := make([]recordtest.Player, 4)
+	for i := range players {
+		players[i] = recordtest.Player{Proto6: i%2 == 1, Stay: 25 * time.Second,
+			Pattern: []loadclient.Pattern{loadclient.PatternRandom, loadclient.PatternJumpFire}[i/2]}
 	}
-	srv, err := server.New(server.Options{Config: cfg, Logger: zerolog.Nop(), Seed: 5})
-	if err != nil {
-		t.Fatal(err)
+	players[0].Started = func(c *loadclient.Client) { // a kill in the game for sure: p0 kills itself after 10 s
+		time.AfterFunc(10*time.Second, func() { c.Send(&gamemsg.ClKill{}) })
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx) }()
-	var wg sync.WaitGroup
-	for i := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c := loadclient.New(loadclient.Config{Server: srv.Addr(), Name: fmt.Sprintf("p%d", i),
-				Pattern: []loadclient.Pattern{loadclient.PatternRandom, loadclient.PatternJumpFire}[i/2], Seed: uint64(40 + i), Proto6: i%2 == 1,
-				Source: netip.AddrFrom4([4]byte{127, 0, 0, byte(20 + i)})})
-			cctx, ccancel := context.WithTimeout(ctx, 25*time.Second)
-			defer ccancel()
-			if i == 0 { // a kill in the game for sure: p0 kills itself after 10 s
-				time.AfterFunc(10*time.Second, func() { c.Send(&gamemsg.ClKill{}) })
-			}
-			if st := c.Run(cctx); !st.Entered {
-				t.Errorf("client %d did not enter: %s %s", i, st.Stage, st.Failure)
-			}
-		}()
-	}
-	wg.Wait()
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	recordtest.Game(t, cfg, players, nil)
 	files, _ := filepath.Glob(filepath.Join(dir, "*.teehistorian"))
 	if len(files) != 1 {
 		t.Fatalf("%d teehistorian files", len(files))
 	}
-	return files[0], m
-}
-
-func openTH(t *testing.T, path string) *teehist.Reader {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	r := teehist.NewReader(f)
-	if _, err := r.ReadHeader(); err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-// writeReplayDemo makes the demo of th with opt at path and returns its bytes.
-func writeReplayDemo(t *testing.T, th string, m *twmap.Map, path string, opt replay.DemoOptions) []byte {
-	t.Helper()
-	f, err := os.Open(th)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r := teehist.NewReader(f)
-	h, err := r.ReadHeader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := replay.WriteDemo(out, r, h, m, opt)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		t.Fatalf("%s: %v", filepath.Base(path), err)
-	}
-	t.Logf("%s: %d snapshots, ticks %d..%d, %d bytes", filepath.Base(path), res.Snapshots, res.FirstTick, res.LastTick, res.Bytes)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return files[0], twmap.Default()
 }
 
 // firstKill returns the tick of the first Sv_KillMsg of a 0.7 demo with a

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,11 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"twserver/config"
 	"twserver/demo"
 	"twserver/gamemsg"
+	"twserver/internal/recordtest"
 	"twserver/loadclient"
 	"twserver/netproto"
 	"twserver/server"
@@ -72,59 +70,27 @@ func recordGame(t *testing.T, gameType, first, second string) (recDir, mapDir st
 		}
 	}
 	cfg := config.Default()
-	cfg.Server.Bind, cfg.Server.Port = "127.0.0.1", 0
 	cfg.Game.Type = gameType
 	cfg.Game.InactiveKickTime = 0
 	cfg.Map.Dir, cfg.Map.Rotation = mapDir, []string{first, second}
 	cfg.Record = config.RecordConfig{Teehistorian: true, Demo: true, Dir: recDir, MaxFileMB: 64}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := server.New(server.Options{Config: cfg, Logger: zerolog.Nop(), Seed: 11})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx) }()
-	defer func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Fatal("server did not stop")
-		}
-	}()
-
-	var wg sync.WaitGroup
 	p0 = &received{snaps: map[int32]map[uint32][]int32{}}
-	play := func(i int, d time.Duration) {
-		defer wg.Done()
-		cfg := loadclient.Config{Server: srv.Addr(), Name: fmt.Sprintf("p%d", i),
-			Pattern: loadclient.PatternRandom, Seed: uint64(100 + i), Proto6: i%2 == 1,
-			Source: netip.AddrFrom4([4]byte{127, 0, 0, byte(10 + i)})}
-		if i == 0 {
-			cfg.OnSnapshot = p0.add
-		}
-		c := loadclient.New(cfg)
-		cctx, ccancel := context.WithTimeout(ctx, d)
-		defer ccancel()
-		st := c.Run(cctx)
-		if !st.Entered {
-			t.Errorf("client %d did not enter: %s %s", i, st.Stage, st.Failure)
-		}
+	players := []recordtest.Player{
+		{Stay: 9 * time.Second, Configure: func(c *loadclient.Config) { c.OnSnapshot = p0.add }},
+		{Proto6: true, Stay: 2 * time.Second}, // leaves mid-game
+		{Stay: 9 * time.Second},
+		{Proto6: true, Stay: 9 * time.Second},
 	}
-	wg.Add(4)
-	go play(0, 9*time.Second)
-	go play(1, 2*time.Second) // leaves mid-game
-	go play(2, 9*time.Second)
-	go play(3, 9*time.Second)
-	time.Sleep(4 * time.Second)
-	p0.stop()
-	if err := srv.SubmitConsole(ctx, "change_map "+second); err != nil {
-		t.Fatal(err)
+	for i := range players {
+		players[i].Pattern = loadclient.PatternRandom
 	}
-	wg.Wait()
+	recordtest.Game(t, cfg, players, func(srv *server.Server) {
+		time.Sleep(4 * time.Second)
+		p0.stop()
+		if err := srv.SubmitConsole(context.Background(), "change_map "+second); err != nil {
+			t.Error(err)
+		}
+	})
 	return recDir, mapDir, p0
 }
 
@@ -241,20 +207,9 @@ func TestDemoFromTeehistorianExact(t *testing.T) {
 	}
 }
 
-// openRecording opens a teehistorian file and loads its map from mapDir;
-// the file closes with the test.
-func openRecording(t *testing.T, th, mapDir string) (*teehist.Reader, *teehist.Header, *twmap.Map) {
+// loadMap loads the map of header h from mapDir.
+func loadMap(t *testing.T, h *teehist.Header, mapDir string) *twmap.Map {
 	t.Helper()
-	f, err := os.Open(th)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	r := teehist.NewReader(f)
-	h, err := r.ReadHeader()
-	if err != nil {
-		t.Fatal(err)
-	}
 	data, err := os.ReadFile(filepath.Join(mapDir, h.MapName+".map"))
 	if err != nil {
 		t.Fatal(err)
@@ -263,31 +218,14 @@ func openRecording(t *testing.T, th, mapDir string) (*teehist.Reader, *teehist.H
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r, h, m
+	return m
 }
 
 // makeDemo writes the demo of a recording with opt and returns its bytes.
 func makeDemo(t *testing.T, th, mapDir string, opt replay.DemoOptions) ([]byte, *teehist.Header) {
 	t.Helper()
-	r, h, m := openRecording(t, th, mapDir)
-	outPath := filepath.Join(t.TempDir(), "made.demo")
-	out, err := os.Create(outPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := replay.WriteDemo(out, r, h, m, opt)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		t.Fatalf("%s: %v", filepath.Base(th), err)
-	}
-	t.Logf("%s (%s, view %d): %d snapshots, ticks %d..%d, %d bytes, %d positions compared", filepath.Base(th), h.MapName,
-		opt.View, res.Snapshots, res.FirstTick, res.LastTick, res.Bytes, res.Replay.Compared)
-	made, err := os.ReadFile(outPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, h := recordtest.Open(t, th)
+	_, made := recordtest.Demo(t, th, loadMap(t, h, mapDir), filepath.Join(t.TempDir(), "made.demo"), opt)
 	return made, h
 }
 
@@ -321,7 +259,7 @@ func checkExact(t *testing.T, th, mapDir string) *teehist.Header {
 // has the same items besides the demo-only De_ClientInfo and De_GameInfo.
 func checkView(t *testing.T, th, mapDir, name string, got *received) {
 	t.Helper()
-	r, _, _ := openRecording(t, th, mapDir)
+	r, _ := recordtest.Open(t, th)
 	cid, err := replay.FindPlayer(r, name)
 	if err != nil {
 		t.Fatal(err)
