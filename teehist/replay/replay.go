@@ -104,7 +104,8 @@ type Engine struct {
 	res       Result
 	up        netproto.Unpacker
 	obs       Observer
-	acceptCut bool // a message cut short ends the file (WriteDemo) instead of failing it (Run)
+	acceptCut bool              // a message cut short ends the file (WriteDemo) instead of failing it (Run)
+	fields    []teehist.ExField // AppendEx scratch
 	// snapSkipped: the coming tick is a snapshot tick the server skipped (SNAP_SKIPPED)
 	snapSkipped bool
 	m           *twmap.Map
@@ -299,7 +300,8 @@ func (e *Engine) Feed(m *teehist.Message) bool {
 }
 
 func (e *Engine) ex(m *teehist.Message) {
-	f, err := teehist.DecodeEx(m.Ex, m.Data)
+	f, err := teehist.AppendEx(e.fields[:0], m.Ex, m.Data)
+	e.fields = f[:0]
 	if err != nil || len(f) == 0 || f[0].Type != 'i' {
 		return
 	}
