@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -208,4 +209,68 @@ func FuzzParseTime(f *testing.F) {
 			t.Fatalf("%q: tick %d, @ form gives %d, %v", s, tick, again, err)
 		}
 	})
+}
+
+// TestIndexFind: twhist index and find on a directory with the LMS game;
+// the found kill's command, run as it is printed, makes the demo of that
+// moment from the killer's view.
+func TestIndexFind(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile(lmsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "lms.teehistorian"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := runCmd("index", dir); code != 0 || !strings.Contains(out, "indexed 1") {
+		t.Fatalf("index: exit %d %q %q", code, out, errs)
+	}
+	code, out, errs := runCmd("find", "-dir", dir, "-event", "kill", "-json")
+	if code != 0 {
+		t.Fatalf("find: exit %d %q", code, errs)
+	}
+	var f found
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &f); err != nil {
+		t.Fatalf("%q: %v", out, err)
+	}
+	if f.File != "lms.teehistorian" || f.Map != "twsrv_arena" || f.Tick != 344 || f.Player != "twload0" || f.GameUUID == "" {
+		t.Fatalf("found %+v", f)
+	}
+	args := strings.Fields(f.Command)
+	if args[0] != "twhist" {
+		t.Fatalf("command %q", f.Command)
+	}
+	for i, a := range args {
+		if a == "-o" {
+			args[i+1] = filepath.Join(dir, args[i+1])
+		}
+	}
+	if code, out, errs := runCmd(args[1:]...); code != 0 || !strings.Contains(out, "ticks 94..594") {
+		t.Fatalf("%s: exit %d %q %q", f.Command, code, out, errs)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"find", "-dir", dir, "-player", "twload3"}, 0, "players [\"twload0\""},
+		{[]string{"find", "-dir", dir, "-text", "gg"}, 2, "chat lines are not recorded"},
+		{[]string{"find", "-dir", dir, "-event", "dance"}, 2, "unknown event kind"},
+		{[]string{"find", "-dir", dir, "-since", "yesterday"}, 2, "-since"},
+		{[]string{"find"}, 2, "-dir DIR"},
+	} {
+		code, out, errs := runCmd(tc.args...)
+		if code != tc.code || !strings.Contains(out+errs, tc.want) {
+			t.Errorf("%v: exit %d, %q %q; want %d and %q", tc.args, code, out, errs, tc.code, tc.want)
+		}
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{"p0": "p0", "a b": "'a b'", "it's": `'it'\''s'`, "": "''", "$(x)": "'$(x)'"} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
 }

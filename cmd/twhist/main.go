@@ -6,6 +6,10 @@
 //	                            re-simulate a twserver recording and compare positions
 //	twhist demo [flags] -o OUT.demo FILE
 //	                            re-simulate a twserver recording into a 0.7 demo
+//	twhist index [-mapdir DIR] DIR
+//	                            index a recordings directory (SQLite)
+//	twhist find -dir DIR [flags]
+//	                            games and events of the index as demo commands
 //
 //	twhist help                 usage (also -h)
 //
@@ -53,6 +57,19 @@ commands:
                   tick with a warning; a recording the simulation does not
                   reproduce fails (exit 1) naming the first divergent tick,
                   and no demo is written
+  index [-mapdir DIR] DIR
+                  index the teehistorian files of DIR (incrementally) into
+                  DIR/.twhist-index.sqlite: games, players' names, joins,
+                  leaves, kills, deaths, flag captures
+  find -dir DIR [-player NAME] [-map NAME] [-type dm|tdm|ctf|lms|lts]
+       [-since T] [-until T] [-event join|leave|kill|death|capture]
+       [-mapdir DIR] [-limit N] [-json]
+                  games (or events) of the index, one per line as the
+                  twhist demo command that shows it (-pov, -from/-to
+                  filled in); -json: one JSON object per line (file,
+                  game_uuid, map, tick, player, ..., command). T: 2006-01-02,
+                  "2006-01-02 15:04" or RFC 3339. Chat is not in
+                  teehistorian files: -event chat and -text fail
   help            this text
 
 exit status: 0 success; 1 a divergence, or a file that does not read to
@@ -92,6 +109,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return withFile(args[1], stderr, func(r *teehist.Reader, h *teehist.Header) int { return do(r, h, stdout, stderr) })
 	case "demo":
 		return demoCmd(args[1:], stdout, stderr)
+	case "index":
+		return indexCmd(args[1:], stdout, stderr)
+	case "find":
+		return findCmd(args[1:], stdout, stderr)
 	case "replay":
 		fs, mapPath, mapDir := mapFlags("replay")
 		if code, ok := parseFileFlags(fs, args[1:], stdout, stderr); !ok {
