@@ -136,7 +136,7 @@ loop:
 	close(s.con.done) // SubmitConsole stops waiting
 	s.stopPacer()
 	s.shutdown()
-	s.recStop()
+	s.rec.Stop()
 	_ = s.conn.Close()
 	close(stopConsole)
 	<-readerDone
@@ -251,14 +251,14 @@ func (s *Server) simulateTick() {
 		if c.state == stateIngame {
 			if in, ok := c.inputFor(next); ok {
 				s.world.SetInput(c.id, in)
-				s.recInput(c, &in)
+				s.rec.Input(c.id, &in)
 			} else {
-				s.recNoInput(c)
+				s.rec.NoInput(c.id)
 			}
 		}
 	}
 	s.world.Tick()
-	s.recAfterTick()
+	s.rec.AfterTick()
 	s.world.DrainEvents(s.onWorldEvent)
 	s.dropKicked()
 	s.tickVote()
@@ -464,7 +464,7 @@ func (s *Server) onConnect(addr netip.AddrPort, req connectReq) {
 		s.trans6.Connect(c.id, req.dialect == netproto.DialectDDNet)
 	}
 	c.budget, c.dlBudget = newClientBudget(), newDownloadBudget()
-	s.recJoin(c)
+	s.rec.Join(c.id, !c.conn.Dialect().Is6())
 	s.byAddr[addr] = c.id
 	s.peers.add(addr, c.id)
 	if req.dialect == netproto.Dialect6 {

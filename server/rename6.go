@@ -55,9 +55,7 @@ func (s *Server) onChangeInfo6(c *client, m *dialect6.ChangeInfo) {
 	s.world.SetPlayerInfo(c.id, s.playerInfo(c)) // demo snapshots (De_ClientInfo)
 	if renamed {
 		s.log.Info().Int("cid", c.id).Str("old", old).Str("name", name).Msg("player changed name")
-		if s.rec.thActive() {
-			s.rec.enc.RecordPlayerName(c.id, name) // as DDNet records a new name
-		}
+		s.rec.Rename(c.id, name) // as DDNet records a new name
 		s.serverChat(-1, fmt.Sprintf("'%s' changed name to '%s'", old, name))
 	}
 	if info {

@@ -26,6 +26,7 @@ import (
 	"twserver/console"
 	"twserver/dialect6"
 	"twserver/netproto"
+	"twserver/record"
 	"twserver/snap"
 	"twserver/world"
 	"twserver/world/twmap"
@@ -36,6 +37,9 @@ const NetVersion = "0.7 802f1be60a05665f"
 
 // GameVersion is the version reported in server info.
 const GameVersion = "0.7.5"
+
+// ServerVersion is the server_version written in teehistorian headers.
+const ServerVersion = GameVersion + ", twserver"
 
 // Queue bounds of the server (every resource has a named bound).
 const (
@@ -160,7 +164,7 @@ type Server struct {
 	masterPacket    func(from netip.AddrPort, token uint32, payload []byte) bool
 	globalToken     netproto.Token
 
-	rec recorder // recording state and hooks (record.go)
+	rec *record.Recorder // recording (package record)
 
 	// the 0.6 game layer (snapsend.go, sys6.go)
 	trans6   *dialect6.Game // translation of the game layer for 0.6 clients
@@ -244,6 +248,7 @@ func New(o Options) (*Server, error) {
 	for i := range s.clients {
 		s.clients[i] = &client{id: i}
 	}
+	s.rec = record.New(record.Options{Config: &s.cfg, Log: s.log, ServerVersion: ServerVersion, InGame: s.inGameName})
 	if err := s.setMap(m); err != nil {
 		return nil, err
 	}
@@ -412,9 +417,23 @@ func (s *Server) setMap(m *twmap.Map) error {
 	// working set from the start.
 	debug.FreeOSMemory()
 	s.gameStart = s.firstTickStart(time.Now())
-	s.recGameStart()
+	s.rec.GameStart(record.Game{World: w, Map: m, Seed: s.seed})
+	for _, c := range s.clients { // every connected client joins the new game on the engine level
+		if c.state != stateEmpty {
+			s.rec.Join(c.id, !c.conn.Dialect().Is6())
+		}
+	}
 	return nil
 }
+
+// inGameName returns client cid's name and whether it is in the game (for the recorder).
+func (s *Server) inGameName(cid int) (string, bool) {
+	c := s.clients[cid]
+	return c.name, c.state == stateIngame
+}
+
+// RecordCounters returns the recording counters by name.
+func (s *Server) RecordCounters() map[string]uint64 { return s.rec.Counters() }
 
 // errShutdown is returned internally when the console asked to stop.
 var errShutdown = console.ErrShutdown

@@ -274,7 +274,7 @@ func (s *Server) broadcastGame(to int, m gamemsg.Message) {
 		}
 		return
 	}
-	s.demoMsg(m)
+	s.rec.GameMessage(m)
 	for _, c := range s.clients {
 		if c.state == stateIngame {
 			s.sendGame(c, m, false)
@@ -288,7 +288,7 @@ func (s *Server) dropClient(c *client, reason string) {
 	if c.state == stateEmpty {
 		return
 	}
-	s.recDrop(c, reason)
+	s.rec.Drop(c.id, c.name, c.state == stateIngame, reason)
 	wasIngame := c.state == stateIngame
 	silent := wasIngame && s.silentSpectator(c.id)
 	if wasIngame {
