@@ -447,14 +447,15 @@ func (e *Engine) command(cmd string, args []string) {
 			return
 		}
 		e.w.SetTeamAll(arg(0))
-	case "say":
+	case "say", "broadcast": // no effect on the world (counted in Ignored), a message for the demo
 		if e.obs != nil && len(args) > 0 {
-			e.obs.Message(&gamemsg.SvChat{Mode: 1, ClientID: -1, TargetID: -1, Message: gamemsg.TruncUTF8(args[0], MaxChatLen)})
+			if cmd == "say" {
+				e.obs.Message(&gamemsg.SvChat{Mode: 1, ClientID: -1, TargetID: -1, Message: gamemsg.TruncUTF8(args[0], MaxChatLen)})
+			} else {
+				e.obs.Message(&gamemsg.SvBroadcast{Message: args[0]})
+			}
 		}
-	case "broadcast":
-		if e.obs != nil && len(args) > 0 {
-			e.obs.Message(&gamemsg.SvBroadcast{Message: args[0]})
-		}
+		e.ignore(cmd)
 	case "swap_teams":
 		e.w.SwapTeams()
 	case "shuffle_teams":
@@ -468,11 +469,16 @@ func (e *Engine) command(cmd string, args []string) {
 			e.w.SetRules(e.settings.World) // a game rule or the snapshot rate changed on the console
 			return
 		}
-		if _, ok := e.res.Ignored[cmd]; !ok && len(e.res.Ignored) >= MaxIgnored {
-			cmd = IgnoredOther
-		}
-		e.res.Ignored[cmd]++
+		e.ignore(cmd)
 	}
+}
+
+// ignore counts a command without effect on the world in Result.Ignored.
+func (e *Engine) ignore(cmd string) {
+	if _, ok := e.res.Ignored[cmd]; !ok && len(e.res.Ignored) >= MaxIgnored {
+		cmd = IgnoredOther
+	}
+	e.res.Ignored[cmd]++
 }
 
 // step runs one tick like the server's loop: the predicted inputs, Tick,
