@@ -37,7 +37,7 @@ func (s *Server) conHandlers() map[string]console.Handler {
 		"ban":    func(c console.Caller, a console.Args) error { s.cmdBan(c.CID(), a); return nil },
 		"unban":  func(_ console.Caller, a console.Args) error { s.cmdUnban(a.Str(0)); return nil },
 		"unban_all": func(console.Caller, console.Args) error {
-			s.bans.clear()
+			s.bans.Clear()
 			s.gauges.Bans.Store(0)
 			s.consoleOut("unbanned all entries")
 			return nil
