@@ -61,7 +61,7 @@ func (r *Recorder) StartDemo(name string) (string, error) {
 		return "", ErrDemoRecording
 	case r.cfg.Record.Dir == "":
 		return "", ErrNoDir
-	case name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == "..":
+	case !plainName(name):
 		return "", fmt.Errorf("%w: %q", ErrDemoName, name)
 	}
 	if err := os.MkdirAll(r.cfg.Record.Dir, 0o755); err != nil {
@@ -71,6 +71,11 @@ func (r *Recorder) StartDemo(name string) (string, error) {
 		return "", err
 	}
 	return r.demo.path, nil
+}
+
+// plainName reports whether name is a plain file name (no directories).
+func plainName(name string) bool {
+	return name != "" && !strings.ContainsAny(name, `/\`) && name != "." && name != ".."
 }
 
 // StopDemo closes the demo being written, if any, and reports whether there was one.

@@ -79,6 +79,9 @@ type Recorder struct {
 	stats  Stats
 	game   Game
 
+	clipping atomic.Bool   // a demo_clip goroutine runs
+	clipDone chan struct{} // closed when the last clip goroutine ended
+
 	enc      *teehist.Encoder
 	file     *teehist.FileWriter
 	path     string
@@ -244,6 +247,13 @@ func (r *Recorder) Stop() {
 	}
 	r.closing = nil
 	r.demoWait(deadline)
+	if r.clipDone != nil {
+		select {
+		case <-r.clipDone:
+		case <-deadline:
+			r.log.Warn().Msg("demo clip not completely written at shutdown")
+		}
+	}
 }
 
 // thStop stops the current game's teehistorian with one log line.

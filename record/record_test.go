@@ -495,3 +495,54 @@ func readerOf(t *testing.T, path string, data []byte) (*teehist.Reader, *teehist
 	}
 	return r, h
 }
+
+// TestClip: demo_clip's Clip returns at once (the loop's part) and a
+// goroutine writes the demo of the last seconds from the teehistorian file
+// as written so far, starting with a keyframe at the asked tick, while the
+// game goes on; a second clip meanwhile is refused, a bad name too.
+func TestClip(t *testing.T) {
+	g := newGame(t, 4, nil, nil)
+	g.fire = true
+	for i := range 400 {
+		g.step()
+		if i%10 == 0 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	time.Sleep(1200 * time.Millisecond) // the writer writes at least once a second
+	start := time.Now()
+	path, err := g.r.Clip(4, "clip")
+	took := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.r.Clip(4, "again"); !errors.Is(err, ErrClipBusy) {
+		t.Errorf("second clip: %v", err)
+	}
+	var slowest time.Duration
+	for range 50 { // the game goes on while the clip is written
+		s := time.Now()
+		g.step()
+		slowest = max(slowest, time.Since(s))
+	}
+	<-g.r.clipDone
+	t.Logf("Clip took %v on the loop; slowest of 50 ticks meanwhile %v", took, slowest)
+	if took > 20*time.Millisecond {
+		t.Errorf("Clip took %v on the loop", took)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ticks, err := demo.ReadAll(data, snap.Sizes7)
+	if err != nil || len(ticks) < 50 {
+		t.Fatalf("%d ticks, %v", len(ticks), err)
+	}
+	if first, last := ticks[0].Tick, ticks[len(ticks)-1].Tick; first != 200 || !ticks[0].Keyframe || last > 400 || last < 300 {
+		t.Errorf("clip ticks %d..%d (keyframe %v), want 200..at most 400", first, last, ticks[0].Keyframe)
+	}
+	if _, err := g.r.Clip(4, "../x"); !errors.Is(err, ErrDemoName) {
+		t.Errorf("bad name: %v", err)
+	}
+	g.r.Stop()
+}
