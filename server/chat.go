@@ -7,7 +7,6 @@ import (
 
 	"twserver/gamemsg"
 	"twserver/netproto"
-	"twserver/vote"
 	"twserver/world"
 )
 
@@ -209,7 +208,7 @@ func (s *Server) dropKicked() {
 
 // truncUTF8 cuts s to at most n bytes without splitting a UTF-8 sequence.
 func truncUTF8(s string, n int) string {
-	return vote.TruncUTF8(s, n)
+	return gamemsg.TruncUTF8(s, n)
 }
 
 // cleanName trims leading/trailing whitespace and truncates to n bytes.

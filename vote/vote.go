@@ -4,7 +4,6 @@ import (
 	"net/netip"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"twserver/gamemsg"
 )
@@ -69,22 +68,11 @@ type State struct {
 // Reason returns a vote's reason as the reference keeps it: cut to
 // MaxReasonLen bytes at a rune boundary, NoReason when empty.
 func Reason(reason string) string {
-	reason = TruncUTF8(reason, MaxReasonLen)
+	reason = gamemsg.TruncUTF8(reason, MaxReasonLen)
 	if reason == "" {
 		return NoReason
 	}
 	return reason
-}
-
-// TruncUTF8 cuts s to at most n bytes without splitting a UTF-8 sequence.
-func TruncUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // MayCall reports whether a player whose last call was at last (0: never)
@@ -94,13 +82,13 @@ func MayCall(last, now time.Duration) bool { return last == 0 || now-last >= Cal
 // Started returns the Sv_VoteSet announcing s to every client at its start.
 func (s *State) Started() gamemsg.SvVoteSet {
 	return gamemsg.SvVoteSet{ClientID: int32(s.Caller), Type: int32(s.Kind), Timeout: int32(Duration / time.Second),
-		Description: TruncUTF8(s.Desc, MaxDescLen), Reason: s.Reason}
+		Description: gamemsg.TruncUTF8(s.Desc, MaxDescLen), Reason: s.Reason}
 }
 
 // Forced returns the Sv_VoteSet telling the clients that s was carried out
 // at once (force_vote or a forced call).
 func (s *State) Forced() gamemsg.SvVoteSet {
-	return gamemsg.SvVoteSet{ClientID: -1, Type: int32(s.Kind), Description: TruncUTF8(s.Desc, MaxDescLen), Reason: s.Reason}
+	return gamemsg.SvVoteSet{ClientID: -1, Type: int32(s.Kind), Description: gamemsg.TruncUTF8(s.Desc, MaxDescLen), Reason: s.Reason}
 }
 
 // Ongoing returns the Sv_VoteSet for a client that gets ready while s runs
@@ -111,7 +99,7 @@ func (s *State) Ongoing(now time.Duration) (m gamemsg.SvVoteSet, ok bool) {
 	}
 	left := max(int32((s.Ends-now)/time.Second), 0)
 	return gamemsg.SvVoteSet{ClientID: int32(s.Caller), Type: int32(s.Kind), Timeout: min(left, 60),
-		Description: TruncUTF8(s.Desc, MaxDescLen), Reason: s.Reason}, true
+		Description: gamemsg.TruncUTF8(s.Desc, MaxDescLen), Reason: s.Reason}, true
 }
 
 // Abort ends s without a result and returns the Sv_VoteSet saying so.
