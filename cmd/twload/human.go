@@ -27,9 +27,9 @@ func autoSources(server netip.AddrPort, clients int) int {
 	return min(max(clients, 1), maxAutoSources)
 }
 
-// attachStatus gives every run of rcs a status callback; the line printed
-// (on w, rewritten in place) sums all runs' latest statuses.
-func attachStatus(rcs []loadclient.RunConfig, w io.Writer) {
+// attachStatus gives every run of rcs a status callback; show is called
+// with the sum of all runs' latest statuses.
+func attachStatus(rcs []loadclient.RunConfig, show func(loadclient.Status)) {
 	var mu sync.Mutex
 	latest := make([]loadclient.Status, len(rcs))
 	for t := range rcs {
@@ -44,7 +44,7 @@ func attachStatus(rcs []loadclient.RunConfig, w io.Writer) {
 			for _, l := range latest {
 				sum.Add(l)
 			}
-			fmt.Fprintf(w, "\r%s\x1b[K", sum)
+			show(sum)
 		}
 	}
 }

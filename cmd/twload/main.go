@@ -46,6 +46,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runHold(args[1:], stdout, stderr)
 		case "flood":
 			return runFlood(args[1:], stdout, stderr)
+		case "bench":
+			return runBench(args[1:], stdout, stderr)
 		}
 	}
 	c := newCommand("twload", "server address `host:port`", stderr)
@@ -121,7 +123,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return usage("-status must be auto, on or off")
 	}
 	if live {
-		attachStatus(rcs, stderr)
+		attachStatus(rcs, func(s loadclient.Status) { fmt.Fprintf(stderr, "\r%s\x1b[K", s) })
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
