@@ -141,7 +141,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if code := writeReport(&rep, bc.out); code != nil {
 		return c.fail(code)
 	}
-	fmt.Fprintf(stderr, "twload bench: report in %s\n", filepath.Join(bc.out, "report.json"))
+	fmt.Fprintf(stderr, "twload bench: report in %s\n", filepath.Join(bc.out, "report.html"))
 	if !rep.OK {
 		fmt.Fprintf(stderr, "twload bench: FAIL: %s\n", rep.FirstProblem)
 		return 1
@@ -230,7 +230,7 @@ func (bc *benchConfig) bound() time.Duration {
 
 // run runs every window of every client count against every server.
 func (bc *benchConfig) run(ctx context.Context, log io.Writer, live bool) benchReport {
-	rep := benchReport{Config: *bc, Started: time.Now().UTC().Format(time.RFC3339), OK: true}
+	rep := benchReport{Config: *bc, Started: time.Now().UTC().Format(time.RFC3339), OK: true, ServerSampled: true}
 	rep.Machine = machineInfo()
 	for _, n := range bc.Clients {
 		for w := 1; w <= bc.Windows; w++ {
@@ -686,7 +686,7 @@ func (s *sampler) sample(now time.Time) {
 	defer s.mu.Unlock()
 	t := now.Sub(s.start)
 	dt := t - s.prevT
-	if dt <= 0 || len(s.points) >= maxBenchPoints {
+	if dt < benchSample/2 || len(s.points) >= maxBenchPoints { // a rate over a short interval is noise
 		return
 	}
 	p := benchPoint{T: round2(t.Seconds()), RSSMB: round2(float64(ts.RSSKB) / 1024),

@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -44,14 +42,7 @@ func TestBenchTwserverVsReference(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("twload bench exit %d", code)
 	}
-	b, err := os.ReadFile(filepath.Join(out, "report.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep benchReport
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readReport(t, out)
 	if !rep.OK || len(rep.Rows) != 8 {
 		t.Fatalf("report ok %v with %d rows, want 8: %s", rep.OK, len(rep.Rows), rep.FirstProblem)
 	}
@@ -77,6 +68,9 @@ func TestBenchTwserverVsReference(t *testing.T) {
 			t.Errorf("stdout does not say %q", want)
 		}
 	}
+	// bars: CPU, RSS, bytes, snapshots, join time, tick work; lines at 0
+	// clients: CPU, RSS, tick work; at 4: those and snapshots, join times
+	checkReportInBrowser(t, filepath.Join(out, "report.html"), 14)
 }
 
 // TestBenchRefusesWildcard: a server that binds every address (twserver

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"twserver/loadclient"
 )
@@ -203,14 +204,17 @@ func machineInfo() benchMachine {
 
 // benchReport is everything `twload bench` measured (report.json).
 type benchReport struct {
-	Config       benchConfig  `json:"config"`
-	Started      string       `json:"started"`
-	Machine      benchMachine `json:"machine"`
-	OK           bool         `json:"ok"`
-	FirstProblem string       `json:"first_problem,omitempty"`
-	Rows         []benchRow   `json:"rows"`
-	Summary      []benchAgg   `json:"summary"`
-	Ratios       []benchRatio `json:"ratios"`
+	Config  benchConfig  `json:"config"`
+	Started string       `json:"started"`
+	Machine benchMachine `json:"machine"`
+	OK      bool         `json:"ok"`
+	// ServerSampled: the server processes' CPU and memory were measured
+	// (always by bench; by a single run only with -pid).
+	ServerSampled bool         `json:"server_sampled"`
+	FirstProblem  string       `json:"first_problem,omitempty"`
+	Rows          []benchRow   `json:"rows"`
+	Summary       []benchAgg   `json:"summary"`
+	Ratios        []benchRatio `json:"ratios"`
 }
 
 func (rep *benchReport) fail(format string, a ...any) {
@@ -313,13 +317,16 @@ func (rep *benchReport) writeText(w io.Writer) {
 	}
 }
 
-// writeReport writes report.json into dir.
+// writeReport writes report.json and report.html into dir.
 func writeReport(rep *benchReport, dir string) error {
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "report.json"), append(b, '\n'), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "report.json"), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return writeHTML(filepath.Join(dir, "report.html"), b)
 }
 
 func round2(v float64) float64 { return math.Round(v*100) / 100 }
@@ -330,4 +337,32 @@ func mean(v []float64) float64 {
 		s += x
 	}
 	return s / float64(len(v))
+}
+
+// writeLoadReport writes the report of a single load run (twload -o):
+// one server, one window, the clients' time series and, with a -pid, the
+// server process's CPU and memory.
+func writeLoadReport(dir string, smp *sampler, sum *loadclient.Summary, rc loadclient.RunConfig, pid int) error {
+	smp.sample(time.Now())
+	name := sum.Server
+	cmd := "(not started by twload)"
+	if pid > 0 {
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil {
+			cmd = strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	rep := benchReport{
+		Config: benchConfig{Servers: []benchServer{{Name: name, Cmd: cmd}}, Clients: []int{sum.Clients / max(1, len(sum.Targets))},
+			Games: max(1, len(sum.Targets)), Windows: 1, WindowS: rc.Duration.Seconds(), RampUpS: rc.RampUp.Seconds(),
+			Proto: sum.Proto, Pattern: sum.Pattern},
+		Started: smp.start.UTC().Format(time.RFC3339), Machine: machineInfo(), OK: true, ServerSampled: pid > 0,
+	}
+	row := benchRow{Server: name, Clients: rep.Config.Clients[0], Games: rep.Config.Games, Window: 1, Order: 1}
+	row.fill(smp, sum, rc.RampUp.Seconds())
+	if row.Error != "" {
+		rep.fail("%s", row.Error)
+	}
+	rep.Rows = []benchRow{row}
+	rep.summarize()
+	return writeReport(&rep, dir)
 }

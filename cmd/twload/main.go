@@ -29,6 +29,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -77,6 +78,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	upSpec := fs.String("up", "", "client-to-server settings overriding the above, e.g. loss=10%,delay=40ms,jitter=20ms,reorder=0%,dup=0%")
 	downSpec := fs.String("down", "", "server-to-client settings overriding the above (same syntax as -up)")
 	blackout := fs.String("blackout", "", "LENGTH@START: no datagram in or out for LENGTH from START into the run, e.g. 2s@30s")
+	outDir := fs.String("o", "", "also write report.json and report.html (time series, plots) into this directory")
+	pid := fs.Int("pid", 0, "with -o: sample this server process (and its children) for CPU and memory in the report")
 	targets := fs.Int("targets", 1, "load this many servers at once, on consecutive ports from -addr's (-clients each)")
 	server, code := c.parse(args)
 	if code != 0 {
@@ -122,20 +125,53 @@ func run(args []string, stdout, stderr io.Writer) int {
 	default:
 		return usage("-status must be auto, on or off")
 	}
-	if live {
-		attachStatus(rcs, func(s loadclient.Status) { fmt.Fprintf(stderr, "\r%s\x1b[K", s) })
+	if *pid < 0 || *pid > 0 && *outDir == "" {
+		return usage("-pid needs -o and a process id")
+	}
+	var smp *sampler
+	if *outDir != "" {
+		if err := os.MkdirAll(*outDir, 0o755); err != nil {
+			return c.fail(err)
+		}
+		pids := func() []int { return nil }
+		if *pid > 0 {
+			pids = func() []int { return procTree(*pid) }
+		}
+		smp = newSampler(time.Now(), pids, "")
+	}
+	if live || smp != nil {
+		attachStatus(rcs, func(s loadclient.Status) {
+			if smp != nil {
+				smp.status(s)
+			}
+			if live {
+				fmt.Fprintf(stderr, "\r%s\x1b[K", s)
+			}
+		})
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	smpCtx, smpStop := context.WithCancel(ctx)
+	defer smpStop()
+	if smp != nil {
+		go smp.run(smpCtx)
+	}
 	cpu0, start := cpuTime(), time.Now()
 	sum, err := loadclient.RunMany(ctx, rcs)
 	noteCPU(&sum, cpuTime()-cpu0, time.Since(start))
+	smpStop()
 	if live {
 		fmt.Fprintln(stderr)
 	}
 	if err != nil {
 		return c.fail(err)
+	}
+	if smp != nil {
+		if err := writeLoadReport(*outDir, smp, &sum, rc, *pid); err != nil {
+			return c.fail(err)
+		}
+		fmt.Fprintf(stderr, "twload: report in %s\n", filepath.Join(*outDir, "report.html"))
 	}
 	if !*perClient {
 		sum.PerClient = nil
