@@ -66,22 +66,25 @@ func (s *benchServer) perProcess() bool { return strings.Contains(s.Cmd, phPort)
 
 // benchConfig is the parsed command line of `twload bench`.
 type benchConfig struct {
-	Servers      []benchServer `json:"servers"`
-	Clients      []int         `json:"clients"`
-	Games        int           `json:"games"`
-	Windows      int           `json:"windows"`
-	WindowS      float64       `json:"window_s"`
-	RampUpS      float64       `json:"ramp_up_s"`
-	Proto        string        `json:"proto"`
-	Pattern      string        `json:"pattern"`
-	Map          string        `json:"map,omitempty"`
-	GameConfig   string        `json:"game_config,omitempty"`
-	Metrics      bool          `json:"metrics"`
-	window       time.Duration
-	rampUp       time.Duration
-	startTimeout time.Duration
-	pattern      loadclient.Pattern
-	out          string
+	Servers    []benchServer `json:"servers"`
+	Clients    []int         `json:"clients"`
+	Games      int           `json:"games"`
+	Windows    int           `json:"windows"`
+	WindowS    float64       `json:"window_s"`
+	RampUpS    float64       `json:"ramp_up_s"`
+	Proto      string        `json:"proto"`
+	Pattern    string        `json:"pattern"`
+	Map        string        `json:"map,omitempty"`
+	GameConfig string        `json:"game_config,omitempty"`
+	Metrics    bool          `json:"metrics"`
+	// DDNetExtensions: snapshot items and messages of DDNet-Server's own
+	// extensions, which twload's vanilla decoders reject, are not errors.
+	DDNetExtensions bool `json:"ddnet_extensions"`
+	window          time.Duration
+	rampUp          time.Duration
+	startTimeout    time.Duration
+	pattern         loadclient.Pattern
+	out             string
 }
 
 // multiFlag collects a repeated string flag.
@@ -107,6 +110,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	mapFile := fs.String("map", "", "map file copied into every server's maps/ (and maps7/) directory, named by {map}, and the map of {configs}")
 	gameConfig := fs.String("game-config", "", "TOML file every {configs} file starts from (twload sets server.bind, server.port and metrics.listen)")
 	metrics := fs.Bool("metrics", false, "turn on the {configs} servers' /metrics and scrape every server's (also {metrics}) every "+benchScrape.String()+" for the tick work; it costs the server CPU and memory, so it is off by default")
+	ddnetExt := fs.Bool("ddnet-extensions", false, "snapshot items and messages twload's vanilla decoders reject (DDNet-Server's own extensions) are counted apart, not as errors")
 	startTimeout := fs.Duration("start-timeout", 20*time.Second, "a server that has not bound its ports after this long fails the run")
 	out := fs.String("o", "", "directory for report.json, report.html and the servers' logs (default: a new temporary directory)")
 	if _, code := c.parse(args); code != 0 {
@@ -114,7 +118,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	}
 	bc := benchConfig{Games: *games, Windows: *windows, WindowS: window.Seconds(), RampUpS: rampUp.Seconds(),
 		Proto: *proto, Pattern: *pattern, Map: *mapFile, GameConfig: *gameConfig,
-		Metrics: *metrics, window: *window, rampUp: *rampUp, startTimeout: *startTimeout, out: *out}
+		Metrics: *metrics, DDNetExtensions: *ddnetExt, window: *window, rampUp: *rampUp, startTimeout: *startTimeout, out: *out}
 	if err := bc.init(servers, names, *clients); err != nil {
 		return c.usage("%v", err)
 	}
@@ -388,7 +392,7 @@ func (bc *benchConfig) runOne(ctx context.Context, s *benchServer, n, window, po
 	if smp.offLoopback != "" {
 		row.Error = "refused: the server has a " + smp.offLoopback + " (not loopback)"
 	}
-	row.fill(smp, sum, bc.rampUp.Seconds())
+	row.fill(smp, sum, bc.rampUp.Seconds(), bc.DDNetExtensions)
 	return row
 }
 

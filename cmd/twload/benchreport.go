@@ -38,28 +38,33 @@ type benchRow struct {
 	Ports   []int  `json:"ports"`
 	Error   string `json:"error,omitempty"`
 
-	CPUPct    float64        `json:"cpu_pct"`     // over the window after the ramp-up
-	PeakRSSMB float64        `json:"peak_rss_mb"` // VmHWM summed over the server processes
-	InGame    int            `json:"in_game"`     // clients in game at the end
-	Expected  int            `json:"expected"`    // clients started
-	RxBps     float64        `json:"rx_bytes_per_sec_per_client"`
-	TxBps     float64        `json:"tx_bytes_per_sec_per_client"`
-	SnapsMin  float64        `json:"snaps_per_sec_per_client_min"`
-	SnapsMean float64        `json:"snaps_per_sec_per_client_mean"`
-	JoinMs    float64        `json:"join_ms_mean"`
-	JoinMsMax float64        `json:"join_ms_max"`
-	JoinTimes []float64      `json:"join_ms,omitempty"` // every client's, in client order
-	Errors    int64          `json:"errors"`            // failed clients and bad snapshots, items and messages
-	Failures  map[string]int `json:"failures,omitempty"`
-	TickMs    float64        `json:"tick_ms_mean,omitempty"` // mean tick work over the window (/metrics)
+	CPUPct    float64   `json:"cpu_pct"`     // over the window after the ramp-up
+	PeakRSSMB float64   `json:"peak_rss_mb"` // VmHWM summed over the server processes
+	InGame    int       `json:"in_game"`     // clients in game at the end
+	Expected  int       `json:"expected"`    // clients started
+	RxBps     float64   `json:"rx_bytes_per_sec_per_client"`
+	TxBps     float64   `json:"tx_bytes_per_sec_per_client"`
+	SnapsMin  float64   `json:"snaps_per_sec_per_client_min"`
+	SnapsMean float64   `json:"snaps_per_sec_per_client_mean"`
+	JoinMs    float64   `json:"join_ms_mean"`
+	JoinMsMax float64   `json:"join_ms_max"`
+	JoinTimes []float64 `json:"join_ms,omitempty"` // every client's, in client order
+	Errors    int64     `json:"errors"`            // failed clients and bad snapshots, items and messages
+	// Extensions counts the items and messages the vanilla decoders
+	// rejected when -ddnet-extensions says they are not errors.
+	Extensions int64          `json:"ddnet_extensions,omitempty"`
+	Failures   map[string]int `json:"failures,omitempty"`
+	TickMs     float64        `json:"tick_ms_mean,omitempty"` // mean tick work over the window (/metrics)
 
 	Series []benchPoint        `json:"series"`
 	Load   *loadclient.Summary `json:"load,omitempty"`
 }
 
 // fill computes the row's figures from the samples and the load summary;
-// the window starts at rampEnd seconds into the series.
-func (r *benchRow) fill(smp *sampler, sum *loadclient.Summary, rampEndS float64) {
+// the window starts at rampEnd seconds into the series. With
+// extensionsOK, snapshot items and messages twload's vanilla decoders
+// reject (DDNet-Server's own extensions) are reported, not errors.
+func (r *benchRow) fill(smp *sampler, sum *loadclient.Summary, rampEndS float64, extensionsOK bool) {
 	smp.mu.Lock()
 	r.Series = smp.points
 	r.PeakRSSMB = round2(float64(smp.peakHWM) / 1024)
@@ -91,7 +96,12 @@ func (r *benchRow) fill(smp *sampler, sum *loadclient.Summary, rampEndS float64)
 	r.RxBps, r.TxBps = sum.BytesInPerSec.Mean, sum.BytesOutPerSec.Mean
 	r.SnapsMin, r.SnapsMean = sum.SnapsPerSec.Min, sum.SnapsPerSec.Mean
 	r.JoinMs, r.JoinMsMax = sum.ConnectMs.Mean, sum.ConnectMs.Max
-	r.Errors = int64(sum.Failed) + sum.CRCErrors + sum.DeltaErrors + sum.BadItems + sum.BadMessages
+	r.Errors = int64(sum.Failed) + sum.CRCErrors + sum.DeltaErrors
+	if extensionsOK {
+		r.Extensions = sum.BadItems + sum.BadMessages
+	} else {
+		r.Errors += sum.BadItems + sum.BadMessages
+	}
 	if len(sum.Failures) > 0 {
 		r.Failures = sum.Failures
 	}
@@ -103,7 +113,7 @@ func (r *benchRow) fill(smp *sampler, sum *loadclient.Summary, rampEndS float64)
 	load := *sum
 	load.PerClient = nil
 	r.Load = &load
-	if r.Error == "" && !sum.OK() {
+	if r.Error == "" && (r.Errors > 0 || sum.Connected < sum.Clients) {
 		r.Error = fmt.Sprintf("%d/%d clients in game, %d errors", sum.Connected, sum.Clients, r.Errors)
 		if sum.FirstBadNote != "" {
 			r.Error += ": " + sum.FirstBadNote
@@ -358,7 +368,7 @@ func writeLoadReport(dir string, smp *sampler, sum *loadclient.Summary, rc loadc
 		Started: smp.start.UTC().Format(time.RFC3339), Machine: machineInfo(), OK: true, ServerSampled: pid > 0,
 	}
 	row := benchRow{Server: name, Clients: rep.Config.Clients[0], Games: rep.Config.Games, Window: 1, Order: 1}
-	row.fill(smp, sum, rc.RampUp.Seconds())
+	row.fill(smp, sum, rc.RampUp.Seconds(), false)
 	if row.Error != "" {
 		rep.fail("%s", row.Error)
 	}
