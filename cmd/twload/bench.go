@@ -296,23 +296,29 @@ func (p *benchProc) exited() bool {
 	}
 }
 
-// freePort returns a loopback port that was free a moment ago for network
-// ("udp" or "tcp").
-func freePort(network string) (int, error) {
-	if network == "udp" {
+// freeUDPPorts returns n distinct loopback UDP ports that were free a
+// moment ago (held open together while picked, so none comes twice).
+func freeUDPPorts(n int) ([]int, error) {
+	ports := make([]int, 0, n)
+	for range n {
 		c, err := net.ListenPacket("udp4", "127.0.0.1:0")
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		defer c.Close()
-		return c.LocalAddr().(*net.UDPAddr).Port, nil
+		ports = append(ports, c.LocalAddr().(*net.UDPAddr).Port)
 	}
+	return ports, nil
+}
+
+// freeTCPAddr returns a loopback TCP address that was free a moment ago.
+func freeTCPAddr() (string, error) {
 	l, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
-		return 0, err
+		return "", err
 	}
 	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return l.Addr().String(), nil
 }
 
 // runOne starts server s for one window, loads it with n clients per
@@ -414,11 +420,10 @@ func safeName(s string) string {
 func (bc *benchConfig) start(s *benchServer, dir string) ([]*benchProc, []int, string, error) {
 	var metricsAddr string
 	if strings.Contains(s.Cmd, phMetrics) || bc.Metrics && strings.Contains(s.Cmd, phConfigs) {
-		p, err := freePort("tcp")
-		if err != nil {
+		var err error
+		if metricsAddr, err = freeTCPAddr(); err != nil {
 			return nil, nil, "", err
 		}
-		metricsAddr = fmt.Sprintf("127.0.0.1:%d", p)
 	}
 	nproc := 1
 	if s.perProcess() {
@@ -426,12 +431,9 @@ func (bc *benchConfig) start(s *benchServer, dir string) ([]*benchProc, []int, s
 	}
 	var ports []int
 	if s.perProcess() || strings.Contains(s.Cmd, phConfigs) {
-		for range bc.Games {
-			p, err := freePort("udp")
-			if err != nil {
-				return nil, nil, "", err
-			}
-			ports = append(ports, p)
+		var err error
+		if ports, err = freeUDPPorts(bc.Games); err != nil {
+			return nil, nil, "", err
 		}
 	}
 	var procs []*benchProc
