@@ -132,6 +132,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if err := os.MkdirAll(bc.out, 0o755); err != nil {
 		return c.fail(err)
 	}
+	if d, err := filepath.Abs(bc.out); err == nil { // the servers run in their own directories
+		bc.out = d
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, bc.bound())
@@ -220,6 +223,9 @@ func (bc *benchConfig) init(servers, names []string, clients string) error {
 	if bc.Map != "" {
 		if _, err := os.Stat(bc.Map); err != nil {
 			return fmt.Errorf("-map: %v", err)
+		}
+		if bc.Map, err = filepath.Abs(bc.Map); err != nil { // the servers run in their own directories
+			return err
 		}
 	}
 	return nil
@@ -558,7 +564,14 @@ func startProc(words []string, dir string) (*benchProc, error) {
 		return nil, err
 	}
 	fmt.Fprintf(logf, "# %q\n", words)
-	cmd := exec.Command(words[0], words[1:]...)
+	prog := words[0]
+	if strings.ContainsRune(prog, '/') && !filepath.IsAbs(prog) { // relative to twload's directory, not the server's
+		var err error
+		if prog, err = filepath.Abs(prog); err != nil {
+			return nil, err
+		}
+	}
+	cmd := exec.Command(prog, words[1:]...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = logf, logf
 	var env []string
