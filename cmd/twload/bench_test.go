@@ -173,3 +173,34 @@ func FuzzParseProcAddr(f *testing.F) {
 	f.Add("00000000000000000000000001000000:20AF")
 	f.Fuzz(func(t *testing.T, s string) { parseProcAddr(s) })
 }
+
+// TestBenchGames: -games 2 runs two games in one twserver process
+// ({configs}) against two twserver processes ({port}), each game loaded
+// with its own clients; the one process binds both ports, the other side
+// is two process trees, and every row has all 2 x 2 clients in game.
+func TestBenchGames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	tws := buildTwserver(t)
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"bench", "-server", tws + " {configs} -no-console", "-name", "one",
+		"-server", tws + " -bind 127.0.0.1 -port {port} -max-clients 16 -no-console", "-name", "each",
+		"-games", "2", "-clients", "2", "-windows", "1", "-window", "2s", "-rampup", "500ms", "-o", out}, &stdout, &stderr)
+	t.Logf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	rep := readReport(t, out)
+	for _, r := range rep.Rows {
+		if len(r.Ports) != 2 || r.Ports[0] == r.Ports[1] || r.InGame != 4 || r.CPUPct <= 0 {
+			t.Errorf("%s: ports %v, %d in game, CPU %v", r.Server, r.Ports, r.InGame, r.CPUPct)
+		}
+	}
+	procs, _ := filepath.Glob(filepath.Join(out, "runs", "each-c2-w1", "p*"))
+	one, _ := filepath.Glob(filepath.Join(out, "runs", "one-c2-w1", "p*"))
+	if len(procs) != 2 || len(one) != 1 {
+		t.Errorf("process directories: %d for {port}, %d for {configs}; want 2 and 1", len(procs), len(one))
+	}
+}
