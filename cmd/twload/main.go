@@ -19,7 +19,10 @@
 // bounded in rate and time): `twload hold` (hold.go) opens many
 // connections from distinct 127.x.y.z addresses that stall on their way
 // into the game, and `twload flood` (flood.go) sends unverified packets
-// from many addresses while a few normal clients play.
+// from many addresses while a few normal clients play. `twload bench`
+// (bench.go) starts servers itself, a fresh process per window, loads them
+// side by side and measures them from /proc; its report (benchreport.go,
+// html.go) is also what `twload -o DIR` writes for a single run.
 package main
 
 import (
