@@ -378,7 +378,9 @@ func (bc *benchConfig) runOne(ctx context.Context, s *benchServer, n, window, po
 				fmt.Fprintf(log, "\r%s\x1b[K", st)
 			}
 		})
+		cpu0, t0 := cpuTime(), time.Now()
 		s, err := loadclient.RunMany(ctx, rcs)
+		noteCPU(&s, cpuTime()-cpu0, time.Since(t0)) // twload's own, with the sampling
 		if live {
 			fmt.Fprintln(log)
 		}
