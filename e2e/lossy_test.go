@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"twserver/internal/netns"
+	"twserver/internal/testenv"
 )
 
 // The real 0.7.5 client through the project's lossy UDP proxy
@@ -38,9 +38,7 @@ func TestRealClientLossyP2(t *testing.T) {
 		innerLossy(t)
 		return
 	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skipf("the lossy proxy needs node (Debian package nodejs): %v", err)
-	}
+	testenv.LookPath(t, "node", "nodejs") // the lossy proxy
 	runIsolated(t, "TestRealClientLossyP2")
 }
 

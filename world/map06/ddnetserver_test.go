@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"twserver/internal/refserver"
+	"twserver/internal/testenv"
 	"twserver/world/twmap"
 )
 
@@ -36,9 +37,7 @@ func TestRealDDNetServerLoadsVariant(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reference-server test skipped in -short mode")
 	}
-	if _, err := os.Stat(refserver.DDNetPath); err != nil {
-		t.Skipf("needs %s (Debian ddnet-server): %v", refserver.DDNetPath, err)
-	}
+	testenv.Stat(t, refserver.DDNetPath, "ddnet-server")
 	refserver.RunInner(t, ddnetServerInnerEnv)
 }
 

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"twserver/internal/testenv"
 	"twserver/world/map06/internal/cells"
 	"twserver/world/twmap"
 )
@@ -123,10 +124,7 @@ func TestDM1(t *testing.T) {
 // TestSystemMaps derives the 0.6 variant of every stock map the
 // teeworlds-data package installs and checks each one.
 func TestSystemMaps(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(systemMaps, "*.map"))
-	if len(paths) == 0 {
-		t.Skipf("no maps in %s (install the teeworlds-data package to run this test)", systemMaps)
-	}
+	paths := testenv.Glob(t, filepath.Join(systemMaps, "*.map"), "teeworlds-data")
 	for _, p := range paths {
 		name := strings.TrimSuffix(filepath.Base(p), ".map")
 		t.Run(name, func(t *testing.T) {
@@ -179,9 +177,7 @@ func TestStockTable(t *testing.T) {
 		}
 	}
 	const ddnetMapres = "/usr/share/games/ddnet/data/mapres"
-	if _, err := os.Stat(ddnetMapres); err != nil {
-		t.Skipf("no %s (install ddnet-data to compare the table with the DDNet images)", ddnetMapres)
-	}
+	testenv.Stat(t, ddnetMapres, "ddnet-data")
 	checked := 0
 	for name, bad := range stockIncompatible {
 		a, err := cells.Load(filepath.Join(systemMapres, name+".png"))
@@ -204,7 +200,7 @@ func TestStockTable(t *testing.T) {
 		}
 	}
 	if checked == 0 {
-		t.Skipf("no 0.7.5 images in %s (teeworlds-data)", systemMapres)
+		testenv.Require(t, "the 0.7.5 images in "+systemMapres+" (Debian package teeworlds-data)", errors.New("none could be read"))
 	}
 	t.Logf("checked %d cells against the DDNet 16.4 images", checked)
 }

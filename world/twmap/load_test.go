@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"twserver/internal/testenv"
 	"twserver/snap"
 	"twserver/world/datafile"
 )
@@ -78,10 +79,7 @@ func TestDM1(t *testing.T) {
 
 // TestSystemMaps loads every stock map the teeworlds-data package installs.
 func TestSystemMaps(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(systemMaps, "*.map"))
-	if len(paths) == 0 {
-		t.Skipf("no maps in %s (install the teeworlds-data package to run this test)", systemMaps)
-	}
+	paths := testenv.Glob(t, filepath.Join(systemMaps, "*.map"), "teeworlds-data")
 	for _, p := range paths {
 		name := strings.TrimSuffix(filepath.Base(p), ".map")
 		t.Run(name, func(t *testing.T) {
