@@ -271,7 +271,7 @@ func TestVersion3(t *testing.T) {
 	put(1) // num
 	put(0) // item offset
 	put(0) // data offset
-	put(0<<16 | 0)
+	put(0) // key: type 0 << 16 | id 0
 	put(4)
 	put(1)
 	b = append(b, "raw!\x00"...)
