@@ -224,11 +224,21 @@ func waitLog(path string, re *regexp.Regexp, timeout time.Duration) bool {
 
 func xdo(t *testing.T, args ...string) string {
 	t.Helper()
+	out, err := xdoRun(args...)
+	if err != nil {
+		t.Log(err)
+	}
+	return out
+}
+
+// xdoRun runs xdotool with args and returns its output, trimmed, and an
+// error naming the call when it failed.
+func xdoRun(args ...string) (string, error) {
 	b, err := exec.Command("xdotool", args...).CombinedOutput()
 	if err != nil {
-		t.Logf("xdotool %v: %v %s", args, err, b)
+		err = fmt.Errorf("xdotool %v: %v %s", args, err, b)
 	}
-	return strings.TrimSpace(string(b))
+	return strings.TrimSpace(string(b)), err
 }
 
 var statusPosRe = regexp.MustCompile(`id=(\d+) [^\n]*name="?e2ebot"?[^\n]*pos=\((-?\d+),(-?\d+)\)`)
