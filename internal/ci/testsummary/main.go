@@ -275,10 +275,10 @@ func (s *summary) finish() bool {
 	if notAllowed > 0 {
 		tail = fmt.Sprintf("%d skipped (%d not on the allowlist)", len(s.skips), notAllowed)
 	}
-	fmt.Fprintf(s.w, "ci: %d passed, %d failed, %s\n", s.passed, s.failed, tail)
 	if s.passed == 0 {
 		fmt.Fprintf(s.w, "ci: no test passed: nothing ran\n")
 	}
+	fmt.Fprintf(s.w, "ci: %d passed, %d failed, %s\n", s.passed, s.failed, tail)
 	return ok
 }
 

@@ -56,7 +56,7 @@ func TestRun(t *testing.T) {
 			false, []string{"FAIL p/a", "--- UNFINISHED: p/a TestA", "--- FAIL: p/a (package output)", "index out of range", "ci: 0 passed, 1 failed"}, nil},
 		{"a build failure", ev("build-output p/b - b.go:3:1: syntax error", "build-fail p/b -", "output p/b - FAIL p/b [build failed]", "fail p/b -", "run p/a TestA", "pass p/a TestA", "pass p/a -"),
 			false, []string{"FAIL p/b [build failed]", "b.go:3:1: syntax error", "ci: 1 passed, 2 failed"}, nil},
-		{"nothing ran", "", false, []string{"ci: 0 passed, 0 failed, 0 skipped", "nothing ran"}, nil},
+		{"nothing ran", "", false, []string{"nothing ran", "ci: 0 passed, 0 failed, 0 skipped"}, nil},
 		{"packages without test files are not listed", ev("output p/n - ?   \tp/n\t[no test files]", "skip p/n -", "run p/a TestA", "pass p/a TestA", "pass p/a -"),
 			true, []string{"ok   p/a", "ci: 1 passed"}, []string{"p/n"}},
 		{"go test killed mid-package", ev("run p/a TestA", "output p/a TestA     waiting", "run p/b TestB", "pass p/b TestB", "pass p/b -"),
