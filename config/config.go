@@ -514,7 +514,7 @@ type SvName struct {
 // reference syntax (-f FILE, command-line commands) and the environment
 // (SV_NAME=...): a row whose Sv is a console name makes that setting set its
 // Key by the reference's meaning and range (settings.go); "(none)" marks a
-// key only TOML (and TWSERVER_* variables) set. The README's tables are
+// key only TOML (and TWSERVER_* variables) set. The tables of docs/configuration.md are
 // checked against it.
 var SvNames = []SvName{
 	{"server.name", "sv_name", "server name shown in the browser"},

@@ -250,7 +250,7 @@ func (l *Loader) setValue(row SvName, v string) (string, error) {
 type UnsupportedSetting struct {
 	// Sv is the reference's console name.
 	Sv string
-	// Reason says why, for the warning and the README.
+	// Reason says why, for the warning and docs/configuration.md.
 	Reason string
 	// Same is the value twserver always behaves as ("" = none): a
 	// configuration setting exactly this value gets no warning.
@@ -284,7 +284,7 @@ func unsupported(name string) (UnsupportedSetting, bool) {
 }
 
 // Differences says, by console name, where a mapped setting's default, range
-// or meaning differs from the reference 0.7.5; the README's settings table
+// or meaning differs from the reference 0.7.5; the settings table of docs/configuration.md
 // shows it, and TestEveryRefSettingAccounted requires an entry for every
 // mapped setting whose default or range differs.
 var Differences = map[string]string{
@@ -300,10 +300,10 @@ var Differences = map[string]string{
 	"ec_bantime":           "minutes here, seconds in econ.ban_time (default 300 s, reference 0 = no ban); the ban refuses econ connections only (the reference bans the address from the game too)",
 }
 
-// SettingsMarkdown is the README's table of the 0.7.5 server settings:
+// SettingsMarkdown is docs/configuration.md's table of the 0.7.5 server settings:
 // each with its default, the twserver key it sets and whether twserver
 // supports it as the reference does, differently (and how), or not (and
-// why). TestReadmeTables keeps the README equal to it.
+// why). TestDocTables keeps that page equal to it.
 func SettingsMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| 0.7.5 setting | reference default | twserver key | status | notes |\n|---|---|---|---|---|\n")
@@ -326,7 +326,7 @@ func SettingsMarkdown() string {
 	return b.String()
 }
 
-// SvNamesMarkdown is the README's table of every configuration key with its
+// SvNamesMarkdown is docs/configuration.md's table of every configuration key with its
 // console name (SvNames).
 func SvNamesMarkdown() string {
 	var b strings.Builder

@@ -117,13 +117,13 @@ func TestDefaultMapName(t *testing.T) {
 	}
 }
 
-var updateReadme = flag.Bool("update-readme", false, "rewrite the README's generated tables")
+var updateDocs = flag.Bool("update-docs", false, "rewrite the generated tables of docs/configuration.md")
 
-// TestReadmeTables checks that the README's settings tables are the ones
-// SvNames, Differences and Unsupported make (go test ./config -run
-// TestReadmeTables -update-readme rewrites them).
-func TestReadmeTables(t *testing.T) {
-	const path = "../README.md"
+// TestDocTables checks that the settings tables of docs/configuration.md
+// are the ones SvNames, Differences and Unsupported make (go test ./config
+// -run TestDocTables -update-docs rewrites them).
+func TestDocTables(t *testing.T) {
+	const path = "../docs/configuration.md"
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -133,23 +133,23 @@ func TestReadmeTables(t *testing.T) {
 		{"keys", SvNamesMarkdown()},
 		{"reference settings", SettingsMarkdown()},
 	} {
-		begin := "<!-- generated: " + tbl.name + " (go test ./config -run TestReadmeTables -update-readme) -->\n"
+		begin := "<!-- generated: " + tbl.name + " (go test ./config -run TestDocTables -update-docs) -->\n"
 		end := "<!-- end: " + tbl.name + " -->"
 		i := strings.Index(text, begin)
 		j := strings.Index(text, end)
 		if i < 0 || j < i {
-			t.Errorf("README.md lacks the %q table between %q and %q", tbl.name, begin, end)
+			t.Errorf("docs/configuration.md lacks the %q table between %q and %q", tbl.name, begin, end)
 			continue
 		}
 		if got := text[i+len(begin) : j]; got != tbl.body {
-			if *updateReadme {
+			if *updateDocs {
 				text = text[:i+len(begin)] + tbl.body + text[j:]
 				continue
 			}
-			t.Errorf("README.md's %s table is not the one the code makes; run go test ./config -run TestReadmeTables -update-readme", tbl.name)
+			t.Errorf("docs/configuration.md's %s table is not the one the code makes; run go test ./config -run TestDocTables -update-docs", tbl.name)
 		}
 	}
-	if *updateReadme && text != string(data) {
+	if *updateDocs && text != string(data) {
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}

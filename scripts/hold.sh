@@ -2,7 +2,7 @@
 # hold.sh [-n CONNS] [-k] [STAGE ...]
 #
 # Slot-holding, twserver against the 0.7.5 reference server (issue 11,
-# proof 5, the README comparison): for each STAGE (default: connect map
+# proof 5, the comparison in docs/reliability.md): for each STAGE (default: connect map
 # ready) and each server, a fresh 64-slot server on 127.0.0.1 (dm1, 4
 # clients per IP, sv_register 0), `twload hold` with CONNS (default 200)
 # connections from as many loopback addresses stalling at STAGE (-k: kept

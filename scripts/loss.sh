@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# loss.sh - the loss and jitter profiles (README "Loss and jitter") against
+# loss.sh - the loss and jitter profiles (docs/reliability.md "Loss and jitter") against
 # twserver and the 0.7.5 reference server.
 #
 # For every server and profile it starts a fresh server on 127.0.0.1 serving

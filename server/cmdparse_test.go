@@ -78,14 +78,14 @@ func TestCmdArgsNumbers(t *testing.T) {
 // TestReferenceCommandsCovered: every console command of the reference
 // server 0.7.5 (testdata/commands-0.7.5.txt) is implemented with the same
 // parameters, or listed in UnsupportedCommands with a reason and in the
-// README's list of unsupported commands.
+// list of unsupported commands in docs/configuration.md.
 func TestReferenceCommandsCovered(t *testing.T) {
 	f, err := os.Open("testdata/commands-0.7.5.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestReferenceCommandsCovered(t *testing.T) {
 		case !impl && unsup == nil:
 			t.Errorf("%s: neither implemented nor in UnsupportedCommands", name)
 		case unsup != nil && (unsup.Reason == "" || !strings.Contains(string(readme), "| `"+name+"` |")):
-			t.Errorf("%s: unsupported without a reason or a README row", name)
+			t.Errorf("%s: unsupported without a reason or a row in docs/configuration.md", name)
 		}
 	}
 	if len(ref) < 37 {

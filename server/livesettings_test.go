@@ -163,17 +163,17 @@ func TestRecordLiveSettings(t *testing.T) {
 	})
 }
 
-// TestReadmeSettingsWhen: the README's "Settings at run time" names every
+// TestDocSettingsWhen: docs/configuration.md's "Settings at run time" names every
 // setting that does not take effect at once under the right heading.
-func TestReadmeSettingsWhen(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+func TestDocSettingsWhen(t *testing.T) {
+	readme, err := os.ReadFile("../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	sec := string(readme)
 	start := strings.Index(sec, "### Settings at run time")
 	if start < 0 {
-		t.Fatal("README: no section Settings at run time")
+		t.Fatal("docs/configuration.md: no section Settings at run time")
 	}
 	sec = sec[start:]
 	if end := strings.Index(sec[4:], "\n#"); end >= 0 {
@@ -182,7 +182,7 @@ func TestReadmeSettingsWhen(t *testing.T) {
 	bullet := func(head string) string {
 		i := strings.Index(sec, "- **"+head)
 		if i < 0 {
-			t.Fatalf("README: no bullet %q", head)
+			t.Fatalf("docs/configuration.md: no bullet %q", head)
 		}
 		b := sec[i+1:]
 		if j := strings.Index(b, "\n- **"); j >= 0 {
@@ -197,7 +197,7 @@ func TestReadmeSettingsWhen(t *testing.T) {
 			text = refused
 		}
 		if !strings.Contains(text, "`"+name+"`") && !(strings.HasPrefix(name, "ec_") && strings.Contains(text, "`ec_*`")) {
-			t.Errorf("README: %s is not listed as taking effect %s", name, SettingTakesEffect(name))
+			t.Errorf("docs/configuration.md: %s is not listed as taking effect %s", name, SettingTakesEffect(name))
 		}
 	}
 }

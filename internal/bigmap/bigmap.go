@@ -1,5 +1,5 @@
 // Package bigmap generates the large test map of the loss measurements
-// (README "Loss and jitter"): the default arena in the top-left corner of a
+// (docs/reliability.md "Loss and jitter"): the default arena in the top-left corner of a
 // solid 900x790 game layer, under a visible layer of seeded random tiles
 // that the datafile's zlib cannot shrink much, so the file is about 2 MB
 // and its download takes 1503 MAP_DATA chunks. The bytes are the same

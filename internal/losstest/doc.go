@@ -1,4 +1,4 @@
-// Package losstest holds the loss and jitter measurement of README "Loss and
+// Package losstest holds the loss and jitter measurement of docs/reliability.md "Loss and
 // jitter" as a test (TestLossProfiles): 32 load clients (package
 // loadclient) with impaired sockets against an in-process twserver. It is
 // a package of its own so that its minutes count against their own test

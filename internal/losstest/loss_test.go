@@ -15,7 +15,7 @@ import (
 	"twserver/loadclient"
 )
 
-// The loss profiles of the reliability measurements (README "Loss and
+// The loss profiles of the reliability measurements (docs/reliability.md "Loss and
 // jitter"), each run with lossClients clients that all download the 2 MB
 // map of package bigmap. The durations are the CI versions; scripts/loss.sh
 // runs them for 120 s each.
