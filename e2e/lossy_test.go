@@ -16,7 +16,8 @@ import (
 )
 
 // The real 0.7.5 client through the project's lossy UDP proxy
-// (testdata/lossyproxy.js, a copy of ../shared/realpeers/lossyproxy.js) at
+// (testdata/lossyproxy.js, grown from ../shared/realpeers/lossyproxy.js:
+// it also measures the delay it applies and can start paused) at
 // the loss profile P2 of docs/reliability.md "Loss and jitter": 10 % loss and 1 %
 // duplicates in each direction, 100±50 ms one-way (the proxy's delay 50 ms
 // plus a uniform 0-100 ms, drawn per datagram, so it also reorders far more
