@@ -38,6 +38,7 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/time/rate"
 
+	"twserver/console"
 	"twserver/netproto"
 )
 
@@ -115,8 +116,7 @@ loop:
 		case <-s.wake:
 			s.drainRx()
 		case line := <-s.consoleCh:
-			s.rconFrom = -1
-			if s.execLine(line) == errShutdown {
+			if s.runConsole(console.Caller{Kind: console.Stdin}, line) {
 				break loop
 			}
 		case sub := <-s.con.submit:
