@@ -2,13 +2,14 @@ package sockio
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
 	"runtime"
 	"testing"
 	"time"
 
-	"twserver/internal/cienv"
+	"twserver/internal/testenv"
 )
 
 // TestListenUDPPaced: on Linux ListenUDP opens the paced socket and says so
@@ -30,7 +31,7 @@ func TestListenUDPPaced(t *testing.T) {
 		return
 	}
 	if ch.Fallback != nil || ch.Kind != KindPaced {
-		cienv.Unavailable(t, "ListenUDP fell back to the %s socket: %v", ch.Kind, ch.Fallback)
+		testenv.Require(t, "ListenUDP's paced socket", fmt.Errorf("it fell back to the %s socket: %v", ch.Kind, ch.Fallback))
 	}
 	if _, ok := c.(PacedConn); !ok {
 		t.Errorf("ListenUDP says paced, gave %T", c)
