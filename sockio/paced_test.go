@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"twserver/internal/testenv"
+	"twserver/internal/cienv"
 )
 
 // listenPaced opens the paced socket on addr. Where the system has none
 // the test skips; where its setup fails it skips with the cause, except on
-// Linux under CI=true, where it fails (testenv): there the paced socket is
+// Linux under CI=true, where it fails (cienv): there the paced socket is
 // the production socket, and a test that skipped would hide its loss.
 func listenPaced(t *testing.T, addr string) PacedConn {
 	t.Helper()
@@ -21,7 +21,7 @@ func listenPaced(t *testing.T, addr string) PacedConn {
 		t.Skip(err)
 	}
 	if err != nil {
-		testenv.Require(t, "the paced socket", err)
+		cienv.Unavailable(t, "the paced socket cannot be set up: %v", err)
 	}
 	t.Cleanup(func() { p.Close() })
 	return p

@@ -80,3 +80,14 @@ func Partly(tb testing.TB, what string, err error) bool {
 	}
 	return false
 }
+
+// Missingf is Require with the cause given as a message: a skip outside
+// CI, a failure under CI=true, saying format with args.
+func Missingf(tb testing.TB, format string, args ...any) {
+	tb.Helper()
+	if InCI() {
+		tb.Fatalf("required under "+CIEnv+"=true: "+format, args...)
+		return
+	}
+	tb.Skipf(format, args...)
+}

@@ -87,3 +87,15 @@ func TestGlobAndPartly(t *testing.T) {
 		t.Error("Partly with the part present returned false")
 	}
 }
+
+func TestMissingf(t *testing.T) {
+	for _, ci := range []string{"true", ""} {
+		t.Setenv(CIEnv, ci)
+		r := &recTB{TB: t}
+		Missingf(r, "the paced socket: %v", errors.New("ENOPROTOOPT"))
+		got := r.failed + r.skipped
+		if (r.failed != "") != (ci == "true") || !strings.Contains(got, "the paced socket: ENOPROTOOPT") {
+			t.Errorf("CI=%q: fail %q, skip %q", ci, r.failed, r.skipped)
+		}
+	}
+}
