@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -69,11 +68,9 @@ func startProcess(t *testing.T, cmd *exec.Cmd, ready string) *refserver.Buffer {
 // buildTwserver builds cmd/twserver into a temporary directory.
 func buildTwserver(t *testing.T) string {
 	t.Helper()
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(gobin); err != nil {
-		if gobin, err = exec.LookPath("go"); err != nil {
-			t.Skip("no go command to build twserver with")
-		}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("no go command to build twserver with: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "twserver")
 	start := time.Now()
@@ -116,10 +113,7 @@ func startTwserverProcess(t *testing.T) (string, int) {
 // port (never registering with a master) with the full-load settings.
 func startReferenceServer(t *testing.T) string {
 	t.Helper()
-	bin := refserver.Path()
-	if bin == "" {
-		t.Skip(refserver.SkipReason)
-	}
+	bin := refserver.Require(t)
 	dir := t.TempDir()
 	port := refserver.FreeUDPPort(t)
 	cmd := exec.Command(bin, refserver.Args(refserver.Settings{
