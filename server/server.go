@@ -154,6 +154,7 @@ type Server struct {
 	ticks    TickTiming // tick measurements (ticktime.go)
 	gauges   Gauges     // published gauges and loop counters (gauges.go)
 	tickWake time.Time  // wake-up of the ticks being run; zero between them
+	sleep    sleepState // an empty game's sleep (sleep.go)
 
 	// side channels (hooks.go); installed before Run
 	observers       []func(Event)

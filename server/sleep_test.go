@@ -1,0 +1,178 @@
+package server
+
+import (
+	"context"
+	"net/netip"
+	"path/filepath"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"twserver/config"
+)
+
+// wallTick is the tick a game started at start should be at now.
+func wallTick(start time.Time) int32 { return int32(time.Since(start) / TickDuration) }
+
+// TestSleepEmptyGame: an empty game performs no ticks for 10 s while
+// server-info requests and console lines (the econ and rcon path,
+// SubmitConsole) keep being answered; the health stamp stays fresh and
+// the skipped ticks are counted.
+func TestSleepEmptyGame(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := startServer(t, nil)
+		time.Sleep(time.Second) // fall asleep
+		ticks, slept := ts.ticks.Ticks.Load(), ts.ticks.Slept.Load()
+		for i := range 10 {
+			time.Sleep(time.Second)
+			if got := ts.ticks.Ticks.Load(); got != ticks {
+				t.Fatalf("after %d s empty: %d ticks simulated, want none", i+1, got-ticks)
+			}
+			if age := time.Since(time.Unix(0, ts.ticks.LastTick.Load())); age > SleepHeartbeat {
+				t.Fatalf("health stamp %v old while asleep", age)
+			}
+			name := "sleepy" + itoa(i)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			if err := ts.SubmitConsole(ctx, "sv_name "+name); err != nil {
+				t.Fatalf("console line while asleep: %v", err)
+			}
+			cancel()
+			u := queryInfo(t, ts.mn, netip.MustParseAddrPort("10.9.9.9:4000"))
+			u.GetString() // version
+			if got := u.GetString(); got != name {
+				t.Fatalf("info while asleep: name %q, want %q", got, name)
+			}
+		}
+		if got := ts.ticks.Slept.Load() - slept; got < 10*50-5 {
+			t.Fatalf("%d ticks slept over 10 s, want about 500", got)
+		}
+		if ts.gauges.Sleeps.Load() == 0 {
+			t.Fatal("Sleeps gauge not counted")
+		}
+	})
+}
+
+// joinTime connects a client and runs it until its first snapshot; it
+// returns the client and how long that took.
+func joinTime(t *testing.T, ts *testServer, addr netip.AddrPort, name string) (*testClient, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	tc := newTestClient(t, ts.mn, addr, srvAddr, name)
+	tc.connect()
+	for tc.snaps < 1 && time.Since(start) < 3*time.Second {
+		tc.run(10 * time.Millisecond)
+	}
+	if tc.snaps < 1 {
+		t.Fatalf("%s not in game after 3 s: %v %q", name, tc.conn.State(), tc.conn.Reason())
+	}
+	return tc, time.Since(start)
+}
+
+// TestSleepJoinAfterIdle: a client joining a game that slept for 30 s
+// gets in game as fast as on a busy game, and the tick it sees is the
+// wall clock's (the world was brought to it, not restarted or left behind);
+// the game sleeps again once the clients are gone.
+func TestSleepJoinAfterIdle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		ts := startServer(t, nil)
+		time.Sleep(30 * time.Second)
+		if n := ts.ticks.Ticks.Load(); n > 5 {
+			t.Fatalf("%d ticks simulated in 30 s of an empty game", n)
+		}
+		a, idleJoin := joinTime(t, ts, cl1Addr, "first")
+		if d := a.lastTick - wallTick(start); d < -2 || d > 2 {
+			t.Fatalf("first snapshot at tick %d, wall clock at tick %d", a.lastTick, wallTick(start))
+		}
+		a.run(time.Second)
+		b, busyJoin := joinTime(t, ts, cl2Addr, "second")
+		t.Logf("join: %v on the sleeping game, %v on the busy one", idleJoin, busyJoin)
+		if idleJoin > busyJoin+TickDuration {
+			t.Fatalf("joining the sleeping game took %v, the busy one %v", idleJoin, busyJoin)
+		}
+		b.run(time.Second)
+		if d := b.lastTick - wallTick(start); d < -2 || d > 2 {
+			t.Fatalf("busy game at tick %d, wall clock at tick %d", b.lastTick, wallTick(start))
+		}
+		for _, c := range []*testClient{a, b} {
+			c.conn.Disconnect(c.now(), "bye")
+			c.flush()
+		}
+		time.Sleep(2 * time.Second)
+		ticks := ts.ticks.Ticks.Load()
+		time.Sleep(5 * time.Second)
+		if n := ts.ticks.Ticks.Load() - ticks; n != 0 {
+			t.Fatalf("%d ticks simulated after everybody left", n)
+		}
+	})
+}
+
+// TestSleepRecordingGap: a teehistorian recording of a game that emptied,
+// slept for a minute and filled again replays without divergence, over as
+// many ticks as the wall clock counted.
+func TestSleepRecordingGap(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		start := time.Now()
+		ts := startServer(t, func(c *config.Config) {
+			c.Record.Teehistorian = true
+			c.Record.Dir = dir
+			c.Game.TimeLimit = 1 // the match ends during the gap
+		})
+		a := join(t, ts, cl1Addr, "alice")
+		b := join(t, ts, cl2Addr, "bob")
+		a.direction, b.direction = 1, -1
+		play := func(a, b *testClient, d time.Duration) {
+			for end := time.Now().Add(d); time.Now().Before(end); {
+				a.run(100 * time.Millisecond)
+				b.run(100 * time.Millisecond)
+			}
+		}
+		play(a, b, 3*time.Second)
+		for _, c := range []*testClient{a, b} {
+			c.conn.Disconnect(c.now(), "bye")
+			c.flush()
+		}
+		time.Sleep(90 * time.Second)
+		if n := ts.ticks.Slept.Load(); n < 60*50 {
+			t.Fatalf("only %d ticks slept in 90 s", n)
+		}
+		a = join(t, ts, netip.AddrPortFrom(cl1Addr.Addr(), cl1Addr.Port()+1), "alice2")
+		b = join(t, ts, netip.AddrPortFrom(cl2Addr.Addr(), cl2Addr.Port()+1), "bob2")
+		a.direction, b.direction = -1, 1
+		play(a, b, 3*time.Second)
+		wall := wallTick(start)
+		ts.stop(t)
+
+		files, _ := filepath.Glob(filepath.Join(dir, "*.teehistorian"))
+		if len(files) != 1 {
+			t.Fatalf("%d files, want 1", len(files))
+		}
+		_, res := replayFile(t, files[0])
+		t.Logf("%d ticks, %d positions compared, wall clock %d ticks", res.Ticks, res.Compared, wall)
+		if res.Divergence != nil || !res.Finished || res.Compared < 200 {
+			t.Fatalf("divergence %v, finished %v, %d compared", res.Divergence, res.Finished, res.Compared)
+		}
+		if d := res.Ticks - wall; d < -5 || d > 5 {
+			t.Fatalf("replay ends at tick %d, the wall clock at %d", res.Ticks, wall)
+		}
+	})
+}
+
+// TestSleepNotWithDemo: a game recording a server demo keeps ticking while
+// empty (the demo holds a snapshot of every snapshot tick).
+func TestSleepNotWithDemo(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := startServer(t, func(c *config.Config) {
+			c.Record.Demo = true
+			c.Record.Dir = t.TempDir()
+		})
+		time.Sleep(2 * time.Second)
+		if n := ts.ticks.Ticks.Load(); n < 90 {
+			t.Fatalf("%d ticks in 2 s of an empty game recording a demo", n)
+		}
+		if ts.gauges.Sleeps.Load() != 0 {
+			t.Fatal("the game slept while recording a demo")
+		}
+	})
+}
