@@ -472,11 +472,12 @@ func (s *Server) onConnect(addr netip.AddrPort, req connectReq) {
 	s.gauges.Connects.Add(1)
 	c := s.freeSlot()
 	c.reset()
+	c.openConn()
 	c.state = stateAuth
 	c.addr = addr
 	c.created = now
 	c.progressAt = now
-	req.start(&c.conn, now)
+	req.start(c.conn, now)
 	if req.dialect.Is6() {
 		s.trans6.Connect(c.id, req.dialect == netproto.DialectDDNet)
 	}

@@ -69,7 +69,7 @@ type client struct {
 	id      int
 	state   clientState
 	addr    netip.AddrPort
-	conn    netproto.Conn
+	conn    *netproto.Conn // nil while the slot is empty (openConn)
 	created time.Duration
 	// progressAt is when the client last moved on towards the game
 	// (accept, INFO, map request, READY, a map change; pregame.go)
@@ -124,13 +124,19 @@ type client struct {
 	votePos                                 int // when it voted (1 = first)
 }
 
+// openConn gives a slot just reset for a new connection its Conn. A Conn
+// embeds its resend buffer and outbox (about 70 kB): allocated per
+// connection, so an empty slot costs a few hundred bytes and a server's
+// memory follows its clients, not max_clients.
+func (c *client) openConn() { c.conn = new(netproto.Conn) }
+
 // reset clears a slot for reuse. The buffers that grow with use (the
 // Conn's outbox, stored snapshots) are released, so memory follows the
 // connected clients rather than every client ever connected.
 func (c *client) reset() {
 	c.state = stateEmpty
 	c.addr = netip.AddrPort{}
-	c.conn = netproto.Conn{} // the zero Conn is offline, like after Reset
+	c.conn = nil // its buffers (about 70 kB) go with the client (openConn)
 	c.version, c.name, c.clan, c.country = 0, "", "", -1
 	c.ddnetVersion, c.rejoinOffered = 0, 0
 	c.skin = gamemsg.Skin{}
