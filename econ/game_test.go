@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"twserver/config"
+	"twserver/console"
 	"twserver/econ"
 	"twserver/gamemsg"
 	"twserver/loadclient"
@@ -42,7 +43,7 @@ func startGameWith(t *testing.T, cfg config.Config, o econ.Options) (*server.Ser
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.OnConsoleLine(o.OutputLevel, func(l server.ConsoleLine) { e.Print(econ.Line(l)) })
+	srv.OnConsoleLine(o.OutputLevel, func(l console.Line) { e.Print(econ.Line(l)) })
 	ctx, cancel := context.WithCancel(context.Background())
 	srvDone, econDone := make(chan error, 1), make(chan struct{})
 	go func() { srvDone <- srv.Run(ctx) }()

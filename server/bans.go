@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"twserver/console"
 )
 
 // MaxBans bounds the ban list.
@@ -155,20 +157,20 @@ const (
 )
 
 // cmdBan: "ban ID|IP [minutes] [reason]" with the reference's texts.
-func (s *Server) cmdBan(a cmdArgs) {
-	target := a.str(0)
+func (s *Server) cmdBan(by int, a console.Args) {
+	target := a.Str(0)
 	minutes := DefaultBanMinutes
-	if a.n() > 1 {
-		minutes = min(max(a.int(1), 0), MaxBanMinutes)
+	if a.N() > 1 {
+		minutes = min(max(a.Int(1), 0), MaxBanMinutes)
 	}
 	reason := "No reason given"
-	if a.n() > 2 {
-		reason = a.str(2)
+	if a.N() > 2 {
+		reason = a.Str(2)
 	}
 	var ip netip.Addr
 	switch {
 	case strings.Trim(target, "0123456789") == "": // str_is_number: only digits
-		cid := a.int(0)
+		cid := a.Int(0)
 		if cid < 0 || cid >= len(s.clients) || s.clients[cid].state == stateEmpty {
 			s.consoleOut("ban error (invalid client id)")
 			return
@@ -184,24 +186,25 @@ func (s *Server) cmdBan(a cmdArgs) {
 			return
 		}
 	}
-	s.banAddr(ip, minutes, reason)
+	s.banAddr(by, ip, minutes, reason)
 }
 
-// banAddr is the reference's checked ban (CServerBan::BanExt): it refuses
-// to ban the rcon user's own address, an address of another authenticated
-// client (and, for a passed vote, of any authenticated client) and the
+// banAddr is the reference's checked ban (CServerBan::BanExt) made by caller
+// by (console.Caller.CID: an rcon client id, console.CIDConsole or
+// console.CIDVote): it refuses to ban the rcon user's own address, an
+// address of another authenticated client (and, for a passed vote, of any authenticated client) and the
 // loopback addresses 127.0.0.1 and ::1; then it bans, prints the result and
 // drops the clients on the address. It reports whether the ban was made.
-func (s *Server) banAddr(ip netip.Addr, minutes int, reason string) bool {
-	if s.rconFrom >= 0 {
-		if s.clients[s.rconFrom].addr.Addr().Unmap() == ip {
+func (s *Server) banAddr(by int, ip netip.Addr, minutes int, reason string) bool {
+	if by >= 0 {
+		if s.clients[by].addr.Addr().Unmap() == ip {
 			s.consoleOut("ban error (you can't ban yourself)")
 			return false
 		}
 	}
-	if s.rconFrom >= 0 || s.rconFrom == rconCIDVote {
+	if by >= 0 || by == console.CIDVote {
 		for _, c := range s.clients {
-			if c.id != s.rconFrom && c.state != stateEmpty && c.rconAuthed && c.addr.Addr().Unmap() == ip {
+			if c.id != by && c.state != stateEmpty && c.rconAuthed && c.addr.Addr().Unmap() == ip {
 				s.consoleOut("ban error (command denied)")
 				return false
 			}
@@ -255,7 +258,7 @@ func (s *Server) dropBanned(ip netip.Addr, b *ban, now time.Time, minutes int) {
 func (s *Server) cmdUnban(arg string) {
 	now := time.Now()
 	if strings.Trim(arg, "0123456789") == "" {
-		i := cmdArgs{arg}.int(0)
+		i := console.Args{arg}.Int(0)
 		es := s.bans.entries(now)
 		if i < 0 || i >= len(es) {
 			s.consoleOut("unban failed (invalid index)")
@@ -304,7 +307,7 @@ func (s *Server) cmdBans() {
 // cmdBansSave writes "ban IP MINUTES REASON" lines (-1 minutes: for life,
 // as the reference writes them) that exec reads back.
 func (s *Server) cmdBansSave(name string) {
-	p, ok := relPath(name)
+	p, ok := console.RelPath(name)
 	if !ok {
 		s.consoleOut(fmt.Sprintf("failed to save banlist to '%s'", name))
 		return

@@ -4,266 +4,117 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
-	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"twserver/console"
 	"twserver/gamemsg"
 	"twserver/netproto"
 	"twserver/world"
 )
 
-// Command is one console command (stdin and rcon). Params is the
-// reference's parameter string (cmdparse.go), also announced to rcon
-// clients.
-type Command struct {
-	Name, Params, Help string
-}
+// The console (package console) parses and runs the command lines of
+// stdin, rcon, econ and the command FIFO; the game's commands are these
+// handlers, handed to it by name in New (conHandlers). It fails to build a
+// server when a command has no handler.
 
-// Commands lists the console commands, also announced to rcon clients: the
-// commands of the reference server 0.7.5 that twserver implements, with
-// their parameters, then twserver's own (force_vote, players, stats, help).
-var Commands = []Command{
-	{"echo", "r[text]", "Print the text"},
-	{"exec", "r[file]", "Run the console commands of a file (relative path)"},
-	{"toggle", "s[config-option] i[value1] i[value2]", "Toggle config value"},
-	{"kick", "i[id] ?r[reason]", "Kick client id with an optional reason"},
-	{"status", "", "List the clients: id, address, client version, name, score"},
-	{"shutdown", "", "Stop the server"},
-	{"logout", "", "Log out of the remote console"},
-	{"record", "?s[file]", "Record a demo to record.dir/FILE.demo until stoprecord or the map ends"},
-	{"stoprecord", "", "Stop the demo recording"},
-	{"reload", "", "Reload the current map (every client goes through the map change)"},
-	{"ban", "s[id|ip|range] ?i[minutes] r[reason]", "Ban a client id or IP address for minutes (default 30, 0 = for life)"},
-	{"unban", "s[ip|range]", "Remove the ban of an IP address, or ban number N of bans"},
-	{"unban_all", "", "Remove every ban"},
-	{"bans", "", "List the bans"},
-	{"bans_save", "s[file]", "Write the bans as ban commands to a file (relative path) for exec"},
-	{"tune", "s[tuning] i[value]", "Set a tuning parameter (reset at once: every game type is pure)"},
-	{"tune_reset", "", "Reset the tuning to the defaults"},
-	{"tunes", "", "List the tuning parameters and their values"},
-	{"pause", "?i[seconds]", "Toggle the pause, or pause for the given seconds (-1 = until resumed)"},
-	{"change_map", "?r[map]", "Change the map (none: the next map of the rotation)"},
-	{"restart", "?i[seconds]", "Start a new match after the given warmup seconds (default 0)"},
-	{"say", "r[text]", "Send a server chat message"},
-	{"broadcast", "r[text]", "Show a broadcast message"},
-	{"set_team", "i[id] i[team] ?i[delay]", "Move client id to team -1, 0 or 1, blocking its own team changes for delay minutes"},
-	{"set_team_all", "i[team]", "Move every player to team -1, 0 or 1"},
-	{"swap_teams", "", "Swap the teams"},
-	{"shuffle_teams", "", "Shuffle the teams"},
-	{"lock_teams", "", "Lock or unlock the teams"},
-	{"force_teambalance", "", "Balance the teams now"},
-	{"add_vote", "s[option] r[command]", "Add a vote option"},
-	{"remove_vote", "s[option]", "Remove a vote option"},
-	{"clear_votes", "", "Remove every vote option"},
-	{"vote", "r['yes'|'no']", "Force the running vote to pass or fail"},
-	{"force_vote", "s['option'|'kick'|'spectate'] s[value] ?r[reason]", "Carry out a vote at once (an option's description or a client id)"},
-	{"players", "", "List the clients with state, team, score, latency and position"},
-	{"stats", "", "Show packet counters (received, dropped by reason, replies) and tick timing"},
-	{"help", "", "List commands"},
-}
-
-// commandAliases are other names of commands: sv_map and map change the
-// map like change_map; tune_dump is the 0.6 name of tunes.
-var commandAliases = map[string]string{"sv_map": "change_map", "map": "change_map", "tune_dump": "tunes"}
-
-// UnsupportedCommand is a console command of the reference server that
-// twserver does not implement, with the reason.
-type UnsupportedCommand struct {
-	Name, Reason string
-}
-
-// UnsupportedCommands lists the reference server's commands twserver does
-// not implement; running one prints the reason.
-var UnsupportedCommands = []UnsupportedCommand{
-	{"save_config", "the configuration is the TOML file (or the reference-style file) the operator writes; twserver never rewrites it"},
-	{"mod_command", "there is no moderator access level: one rcon password gives full access"},
-	{"mod_status", "there is no moderator access level: one rcon password gives full access"},
-	{"dbg_lognetwork", "no network debug log file; use log.level debug and the metrics"},
-}
-
-// lookupCommand finds a command by name (case-insensitive, as the
-// reference) or alias.
-func lookupCommand(name string) (Command, bool) {
-	if a, ok := commandAliases[strings.ToLower(name)]; ok {
-		name = a
-	}
-	for _, c := range Commands {
-		if strings.EqualFold(c.Name, name) {
-			return c, true
-		}
-	}
-	return Command{}, false
-}
-
-// rconCIDVote is the rcon client id of commands run by a passed vote
-// (the reference's RCON_CID_VOTE); -1 is the server console.
-const rconCIDVote = -2
-
-// MaxExecDepth bounds nested exec commands.
-const MaxExecDepth = 8
-
-// MaxExecFileSize bounds the size of a file run by exec in bytes.
-const MaxExecFileSize = 64 << 10
-
-// cmdState is the console's own state, owned by the loop.
-type cmdState struct {
-	execStack []string // files being run by exec, outermost first
-}
-
-// execLine runs one console line: its commands in order (cmdparse.go). It
-// returns errShutdown for "shutdown".
-func (s *Server) execLine(line string) error {
-	if len(line) > MaxConsoleLine {
-		line = line[:MaxConsoleLine]
-	}
-	for _, part := range splitCommands(line) {
-		if err := s.execCommand(part); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// execCommand parses and runs one command.
-func (s *Server) execCommand(part string) error {
-	name, rest := splitName(part)
-	cmd, ok := lookupCommand(name)
-	if !ok {
-		if s.runSetting(name, rest) {
-			return nil
-		}
-		for _, u := range UnsupportedCommands {
-			if strings.EqualFold(u.Name, name) {
-				s.consoleOut(fmt.Sprintf("%s is not supported by twserver: %s", u.Name, u.Reason))
-				return nil
+// conHandlers returns the handlers of the game's console commands.
+func (s *Server) conHandlers() map[string]console.Handler {
+	return map[string]console.Handler{
+		"kick":   s.cmdKick,
+		"status": s.cmdStatus,
+		"logout": s.cmdLogout,
+		"record": s.cmdRecord,
+		"stoprecord": func(console.Caller, console.Args) error {
+			if s.rec.demo.file != nil {
+				s.demoEnd()
+				s.consoleOut("Stopped recording")
 			}
-		}
-		s.consoleOut("No such command: " + name + ".")
-		return nil
+			return nil
+		},
+		"reload": func(console.Caller, console.Args) error { s.applyMap(s.curMap); return nil },
+		"ban":    func(c console.Caller, a console.Args) error { s.cmdBan(c.CID(), a); return nil },
+		"unban":  func(_ console.Caller, a console.Args) error { s.cmdUnban(a.Str(0)); return nil },
+		"unban_all": func(console.Caller, console.Args) error {
+			s.bans.clear()
+			s.gauges.Bans.Store(0)
+			s.consoleOut("unbanned all entries")
+			return nil
+		},
+		"bans":      func(console.Caller, console.Args) error { s.cmdBans(); return nil },
+		"bans_save": func(_ console.Caller, a console.Args) error { s.cmdBansSave(a.Str(0)); return nil },
+		"tune":      func(_ console.Caller, a console.Args) error { s.cmdTune(a.Str(0), a.Float(1)); return nil },
+		"tune_reset": func(console.Caller, console.Args) error {
+			s.broadcastGame(-1, s.tuneParamsMsg())
+			s.consoleOut("Tuning reset")
+			return nil
+		},
+		"tunes": func(console.Caller, console.Args) error {
+			t := s.world.Tuning()
+			for i, n := range world.TuneNames {
+				v, _ := t.Get(i)
+				s.consoleOut(fmt.Sprintf("%s %.2f", n, v))
+			}
+			return nil
+		},
+		"pause": func(_ console.Caller, a console.Args) error {
+			if a.N() == 0 {
+				s.world.TogglePause()
+			} else {
+				s.world.Pause(a.Int(0))
+			}
+			return nil
+		},
+		"change_map": func(_ console.Caller, a console.Args) error {
+			m := a.Str(0)
+			if m == "" {
+				m = s.nextRotationMap()
+			}
+			s.pendingMap = m
+			return nil
+		},
+		"restart": func(_ console.Caller, a console.Args) error {
+			s.world.Restart(a.Int(0))
+			s.log.Info().Int("warmup", a.Int(0)).Msg("match restarted")
+			return nil
+		},
+		"say": func(_ console.Caller, a console.Args) error {
+			s.serverChat(-1, a.Str(0))
+			s.log.Info().Str("text", a.Str(0)).Msg("server chat")
+			return nil
+		},
+		"broadcast": func(_ console.Caller, a console.Args) error {
+			s.broadcastGame(-1, broadcastMsg(a.Str(0)))
+			return nil
+		},
+		"set_team": func(_ console.Caller, a console.Args) error {
+			cid, team := min(max(a.Int(0), 0), world.MaxClients-1), min(max(a.Int(1), -1), 1)
+			if s.world.ForceTeamDelay(cid, team, a.Int(2)) {
+				s.consoleOut(fmt.Sprintf("moved client %d to team %d", cid, team))
+			}
+			return nil
+		},
+		"set_team_all":  func(_ console.Caller, a console.Args) error { s.world.SetTeamAll(a.Int(0)); return nil },
+		"swap_teams":    func(console.Caller, console.Args) error { s.world.SwapTeams(); return nil },
+		"shuffle_teams": func(console.Caller, console.Args) error { s.world.ShuffleTeams(); return nil },
+		"lock_teams": func(console.Caller, console.Args) error {
+			s.world.LockTeams(!s.world.TeamsLocked())
+			s.broadcastGame(-1, s.serverSettings()) // the reference announces the lock only this way
+			return nil
+		},
+		"force_teambalance": func(console.Caller, console.Args) error { s.world.ForceTeamBalance(); return nil },
+		"add_vote":          func(_ console.Caller, a console.Args) error { s.addVoteOption(a.Str(0), a.Str(1)); return nil },
+		"remove_vote":       func(_ console.Caller, a console.Args) error { s.removeVoteOption(a.Str(0)); return nil },
+		"clear_votes":       func(console.Caller, console.Args) error { s.clearVoteOptions(); return nil },
+		"vote":              func(_ console.Caller, a console.Args) error { s.forceVoteResult(a.Str(0)); return nil },
+		"force_vote": func(c console.Caller, a console.Args) error {
+			s.callVote(c.CID(), a.Str(0), a.Str(1), a.Str(2), true, &c)
+			return nil
+		},
+		"players": func(console.Caller, console.Args) error { s.cmdPlayers(); return nil },
+		"stats":   func(console.Caller, console.Args) error { s.cmdStats(); return nil },
 	}
-	args, err := parseArgs(rest, cmd.Params)
-	if err == nil && len(args) == 0 && strings.EqualFold(name, "sv_map") {
-		// the reference's sv_map is a setting: without a value it prints it
-		s.consoleOut("Value: " + s.curMap.Name)
-		return nil
-	}
-	if err != nil {
-		s.consoleOut(fmt.Sprintf("Invalid arguments... Usage: %s %s", cmd.Name, cmd.Params))
-		return nil
-	}
-	s.recConsole(cmd.Name, args)
-	return s.runCommand(cmd.Name, cmdArgs(args))
-}
-
-// runCommand runs a parsed command (name as in Commands).
-func (s *Server) runCommand(name string, a cmdArgs) error {
-	switch name {
-	case "echo":
-		s.consoleOut(a.str(0))
-	case "exec":
-		s.cmdExec(a.str(0))
-	case "toggle":
-		s.cmdToggle(a)
-	case "kick":
-		s.cmdKick(a)
-	case "status":
-		s.cmdStatus()
-	case "shutdown":
-		return errShutdown
-	case "logout":
-		s.cmdLogout()
-	case "record":
-		s.cmdRecord(a.str(0))
-	case "stoprecord":
-		if s.rec.demo.file != nil {
-			s.demoEnd()
-			s.consoleOut("Stopped recording")
-		}
-	case "reload":
-		s.applyMap(s.curMap)
-	case "ban":
-		s.cmdBan(a)
-	case "unban":
-		s.cmdUnban(a.str(0))
-	case "unban_all":
-		s.bans.clear()
-		s.gauges.Bans.Store(0)
-		s.consoleOut("unbanned all entries")
-	case "bans":
-		s.cmdBans()
-	case "bans_save":
-		s.cmdBansSave(a.str(0))
-	case "tune":
-		s.cmdTune(a.str(0), a.float(1))
-	case "tune_reset":
-		s.broadcastGame(-1, s.tuneParamsMsg())
-		s.consoleOut("Tuning reset")
-	case "tunes":
-		t := s.world.Tuning()
-		for i, n := range world.TuneNames {
-			v, _ := t.Get(i)
-			s.consoleOut(fmt.Sprintf("%s %.2f", n, v))
-		}
-	case "pause":
-		if a.n() == 0 {
-			s.world.TogglePause()
-		} else {
-			s.world.Pause(a.int(0))
-		}
-	case "change_map":
-		m := a.str(0)
-		if m == "" {
-			m = s.nextRotationMap()
-		}
-		s.pendingMap = m
-	case "restart":
-		s.world.Restart(a.int(0))
-		s.log.Info().Int("warmup", a.int(0)).Msg("match restarted")
-	case "say":
-		s.serverChat(-1, a.str(0))
-		s.log.Info().Str("text", a.str(0)).Msg("server chat")
-	case "broadcast":
-		s.broadcastGame(-1, broadcastMsg(a.str(0)))
-	case "set_team":
-		cid, team := min(max(a.int(0), 0), world.MaxClients-1), min(max(a.int(1), -1), 1)
-		if s.world.ForceTeamDelay(cid, team, a.int(2)) {
-			s.consoleOut(fmt.Sprintf("moved client %d to team %d", cid, team))
-		}
-	case "set_team_all":
-		s.world.SetTeamAll(a.int(0))
-	case "swap_teams":
-		s.world.SwapTeams()
-	case "shuffle_teams":
-		s.world.ShuffleTeams()
-	case "lock_teams":
-		s.world.LockTeams(!s.world.TeamsLocked())
-		s.broadcastGame(-1, s.serverSettings()) // the reference announces the lock only this way
-	case "force_teambalance":
-		s.world.ForceTeamBalance()
-	case "add_vote":
-		s.addVoteOption(a.str(0), a.str(1))
-	case "remove_vote":
-		s.removeVoteOption(a.str(0))
-	case "clear_votes":
-		s.clearVoteOptions()
-	case "vote":
-		s.forceVoteResult(a.str(0))
-	case "force_vote":
-		caller := s.rconFrom
-		s.callVote(caller, a.str(0), a.str(1), a.str(2), true)
-	case "players":
-		s.cmdPlayers()
-	case "stats":
-		s.cmdStats()
-	case "help":
-		for _, c := range Commands {
-			s.consoleOut(fmt.Sprintf("%-17s %s", c.Name, c.Help))
-		}
-	}
-	return nil
 }
 
 // refAddr formats an address as the reference (net_addr_str): IPv4 dotted,
@@ -289,7 +140,7 @@ func refAddr(ap netip.AddrPort, withPort bool) string {
 // cmdStatus prints the reference's status lines, one per client: in game
 // "id=N addr=IP:PORT client=VERSION name='NAME' score=S AUTH" (version in
 // hexadecimal, AUTH "(Admin)" or empty), otherwise "id=N addr=IP:PORT connecting".
-func (s *Server) cmdStatus() {
+func (s *Server) cmdStatus(console.Caller, console.Args) error {
 	for _, c := range s.clients {
 		if c.state == stateEmpty {
 			continue
@@ -305,6 +156,7 @@ func (s *Server) cmdStatus() {
 		s.consoleOut(fmt.Sprintf("id=%d addr=%s client=%x name='%s' score=%d %s", c.id, refAddr(c.addr, true),
 			c.version, c.name, s.world.Score(c.id), auth))
 	}
+	return nil
 }
 
 // cmdPlayers is twserver's detailed client list (the status of earlier
@@ -348,30 +200,32 @@ func (s *Server) cmdStats() {
 }
 
 // cmdKick: the reference's kick with its refusals.
-func (s *Server) cmdKick(a cmdArgs) {
-	cid := a.int(0)
+func (s *Server) cmdKick(by console.Caller, a console.Args) error {
+	cid := a.Int(0)
 	if cid < 0 || cid >= len(s.clients) || s.clients[cid].state == stateEmpty {
 		s.consoleOut("invalid client id to kick")
-		return
+		return nil
 	}
-	if cid == s.rconFrom {
+	if cid == by.CID() {
 		s.consoleOut("you can't kick yourself")
-		return
+		return nil
 	}
 	reason := "Kicked by console"
-	if a.n() > 1 {
-		reason = "Kicked (" + a.str(1) + ")"
+	if a.N() > 1 {
+		reason = "Kicked (" + a.Str(1) + ")"
 	}
 	s.dropClient(s.clients[cid], reason)
+	return nil
 }
 
-func (s *Server) cmdLogout() {
-	if s.rconFrom < 0 {
-		return
+// cmdLogout ends the rcon session of its caller.
+func (s *Server) cmdLogout(by console.Caller, _ console.Args) error {
+	if by.Kind != console.Rcon {
+		return nil
 	}
-	c := s.clients[s.rconFrom]
+	c := s.clients[by.ID]
 	if c.state == stateEmpty || !c.rconAuthed {
-		return
+		return nil
 	}
 	s.sendSys(c, netproto.NetmsgRconAuthOff, true, nil)
 	c.rconAuthed, c.rconTries = false, 0
@@ -380,84 +234,38 @@ func (s *Server) cmdLogout() {
 	s.world.SetAuthed(c.id, false)
 	s.rconLine(c, "Logout successful.")
 	s.consoleOut(fmt.Sprintf("ClientID=%d logged out", c.id))
-}
-
-// relPath checks a file argument: a relative path that does not leave the
-// working directory (the reference allows only paths inside its storage).
-func relPath(name string) (string, bool) {
-	if name == "" || filepath.IsAbs(name) || !filepath.IsLocal(name) {
-		return "", false
-	}
-	return filepath.Clean(name), true
-}
-
-// cmdExec runs the lines of a file, bounded in size and nesting; a file
-// already being run is skipped (the reference's loop guard).
-func (s *Server) cmdExec(name string) {
-	p, ok := relPath(name)
-	if !ok {
-		s.consoleOut(fmt.Sprintf("failed to open '%s'", name))
-		s.consoleOut("Info: only relative paths inside the working directory are allowed")
-		return
-	}
-	if slices.Contains(s.cmd.execStack, p) || len(s.cmd.execStack) >= MaxExecDepth {
-		return
-	}
-	data, err := readBounded(p, MaxExecFileSize)
-	if err != nil {
-		s.consoleOut(fmt.Sprintf("failed to open '%s'", name))
-		return
-	}
-	s.consoleOut(fmt.Sprintf("executing '%s'", name))
-	s.cmd.execStack = append(s.cmd.execStack, p)
-	defer func() { s.cmd.execStack = s.cmd.execStack[:len(s.cmd.execStack)-1] }()
-	for line := range strings.Lines(string(data)) {
-		if err := s.execLine(strings.TrimRight(line, "\r\n")); err == errShutdown {
-			s.pendingShutdown = true
-			return
-		}
-	}
-}
-
-// readBounded reads a regular file of at most limit bytes.
-func readBounded(path string, limit int64) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() || st.Size() > limit {
-		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, limit)
-	}
-	return os.ReadFile(path)
+	return nil
 }
 
 // cmdRecord starts a demo of the current game (the reference's record).
-func (s *Server) cmdRecord(name string) {
+func (s *Server) cmdRecord(_ console.Caller, a console.Args) error {
+	name := a.Str(0)
 	if s.rec.demo.file != nil {
 		s.consoleOut("already recording a demo (stoprecord first)")
-		return
+		return nil
 	}
 	if s.cfg.Record.Dir == "" {
 		s.consoleOut("record.dir is not set")
-		return
+		return nil
 	}
 	if name == "" {
 		name = "demo_" + time.Now().Format("2006-01-02_15-04-05")
 	}
 	if strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
 		s.consoleOut(fmt.Sprintf("Unable to open '%s' for recording", name))
-		return
+		return nil
 	}
 	if err := os.MkdirAll(s.cfg.Record.Dir, 0o755); err != nil {
 		s.consoleOut(fmt.Sprintf("Unable to open '%s' for recording", name))
-		return
+		return nil
 	}
 	s.demoStart(name)
 	if s.rec.demo.file == nil {
 		s.consoleOut(fmt.Sprintf("Unable to open '%s' for recording", name))
-		return
+		return nil
 	}
 	s.consoleOut(fmt.Sprintf("Recording to '%s'", s.rec.demo.path))
+	return nil
 }
 
 // tuneParamsMsg is Sv_TuneParams with the tuning in force.

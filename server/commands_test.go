@@ -1,6 +1,7 @@
 package server
 
 import (
+	"net/netip"
 	"os"
 	"slices"
 	"strings"
@@ -508,4 +509,31 @@ func TestSettingCommands(t *testing.T) {
 			t.Errorf("a kick vote started after sv_vote_kick 0")
 		}
 	})
+}
+
+func TestRefAddr(t *testing.T) {
+	for _, tt := range []struct {
+		in       string
+		withPort bool
+		want     string
+	}{
+		{"1.2.3.4:8303", true, "1.2.3.4:8303"},
+		{"1.2.3.4:8303", false, "1.2.3.4"},
+		{"[::1]:50000", true, "[0:0:0:0:0:0:0:1]:50000"},
+		{"[2001:db8::ff00:42:8329]:1", false, "[2001:db8:0:0:0:ff00:42:8329]"},
+		{"[::ffff:10.0.0.1]:7", true, "10.0.0.1:7"},
+	} {
+		if got := refAddr(netip.MustParseAddrPort(tt.in), tt.withPort); got != tt.want {
+			t.Errorf("refAddr(%s, %v) = %q, want %q", tt.in, tt.withPort, got, tt.want)
+		}
+	}
+	for in, want := range map[string]string{
+		"1.2.3.4": "1.2.3.4", "1.2.3.4:99": "1.2.3.4", "[0:0:0:0:0:0:0:1]": "::1", "::1": "::1",
+		"[2001:db8::1]:5": "2001:db8::1", "::ffff:1.2.3.4": "1.2.3.4", "x": "", "1.2.3": "",
+	} {
+		got, ok := parseRefAddr(in)
+		if ok != (want != "") || ok && got.String() != want {
+			t.Errorf("parseRefAddr(%q) = %v %v, want %q", in, got, ok, want)
+		}
+	}
 }

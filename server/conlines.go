@@ -7,38 +7,26 @@ import (
 	"net/netip"
 	"time"
 
+	"twserver/console"
 	"twserver/world"
 )
 
 // Console output for side channels (the econ): the loop hands every line
-// the 0.7.5 server prints on its console — command replies and the event
-// lines existing tools parse (ops-facts section 2) — to the installed
-// sinks, with its system name and level. Nothing is formatted unless a sink
+// the 0.7.5 server prints on its console (command replies and the event
+// lines existing tools parse, ops-facts section 2) to the sinks installed
+// with OnConsoleLine (console.Sinks). Nothing is formatted unless a sink
 // wants the line's level, so a server without econ does no work here; with
 // one, it costs one string per event line (no work per tick).
 
-// Console output levels of the 0.7.5 console (OUTPUT_LEVEL_*): a sink
-// configured for level L gets the lines of level L and below.
+// Console output levels (console.LevelStandard and the others).
 const (
 	// LevelStandard (0): command replies, joins, leaves, drops, votes.
-	LevelStandard = 0
+	LevelStandard = console.LevelStandard
 	// LevelAddInfo (1): chat, "player is ready", rcon commands.
-	LevelAddInfo = 1
+	LevelAddInfo = console.LevelAddInfo
 	// LevelDebug (2): kills, team joins, flag events, pickups.
-	LevelDebug = 2
+	LevelDebug = console.LevelDebug
 )
-
-// ConsoleLine is one line of console output.
-type ConsoleLine struct {
-	// Time is when the line was printed.
-	Time time.Time
-	// Level is the line's output level (LevelStandard, LevelAddInfo, LevelDebug).
-	Level int
-	// System is the reference's system name ("server", "game", "chat", ...).
-	System string
-	// Text is the message, without time or system prefix.
-	Text string
-}
 
 // ErrStopped is returned by SubmitConsole once the game loop has stopped.
 var ErrStopped = errors.New("server: game loop stopped")
@@ -46,82 +34,96 @@ var ErrStopped = errors.New("server: game loop stopped")
 // ErrLineTooLong is returned by SubmitConsole for a line over MaxConsoleLine.
 var ErrLineTooLong = errors.New("server: console line too long")
 
-type conSink struct {
-	level int
-	f     func(ConsoleLine)
-}
-
 // conState is the console output state, owned by the loop (sinks are
 // installed before Run).
 type conState struct {
-	sinks  []conSink
-	level  int      // highest level any sink wants (valid when sinks is not empty)
+	sinks  console.Sinks
 	names  []string // name of each slot's last client, for lines printed after it left
 	done   chan struct{}
-	submit chan consoleSubmit // lines of the side channels (SubmitConsole)
+	submit chan *consoleSubmit // lines of the side channels (SubmitConsole)
 }
 
-// consoleSubmit is a console line of a side channel; done is closed once
-// the loop has run it.
+// consoleSubmit is a console line of another goroutine; the loop runs it
+// for caller, fills out when collect is set, then closes done.
 type consoleSubmit struct {
-	line string
-	done chan struct{}
+	caller  console.Caller
+	line    string
+	collect bool
+	out     []string
+	done    chan struct{}
 }
 
 // OnConsoleLine installs f to receive every console line of level maxLevel
 // and below, from the game loop goroutine: f must return at once without
 // blocking (hand the line to your own goroutine over a bounded channel).
 // Call it before Run.
-func (s *Server) OnConsoleLine(maxLevel int, f func(ConsoleLine)) {
-	if len(s.con.sinks) == 0 || maxLevel > s.con.level {
-		s.con.level = maxLevel
-	}
-	s.con.sinks = append(s.con.sinks, conSink{level: maxLevel, f: f})
+func (s *Server) OnConsoleLine(maxLevel int, f func(console.Line)) {
+	s.con.sinks.Add(maxLevel, f)
 	if s.con.names == nil {
 		s.con.names = make([]string, len(s.clients))
 	}
 }
 
-// SubmitConsole hands one console line to the game loop, which runs it
-// like a line of the console on standard input (same commands, output to
-// the log and the console sinks), and returns once it ran: its output has
+// SubmitConsole hands one console line of a side channel (the econ, the
+// command FIFO) to the game loop, which runs it like a line of the console
+// on standard input (same commands, output to the log and the console
+// sinks) for caller console.Side, and returns once it ran: its output has
 // been handed to the sinks by then, so a side channel keeps a command's
 // output before whatever it prints next. It waits while the queue
 // (ConsoleQueueLen) is full, until ctx is done or the loop has stopped
 // (ErrStopped). Safe from any goroutine.
 func (s *Server) SubmitConsole(ctx context.Context, line string) error {
-	if len(line) > MaxConsoleLine {
-		return ErrLineTooLong
+	_, err := s.submit(ctx, &consoleSubmit{caller: console.Caller{Kind: console.Side}, line: line})
+	return err
+}
+
+// RunConsole runs one console line for caller in the game loop as
+// SubmitConsole does, and returns the lines it printed (which also go to
+// the log, the rcon clients and the sinks as every console output does).
+// It is meant for an administration page (caller console.Admin). Safe from
+// any goroutine.
+func (s *Server) RunConsole(ctx context.Context, caller console.Caller, line string) ([]string, error) {
+	return s.submit(ctx, &consoleSubmit{caller: caller, line: line, collect: true})
+}
+
+// submit queues sub for the loop and waits until it ran.
+func (s *Server) submit(ctx context.Context, sub *consoleSubmit) ([]string, error) {
+	if len(sub.line) > MaxConsoleLine {
+		return nil, ErrLineTooLong
 	}
-	sub := consoleSubmit{line: line, done: make(chan struct{})}
+	sub.done = make(chan struct{})
 	select {
 	case s.con.submit <- sub:
 	case <-ctx.Done():
-		return ctx.Err()
+		return nil, ctx.Err()
 	case <-s.con.done:
-		return ErrStopped
+		return nil, ErrStopped
 	}
 	select {
 	case <-sub.done:
-		return nil
+		return sub.out, nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return nil, ctx.Err()
 	case <-s.con.done:
-		return ErrStopped
+		return nil, ErrStopped
 	}
 }
 
-// runSubmitted runs a side channel's line in the loop; it reports whether
-// the line asked for the shutdown.
-func (s *Server) runSubmitted(sub consoleSubmit) bool {
-	s.rconFrom = -1
-	err := s.execLine(sub.line)
+// runSubmitted runs a submitted line in the loop; it reports whether the
+// line asked for the shutdown.
+func (s *Server) runSubmitted(sub *consoleSubmit) bool {
+	var err error
+	if sub.collect {
+		sub.out, err = s.cons.Collect(sub.caller, sub.line)
+	} else {
+		err = s.cons.Run(sub.caller, sub.line)
+	}
 	close(sub.done)
 	return err == errShutdown
 }
 
 // conOn reports whether some sink wants lines of level.
-func (s *Server) conOn(level int) bool { return len(s.con.sinks) > 0 && level <= s.con.level }
+func (s *Server) conOn(level int) bool { return s.con.sinks.On(level) }
 
 // conPrint hands one line to the sinks that want its level. size is the
 // reference's buffer for the text (longer texts are cut to size-1 bytes as
@@ -133,12 +135,7 @@ func (s *Server) conPrint(level int, system string, size int, text string) {
 	if size > 0 {
 		text = truncUTF8(text, size-1)
 	}
-	l := ConsoleLine{Time: time.Now(), Level: level, System: system, Text: text}
-	for _, k := range s.con.sinks {
-		if level <= k.level {
-			k.f(l)
-		}
-	}
+	s.con.sinks.Print(level, system, text)
 }
 
 // conAddr is an address as the reference prints it (IPv4 without the

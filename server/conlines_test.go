@@ -1,8 +1,10 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"twserver/config"
+	"twserver/console"
 	"twserver/gamemsg"
 	"twserver/world"
 )
@@ -20,7 +23,7 @@ type conLog struct {
 	lines []string
 }
 
-func (l *conLog) add(c ConsoleLine) {
+func (l *conLog) add(c console.Line) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.lines = append(l.lines, fmt.Sprintf("%d [%s]: %s", c.Level, c.System, c.Text))
@@ -178,4 +181,39 @@ func mustListen(t *testing.T) PacketConn {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestRunConsole: a line run for an admin page returns the lines it
+// printed, which also reach the sinks and the log; a too long line and a
+// stopped loop are errors.
+func TestRunConsole(t *testing.T) {
+	var mu sync.Mutex
+	var sunk []string
+	ts := startServerWith(t, nil, func(s *Server) {
+		s.OnConsoleLine(LevelStandard, func(l console.Line) { mu.Lock(); sunk = append(sunk, l.Text); mu.Unlock() })
+	})
+	ctx := context.Background()
+	got, err := ts.RunConsole(ctx, console.Caller{Kind: console.Admin}, `echo "a <b>"; sv_scorelimit 7; sv_scorelimit; kick 5`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a <b>", "Value: 7", "invalid client id to kick"}
+	if !slices.Equal(got, want) {
+		t.Errorf("RunConsole: %q, want %q", got, want)
+	}
+	mu.Lock()
+	if !slices.Equal(sunk, want) {
+		t.Errorf("sinks got %q, want %q", sunk, want)
+	}
+	mu.Unlock()
+	if !strings.Contains(ts.logs.String(), "invalid client id to kick") {
+		t.Errorf("the admin's output is not in the log")
+	}
+	if _, err := ts.RunConsole(ctx, console.Caller{Kind: console.Admin}, strings.Repeat("x", MaxConsoleLine+1)); err != ErrLineTooLong {
+		t.Errorf("long line: %v, want ErrLineTooLong", err)
+	}
+	ts.stop(t)
+	if _, err := ts.RunConsole(ctx, console.Caller{Kind: console.Admin}, "echo late"); err != ErrStopped {
+		t.Errorf("after the loop: %v, want ErrStopped", err)
+	}
 }

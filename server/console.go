@@ -1,17 +1,32 @@
 package server
 
 import (
-	"fmt"
-
+	"twserver/config"
+	"twserver/console"
 	"twserver/gamemsg"
 	"twserver/netproto"
 )
 
-// consoleOut emits one line of command output: to the log for stdin
-// commands, and as RCON_LINE to every authenticated rcon client (the
-// reference sends console output to all of them).
-func (s *Server) consoleOut(line string) {
-	if s.rconFrom < 0 {
+// consoleOut prints one line of command output on the console (conHost.Output
+// shows it).
+func (s *Server) consoleOut(line string) { s.cons.Print(line) }
+
+// runConsole runs a console line for caller; it reports whether the line
+// asked for the shutdown.
+func (s *Server) runConsole(c console.Caller, line string) bool {
+	return s.cons.Run(c, line) == errShutdown
+}
+
+// conHost is the game's side of the console (console.Host), called from
+// the game loop only.
+type conHost struct{ s *Server }
+
+// Output shows one line of command output: in the log unless an rcon
+// client ran the command, and as RCON_LINE to every authenticated rcon
+// client (the reference sends console output to all of them).
+func (h conHost) Output(by console.Caller, line string) {
+	s := h.s
+	if by.Kind != console.Rcon {
 		s.log.Info().Msg(line)
 	}
 	s.conPrint(LevelStandard, "server", 0, line)
@@ -22,28 +37,58 @@ func (s *Server) consoleOut(line string) {
 	}
 }
 
-// rconAuth handles NETMSG_RCON_AUTH (net.md A3.5). sendList is false for a
-// 0.6 client that did not ask for the command list (its optional int).
+// Config returns the running configuration.
+func (h conHost) Config() *config.Config { return &h.s.cfg }
+
+// SetSetting makes next the running configuration after setting name
+// changed to val and applies it to the game.
+func (h conHost) SetSetting(name, val, warn string, next config.Config) {
+	s := h.s
+	if warn != "" {
+		s.log.Info().Str("setting", name).Msg(warn)
+	}
+	old := s.cfg
+	s.cfg = next
+	s.applySetting(name, val, &old)
+	s.log.Info().Str("setting", name).Str("value", console.LogValue(name, val)).Str("takes_effect", console.SettingTakesEffect(name)).Msg("setting changed")
+}
+
+// Record records a console command about to run.
+func (h conHost) Record(by console.Caller, name string, args []string) {
+	h.s.recConsole(by.CID(), name, args)
+}
+
+// MapName returns the current map's name.
+func (h conHost) MapName() string { return h.s.curMap.Name }
+
+// Shutdown stops the server after this tick.
+func (h conHost) Shutdown() { h.s.pendingShutdown = true }
+
+// rconAuth handles NETMSG_RCON_AUTH (net.md A3.5) by the login rule of
+// console.CheckLogin. sendList is false for a 0.6 client that did not ask
+// for the command list (its optional int).
 func (s *Server) rconAuth(c *client, pw string, sendList bool) {
 	if s.cfg.Server.RconPassword == "" {
 		if !c.rconNoPwWarned {
 			c.rconNoPwWarned = true
-			s.rconLine(c, "No rcon password set on server. Set sv_rcon_password and/or sv_rcon_mod_password to enable the remote console.")
+			s.rconLine(c, console.LoginNoPassword)
 		}
 		return
 	}
 	if c.rconAuthed {
 		return
 	}
-	if pw == s.cfg.Server.RconPassword {
+	l := console.CheckLogin(s.cfg.Server.RconPassword, pw, c.rconTries, s.cfg.Server.RconMaxTries)
+	c.rconTries = l.Tries
+	if l.Granted {
 		c.rconAuthed = true
 		s.recAuth(c, true)
 		s.world.SetAuthed(c.id, true)
 		s.sendSys(c, netproto.NetmsgRconAuthOn, true, nil)
-		s.rconLine(c, "Admin authentication successful. Full remote console access granted.")
+		s.rconLine(c, l.Reply)
 		s.conRconAuthed(c)
 		// The lists follow over the next ticks (sendRconLists).
-		c.rconCmdNext, c.rconMaps, c.rconMapNext = len(rconCommands()), nil, 0
+		c.rconCmdNext, c.rconMaps, c.rconMapNext = len(console.RconCommands()), nil, 0
 		if sendList {
 			c.rconCmdNext = 0
 		}
@@ -53,22 +98,15 @@ func (s *Server) rconAuth(c *client, pw string, sendList bool) {
 		s.log.Info().Int("cid", c.id).Str("name", c.name).Msg("rcon authenticated")
 		return
 	}
-	c.rconTries++
-	maxTries := s.cfg.Server.RconMaxTries
 	s.rateLog().Int("cid", c.id).Str("addr", c.addr.String()).Msg("rcon wrong password")
-	if maxTries > 0 {
-		s.rconLine(c, fmt.Sprintf("Wrong password %d/%d.", c.rconTries, maxTries))
-		if c.rconTries >= maxTries {
-			const reason = "Too many remote console authentication tries"
-			if bt := s.cfg.Server.RconBanTime; bt > 0 {
-				s.banAddr(c.addr.Addr().Unmap(), bt, reason)
-			} else {
-				s.dropClient(c, reason)
-			}
+	s.rconLine(c, l.Reply)
+	if l.Exhausted {
+		if bt := s.cfg.Server.RconBanTime; bt > 0 {
+			s.banAddr(console.CIDConsole, c.addr.Addr().Unmap(), bt, console.LoginTooManyTries)
+		} else {
+			s.dropClient(c, console.LoginTooManyTries)
 		}
-		return
 	}
-	s.rconLine(c, "Wrong password.")
 }
 
 func (s *Server) rconLine(c *client, line string) {
@@ -113,7 +151,7 @@ func (s *Server) mapList() []string {
 // sendRconLists sends the next part of the command and map lists to the
 // rcon clients whose turn tick is (see RconListGroups).
 func (s *Server) sendRconLists(tick int32) {
-	cmds := rconCommands()
+	cmds := console.RconCommands()
 	for id := int(tick % RconListGroups); id < len(s.clients); id += RconListGroups {
 		c := s.clients[id]
 		if c.state == stateEmpty || !c.rconAuthed {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"twserver/config"
+	"twserver/console"
 	"twserver/netproto"
 )
 
@@ -375,8 +376,8 @@ func TestSystem6(t *testing.T) {
 				cmds++
 			}
 		}
-		if lines < 2 || cmds != len(rconCommands()) {
-			t.Errorf("%d rcon lines, %d commands (want %d): %s", lines, cmds, len(rconCommands()), ids)
+		if lines < 2 || cmds != len(console.RconCommands()) {
+			t.Errorf("%d rcon lines, %d commands (want %d): %s", lines, cmds, len(console.RconCommands()), ids)
 		}
 		var u netproto.Unpacker
 		u.Reset(c.got[5][1:])

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"twserver/console"
 	"twserver/gamemsg"
 	"twserver/netproto"
 	"twserver/world"
@@ -104,11 +105,9 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 		}
 		s.log.Info().Int("cid", c.id).Str("name", c.name).Str("cmd", line).Msg("rcon command")
 		s.conRcon(c, line)
-		s.rconFrom = c.id
-		if s.execLine(line) == errShutdown {
+		if s.runConsole(console.RconCaller(c.id), line) {
 			s.pendingShutdown = true
 		}
-		s.rconFrom = -1
 	case netproto.NetmsgPing:
 		s.sendSys0(c, netproto.NetmsgPingReply)
 	default:

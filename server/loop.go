@@ -45,6 +45,7 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/time/rate"
 
+	"twserver/console"
 	"twserver/netproto"
 )
 
@@ -124,8 +125,7 @@ loop:
 			s.drainRx()
 		case line := <-s.consoleCh:
 			s.catchUp(false)
-			s.rconFrom = -1
-			if s.execLine(line) == errShutdown {
+			if s.runConsole(console.Caller{Kind: console.Stdin}, line) {
 				break loop
 			}
 		case sub := <-s.con.submit:

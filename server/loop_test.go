@@ -5,6 +5,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"twserver/console"
 	"twserver/gamemsg"
 	"twserver/netproto"
 )
@@ -200,7 +201,7 @@ func TestLockTeamsSettings(t *testing.T) {
 	}
 	defer peer.Close()
 	for _, want := range []bool{true, false} {
-		s.execLine("lock_teams")
+		s.runConsole(console.Caller{}, "lock_teams")
 		c.conn.Flush(s.now())
 		s.flushAll()
 		var got []bool

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"twserver/config"
+	"twserver/console"
 	"twserver/gamemsg"
 	"twserver/netproto"
 )
@@ -42,8 +43,8 @@ func TestRcon(t *testing.T) {
 		if !a.rconOn || !containsLine(a.rconLines, "Admin authentication successful. Full remote console access granted.") {
 			t.Fatalf("rcon auth failed: on=%v lines=%q", a.rconOn, a.rconLines)
 		}
-		if len(a.rconCmds) < len(Commands) {
-			t.Errorf("got %d RCON_CMD_ADD, want %d", len(a.rconCmds), len(Commands))
+		if len(a.rconCmds) < len(console.Commands()) {
+			t.Errorf("got %d RCON_CMD_ADD, want %d", len(a.rconCmds), len(console.Commands()))
 		}
 		a.rconCmd("status")
 		a.run(200 * time.Millisecond)
@@ -71,7 +72,7 @@ func TestRcon(t *testing.T) {
 // rconCmdNames is the command list an rcon login announces, in order.
 func rconCmdNames() []string {
 	var names []string
-	for _, c := range rconCommands() {
+	for _, c := range console.RconCommands() {
 		names = append(names, c.Name)
 	}
 	return names

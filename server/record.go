@@ -368,11 +368,12 @@ func (s *Server) recMessage(c *client, id int32, data []byte) {
 }
 
 // recConsole records a console command about to run, by its name in
-// Commands and its parsed arguments (by rcon client s.rconFrom, the server
-// console -1, or a passed vote rconCIDVote).
-func (s *Server) recConsole(name string, args []string) {
+// the console's commands and its parsed arguments, by caller by
+// (console.Caller.CID: an rcon client id, console.CIDConsole or
+// console.CIDVote).
+func (s *Server) recConsole(by int, name string, args []string) {
 	if s.rec.thActive() {
-		s.rec.enc.RecordConsoleCommand(s.rconFrom, 0, name, args)
+		s.rec.enc.RecordConsoleCommand(by, 0, name, args)
 	}
 }
 

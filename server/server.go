@@ -6,7 +6,6 @@ package server
 import (
 	"crypto/rand"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -24,6 +23,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"twserver/config"
+	"twserver/console"
 	"twserver/dialect6"
 	"twserver/netproto"
 	"twserver/snap"
@@ -50,7 +50,7 @@ const (
 	// ConsoleQueueLen bounds console lines waiting for the game loop.
 	ConsoleQueueLen = 64
 	// MaxConsoleLine is the longest console line accepted.
-	MaxConsoleLine = 512
+	MaxConsoleLine = console.MaxLine
 	// MaxCatchUpTicks bounds the ticks simulated back-to-back after a stall;
 	// beyond it the schedule is moved forward.
 	MaxCatchUpTicks = 50
@@ -139,13 +139,12 @@ type Server struct {
 	sendBuf         []byte
 	out             *sendBatch // datagrams written at the end of the wake-up (batch.go)
 	scratch         [netproto.MaxPayload6]byte
-	infoSig         uint64       // infoSignature of the published info
-	pendingShutdown bool         // shutdown requested by rcon or vote
-	pendingMap      string       // map change requested by console/vote, done between ticks
-	rconFrom        int          // client id running the current rcon command, -1 = stdin, rconCIDVote = a passed vote
-	cmd             cmdState     // console state (commands.go)
-	pendingKicks    uint64       // client ids (bits) the world kicked for inactivity, dropped after the events
-	infoRows        []infoPlayer // scratch of infoPlayers
+	infoSig         uint64           // infoSignature of the published info
+	pendingShutdown bool             // shutdown requested by rcon or vote
+	pendingMap      string           // map change requested by console/vote, done between ticks
+	cons            *console.Console // the console running the command lines (console.go)
+	pendingKicks    uint64           // client ids (bits) the world kicked for inactivity, dropped after the events
+	infoRows        []infoPlayer     // scratch of infoPlayers
 
 	warnLimit *rate.Limiter // bounds the peer-triggerable log lines (warn, rateLog)
 
@@ -212,7 +211,6 @@ func New(o Options) (*Server, error) {
 		free:      make(chan *rxPacket, rxPoolSize),
 		consoleCh: make(chan string, ConsoleQueueLen),
 		byAddr:    make(map[netip.AddrPort]int),
-		rconFrom:  -1,
 		pool:      o.Pool,
 
 		alignTicks: o.AlignTicks,
@@ -223,7 +221,12 @@ func New(o Options) (*Server, error) {
 	}
 	s.peers.m = make(map[netip.AddrPort]int)
 	s.trans6 = new(dialect6.Game)
-	s.con.done, s.con.submit = make(chan struct{}), make(chan consoleSubmit, ConsoleQueueLen)
+	s.con.done, s.con.submit = make(chan struct{}), make(chan *consoleSubmit, ConsoleQueueLen)
+	cons, err := console.New(conHost{s}, s.conHandlers())
+	if err != nil {
+		return nil, err
+	}
+	s.cons = cons
 	s.warnLimit = rate.NewLimiter(rate.Every(warnEvery), warnBurst)
 	s.budget = newConnlessBudget(TokenRepliesPerSecond, InfoRepliesPerSecond, ConnectsPerSecond)
 	if s.seed == 0 {
@@ -415,4 +418,4 @@ func (s *Server) setMap(m *twmap.Map) error {
 }
 
 // errShutdown is returned internally when the console asked to stop.
-var errShutdown = errors.New("server: shutdown requested")
+var errShutdown = console.ErrShutdown

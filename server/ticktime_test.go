@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"twserver/console"
 	"twserver/netproto"
 )
 
@@ -168,7 +169,7 @@ func testStatsShowsTickTiming(t *testing.T) {
 		s.advance()
 		s.endTickWork()
 	}
-	s.execLine("stats")
+	s.runConsole(console.Caller{}, "stats")
 	out := buf.String()
 	for _, want := range []string{"ticks=5 ", "skipped=0 ", "work_p50=", "work_p99=", "work_max=", "late_p99="} {
 		if !strings.Contains(out, want) {

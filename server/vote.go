@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"twserver/config"
+	"twserver/console"
 	"twserver/gamemsg"
 	"twserver/teehist/replay"
 	"twserver/world"
@@ -82,17 +83,18 @@ func (s *Server) onCallVote(c *client, m *gamemsg.ClCallVote, now time.Duration)
 		}
 		c.lastVote = now
 	}
-	s.callVote(c.id, m.Type, m.Value, m.Reason, m.Force)
+	s.callVote(c.id, m.Type, m.Value, m.Reason, m.Force, nil)
 }
 
-// callVote starts a vote of client caller (-1: the server console), or with
+// callVote starts a vote of client caller (-1: the server console; by is
+// the console command's caller, nil for a player's call), or with
 // force carries it out at once: the option's command, or the kick (a ban
 // for voting.kick_ban_time minutes when that is not 0) or move to the
 // spectators (blocked from rejoining for voting.spectate_rejoin_delay
 // minutes). Kick and spectate votes follow voting.kick, voting.kick_min and
 // voting.spectate, and spare rcon-authenticated clients from kicks, as the
 // reference.
-func (s *Server) callVote(caller int, typ, value, reason string, force bool) {
+func (s *Server) callVote(caller int, typ, value, reason string, force bool, by *console.Caller) {
 	reason = truncUTF8(reason, 15)
 	if reason == "" {
 		reason = "No reason given"
@@ -103,7 +105,7 @@ func (s *Server) callVote(caller int, typ, value, reason string, force bool) {
 	case "option":
 		i := s.voteOption(value)
 		if i < 0 {
-			s.voteRefused(caller, "'"+value+"' isn't an option on this server")
+			s.voteRefused(caller, by, "'"+value+"' isn't an option on this server")
 			return
 		}
 		o := s.cfg.Votes[i]
@@ -111,19 +113,19 @@ func (s *Server) callVote(caller int, typ, value, reason string, force bool) {
 		target = o.Description
 	case "kick":
 		if !s.cfg.Voting.Kick {
-			s.consoleRefused(caller, "kick votes are off (voting.kick)")
+			s.consoleRefused(by, "kick votes are off (voting.kick)")
 			return
 		}
 		if n := s.realPlayers(); n < s.cfg.Voting.KickMin {
-			s.consoleRefused(caller, fmt.Sprintf("kick votes need %d players, there are %d (voting.kick_min)", s.cfg.Voting.KickMin, n))
+			s.consoleRefused(by, fmt.Sprintf("kick votes need %d players, there are %d (voting.kick_min)", s.cfg.Voting.KickMin, n))
 			return
 		}
-		id, ok := s.voteTarget(caller, value)
+		id, ok := s.voteTarget(caller, by, value)
 		if !ok {
 			return
 		}
 		if s.clients[id].rconAuthed {
-			s.consoleRefused(caller, "rcon-authenticated players cannot be kicked by vote")
+			s.consoleRefused(by, "rcon-authenticated players cannot be kicked by vote")
 			return
 		}
 		if bt := s.cfg.Voting.KickBanTime; bt > 0 {
@@ -134,21 +136,21 @@ func (s *Server) callVote(caller int, typ, value, reason string, force bool) {
 		v.kind, v.target = voteStartKick, id
 	case "spectate":
 		if !s.cfg.Voting.Spectate {
-			s.consoleRefused(caller, "spectate votes are off (voting.spectate)")
+			s.consoleRefused(by, "spectate votes are off (voting.spectate)")
 			return
 		}
-		id, ok := s.voteTarget(caller, value)
+		id, ok := s.voteTarget(caller, by, value)
 		if !ok {
 			return
 		}
 		if s.world.Team(id) == world.TeamSpectators {
-			s.consoleRefused(caller, fmt.Sprintf("client %d is a spectator already", id))
+			s.consoleRefused(by, fmt.Sprintf("client %d is a spectator already", id))
 			return
 		}
 		v.command = fmt.Sprintf("set_team %d -1 %d", id, s.cfg.Voting.SpectateRejoinDelay)
 		v.kind, v.target = voteStartSpec, id
 	default:
-		s.consoleRefused(caller, "vote type must be option, kick or spectate")
+		s.consoleRefused(by, "vote type must be option, kick or spectate")
 		return
 	}
 	if v.target >= 0 {
@@ -165,12 +167,13 @@ func (s *Server) callVote(caller int, typ, value, reason string, force bool) {
 	}
 	s.consoleOut(fmt.Sprintf("'%d:%s' voted %s '%s' reason='%s' cmd='%s' force=%d", caller, callerName, typ, target, reason, v.command, force01))
 	if force {
-		prev := s.rconFrom
-		s.rconFrom = caller
-		if s.execLine(v.command) == errShutdown {
+		as := console.RconCaller(caller) // a player's forced vote runs as the player
+		if by != nil {
+			as = *by
+		}
+		if s.runConsole(as, v.command) {
 			s.pendingShutdown = true
 		}
-		s.rconFrom = prev
 		if v.kind != voteStartKick {
 			s.broadcastGame(-1, &gamemsg.SvVoteSet{ClientID: -1, Type: int32(v.kind), Description: truncUTF8(v.desc, 63), Reason: v.reason})
 		}
@@ -193,9 +196,10 @@ func (s *Server) callVote(caller int, typ, value, reason string, force bool) {
 }
 
 // voteRefused tells the caller why a vote was not started: in chat for a
-// player, on the console for the console (force_vote).
-func (s *Server) voteRefused(caller int, text string) {
-	if caller == s.rconFrom {
+// player, on the console for the console (force_vote: by is its caller,
+// nil for a player's call).
+func (s *Server) voteRefused(caller int, by *console.Caller, text string) {
+	if by != nil {
 		s.consoleOut(text)
 		return
 	}
@@ -205,22 +209,22 @@ func (s *Server) voteRefused(caller int, text string) {
 // consoleRefused tells force_vote's user why nothing happened; a player's
 // call is refused silently there, as the reference (the client offers only
 // what Sv_ServerSettings allows).
-func (s *Server) consoleRefused(caller int, text string) {
-	if caller == s.rconFrom {
+func (s *Server) consoleRefused(by *console.Caller, text string) {
+	if by != nil {
 		s.consoleOut(text)
 	}
 }
 
 // voteTarget reads the client id of a kick or spectate vote: an in-game
 // client other than the caller.
-func (s *Server) voteTarget(caller int, value string) (int, bool) {
+func (s *Server) voteTarget(caller int, by *console.Caller, value string) (int, bool) {
 	id := replay.IntArg(value)
 	if id < 0 || id >= len(s.clients) || s.clients[id].state != stateIngame {
-		s.voteRefused(caller, "Invalid client id to vote on")
+		s.voteRefused(caller, by, "Invalid client id to vote on")
 		return 0, false
 	}
 	if id == caller {
-		s.voteRefused(caller, "You can't vote on yourself")
+		s.voteRefused(caller, by, "You can't vote on yourself")
 		return 0, false
 	}
 	return id, true
@@ -313,19 +317,16 @@ func (s *Server) tickVote() {
 }
 
 // endVote ends the running vote; a passed vote's command runs first, as a
-// vote's (rconCIDVote). Clients see the caller's id, or -1 for a forced
+// vote's (console.Vote). Clients see the caller's id, or -1 for a forced
 // result ("Admin forced vote yes").
 func (s *Server) endVote(result int) {
 	v := s.vote
 	s.vote = voteState{}
 	s.log.Info().Str("vote", v.desc).Bool("passed", result == voteEndPass).Bool("forced", v.enforce != 0).Msg("vote ended")
 	if result == voteEndPass {
-		prev := s.rconFrom
-		s.rconFrom = rconCIDVote
-		if s.execLine(v.command) == errShutdown {
+		if s.runConsole(console.Caller{Kind: console.Vote}, v.command) {
 			s.pendingShutdown = true
 		}
-		s.rconFrom = prev
 		if v.caller >= 0 {
 			s.clients[v.caller].lastVote = 0
 		}
@@ -427,23 +428,5 @@ func (s *Server) voteOption(desc string) int {
 // lineIsValid reports whether every command of line exists and has valid
 // arguments (the reference's check of vote commands).
 func (s *Server) lineIsValid(line string) bool {
-	parts := splitCommands(line)
-	if len(parts) == 0 {
-		return false
-	}
-	for _, p := range parts {
-		name, rest := splitName(p)
-		params := ""
-		if c, ok := lookupCommand(name); ok {
-			params = c.Params
-		} else if row, ok := config.Setting(name); ok {
-			params = config.SettingParams(row) // a setting: sv_scorelimit 10
-		} else {
-			return false
-		}
-		if _, err := parseArgs(rest, params); err != nil {
-			return false
-		}
-	}
-	return true
+	return console.Valid(line)
 }

@@ -14,6 +14,7 @@ import (
 
 	"twserver/agones"
 	"twserver/config"
+	"twserver/console"
 	"twserver/econ"
 	"twserver/register"
 	"twserver/server"
@@ -62,7 +63,7 @@ func (sc *sideChannels) startConsoles(ctx context.Context, cfg config.Config, sr
 		if err != nil {
 			return fmt.Errorf("econ.bind/econ.port: %w", err)
 		}
-		srv.OnConsoleLine(ec.OutputLevel, func(l server.ConsoleLine) { e.Print(econ.Line(l)) })
+		srv.OnConsoleLine(ec.OutputLevel, func(l console.Line) { e.Print(econ.Line(l)) })
 		sc.wg.Go(func() { e.Run(ctx) })
 	}
 	if path := cfg.Server.InputFIFO; path != "" {

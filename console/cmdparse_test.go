@@ -1,9 +1,8 @@
-package server
+package console
 
 import (
 	"bufio"
 	"math"
-	"net/netip"
 	"os"
 	"slices"
 	"strconv"
@@ -59,18 +58,18 @@ func TestParseArgs(t *testing.T) {
 }
 
 func TestCmdArgsNumbers(t *testing.T) {
-	a := cmdArgs{"12abc", "-3", "x", " 7", "0.25", "1e2x", ".5"}
+	a := Args{"12abc", "-3", "x", " 7", "0.25", "1e2x", ".5"}
 	for i, want := range []int{12, -3, 0, 7, 0, 1, 0} {
-		if got := a.int(i); got != want {
+		if got := a.Int(i); got != want {
 			t.Errorf("int(%q) = %d, want %d", a[i], got, want)
 		}
 	}
 	for i, want := range map[int]float64{0: 12, 1: -3, 2: 0, 4: 0.25, 5: 100, 6: 0.5} {
-		if got := a.float(i); got != want {
+		if got := a.Float(i); got != want {
 			t.Errorf("float(%q) = %v, want %v", a[i], got, want)
 		}
 	}
-	if a.int(99) != 0 || a.str(99) != "" {
+	if a.Int(99) != 0 || a.Str(99) != "" {
 		t.Error("absent argument not zero")
 	}
 }
@@ -104,9 +103,9 @@ func TestReferenceCommandsCovered(t *testing.T) {
 		ref[name] = true
 		cmd, impl := lookupCommand(name)
 		var unsup *UnsupportedCommand
-		for i := range UnsupportedCommands {
-			if UnsupportedCommands[i].Name == name {
-				unsup = &UnsupportedCommands[i]
+		for i := range unsupported {
+			if unsupported[i].Name == name {
+				unsup = &unsupported[i]
 			}
 		}
 		switch {
@@ -123,12 +122,12 @@ func TestReferenceCommandsCovered(t *testing.T) {
 	if len(ref) < 37 {
 		t.Fatalf("only %d reference commands read", len(ref))
 	}
-	for _, u := range UnsupportedCommands {
+	for _, u := range unsupported {
 		if !ref[u.Name] {
 			t.Errorf("UnsupportedCommands lists %s, which the reference does not have", u.Name)
 		}
 	}
-	for _, c := range Commands {
+	for _, c := range commands {
 		if len(c.Name) > 31 || len(c.Help) > 95 || len(c.Params) > 95 {
 			t.Errorf("%s: longer than RCON_CMD_ADD carries", c.Name)
 		}
@@ -159,7 +158,7 @@ func FuzzConsoleLine(f *testing.F) {
 			if len(name)+len(rest) > len(p) {
 				t.Fatalf("name %q rest %q longer than %q", name, rest, p)
 			}
-			for _, c := range Commands {
+			for _, c := range commands {
 				args, _ := parseArgs(rest, c.Params)
 				if len(args) > MaxCommandArgs {
 					t.Fatalf("%d args", len(args))
@@ -168,10 +167,10 @@ func FuzzConsoleLine(f *testing.F) {
 					if len(a) > len(rest) {
 						t.Fatalf("arg %q longer than %q", a, rest)
 					}
-					if v := cmdArgs(args).int(i); v < math.MinInt32 || v > math.MaxInt32 {
+					if v := Args(args).Int(i); v < math.MinInt32 || v > math.MaxInt32 {
 						t.Fatalf("int(%q) = %d", a, v)
 					}
-					_ = cmdArgs(args).float(i)
+					_ = Args(args).Float(i)
 				}
 			}
 		}
@@ -179,36 +178,9 @@ func FuzzConsoleLine(f *testing.F) {
 			t.Fatalf("parts longer than the line")
 		}
 		if v, err := strconv.ParseInt(strings.TrimLeft(line, " \t\n\r\v\f"), 10, 32); err == nil {
-			if got := (cmdArgs{line}).int(0); int64(got) != v {
+			if got := (Args{line}).Int(0); int64(got) != v {
 				t.Fatalf("int(%q) = %d, want %d", line, got, v)
 			}
 		}
 	})
-}
-
-func TestRefAddr(t *testing.T) {
-	for _, tt := range []struct {
-		in       string
-		withPort bool
-		want     string
-	}{
-		{"1.2.3.4:8303", true, "1.2.3.4:8303"},
-		{"1.2.3.4:8303", false, "1.2.3.4"},
-		{"[::1]:50000", true, "[0:0:0:0:0:0:0:1]:50000"},
-		{"[2001:db8::ff00:42:8329]:1", false, "[2001:db8:0:0:0:ff00:42:8329]"},
-		{"[::ffff:10.0.0.1]:7", true, "10.0.0.1:7"},
-	} {
-		if got := refAddr(netip.MustParseAddrPort(tt.in), tt.withPort); got != tt.want {
-			t.Errorf("refAddr(%s, %v) = %q, want %q", tt.in, tt.withPort, got, tt.want)
-		}
-	}
-	for in, want := range map[string]string{
-		"1.2.3.4": "1.2.3.4", "1.2.3.4:99": "1.2.3.4", "[0:0:0:0:0:0:0:1]": "::1", "::1": "::1",
-		"[2001:db8::1]:5": "2001:db8::1", "::ffff:1.2.3.4": "1.2.3.4", "x": "", "1.2.3": "",
-	} {
-		got, ok := parseRefAddr(in)
-		if ok != (want != "") || ok && got.String() != want {
-			t.Errorf("parseRefAddr(%q) = %v %v, want %q", in, got, ok, want)
-		}
-	}
 }

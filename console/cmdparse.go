@@ -1,4 +1,4 @@
-package server
+package console
 
 import (
 	"errors"
@@ -138,28 +138,28 @@ func parseArgs(rest, params string) ([]string, error) {
 	return args, nil
 }
 
-// cmdArgs are the parsed arguments of one command.
-type cmdArgs []string
+// Args are the parsed arguments of one command.
+type Args []string
 
-// n returns the number of arguments given.
-func (a cmdArgs) n() int { return len(a) }
+// N returns the number of arguments given.
+func (a Args) N() int { return len(a) }
 
-// str returns argument i, "" when absent.
-func (a cmdArgs) str(i int) string {
+// Str returns argument i, "" when absent.
+func (a Args) Str(i int) string {
 	if i < len(a) {
 		return a[i]
 	}
 	return ""
 }
 
-// int returns argument i as the reference reads integers (C atoi: leading
+// Int returns argument i as the reference reads integers (C atoi: leading
 // digits, 0 for none), 0 when absent.
-func (a cmdArgs) int(i int) int { return replay.IntArg(a.str(i)) }
+func (a Args) Int(i int) int { return replay.IntArg(a.Str(i)) }
 
-// float returns argument i as the reference reads numbers (C atof: the
+// Float returns argument i as the reference reads numbers (C atof: the
 // longest leading decimal number, 0 for none), 0 when absent.
-func (a cmdArgs) float(i int) float64 {
-	s := skipBlanks(a.str(i))
+func (a Args) Float(i int) float64 {
+	s := skipBlanks(a.Str(i))
 	best := 0.0
 	for j := 1; j <= len(s) && j <= 64; j++ {
 		if v, err := strconv.ParseFloat(s[:j], 64); err == nil {
