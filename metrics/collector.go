@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"twserver/edge"
 	"twserver/server"
 )
 
@@ -128,7 +129,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	for i, reason := range server.RefuseReasons {
 		counter(descConns, g.Refused[i].Load(), reason)
 	}
-	for i, reason := range server.PregameDrops {
+	for i, reason := range edge.PregameDrops {
 		counter(descPregame, g.PregameDrops[i].Load(), reason)
 	}
 	gauge(descBans, float64(g.Bans.Load()))

@@ -160,10 +160,10 @@ func newUDPServerInGame(tb testing.TB, n int) (*Server, []*net.UDPConn) {
 	peers := listenPeers(tb, n)
 	for i, c := range s.clients[:n] {
 		delete(s.byAddr, c.addr)
-		s.peers.remove(c.addr)
+		s.edge.Peers.Remove(c.addr)
 		c.addr = peerAddr(peers[i])
 		s.byAddr[c.addr] = i
-		s.peers.add(c.addr, i)
+		s.edge.Peers.Add(c.addr, i)
 		c.snapRate = snapRateFull
 	}
 	for _, p := range peers {

@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"sync/atomic"
 	"time"
+
+	"twserver/edge"
 )
 
 // Operator-facing gauges and counters the loop publishes for the metrics
@@ -98,8 +100,8 @@ type Gauges struct {
 	// Refused counts CONNECTs refused by reason (index as in RefuseReasons).
 	Refused [len(RefuseReasons)]atomic.Uint64
 	// PregameDrops counts pre-game clients dropped by the slot-holding
-	// defences, by reason (index as in PregameDrops).
-	PregameDrops [len(PregameDrops)]atomic.Uint64
+	// defences, by reason (index as in edge.PregameDrops).
+	PregameDrops [len(edge.PregameDrops)]atomic.Uint64
 	// Snapshots counts snapshots sent (one per client and snapshot tick).
 	Snapshots atomic.Uint64
 	// Sleeps counts the times the game fell asleep, empty (sleep.go).
@@ -183,19 +185,8 @@ func (s *Server) publishGauges() {
 	}
 	g.MaxClients.Store(int32(len(s.clients)))
 	if s.world.CurrentTick()%50 == 0 { // at most MaxBans entries: once a second
-		g.Bans.Store(int32(s.bans.active(time.Now())))
+		g.Bans.Store(int32(s.bans.Active(time.Now())))
 	}
-}
-
-// active counts the bans not expired at now.
-func (l *banList) active(now time.Time) int {
-	n := 0
-	for _, b := range l.m {
-		if b.until.IsZero() || !now.After(b.until) {
-			n++
-		}
-	}
-	return n
 }
 
 // write sends one datagram and counts it.
@@ -206,4 +197,4 @@ func (s *Server) write(b []byte, to netip.AddrPort) {
 }
 
 // Stats returns the reader's packet counters (safe for concurrent reads).
-func (s *Server) Stats() *Stats { return &s.stats }
+func (s *Server) Stats() *Stats { return s.stats }

@@ -25,7 +25,9 @@ import (
 	"twserver/config"
 	"twserver/console"
 	"twserver/dialect6"
+	"twserver/edge"
 	"twserver/netproto"
+	"twserver/record"
 	"twserver/snap"
 	"twserver/world"
 	"twserver/world/twmap"
@@ -36,6 +38,9 @@ const NetVersion = "0.7 802f1be60a05665f"
 
 // GameVersion is the version reported in server info.
 const GameVersion = "0.7.5"
+
+// ServerVersion is the server_version written in teehistorian headers.
+const ServerVersion = GameVersion + ", twserver"
 
 // Queue bounds of the server (every resource has a named bound).
 const (
@@ -108,12 +113,10 @@ type Server struct {
 	pace   pacer         // paced reads: the loop asks the reader to read at each tick (paced.go)
 	ingame atomic.Uint64 // bit i: slot i is in game (published by the loop, read by the reader)
 	free   chan *rxPacket
-	peers  peerTable
-	info   atomic.Pointer[infoSnapshot]
-	stats  Stats
-	budget connlessBudget
-	// DDNet ACCEPTs just handed to the loop (edge6.go; reader side only)
-	accepted6 acceptedRing
+	// the edge (package edge): the reader's screening, budgets, counters,
+	// the addresses owning a slot, the published info, the master hooks
+	edge  *edge.Edge
+	stats *edge.Stats // &edge.Stats
 
 	// console lines from stdin (console.go)
 	consoleCh chan string
@@ -124,7 +127,7 @@ type Server struct {
 	gameStart       time.Time // start of tick 0 of the current map
 	clients         []*client
 	byAddr          map[netip.AddrPort]int
-	bans            banList
+	bans            edge.BanList
 	vote            voteState
 	snapW           snapWorker                 // the loop's snapshot builder and encoder (encpool.go)
 	pool            *EncodePool                // shared snapshot encoders (nil: the loop encodes alone)
@@ -156,12 +159,9 @@ type Server struct {
 	sleep    sleepState // an empty game's sleep (sleep.go)
 
 	// side channels (hooks.go); installed before Run
-	observers       []func(Event)
-	masterChallenge func(payload []byte) bool
-	masterPacket    func(from netip.AddrPort, token uint32, payload []byte) bool
-	globalToken     netproto.Token
+	observers []func(Event)
 
-	rec recorder // recording state and hooks (record.go)
+	rec *record.Recorder // recording (package record)
 
 	// the 0.6 game layer (snapsend.go, sys6.go)
 	trans6   *dialect6.Game // translation of the game layer for 0.6 clients
@@ -170,29 +170,9 @@ type Server struct {
 	con      conState // console output to side channels (conlines.go)
 }
 
-// Stats are counters of dropped and handled packets; read with atomic loads.
-type Stats struct {
-	// Received counts datagrams read from the socket.
-	Received atomic.Uint64
-	// Malformed counts datagrams dropped for size or header errors.
-	Malformed atomic.Uint64
-	// BadToken counts datagrams dropped for an invalid token or unknown address.
-	BadToken atomic.Uint64
-	// QueueFull counts datagrams dropped because the game loop was behind.
-	QueueFull atomic.Uint64
-	// ConnlessDropped counts connless requests over budget.
-	ConnlessDropped atomic.Uint64
-	// TokenReplies counts answered token requests.
-	TokenReplies atomic.Uint64
-	// InfoReplies counts answered server info requests.
-	InfoReplies atomic.Uint64
-	// Flood counts datagrams of connected clients over their per-second budget.
-	Flood atomic.Uint64
-	// BadMessages counts messages from connected clients that failed to decode.
-	BadMessages atomic.Uint64
-	// ReceivedBytes counts the bytes of the datagrams read from the socket.
-	ReceivedBytes atomic.Uint64
-}
+// Stats are counters of dropped and handled packets (the edge's); read
+// with atomic loads.
+type Stats = edge.Stats
 
 // New loads the map, creates the world and opens the socket. It does not start
 // any goroutine; call Run.
@@ -216,10 +196,10 @@ func New(o Options) (*Server, error) {
 		alignTicks: o.AlignTicks,
 		tickPhase:  o.TickPhase % TickDuration,
 		out:        new(sendBatch),
-
-		globalToken: newGlobalToken(),
 	}
-	s.peers.m = make(map[netip.AddrPort]int)
+	s.edge = edge.New(s.write)
+	s.stats = &s.edge.Stats
+	s.edge.Master.Token = newGlobalToken()
 	s.trans6 = new(dialect6.Game)
 	s.con.done, s.con.submit = make(chan struct{}), make(chan *consoleSubmit, ConsoleQueueLen)
 	cons, err := console.New(conHost{s}, s.conHandlers())
@@ -228,7 +208,6 @@ func New(o Options) (*Server, error) {
 	}
 	s.cons = cons
 	s.warnLimit = rate.NewLimiter(rate.Every(warnEvery), warnBurst)
-	s.budget = newConnlessBudget(TokenRepliesPerSecond, InfoRepliesPerSecond, ConnectsPerSecond)
 	if s.seed == 0 {
 		var b [8]byte
 		_, _ = rand.Read(b[:])
@@ -245,6 +224,7 @@ func New(o Options) (*Server, error) {
 	for i := range s.clients {
 		s.clients[i] = &client{id: i}
 	}
+	s.rec = record.New(record.Options{Config: &s.cfg, Log: s.log, ServerVersion: ServerVersion, InGame: s.inGameName})
 	if err := s.setMap(m); err != nil {
 		return nil, err
 	}
@@ -415,9 +395,23 @@ func (s *Server) setMap(m *twmap.Map) error {
 	// working set from the start.
 	debug.FreeOSMemory()
 	s.gameStart = s.firstTickStart(time.Now())
-	s.recGameStart()
+	s.rec.GameStart(record.Game{World: w, Map: m, Seed: s.seed})
+	for _, c := range s.clients { // every connected client joins the new game on the engine level
+		if c.state != stateEmpty {
+			s.rec.Join(c.id, !c.conn.Dialect().Is6())
+		}
+	}
 	return nil
 }
+
+// inGameName returns client cid's name and whether it is in the game (for the recorder).
+func (s *Server) inGameName(cid int) (string, bool) {
+	c := s.clients[cid]
+	return c.name, c.state == stateIngame
+}
+
+// RecordCounters returns the recording counters by name.
+func (s *Server) RecordCounters() map[string]uint64 { return s.rec.Counters() }
 
 // errShutdown is returned internally when the console asked to stop.
 var errShutdown = console.ErrShutdown

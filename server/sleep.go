@@ -53,7 +53,7 @@ type sleepState struct {
 // state, no map change or shutdown pending, no demo being recorded, and a
 // world whose next tick does nothing.
 func (s *Server) canSleep() bool {
-	if s.pendingMap != "" || s.pendingShutdown || s.rec.demo.active() {
+	if s.pendingMap != "" || s.pendingShutdown || s.rec.DemoRecording() {
 		return false
 	}
 	for _, c := range s.clients {
@@ -124,7 +124,7 @@ func (s *Server) catchUp(urgent bool) {
 			// tick (after the others it records nothing in an empty
 			// game): what comes next is recorded at this tick, behind
 			// a TICK_SKIP over the gap.
-			s.recAfterTick()
+			s.rec.AfterTick()
 			continue
 		}
 		s.doTick() // nobody to send snapshots to; events and recordings as always
