@@ -7,6 +7,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"twserver/config"
+	"twserver/sockio"
 	"twserver/world"
 )
 
@@ -21,7 +22,7 @@ func newIdleServer(tb testing.TB, players int) *Server {
 // configuration first.
 func newIdleServerWith(tb testing.TB, players int, adjust func(*config.Config)) *Server {
 	tb.Helper()
-	mn := NewMemNet()
+	mn := sockio.NewMemNet()
 	mc, err := mn.Listen(srvAddr)
 	if err != nil {
 		tb.Fatal(err)
@@ -42,7 +43,7 @@ func newIdleServerWith(tb testing.TB, players int, adjust func(*config.Config)) 
 // newServerInGame returns a server on conn that is not running, with n
 // clients in game (slots 0..n-1, addresses 127.0.1.i:40000, server token 1);
 // before (if any) is applied to the server ahead of the clients' accepts.
-func newServerInGame(tb testing.TB, cfg config.Config, conn PacketConn, n int, before ...func(*Server)) *Server {
+func newServerInGame(tb testing.TB, cfg config.Config, conn sockio.PacketConn, n int, before ...func(*Server)) *Server {
 	tb.Helper()
 	s, err := New(Options{Config: cfg, Conn: conn, Logger: zerolog.Nop(), Seed: 1})
 	if err != nil {
@@ -138,7 +139,7 @@ func ackNewest(s *Server) {
 type discardConn struct{ writes, bytes int }
 
 func (d *discardConn) ReadFrom(b []byte) (int, netip.AddrPort, error) {
-	return 0, netip.AddrPort{}, ErrClosed
+	return 0, netip.AddrPort{}, sockio.ErrClosed
 }
 func (d *discardConn) WriteTo(b []byte, a netip.AddrPort) (int, error) {
 	d.writes++

@@ -14,13 +14,14 @@ import (
 	"twserver/console"
 	"twserver/edge"
 	"twserver/netproto"
+	"twserver/sockio"
 )
 
 // rawPeer is a socket on the test server's MemNet that sends and reads raw
 // datagrams.
 type rawPeer struct {
 	t   *testing.T
-	mc  *MemConn
+	mc  *sockio.MemConn
 	got chan []byte
 }
 

@@ -9,6 +9,7 @@ import (
 	"twserver/edge"
 	"twserver/gamemsg"
 	"twserver/netproto"
+	"twserver/sockio"
 )
 
 // FuzzClientMessage feeds arbitrary chunks from an in-game client to the
@@ -75,7 +76,7 @@ func FuzzClientMessage(f *testing.F) {
 type countConn struct{ sent map[netip.AddrPort]int }
 
 func (c *countConn) ReadFrom(b []byte) (int, netip.AddrPort, error) {
-	return 0, netip.AddrPort{}, ErrClosed
+	return 0, netip.AddrPort{}, sockio.ErrClosed
 }
 func (c *countConn) WriteTo(b []byte, a netip.AddrPort) (int, error) {
 	c.sent[a] += len(b)

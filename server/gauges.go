@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"twserver/edge"
+	"twserver/sockio"
 )
 
 // Operator-facing gauges and counters the loop publishes for the metrics
@@ -112,6 +113,9 @@ type Gauges struct {
 	Sent, SentBytes atomic.Uint64
 	// Events counts game events by kind (index as in GameEvents).
 	Events [len(GameEvents)]atomic.Uint64
+	// Socket names the socket the game reads from; set by New, before the
+	// server is shared, and never changed.
+	Socket sockio.Kind
 }
 
 // GameEvents names the counted game events, in index order: players

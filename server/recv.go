@@ -7,6 +7,7 @@ import (
 
 	"twserver/edge"
 	"twserver/netproto"
+	"twserver/sockio"
 )
 
 // rxPacket is one received datagram travelling from the reader to the loop.
@@ -34,12 +35,12 @@ func (p *rxPacket) data() []byte { return p.buf[:p.n] }
 func (s *Server) readLoop(done chan<- struct{}) {
 	defer close(done)
 	r := &reader{tokens: edge.NewTokens(s.now())}
-	r.bc, r.batched = s.conn.(BatchConn)
-	pc, pacing := s.conn.(PacedConn) // paced.go
+	r.bc, r.batched = s.conn.(sockio.BatchConn)
+	pc, pacing := s.conn.(sockio.PacedConn) // paced.go
 	r.pc = pc
 	r.k = 1
 	if r.batched {
-		r.k = ReadBatchSize
+		r.k = sockio.ReadBatchSize
 	}
 	for i := range r.spares {
 		r.spares[i].spare = true
@@ -51,7 +52,7 @@ func (s *Server) readLoop(done chan<- struct{}) {
 		}
 		n, now, err := s.readOnce(r, false)
 		if err != nil {
-			if errors.Is(err, ErrClosed) || isClosedErr(err) {
+			if errors.Is(err, sockio.ErrClosed) || isClosedErr(err) {
 				return
 			}
 			continue
@@ -76,7 +77,7 @@ func (s *Server) readOnce(r *reader, paced bool) (int, time.Time, error) {
 		if p := r.pkts[i]; p == nil || p.spare {
 			r.pkts[i] = r.get(s, i)
 		}
-		r.ms[i] = Datagram{Buf: r.pkts[i].buf[:]}
+		r.ms[i] = sockio.Datagram{Buf: r.pkts[i].buf[:]}
 	}
 	var n int
 	var err error
@@ -107,17 +108,17 @@ func (s *Server) readOnce(r *reader, paced bool) (int, time.Time, error) {
 // reader is the reader goroutine's state.
 type reader struct {
 	tokens *netproto.TokenGen
-	pkts   [ReadBatchSize]*rxPacket // the batch's buffers; nil once handed to the loop
-	ms     [ReadBatchSize]Datagram
-	spares [ReadBatchSize]rxPacket // read targets when the pool is at its bound (one per slot)
-	pooled int                     // buffers allocated so far; the pool grows with the peak queue, up to rxPoolSize
+	pkts   [sockio.ReadBatchSize]*rxPacket // the batch's buffers; nil once handed to the loop
+	ms     [sockio.ReadBatchSize]sockio.Datagram
+	spares [sockio.ReadBatchSize]rxPacket // read targets when the pool is at its bound (one per slot)
+	pooled int                            // buffers allocated so far; the pool grows with the peak queue, up to rxPoolSize
 	out    [netproto.MaxPacketSize]byte
 	pace   readerPace // paced.go
 
-	bc      BatchConn // the socket's batch form, if batched
+	bc      sockio.BatchConn // the socket's batch form, if batched
 	batched bool
-	pc      PacedConn // its paced form, nil if none
-	k       int       // datagrams per read
+	pc      sockio.PacedConn // its paced form, nil if none
+	k       int              // datagrams per read
 }
 
 // get returns a pooled buffer for slot i of the batch, or the slot's spare

@@ -29,6 +29,7 @@ import (
 	"twserver/netproto"
 	"twserver/record"
 	"twserver/snap"
+	"twserver/sockio"
 	"twserver/world"
 	"twserver/world/twmap"
 )
@@ -51,7 +52,7 @@ const (
 	// rxPoolSize bounds the receive buffers (RecvBufSize each): a full queue
 	// plus the batch the reader holds and the few the loop holds. They are allocated as the
 	// queue first reaches each depth, then recycled.
-	rxPoolSize = RecvQueueLen + ReadBatchSize + 8
+	rxPoolSize = RecvQueueLen + sockio.ReadBatchSize + 8
 	// ConsoleQueueLen bounds console lines waiting for the game loop.
 	ConsoleQueueLen = 64
 	// MaxConsoleLine is the longest console line accepted.
@@ -70,7 +71,7 @@ type Options struct {
 	// Logger receives structured logs.
 	Logger zerolog.Logger
 	// Conn is the socket; nil opens a UDP socket on Config.Server.Bind:Port.
-	Conn PacketConn
+	Conn sockio.PacketConn
 	// Map overrides the map selected by Config (nil: Config.Map, else the
 	// embedded default map).
 	Map *twmap.Map
@@ -95,7 +96,7 @@ type Options struct {
 type Server struct {
 	cfg     config.Config
 	log     zerolog.Logger
-	conn    PacketConn
+	conn    sockio.PacketConn
 	console io.Reader
 	seed    uint64
 
@@ -140,7 +141,7 @@ type Server struct {
 	pk              netproto.Packer
 	up              netproto.Unpacker
 	sendBuf         []byte
-	out             *sendBatch // datagrams written at the end of the wake-up (batch.go)
+	out             *sockio.SendBatch // datagrams written at the end of the wake-up (batch.go)
 	scratch         [netproto.MaxPayload6]byte
 	infoSig         uint64           // infoSignature of the published info
 	pendingShutdown bool             // shutdown requested by rcon or vote
@@ -195,7 +196,7 @@ func New(o Options) (*Server, error) {
 
 		alignTicks: o.AlignTicks,
 		tickPhase:  o.TickPhase % TickDuration,
-		out:        new(sendBatch),
+		out:        new(sockio.SendBatch),
 	}
 	s.edge = edge.New(s.write)
 	s.stats = &s.edge.Stats
@@ -231,11 +232,14 @@ func New(o Options) (*Server, error) {
 	s.conn = o.Conn
 	if s.conn == nil {
 		addr := net.JoinHostPort(s.cfg.Server.Bind, strconv.Itoa(s.cfg.Server.Port))
-		c, err := ListenUDP(addr)
+		c, choice, err := sockio.ListenUDP(addr)
 		if err != nil {
 			return nil, err
 		}
 		s.conn = c
+		s.noteSocket(choice)
+	} else {
+		s.gauges.Socket = sockio.KindOf(s.conn)
 	}
 	s.publishInfo()
 	s.publishGauges()

@@ -19,6 +19,7 @@ import (
 	"twserver/config"
 	"twserver/edge"
 	"twserver/netproto"
+	"twserver/sockio"
 	"twserver/world/twmap"
 )
 
@@ -48,7 +49,7 @@ func (s *syncBuf) String() string {
 
 type testServer struct {
 	*Server
-	mn     *MemNet
+	mn     *sockio.MemNet
 	logs   *syncBuf
 	cancel context.CancelFunc
 	done   chan error
@@ -69,7 +70,7 @@ func startServerWith(t *testing.T, mut func(*config.Config), before func(*Server
 	if mut != nil {
 		mut(&cfg)
 	}
-	mn := NewMemNet()
+	mn := sockio.NewMemNet()
 	mc, err := mn.Listen(srvAddr)
 	if err != nil {
 		t.Fatal(err)
@@ -446,7 +447,7 @@ func TestJoinUnderLoss(t *testing.T) {
 
 // queryInfo performs the token exchange and a gie3 request from addr and
 // returns the unpacked inf3 body after the browser token.
-func queryInfo(t *testing.T, mn *MemNet, addr netip.AddrPort) *netproto.Unpacker {
+func queryInfo(t *testing.T, mn *sockio.MemNet, addr netip.AddrPort) *netproto.Unpacker {
 	t.Helper()
 	mc, err := mn.Listen(addr)
 	if err != nil {
