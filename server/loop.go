@@ -123,20 +123,20 @@ loop:
 		case <-ctx.Done():
 			break loop
 		case <-s.wake:
-			s.catchUp(true)
+			s.catchUp()
 			s.drainRx()
 		case line := <-s.consoleCh:
-			s.catchUp(false)
+			s.catchUp()
 			if s.runConsole(console.Caller{Kind: console.Stdin}, line) {
 				break loop
 			}
 		case sub := <-s.con.submit:
-			s.catchUp(false)
+			s.catchUp()
 			if s.runSubmitted(sub) {
 				break loop
 			}
 		case <-timer.C:
-			s.catchUp(false)
+			s.catchUp()
 		}
 		s.advance()
 		s.flushAll()

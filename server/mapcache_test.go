@@ -7,6 +7,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"twserver/config"
+	"twserver/sockio"
 )
 
 // TestMapShared: games of one process loading the same map file share the
@@ -21,7 +22,7 @@ func TestMapShared(t *testing.T) {
 	for i := range games {
 		cfg := config.Default()
 		cfg.Map.File = dm1
-		mc, err := NewMemNet().Listen(srvAddr)
+		mc, err := sockio.NewMemNet().Listen(srvAddr)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,9 +19,9 @@ import "time"
 // never sleeps.
 //
 // The reader keeps answering server-info and token requests while the
-// game sleeps, and the loop keeps the socket with the reader: a paced
-// reader (paced.go) would otherwise leave datagrams on the socket until
-// the loop's next tick, which a sleeping loop does not have.
+// game sleeps, and the socket stays with the reader: a paced reader
+// (paced.go) would otherwise leave datagrams on the socket until the
+// loop's next tick, which a sleeping loop does not have.
 
 // Bounds of a sleeping game's wake-ups.
 const (
@@ -30,23 +30,11 @@ const (
 	// inside the 2 s that /healthz and Agones allow) and catches the
 	// world up.
 	SleepHeartbeat = time.Second
-	// sleepPoll is the wake-up interval while the reader may still hand
-	// itself to the loop (after the game fell asleep and after a datagram
-	// that wanted the loop): each wake-up hands it back at once.
-	sleepPoll = 50 * time.Millisecond
-	// sleepPollFor is how long after such an event the loop polls: the
-	// reader hands itself over at the first datagram after its PacedHold.
-	sleepPollFor = PacedHold + 4*sleepPoll
-	// sleepReaderHold is the hold the loop gives the reader when it hands
-	// it back for a sleep: it reads each datagram as it comes until a
-	// datagram wants the loop (then its PacedHold applies again).
-	sleepReaderHold = 24 * time.Hour
 )
 
 // sleepState is the loop's state of sleeping (loop only).
 type sleepState struct {
-	asleep    bool      // the game sleeps: no tick is scheduled
-	pollUntil time.Time // wake every sleepPoll until then, not every SleepHeartbeat
+	asleep bool // the game sleeps: no tick is scheduled
 }
 
 // canSleep reports whether the game may stop ticking now: nobody in any
@@ -70,51 +58,40 @@ func (s *Server) canSleep() bool {
 func (s *Server) nextWake() time.Duration {
 	was := s.sleep.asleep
 	s.sleep.asleep = s.canSleep()
+	s.pace.sleeping.Store(s.sleep.asleep)
 	if !s.sleep.asleep {
 		if was {
 			s.log.Debug().Int32("tick", s.world.CurrentTick()).Msg("game awake")
 		}
 		return max(time.Until(s.tickStart(s.world.CurrentTick()+1)), 0)
 	}
-	now := time.Now()
 	if !was {
-		s.sleep.pollUntil = now.Add(sleepPollFor)
 		s.gauges.Sleeps.Add(1)
 		s.log.Debug().Int32("tick", s.world.CurrentTick()).Msg("game asleep: nobody here and nothing to do")
 	}
-	s.ticks.LastTick.Store(now.UnixNano()) // the loop is alive
-	s.freeReader(now)
-	if now.Before(s.sleep.pollUntil) {
-		return sleepPoll
-	}
+	s.ticks.LastTick.Store(time.Now().UnixNano()) // the loop is alive
+	s.freeReader()
 	return SleepHeartbeat
 }
 
 // freeReader hands a paced reader's state back to the reader goroutine for
 // the sleep (loop only): the reader waits on the socket again, so every
-// datagram is read (and a server-info request answered) as it comes.
-func (s *Server) freeReader(now time.Time) {
-	if s.pace.req == nil || !s.pace.on.Load() {
-		return
+// datagram is read (and a server-info request answered) as it comes. While
+// the game sleeps the reader does not hand its state over (paceWait).
+func (s *Server) freeReader() {
+	if s.pace.req != nil && s.pace.on.CompareAndSwap(true, false) {
+		s.pace.req <- struct{}{}
 	}
-	s.pace.r.pace.contUntil = now.Add(sleepReaderHold) // the loop owns r while on is set
-	s.pace.on.Store(false)
-	s.pace.req <- struct{}{}
 }
 
 // catchUp brings a sleeping game's world to the wall clock, before the
 // wake-up handles anything: every tick whose start has passed is skipped
-// when the world is idle and simulated when it is not. urgent: the reader
-// woke the loop for a datagram (which also makes it read each datagram as
-// it comes for PacedHold, after which it may hand itself over again).
-func (s *Server) catchUp(urgent bool) {
+// when the world is idle and simulated when it is not.
+func (s *Server) catchUp() {
 	if !s.sleep.asleep {
 		return
 	}
 	now := time.Now()
-	if urgent {
-		s.sleep.pollUntil = now.Add(sleepPollFor)
-	}
 	target := int32(now.Sub(s.gameStart) / TickDuration)
 	for s.world.CurrentTick() < target && s.pendingMap == "" {
 		if k := min(s.world.IdleTicks(), target-s.world.CurrentTick()); k > 0 {

@@ -2,13 +2,20 @@ package server
 
 import (
 	"context"
+	"errors"
+	"net"
 	"net/netip"
 	"path/filepath"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"twserver/config"
+	"twserver/internal/cienv"
+	"twserver/netproto"
+	"twserver/sockio"
 )
 
 // wallTick is the tick a game started at start should be at now.
@@ -175,4 +182,68 @@ func TestSleepNotWithDemo(t *testing.T) {
 			t.Fatal("the game slept while recording a demo")
 		}
 	})
+}
+
+// TestSleepAnswersAtOnce: on a paced UDP socket, a sleeping game's
+// server-info answers come as fast as an awake game's - the reader keeps
+// the socket while the game sleeps instead of leaving the datagrams for a
+// tick that does not come - also right after a datagram that woke the loop
+// (a CONNECT refused for its bad token).
+func TestSleepAnswersAtOnce(t *testing.T) {
+	pc, err := sockio.ListenPaced("127.0.0.1:0")
+	if errors.Is(err, errors.ErrUnsupported) {
+		t.Skip(err)
+	}
+	if err != nil {
+		cienv.Unavailable(t, "the paced socket cannot be set up: %v", err)
+	}
+	s, err := New(Options{Config: config.Default(), Conn: pc, Logger: zerolog.Nop(), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = s.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	c, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(pc.LocalAddr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var buf [RecvBufSize]byte
+	// exchange sends a token request and waits for its answer.
+	exchange := func() time.Duration {
+		t.Helper()
+		start := time.Now()
+		if _, err := c.Write(netproto.AppendTokenRequest(nil, 0x0a0b0c0d)); err != nil {
+			t.Fatal(err)
+		}
+		_ = c.SetReadDeadline(start.Add(3 * time.Second))
+		if _, err := c.Read(buf[:]); err != nil {
+			t.Fatalf("no token answer: %v", err)
+		}
+		return time.Since(start)
+	}
+	time.Sleep(2*PacedHold + 500*time.Millisecond) // asleep, the reader past its hold
+	if s.ticks.Ticks.Load() > 5 {
+		t.Fatalf("%d ticks: the empty game did not sleep", s.ticks.Ticks.Load())
+	}
+	var worst time.Duration
+	for i := range 30 {
+		if i == 10 { // a datagram for the loop: CONNECT with a made-up token
+			_, _ = c.Write(netproto.AppendPacket(nil, netproto.PacketHeader{Flags: netproto.FlagControl, Token: 0x12345678},
+				[]byte{byte(netproto.CtrlConnect), 1, 2, 3, 4}))
+		}
+		worst = max(worst, exchange())
+		time.Sleep(PacedHold / 8)
+	}
+	t.Logf("slowest token answer while asleep: %v", worst)
+	// A tick-paced read would take up to 20 ms; a sleeping loop's, up to
+	// SleepHeartbeat. The answer comes from the reader at once.
+	if worst > 250*time.Millisecond {
+		t.Fatalf("a token answer took %v while the game slept", worst)
+	}
+	if n := s.ticks.Ticks.Load(); n > 5 {
+		t.Fatalf("%d ticks simulated while asleep", n)
+	}
 }
