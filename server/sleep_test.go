@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"path/filepath"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -14,6 +15,7 @@ import (
 
 	"twserver/config"
 	"twserver/internal/cienv"
+	"twserver/loadclient"
 	"twserver/netproto"
 	"twserver/sockio"
 )
@@ -245,5 +247,79 @@ func TestSleepAnswersAtOnce(t *testing.T) {
 	}
 	if n := s.ticks.Ticks.Load(); n > 5 {
 		t.Fatalf("%d ticks simulated while asleep", n)
+	}
+}
+
+// TestSleepJoinTimeUDP: over a real paced socket, the time from a client's
+// start to in game is no longer on a sleeping game than on a busy one
+// (medians of 5 joins each; a client of twload, which downloads nothing:
+// the map is shared in memory).
+func TestSleepJoinTimeUDP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real-socket timing skipped in -short mode")
+	}
+	pc, err := sockio.ListenPaced("127.0.0.1:0")
+	if errors.Is(err, errors.ErrUnsupported) {
+		t.Skip(err)
+	}
+	if err != nil {
+		cienv.Unavailable(t, "the paced socket cannot be set up: %v", err)
+	}
+	cfg := config.Default()
+	cfg.Server.MaxClientsPerIP = 8
+	s, err := New(Options{Config: cfg, Conn: pc, Logger: zerolog.Nop(), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = s.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	// join runs a client until it is in game and returns how long that took.
+	join := func(name string, stay context.Context) time.Duration {
+		t.Helper()
+		cctx, ccancel := context.WithCancel(stay)
+		cl := loadclient.New(loadclient.Config{Server: pc.LocalAddr(), Name: name, Pattern: loadclient.PatternIdle})
+		start := time.Now()
+		ended := make(chan struct{})
+		go func() { defer close(ended); cl.Run(cctx) }()
+		for !cl.Entered() {
+			if time.Since(start) > 5*time.Second {
+				t.Fatalf("%s not in game after 5 s", name)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		d := time.Since(start)
+		if stay == ctx { // leave, after StressWindow (a quicker leave bans the address)
+			time.Sleep(StressWindow + 200*time.Millisecond)
+			ccancel()
+			<-ended
+		} else {
+			context.AfterFunc(stay, func() { ccancel() })
+		}
+		return d
+	}
+	median := func(ds []time.Duration) time.Duration {
+		slices.Sort(ds)
+		return ds[len(ds)/2]
+	}
+	var idle, busy []time.Duration
+	for i := range 5 {
+		time.Sleep(1500 * time.Millisecond) // everybody gone: asleep again
+		if s.gauges.Sleeps.Load() < uint64(i+1) {
+			t.Fatalf("the game did not fall asleep before join %d", i+1)
+		}
+		idle = append(idle, join("idle"+itoa(i), ctx))
+	}
+	stay, leave := context.WithCancel(ctx)
+	defer leave()
+	join("resident", stay) // keeps the game awake
+	for i := range 5 {
+		time.Sleep(200 * time.Millisecond)
+		busy = append(busy, join("busy"+itoa(i), ctx))
+	}
+	t.Logf("join: sleeping game %v (median of %v), busy game %v (of %v)", median(idle), idle, median(busy), busy)
+	if median(idle) > median(busy)+50*time.Millisecond {
+		t.Fatalf("joining a sleeping game takes %v, a busy one %v", median(idle), median(busy))
 	}
 }
