@@ -89,6 +89,14 @@ func buildTwserver(t *testing.T) string {
 // the full-load settings.
 func startTwserverBinary(t *testing.T) string {
 	t.Helper()
+	addr, _ := startTwserverProcess(t)
+	return addr
+}
+
+// startTwserverProcess is startTwserverBinary that also returns the
+// server's process id.
+func startTwserverProcess(t *testing.T) (string, int) {
+	t.Helper()
 	bin := buildTwserver(t)
 	dir := t.TempDir()
 	port := refserver.FreeUDPPort(t)
@@ -101,7 +109,7 @@ func startTwserverBinary(t *testing.T) string {
 	cmd := exec.Command(bin, "-config", cfgPath, "-no-console", "-log-level", "info")
 	cmd.Dir = dir
 	startProcess(t, cmd, "server started")
-	return fmt.Sprintf("127.0.0.1:%d", port)
+	return fmt.Sprintf("127.0.0.1:%d", port), cmd.Process.Pid
 }
 
 // startReferenceServer runs the 0.7.5 reference server on a free loopback
