@@ -26,6 +26,7 @@ import (
 	"twserver/console"
 	"twserver/dialect6"
 	"twserver/edge"
+	"twserver/metrics"
 	"twserver/netproto"
 	"twserver/record"
 	"twserver/snap"
@@ -154,9 +155,9 @@ type Server struct {
 
 	runOnce sync.Once
 
-	ticks    TickTiming // tick measurements (ticktime.go)
-	gauges   Gauges     // published gauges and loop counters (gauges.go)
-	tickWake time.Time  // wake-up of the ticks being run; zero between them
+	ticks    metrics.TickTiming // tick measurements (ticktime.go)
+	gauges   metrics.Gauges     // published gauges and loop counters (gauges.go)
+	tickWake time.Time          // wake-up of the ticks being run; zero between them
 
 	// side channels (hooks.go); installed before Run
 	observers []func(Event)
