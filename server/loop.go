@@ -94,7 +94,7 @@ func (s *Server) Run(ctx context.Context) error {
 
 func (s *Server) run(ctx context.Context) error {
 	readerDone := make(chan struct{})
-	s.startPacer()
+	s.pace.Start(TickDuration)
 	go s.readLoop(readerDone)
 	consoleDone := make(chan struct{})
 	stopConsole := make(chan struct{})
@@ -137,7 +137,7 @@ loop:
 		timer.Reset(max(time.Until(s.tickStart(s.world.CurrentTick()+1)), 0))
 	}
 	close(s.con.done) // SubmitConsole stops waiting
-	s.stopPacer()
+	s.pace.Stop()
 	s.shutdown()
 	s.rec.Stop()
 	_ = s.conn.Close()

@@ -112,7 +112,8 @@ type Server struct {
 	// reader side (recv.go)
 	rx     chan *rxPacket
 	wake   chan struct{} // the reader's signal that rx holds a datagram to handle now
-	pace   pacer         // paced reads: the loop asks the reader to read at each tick (paced.go)
+	pace   sockio.Pacer  // paced reads: the reader hands its state to the loop, which reads at each tick (paced.go)
+	paceR  *reader       // the reader state the pacer hands over (set before the reader first pauses)
 	ingame atomic.Uint64 // bit i: slot i is in game (published by the loop, read by the reader)
 	free   chan *rxPacket
 	// the edge (package edge): the reader's screening, budgets, counters,
