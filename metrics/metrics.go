@@ -1,13 +1,3 @@
-// Package metrics serves a running server's figures over HTTP: /metrics in
-// the Prometheus text format and /healthz for orchestrators.
-//
-// Nothing here touches the game loop. The server keeps plain atomic
-// counters and gauges (edge.Stats, and this package's Gauges and TickTiming) and
-// the collector reads them when Prometheus scrapes, so the hot path takes
-// no lock and allocates nothing for metrics. The registry is private to the
-// Endpoint (no global state). Names follow the Prometheus conventions:
-// teeworlds_* for what a player or a browser sees, twserver_* for the
-// implementation; no label holds a player name or an address.
 package metrics
 
 import (
