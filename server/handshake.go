@@ -70,7 +70,7 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 		c.state = stateReady
 		s.progress(c)
 		s.log.Debug().Int("cid", c.id).Str("addr", c.addr.String()).Msg("client is ready")
-		s.conReady(c)
+		s.con.Ready(c.id, c.addr)
 		if v := s.vote; v.active {
 			left := max(int32((v.ends-s.now())/time.Second), 0)
 			s.sendGame(c, &gamemsg.SvVoteSet{ClientID: int32(v.caller), Type: int32(v.kind), Timeout: min(left, 60),
@@ -104,7 +104,7 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 			return
 		}
 		s.log.Info().Int("cid", c.id).Str("name", c.name).Str("cmd", line).Msg("rcon command")
-		s.conRcon(c, line)
+		s.con.Rcon(c.id, line)
 		if s.runConsole(console.RconCaller(c.id), line) {
 			s.pendingShutdown = true
 		}
@@ -203,7 +203,7 @@ func (s *Server) enterGame(c *client) {
 	s.sendGame(c, local, true)
 	s.log.Info().Int("cid", c.id).Str("name", c.name).Str("addr", c.addr.String()).
 		Int("team", s.world.Team(c.id)).Msg("player has entered the game")
-	s.conEnter(c)
+	s.con.Enter(c.id, c.addr, c.name, s.world.Team(c.id))
 	s.emitPlayer(EventPlayerEnter, c)
 	s.publishInfo()
 }

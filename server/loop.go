@@ -121,8 +121,8 @@ loop:
 			if s.runConsole(console.Caller{Kind: console.Stdin}, line) {
 				break loop
 			}
-		case sub := <-s.con.submit:
-			if s.runSubmitted(sub) {
+		case sub := <-s.con.q.C():
+			if sub.Run(s.cons) {
 				break loop
 			}
 		case <-timer.C:
@@ -135,7 +135,7 @@ loop:
 		}
 		timer.Reset(max(time.Until(s.tickStart(s.world.CurrentTick()+1)), 0))
 	}
-	close(s.con.done) // SubmitConsole stops waiting
+	s.con.q.Stop() // SubmitConsole stops waiting
 	s.stopPacer()
 	s.shutdown()
 	s.rec.Stop()

@@ -201,7 +201,7 @@ func New(o Options) (*Server, error) {
 	s.stats = &s.edge.Stats
 	s.edge.Master.Token = newGlobalToken()
 	s.trans6 = new(dialect6.Game)
-	s.con.done, s.con.submit = make(chan struct{}), make(chan *consoleSubmit, ConsoleQueueLen)
+	s.con.q = console.NewQueue(ConsoleQueueLen)
 	cons, err := console.New(conHost{s}, s.conHandlers())
 	if err != nil {
 		return nil, err

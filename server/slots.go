@@ -310,7 +310,7 @@ func (s *Server) dropClient(c *client, reason string) {
 		// peers can cause these at will: rate-limited
 		s.rateLog().Int("cid", c.id).Str("addr", c.addr.String()).Str("reason", logReason).Msg("client dropped")
 	}
-	s.conDrop(c, reason, wasIngame)
+	s.con.Drop(c.id, c.addr, c.name, reason, wasIngame)
 	if wasIngame {
 		s.emitPlayer(EventPlayerLeave, c)
 	}
