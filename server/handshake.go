@@ -59,7 +59,7 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 		if !vital || c.state != stateConnecting {
 			return
 		}
-		if c.mapChunk*MapChunkSize < s.curMap.Size {
+		if c.dl.Chunk*MapChunkSize < s.curMap.Size {
 			s.progress(c) // a request after the end of the map is no progress
 		}
 		s.sendMapData(c, true)

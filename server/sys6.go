@@ -256,8 +256,8 @@ func (s *Server) map6() *mapVariant6 { return &s.curMap6 }
 // (with SHA-256) first for DDNet clients, then the 0.6 MAP_CHANGE.
 func (s *Server) sendMapChange6(c *client) {
 	m := s.map6()
-	c.mapChunk = 0 // map data requests answered since this MAP_CHANGE
-	c.mapAsked = 0 // one past the highest chunk requested (pre-game progress)
+	c.dl.Chunk = 0 // map data requests answered since this MAP_CHANGE
+	c.dl.Asked = 0 // one past the highest chunk requested (pre-game progress)
 	if SendMapDetails6 && c.conn.Dialect() == netproto.DialectDDNet {
 		s.pk.Reset()
 		s.pk.AddMsgHeader(netproto.Netmsg6Ex, true)
@@ -282,12 +282,12 @@ func (s *Server) sendMapChange6(c *client) {
 func (s *Server) sendMapData6(c *client, chunk int32) {
 	m := s.map6()
 	chunks := (m.Size + MapChunkSize6 - 1) / MapChunkSize6
-	if chunk < 0 || int64(chunk)*MapChunkSize6 > int64(m.Size) || c.mapChunk >= MaxMapRequestsFactor*chunks {
+	if chunk < 0 || int64(chunk)*MapChunkSize6 > int64(m.Size) || c.dl.Chunk >= MaxMapRequestsFactor*chunks {
 		return
 	}
-	c.mapChunk++
-	if int(chunk) >= c.mapAsked { // a chunk not asked for before: the download moves on (pregame.go)
-		c.mapAsked = int(chunk) + 1
+	c.dl.Chunk++
+	if int(chunk) >= c.dl.Asked { // a chunk not asked for before: the download moves on (pregame.go)
+		c.dl.Asked = int(chunk) + 1
 		s.progress(c)
 	}
 	off := int(chunk) * MapChunkSize6
