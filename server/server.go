@@ -26,6 +26,7 @@ import (
 	"twserver/console"
 	"twserver/dialect6"
 	"twserver/edge"
+	"twserver/mapdl"
 	"twserver/netproto"
 	"twserver/record"
 	"twserver/snap"
@@ -165,7 +166,7 @@ type Server struct {
 
 	// the 0.6 game layer (snapsend.go, sys6.go)
 	trans6   *dialect6.Game // translation of the game layer for 0.6 clients
-	curMap6  mapVariant6    // what 0.6 clients are sent of curMap (sys6.go)
+	curMap6  mapdl.Variant6 // what 0.6 clients are sent of curMap (sys6.go)
 	inputBuf [netproto.MaxInputInts]int32
 	con      conState // console output to side channels (conlines.go)
 }
