@@ -10,29 +10,26 @@ import (
 	"time"
 
 	"twserver/demo"
+	"twserver/demo/gamedemo"
 	"twserver/gamemsg"
-	"twserver/netproto"
-	"twserver/snap"
 	"twserver/teehist"
 )
 
 // demoRecorder is the per-game 0.7 server demo (config record.demo, or
 // the console's record): the snapshot every snapshot tick as seen by no one
 // (world.Snap(-1): all characters, De_ClientInfo and De_GameInfo for the
-// player), and the game messages sent to everybody. Owned by the loop
-// goroutine; the file is written by a teehist.FileWriter (whole chunks,
+// player), and the game messages sent to everybody, recorded by
+// gamedemo.Game, which the demos made from teehistorian files go through
+// too (teehist/replay). Owned by the loop goroutine; the file is written by a teehist.FileWriter (whole chunks,
 // never blocking) and its header is patched with length and markers by a
 // goroutine per closed demo when the game ends.
 type demoRecorder struct {
 	enc      *demo.Encoder
+	g        *gamedemo.Game
 	file     *teehist.FileWriter
 	path     string
 	stopped  bool
 	produced int64
-	builder  snap.Builder
-	cur      snap.Snapshot
-	pk       netproto.Packer
-	entered  []int // clients that entered since the last snapshot (De_ClientEnter)
 	done     []chan struct{}
 }
 
@@ -64,7 +61,7 @@ func (r *Recorder) StartDemo(name string) (string, error) {
 		return "", ErrDemoRecording
 	case r.cfg.Record.Dir == "":
 		return "", ErrNoDir
-	case name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == "..":
+	case !plainName(name):
 		return "", fmt.Errorf("%w: %q", ErrDemoName, name)
 	}
 	if err := os.MkdirAll(r.cfg.Record.Dir, 0o755); err != nil {
@@ -74,6 +71,11 @@ func (r *Recorder) StartDemo(name string) (string, error) {
 		return "", err
 	}
 	return r.demo.path, nil
+}
+
+// plainName reports whether name is a plain file name (no directories).
+func plainName(name string) bool {
+	return name != "" && !strings.ContainsAny(name, `/\`) && name != "." && name != ".."
 }
 
 // StopDemo closes the demo being written, if any, and reports whether there was one.
@@ -113,9 +115,8 @@ func (r *Recorder) demoStart(name string) error {
 	}
 	m := r.game.Map
 	d.enc = demo.NewEncoder("server", m.Name, m.Data, m.CRC, time.Now())
+	d.g = gamedemo.NewGame(d.enc, -1)
 	d.file, d.path, d.stopped, d.produced = f, path, false, 0
-	d.builder.Sizes = snap.Sizes7
-	d.entered = d.entered[:0]
 	r.demoCommit()
 	r.stats.Files.Add(1)
 	r.log.Info().Str("file", path).Msg("demo recording started")
@@ -154,8 +155,7 @@ func (r *Recorder) demoAfterTick() {
 		return
 	}
 	w := r.game.World
-	tick := w.CurrentTick()
-	if r.cfg.Server.SnapshotRate != 50 && tick%2 != 0 {
+	if r.cfg.Server.SnapshotRate != 50 && w.CurrentTick()%2 != 0 {
 		return
 	}
 	if d.file.Failed() {
@@ -163,18 +163,9 @@ func (r *Recorder) demoAfterTick() {
 		r.stats.Stopped.Add(1)
 		return
 	}
-	d.builder.Reset()
-	_ = w.Snap(-1, &d.builder) // items the builder refuses are left out, as for clients
-	d.builder.Finish(&d.cur)
-	if err := d.enc.Snapshot(tick, &d.cur); err != nil {
+	if err := d.g.Snapshot(w); err != nil { // with De_ClientEnter of the players that entered
 		r.log.Error().Err(err).Str("file", d.path).Msg("demo snapshot not recorded")
 	}
-	for _, cid := range d.entered {
-		if name, ok := r.inGame(cid); ok {
-			r.demoMsg(&gamemsg.DeClientEnter{Name: name, ClientID: int32(cid), Team: int32(w.Team(cid))})
-		}
-	}
-	d.entered = d.entered[:0]
 	r.demoCommit()
 	if d.active() && d.produced >= int64(r.cfg.Record.MaxFileMB)<<20 {
 		d.stopped = true
@@ -183,29 +174,13 @@ func (r *Recorder) demoAfterTick() {
 	}
 }
 
-// demoNoRecord lists the messages the reference never records (MSGFLAG_NORECORD):
-// the demo snapshots carry that information instead.
-func demoNoRecord(id int32) bool {
-	switch id {
-	case gamemsg.MsgSvClientInfo, gamemsg.MsgSvGameInfo, gamemsg.MsgSvSkinChange, gamemsg.MsgSvClientDrop:
-		return true
-	}
-	return false
-}
-
 // GameMessage records a game message sent to everybody in the demo.
 func (r *Recorder) GameMessage(m gamemsg.Message) { r.demoMsg(m) }
 
 func (r *Recorder) demoMsg(m gamemsg.Message) {
-	d := &r.demo
-	if !d.active() || demoNoRecord(m.ID()) {
-		return
+	if d := &r.demo; d.active() {
+		d.g.Message(m)
 	}
-	d.pk.Reset()
-	if gamemsg.Encode(&d.pk, m) != nil || d.pk.Err() != nil {
-		return
-	}
-	_ = d.enc.Message(d.pk.Bytes())
 }
 
 // demoEnd closes the game's demo; a goroutine writes the rest and patches
@@ -237,7 +212,7 @@ func (r *Recorder) demoEnd() {
 			log.Error().Err(err).Str("file", path).Msg("demo header not patched")
 		}
 	}()
-	d.file, d.path, d.enc = nil, "", nil
+	d.file, d.path, d.enc, d.g = nil, "", nil, nil
 }
 
 // demoWait waits for closed demos until deadline.

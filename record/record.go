@@ -46,10 +46,6 @@ type Options struct {
 	Create CreateFunc
 	// ServerVersion is the server_version written in teehistorian headers.
 	ServerVersion string
-	// InGame reports the name of client cid and whether it is in the game
-	// (for the demo's De_ClientEnter after the next snapshot). Called
-	// from AfterTick on the loop goroutine.
-	InGame func(cid int) (name string, ok bool)
 }
 
 // Game is the game a recording covers: one World from map load to the
@@ -80,9 +76,11 @@ type Recorder struct {
 	log    zerolog.Logger
 	create CreateFunc
 	vers   string
-	inGame func(int) (string, bool)
 	stats  Stats
 	game   Game
+
+	clipping atomic.Bool   // a demo_clip goroutine runs
+	clipDone chan struct{} // closed when the last clip goroutine ended
 
 	enc      *teehist.Encoder
 	file     *teehist.FileWriter
@@ -103,7 +101,7 @@ type Recorder struct {
 
 // New returns a recorder that records nothing until GameStart.
 func New(o Options) *Recorder {
-	r := &Recorder{cfg: o.Config, log: o.Log, create: o.Create, vers: o.ServerVersion, inGame: o.InGame}
+	r := &Recorder{cfg: o.Config, log: o.Log, create: o.Create, vers: o.ServerVersion}
 	if r.create == nil {
 		r.create = teehist.CreateFile
 	}
@@ -249,6 +247,13 @@ func (r *Recorder) Stop() {
 	}
 	r.closing = nil
 	r.demoWait(deadline)
+	if r.clipDone != nil {
+		select {
+		case <-r.clipDone:
+		case <-deadline:
+			r.log.Warn().Msg("demo clip not completely written at shutdown")
+		}
+	}
 }
 
 // thStop stops the current game's teehistorian with one log line.
@@ -343,6 +348,29 @@ func (r *Recorder) AfterTick() {
 	r.demoAfterTick()
 }
 
+// BeforeTick records, after the inputs of the coming tick and right before
+// World.Tick, what else the replay needs to rebuild the server's snapshots
+// exactly: the latency the coming tick's per-second update shows for each
+// player (LATENCY, on due ticks, when it changed), and SNAP_SKIPPED when
+// the coming tick is a snapshot tick whose snapshots the loop skips while
+// catching up (no World.PostSnap: its events stay for the next snapshot).
+func (r *Recorder) BeforeTick(snapSkipped bool) {
+	if !r.Active() {
+		return
+	}
+	w := r.game.World
+	if w.LatencyDue() {
+		for cid := range world.MaxClients {
+			if w.InGame(cid) {
+				r.enc.RecordLatency(cid, w.PendingLatency(cid))
+			}
+		}
+	}
+	if snapSkipped {
+		r.enc.RecordSnapSkipped(w.CurrentTick() + 1)
+	}
+}
+
 func toInput(in *world.Input) teehist.Input {
 	return teehist.Input{in.Direction, in.TargetX, in.TargetY, in.Jump, in.Fire, in.Hook,
 		in.PlayerFlags, in.WantedWeapon, in.NextWeapon, in.PrevWeapon}
@@ -400,8 +428,8 @@ func (r *Recorder) Ready(cid int, name string) {
 		r.enc.RecordPlayerName(cid, name)
 		r.enc.RecordPlayerReady(cid)
 	}
-	if d := &r.demo; d.active() && len(d.entered) < world.MaxClients {
-		d.entered = append(d.entered, cid)
+	if d := &r.demo; d.active() {
+		d.g.Enter(cid)
 	}
 }
 

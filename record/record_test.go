@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -60,6 +61,10 @@ type game struct {
 	names  [world.MaxClients]string
 	inGame [world.MaxClients]bool
 	fire   bool // players fire (kills make messages; the alloc test leaves them out)
+	// catchUp, when set, says which snapshot ticks a catching-up loop
+	// skips (no snapshots, no PostSnap); latency sets changing latencies.
+	catchUp func(tick int32) bool
+	latency bool
 }
 
 // newGame starts a recorded game on the default map with players in it;
@@ -73,13 +78,25 @@ func newGame(tb testing.TB, players int, create CreateFunc, adjust func(*config.
 	if adjust != nil {
 		adjust(&g.cfg)
 	}
-	g.r = New(Options{Config: &g.cfg, Log: zerolog.New(io.Discard).Hook(&g.logs), Create: create, ServerVersion: "0.7.5, twserver",
-		InGame: func(cid int) (string, bool) { return g.names[cid], g.inGame[cid] }})
+	if create == nil {
+		create = unpacedCreate
+	}
+	g.r = New(Options{Config: &g.cfg, Log: zerolog.New(io.Discard).Hook(&g.logs), Create: create, ServerVersion: "0.7.5, twserver"})
 	g.newMap(tb)
 	for cid := range players {
 		g.join(tb, cid)
 	}
 	return g
+}
+
+// unpacedCreate is teehist.CreateFile with a writer queue deep enough for
+// a whole test game: the tests step the world as fast as the CPU allows, not
+// every 20 ms, so on a busy machine the default queue (sized for real time)
+// could fill and stop the recording, which is what the backlog tests check
+// on purpose and the others must not run into.
+func unpacedCreate(path string, o teehist.FileOptions) (*teehist.FileWriter, error) {
+	o.QueueLen = 1 << 14
+	return teehist.CreateFile(path, o)
 }
 
 // newMap starts a new game (a map load); connected players join it.
@@ -142,11 +159,17 @@ func (g *game) step() {
 		}
 		g.w.SetInput(cid, in)
 		g.r.Input(cid, &in)
+		if g.latency {
+			g.w.SetLatency(cid, int(5+next/50*3+int32(cid)+next%3)) // changes within and between seconds
+		}
 	}
+	snapTick := g.cfg.Server.SnapshotRate == 50 || next%2 == 0
+	skipped := snapTick && g.catchUp != nil && g.catchUp(next)
+	g.r.BeforeTick(skipped)
 	g.w.Tick()
 	g.r.AfterTick()
 	g.w.DrainEvents(g.onEvent)
-	if g.cfg.Server.SnapshotRate == 50 || g.w.CurrentTick()%2 == 0 {
+	if snapTick && !skipped {
 		g.w.PostSnap()
 	}
 }
@@ -176,14 +199,7 @@ func readTeehist(t *testing.T, path string) (*teehist.Header, *replay.Result, ma
 	if err != nil {
 		t.Fatal(err)
 	}
-	open := func() (*teehist.Reader, *teehist.Header) {
-		r := teehist.NewReader(bytes.NewReader(data))
-		h, err := r.ReadHeader()
-		if err != nil {
-			t.Fatalf("%s: %v", filepath.Base(path), err)
-		}
-		return r, h
-	}
+	open := func() (*teehist.Reader, *teehist.Header) { return readerOf(t, path, data) }
 	r, h := open()
 	res, err := replay.Run(r, h, twmap.Default())
 	if err != nil {
@@ -217,7 +233,7 @@ func TestRecordReplay(t *testing.T) {
 	}
 	first := g.r.Status()
 	if !first.TeehistActive || !first.DemoActive || first.TeehistBytes == 0 || first.DemoBytes == 0 {
-		t.Fatalf("not recording: %+v", first)
+		t.Fatalf("not recording: %+v; logs %q", first, g.logs.msgs)
 	}
 	g.newMap(t)
 	for range 200 {
@@ -395,4 +411,151 @@ func TestRecordMaxFile(t *testing.T) {
 	if res.Divergence != nil || !res.Finished {
 		t.Errorf("divergence %v, finished %v", res.Divergence, res.Finished)
 	}
+}
+
+// TestDemoFromTeehistorian: the demo the replay makes of the recorder's
+// teehistorian has the recorder's own demo snapshots tick for tick, with
+// latencies that change every tick (LATENCY) and a loop catching up that
+// skips every fifth snapshot tick (SNAP_SKIPPED: the tick's events stay
+// for the next snapshot).
+func TestDemoFromTeehistorian(t *testing.T) {
+	g := newGame(t, 4, nil, nil)
+	g.fire, g.latency = true, true
+	g.catchUp = func(tick int32) bool { return tick%10 == 4 }
+	for i := range 500 {
+		g.step()
+		if i%10 == 0 {
+			time.Sleep(time.Millisecond) // a real loop's pace lets the writers keep up (their queues are bounded)
+		}
+	}
+	st := g.r.Status()
+	g.r.Stop()
+	_, _, counts := readTeehist(t, st.TeehistPath)
+	if counts["LATENCY"] < 4*8 || counts["SNAP_SKIPPED"] != 50 {
+		t.Fatalf("messages %v", counts)
+	}
+	server, err := os.ReadFile(st.DemoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, h := openTeehist(t, st.TeehistPath)
+	var made bytes.Buffer
+	if _, err := replay.WriteDemo(&made, r, h, twmap.Default(), replay.DemoOptions{View: replay.FreeView}); err != nil {
+		t.Fatal(err)
+	}
+	_, want, err := demo.ReadAll(server, snap.Sizes7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, got, err := demo.ReadAll(made.Bytes(), snap.Sizes7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || len(want) < 240 {
+		t.Fatalf("%d snapshot ticks, the recorder's demo %d", len(got), len(want))
+	}
+	events, latencies := 0, 0
+	for i := range want {
+		w, g := want[i], got[i]
+		if w.Tick != g.Tick || !snapEqual(w.Snap, g.Snap) || len(w.Messages) != len(g.Messages) {
+			t.Fatalf("tick %d (%d) differs from the recorder's demo", g.Tick, w.Tick)
+		}
+		for j := range w.Snap.NumItems() {
+			switch k := w.Snap.Key(j) >> 16; {
+			case k >= world.EventCommon:
+				events++
+			case k == world.ObjPlayerInfo && w.Snap.ItemData(j)[2] > 0:
+				latencies++
+			}
+		}
+	}
+	if events == 0 || latencies == 0 {
+		t.Fatalf("%d events, %d non-zero latencies in the demo", events, latencies)
+	}
+}
+
+// snapEqual reports whether two snapshots hold the same items.
+func snapEqual(a, b *snap.Snapshot) bool {
+	if a.NumItems() != b.NumItems() {
+		return false
+	}
+	for i := range a.NumItems() {
+		j := b.Find(a.Key(i))
+		if j < 0 || !slices.Equal(a.ItemData(i), b.ItemData(j)) {
+			return false
+		}
+	}
+	return true
+}
+
+// openTeehist opens a teehistorian file after its header.
+func openTeehist(t *testing.T, path string) (*teehist.Reader, *teehist.Header) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return readerOf(t, path, data)
+}
+
+// readerOf reads the header of the teehistorian data of file path.
+func readerOf(t *testing.T, path string, data []byte) (*teehist.Reader, *teehist.Header) {
+	t.Helper()
+	r := teehist.NewReader(bytes.NewReader(data))
+	h, err := r.ReadHeader()
+	if err != nil {
+		t.Fatalf("%s: %v", filepath.Base(path), err)
+	}
+	return r, h
+}
+
+// TestClip: demo_clip's Clip returns at once (the loop's part) and a
+// goroutine writes the demo of the last seconds from the teehistorian file
+// as written so far, starting with a keyframe at the asked tick, while the
+// game goes on; a second clip meanwhile is refused, a bad name too.
+func TestClip(t *testing.T) {
+	g := newGame(t, 4, nil, nil)
+	g.fire = true
+	for i := range 400 {
+		g.step()
+		if i%10 == 0 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	time.Sleep(1200 * time.Millisecond) // the writer writes at least once a second
+	start := time.Now()
+	path, err := g.r.Clip(4, "clip")
+	took := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.r.Clip(4, "again"); !errors.Is(err, ErrClipBusy) {
+		t.Errorf("second clip: %v", err)
+	}
+	var slowest time.Duration
+	for range 50 { // the game goes on while the clip is written
+		s := time.Now()
+		g.step()
+		slowest = max(slowest, time.Since(s))
+	}
+	<-g.r.clipDone
+	t.Logf("Clip took %v on the loop; slowest of 50 ticks meanwhile %v", took, slowest)
+	if took > 20*time.Millisecond {
+		t.Errorf("Clip took %v on the loop", took)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ticks, err := demo.ReadAll(data, snap.Sizes7)
+	if err != nil || len(ticks) < 50 {
+		t.Fatalf("%d ticks, %v", len(ticks), err)
+	}
+	if first, last := ticks[0].Tick, ticks[len(ticks)-1].Tick; first != 200 || !ticks[0].Keyframe || last > 400 || last < 300 {
+		t.Errorf("clip ticks %d..%d (keyframe %v), want 200..at most 400", first, last, ticks[0].Keyframe)
+	}
+	if _, err := g.r.Clip(4, "../x"); !errors.Is(err, ErrDemoName) {
+		t.Errorf("bad name: %v", err)
+	}
+	g.r.Stop()
 }

@@ -27,6 +27,15 @@ func (s *Server) conHandlers() map[string]console.Handler {
 		"status": s.cmdStatus,
 		"logout": s.cmdLogout,
 		"record": s.cmdRecord,
+		"demo_clip": func(_ console.Caller, a console.Args) error {
+			path, err := s.rec.Clip(a.Int(0), record.DemoName(a.Str(1), time.Now()))
+			if err != nil {
+				s.consoleOut("demo_clip: " + err.Error())
+			} else {
+				s.consoleOut(fmt.Sprintf("Writing the last %d s to '%s'", a.Int(0), path))
+			}
+			return nil
+		},
 		"stoprecord": func(console.Caller, console.Args) error {
 			if s.rec.StopDemo() {
 				s.consoleOut("Stopped recording")

@@ -207,7 +207,7 @@ func (s *Server) advance() {
 		if n == snapAt {
 			s.doTick()
 		} else {
-			s.simulateTick()
+			s.simulateTick(false)
 		}
 		if s.pendingMap != "" {
 			name := s.pendingMap
@@ -238,7 +238,7 @@ func (s *Server) endTickWork() {
 // doTick simulates one tick, then sends the snapshots if it is a snapshot
 // tick (every second tick, or every tick with snapshot_rate 50; net.md A4.3).
 func (s *Server) doTick() {
-	s.simulateTick()
+	s.simulateTick(true)
 	tick := s.world.CurrentTick()
 	if s.cfg.Server.SnapshotRate == 50 || tick%2 == 0 {
 		s.sendSnapshots(tick)
@@ -246,8 +246,10 @@ func (s *Server) doTick() {
 	}
 }
 
-// simulateTick runs one world tick and sends its messages (no snapshots).
-func (s *Server) simulateTick() {
+// simulateTick runs one world tick and sends its messages (no snapshots);
+// snapshots says whether doTick sends the tick's snapshots (the recorder
+// notes a snapshot tick whose snapshots a catch-up skips: its events stay).
+func (s *Server) simulateTick(snapshots bool) {
 	next := s.world.CurrentTick() + 1
 	for _, c := range s.clients {
 		if c.state == stateIngame {
@@ -259,6 +261,7 @@ func (s *Server) simulateTick() {
 			}
 		}
 	}
+	s.rec.BeforeTick(!snapshots && (s.cfg.Server.SnapshotRate == 50 || next%2 == 0))
 	s.world.Tick()
 	s.rec.AfterTick()
 	s.world.DrainEvents(s.onWorldEvent)

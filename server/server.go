@@ -225,7 +225,7 @@ func New(o Options) (*Server, error) {
 	for i := range s.clients {
 		s.clients[i] = &client{id: i}
 	}
-	s.rec = record.New(record.Options{Config: &s.cfg, Log: s.log, ServerVersion: ServerVersion, InGame: s.inGameName})
+	s.rec = record.New(record.Options{Config: &s.cfg, Log: s.log, ServerVersion: ServerVersion})
 	if err := s.setMap(m); err != nil {
 		return nil, err
 	}
@@ -404,12 +404,6 @@ func (s *Server) setMap(m *twmap.Map) error {
 		}
 	}
 	return nil
-}
-
-// inGameName returns client cid's name and whether it is in the game (for the recorder).
-func (s *Server) inGameName(cid int) (string, bool) {
-	c := s.clients[cid]
-	return c.name, c.state == stateIngame
 }
 
 // RecordCounters returns the recording counters by name.
