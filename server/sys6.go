@@ -41,30 +41,6 @@ var (
 	uuidIDontKnow = netproto.DDNetUUID("i-dont-know@ddnet.tw")
 )
 
-// sysID6 maps a 0.7 system message id whose layout 0.6 shares to the 0.6
-// id (net.md B7); false for messages 0.6 does not have.
-func sysID6(id int32) (int32, bool) {
-	switch id {
-	case netproto.NetmsgConReady:
-		return netproto.Netmsg6ConReady, true
-	case netproto.NetmsgInputTiming:
-		return netproto.Netmsg6InputTiming, true
-	case netproto.NetmsgRconLine:
-		return netproto.Netmsg6RconLine, true
-	case netproto.NetmsgRconCmdAdd:
-		return netproto.Netmsg6RconCmdAdd, true
-	case netproto.NetmsgRconCmdRem:
-		return netproto.Netmsg6RconCmdRem, true
-	case netproto.NetmsgPing:
-		return netproto.Netmsg6Ping, true
-	case netproto.NetmsgPingReply:
-		return netproto.Netmsg6PingReply, true
-	case netproto.NetmsgRconAuthOn, netproto.NetmsgRconAuthOff:
-		return netproto.Netmsg6RconAuthStatus, true
-	}
-	return 0, false
-}
-
 // sysHeader writes the header of 0.7 system message id in c's dialect;
 // false when c's dialect has no such message (then nothing is sent). The
 // RCON_AUTH_ON/OFF of 0.7 become 0.6's RCON_AUTH_STATUS(authed, command
@@ -74,7 +50,7 @@ func (s *Server) sysHeader(c *client, p *netproto.Packer, id int32) bool {
 		p.AddMsgHeader(id, true)
 		return true
 	}
-	id6, ok := sysID6(id)
+	id6, ok := netproto.SysID6(id)
 	if !ok {
 		return false
 	}
