@@ -12,7 +12,12 @@
 //     command that prints or changes it, with the rule of when a change
 //     takes effect and the list announced to rcon clients;
 //   - the rcon login rule (rcon.go);
-//   - the output sinks of the side channels (lines.go).
+//   - the output sinks of the side channels (lines.go) and the event
+//     lines of the 0.7.5 console that tools parse (events.go: joins,
+//     drops, chat, rcon, kills, flags), formatted from plain values the
+//     loop hands Events;
+//   - the queue that hands the side channels' lines to the loop and waits
+//     for them (queue.go).
 //
 // The game's actions (kick, ban, map change, votes, ...) are not here: the
 // server hands New a Handler for each command the console does not run
@@ -29,8 +34,10 @@
 // Goroutines: a Console has no lock. The game loop creates it and is the
 // only goroutine that calls Run, Collect and Print; the Host and the
 // handlers are called back on that goroutine. Other goroutines hand their
-// lines to the loop (server.SubmitConsole). Sinks are added before the loop
-// starts and called from it. Commands, UnsupportedCommands, RconCommands,
+// lines to the loop through a Queue (Queue.Submit, safe from any
+// goroutine; the loop receives from Queue.C and calls Submitted.Run).
+// Sinks are added before the loop starts and called from it, as are the
+// methods of Events. Commands, UnsupportedCommands, RconCommands,
 // Valid, CheckLogin, SettingTakesEffect, AppliesNow, RelPath and LogValue
 // are safe from any goroutine.
 package console

@@ -143,3 +143,27 @@ func ParseMsgHeader(b []byte) (id int32, system bool, n int, err error) {
 	}
 	return h >> 1, h&1 != 0, n, nil
 }
+
+// SysID6 maps a 0.7 system message id whose layout 0.6 shares to the 0.6
+// id (net.md B7); false for messages 0.6 does not have.
+func SysID6(id int32) (int32, bool) {
+	switch id {
+	case NetmsgConReady:
+		return Netmsg6ConReady, true
+	case NetmsgInputTiming:
+		return Netmsg6InputTiming, true
+	case NetmsgRconLine:
+		return Netmsg6RconLine, true
+	case NetmsgRconCmdAdd:
+		return Netmsg6RconCmdAdd, true
+	case NetmsgRconCmdRem:
+		return Netmsg6RconCmdRem, true
+	case NetmsgPing:
+		return Netmsg6Ping, true
+	case NetmsgPingReply:
+		return Netmsg6PingReply, true
+	case NetmsgRconAuthOn, NetmsgRconAuthOff:
+		return Netmsg6RconAuthStatus, true
+	}
+	return 0, false
+}

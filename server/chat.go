@@ -143,7 +143,7 @@ func (s *Server) onSay(c *client, m *gamemsg.ClSay, now time.Duration) {
 		return
 	}
 	s.log.Info().Int("cid", c.id).Str("name", c.name).Bool("team", mode == chatTeam).Str("text", text).Msg("chat")
-	s.conChat(c, mode, team, text)
+	s.con.Chat(c.id, c.name, mode, team, text)
 	msg := &gamemsg.SvChat{Mode: mode, ClientID: int32(c.id), TargetID: -1, Message: text}
 	if mode == chatAll {
 		s.rec.GameMessage(msg)
@@ -161,7 +161,7 @@ func (s *Server) onSay(c *client, m *gamemsg.ClSay, now time.Duration) {
 
 // serverChat sends a server chat line (client id -1) to one client or all.
 func (s *Server) serverChat(to int, text string) {
-	s.conServerChat(text)
+	s.con.ServerChat(text)
 	s.broadcastGame(to, &gamemsg.SvChat{Mode: chatAll, ClientID: -1, TargetID: -1, Message: truncUTF8(text, MaxChatLen)})
 }
 

@@ -143,7 +143,8 @@ func TestConsoleWorldEventLines(t *testing.T) {
 		}
 	}
 	// a client that left keeps its name for the lines drained after it
-	s.conDrop(s.clients[1], "bye", true)
+	c1 := s.clients[1]
+	s.con.Drop(c1.id, c1.addr, c1.name, "bye", true)
 	s.clients[1].reset()
 	cl.lines = nil
 	s.conWorldEvent(ev(world.EvKillMsg, 1, 1, world.WeaponGame, 0, 0))
@@ -168,7 +169,7 @@ func TestConsoleLinesOff(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { s.conWorldEvent(e) }); n != 0 || len(cl.lines) != 0 {
 		t.Errorf("level 1 sink: %v allocations, lines %q", n, cl.lines)
 	}
-	s.conServerChat("x")
+	s.con.ServerChat("x")
 	if len(cl.lines) != 1 || cl.lines[0] != "1 [chat]: *** x" {
 		t.Errorf("lines %q", cl.lines)
 	}

@@ -29,7 +29,7 @@ func (h conHost) Output(by console.Caller, line string) {
 	if by.Kind != console.Rcon {
 		s.log.Info().Msg(line)
 	}
-	s.conPrint(LevelStandard, "server", 0, line)
+	s.con.Print(LevelStandard, "server", 0, line)
 	for _, c := range s.clients {
 		if c.state != stateEmpty && c.rconAuthed {
 			s.sendSys(c, netproto.NetmsgRconLine, false, func(p *netproto.Packer) { p.AddStringLimit(line, 512) })
@@ -86,7 +86,7 @@ func (s *Server) rconAuth(c *client, pw string, sendList bool) {
 		s.world.SetAuthed(c.id, true)
 		s.sendSys(c, netproto.NetmsgRconAuthOn, true, nil)
 		s.rconLine(c, l.Reply)
-		s.conRconAuthed(c)
+		s.con.RconAuthed(c.id)
 		// The lists follow over the next ticks (sendRconLists).
 		c.rconCmdNext, c.rconMaps, c.rconMapNext = len(console.RconCommands()), nil, 0
 		if sendList {

@@ -59,7 +59,7 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 		if !vital || c.state != stateConnecting {
 			return
 		}
-		if c.mapChunk*MapChunkSize < s.curMap.Size {
+		if c.dl.Chunk*MapChunkSize < s.curMap.Size {
 			s.progress(c) // a request after the end of the map is no progress
 		}
 		s.sendMapData(c, true)
@@ -70,7 +70,7 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 		c.state = stateReady
 		s.progress(c)
 		s.log.Debug().Int("cid", c.id).Str("addr", c.addr.String()).Msg("client is ready")
-		s.conReady(c)
+		s.con.Ready(c.id, c.addr)
 		if m, ok := s.vote.Ongoing(s.now()); ok {
 			s.sendGame(c, &m, false)
 		}
@@ -102,7 +102,7 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 			return
 		}
 		s.log.Info().Int("cid", c.id).Str("name", c.name).Str("cmd", line).Msg("rcon command")
-		s.conRcon(c, line)
+		s.con.Rcon(c.id, line)
 		if s.runConsole(console.RconCaller(c.id), line) {
 			s.pendingShutdown = true
 		}
@@ -201,7 +201,7 @@ func (s *Server) enterGame(c *client) {
 	s.sendGame(c, local, true)
 	s.log.Info().Int("cid", c.id).Str("name", c.name).Str("addr", c.addr.String()).
 		Int("team", s.world.Team(c.id)).Msg("player has entered the game")
-	s.conEnter(c)
+	s.con.Enter(c.id, c.addr, c.name, s.world.Team(c.id))
 	s.emitEnter(c)
 	s.publishInfo()
 }

@@ -131,9 +131,9 @@ loop:
 			if s.runConsole(console.Caller{Kind: console.Stdin}, line) {
 				break loop
 			}
-		case sub := <-s.con.submit:
+		case sub := <-s.con.q.C():
 			s.catchUp()
-			if s.runSubmitted(sub) {
+			if sub.Run(s.cons) {
 				break loop
 			}
 		case <-timer.C:
@@ -147,7 +147,7 @@ loop:
 		}
 		timer.Reset(s.nextWake())
 	}
-	close(s.con.done) // SubmitConsole stops waiting
+	s.con.q.Stop() // SubmitConsole stops waiting
 	s.pace.Stop()
 	s.shutdown()
 	s.rec.Stop()

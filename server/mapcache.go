@@ -6,6 +6,7 @@ import (
 	"time"
 	"weak"
 
+	"twserver/mapdl"
 	"twserver/world/twmap"
 )
 
@@ -27,7 +28,7 @@ type mapFileKey struct {
 var (
 	mapCacheMu sync.Mutex
 	mapFiles   = map[mapFileKey]weak.Pointer[twmap.Map]{}
-	map6Cache  = map[map6Key]weak.Pointer[mapVariant6]{}
+	map6Cache  = map[map6Key]weak.Pointer[mapdl.Variant6]{}
 )
 
 // map6Key identifies a map for its 0.6 variant: content and name (the
@@ -62,14 +63,14 @@ func cachedMapFile(path string, st os.FileInfo, load func() (*twmap.Map, error))
 // sharedMap6 returns the 0.6 variant of m, derived by derive unless a game
 // of this process has it already. Deriving takes a few milliseconds of the
 // calling loop (once per map and process).
-func sharedMap6(m *twmap.Map, derive func(*twmap.Map) mapVariant6) *mapVariant6 {
+func sharedMap6(m *twmap.Map, derive func(*twmap.Map) mapdl.Variant6) *mapdl.Variant6 {
 	mapCacheMu.Lock()
 	defer mapCacheMu.Unlock()
 	key := map6Key{m.SHA256, m.Name}
 	if v := map6Cache[key].Value(); v != nil {
 		return v
 	}
-	v := new(mapVariant6)
+	v := new(mapdl.Variant6)
 	*v = derive(m)
 	for k, wp := range map6Cache {
 		if wp.Value() == nil {

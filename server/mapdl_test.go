@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+	"twserver/mapdl"
 
 	"github.com/rs/zerolog"
 
@@ -16,7 +17,7 @@ import (
 
 // TestMapDownloadWindow drives sendMapData and probeHandshake on a
 // connecting slot with the 2 MB map: the first request sends
-// MapMaxInFlight chunks; a tail-loss probe resends the unacknowledged ones
+// mapdl.MaxInFlight chunks; a tail-loss probe resends the unacknowledged ones
 // once a retransmission timeout passed, with the timeout doubling while
 // nothing is acknowledged; acks alone (lost requests) let the download go
 // on at the tick; chunks go out twice once the connection saw loss and
@@ -47,7 +48,7 @@ func TestMapDownloadWindow(t *testing.T) {
 	c.state = stateConnecting
 	c.openConn()
 	c.conn.Accept(0, 1, 2)
-	c.conn.Feed(0, netproto.PacketHeader{Token: 1}, nil) // round trip 0: timeout MapProbeMargin
+	c.conn.Feed(0, netproto.PacketHeader{Token: 1}, nil) // round trip 0: timeout mapdl.ProbeMargin
 	total := (len(data) + MapChunkSize - 1) / MapChunkSize
 	// datagrams counts what the connection sent since the last call
 	// (probes write theirs out between batches) and empties its outbox.
@@ -65,8 +66,8 @@ func TestMapDownloadWindow(t *testing.T) {
 	}
 
 	s.sendMapData(c, true)
-	if c.mapChunk != MapMaxInFlight || datagrams() != MapMaxInFlight {
-		t.Fatalf("first request: %d chunks sent, want %d", c.mapChunk, MapMaxInFlight)
+	if c.dl.Chunk != mapdl.MaxInFlight || datagrams() != mapdl.MaxInFlight {
+		t.Fatalf("first request: %d chunks sent, want %d", c.dl.Chunk, mapdl.MaxInFlight)
 	}
 	base := s.now()
 	s.probeHandshake(c, base+time.Millisecond)
@@ -74,51 +75,51 @@ func TestMapDownloadWindow(t *testing.T) {
 		t.Fatalf("%d datagrams before the retransmission timeout", n)
 	}
 	// tail-loss probe: every unacked chunk again, once (no loss seen yet)
-	s.probeHandshake(c, base+MapProbeMargin)
-	if n := datagrams(); n != MapMaxInFlight {
-		t.Fatalf("tail-loss probe sent %d datagrams, want %d", n, MapMaxInFlight)
+	s.probeHandshake(c, base+mapdl.ProbeMargin)
+	if n := datagrams(); n != mapdl.MaxInFlight {
+		t.Fatalf("tail-loss probe sent %d datagrams, want %d", n, mapdl.MaxInFlight)
 	}
 	// no ack since: the timeout doubled
-	s.probeHandshake(c, base+2*MapProbeMargin)
+	s.probeHandshake(c, base+2*mapdl.ProbeMargin)
 	if n := datagrams(); n != 0 {
 		t.Fatalf("second probe within the doubled timeout: %d datagrams", n)
 	}
-	s.probeHandshake(c, base+3*MapProbeMargin)
-	if n := datagrams(); n != 2*MapMaxInFlight {
-		t.Fatalf("second probe: %d datagrams, want %d (two copies each)", n, 2*MapMaxInFlight)
+	s.probeHandshake(c, base+3*mapdl.ProbeMargin)
+	if n := datagrams(); n != 2*mapdl.MaxInFlight {
+		t.Fatalf("second probe: %d datagrams, want %d (two copies each)", n, 2*mapdl.MaxInFlight)
 	}
 	// the requests after 8 and 16 chunks are lost, the one after 24 is not
 	// delivered either (a gap): its ack alone lets the tick send on
 	ackChunks(24)
 	s.probeHandshake(c, s.now())
-	if c.mapChunk != 24+MapMaxInFlight {
-		t.Fatalf("after an ack of 24 chunks: %d sent, want %d", c.mapChunk, 24+MapMaxInFlight)
+	if c.dl.Chunk != 24+mapdl.MaxInFlight {
+		t.Fatalf("after an ack of 24 chunks: %d sent, want %d", c.dl.Chunk, 24+mapdl.MaxInFlight)
 	}
 	if n := datagrams(); n != 2*24 {
 		t.Fatalf("after loss: %d datagrams for 24 chunks, want twice", n)
 	}
 	// heavy loss: three copies
-	c.dl.probes = 3 + c.mapChunk/MapHeavyLossChunks
-	ackChunks(c.mapChunk)
+	c.dl.Probes = 3 + c.dl.Chunk/mapdl.HeavyLossChunks
+	ackChunks(c.dl.Chunk)
 	s.sendMapData(c, true)
-	if n := datagrams(); n != 3*MapMaxInFlight {
-		t.Fatalf("heavy loss: %d datagrams for %d chunks, want three times", n, MapMaxInFlight)
+	if n := datagrams(); n != 3*mapdl.MaxInFlight {
+		t.Fatalf("heavy loss: %d datagrams for %d chunks, want three times", n, mapdl.MaxInFlight)
 	}
 	// the rest of the map with a request per window and acks; then a
 	// flood of requests costs nothing more
 	sent := 0
 	for range 10 * total {
-		ackChunks(c.mapChunk)
+		ackChunks(c.dl.Chunk)
 		s.sendMapData(c, true)
 		sent += datagrams()
 	}
-	if c.mapChunk != total {
-		t.Fatalf("%d of %d chunks sent", c.mapChunk, total)
+	if c.dl.Chunk != total {
+		t.Fatalf("%d of %d chunks sent", c.dl.Chunk, total)
 	}
 	if sent > netproto.MaxCopies*total {
 		t.Fatalf("%d datagrams for %d chunks", sent, total)
 	}
-	// READY: still copies, and probed every MapStallProbe
+	// READY: still copies, and probed every mapdl.StallProbe
 	s.onSystemMessage(c, netproto.NetmsgReady, nil, true, s.epoch)
 	if c.state != stateReady {
 		t.Fatalf("state %v after READY", c.state)
@@ -129,7 +130,7 @@ func TestMapDownloadWindow(t *testing.T) {
 		t.Fatalf("after READY: %d datagrams for one chunk, want its copies", n)
 	}
 	c.conn.Feed(s.now(), netproto.PacketHeader{Token: 1, Ack: c.conn.Sequence()}, nil) // all acked: no tail-loss probe
-	s.probeHandshake(c, c.mapSentAt+MapStallProbe)
+	s.probeHandshake(c, c.dl.SentAt+mapdl.StallProbe)
 	if n := datagrams(); n != 1 {
 		t.Fatalf("after READY: %d probes, want 1", n)
 	}

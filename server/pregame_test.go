@@ -86,8 +86,8 @@ func TestPregameSlowDownload(t *testing.T) {
 			}
 			s.onSystemMessage(c, netproto.NetmsgRequestMapData, nil, true, time.Now())
 		}
-		if c.mapChunk != windows {
-			t.Fatalf("sent %d chunks of %d", c.mapChunk, windows)
+		if c.dl.Chunk != windows {
+			t.Fatalf("sent %d chunks of %d", c.dl.Chunk, windows)
 		}
 		for range 3 { // past the end: no progress
 			time.Sleep(4 * time.Second)

@@ -26,6 +26,7 @@ import (
 	"twserver/console"
 	"twserver/dialect6"
 	"twserver/edge"
+	"twserver/mapdl"
 	"twserver/metrics"
 	"twserver/netproto"
 	"twserver/observe"
@@ -169,8 +170,8 @@ type Server struct {
 	rec *record.Recorder // recording (package record)
 
 	// the 0.6 game layer (snapsend.go, sys6.go)
-	trans6   *dialect6.Game // translation of the game layer for 0.6 clients
-	curMap6  *mapVariant6   // what 0.6 clients are sent of curMap, nil until one asks (sys6.go map6)
+	trans6   *dialect6.Game  // translation of the game layer for 0.6 clients
+	curMap6  *mapdl.Variant6 // what 0.6 clients are sent of curMap, nil until one asks (sys6.go map6)
 	inputBuf [netproto.MaxInputInts]int32
 	con      conState // console output to side channels (conlines.go)
 }
@@ -206,7 +207,7 @@ func New(o Options) (*Server, error) {
 	s.stats = &s.edge.Stats
 	s.edge.Master.Token = edge.NewGlobalToken()
 	s.trans6 = new(dialect6.Game)
-	s.con.done, s.con.submit = make(chan struct{}), make(chan *consoleSubmit, ConsoleQueueLen)
+	s.con.q = console.NewQueue(ConsoleQueueLen)
 	cons, err := console.New(conHost{s}, s.conHandlers())
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package server
 import (
 	"net/netip"
 	"time"
+	"twserver/mapdl"
 
 	"golang.org/x/time/rate"
 
@@ -87,10 +88,7 @@ type client struct {
 	country       int32
 	skin          gamemsg.Skin
 	gotStartInfo  bool
-	mapChunk      int           // next map chunk to send
-	mapAsked      int           // map chunks requested so far (REQUEST_MAP_DATA × map_download_speed)
-	mapSentAt     time.Duration // when the last map chunk or stall probe went out
-	dl            mapDownload   // tail-loss probe and copies of the download (mapdl.go)
+	dl            mapdl.Download // the map download: chunks sent and asked, tail-loss probe, copies
 
 	snapRate      int
 	lastAckedTick int32
@@ -147,7 +145,7 @@ func (c *client) reset() {
 	c.infoChanges++
 	c.sent6 = player6Sent{}
 	c.gotStartInfo = false
-	c.mapChunk, c.mapAsked, c.mapSentAt, c.dl = 0, 0, 0, mapDownload{}
+	c.dl = mapdl.Download{}
 	c.entered = false
 	c.resetSnapState()
 	c.storage = snap.Storage{}
@@ -322,7 +320,7 @@ func (s *Server) dropClient(c *client, reason string) {
 		// peers can cause these at will: rate-limited
 		s.rateLog().Int("cid", c.id).Str("addr", c.addr.String()).Str("reason", logReason).Msg("client dropped")
 	}
-	s.conDrop(c, reason, wasIngame)
+	s.con.Drop(c.id, c.addr, c.name, reason, wasIngame)
 	if wasIngame {
 		s.emitLeave(c)
 	}

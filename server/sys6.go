@@ -5,8 +5,8 @@ import (
 
 	"twserver/dialect6"
 	"twserver/gamemsg"
+	"twserver/mapdl"
 	"twserver/netproto"
-	"twserver/world/map06"
 	"twserver/world/twmap"
 )
 
@@ -19,12 +19,11 @@ import (
 const NetVersion6 = "0.6 626fce9a778df4d4"
 
 // MapChunkSize6 is the size of a 0.6 MAP_DATA chunk (net.md B3.4).
-const MapChunkSize6 = 1024 - 128
+const MapChunkSize6 = mapdl.ChunkSize6
 
 // MaxMapRequestsFactor bounds the REQUEST_MAP_DATA answered per map change
-// to this many times the map's chunk count (DDNet's cap: a 15-byte request
-// buys an 896-byte chunk).
-const MaxMapRequestsFactor = 2
+// (mapdl.MaxRequestsFactor).
+const MaxMapRequestsFactor = mapdl.MaxRequestsFactor
 
 // SendMapDetails6 makes the server announce the map's SHA-256 to DDNet
 // clients before MAP_CHANGE (map-details@ddnet.tw, net.md B3.3), as
@@ -35,37 +34,12 @@ const SendMapDetails6 = true
 // DDNet UUID messages (net.md B3.3): MD5(namespace ‖ name) made a
 // version-3 UUID.
 var (
-	uuidClientVer  = netproto.DDNetUUID("clientver@ddnet.tw")
-	uuidPing       = netproto.DDNetUUID("ping@ddnet.tw")
-	uuidPong       = netproto.DDNetUUID("pong@ddnet.tw")
-	uuidWhatIs     = netproto.DDNetUUID("what-is@ddnet.tw")
-	uuidIDontKnow  = netproto.DDNetUUID("i-dont-know@ddnet.tw")
-	uuidMapDetails = netproto.DDNetUUID("map-details@ddnet.tw")
+	uuidClientVer = netproto.DDNetUUID("clientver@ddnet.tw")
+	uuidPing      = netproto.DDNetUUID("ping@ddnet.tw")
+	uuidPong      = netproto.DDNetUUID("pong@ddnet.tw")
+	uuidWhatIs    = netproto.DDNetUUID("what-is@ddnet.tw")
+	uuidIDontKnow = netproto.DDNetUUID("i-dont-know@ddnet.tw")
 )
-
-// sysID6 maps a 0.7 system message id whose layout 0.6 shares to the 0.6
-// id (net.md B7); false for messages 0.6 does not have.
-func sysID6(id int32) (int32, bool) {
-	switch id {
-	case netproto.NetmsgConReady:
-		return netproto.Netmsg6ConReady, true
-	case netproto.NetmsgInputTiming:
-		return netproto.Netmsg6InputTiming, true
-	case netproto.NetmsgRconLine:
-		return netproto.Netmsg6RconLine, true
-	case netproto.NetmsgRconCmdAdd:
-		return netproto.Netmsg6RconCmdAdd, true
-	case netproto.NetmsgRconCmdRem:
-		return netproto.Netmsg6RconCmdRem, true
-	case netproto.NetmsgPing:
-		return netproto.Netmsg6Ping, true
-	case netproto.NetmsgPingReply:
-		return netproto.Netmsg6PingReply, true
-	case netproto.NetmsgRconAuthOn, netproto.NetmsgRconAuthOff:
-		return netproto.Netmsg6RconAuthStatus, true
-	}
-	return 0, false
-}
 
 // sysHeader writes the header of 0.7 system message id in c's dialect;
 // false when c's dialect has no such message (then nothing is sent). The
@@ -76,7 +50,7 @@ func (s *Server) sysHeader(c *client, p *netproto.Packer, id int32) bool {
 		p.AddMsgHeader(id, true)
 		return true
 	}
-	id6, ok := sysID6(id)
+	id6, ok := netproto.SysID6(id)
 	if !ok {
 		return false
 	}
@@ -225,34 +199,20 @@ func (s *Server) sendEx6(c *client, uuid [16]byte, payload []byte, flags netprot
 	s.sendMsg(c, s.pk.Bytes(), flags)
 }
 
-// mapVariant6 is what 0.6 clients are sent of the current map: its 0.6
-// variant (world/map06: 0.7-compressed tile layers expanded, RGBA images,
-// no 0.7-only features) with its own CRC, size and SHA-256, under the
-// map's name.
-type mapVariant6 struct {
-	Name   string
-	Data   []byte
-	CRC    uint32
-	Size   int
-	SHA256 [32]byte
-}
-
-// deriveMap6 makes the 0.6 variant of m (map06.Derive). If m cannot be
-// converted, 0.6 clients get the map as it is (logged): they read it when
-// its tile layers are not 0.7-compressed.
-func (s *Server) deriveMap6(m *twmap.Map) mapVariant6 {
-	v, err := map06.Derive(m)
+// deriveMap6 makes the 0.6 variant of m (mapdl.Derive6); if m cannot be
+// converted, 0.6 clients get the map as it is (logged).
+func (s *Server) deriveMap6(m *twmap.Map) mapdl.Variant6 {
+	v, err := mapdl.Derive6(m)
 	if err != nil {
 		s.log.Warn().Err(err).Str("map", m.Name).Msg("no 0.6 variant of the map: 0.6 clients get it as it is")
-		return mapVariant6{Name: m.Name, Data: m.Data, CRC: m.CRC, Size: m.Size, SHA256: m.SHA256}
 	}
-	return mapVariant6{Name: m.Name, Data: v.Data, CRC: v.CRC, Size: v.Size, SHA256: v.SHA256}
+	return v
 }
 
 // map6 is the map a 0.6 client is sent (the variant of the current map),
 // derived at the first call after a map change, or shared with another
 // game of the process on the same map (mapcache.go).
-func (s *Server) map6() *mapVariant6 {
+func (s *Server) map6() *mapdl.Variant6 {
 	if s.curMap6 == nil {
 		s.curMap6 = sharedMap6(s.curMap, s.deriveMap6)
 	}
@@ -263,50 +223,26 @@ func (s *Server) map6() *mapVariant6 {
 // (with SHA-256) first for DDNet clients, then the 0.6 MAP_CHANGE.
 func (s *Server) sendMapChange6(c *client) {
 	m := s.map6()
-	c.mapChunk = 0 // map data requests answered since this MAP_CHANGE
-	c.mapAsked = 0 // one past the highest chunk requested (pre-game progress)
+	c.dl.Start6()
 	if SendMapDetails6 && c.conn.Dialect() == netproto.DialectDDNet {
-		s.pk.Reset()
-		s.pk.AddMsgHeader(netproto.Netmsg6Ex, true)
-		s.pk.AddRaw(uuidMapDetails[:])
-		s.pk.AddString(m.Name)
-		s.pk.AddRaw(m.SHA256[:])
-		s.pk.AddInt(int32(m.CRC))
-		s.pk.AddInt(int32(m.Size))
-		s.pk.AddString("")
+		m.PackDetails(&s.pk)
 		s.sendMsg(c, s.pk.Bytes(), netproto.SendVital)
 	}
-	mc := netproto.Msg6MapChange{Name: m.Name, CRC: m.CRC, Size: int32(m.Size)}
-	s.pk.Reset()
-	s.pk.AddMsgHeader(mc.ID(), true)
-	mc.Pack(&s.pk)
+	m.PackChange(&s.pk)
 	s.sendMsg(c, s.pk.Bytes(), netproto.SendVital|netproto.SendFlush)
 }
 
-// sendMapData6 answers REQUEST_MAP_DATA(chunk) with that chunk (net.md
-// B3.4): out-of-range requests are ignored, and at most
-// MaxMapRequestsFactor × the chunk count are answered per map change.
+// sendMapData6 answers REQUEST_MAP_DATA(chunk) with that chunk
+// (mapdl.Download.Answer6); a chunk not asked for before is progress
+// (pregame.go).
 func (s *Server) sendMapData6(c *client, chunk int32) {
-	m := s.map6()
-	chunks := (m.Size + MapChunkSize6 - 1) / MapChunkSize6
-	if chunk < 0 || int64(chunk)*MapChunkSize6 > int64(m.Size) || c.mapChunk >= MaxMapRequestsFactor*chunks {
+	ok, moved := c.dl.Answer6(s.map6(), chunk, &s.pk)
+	if !ok {
 		return
 	}
-	c.mapChunk++
-	if int(chunk) >= c.mapAsked { // a chunk not asked for before: the download moves on (pregame.go)
-		c.mapAsked = int(chunk) + 1
+	if moved {
 		s.progress(c)
 	}
-	off := int(chunk) * MapChunkSize6
-	end := min(off+MapChunkSize6, m.Size)
-	last := int32(0)
-	if end == m.Size {
-		last = 1
-	}
-	md := netproto.Msg6MapData{Last: last, CRC: m.CRC, Chunk: chunk, Data: m.Data[off:end]}
-	s.pk.Reset()
-	s.pk.AddMsgHeader(md.ID(), true)
-	md.Pack(&s.pk)
 	s.sendMsg(c, s.pk.Bytes(), netproto.SendVital|netproto.SendFlush)
 }
 
