@@ -49,6 +49,7 @@ type consoleSubmit struct {
 	caller  console.Caller
 	line    string
 	collect bool
+	who     string // the administrator of an Admin line (RunAdmin)
 	out     []string
 	done    chan struct{}
 }
@@ -86,6 +87,15 @@ func (s *Server) RunConsole(ctx context.Context, caller console.Caller, line str
 	return s.submit(ctx, &consoleSubmit{caller: caller, line: line, collect: true})
 }
 
+// RunAdmin runs one console line of an administration page as
+// RunConsole does for caller console.Admin, and writes the audit line of
+// the action: who (the page's name for the administrator: token name and
+// address), the line and its result, to the log and to the console sinks
+// (the econ) at the level of rcon commands. Safe from any goroutine.
+func (s *Server) RunAdmin(ctx context.Context, who, line string) ([]string, error) {
+	return s.submit(ctx, &consoleSubmit{caller: console.Caller{Kind: console.Admin}, who: who, line: line, collect: true})
+}
+
 // submit queues sub for the loop and waits until it ran.
 func (s *Server) submit(ctx context.Context, sub *consoleSubmit) ([]string, error) {
 	if len(sub.line) > MaxConsoleLine {
@@ -117,6 +127,9 @@ func (s *Server) runSubmitted(sub *consoleSubmit) bool {
 		sub.out, err = s.cons.Collect(sub.caller, sub.line)
 	} else {
 		err = s.cons.Run(sub.caller, sub.line)
+	}
+	if sub.caller.Kind == console.Admin && sub.who != "" {
+		s.auditAdmin(sub, err)
 	}
 	close(sub.done)
 	return err == errShutdown
@@ -213,6 +226,18 @@ func (s *Server) conServerChat(text string) {
 func (s *Server) conRcon(c *client, cmd string) {
 	if s.conOn(LevelAddInfo) {
 		s.conPrint(LevelAddInfo, "server", 256, fmt.Sprintf("ClientID=%d rcon='%s'", c.id, cmd))
+	}
+}
+
+// auditAdmin writes the audit line of an administration page's command.
+func (s *Server) auditAdmin(sub *consoleSubmit, err error) {
+	result := "ok"
+	if err != nil && err != errShutdown {
+		result = err.Error()
+	}
+	s.log.Info().Str("who", sub.who).Str("line", sub.line).Str("result", result).Msg("admin command")
+	if s.conOn(LevelAddInfo) {
+		s.conPrint(LevelAddInfo, "server", 512, fmt.Sprintf("admin='%s' rcon='%s' result='%s'", sub.who, sub.line, result))
 	}
 }
 

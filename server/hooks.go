@@ -129,6 +129,7 @@ func (s *Server) emitPlayer(kind EventKind, c *client) {
 	} else {
 		s.countEvent(eventLeave)
 	}
+	s.livePlayer(kind, c)
 	if len(s.observers) > 0 {
 		s.emit(Event{Kind: kind, ClientID: c.id, Name: c.name, Addr: c.addr})
 	}

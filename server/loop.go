@@ -240,6 +240,7 @@ func (s *Server) doTick() {
 	tick := s.world.CurrentTick()
 	if s.cfg.Server.SnapshotRate == 50 || tick%2 == 0 {
 		s.sendSnapshots(tick)
+		s.publishFrame(tick, s.tickWake)
 		s.world.PostSnap() // events of ticks without snapshots went out with this one
 	}
 }
