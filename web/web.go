@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/net/netutil"
 
+	"twserver/internal/httpserve"
 	"twserver/live"
 	"twserver/server"
 )
@@ -284,21 +285,7 @@ func (h *Handler) ServeListener(ctx context.Context, ln net.Listener) error {
 	}
 	ln = netutil.LimitListener(ln, MaxConnections)
 	go h.Run(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
-		defer cancel()
-		_ = hs.Shutdown(sctx)
-		_ = hs.Close() // live streams do not end by themselves
-	}()
-	err := hs.Serve(ln)
-	if errors.Is(err, http.ErrServerClosed) {
-		<-done
-		return nil
-	}
-	return err
+	return httpserve.Serve(ctx, hs, ln, ShutdownTimeout)
 }
 
 // Loopback reports whether a listen address is on a loopback interface.

@@ -19,6 +19,13 @@ import (
 // the end of the test.
 func Start(t testing.TB, cfg config.Config) netip.AddrPort {
 	t.Helper()
+	return StartServer(t, cfg).Addr()
+}
+
+// StartServer is Start returning the running server (for tests that read
+// what it publishes).
+func StartServer(t testing.TB, cfg config.Config) *server.Server {
+	t.Helper()
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -37,5 +44,5 @@ func Start(t testing.TB, cfg config.Config) netip.AddrPort {
 			t.Error("server did not stop")
 		}
 	})
-	return srv.Addr()
+	return srv
 }
