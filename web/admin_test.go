@@ -7,10 +7,13 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"twserver/console"
 	"twserver/loadclient"
+	"twserver/server"
 )
 
 // post sends an admin form with optional headers; it returns the status
@@ -36,7 +39,15 @@ func post(t *testing.T, c *http.Client, u string, form url.Values, hdr map[strin
 // a wrong one, run with it (the kicked client leaves the game); three
 // wrong tokens ban the address, even for the right token.
 func TestAdminToken(t *testing.T) {
-	a := startGame(t, "admin", "dm")
+	var mu sync.Mutex
+	var econ []string
+	a := startGame(t, "admin", "dm", func(s *server.Server) {
+		s.OnConsoleLine(console.LevelAddInfo, func(l console.Line) {
+			mu.Lock()
+			econ = append(econ, l.Text)
+			mu.Unlock()
+		})
+	})
 	_, ts := startWeb(t, Options{AdminToken: testToken}, a)
 	var bs bots
 	victim := bs.join(t, a, "victim", loadclient.PatternIdle)
@@ -68,6 +79,12 @@ func TestAdminToken(t *testing.T) {
 			t.Fatalf("kicked client still in game: %+v", g.Game.Clients)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+	mu.Lock()
+	audit := strings.Join(econ, "\n")
+	mu.Unlock()
+	if !strings.Contains(audit, "admin='web:127.0.0.1 (token header)' rcon='kick 0 \"test\"' result='ok'") {
+		t.Errorf("no audit line of the kick among the console lines:\n%s", audit)
 	}
 	for range MaxLoginTries - 1 {
 		post(t, c, u, kick, map[string]string{"Authorization": "Bearer wrong"})

@@ -18,7 +18,7 @@ import (
 const testToken = "test-token-0123456789"
 
 // startGame runs a real server on a loopback port until the test ends.
-func startGame(t *testing.T, name, gametype string) *server.Server {
+func startGame(t *testing.T, name, gametype string, setup ...func(*server.Server)) *server.Server {
 	t.Helper()
 	cfg := config.Default()
 	cfg.Server.Bind = "127.0.0.1"
@@ -26,7 +26,7 @@ func startGame(t *testing.T, name, gametype string) *server.Server {
 	cfg.Server.Name = name
 	cfg.Game.Type = gametype
 	cfg.Game.SpamProtection = false
-	return servertest.StartServer(t, cfg)
+	return servertest.StartServer(t, cfg, setup...)
 }
 
 // startWeb serves the web handler of srvs on a loopback httptest server.

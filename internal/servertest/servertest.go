@@ -23,8 +23,9 @@ func Start(t testing.TB, cfg config.Config) netip.AddrPort {
 }
 
 // StartServer is Start returning the running server (for tests that read
-// what it publishes).
-func StartServer(t testing.TB, cfg config.Config) *server.Server {
+// what it publishes); each setup func is called before the server runs
+// (to install hooks, such as OnConsoleLine).
+func StartServer(t testing.TB, cfg config.Config, setup ...func(*server.Server)) *server.Server {
 	t.Helper()
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
@@ -32,6 +33,9 @@ func StartServer(t testing.TB, cfg config.Config) *server.Server {
 	srv, err := server.New(server.Options{Config: cfg, Logger: zerolog.Nop(), Seed: 1})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range setup {
+		f(srv)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

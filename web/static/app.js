@@ -229,10 +229,12 @@ async function loadHistory() {
     svg.dataset.points = String(pts.length);
     svg.id = 'plot-' + key;
     const now = Date.now();
+    // the x axis spans the samples kept (at least a minute, at most the hour)
+    const span = Math.min(3600000, Math.max(60000, pts.length ? now - pts[0][0] : 0));
     const max = Math.max(1e-9, ...pts.map((p) => p[1])) * 1.1;
     const line = document.createElementNS(SVG, 'polyline');
     line.setAttribute('points', pts.map((p) => {
-      const x = 300 - (now - p[0]) / 3600000 * 300;
+      const x = 300 - (now - p[0]) / span * 300;
       return x.toFixed(1) + ',' + (88 - p[1] / max * 86).toFixed(1);
     }).join(' '));
     svg.append(line);
