@@ -72,7 +72,7 @@ type Config struct {
 	Agones   AgonesConfig   `toml:"agones"`
 }
 
-// RecordConfig selects recording (owned by the recording code, server/record*.go).
+// RecordConfig selects recording (owned by package record).
 type RecordConfig struct {
 	// Teehistorian writes one teehistorian file per game (sv_tee_historian).
 	Teehistorian bool `toml:"teehistorian"`

@@ -13,7 +13,7 @@ type Command struct {
 
 // commands lists the console commands, also announced to rcon clients: the
 // commands of the reference server 0.7.5 that twserver implements, with
-// their parameters, then twserver's own (force_vote, players, stats, help).
+// their parameters, then twserver's own (force_vote, players, stats, demo_clip, help).
 // The console runs echo, exec, toggle, shutdown and help itself; the game
 // hands it a Handler for every other one (New refuses a missing one).
 var commands = [...]Command{
@@ -53,6 +53,7 @@ var commands = [...]Command{
 	{"force_vote", "s['option'|'kick'|'spectate'] s[value] ?r[reason]", "Carry out a vote at once (an option's description or a client id)"},
 	{"players", "", "List the clients with state, team, score, latency and position"},
 	{"stats", "", "Show packet counters (received, dropped by reason, replies) and tick timing"},
+	{"demo_clip", "i[seconds] ?s[name]", "Write a demo of the last seconds of the game (from its teehistorian) to record.dir/NAME.demo"},
 	{"help", "", "List commands"},
 }
 

@@ -24,6 +24,9 @@ const (
 	// NetVersion07 is the 0.7.5 network version string; the 0.7.5 player
 	// rejects any other.
 	NetVersion07 = "0.7 802f1be60a05665f"
+	// NetVersion06 is the 0.6 network version string, the one the DDNet
+	// client plays demos of.
+	NetVersion06 = "0.6 626fce9a778df4d4"
 	// HeaderSize is the size of a version 4 header (with timeline markers).
 	HeaderSize = 436
 	// HeaderSizeV3 is the size of a version 3 header (no timeline markers).

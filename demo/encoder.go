@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -21,6 +22,7 @@ type Encoder struct {
 	lastMarker   int32
 	lastKeyframe int32
 	prev         snap.Snapshot
+	sizes        *snap.SizeTable
 	ints         []int32
 	raw          []byte
 	comp         []byte
@@ -34,11 +36,22 @@ var ErrChunkTooLarge = errors.New("demo: chunk too large")
 // NewEncoder starts a 0.7 demo of the given type ("server" or "client") on
 // a map (name, file bytes and crc), stamped with now (local time).
 func NewEncoder(kind, mapName string, mapData []byte, mapCRC uint32, now time.Time) *Encoder {
-	e := &Encoder{firstTick: -1, lastMarker: -1, lastKeyframe: -1}
+	return newEncoder(NetVersion07, snap.Sizes7, kind, mapName, mapData, mapCRC, now)
+}
+
+// NewEncoder6 starts a 0.6 demo (net version NetVersion06, snapshots with
+// the 0.6 static sizes), the kind the DDNet client plays; its snapshots and
+// messages must be in the 0.6 form (dialect6).
+func NewEncoder6(kind, mapName string, mapData []byte, mapCRC uint32, now time.Time) *Encoder {
+	return newEncoder(NetVersion06, snap.Sizes6, kind, mapName, mapData, mapCRC, now)
+}
+
+func newEncoder(netVersion string, sizes *snap.SizeTable, kind, mapName string, mapData []byte, mapCRC uint32, now time.Time) *Encoder {
+	e := &Encoder{firstTick: -1, lastMarker: -1, lastKeyframe: -1, sizes: sizes}
 	var h [HeaderSize]byte
 	copy(h[:], Magic)
 	h[7] = Version
-	putStr(h[offNetVersion:offNetVersion+64], NetVersion07)
+	putStr(h[offNetVersion:offNetVersion+64], netVersion)
 	putStr(h[offMapName:offMapName+64], mapName)
 	be.PutUint32(h[offMapSize:], uint32(len(mapData)))
 	be.PutUint32(h[offMapCRC:], mapCRC)
@@ -160,7 +173,7 @@ func (e *Encoder) Snapshot(tick int32, s *snap.Snapshot) error {
 		return nil
 	}
 	e.tickMarker(tick, false)
-	e.ints = snap.AppendDelta(e.ints[:0], &e.prev, s, snap.Sizes7)
+	e.ints = snap.AppendDelta(e.ints[:0], &e.prev, s, e.sizes)
 	if snap.IsEmptyDelta(e.ints) {
 		return nil
 	}
@@ -194,22 +207,30 @@ func PatchFile(path string, length int32, markers []int32) error {
 	if err != nil {
 		return err
 	}
-	var b [4]byte
-	be.PutUint32(b[:], uint32(length))
-	_, err = f.WriteAt(b[:], offLength)
-	if err == nil {
-		m := make([]byte, 4+4*MaxTimelineMarkers)
-		be.PutUint32(m, uint32(len(markers)))
-		for i, t := range markers {
-			be.PutUint32(m[4+4*i:], uint32(t))
-		}
-		_, err = f.WriteAt(m, offNumMarkers)
-	}
+	err = Patch(f, length, markers)
 	if err2 := f.Sync(); err == nil {
 		err = err2
 	}
 	if err2 := f.Close(); err == nil {
 		err = err2
 	}
+	return err
+}
+
+// Patch writes the length (seconds) and the timeline markers (at most
+// MaxTimelineMarkers are kept) into the header of a demo written to w.
+func Patch(w io.WriterAt, length int32, markers []int32) error {
+	var b [4]byte
+	be.PutUint32(b[:], uint32(length))
+	if _, err := w.WriteAt(b[:], offLength); err != nil {
+		return err
+	}
+	markers = markers[:min(len(markers), MaxTimelineMarkers)]
+	m := make([]byte, 4+4*MaxTimelineMarkers)
+	be.PutUint32(m, uint32(len(markers)))
+	for i, t := range markers {
+		be.PutUint32(m[4+4*i:], uint32(t))
+	}
+	_, err := w.WriteAt(m, offNumMarkers)
 	return err
 }

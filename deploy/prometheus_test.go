@@ -13,6 +13,7 @@ import (
 	"twserver/config"
 	"twserver/metrics"
 	"twserver/server"
+	"twserver/sockio"
 )
 
 // TestPrometheusRules: the example Prometheus configuration and alerting
@@ -56,7 +57,7 @@ func TestPrometheusRules(t *testing.T) {
 // endpoint serves (the registration metrics included).
 func servedMetrics(t *testing.T) map[string]bool {
 	t.Helper()
-	mn := server.NewMemNet()
+	mn := sockio.NewMemNet()
 	conn, err := mn.Listen(netip.MustParseAddrPort("127.0.0.1:8303"))
 	if err != nil {
 		t.Fatal(err)

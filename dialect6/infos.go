@@ -2,7 +2,6 @@ package dialect6
 
 import (
 	"errors"
-	"unicode/utf8"
 
 	"twserver/gamemsg"
 	"twserver/snap"
@@ -180,24 +179,13 @@ func (e *playerEntry) pack() {
 		s = Skin6From7(&e.p.Skin)
 	}
 	d := e.info[:]
-	snap.StrToInts(d[0:4], cutUTF8(e.p.Name, 15))
-	snap.StrToInts(d[4:7], cutUTF8(e.p.Clan, 11))
+	snap.StrToInts(d[0:4], gamemsg.TruncUTF8(e.p.Name, 15))
+	snap.StrToInts(d[4:7], gamemsg.TruncUTF8(e.p.Clan, 11))
 	d[7] = e.p.Country
-	snap.StrToInts(d[8:14], cutUTF8(s.Name, 23))
+	snap.StrToInts(d[8:14], gamemsg.TruncUTF8(s.Name, 23))
 	d[14] = b2i(s.UseCustomColor)
 	d[15] = s.ColorBody
 	d[16] = s.ColorFeet
-}
-
-// cutUTF8 cuts s to at most n bytes without splitting a UTF-8 sequence.
-func cutUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 func b2i(b bool) int32 {

@@ -277,7 +277,7 @@ func encodeChat(o *Out, m *gamemsg.SvChat, p *Peer, infos *Infos) {
 // encodeVoteSet writes a 0.6 Sv_VoteSet and the chat line a 0.6 server
 // sends with it (the texts the 0.7 client shows for the same message).
 func encodeVoteSet(o *Out, m *gamemsg.SvVoteSet, infos *Infos) {
-	reason := cutUTF8(m.Reason, MaxVoteReason)
+	reason := gamemsg.TruncUTF8(m.Reason, MaxVoteReason)
 	if m.Timeout > 0 {
 		desc := m.Description
 		if m.ClientID >= 0 {

@@ -588,17 +588,6 @@ func charType(six bool) uint32 {
 	return charType7
 }
 
-// countType returns how many items of type typ s holds.
-func countType(s *snap.Snapshot, typ uint32) int {
-	n := 0
-	for i := range s.NumItems() {
-		if s.Key(i)>>16 == typ {
-			n++
-		}
-	}
-	return n
-}
-
 // countRx adds one in-game message of size bytes to the breakdown by kind.
 func (c *Client) countRx(id int32, system bool, size int) {
 	r, n := &c.stats.Rx, int64(size)
@@ -928,7 +917,7 @@ func (c *Client) onSnapshot(tick int32, empty bool) {
 		c.stats.SnapEmpty++
 	}
 	if sn != nil {
-		c.stats.CharsInView += int64(countType(sn, charType(c.cfg.Proto6)))
+		c.stats.CharsInView += int64(sn.CountType(charType(c.cfg.Proto6)))
 	}
 	for c.inN > 0 && c.inputs[c.inHead].tick <= tick {
 		c.stats.Latency.Add(now - c.inputs[c.inHead].at)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"twserver/edge"
 	"twserver/server"
 )
 
@@ -44,6 +45,7 @@ var (
 	descRecBytes   = desc("twserver_recording_bytes_total", "Bytes written to recording files.")
 	descRegStatus  = desc("twserver_register_status", "1 while the master server lists this server for the protocol, else 0.", "protocol")
 	descRegErrors  = desc("twserver_register_errors_total", "Failed master registration attempts, by protocol.", "protocol")
+	descSocket     = desc("twserver_socket_info", "Always 1; the label is the socket the game reads from: paced (Linux), batch (the fallback where the paced socket cannot be set up, or other systems), mem (tests).", "kind")
 )
 
 // collector reads a Source (and the registration state, if any) when
@@ -63,7 +65,7 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 		descClients, descPlayers, descSpectators, descMaxClients, descInfo, descEvents,
 		descTickDur, descTickLate, descTicks, descSkipped, descDropped, descLastTick, descSnapBytes,
 		descPackets, descBytes, descNetDropped, descReplies, descConns, descPregame, descBans, descBansTotal,
-		descRecFiles, descRecStopped, descRecPruned, descRecBytes, descRegStatus, descRegErrors,
+		descRecFiles, descRecStopped, descRecPruned, descRecBytes, descRegStatus, descRegErrors, descSocket,
 	} {
 		ch <- d
 	}
@@ -124,8 +126,11 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	for i, reason := range server.RefuseReasons {
 		counter(descConns, g.Refused[i].Load(), reason)
 	}
-	for i, reason := range server.PregameDrops {
+	for i, reason := range edge.PregameDrops {
 		counter(descPregame, g.PregameDrops[i].Load(), reason)
+	}
+	if g.Socket != "" {
+		gauge(descSocket, 1, string(g.Socket))
 	}
 	gauge(descBans, float64(g.Bans.Load()))
 	counter(descBansTotal, g.BansTotal.Load())

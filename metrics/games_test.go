@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"twserver/sockio"
 )
 
 // TestGamesLabelled: with several games every game figure carries the
@@ -15,6 +17,7 @@ func TestGamesLabelled(t *testing.T) {
 	a, b := &idleSource{}, &idleSource{}
 	a.gauges.MaxClients.Store(64)
 	b.gauges.MaxClients.Store(16)
+	a.gauges.Socket, b.gauges.Socket = sockio.KindBatch, sockio.KindPaced
 	now := time.Unix(1000, 0)
 	ep, err := NewGames([]Game{
 		{Name: "8303", Source: a, Register: func() []RegisterState { return []RegisterState{{Protocol: "tw-0.7+udp/ipv4", Registered: true}} }},
@@ -31,6 +34,8 @@ func TestGamesLabelled(t *testing.T) {
 		`teeworlds_server_max_clients{game="8304"} 16`,
 		`teeworlds_server_clients{dialect="0.7",game="8304",state="ingame"} 0`,
 		`twserver_register_status{game="8303",protocol="tw-0.7+udp/ipv4"} 1`,
+		`twserver_socket_info{game="8303",kind="batch"} 1`,
+		`twserver_socket_info{game="8304",kind="paced"} 1`,
 		`twserver_build_info{go=`,
 	} {
 		if !strings.Contains(body, want) {

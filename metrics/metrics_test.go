@@ -223,6 +223,11 @@ func TestScrapeWithClients(t *testing.T) {
 			t.Errorf("no %s bytes counted", dir)
 		}
 	}
+	if k := r.srv.Socket(); k == "" {
+		t.Error("the server does not name its socket")
+	} else if v, _ := value(fams, "twserver_socket_info", map[string]string{"kind": string(k)}); v != 1 {
+		t.Errorf("twserver_socket_info{kind=%q} = %v, want 1", k, v)
+	}
 	if v, _ := value(fams, "twserver_build_info", map[string]string{"version": "test"}); v != 1 {
 		t.Errorf("twserver_build_info{version=\"test\"} = %v", v)
 	}

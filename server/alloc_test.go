@@ -3,12 +3,11 @@ package server
 import (
 	"net/netip"
 	"testing"
-	"time"
 
 	"github.com/rs/zerolog"
 
 	"twserver/config"
-	"twserver/netproto"
+	"twserver/sockio"
 	"twserver/world"
 )
 
@@ -23,7 +22,7 @@ func newIdleServer(tb testing.TB, players int) *Server {
 // configuration first.
 func newIdleServerWith(tb testing.TB, players int, adjust func(*config.Config)) *Server {
 	tb.Helper()
-	mn := NewMemNet()
+	mn := sockio.NewMemNet()
 	mc, err := mn.Listen(srvAddr)
 	if err != nil {
 		tb.Fatal(err)
@@ -44,7 +43,7 @@ func newIdleServerWith(tb testing.TB, players int, adjust func(*config.Config)) 
 // newServerInGame returns a server on conn that is not running, with n
 // clients in game (slots 0..n-1, addresses 127.0.1.i:40000, server token 1);
 // before (if any) is applied to the server ahead of the clients' accepts.
-func newServerInGame(tb testing.TB, cfg config.Config, conn PacketConn, n int, before ...func(*Server)) *Server {
+func newServerInGame(tb testing.TB, cfg config.Config, conn sockio.PacketConn, n int, before ...func(*Server)) *Server {
 	tb.Helper()
 	s, err := New(Options{Config: cfg, Conn: conn, Logger: zerolog.Nop(), Seed: 1})
 	if err != nil {
@@ -61,7 +60,7 @@ func newServerInGame(tb testing.TB, cfg config.Config, conn PacketConn, n int, b
 		c.conn.Accept(s.now(), 1, 2)
 		c.budget, c.dlBudget = newClientBudget(), newDownloadBudget()
 		s.byAddr[c.addr] = i
-		s.peers.add(c.addr, i)
+		s.edge.Peers.Add(c.addr, i)
 		c.name = "p" + itoa(i)
 		c.resetSnapState()
 		if err := s.world.AddPlayer(i, world.PlayerInfo{Name: c.name}); err != nil {
@@ -139,7 +138,7 @@ func ackNewest(s *Server) {
 type discardConn struct{ writes, bytes int }
 
 func (d *discardConn) ReadFrom(b []byte) (int, netip.AddrPort, error) {
-	return 0, netip.AddrPort{}, ErrClosed
+	return 0, netip.AddrPort{}, sockio.ErrClosed
 }
 func (d *discardConn) WriteTo(b []byte, a netip.AddrPort) (int, error) {
 	d.writes++
@@ -148,57 +147,3 @@ func (d *discardConn) WriteTo(b []byte, a netip.AddrPort) (int, error) {
 }
 func (d *discardConn) LocalAddr() netip.AddrPort { return srvAddr }
 func (d *discardConn) Close() error              { return nil }
-
-// TestScreenAllocs checks that traffic from addresses without a slot —
-// garbage, bad tokens, token requests, info requests — allocates nothing.
-func TestScreenAllocs(t *testing.T) {
-	dc := &discardConn{}
-	s, err := New(Options{Config: config.Default(), Conn: dc, Logger: zerolog.Nop(), Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.budget = newConnlessBudget(1<<30, 1<<30, 1<<30)
-	tokens := netproto.NewTokenGen(netproto.TokenSecret{1}, 0)
-	from := netip.MustParseAddrPort("198.51.100.7:4000")
-	tok := tokens.Token(from.Addr())
-	inputs := map[string][]byte{
-		"garbage":       {1, 2, 3, 4, 5, 6, 7, 8, 9},
-		"data":          netproto.AppendPacket(nil, netproto.PacketHeader{NumChunks: 1, Token: tok}, []byte{0x40, 1, 1, 3}),
-		"bad connect":   netproto.AppendConnect(nil, tok^1, 5),
-		"token request": netproto.AppendTokenRequest(nil, 5),
-		"info request": netproto.AppendConnless(nil, netproto.ConnlessHeader{Token: tok, ResponseToken: 5},
-			append(append([]byte(nil), magicGetInfo...), 1)),
-		// 0.6: DDNet's and vanilla CONNECT, a bad ACCEPT, a guessed INPUT, both info requests
-		"connect6 tken":    netproto.AppendConnect6(nil, true),
-		"connect6 vanilla": netproto.AppendConnect6(nil, false),
-		"bad accept6":      netproto.AppendControl6(nil, 0, netproto.Ctrl6Accept, nil, 12345, true),
-		"input6": netproto.AppendPacket6Compressed(nil, netproto.PacketHeader6{NumChunks: 1},
-			append(netproto.AppendChunkHeader6(nil, netproto.ChunkHeader{Size: 4}), 0x21, 0x05, 0x06, 0x28)),
-		"info6":     netproto.AppendConnless6(nil, append(append([]byte(nil), magicGetInfo...), 1)),
-		"info6 ext": append([]byte("xe\x01\x02\x00\x00"), append(append([]byte(nil), magicGetInfo...), 1)...),
-	}
-	s.budget.vanFull.SetBurst(1 << 30)
-	s.budget.vanFull.SetLimit(1 << 30)
-	s.budget.vanReplies.SetBurst(1 << 30)
-	s.budget.vanReplies.SetLimit(1 << 30)
-	var p rxPacket
-	var out [netproto.MaxPacketSize]byte
-	now := time.Now()
-	for name, in := range inputs {
-		t.Run(name, func(t *testing.T) {
-			a := testing.AllocsPerRun(100, func() {
-				p.n = copy(p.buf[:], in)
-				p.addr = from
-				if s.screen(&p, tokens, now, out[:0]) {
-					t.Fatalf("%s was handed to the loop", name)
-				}
-			})
-			if a != 0 {
-				t.Errorf("%s: %.1f allocations per packet", name, a)
-			}
-		})
-	}
-	if dc.writes == 0 {
-		t.Errorf("no replies written")
-	}
-}

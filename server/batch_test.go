@@ -2,151 +2,28 @@ package server
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net"
-	"net/netip"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"twserver/config"
+	"twserver/internal/cienv"
+	"twserver/internal/udppeer"
+	"twserver/sockio"
 )
-
-// listenPeers opens n loopback UDP sockets to receive what a batch sends.
-func listenPeers(t testing.TB, n int) []*net.UDPConn {
-	t.Helper()
-	peers := make([]*net.UDPConn, n)
-	for i := range peers {
-		c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		peers[i] = c
-	}
-	return peers
-}
-
-func peerAddr(c *net.UDPConn) netip.AddrPort { return c.LocalAddr().(*net.UDPAddr).AddrPort() }
-
-// TestUDPBatch sends batches over real loopback sockets, from an IPv4 and a
-// dual-stack socket: every datagram arrives once, intact, in order per
-// peer, and ReadBatch reports each sender as ReadFrom does.
-func TestUDPBatch(t *testing.T) {
-	for _, bind := range []string{"127.0.0.1:0", ":0"} {
-		t.Run(bind, func(t *testing.T) {
-			pc, err := ListenUDP(bind)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer pc.Close()
-			bc := pc.(BatchConn)
-			peers := listenPeers(t, 3)
-			const total = SendBatchSize + 17 // more than one sendmmsg
-			ms := make([]Datagram, total)
-			for i := range ms {
-				b := []byte(fmt.Sprintf("datagram %03d", i))
-				ms[i] = Datagram{Buf: b, N: len(b), Addr: peerAddr(peers[i%len(peers)])}
-			}
-			n, err := bc.WriteBatch(ms)
-			if err != nil || n != total {
-				t.Fatalf("WriteBatch = %d, %v; want %d", n, err, total)
-			}
-			for p, c := range peers {
-				_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
-				buf := make([]byte, 64)
-				for i := p; i < total; i += len(peers) {
-					k, _, err := c.ReadFromUDPAddrPort(buf)
-					if err != nil {
-						t.Fatalf("peer %d: %v", p, err)
-					}
-					if want := fmt.Sprintf("datagram %03d", i); string(buf[:k]) != want {
-						t.Fatalf("peer %d got %q, want %q", p, buf[:k], want)
-					}
-				}
-			}
-
-			// The other way: several datagrams queued, one ReadBatch.
-			port := pc.LocalAddr().Port()
-			to := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: int(port)}
-			for i, c := range peers {
-				if _, err := c.WriteToUDP([]byte{byte(i), 1, 2, 3}, to); err != nil {
-					t.Fatal(err)
-				}
-			}
-			big := make([]byte, RecvBufSize+100) // truncated to the buffer, seen as oversized
-			if _, err := peers[0].WriteToUDP(big, to); err != nil {
-				t.Fatal(err)
-			}
-			rs := make([]Datagram, ReadBatchSize)
-			for i := range rs {
-				rs[i].Buf = make([]byte, RecvBufSize)
-			}
-			got := 0
-			deadline := time.Now().Add(2 * time.Second)
-			for got < len(peers)+1 && time.Now().Before(deadline) {
-				n, err := bc.ReadBatch(rs[got:])
-				if err != nil {
-					t.Fatal(err)
-				}
-				got += n
-			}
-			if got != len(peers)+1 {
-				t.Fatalf("read %d datagrams, want %d", got, len(peers)+1)
-			}
-			for i, c := range peers {
-				if !bytes.Equal(rs[i].Buf[:rs[i].N], []byte{byte(i), 1, 2, 3}) || rs[i].Addr != peerAddr(c) {
-					t.Errorf("datagram %d: %v from %v, want from %v", i, rs[i].Buf[:rs[i].N], rs[i].Addr, peerAddr(c))
-				}
-			}
-			if last := rs[len(peers)]; last.N != RecvBufSize {
-				t.Errorf("oversized datagram read as %d bytes, want %d (the buffer)", last.N, RecvBufSize)
-			}
-		})
-	}
-}
-
-// TestUDPBatchAllocs checks that the batched socket calls allocate nothing
-// per datagram: a batch of 63 sent, and read back in one call.
-func TestUDPBatchAllocs(t *testing.T) {
-	pc, err := ListenUDP("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pc.Close()
-	bc := pc.(BatchConn)
-	payload := make([]byte, 600)
-	ms := make([]Datagram, 63)
-	for i := range ms {
-		ms[i] = Datagram{Buf: payload, N: len(payload), Addr: pc.LocalAddr()} // to itself
-	}
-	rs := make([]Datagram, ReadBatchSize)
-	for i := range rs {
-		rs[i].Buf = make([]byte, RecvBufSize)
-	}
-	round := func() {
-		if n, err := bc.WriteBatch(ms[:ReadBatchSize]); err != nil || n != ReadBatchSize {
-			t.Fatalf("WriteBatch = %d, %v", n, err)
-		}
-		for got := 0; got < ReadBatchSize; {
-			n, err := bc.ReadBatch(rs[got:])
-			if err != nil {
-				t.Fatal(err)
-			}
-			got += n
-		}
-	}
-	round()
-	if a := testing.AllocsPerRun(50, round); a != 0 {
-		t.Errorf("%.1f allocations per batch of %d sent and read", a, ReadBatchSize)
-	}
-}
 
 // newUDPServerInGame returns a server on a real loopback socket with n
 // in-game clients whose addresses are real UDP sockets (so every datagram
 // is delivered), and the sockets.
 func newUDPServerInGame(tb testing.TB, n int) (*Server, []*net.UDPConn) {
 	tb.Helper()
-	pc, err := ListenUDP("127.0.0.1:0")
+	pc, _, err := sockio.ListenUDP("127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -157,13 +34,13 @@ func newUDPServerInGame(tb testing.TB, n int) (*Server, []*net.UDPConn) {
 	cfg.Server.MaxClientsPerIP = 64
 	cfg.Game.InactiveKickTime = 0
 	s := newServerInGame(tb, cfg, pc, n)
-	peers := listenPeers(tb, n)
+	peers := udppeer.Listen(tb, n)
 	for i, c := range s.clients[:n] {
 		delete(s.byAddr, c.addr)
-		s.peers.remove(c.addr)
-		c.addr = peerAddr(peers[i])
+		s.edge.Peers.Remove(c.addr)
+		c.addr = udppeer.Addr(peers[i])
 		s.byAddr[c.addr] = i
-		s.peers.add(c.addr, i)
+		s.edge.Peers.Add(c.addr, i)
 		c.snapRate = snapRateFull
 	}
 	for _, p := range peers {
@@ -252,34 +129,6 @@ func BenchmarkSendUnbatched63(b *testing.B) {
 	}
 }
 
-// TestMemConnBatch checks the in-memory twin's batch form: a batch written
-// arrives in order, and ReadBatch takes what is queued without waiting for more.
-func TestMemConnBatch(t *testing.T) {
-	mn := NewMemNet()
-	a, _ := mn.Listen(netip.MustParseAddrPort("10.0.0.1:1"))
-	b, _ := mn.Listen(netip.MustParseAddrPort("10.0.0.2:2"))
-	ms := make([]Datagram, 5)
-	for i := range ms {
-		ms[i] = Datagram{Buf: []byte{byte(i)}, N: 1, Addr: b.LocalAddr()}
-	}
-	if n, err := a.WriteBatch(ms); n != 5 || err != nil {
-		t.Fatalf("WriteBatch = %d, %v", n, err)
-	}
-	rs := make([]Datagram, 8)
-	for i := range rs {
-		rs[i].Buf = make([]byte, 4)
-	}
-	n, err := b.ReadBatch(rs)
-	if err != nil || n != 5 {
-		t.Fatalf("ReadBatch = %d, %v; want 5", n, err)
-	}
-	for i := range n {
-		if rs[i].N != 1 || rs[i].Buf[0] != byte(i) || rs[i].Addr != a.LocalAddr() {
-			t.Errorf("datagram %d: %v from %v", i, rs[i].Buf[:rs[i].N], rs[i].Addr)
-		}
-	}
-}
-
 // TestFirstTickStart checks the staggered schedules of several games:
 // tick 0 starts at the first instant from now on that is the game's phase
 // past a tick boundary of the process-wide origin, and unaligned games
@@ -303,6 +152,69 @@ func TestFirstTickStart(t *testing.T) {
 		got := s.firstTickStart(tickOrigin.Add(tc.after)).Sub(tickOrigin)
 		if got != tc.want {
 			t.Errorf("align %v phase %v at %v: tick 0 at %v, want %v", tc.align, tc.phase, tc.after, got, tc.want)
+		}
+	}
+}
+
+// TestSocketNamed: a server that opens its own socket names it (Socket, the
+// twserver_socket_info gauge): on Linux the paced socket, and a fallback
+// fails the test under CI=true with its reason; a socket handed in is named
+// by its kind.
+func TestSocketNamed(t *testing.T) {
+	cfg := config.Default()
+	cfg.Server.Bind, cfg.Server.Port = "127.0.0.1", 0
+	var logs bytes.Buffer
+	s, err := New(Options{Config: cfg, Logger: zerolog.New(&logs), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.conn.Close()
+	want := sockio.KindBatch
+	if runtime.GOOS == "linux" {
+		want = sockio.KindPaced
+	}
+	if s.Socket() != want {
+		cienv.Unavailable(t, "the server reads the %q socket, want %q; log: %s", s.Socket(), want, logs.String())
+	}
+	if s.Socket() != s.Gauges().Socket || s.Socket() != sockio.KindOf(s.conn) {
+		t.Errorf("Socket %q, gauge %q, the socket is %q", s.Socket(), s.Gauges().Socket, sockio.KindOf(s.conn))
+	}
+	m := newServerInGame(t, cfg, &discardConn{}, 0)
+	if m.Socket() != sockio.KindOther {
+		t.Errorf("a handed-in test double is named %q", m.Socket())
+	}
+}
+
+// TestSocketFallbackWarned: a fallback from the paced socket is logged as
+// one warning with its reason and shown as the batch socket; a system
+// without the paced socket is an info line, and the paced socket logs
+// nothing here. A fallback that goes silent again fails here.
+func TestSocketFallbackWarned(t *testing.T) {
+	cause := errors.New("SO_TIMESTAMPNS: operation not permitted")
+	for _, tc := range []struct {
+		choice sockio.Choice
+		level  string // "" for no line
+	}{
+		{sockio.Choice{Kind: sockio.KindBatch, Fallback: fmt.Errorf("sockio: paced socket: %w", cause)}, "warn"},
+		{sockio.Choice{Kind: sockio.KindBatch, Fallback: sockio.ErrNoPaced}, "info"},
+		{sockio.Choice{Kind: sockio.KindPaced}, ""},
+	} {
+		var logs bytes.Buffer
+		s := &Server{log: zerolog.New(&logs)}
+		s.noteSocket(tc.choice)
+		if s.Socket() != tc.choice.Kind || s.Gauges().Socket != tc.choice.Kind {
+			t.Errorf("%+v: Socket %q, gauge %q", tc.choice, s.Socket(), s.Gauges().Socket)
+		}
+		lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+		if tc.level == "" {
+			if logs.Len() != 0 {
+				t.Errorf("%+v: logged %s", tc.choice, logs.String())
+			}
+			continue
+		}
+		if len(lines) != 1 || !strings.Contains(lines[0], `"level":"`+tc.level+`"`) ||
+			!strings.Contains(lines[0], tc.choice.Fallback.Error()) || !strings.Contains(lines[0], `"socket":"batch"`) {
+			t.Errorf("%+v: want one %s line with the reason and the socket, got %s", tc.choice, tc.level, logs.String())
 		}
 	}
 }

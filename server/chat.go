@@ -147,7 +147,7 @@ func (s *Server) onSay(c *client, m *gamemsg.ClSay, now time.Duration) {
 	s.conChat(c, mode, team, text)
 	msg := &gamemsg.SvChat{Mode: mode, ClientID: int32(c.id), TargetID: -1, Message: text}
 	if mode == chatAll {
-		s.demoMsg(msg)
+		s.rec.GameMessage(msg)
 		s.liveChat(c.id, c.name, text)
 	}
 	for _, o := range s.clients {

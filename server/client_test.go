@@ -10,6 +10,7 @@ import (
 	"twserver/gamemsg"
 	"twserver/netproto"
 	"twserver/snap"
+	"twserver/sockio"
 	"twserver/world"
 )
 
@@ -18,7 +19,7 @@ import (
 type testClient struct {
 	t     *testing.T
 	name  string
-	mc    *MemConn
+	mc    *sockio.MemConn
 	srv   netip.AddrPort
 	conn  netproto.Conn
 	start time.Time
@@ -74,7 +75,7 @@ type testClient struct {
 	up netproto.Unpacker
 }
 
-func newTestClient(t *testing.T, mn *MemNet, addr, srv netip.AddrPort, name string) *testClient {
+func newTestClient(t *testing.T, mn *sockio.MemNet, addr, srv netip.AddrPort, name string) *testClient {
 	t.Helper()
 	mc, err := mn.Listen(addr)
 	if err != nil {

@@ -1,9 +1,9 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -11,6 +11,7 @@ import (
 	"twserver/console"
 	"twserver/gamemsg"
 	"twserver/netproto"
+	"twserver/record"
 	"twserver/world"
 )
 
@@ -26,9 +27,17 @@ func (s *Server) conHandlers() map[string]console.Handler {
 		"status": s.cmdStatus,
 		"logout": s.cmdLogout,
 		"record": s.cmdRecord,
+		"demo_clip": func(_ console.Caller, a console.Args) error {
+			path, err := s.rec.Clip(a.Int(0), record.DemoName(a.Str(1), time.Now()))
+			if err != nil {
+				s.consoleOut("demo_clip: " + err.Error())
+			} else {
+				s.consoleOut(fmt.Sprintf("Writing the last %d s to '%s'", a.Int(0), path))
+			}
+			return nil
+		},
 		"stoprecord": func(console.Caller, console.Args) error {
-			if s.rec.demo.file != nil {
-				s.demoEnd()
+			if s.rec.StopDemo() {
 				s.consoleOut("Stopped recording")
 			}
 			return nil
@@ -37,7 +46,7 @@ func (s *Server) conHandlers() map[string]console.Handler {
 		"ban":    func(c console.Caller, a console.Args) error { s.cmdBan(c.CID(), a); return nil },
 		"unban":  func(_ console.Caller, a console.Args) error { s.cmdUnban(a.Str(0)); return nil },
 		"unban_all": func(console.Caller, console.Args) error {
-			s.bans.clear()
+			s.bans.Clear()
 			s.gauges.Bans.Store(0)
 			s.consoleOut("unbanned all entries")
 			return nil
@@ -230,7 +239,7 @@ func (s *Server) cmdLogout(by console.Caller, _ console.Args) error {
 	s.sendSys(c, netproto.NetmsgRconAuthOff, true, nil)
 	c.rconAuthed, c.rconTries = false, 0
 	c.rconMaps, c.rconMapNext = nil, 0 // the lists stop (rconAuthed)
-	s.recAuth(c, false)
+	s.rec.Auth(c.id, false)
 	s.world.SetAuthed(c.id, false)
 	s.rconLine(c, "Logout successful.")
 	s.consoleOut(fmt.Sprintf("ClientID=%d logged out", c.id))
@@ -239,32 +248,18 @@ func (s *Server) cmdLogout(by console.Caller, _ console.Args) error {
 
 // cmdRecord starts a demo of the current game (the reference's record).
 func (s *Server) cmdRecord(_ console.Caller, a console.Args) error {
-	name := a.Str(0)
-	if s.rec.demo.file != nil {
+	name := record.DemoName(a.Str(0), time.Now())
+	path, err := s.rec.StartDemo(name)
+	switch {
+	case errors.Is(err, record.ErrDemoRecording):
 		s.consoleOut("already recording a demo (stoprecord first)")
-		return nil
-	}
-	if s.cfg.Record.Dir == "" {
+	case errors.Is(err, record.ErrNoDir):
 		s.consoleOut("record.dir is not set")
-		return nil
-	}
-	if name == "" {
-		name = "demo_" + time.Now().Format("2006-01-02_15-04-05")
-	}
-	if strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+	case err != nil:
 		s.consoleOut(fmt.Sprintf("Unable to open '%s' for recording", name))
-		return nil
+	default:
+		s.consoleOut(fmt.Sprintf("Recording to '%s'", path))
 	}
-	if err := os.MkdirAll(s.cfg.Record.Dir, 0o755); err != nil {
-		s.consoleOut(fmt.Sprintf("Unable to open '%s' for recording", name))
-		return nil
-	}
-	s.demoStart(name)
-	if s.rec.demo.file == nil {
-		s.consoleOut(fmt.Sprintf("Unable to open '%s' for recording", name))
-		return nil
-	}
-	s.consoleOut(fmt.Sprintf("Recording to '%s'", s.rec.demo.path))
 	return nil
 }
 

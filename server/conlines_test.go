@@ -14,6 +14,7 @@ import (
 	"twserver/config"
 	"twserver/console"
 	"twserver/gamemsg"
+	"twserver/sockio"
 	"twserver/world"
 )
 
@@ -174,9 +175,9 @@ func TestConsoleLinesOff(t *testing.T) {
 }
 
 // mustListen returns an in-memory socket for a server that is not run.
-func mustListen(t *testing.T) PacketConn {
+func mustListen(t *testing.T) sockio.PacketConn {
 	t.Helper()
-	c, err := NewMemNet().Listen(srvAddr)
+	c, err := sockio.NewMemNet().Listen(srvAddr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,67 +1,35 @@
 package server
 
 import (
-	"bytes"
-	"net/netip"
-
+	"twserver/edge"
 	"twserver/netproto"
 )
 
-// Connless magics (net.md A6.1).
-var (
-	magicGetInfo = []byte("\xff\xff\xff\xffgie3")
-	magicInfo    = []byte("\xff\xff\xff\xffinf3")
-)
-
-// Server info limits (net.md A6.2).
-const (
-	// infoMaxPayload is the largest connless payload the server sends.
-	infoMaxPayload = netproto.MaxPayload - 1
-)
-
-// infoSnapshot is the server-info body published by the loop for the reader:
-// everything after the browser token of an inf3 reply. Immutable once published.
-type infoSnapshot struct {
-	body []byte
-	six  info6 // the 0.6 forms (connless6.go)
-	// What the reader may accept, from the settings (which can change at
-	// run time, so the reader never reads s.cfg): 0.7 and 0.6 clients and
-	// browsers (server.accept_07/06), and vanilla 0.6 handshakes (0.6
-	// accepted and no password, edge6.go).
-	accept07, accept06, vanilla6 bool
-}
-
 // infoPlayer is one row of the server info client list.
-type infoPlayer struct {
-	name, clan string
-	country    int32
-	score      int32
-	spectator  bool
-}
+type infoPlayer = edge.InfoPlayer
 
 // gameTypeName is the game type shown in the browser: the running game's
 // (a changed sv_gametype shows from the next map load on).
 func (s *Server) gameTypeName() string { return s.world.GameTypeName() }
 
+// infoHead is what the info says of the server, with numPlayers players
+// among numClients clients.
+func (s *Server) infoHead(numPlayers, numClients int) edge.InfoHead {
+	maxPlayers, maxClients := s.infoLimits(numPlayers, numClients)
+	return edge.InfoHead{
+		Name: s.cfg.Server.Name, GameType: s.gameTypeName(),
+		Version: GameVersion, Hostname: s.cfg.Server.Hostname, SkillLevel: s.cfg.Server.SkillLevel,
+		MapName: s.curMap.Name, MapCRC: s.curMap.CRC, MapSize: s.curMap.Size,
+		Passworded: s.cfg.Server.Password != "",
+		NumPlayers: numPlayers, MaxPlayers: maxPlayers, MaxClients: maxClients,
+	}
+}
+
 // appendInfoHeader packs the fields shared by inf3 and NETMSG_SERVERINFO:
 // version .. max clients (net.md A6.2/A6.3).
 func (s *Server) appendInfoHeader(p *netproto.Packer, numPlayers, numClients int) {
-	flags := int32(0)
-	if s.cfg.Server.Password != "" {
-		flags |= 1
-	}
-	maxPlayers, maxClients := s.infoLimits(numPlayers, numClients)
-	p.AddStringLimit(GameVersion, 32)
-	p.AddStringLimit(s.cfg.Server.Name, 64)
-	p.AddStringLimit(s.cfg.Server.Hostname, 128)
-	p.AddStringLimit(s.curMap.Name, 32)
-	p.AddStringLimit(s.gameTypeName(), 16)
-	p.AddInt(flags)
-	p.AddInt(int32(s.cfg.Server.SkillLevel))
-	p.AddInt(int32(numPlayers))
-	p.AddInt(int32(maxPlayers))
-	p.AddInt(int32(numClients))
-	p.AddInt(int32(maxClients))
+	hd := s.infoHead(numPlayers, numClients)
+	hd.Append7(p, numClients)
 }
 
 // infoLimits returns the max players and max clients shown in the info:
@@ -82,13 +50,13 @@ func (s *Server) infoPlayers() (rows []infoPlayer, numPlayers int) {
 		// Clients not yet in the game are listed as "(connecting)" spectators;
 		// only in-game non-spectators count as players (the browser drops
 		// entries with more players than player slots).
-		r := infoPlayer{name: "(connecting)", country: -1, spectator: true}
+		r := infoPlayer{Name: "(connecting)", Country: -1, Spectator: true}
 		if c.state == stateIngame {
-			r.name, r.clan, r.country = c.name, c.clan, c.country
-			r.score = int32(s.world.Score(c.id))
-			r.spectator = s.world.Team(c.id) == teamSpectators
+			r.Name, r.Clan, r.Country = c.name, c.clan, c.country
+			r.Score = int32(s.world.Score(c.id))
+			r.Spectator = s.world.Team(c.id) == teamSpectators
 		}
-		if !r.spectator {
+		if !r.Spectator {
 			numPlayers++
 		}
 		rows = append(rows, r)
@@ -100,61 +68,13 @@ func (s *Server) infoPlayers() (rows []infoPlayer, numPlayers int) {
 // publishInfo rebuilds the server-info body and hands it to the reader.
 // Called by the loop whenever the player list, names or the map change.
 func (s *Server) publishInfo() {
-	var p netproto.Packer
 	rows, numPlayers := s.infoPlayers()
-	s.appendInfoHeader(&p, numPlayers, len(rows))
-	var row netproto.Packer
-	for _, r := range rows {
-		row.Reset()
-		row.AddStringLimit(r.name, 16)
-		row.AddStringLimit(r.clan, 12)
-		row.AddInt(r.country)
-		row.AddInt(r.score)
-		if r.spectator {
-			row.AddInt(1)
-		} else {
-			row.AddInt(0)
-		}
-		// The reply must fit one packet: magic (8) + token (<=5) + body.
-		if p.Len()+row.Len() > infoMaxPayload-8-netproto.MaxVarintSize {
-			break
-		}
-		p.AddRaw(row.Bytes())
-	}
+	hd := s.infoHead(numPlayers, len(rows))
 	s.infoSig = s.infoSignature()
-	body := append([]byte(nil), p.Bytes()...)
 	sv := &s.cfg.Server
-	s.info.Store(&infoSnapshot{body: body, six: s.buildInfo6(rows, numPlayers),
-		accept07: sv.Accept07, accept06: sv.Accept06, vanilla6: sv.Accept06 && sv.Password == ""})
+	s.edge.Publish(&edge.InfoSnapshot{Body: edge.BuildInfo7(hd, rows), Six: edge.BuildInfo6(hd, rows),
+		Accept07: sv.Accept07, Accept06: sv.Accept06, Vanilla6: sv.Accept06 && sv.Password == ""})
 	s.emitInfo(rows, numPlayers)
-}
-
-// answerConnless handles a connless packet with a valid token in the reader:
-// only the server info request (gie3) is answered.
-func (s *Server) answerConnless(to netip.AddrPort, h netproto.ConnlessHeader, payload []byte, own netproto.Token, out []byte) {
-	if !bytes.HasPrefix(payload, magicGetInfo) {
-		s.stats.Malformed.Add(1)
-		return
-	}
-	tok, _, err := netproto.ParseInt(payload[len(magicGetInfo):])
-	if err != nil {
-		s.stats.Malformed.Add(1)
-		return
-	}
-	info := s.info.Load()
-	if info == nil {
-		return
-	}
-	var body [netproto.MaxPayload]byte
-	b := append(body[:0], magicInfo...)
-	b = netproto.AppendInt(b, tok)
-	b = append(b, info.body...)
-	if len(b) > infoMaxPayload {
-		return
-	}
-	out = netproto.AppendConnless(out, netproto.ConnlessHeader{Token: h.ResponseToken, ResponseToken: own}, b)
-	s.write(out, to)
-	s.stats.InfoReplies.Add(1)
 }
 
 // infoSignature summarizes what the server info shows that changes during

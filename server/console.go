@@ -55,7 +55,7 @@ func (h conHost) SetSetting(name, val, warn string, next config.Config) {
 
 // Record records a console command about to run.
 func (h conHost) Record(by console.Caller, name string, args []string) {
-	h.s.recConsole(by.CID(), name, args)
+	h.s.rec.Console(by.CID(), name, args)
 }
 
 // MapName returns the current map's name.
@@ -82,7 +82,7 @@ func (s *Server) rconAuth(c *client, pw string, sendList bool) {
 	c.rconTries = l.Tries
 	if l.Granted {
 		c.rconAuthed = true
-		s.recAuth(c, true)
+		s.rec.Auth(c.id, true)
 		s.world.SetAuthed(c.id, true)
 		s.sendSys(c, netproto.NetmsgRconAuthOn, true, nil)
 		s.rconLine(c, l.Reply)

@@ -12,14 +12,16 @@ import (
 
 	"twserver/config"
 	"twserver/console"
+	"twserver/edge"
 	"twserver/netproto"
+	"twserver/sockio"
 )
 
 // rawPeer is a socket on the test server's MemNet that sends and reads raw
 // datagrams.
 type rawPeer struct {
 	t   *testing.T
-	mc  *MemConn
+	mc  *sockio.MemConn
 	got chan []byte
 }
 
@@ -126,7 +128,7 @@ func TestVanillaAntispoof(t *testing.T) {
 		}
 		b := p.next()
 		h, payload, err := netproto.ParsePacket6(b)
-		if err != nil || h.NumChunks != antispoofSeq {
+		if err != nil || h.NumChunks != edge.AntispoofSeq {
 			t.Fatalf("anti-spoof packet % x: %v", b, err)
 		}
 		payload, _ = netproto.DecodePayload6(nil, h, payload)
@@ -146,7 +148,7 @@ func TestVanillaAntispoof(t *testing.T) {
 				var u netproto.Unpacker
 				u.Reset(ch.Data[n:])
 				var mc netproto.Msg6MapChange
-				if mc.Unpack(&u) != nil || mc.Name != antispoofMap.Name || int(mc.Size) != antispoofMap.Size {
+				if mc.Unpack(&u) != nil || mc.Name != edge.AntispoofMap().Name || int(mc.Size) != edge.AntispoofMap().Size {
 					t.Errorf("map change %+v", mc)
 				}
 			}
@@ -166,7 +168,7 @@ func TestVanillaAntispoof(t *testing.T) {
 				pk.AddInt(0)
 			}
 			ch := netproto.AppendChunkHeader6(nil, netproto.ChunkHeader{Size: pk.Len()})
-			return netproto.AppendPacket6Compressed(nil, netproto.PacketHeader6{NumChunks: 1, Ack: antispoofSeq}, append(ch, pk.Bytes()...))
+			return netproto.AppendPacket6Compressed(nil, netproto.PacketHeader6{NumChunks: 1, Ack: edge.AntispoofSeq}, append(ch, pk.Bytes()...))
 		}
 		// Spoofed sources: CONNECTs and INPUTs with guessed ticks.
 		spoof := newRawPeer(t, ts, cl2Addr)
@@ -191,34 +193,6 @@ func TestVanillaAntispoof(t *testing.T) {
 	})
 }
 
-// TestVanillaReplyBudget: beyond VanillaRepliesPerSecond a second, vanilla
-// CONNECTs get no reply, and beyond VanillaAntispoofPerSecond the short
-// reply: what a spoofed flood can send to a victim is bounded.
-func TestVanillaReplyBudget(t *testing.T) {
-	dc := &discardConn{}
-	s, err := New(Options{Config: config.Default(), Conn: dc, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tokens := netproto.NewTokenGen(netproto.TokenSecret{1}, 0)
-	now := time.Now()
-	var out [netproto.MaxPacketSize]byte
-	for range 3 * VanillaRepliesPerSecond {
-		p := &rxPacket{addr: cl1Addr, cid: -1}
-		p.n = copy(p.buf[:], netproto.AppendConnect6(nil, false))
-		if s.screen(p, tokens, now, out[:0]) {
-			t.Fatal("a vanilla CONNECT went to the loop")
-		}
-	}
-	tick := tokens.VanillaToken6(cl1Addr.Addr())
-	full := len(appendAntispoof6(nil, tick, true)) + 4 // and the 4-byte CONNECTACCEPT
-	short := len(appendAntispoof6(nil, tick, false)) + 4
-	want := VanillaAntispoofPerSecond*full + (VanillaRepliesPerSecond-VanillaAntispoofPerSecond)*short
-	if dc.bytes != want || dc.writes != 2*VanillaRepliesPerSecond {
-		t.Errorf("%d datagrams, %d bytes; want %d, %d (full reply %d bytes, short %d)", dc.writes, dc.bytes, 2*VanillaRepliesPerSecond, want, full, short)
-	}
-}
-
 // TestInfo6: gie3 with the vanilla header is answered with inf3 (numbers
 // as decimal strings, the request's token byte), with DDNet's "xe" header
 // with iext and the 24-bit token.
@@ -226,9 +200,9 @@ func TestInfo6(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ts := startServer(t, func(c *config.Config) { c.Server.Name = "six test" })
 		p := newRawPeer(t, ts, cl1Addr)
-		p.send(netproto.AppendConnless6(nil, append(append([]byte(nil), magicGetInfo...), 7)))
+		p.send(netproto.AppendConnless6(nil, append(append([]byte(nil), []byte(edge.MagicGetInfo)...), 7)))
 		b := p.next()
-		want := "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xffinf3" + "7\x00" + GameVersion6 + "\x00six test\x00" + ts.curMap.Name + "\x00DM\x00" + "0\x000\x00"
+		want := "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xffinf3" + "7\x00" + edge.GameVersion6 + "\x00six test\x00" + ts.curMap.Name + "\x00DM\x00" + "0\x000\x00"
 		if !bytes.HasPrefix(b, []byte(want)) {
 			t.Fatalf("inf3 = %q, want prefix %q", b, want)
 		}
@@ -236,7 +210,7 @@ func TestInfo6(t *testing.T) {
 		if len(fields) != 11 || fields[7] != "8" || fields[9] != "8" { // max players and clients of the default config
 			t.Fatalf("inf3 fields %q", fields)
 		}
-		ext := append([]byte("xe\x12\x34\x00\x00"), magicGetInfo...)
+		ext := append([]byte("xe\x12\x34\x00\x00"), []byte(edge.MagicGetInfo)...)
 		p.send(append(ext, 9))
 		b = p.next()
 		want = "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xffiext" + "1192969\x00" // 9 | 0x1234<<8
@@ -244,33 +218,9 @@ func TestInfo6(t *testing.T) {
 			t.Fatalf("iext = %q", b)
 		}
 		// Malformed: too short, no token byte.
-		p.send(netproto.AppendConnless6(nil, magicGetInfo))
+		p.send(netproto.AppendConnless6(nil, []byte(edge.MagicGetInfo)))
 		p.nothing("gie3 without token")
 	})
-}
-
-// TestInfo6Budget: beyond Info6FullPerSecond a second, 0.6 replies leave
-// out the client list, and beyond InfoRepliesPerSecond nothing is sent:
-// what a spoofed flood can send to a victim is bounded.
-func TestInfo6Budget(t *testing.T) {
-	dc := &discardConn{}
-	s, err := New(Options{Config: config.Default(), Conn: dc, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.info.Store(&infoSnapshot{accept06: true, six: info6{vanilla: bytes.Repeat([]byte("x"), 1000), vanillaShort: []byte("short")}})
-	req := netproto.AppendConnless6(nil, append(append([]byte(nil), magicGetInfo...), 1))
-	now := time.Now()
-	var out [netproto.MaxPacketSize]byte
-	for range 2 * InfoRepliesPerSecond {
-		s.screenConnless6(cl1Addr, req, now, out[:0])
-	}
-	if got := s.stats.InfoReplies.Load(); got != InfoRepliesPerSecond {
-		t.Errorf("%d replies, want %d", got, InfoRepliesPerSecond)
-	}
-	if dc.bytes > Info6FullPerSecond*1100+(InfoRepliesPerSecond-Info6FullPerSecond)*40 {
-		t.Errorf("%d bytes sent for %d requests of %d bytes", dc.bytes, 2*InfoRepliesPerSecond, len(req))
-	}
 }
 
 // conn6Peer is a DDNet-dialect client made of a netproto.Conn on the test
@@ -522,52 +472,4 @@ func TestDDNetDataBehindAccept(t *testing.T) {
 			}
 		}
 	})
-}
-
-// TestAcceptedRing: the reader lets a 0.6 data packet from a stranger
-// through only within PendingAcceptWindow6 of a checked ACCEPT from that
-// very address, tagged so the loop never reads it as a connection request.
-func TestAcceptedRing(t *testing.T) {
-	s, err := New(Options{Config: config.Default(), Conn: &discardConn{}, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tokens := netproto.NewTokenGen(netproto.TokenSecret{1}, 0)
-	now := time.Now()
-	var out [netproto.MaxPacketSize]byte
-	var pk netproto.Packer
-	pk.AddMsgHeader(netproto.Netmsg6Info, true)
-	pk.AddString(NetVersion6)
-	chunk := netproto.AppendChunkHeader6(nil, netproto.ChunkHeader{Flags: netproto.ChunkVital, Size: pk.Len(), Seq: 1})
-	data := append(netproto.AppendPacketHeader6(nil, netproto.PacketHeader6{NumChunks: 1}), append(chunk, pk.Bytes()...)...)
-	data = netproto.AppendToken6(data, tokens.Token6(cl1Addr.Addr()))
-	screen := func(addr netip.AddrPort, b []byte, at time.Time) (*rxPacket, bool) {
-		p := &rxPacket{addr: addr, cid: -1}
-		p.n = copy(p.buf[:], b)
-		return p, s.screen(p, tokens, at, out[:0])
-	}
-	if _, ok := screen(cl1Addr, data, now); ok {
-		t.Fatal("a stranger's data packet went to the loop")
-	}
-	accept := netproto.AppendControl6(nil, 0, netproto.Ctrl6Accept, nil, tokens.Token6(cl1Addr.Addr()), true)
-	if _, ok := screen(cl1Addr, accept, now); !ok {
-		t.Fatal("the checked ACCEPT did not go to the loop")
-	}
-	if p, ok := screen(cl1Addr, data, now.Add(time.Millisecond)); !ok || p.cid != cidAccepted6 {
-		t.Fatalf("the data behind the ACCEPT: passed %v, cid %d", ok, p.cid)
-	}
-	other := netip.AddrPortFrom(cl1Addr.Addr(), cl1Addr.Port()+1)
-	if _, ok := screen(other, data, now); ok {
-		t.Error("another port's data packet went to the loop")
-	}
-	if _, ok := screen(cl1Addr, data, now.Add(PendingAcceptWindow6+time.Millisecond)); ok {
-		t.Error("data went to the loop after PendingAcceptWindow6")
-	}
-	for i := range PendingAccepts6 { // newer ACCEPTs push the first out
-		a := netip.AddrPortFrom(cl2Addr.Addr(), uint16(1000+i))
-		screen(a, netproto.AppendControl6(nil, 0, netproto.Ctrl6Accept, nil, tokens.Token6(a.Addr()), true), now)
-	}
-	if _, ok := screen(cl1Addr, data, now.Add(time.Millisecond)); ok {
-		t.Error("the ring kept more than PendingAccepts6 addresses")
-	}
 }

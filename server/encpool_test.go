@@ -7,6 +7,7 @@ import (
 
 	"twserver/config"
 	"twserver/netproto"
+	"twserver/sockio"
 	"twserver/world"
 )
 
@@ -17,7 +18,7 @@ type recordConn struct {
 }
 
 func (r *recordConn) ReadFrom(b []byte) (int, netip.AddrPort, error) {
-	return 0, netip.AddrPort{}, ErrClosed
+	return 0, netip.AddrPort{}, sockio.ErrClosed
 }
 func (r *recordConn) WriteTo(b []byte, a netip.AddrPort) (int, error) {
 	r.datagrams = append(r.datagrams, append([]byte(nil), b...))
@@ -30,7 +31,7 @@ func (r *recordConn) Close() error              { return nil }
 // poolTestServer returns a server with n in-game clients (16 playing,
 // moving and firing) on conn, using pool (nil: none); before as in
 // newServerInGame.
-func poolTestServer(tb testing.TB, conn PacketConn, n int, pool *EncodePool, before ...func(*Server)) *Server {
+func poolTestServer(tb testing.TB, conn sockio.PacketConn, n int, pool *EncodePool, before ...func(*Server)) *Server {
 	tb.Helper()
 	cfg := config.Default()
 	cfg.Server.MaxClients = 64

@@ -6,8 +6,10 @@ import (
 	"time"
 
 	"twserver/config"
+	"twserver/edge"
 	"twserver/gamemsg"
 	"twserver/netproto"
+	"twserver/sockio"
 )
 
 // FuzzClientMessage feeds arbitrary chunks from an in-game client to the
@@ -47,7 +49,7 @@ func FuzzClientMessage(f *testing.F) {
 		s.cfg.Server.RconPassword = "pw"
 		for _, c := range s.clients {
 			s.byAddr[c.addr] = c.id
-			s.peers.add(c.addr, c.id)
+			s.edge.Peers.Add(c.addr, c.id)
 		}
 		flags := netproto.ChunkFlags(0)
 		if vital {
@@ -63,7 +65,7 @@ func FuzzClientMessage(f *testing.F) {
 			if c.state == stateEmpty && mapped {
 				t.Fatalf("slot %d empty but its address is still mapped", c.id)
 			}
-			if c.state == stateEmpty && s.peers.has(c.addr) {
+			if c.state == stateEmpty && s.edge.Peers.Has(c.addr) {
 				t.Fatalf("slot %d empty but its address is still a peer", c.id)
 			}
 		}
@@ -74,7 +76,7 @@ func FuzzClientMessage(f *testing.F) {
 type countConn struct{ sent map[netip.AddrPort]int }
 
 func (c *countConn) ReadFrom(b []byte) (int, netip.AddrPort, error) {
-	return 0, netip.AddrPort{}, ErrClosed
+	return 0, netip.AddrPort{}, sockio.ErrClosed
 }
 func (c *countConn) WriteTo(b []byte, a netip.AddrPort) (int, error) {
 	c.sent[a] += len(b)
@@ -110,21 +112,21 @@ func FuzzDatagram(f *testing.F) {
 	f.Add(netproto.AppendTokenRequest(nil, 5), false)
 	f.Add(netproto.AppendConnect(nil, tok, 5), false)
 	f.Add(netproto.AppendConnless(nil, netproto.ConnlessHeader{Token: tok, ResponseToken: 5},
-		append(append([]byte(nil), magicGetInfo...), 1)), false)
+		append(append([]byte(nil), []byte(edge.MagicGetInfo)...), 1)), false)
 	f.Add([]byte{0x10, 0, 1, 0, 0, 0, 1, 0x40, 1, 1, 3}, true)
 	// 0.6: DDNet's CONNECT and ACCEPT, a vanilla CONNECT, both info requests.
 	tok6 := netproto.NewTokenGen(secret, 0).Token6(stranger.Addr())
 	f.Add(netproto.AppendConnect6(nil, true), false)
 	f.Add(netproto.AppendControl6(nil, 0, netproto.Ctrl6Accept, nil, tok6, true), false)
 	f.Add(netproto.AppendConnect6(nil, false), false)
-	f.Add(netproto.AppendConnless6(nil, append(append([]byte(nil), magicGetInfo...), 1)), false)
-	f.Add(append([]byte("xe\x01\x02\x00\x00"), append(append([]byte(nil), magicGetInfo...), 1)...), false)
+	f.Add(netproto.AppendConnless6(nil, append(append([]byte(nil), []byte(edge.MagicGetInfo)...), 1)), false)
+	f.Add(append([]byte("xe\x01\x02\x00\x00"), append(append([]byte(nil), []byte(edge.MagicGetInfo)...), 1)...), false)
 
 	f.Fuzz(func(t *testing.T, data []byte, fromClient bool) {
 		conn := &countConn{sent: map[netip.AddrPort]int{}}
 		cfg := config.Default()
 		s := newServerInGame(t, cfg, conn, 1)
-		s.budget = newConnlessBudget(10, 10, 10)
+		s.edge.Budget = edge.NewBudget(10, 10, 10)
 		tokens := netproto.NewTokenGen(secret, 0)
 		from := stranger
 		if fromClient {
@@ -141,10 +143,10 @@ func FuzzDatagram(f *testing.F) {
 		s.flushAll()
 		for _, c := range s.clients {
 			_, mapped := s.byAddr[c.addr]
-			if c.state == stateEmpty && (mapped || s.peers.has(c.addr)) {
+			if c.state == stateEmpty && (mapped || s.edge.Peers.Has(c.addr)) {
 				t.Fatalf("slot %d empty but its address is still mapped", c.id)
 			}
-			if c.state != stateEmpty && (!mapped || !s.peers.has(c.addr)) {
+			if c.state != stateEmpty && (!mapped || !s.edge.Peers.Has(c.addr)) {
 				t.Fatalf("slot %d in use but its address %v is not mapped", c.id, c.addr)
 			}
 		}
@@ -155,7 +157,7 @@ func FuzzDatagram(f *testing.F) {
 			if isVanillaConnect(data) {
 				// the one exception: DDNet's anti-spoof reply, bounded
 				// per second by the vanilla budgets (edge6.go)
-				limit = 4 + len(appendAntispoof6(nil, tokens.VanillaToken6(stranger.Addr()), true))
+				limit = 4 + len(edge.AppendAntispoof6(nil, tokens.VanillaToken6(stranger.Addr()), true))
 			}
 			if n := conn.sent[stranger]; n > limit {
 				t.Fatalf("%d-byte datagram from a stranger answered with %d bytes", len(data), n)

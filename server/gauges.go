@@ -4,6 +4,9 @@ import (
 	"net/netip"
 	"sync/atomic"
 	"time"
+
+	"twserver/edge"
+	"twserver/sockio"
 )
 
 // Operator-facing gauges and counters the loop publishes for the metrics
@@ -98,8 +101,8 @@ type Gauges struct {
 	// Refused counts CONNECTs refused by reason (index as in RefuseReasons).
 	Refused [len(RefuseReasons)]atomic.Uint64
 	// PregameDrops counts pre-game clients dropped by the slot-holding
-	// defences, by reason (index as in PregameDrops).
-	PregameDrops [len(PregameDrops)]atomic.Uint64
+	// defences, by reason (index as in edge.PregameDrops).
+	PregameDrops [len(edge.PregameDrops)]atomic.Uint64
 	// Snapshots counts snapshots sent (one per client and snapshot tick).
 	Snapshots atomic.Uint64
 	// SnapshotBytes is the size of each sent snapshot (all its parts).
@@ -108,6 +111,9 @@ type Gauges struct {
 	Sent, SentBytes atomic.Uint64
 	// Events counts game events by kind (index as in GameEvents).
 	Events [len(GameEvents)]atomic.Uint64
+	// Socket names the socket the game reads from; set by New, before the
+	// server is shared, and never changed.
+	Socket sockio.Kind
 }
 
 // GameEvents names the counted game events, in index order: players
@@ -181,19 +187,8 @@ func (s *Server) publishGauges() {
 	}
 	g.MaxClients.Store(int32(len(s.clients)))
 	if s.world.CurrentTick()%50 == 0 { // at most MaxBans entries: once a second
-		g.Bans.Store(int32(s.bans.active(time.Now())))
+		g.Bans.Store(int32(s.bans.Active(time.Now())))
 	}
-}
-
-// active counts the bans not expired at now.
-func (l *banList) active(now time.Time) int {
-	n := 0
-	for _, b := range l.m {
-		if b.until.IsZero() || !now.After(b.until) {
-			n++
-		}
-	}
-	return n
 }
 
 // write sends one datagram and counts it.
@@ -204,4 +199,4 @@ func (s *Server) write(b []byte, to netip.AddrPort) {
 }
 
 // Stats returns the reader's packet counters (safe for concurrent reads).
-func (s *Server) Stats() *Stats { return &s.stats }
+func (s *Server) Stats() *Stats { return s.stats }

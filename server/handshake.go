@@ -33,7 +33,7 @@ func (s *Server) onMessage(c *client, ch netproto.Chunk, at time.Time) {
 	if !vital {
 		return // game messages must be vital
 	}
-	s.recMessage(c, id, ch.Data)
+	s.rec.Message(c.id, c.state >= stateReady, id, ch.Data)
 	s.onGameMessage(c, id, body)
 }
 
@@ -178,7 +178,7 @@ func (s *Server) enterGame(c *client) {
 	c.conn.SetCopies(1) // the way in is over (mapdl.go)
 	c.entered = true
 	c.resetSnapState()
-	s.recReady(c)
+	s.rec.Ready(c.id, c.name)
 	if err := s.world.AddPlayer(c.id, s.playerInfo(c)); err != nil {
 		s.dropClient(c, "Internal error")
 		return

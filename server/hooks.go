@@ -1,11 +1,9 @@
 package server
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/binary"
 	"net/netip"
-	"time"
 
 	"twserver/netproto"
 )
@@ -74,7 +72,7 @@ func (s *Server) Observe(f func(Event)) { s.observers = append(s.observers, f) }
 // "\xff\xff\xff\xffchal"): 0.7 connless packets carrying the global token
 // (ConnlessToken) and 0.6 connless packets. f reports whether the payload
 // was a valid challenge and must not keep it. Call it before Run.
-func (s *Server) OnMasterChallenge(f func(payload []byte) bool) { s.masterChallenge = f }
+func (s *Server) OnMasterChallenge(f func(payload []byte) bool) { s.edge.Master.Challenge = f }
 
 // OnMasterPacket installs the function the socket reader calls with what a
 // legacy 0.7 master sends to the game port (net.md A6.5): token replies to
@@ -84,25 +82,25 @@ func (s *Server) OnMasterChallenge(f func(payload []byte) bool) { s.masterChalle
 // (token = the packet's response token). f reports whether the packet came
 // from a master it knows; it must not block or keep payload. Call it before Run.
 func (s *Server) OnMasterPacket(f func(from netip.AddrPort, token uint32, payload []byte) bool) {
-	s.masterPacket = f
+	s.edge.Master.Packet = f
 }
 
 // SendTokenRequest sends a 0.7 TOKEN request carrying the global token from
 // the game socket (to a legacy master). Safe from any goroutine.
 func (s *Server) SendTokenRequest(to netip.AddrPort) {
-	s.write(netproto.AppendTokenRequest(nil, s.globalToken), to)
+	s.write(netproto.AppendTokenRequest(nil, s.edge.Master.Token), to)
 }
 
 // SendConnless sends a 0.7 connless packet from the game socket, addressed
 // with token and answering to the global token. Safe from any goroutine;
 // payload must fit netproto.MaxPayload.
 func (s *Server) SendConnless(to netip.AddrPort, token uint32, payload []byte) {
-	s.write(netproto.AppendConnless(nil, netproto.ConnlessHeader{Token: netproto.Token(token), ResponseToken: s.globalToken}, payload), to)
+	s.write(netproto.AppendConnless(nil, netproto.ConnlessHeader{Token: netproto.Token(token), ResponseToken: s.edge.Master.Token}, payload), to)
 }
 
 // ConnlessToken is the server's global 0.7 token: announced to the master
 // (Connless-Token) and accepted from any address on its challenge packet.
-func (s *Server) ConnlessToken() uint32 { return uint32(s.globalToken) }
+func (s *Server) ConnlessToken() uint32 { return uint32(s.edge.Master.Token) }
 
 // newGlobalToken returns a random token other than TokenNone.
 func newGlobalToken() netproto.Token {
@@ -149,69 +147,7 @@ func (s *Server) emitInfo(rows []infoPlayer, numPlayers int) {
 		Clients: make([]InfoClient, len(rows)),
 	}
 	for i, r := range rows {
-		in.Clients[i] = InfoClient{Name: r.name, Clan: r.clan, Country: int(r.country), Score: int(r.score), IsPlayer: !r.spectator}
+		in.Clients[i] = InfoClient{Name: r.Name, Clan: r.Clan, Country: int(r.Country), Score: int(r.Score), IsPlayer: !r.Spectator}
 	}
 	s.emit(Event{Kind: EventInfo, Info: in})
-}
-
-// masterMagics start the legacy masters' packets to a server (FWCHECK,
-// FWOK, FWERROR; net.md A6.5).
-var masterMagics = [][]byte{[]byte("\xff\xff\xff\xfffw??"), []byte("\xff\xff\xff\xfffwok"), []byte("\xff\xff\xff\xfffwer")}
-
-// screenMasterPacket hands a legacy master's connless packet to the hook;
-// it reports whether the packet was one (then nothing else is to be done).
-func (s *Server) screenMasterPacket(from netip.AddrPort, h netproto.ConnlessHeader, payload []byte, validToken bool, now time.Time) bool {
-	if s.masterPacket == nil || (!validToken && h.Token != s.globalToken) {
-		return false
-	}
-	for _, m := range masterMagics {
-		if bytes.HasPrefix(payload, m) {
-			if !s.budget.info.AllowN(now, 1) {
-				s.stats.ConnlessDropped.Add(1)
-				return true
-			}
-			return s.masterPacket(from, uint32(h.ResponseToken), payload)
-		}
-	}
-	return false
-}
-
-// screenMasterTokenReply hands a token reply to our own token request to the hook.
-func (s *Server) screenMasterTokenReply(from netip.AddrPort, token netproto.Token, now time.Time) {
-	if token == netproto.TokenNone || !s.budget.token.AllowN(now, 1) {
-		s.stats.ConnlessDropped.Add(1)
-		return
-	}
-	if !s.masterPacket(from, uint32(token), nil) {
-		s.stats.BadToken.Add(1)
-	}
-}
-
-// Master challenge framing (net.md B6.6).
-var (
-	challengeMagic = []byte("\xff\xff\xff\xffchal")
-	// connless6Header is the 0.6 connless header in front of a 0.6 challenge.
-	connless6Header = []byte("\xff\xff\xff\xff\xff\xff")
-)
-
-// screenMasterChallenge handles a master's challenge in the reader; it
-// reports whether b was one (then nothing else is to be done with it). The
-// info budget bounds how many reach the hook.
-func (s *Server) screenMasterChallenge(b []byte, now time.Time) bool {
-	var payload []byte
-	if rest, ok := bytes.CutPrefix(b, connless6Header); ok && bytes.HasPrefix(rest, challengeMagic) {
-		payload = rest
-	} else if h, p, err := netproto.ParseConnless(b); err == nil && h.Token == s.globalToken && bytes.HasPrefix(p, challengeMagic) {
-		payload = p
-	} else {
-		return false
-	}
-	if s.masterChallenge == nil || !s.budget.info.AllowN(now, 1) {
-		s.stats.ConnlessDropped.Add(1)
-		return true
-	}
-	if !s.masterChallenge(payload) {
-		s.stats.Malformed.Add(1)
-	}
-	return true
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"twserver/config"
+	"twserver/edge"
 	"twserver/netproto"
 )
 
@@ -39,8 +40,8 @@ const testGlobalToken = netproto.Token(0x0a0b0c0d)
 func newHookedServer(t testing.TB) (*Server, *countConn, *hookRecorder) {
 	conn := &countConn{sent: map[netip.AddrPort]int{}}
 	s := newServerInGame(t, config.Default(), conn, 0)
-	s.globalToken = testGlobalToken
-	s.budget = newConnlessBudget(100, 100, 100)
+	s.edge.Master.Token = testGlobalToken
+	s.edge.Budget = edge.NewBudget(100, 100, 100)
 	h := &hookRecorder{known: true}
 	h.install(s)
 	return s, conn, h
@@ -71,7 +72,7 @@ func TestMasterRouting(t *testing.T) {
 		{"0.7 challenge with the global token", conn7(testGlobalToken, chal), 1, 0},
 		{"0.7 challenge with another token", conn7(0x01020304, chal), 0, 0},
 		{"0.6 challenge", append([]byte("\xff\xff\xff\xff\xff\xff"), chal...), 1, 0},
-		{"info request with the global token", conn7(testGlobalToken, append(bytes.Clone(magicGetInfo), 1)), 0, 0},
+		{"info request with the global token", conn7(testGlobalToken, append(bytes.Clone([]byte(edge.MagicGetInfo)), 1)), 0, 0},
 		{"fw?? with the global token", conn7(testGlobalToken, []byte("\xff\xff\xff\xfffw??")), 0, 1},
 		{"fwok with a valid token", conn7(valid, []byte("\xff\xff\xff\xfffwok")), 0, 1},
 		{"fw?? with a bad token", conn7(0x01020304, []byte("\xff\xff\xff\xfffw??")), 0, 0},
@@ -115,14 +116,14 @@ func FuzzMasterPackets(f *testing.F) {
 		s, conn, h := newHookedServer(t)
 		screenOnce(s, netproto.NewTokenGen(netproto.TokenSecret{3}, 0), from, data)
 		for _, c := range h.challenges {
-			if !bytes.HasPrefix(c, challengeMagic) {
+			if !bytes.HasPrefix(c, []byte("\xff\xff\xff\xffchal")) {
 				t.Fatalf("challenge hook got %q", c)
 			}
 		}
 		for _, p := range h.packets {
 			ok := p.payload == nil
-			for _, m := range masterMagics {
-				ok = ok || bytes.HasPrefix(p.payload, m)
+			for _, m := range []string{"\xff\xff\xff\xfffw??", "\xff\xff\xff\xfffwok", "\xff\xff\xff\xfffwer"} { // FWCHECK, FWOK, FWERROR
+				ok = ok || bytes.HasPrefix(p.payload, []byte(m))
 			}
 			if !ok {
 				t.Fatalf("master hook got %q", p.payload)
@@ -137,7 +138,7 @@ func FuzzMasterPackets(f *testing.F) {
 // maxVanillaConnectReply bounds what one vanilla 0.6 CONNECT may be answered
 // with: the accept and the anti-spoof reply (edge6.go). It is the one reply
 // larger than its request, as in DDNet, so it has its own budgets
-// (VanillaRepliesPerSecond, VanillaAntispoofPerSecond; tested in edge6_test.go).
+// (edge.VanillaRepliesPerSecond, edge.VanillaAntispoofPerSecond; tested in edge6_test.go).
 const maxVanillaConnectReply = 2 * netproto.MaxPacketSize
 
 // isVanillaConnect6 reports whether b is a 0.6 control packet carrying CONNECT.

@@ -23,7 +23,7 @@ func (s *Server) applySetting(name, val string, old *config.Config) {
 	}
 	switch name {
 	case "sv_name", "password", "sv_hostname", "sv_skill_level", "sv_player_slots":
-		before := s.info.Load()
+		before := s.edge.Info()
 		s.publishInfo()
 		s.pushInfo(name, before) // to the connected clients (rename6.go)
 	case "sv_motd":

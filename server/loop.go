@@ -3,11 +3,12 @@ package server
 // Pipeline (who owns what):
 //
 //	socket ──readLoop (recv.go)──> rx chan (bounded, drops when full) ──> Run loop
-//	  readLoop: size/header checks, token requests and server-info answers,
-//	            token check of CONNECT, budgets. It stamps each datagram with
-//	            its arrival time and the slot of its address (peerTable). It
-//	            reads peerTable and the published infoSnapshot; it owns
-//	            nothing else.
+//	  readLoop: screens each datagram through the edge (package edge:
+//	            size/header checks, token requests and server-info answers,
+//	            token check of CONNECT, budgets). It stamps each datagram with
+//	            its arrival time and the slot of its address (edge.PeerTable).
+//	            The edge reads the peer table and the published info; the
+//	            reader owns only its buffers and token generator.
 //	  Run loop: the only goroutine touching slots, Conns, the world, snapshot
 //	            storage, votes and bans. It ticks the world at 50 Hz on an
 //	            absolute schedule (tick N starts at gameStart + N*20ms),
@@ -39,6 +40,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"twserver/console"
+	"twserver/edge"
 	"twserver/netproto"
 )
 
@@ -136,7 +138,7 @@ loop:
 	close(s.con.done) // SubmitConsole stops waiting
 	s.stopPacer()
 	s.shutdown()
-	s.recStop()
+	s.rec.Stop()
 	_ = s.conn.Close()
 	close(stopConsole)
 	<-readerDone
@@ -205,7 +207,7 @@ func (s *Server) advance() {
 		if n == snapAt {
 			s.doTick()
 		} else {
-			s.simulateTick()
+			s.simulateTick(false)
 		}
 		if s.pendingMap != "" {
 			name := s.pendingMap
@@ -236,7 +238,7 @@ func (s *Server) endTickWork() {
 // doTick simulates one tick, then sends the snapshots if it is a snapshot
 // tick (every second tick, or every tick with snapshot_rate 50; net.md A4.3).
 func (s *Server) doTick() {
-	s.simulateTick()
+	s.simulateTick(true)
 	tick := s.world.CurrentTick()
 	if s.cfg.Server.SnapshotRate == 50 || tick%2 == 0 {
 		s.sendSnapshots(tick)
@@ -245,21 +247,24 @@ func (s *Server) doTick() {
 	}
 }
 
-// simulateTick runs one world tick and sends its messages (no snapshots).
-func (s *Server) simulateTick() {
+// simulateTick runs one world tick and sends its messages (no snapshots);
+// snapshots says whether doTick sends the tick's snapshots (the recorder
+// notes a snapshot tick whose snapshots a catch-up skips: its events stay).
+func (s *Server) simulateTick(snapshots bool) {
 	next := s.world.CurrentTick() + 1
 	for _, c := range s.clients {
 		if c.state == stateIngame {
 			if in, ok := c.inputFor(next); ok {
 				s.world.SetInput(c.id, in)
-				s.recInput(c, &in)
+				s.rec.Input(c.id, &in)
 			} else {
-				s.recNoInput(c)
+				s.rec.NoInput(c.id)
 			}
 		}
 	}
+	s.rec.BeforeTick(!snapshots && (s.cfg.Server.SnapshotRate == 50 || next%2 == 0))
 	s.world.Tick()
-	s.recAfterTick()
+	s.rec.AfterTick()
 	s.world.DrainEvents(s.onWorldEvent)
 	s.dropKicked()
 	s.tickVote()
@@ -354,7 +359,7 @@ func (s *Server) handlePacket(p *rxPacket) {
 		s.feedClient(s.clients[cid], p.data(), p.at)
 		return
 	}
-	if p.cid >= 0 || p.cid == cidAccepted6 {
+	if p.cid >= 0 || p.cid == edge.CIDAccepted6 {
 		// Let through as its slot's traffic, so never checked as a
 		// connection request (token), and that slot is gone: a dropped
 		// client's stale packet, not a CONNECT (a 0.7 data packet may even
@@ -362,19 +367,9 @@ func (s *Server) handlePacket(p *rxPacket) {
 		// loop refused.
 		return
 	}
-	if !netproto.Is7Packet(p.data()) {
-		s.connect6(p)
-		return
+	if req, ok := s.edge.Request(p.data()); ok {
+		s.onConnect(p.addr, req)
 	}
-	h, payload, err := netproto.ParsePacket(p.data())
-	if err != nil || h.Flags&netproto.FlagControl == 0 || h.Flags&netproto.FlagCompression != 0 {
-		return
-	}
-	ctl, err := netproto.ParseControl(payload)
-	if err != nil || ctl.Type != netproto.CtrlConnect {
-		return
-	}
-	s.onConnect(p.addr, connectReq{dialect: netproto.Dialect7, own: h.Token, peer: ctl.Token})
 }
 
 // reasonDialectOff is the CLOSE reason for a client of a dialect the
@@ -387,69 +382,43 @@ func reasonDialectOff(d netproto.Dialect) string {
 	return "0.7 connections are not accepted at this time"
 }
 
-// connectReq is a checked connection request of either dialect: what the
-// accept checks need to refuse it in its dialect or to start its Conn.
-type connectReq struct {
-	dialect   netproto.Dialect
-	own, peer netproto.Token // 0.7: our token the client used, the client's token
-	sec       uint32         // DDNet: the security token the client echoed
-}
-
-// appendClose appends a pre-connection CLOSE in the request's dialect
-// (DDNet's carries the client's token, as DDNet sends it after the ACCEPT).
-func (r connectReq) appendClose(dst []byte, reason string) []byte {
-	if r.dialect == netproto.Dialect7 {
-		return netproto.AppendClose(dst, 0, r.peer, reason)
-	}
-	return netproto.AppendClose6(dst, 0, reason, r.sec, r.dialect == netproto.DialectDDNet)
-}
-
-// start starts the slot's Conn.
-func (r connectReq) start(c *netproto.Conn, now time.Duration) {
-	if r.dialect == netproto.Dialect7 {
-		c.Accept(now, r.own, r.peer)
-		return
-	}
-	if r.dialect == netproto.Dialect6 {
-		c.AcceptVanilla(now, antispoofSeq) // after the stateless anti-spoof reply
-		return
-	}
-	c.Accept6(now, r.dialect, r.sec)
-}
+// connectReq is a checked connection request of either dialect (the
+// edge's, read once from the datagram the reader let through).
+type connectReq = edge.Request
 
 // onConnect handles a checked connection request from an address without a
 // slot. Bans, the slot count and the per-IP limit count clients of every
 // dialect together.
 func (s *Server) onConnect(addr netip.AddrPort, req connectReq) {
 	now := s.now()
-	if on := s.cfg.Server.Accept07; req.dialect.Is6() && !s.cfg.Server.Accept06 || !req.dialect.Is6() && !on {
+	if on := s.cfg.Server.Accept07; req.Dialect.Is6() && !s.cfg.Server.Accept06 || !req.Dialect.Is6() && !on {
 		s.gauges.Refused[refuseDialect].Add(1)
-		s.sendRaw(req.appendClose(s.sendBuf[:0], reasonDialectOff(req.dialect)), addr)
+		s.sendRaw(req.AppendClose(s.sendBuf[:0], reasonDialectOff(req.Dialect)), addr)
 		return
 	}
-	if reason, banned := s.bans.check(addr.Addr(), time.Now()); banned {
+	if reason, banned := s.bans.Check(addr.Addr(), time.Now()); banned {
 		s.gauges.Refused[refuseBanned].Add(1)
 		if reason != "" {
-			s.sendRaw(req.appendClose(s.sendBuf[:0], reason), addr)
+			s.sendRaw(req.AppendClose(s.sendBuf[:0], reason), addr)
 		}
 		return
 	}
 	if reason, why := s.admitPregame(addr); reason != "" {
 		s.gauges.Refused[why].Add(1)
-		s.sendRaw(req.appendClose(s.sendBuf[:0], reason), addr)
+		s.sendRaw(req.AppendClose(s.sendBuf[:0], reason), addr)
 		s.rateLog().Str("addr", addr.String()).Str("reason", RefuseReasons[why]).Msg("refused: pre-game bound")
 		return
 	}
 	if s.numClients() >= s.cfg.Server.MaxClients {
 		s.gauges.Refused[refuseFull].Add(1)
-		s.sendRaw(req.appendClose(s.sendBuf[:0], netproto.ReasonServerFull), addr)
+		s.sendRaw(req.AppendClose(s.sendBuf[:0], netproto.ReasonServerFull), addr)
 		s.rateLog().Str("addr", addr.String()).Msg("refused: server full")
 		return
 	}
 	if lim := s.cfg.Server.MaxClientsPerIP; s.sameIPCount(addr.Addr()) >= lim {
 		s.gauges.Refused[refusePerIP].Add(1)
 		reason := strings.Replace(netproto.ReasonTooManySameIP, "%d", itoa(lim), 1)
-		s.sendRaw(req.appendClose(s.sendBuf[:0], reason), addr)
+		s.sendRaw(req.AppendClose(s.sendBuf[:0], reason), addr)
 		s.rateLog().Str("addr", addr.String()).Msg("refused: per-IP limit")
 		return
 	}
@@ -460,22 +429,22 @@ func (s *Server) onConnect(addr netip.AddrPort, req connectReq) {
 	c.addr = addr
 	c.created = now
 	c.progressAt = now
-	req.start(&c.conn, now)
-	if req.dialect.Is6() {
-		s.trans6.Connect(c.id, req.dialect == netproto.DialectDDNet)
+	req.Start(&c.conn, now)
+	if req.Dialect.Is6() {
+		s.trans6.Connect(c.id, req.Dialect == netproto.DialectDDNet)
 	}
 	c.budget, c.dlBudget = newClientBudget(), newDownloadBudget()
-	s.recJoin(c)
+	s.rec.Join(c.id, !c.conn.Dialect().Is6())
 	s.byAddr[addr] = c.id
-	s.peers.add(addr, c.id)
-	if req.dialect == netproto.Dialect6 {
+	s.edge.Peers.Add(addr, c.id)
+	if req.Dialect == netproto.Dialect6 {
 		// The anti-spoof handshake took the place of INFO (and the server
 		// has no password): on to the real map.
 		c.state = stateConnecting
 		s.sendMapChange(c)
 	}
 	s.flushConn(c)
-	s.log.Debug().Int("cid", c.id).Str("addr", addr.String()).Str("dialect", req.dialect.String()).Msg("connection accepted")
+	s.log.Debug().Int("cid", c.id).Str("addr", addr.String()).Str("dialect", req.Dialect.String()).Msg("connection accepted")
 }
 
 // MaxClientPacketsPerSecond bounds the datagrams processed per connected

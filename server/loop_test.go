@@ -8,6 +8,7 @@ import (
 	"twserver/console"
 	"twserver/gamemsg"
 	"twserver/netproto"
+	"twserver/sockio"
 )
 
 // inputPacket builds a datagram from client c (server token 1, see
@@ -30,7 +31,7 @@ func inputPacket(intended int32) []byte {
 
 // readInputTimings returns the INPUTTIMING (intended tick, time left) pairs
 // in every datagram queued at mc.
-func readInputTimings(t *testing.T, mc *MemConn) (timings [][2]int32) {
+func readInputTimings(t *testing.T, mc *sockio.MemConn) (timings [][2]int32) {
 	t.Helper()
 	readMessages(t, mc, func(id int32, sys bool, body []byte) {
 		if !sys || id != netproto.NetmsgInputTiming {
@@ -48,11 +49,11 @@ func readInputTimings(t *testing.T, mc *MemConn) (timings [][2]int32) {
 }
 
 // readMessages calls fn for every message in every data datagram queued at mc.
-func readMessages(t *testing.T, mc *MemConn, fn func(id int32, sys bool, body []byte)) {
+func readMessages(t *testing.T, mc *sockio.MemConn, fn func(id int32, sys bool, body []byte)) {
 	t.Helper()
 	var buf [RecvBufSize]byte
 	var scratch [netproto.MaxPayload]byte
-	for len(mc.q) > 0 {
+	for mc.Queued() > 0 {
 		n, _, err := mc.ReadFrom(buf[:])
 		if err != nil {
 			t.Fatal(err)
@@ -88,7 +89,7 @@ func TestInputTimingArrivalTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newIdleServer(t, 1)
 		c := s.clients[0]
-		peer, err := s.conn.(*MemConn).net.Listen(c.addr)
+		peer, err := s.conn.(*sockio.MemConn).Net().Listen(c.addr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +196,7 @@ func TestCatchUpSnapshotsOnce(t *testing.T) {
 func TestLockTeamsSettings(t *testing.T) {
 	s := newIdleServer(t, 1)
 	c := s.clients[0]
-	peer, err := s.conn.(*MemConn).net.Listen(c.addr)
+	peer, err := s.conn.(*sockio.MemConn).Net().Listen(c.addr)
 	if err != nil {
 		t.Fatal(err)
 	}

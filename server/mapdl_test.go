@@ -11,6 +11,7 @@ import (
 	"twserver/config"
 	"twserver/internal/bigmap"
 	"twserver/netproto"
+	"twserver/sockio"
 )
 
 // TestMapDownloadWindow drives sendMapData and probeHandshake on a
@@ -34,7 +35,7 @@ func TestMapDownloadWindow(t *testing.T) {
 	}
 	cfg := config.Default()
 	cfg.Map.File = file
-	mc, err := NewMemNet().Listen(srvAddr)
+	mc, err := sockio.NewMemNet().Listen(srvAddr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"sync/atomic"
 	"time"
+
+	"twserver/sockio"
 )
 
 // Paced reads. A reader that waits on the socket wakes once per datagram:
@@ -21,8 +23,8 @@ import (
 // quiet game thus costs one wake-up per tick, its loop's timer, and no
 // goroutine switch. For that the socket must also stay out of the
 // runtime's poller, which would wake an idle thread for each datagram even
-// with nobody reading: on Linux ListenUDP returns such a socket (pacedUDP,
-// paced_linux.go); elsewhere the reader is never paced.
+// with nobody reading: on Linux sockio.ListenUDP returns such a socket
+// (sockio.KindPaced); elsewhere the reader is never paced.
 //
 // Anything that wants an answer sooner than the next tick makes the reader
 // wait on the socket again (read each datagram as it comes, as before) for
@@ -32,10 +34,6 @@ import (
 
 // Bounds of paced reading.
 const (
-	// PacedRecvBuffer is the receive buffer of a paced socket (capped by
-	// the system's net.core.rmem_max): a tick's datagrams wait in it until
-	// the tick reads them.
-	PacedRecvBuffer = 1 << 20
 	// PacedBusyDatagrams: a tick's read that finds this many datagrams stops
 	// there, and the reader reads each datagram as it comes for PacedHold
 	// (64 clients send about 64 per tick).
@@ -44,18 +42,6 @@ const (
 	// a datagram that wanted an early answer or a busy tick.
 	PacedHold = time.Second
 )
-
-// PacedConn is a BatchConn that can also read without waiting and report
-// when each datagram arrived. The UDP socket of ListenUDP implements it on
-// Linux.
-type PacedConn interface {
-	BatchConn
-	// ReadPaced reads up to len(ms) datagrams already queued (at most
-	// ReadBatchSize), without waiting: 0 when none is. at[i] is the arrival
-	// time of datagram i. It is called by one goroutine only, the one that
-	// calls ReadBatch.
-	ReadPaced(ms []Datagram, at []time.Time) (int, error)
-}
 
 // pacer couples a game's loop and its reader for paced reads. The reader
 // state (reader) has one owner at a time: the reader goroutine, or, while
@@ -69,13 +55,13 @@ type pacer struct {
 
 // readerPace is the pacing state of the reader.
 type readerPace struct {
-	at         [ReadBatchSize]time.Time // ReadPaced's arrival times
-	urgent     bool                     // a datagram read wanted the loop at once
-	urgentCID  int                      // the first such datagram's slot (-1: none)
-	urgentAddr netip.AddrPort           // and sender (for the debug log)
-	contUntil  time.Time                // read each datagram as it comes until then
-	winStart   time.Time                // reading as they come: start of the current TickDuration
-	winCount   int                      // and the datagrams read in it
+	at         [sockio.ReadBatchSize]time.Time // ReadPaced's arrival times
+	urgent     bool                            // a datagram read wanted the loop at once
+	urgentCID  int                             // the first such datagram's slot (-1: none)
+	urgentAddr netip.AddrPort                  // and sender (for the debug log)
+	contUntil  time.Time                       // read each datagram as it comes until then
+	winStart   time.Time                       // reading as they come: start of the current TickDuration
+	winCount   int                             // and the datagrams read in it
 }
 
 // startPacer sets up the loop's side before the reader starts.

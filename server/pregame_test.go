@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"twserver/config"
+	"twserver/edge"
 	"twserver/netproto"
 )
 
@@ -20,7 +21,7 @@ func pregameAddr(i int) netip.AddrPort {
 func connectN(s *Server, ids ...int) []*client {
 	var out []*client
 	for _, i := range ids {
-		s.onConnect(pregameAddr(i), connectReq{dialect: netproto.Dialect7, own: 1, peer: 2})
+		s.onConnect(pregameAddr(i), edge.Request7(1, 2))
 		if cid, ok := s.byAddr[pregameAddr(i)]; ok {
 			out = append(out, s.clients[cid])
 		}
@@ -36,9 +37,9 @@ func TestPregameStageTimeouts(t *testing.T) {
 		limit time.Duration
 		kind  int
 	}{
-		{stateAuth, PregameInfoTimeout, pregameStallAuth},
-		{stateConnecting, PregameStallTimeout, pregameStallConnecting},
-		{stateReady, PregameEnterTimeout, pregameStallReady},
+		{stateAuth, edge.PregameInfoTimeout, edge.PregameStallAuth},
+		{stateConnecting, edge.PregameStallTimeout, edge.PregameStallConnecting},
+		{stateReady, edge.PregameEnterTimeout, edge.PregameStallReady},
 	} {
 		t.Run(tc.state.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -56,7 +57,7 @@ func TestPregameStageTimeouts(t *testing.T) {
 					t.Fatalf("still connected %v after its last progress (bound %v)", tc.limit+time.Second, tc.limit)
 				}
 				if n := s.gauges.PregameDrops[tc.kind].Load(); n != 1 {
-					t.Errorf("counter %s = %d, want 1", PregameDrops[tc.kind], n)
+					t.Errorf("counter %s = %d, want 1", edge.PregameDrops[tc.kind], n)
 				}
 			})
 		})
@@ -78,10 +79,10 @@ func TestPregameSlowDownload(t *testing.T) {
 		}
 		windows := (s.curMap.Size + MapChunkSize - 1) / MapChunkSize
 		for w := range windows {
-			time.Sleep(PregameStallTimeout - time.Second)
+			time.Sleep(edge.PregameStallTimeout - time.Second)
 			s.checkPregame(s.now())
 			if c.state == stateEmpty {
-				t.Fatalf("a download progressing every %v dropped at window %d of %d", PregameStallTimeout-time.Second, w, windows)
+				t.Fatalf("a download progressing every %v dropped at window %d of %d", edge.PregameStallTimeout-time.Second, w, windows)
 			}
 			s.onSystemMessage(c, netproto.NetmsgRequestMapData, nil, true, time.Now())
 		}
@@ -101,9 +102,9 @@ func TestPregameSlowDownload(t *testing.T) {
 
 // TestPregameShareAndEviction: at most half the slots are pre-game; a new
 // CONNECT is refused while every pre-game client progresses, and takes the
-// place of the stalest once one has made no progress for PregameEvictIdle;
+// place of the stalest once one has made no progress for edge.PregameEvictIdle;
 // while the share is more than half taken, one address gets at most
-// MaxPregamePerIP pre-game slots. A full server of players still refuses
+// edge.MaxPregamePerIP pre-game slots. A full server of players still refuses
 // with the reference's reason.
 func TestPregameShareAndEviction(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -121,14 +122,14 @@ func TestPregameShareAndEviction(t *testing.T) {
 		}
 		time.Sleep(time.Second)
 		s.progress(held[0]) // 1 progresses, 2..4 idle
-		time.Sleep(PregameEvictIdle)
+		time.Sleep(edge.PregameEvictIdle)
 		got := connectN(s, 5)
 		_, stalest := s.byAddr[pregameAddr(2)]
 		_, progressing := s.byAddr[pregameAddr(1)]
 		if len(got) != 1 || stalest || !progressing {
 			t.Fatalf("eviction: accepted %d, stalest (2) still there %v, progressing (1) still there %v", len(got), stalest, progressing)
 		}
-		if n := s.gauges.PregameDrops[pregameEvicted].Load(); n != 1 {
+		if n := s.gauges.PregameDrops[edge.PregameEvicted].Load(); n != 1 {
 			t.Errorf("evicted counter %d, want 1", n)
 		}
 		// per address under pressure: 127.31.0.1 already has one pre-game slot
@@ -136,15 +137,15 @@ func TestPregameShareAndEviction(t *testing.T) {
 		connectN(s2, 1, 2)
 		same := netip.MustParseAddr("127.31.0.1")
 		for port := range uint16(3) {
-			s2.onConnect(netip.AddrPortFrom(same, 6000+port), connectReq{dialect: netproto.Dialect7, own: 1, peer: 2})
+			s2.onConnect(netip.AddrPortFrom(same, 6000+port), edge.Request7(1, 2))
 		}
-		if n := s2.sameIPCount(same); n != MaxPregamePerIP {
-			t.Errorf("%d pre-game slots for one address under pressure, want %d", n, MaxPregamePerIP)
+		if n := s2.sameIPCount(same); n != edge.MaxPregamePerIP {
+			t.Errorf("%d pre-game slots for one address under pressure, want %d", n, edge.MaxPregamePerIP)
 		}
 		if n := s2.gauges.Refused[refusePregamePerIP].Load(); n != 1 {
 			t.Errorf("pregame_per_ip refusals %d, want 1", n)
 		}
-		if !strings.Contains(ReasonPregamePerIP, "%d") {
+		if !strings.Contains(edge.ReasonPregamePerIP, "%d") {
 			t.Error("the per-IP reason names the bound")
 		}
 	})
@@ -167,7 +168,7 @@ func TestPregameMapChange(t *testing.T) {
 				t.Fatalf("client %d state %v after a map change", c.id, c.state)
 			}
 		}
-		time.Sleep(PregameEvictIdle + time.Second)
+		time.Sleep(edge.PregameEvictIdle + time.Second)
 		if got := connectN(s, 9); len(got) != 0 {
 			t.Fatal("a newcomer took the slot of a player loading the new map")
 		}

@@ -18,8 +18,8 @@ func newRecordingServer(tb testing.TB, players int) *Server {
 		cfg.Record.Dir = tb.TempDir()
 	})
 	for _, c := range s.clients[:players] {
-		s.recJoin(c)
-		s.recReady(c)
+		s.rec.Join(c.id, true)
+		s.rec.Ready(c.id, c.name)
 	}
 	return s
 }
@@ -35,7 +35,7 @@ func recordStep(s *Server, players int) {
 		in := world.Input{Direction: int32(next/40%3 - 1), TargetX: 100 + next%7, TargetY: int32(i*10 - 40),
 			Jump: next / 20 % 2, WantedWeapon: 1}
 		c.inputs.store(next, in)
-		s.recDirectInput(c, &in)
+		s.rec.DirectInput(c.id, &in)
 		s.world.DirectInput(c.id, in)
 	}
 	s.doTick()
@@ -62,10 +62,10 @@ func TestRecordTickAllocs(t *testing.T) {
 	if a := testing.AllocsPerRun(200, step); a > 0 {
 		t.Errorf("steady-state tick with recording allocates %.2f times", a)
 	}
-	if s.rec.produced == 0 || s.rec.demo.produced == 0 || s.rec.stopped || s.rec.demo.stopped {
-		t.Fatalf("nothing recorded: %d / %d bytes", s.rec.produced, s.rec.demo.produced)
+	if st := s.rec.Status(); st.TeehistBytes == 0 || st.DemoBytes == 0 || !st.TeehistActive || !st.DemoActive {
+		t.Fatalf("nothing recorded: %+v", st)
 	}
-	s.recStop()
+	s.rec.Stop()
 }
 
 func BenchmarkRecordTick8Players(b *testing.B) {
@@ -78,5 +78,5 @@ func BenchmarkRecordTick8Players(b *testing.B) {
 	for b.Loop() {
 		recordStep(s, n)
 	}
-	s.recStop()
+	s.rec.Stop()
 }

@@ -1,15 +1,13 @@
 package server
 
 import (
-	"crypto/rand"
 	"errors"
 	"net/netip"
-	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
-
+	"twserver/edge"
 	"twserver/netproto"
+	"twserver/sockio"
 )
 
 // rxPacket is one received datagram travelling from the reader to the loop.
@@ -17,7 +15,7 @@ import (
 // back after use.
 type rxPacket struct {
 	n    int
-	cid  int // slot of addr when the reader screened it, -1 for none (cidAccepted6: see there)
+	cid  int // slot of addr when the reader screened it, -1 for none (edge.CIDAccepted6: see there)
 	addr netip.AddrPort
 	at   time.Time // when the reader read it (arrival time, net.md A4.8)
 	// spare marks the reader's spare buffers (read and dropped when the
@@ -28,81 +26,6 @@ type rxPacket struct {
 
 func (p *rxPacket) data() []byte { return p.buf[:p.n] }
 
-// peerTable maps the addresses that own a slot to the slot. The loop writes
-// it (on accept and drop); the reader only reads it to let their packets
-// through, tagged with the slot so the loop needs no second lookup.
-type peerTable struct {
-	mu sync.RWMutex
-	m  map[netip.AddrPort]int
-}
-
-// lookup returns the slot of a, or -1.
-func (t *peerTable) lookup(a netip.AddrPort) int {
-	t.mu.RLock()
-	cid, ok := t.m[a]
-	t.mu.RUnlock()
-	if !ok {
-		return -1
-	}
-	return cid
-}
-
-func (t *peerTable) has(a netip.AddrPort) bool { return t.lookup(a) >= 0 }
-
-func (t *peerTable) add(a netip.AddrPort, cid int) {
-	t.mu.Lock()
-	t.m[a] = cid
-	t.mu.Unlock()
-}
-
-func (t *peerTable) remove(a netip.AddrPort) {
-	t.mu.Lock()
-	delete(t.m, a)
-	t.mu.Unlock()
-}
-
-// Budgets of the reader for traffic from addresses without a slot.
-const (
-	// TokenRepliesPerSecond bounds answered token requests (each answer is
-	// 12 bytes for a request of at least 520 bytes).
-	TokenRepliesPerSecond = 2000
-	// InfoRepliesPerSecond bounds answered server-info requests.
-	InfoRepliesPerSecond = 500
-	// ConnectsPerSecond bounds CONNECT packets handed to the game loop.
-	ConnectsPerSecond = 200
-)
-
-// connlessBudget holds the reader's rate limits (token buckets of
-// golang.org/x/time/rate: the rate per second, with a burst of one second's
-// worth).
-type connlessBudget struct {
-	token, info, connect *rate.Limiter
-	info6Full            *rate.Limiter // 0.6 info replies with a client list (connless6.go)
-	// vanilla 0.6 anti-spoof handshake (edge6.go)
-	vanFull, vanReplies, preconnDecompress *rate.Limiter
-}
-
-// newConnlessBudget returns the reader's budgets at the given rates per second.
-func newConnlessBudget(token, info, connect int) connlessBudget {
-	return connlessBudget{
-		token:   rate.NewLimiter(rate.Limit(token), token),
-		info:    rate.NewLimiter(rate.Limit(info), info),
-		connect: rate.NewLimiter(rate.Limit(connect), connect),
-
-		info6Full: rate.NewLimiter(Info6FullPerSecond, Info6FullPerSecond),
-
-		vanFull:           rate.NewLimiter(VanillaAntispoofPerSecond, VanillaAntispoofPerSecond),
-		vanReplies:        rate.NewLimiter(VanillaRepliesPerSecond, VanillaRepliesPerSecond),
-		preconnDecompress: rate.NewLimiter(PreconnDecompressPerSecond, PreconnDecompressPerSecond),
-	}
-}
-
-func newSecret() netproto.TokenSecret {
-	var s netproto.TokenSecret
-	_, _ = rand.Read(s[:])
-	return s
-}
-
 // readLoop is the reader goroutine: it does only stateless checks (size,
 // header, token, budgets), answers token requests and server-info requests
 // itself, and hands packets that belong to a slot (or valid CONNECTs) to the
@@ -111,13 +34,13 @@ func newSecret() netproto.TokenSecret {
 // socket has the batch form. It returns when the socket is closed.
 func (s *Server) readLoop(done chan<- struct{}) {
 	defer close(done)
-	r := &reader{tokens: netproto.NewTokenGen(newSecret(), s.now())}
-	r.bc, r.batched = s.conn.(BatchConn)
-	pc, pacing := s.conn.(PacedConn) // paced.go
+	r := &reader{tokens: edge.NewTokens(s.now())}
+	r.bc, r.batched = s.conn.(sockio.BatchConn)
+	pc, pacing := s.conn.(sockio.PacedConn) // paced.go
 	r.pc = pc
 	r.k = 1
 	if r.batched {
-		r.k = ReadBatchSize
+		r.k = sockio.ReadBatchSize
 	}
 	for i := range r.spares {
 		r.spares[i].spare = true
@@ -129,7 +52,7 @@ func (s *Server) readLoop(done chan<- struct{}) {
 		}
 		n, now, err := s.readOnce(r, false)
 		if err != nil {
-			if errors.Is(err, ErrClosed) || isClosedErr(err) {
+			if errors.Is(err, sockio.ErrClosed) || isClosedErr(err) {
 				return
 			}
 			continue
@@ -154,7 +77,7 @@ func (s *Server) readOnce(r *reader, paced bool) (int, time.Time, error) {
 		if p := r.pkts[i]; p == nil || p.spare {
 			r.pkts[i] = r.get(s, i)
 		}
-		r.ms[i] = Datagram{Buf: r.pkts[i].buf[:]}
+		r.ms[i] = sockio.Datagram{Buf: r.pkts[i].buf[:]}
 	}
 	var n int
 	var err error
@@ -185,17 +108,17 @@ func (s *Server) readOnce(r *reader, paced bool) (int, time.Time, error) {
 // reader is the reader goroutine's state.
 type reader struct {
 	tokens *netproto.TokenGen
-	pkts   [ReadBatchSize]*rxPacket // the batch's buffers; nil once handed to the loop
-	ms     [ReadBatchSize]Datagram
-	spares [ReadBatchSize]rxPacket // read targets when the pool is at its bound (one per slot)
-	pooled int                     // buffers allocated so far; the pool grows with the peak queue, up to rxPoolSize
+	pkts   [sockio.ReadBatchSize]*rxPacket // the batch's buffers; nil once handed to the loop
+	ms     [sockio.ReadBatchSize]sockio.Datagram
+	spares [sockio.ReadBatchSize]rxPacket // read targets when the pool is at its bound (one per slot)
+	pooled int                            // buffers allocated so far; the pool grows with the peak queue, up to rxPoolSize
 	out    [netproto.MaxPacketSize]byte
 	pace   readerPace // paced.go
 
-	bc      BatchConn // the socket's batch form, if batched
+	bc      sockio.BatchConn // the socket's batch form, if batched
 	batched bool
-	pc      PacedConn // its paced form, nil if none
-	k       int       // datagrams per read
+	pc      sockio.PacedConn // its paced form, nil if none
+	k       int              // datagrams per read
 }
 
 // get returns a pooled buffer for slot i of the batch, or the slot's spare
@@ -219,9 +142,7 @@ func (s *Server) received(r *reader, p *rxPacket, n int, addr netip.AddrPort, no
 	s.stats.Received.Add(1)
 	s.stats.ReceivedBytes.Add(uint64(n))
 	p.n, p.addr, p.at, p.cid = n, addr, now, -1
-	for nowD := s.now(); r.tokens.RotateDue(nowD); {
-		r.tokens.Rotate(newSecret(), nowD)
-	}
+	edge.RotateTokens(r.tokens, s.now())
 	if !s.screen(p, r.tokens, now, r.out[:0]) {
 		return false
 	}
@@ -248,103 +169,10 @@ func (s *Server) received(r *reader, p *rxPacket, n int, addr netip.AddrPort, no
 	return true
 }
 
-// screen decides what happens to a datagram in the reader: true = hand to
-// the loop. Token requests and info requests are answered here. The
-// dialect of a datagram from an address without a slot is decided here,
-// once, by its framing (netproto.Is7Packet, Is7Connless); packets from an
-// address with a slot go to the loop, which reads them in the slot's dialect.
+// screen hands a datagram to the edge's screening (edge.Edge.Screen) and
+// tags it with the slot the edge found: true = hand to the loop.
 func (s *Server) screen(p *rxPacket, tokens *netproto.TokenGen, now time.Time, out []byte) bool {
-	b := p.data()
-	if len(b) < netproto.PacketHeaderSize6 || len(b) > netproto.MaxPacketSize {
-		s.stats.Malformed.Add(1)
-		return false
-	}
-	ip := p.addr.Addr()
-	if netproto.IsConnless(b) {
-		if s.screenMasterChallenge(b, now) {
-			return false
-		}
-		if !netproto.Is7Connless(b) {
-			s.screenConnless6(p.addr, b, now, out)
-			return false
-		}
-		h, payload, err := netproto.ParseConnless(b)
-		if err != nil {
-			s.stats.Malformed.Add(1)
-			return false
-		}
-		valid := tokens.Check(ip, h.Token)
-		if s.screenMasterPacket(p.addr, h, payload, valid, now) {
-			return false
-		}
-		if !valid {
-			s.stats.BadToken.Add(1)
-			return false
-		}
-		if info := s.info.Load(); info != nil && !info.accept07 {
-			return false // not listed in 0.7 browsers
-		}
-		if !s.budget.info.AllowN(now, 1) {
-			s.stats.ConnlessDropped.Add(1)
-			return false
-		}
-		s.answerConnless(p.addr, h, payload, tokens.Token(ip), out)
-		return false
-	}
-	if p.cid = s.peers.lookup(p.addr); p.cid >= 0 {
-		return true
-	}
-	if !netproto.Is7Packet(b) {
-		return s.screen6(p, tokens, now, out)
-	}
-	h, payload, err := netproto.ParsePacket(b)
-	if err != nil {
-		s.stats.Malformed.Add(1)
-		return false
-	}
-	if h.Flags&netproto.FlagControl == 0 || h.Flags&netproto.FlagCompression != 0 {
-		s.stats.BadToken.Add(1)
-		return false
-	}
-	ctl, err := netproto.ParseControl(payload)
-	if err != nil {
-		s.stats.Malformed.Add(1)
-		return false
-	}
-	switch {
-	case ctl.Type == netproto.CtrlToken && h.Token == s.globalToken && s.masterPacket != nil:
-		s.screenMasterTokenReply(p.addr, ctl.Token, now)
-		return false
-	case ctl.Type == netproto.CtrlToken && h.Token == netproto.TokenNone:
-		if !ctl.Padded || ctl.Token == netproto.TokenNone {
-			s.stats.Malformed.Add(1)
-			return false
-		}
-		if !s.budget.token.AllowN(now, 1) {
-			s.stats.ConnlessDropped.Add(1)
-			return false
-		}
-		out = netproto.AppendTokenResponse(out, ctl.Token, tokens.Token(ip))
-		s.write(out, p.addr)
-		s.stats.TokenReplies.Add(1)
-		return false
-	case ctl.Type == netproto.CtrlConnect:
-		return s.passConnect(tokens.Check(ip, h.Token) && ctl.Padded, now)
-	}
-	s.stats.BadToken.Add(1)
-	return false
-}
-
-// passConnect decides on a connection request whose token check gave
-// valid: it goes to the loop (true) within the connect budget.
-func (s *Server) passConnect(valid bool, now time.Time) bool {
-	if !valid {
-		s.stats.BadToken.Add(1)
-		return false
-	}
-	if !s.budget.connect.AllowN(now, 1) {
-		s.stats.ConnlessDropped.Add(1)
-		return false
-	}
-	return true
+	var pass bool
+	p.cid, pass = s.edge.Screen(p.data(), p.addr, tokens, now, out)
+	return pass
 }

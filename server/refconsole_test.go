@@ -23,6 +23,7 @@ import (
 	"twserver/internal/refserver"
 	"twserver/internal/testport"
 	"twserver/loadclient"
+	"twserver/sockio"
 )
 
 // refConsoleCommands are run on both servers, in order, with two clients
@@ -276,7 +277,7 @@ func startTwConsole(t *testing.T, ctx context.Context) (netip.AddrPort, func(int
 	// as refserver.Args and startRefEcon set the reference
 	cfg.Server.Name, cfg.Server.MaxClients, cfg.Server.PlayerSlots = "console-ref", 64, 8
 	cfg.Game.SpamProtection, cfg.Game.InactiveKickTime = false, 0
-	pc, err := ListenUDP(fmt.Sprintf("127.0.0.1:%d", cfg.Server.Port))
+	pc, _, err := sockio.ListenUDP(fmt.Sprintf("127.0.0.1:%d", cfg.Server.Port))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,10 @@
 package server
 
 import (
-	"bytes"
 	"fmt"
 
 	"twserver/dialect6"
+	"twserver/edge"
 	"twserver/gamemsg"
 	"twserver/world"
 )
@@ -55,9 +55,7 @@ func (s *Server) onChangeInfo6(c *client, m *dialect6.ChangeInfo) {
 	s.world.SetPlayerInfo(c.id, s.playerInfo(c)) // demo snapshots (De_ClientInfo)
 	if renamed {
 		s.log.Info().Int("cid", c.id).Str("old", old).Str("name", name).Msg("player changed name")
-		if s.rec.thActive() {
-			s.rec.enc.RecordPlayerName(c.id, name) // as DDNet records a new name
-		}
+		s.rec.Rename(c.id, name) // as DDNet records a new name
 		s.serverChat(-1, fmt.Sprintf("'%s' changed name to '%s'", old, name))
 	}
 	if info {
@@ -133,10 +131,9 @@ func (s *Server) playerInfo(c *client) world.PlayerInfo {
 // clients get the in-game inf3 (token -1) on those two, as DDNet's does,
 // and whenever the in-game info they are sent changed (sv_player_slots
 // changes its max players).
-func (s *Server) pushInfo(name string, before *infoSnapshot) {
+func (s *Server) pushInfo(name string, before *edge.InfoSnapshot) {
 	ref := name == "sv_name" || name == "password"
-	after := s.info.Load()
-	changed6 := before == nil || after == nil || !bytes.Equal(before.six.vanillaShort, after.six.vanillaShort)
+	changed6 := edge.InGame6Changed(before, s.edge.Info())
 	for _, c := range s.clients {
 		if c.state == stateEmpty {
 			continue

@@ -17,6 +17,7 @@ import (
 	"twserver/config"
 	"twserver/demo"
 	"twserver/dialect6"
+	"twserver/edge"
 	"twserver/gamemsg"
 	"twserver/netproto"
 	"twserver/snap"
@@ -400,7 +401,7 @@ func TestRename6(t *testing.T) {
 
 		// The browser info, the console, the side channels and votes.
 		p := newRawPeer(t, ts, netipFrom("127.0.0.9:50009"))
-		p.send(netproto.AppendConnless6(nil, append(append([]byte(nil), magicGetInfo...), 7)))
+		p.send(netproto.AppendConnless6(nil, append(append([]byte(nil), []byte(edge.MagicGetInfo)...), 7)))
 		if b := p.next(); !bytes.Contains(b, []byte("\x00(1)alice\x00clan6\x00276\x00")) {
 			t.Errorf("inf3 without the new name: %q", b)
 		}

@@ -26,8 +26,11 @@ import (
 	"twserver/config"
 	"twserver/console"
 	"twserver/dialect6"
+	"twserver/edge"
 	"twserver/netproto"
+	"twserver/record"
 	"twserver/snap"
+	"twserver/sockio"
 	"twserver/world"
 	"twserver/world/twmap"
 )
@@ -38,6 +41,9 @@ const NetVersion = "0.7 802f1be60a05665f"
 // GameVersion is the version reported in server info.
 const GameVersion = "0.7.5"
 
+// ServerVersion is the server_version written in teehistorian headers.
+const ServerVersion = GameVersion + ", twserver"
+
 // Queue bounds of the server (every resource has a named bound).
 const (
 	// RecvBufSize is larger than the largest datagram so oversized ones are seen.
@@ -47,7 +53,7 @@ const (
 	// rxPoolSize bounds the receive buffers (RecvBufSize each): a full queue
 	// plus the batch the reader holds and the few the loop holds. They are allocated as the
 	// queue first reaches each depth, then recycled.
-	rxPoolSize = RecvQueueLen + ReadBatchSize + 8
+	rxPoolSize = RecvQueueLen + sockio.ReadBatchSize + 8
 	// ConsoleQueueLen bounds console lines waiting for the game loop.
 	ConsoleQueueLen = 64
 	// MaxConsoleLine is the longest console line accepted.
@@ -66,7 +72,7 @@ type Options struct {
 	// Logger receives structured logs.
 	Logger zerolog.Logger
 	// Conn is the socket; nil opens a UDP socket on Config.Server.Bind:Port.
-	Conn PacketConn
+	Conn sockio.PacketConn
 	// Map overrides the map selected by Config (nil: Config.Map, else the
 	// embedded default map).
 	Map *twmap.Map
@@ -91,7 +97,7 @@ type Options struct {
 type Server struct {
 	cfg     config.Config
 	log     zerolog.Logger
-	conn    PacketConn
+	conn    sockio.PacketConn
 	console io.Reader
 	seed    uint64
 
@@ -109,12 +115,10 @@ type Server struct {
 	pace   pacer         // paced reads: the loop asks the reader to read at each tick (paced.go)
 	ingame atomic.Uint64 // bit i: slot i is in game (published by the loop, read by the reader)
 	free   chan *rxPacket
-	peers  peerTable
-	info   atomic.Pointer[infoSnapshot]
-	stats  Stats
-	budget connlessBudget
-	// DDNet ACCEPTs just handed to the loop (edge6.go; reader side only)
-	accepted6 acceptedRing
+	// the edge (package edge): the reader's screening, budgets, counters,
+	// the addresses owning a slot, the published info, the master hooks
+	edge  *edge.Edge
+	stats *edge.Stats // &edge.Stats
 
 	// console lines from stdin (console.go)
 	consoleCh chan string
@@ -125,7 +129,7 @@ type Server struct {
 	gameStart       time.Time // start of tick 0 of the current map
 	clients         []*client
 	byAddr          map[netip.AddrPort]int
-	bans            banList
+	bans            edge.BanList
 	vote            voteState
 	snapW           snapWorker                 // the loop's snapshot builder and encoder (encpool.go)
 	pool            *EncodePool                // shared snapshot encoders (nil: the loop encodes alone)
@@ -138,7 +142,7 @@ type Server struct {
 	pk              netproto.Packer
 	up              netproto.Unpacker
 	sendBuf         []byte
-	out             *sendBatch // datagrams written at the end of the wake-up (batch.go)
+	out             *sockio.SendBatch // datagrams written at the end of the wake-up (batch.go)
 	scratch         [netproto.MaxPayload6]byte
 	infoSig         uint64           // infoSignature of the published info
 	pendingShutdown bool             // shutdown requested by rcon or vote
@@ -156,12 +160,9 @@ type Server struct {
 	tickWake time.Time  // wake-up of the ticks being run; zero between them
 
 	// side channels (hooks.go); installed before Run
-	observers       []func(Event)
-	masterChallenge func(payload []byte) bool
-	masterPacket    func(from netip.AddrPort, token uint32, payload []byte) bool
-	globalToken     netproto.Token
+	observers []func(Event)
 
-	rec recorder // recording state and hooks (record.go)
+	rec *record.Recorder // recording (package record)
 
 	// the 0.6 game layer (snapsend.go, sys6.go)
 	trans6   *dialect6.Game // translation of the game layer for 0.6 clients
@@ -171,29 +172,9 @@ type Server struct {
 	live     liveState // frames for the web page and API (live.go)
 }
 
-// Stats are counters of dropped and handled packets; read with atomic loads.
-type Stats struct {
-	// Received counts datagrams read from the socket.
-	Received atomic.Uint64
-	// Malformed counts datagrams dropped for size or header errors.
-	Malformed atomic.Uint64
-	// BadToken counts datagrams dropped for an invalid token or unknown address.
-	BadToken atomic.Uint64
-	// QueueFull counts datagrams dropped because the game loop was behind.
-	QueueFull atomic.Uint64
-	// ConnlessDropped counts connless requests over budget.
-	ConnlessDropped atomic.Uint64
-	// TokenReplies counts answered token requests.
-	TokenReplies atomic.Uint64
-	// InfoReplies counts answered server info requests.
-	InfoReplies atomic.Uint64
-	// Flood counts datagrams of connected clients over their per-second budget.
-	Flood atomic.Uint64
-	// BadMessages counts messages from connected clients that failed to decode.
-	BadMessages atomic.Uint64
-	// ReceivedBytes counts the bytes of the datagrams read from the socket.
-	ReceivedBytes atomic.Uint64
-}
+// Stats are counters of dropped and handled packets (the edge's); read
+// with atomic loads.
+type Stats = edge.Stats
 
 // New loads the map, creates the world and opens the socket. It does not start
 // any goroutine; call Run.
@@ -217,11 +198,11 @@ func New(o Options) (*Server, error) {
 
 		alignTicks: o.AlignTicks,
 		tickPhase:  o.TickPhase % TickDuration,
-		out:        new(sendBatch),
-
-		globalToken: newGlobalToken(),
+		out:        new(sockio.SendBatch),
 	}
-	s.peers.m = make(map[netip.AddrPort]int)
+	s.edge = edge.New(s.write)
+	s.stats = &s.edge.Stats
+	s.edge.Master.Token = newGlobalToken()
 	s.trans6 = new(dialect6.Game)
 	s.con.done, s.con.submit = make(chan struct{}), make(chan *consoleSubmit, ConsoleQueueLen)
 	cons, err := console.New(conHost{s}, s.conHandlers())
@@ -230,7 +211,6 @@ func New(o Options) (*Server, error) {
 	}
 	s.cons = cons
 	s.warnLimit = rate.NewLimiter(rate.Every(warnEvery), warnBurst)
-	s.budget = newConnlessBudget(TokenRepliesPerSecond, InfoRepliesPerSecond, ConnectsPerSecond)
 	if s.seed == 0 {
 		var b [8]byte
 		_, _ = rand.Read(b[:])
@@ -247,17 +227,21 @@ func New(o Options) (*Server, error) {
 	for i := range s.clients {
 		s.clients[i] = &client{id: i}
 	}
+	s.rec = record.New(record.Options{Config: &s.cfg, Log: s.log, ServerVersion: ServerVersion})
 	if err := s.setMap(m); err != nil {
 		return nil, err
 	}
 	s.conn = o.Conn
 	if s.conn == nil {
 		addr := net.JoinHostPort(s.cfg.Server.Bind, strconv.Itoa(s.cfg.Server.Port))
-		c, err := ListenUDP(addr)
+		c, choice, err := sockio.ListenUDP(addr)
 		if err != nil {
 			return nil, err
 		}
 		s.conn = c
+		s.noteSocket(choice)
+	} else {
+		s.gauges.Socket = sockio.KindOf(s.conn)
 	}
 	s.publishInfo()
 	s.publishGauges()
@@ -415,9 +399,17 @@ func (s *Server) setMap(m *twmap.Map) error {
 	// working set from the start.
 	debug.FreeOSMemory()
 	s.gameStart = s.firstTickStart(time.Now())
-	s.recGameStart()
+	s.rec.GameStart(record.Game{World: w, Map: m, Seed: s.seed})
+	for _, c := range s.clients { // every connected client joins the new game on the engine level
+		if c.state != stateEmpty {
+			s.rec.Join(c.id, !c.conn.Dialect().Is6())
+		}
+	}
 	return nil
 }
+
+// RecordCounters returns the recording counters by name.
+func (s *Server) RecordCounters() map[string]uint64 { return s.rec.Counters() }
 
 // errShutdown is returned internally when the console asked to stop.
 var errShutdown = console.ErrShutdown

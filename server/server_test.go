@@ -17,7 +17,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"twserver/config"
+	"twserver/edge"
 	"twserver/netproto"
+	"twserver/sockio"
 	"twserver/world/twmap"
 )
 
@@ -47,7 +49,7 @@ func (s *syncBuf) String() string {
 
 type testServer struct {
 	*Server
-	mn     *MemNet
+	mn     *sockio.MemNet
 	logs   *syncBuf
 	cancel context.CancelFunc
 	done   chan error
@@ -68,7 +70,7 @@ func startServerWith(t *testing.T, mut func(*config.Config), before func(*Server
 	if mut != nil {
 		mut(&cfg)
 	}
-	mn := NewMemNet()
+	mn := sockio.NewMemNet()
 	mc, err := mn.Listen(srvAddr)
 	if err != nil {
 		t.Fatal(err)
@@ -296,7 +298,7 @@ func TestStatelessChecks(t *testing.T) {
 		}
 		// Server info with that token.
 		req := netproto.AppendConnless(nil, netproto.ConnlessHeader{Token: tok, ResponseToken: 0x01020304},
-			append(append([]byte(nil), magicGetInfo...), 0x2a))
+			append(append([]byte(nil), []byte(edge.MagicGetInfo)...), 0x2a))
 		send(req)
 		select {
 		case p := <-got:
@@ -304,7 +306,7 @@ func TestStatelessChecks(t *testing.T) {
 			if err != nil || h.Token != 0x01020304 || h.ResponseToken != tok {
 				t.Fatalf("info reply header %+v %v", h, err)
 			}
-			if !bytes.HasPrefix(payload, magicInfo) || payload[8] != 0x2a {
+			if !bytes.HasPrefix(payload, []byte(edge.MagicInfo)) || payload[8] != 0x2a {
 				t.Fatalf("info reply % x", payload)
 			}
 			var u netproto.Unpacker
@@ -445,7 +447,7 @@ func TestJoinUnderLoss(t *testing.T) {
 
 // queryInfo performs the token exchange and a gie3 request from addr and
 // returns the unpacked inf3 body after the browser token.
-func queryInfo(t *testing.T, mn *MemNet, addr netip.AddrPort) *netproto.Unpacker {
+func queryInfo(t *testing.T, mn *sockio.MemNet, addr netip.AddrPort) *netproto.Unpacker {
 	t.Helper()
 	mc, err := mn.Listen(addr)
 	if err != nil {
@@ -480,14 +482,14 @@ func queryInfo(t *testing.T, mn *MemNet, addr netip.AddrPort) *netproto.Unpacker
 	}
 	ctl, _ := netproto.ParseControl(payload)
 	_, _ = mc.WriteTo(netproto.AppendConnless(nil, netproto.ConnlessHeader{Token: ctl.Token, ResponseToken: 0x0a0b0c0d},
-		append(append([]byte(nil), magicGetInfo...), 7)), srvAddr)
+		append(append([]byte(nil), []byte(edge.MagicGetInfo)...), 7)), srvAddr)
 	p = read()
 	_, payload, err = netproto.ParseConnless(p)
-	if err != nil || !bytes.HasPrefix(payload, magicInfo) {
+	if err != nil || !bytes.HasPrefix(payload, []byte(edge.MagicInfo)) {
 		t.Fatalf("info reply % x: %v", p, err)
 	}
 	u := &netproto.Unpacker{}
-	u.Reset(append([]byte(nil), payload[len(magicInfo)+1:]...))
+	u.Reset(append([]byte(nil), payload[len([]byte(edge.MagicInfo))+1:]...))
 	return u
 }
 

@@ -81,7 +81,7 @@ type client struct {
 	version      int32
 	ddnetVersion int32 // DDNet clients: the version from clientver@ddnet.tw (sys6.go)
 	// rejoinOffered is when a DDNet client's new CONNECT from this slot's
-	// address was answered (edge6.go rejoin6); 0 for none.
+	// address was answered (rejoin6.go); 0 for none.
 	rejoinOffered time.Duration
 	name, clan    string
 	country       int32
@@ -274,7 +274,7 @@ func (s *Server) broadcastGame(to int, m gamemsg.Message) {
 		}
 		return
 	}
-	s.demoMsg(m)
+	s.rec.GameMessage(m)
 	for _, c := range s.clients {
 		if c.state == stateIngame {
 			s.sendGame(c, m, false)
@@ -288,7 +288,7 @@ func (s *Server) dropClient(c *client, reason string) {
 	if c.state == stateEmpty {
 		return
 	}
-	s.recDrop(c, reason)
+	s.rec.Drop(c.id, c.name, c.state == stateIngame, reason)
 	wasIngame := c.state == stateIngame
 	silent := wasIngame && s.silentSpectator(c.id)
 	if wasIngame {
@@ -297,7 +297,7 @@ func (s *Server) dropClient(c *client, reason string) {
 	}
 	c.conn.Disconnect(s.now(), reason)
 	s.flushConn(c)
-	s.peers.remove(c.addr)
+	s.edge.Peers.Remove(c.addr)
 	delete(s.byAddr, c.addr)
 	logReason := reason
 	if logReason == "" {

@@ -178,7 +178,7 @@ func (s *Server) onInput(c *client, u *netproto.Unpacker, at time.Time) {
 		s.log.Debug().Int("cid", c.id).Int32("direction", in.Direction).Int32("tick", intended).Msg("input direction")
 	}
 	c.inputs.store(intended, in)
-	s.recDirectInput(c, &in)
+	s.rec.DirectInput(c.id, &in)
 	s.world.DirectInput(c.id, in)
 }
 

@@ -116,10 +116,10 @@ func (s *Server) onMessage6(c *client, id int32, system bool, body []byte, vital
 	if changeInfo {
 		m = &ci.ClSkinChange // recorded in its 0.7 form; applied whole (rename6.go)
 	}
-	if s.rec.thActive() { // recordings keep the 0.7 form
+	if s.rec.Active() { // recordings keep the 0.7 form
 		var p netproto.Packer
 		if gamemsg.Encode(&p, m) == nil && p.Err() == nil {
-			s.recMessage(c, m.ID(), p.Bytes())
+			s.rec.Message(c.id, c.state >= stateReady, m.ID(), p.Bytes())
 		}
 	}
 	if changeInfo {

@@ -346,7 +346,7 @@ func (s *Server) voteClientLeft(cid int) {
 		return
 	}
 	if strings.HasPrefix(v.command, "ban ") {
-		if _, banned := s.bans.m[s.clients[cid].addr.Addr().Unmap()]; !banned {
+		if s.bans.Lookup(s.clients[cid].addr.Addr().Unmap()) == nil {
 			return
 		}
 	}

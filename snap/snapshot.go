@@ -135,6 +135,17 @@ func (s *Snapshot) NumItems() int { return len(s.keys) }
 // Key returns the key of item i.
 func (s *Snapshot) Key(i int) uint32 { return s.keys[i] }
 
+// CountType returns how many items of type typ s holds.
+func (s *Snapshot) CountType(typ uint32) int {
+	n := 0
+	for _, k := range s.keys {
+		if k>>16 == typ {
+			n++
+		}
+	}
+	return n
+}
+
 // ItemData returns the data of item i (aliases the snapshot).
 func (s *Snapshot) ItemData(i int) []int32 {
 	return s.data[s.offs[i]:s.offs[i+1]:s.offs[i+1]]

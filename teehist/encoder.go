@@ -32,6 +32,7 @@ type Encoder struct {
 	prevMaxCID      int32
 	prev            [MaxClients]prevPlayer
 	teams           [MaxClients]int32 // PLAYER_TEAM state, 0 by default
+	latency         [MaxClients]int32 // LATENCY state, 0 from PLAYER_READY on
 	practice        [MaxClients + 1]bool
 	scratch         []byte
 }
@@ -52,6 +53,7 @@ func (e *Encoder) Reset() {
 	e.prevMaxCID = MaxClients
 	e.prev = [MaxClients]prevPlayer{}
 	e.teams = [MaxClients]int32{}
+	e.latency = [MaxClients]int32{}
 	e.practice = [MaxClients + 1]bool{}
 }
 
@@ -270,7 +272,12 @@ func (e *Encoder) RecordExIntStr(k ExKind, s string, v ...int32) {
 }
 
 // RecordPlayerReady records that client cid entered the game (PLAYER_READY).
-func (e *Encoder) RecordPlayerReady(cid int) { e.RecordExInts(ExPlayerReady, int32(cid)) }
+func (e *Encoder) RecordPlayerReady(cid int) {
+	if validCID(cid) {
+		e.latency[cid] = 0 // a new world player
+	}
+	e.RecordExInts(ExPlayerReady, int32(cid))
+}
 
 // RecordPlayerName records the (new) name of client cid (PLAYER_NAME).
 func (e *Encoder) RecordPlayerName(cid int, name string) {
@@ -308,6 +315,24 @@ func (e *Encoder) RecordDirectInput(cid int, in *Input) {
 // RecordInputMissing records that client cid had no input for the coming
 // tick (twserver extension ExInputMissing).
 func (e *Encoder) RecordInputMissing(cid int) { e.RecordExInts(ExInputMissing, int32(cid)) }
+
+// RecordLatency records the latency in ms the coming tick's per-second
+// update shows for client cid, when it differs from the last one recorded
+// for cid since its join (twserver extension ExLatency; a new player starts
+// at 0, as in the world).
+func (e *Encoder) RecordLatency(cid int, ms int32) {
+	if !validCID(cid) || e.latency[cid] == ms {
+		return
+	}
+	e.latency[cid] = ms
+	e.RecordExInts(ExLatency, int32(cid), ms)
+}
+
+// RecordSnapSkipped records that the coming tick is a snapshot tick on
+// which the server sends no snapshots (its loop catching up) and so does
+// not call World.PostSnap: the tick's events stay for the next snapshot
+// (twserver extension ExSnapSkipped).
+func (e *Encoder) RecordSnapSkipped(tick int32) { e.RecordExInts(ExSnapSkipped, tick) }
 
 // RecordPlayerTeam records the team of client cid if it changed (teams
 // start at 0), as PLAYER_TEAM.

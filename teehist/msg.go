@@ -109,6 +109,8 @@ const (
 	ExTeamFinish
 	ExDirectInput  // twserver: cid, 10 ints = difference to the previous direct input of the connection
 	ExInputMissing // twserver: cid — no predicted input for the coming tick
+	ExLatency      // twserver: cid, ms — the latency the coming per-second update shows (world.PendingLatency)
+	ExSnapSkipped  // twserver: tick — the coming tick is a snapshot tick whose snapshots the loop skips (catching up): no World.PostSnap
 	numExKinds
 )
 
@@ -148,6 +150,8 @@ var ExTable = [numExKinds]ExInfo{
 	ExTeamFinish:   {Name: "teehistorian-team-finish@ddnet.org", Label: "TEAM_FINISH", Layout: "ii"},
 	ExDirectInput:  {Name: "teehistorian-direct-input@twserver", Label: "DIRECT_INPUT", Layout: "iiiiiiiiiii"},
 	ExInputMissing: {Name: "teehistorian-input-missing@twserver", Label: "INPUT_MISSING", Layout: "i"},
+	ExLatency:      {Name: "teehistorian-latency@twserver", Label: "LATENCY", Layout: "ii"},
+	ExSnapSkipped:  {Name: "teehistorian-snap-skipped@twserver", Label: "SNAP_SKIPPED", Layout: "i"},
 }
 
 var exByUUID = map[UUID]ExKind{}

@@ -345,13 +345,17 @@ type ExField struct {
 
 // DecodeEx decodes an EX payload with the layout of its kind. Unknown kinds
 // return one raw field.
-func DecodeEx(k ExKind, data []byte) ([]ExField, error) {
+func DecodeEx(k ExKind, data []byte) ([]ExField, error) { return AppendEx(nil, k, data) }
+
+// AppendEx is DecodeEx appending the fields to out (a reused slice keeps
+// the replay free of allocations for integer and UUID fields).
+func AppendEx(out []ExField, k ExKind, data []byte) ([]ExField, error) {
 	layout := "r"
 	if k > ExUnknown && k < numExKinds {
 		layout = ExTable[k].Layout
 	}
-	var out []ExField
-	for _, t := range []byte(layout) {
+	for i := 0; i < len(layout); i++ {
+		t := layout[i]
 		f := ExField{Type: t}
 		switch t {
 		case 'i':

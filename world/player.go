@@ -150,6 +150,15 @@ func (p *Player) setInfo(info PlayerInfo) {
 	p.info = info
 }
 
+// Info returns the names and skin of client cid, and false when there is
+// no such player.
+func (w *World) Info(cid int) (PlayerInfo, bool) {
+	if p := w.player(cid); p != nil {
+		return p.info, true
+	}
+	return PlayerInfo{}, false
+}
+
 // InGame reports whether client cid has entered the game.
 func (w *World) InGame(cid int) bool {
 	p := w.player(cid)
@@ -249,6 +258,30 @@ func (w *World) SetAuthed(cid int, authed bool) {
 func (w *World) SetLatency(cid int, ms int) {
 	if p := w.player(cid); p != nil {
 		p.latencyCur = int32(ms)
+	}
+}
+
+// LatencyDue reports whether the coming Tick takes the per-second minimum
+// of the latencies given to SetLatency (PlayerInfo's latency).
+func (w *World) LatencyDue() bool { return (w.tick+1)%tickSpeed == 0 }
+
+// PendingLatency returns the latency in ms the next per-second update will
+// show for client cid if no other SetLatency comes before it: the minimum
+// of the values since the last update and the current one (0 without such
+// a player). The server records it before the ticks of LatencyDue.
+func (w *World) PendingLatency(cid int) int32 {
+	if p := w.player(cid); p != nil {
+		return min(p.latencyAccMin, p.latencyCur)
+	}
+	return 0
+}
+
+// SetPendingLatency makes ms the latency of client cid as of now, with no
+// lower value earlier in the current second: the replay of a recorded
+// PendingLatency, so its per-second updates show what the server showed.
+func (w *World) SetPendingLatency(cid int, ms int32) {
+	if p := w.player(cid); p != nil {
+		p.latencyCur, p.latencyAccMin = ms, ms
 	}
 }
 

@@ -132,12 +132,9 @@ func (c *controller) snap(viewer int, b SnapBuilder) error {
 		d[0], d[1] = int32(c.teamScore[TeamRed]), int32(c.teamScore[TeamBlue])
 	}
 	if viewer == -1 {
-		d, err := b.NewItem(ObjDeGameInfo, 0, SizeDeGameInfo)
-		if err != nil {
+		if err := w.snapDeGameInfo(b); err != nil {
 			return err
 		}
-		gi := w.GameInfo()
-		copy(d, gi[:])
 	}
 	if c.gameType == GameCTF {
 		d, err := b.NewItem(ObjGameDataFlag, 0, SizeGameDataFlag)
@@ -207,21 +204,58 @@ func (p *Player) snap(viewer int, b SnapBuilder) error {
 	}
 
 	if viewer == -1 {
-		d, err := b.NewItem(ObjDeClientInfo, uint16(p.cid), SizeDeClientInfo)
-		if err != nil {
-			return err
+		return p.snapDeClientInfo(b, false)
+	}
+	return nil
+}
+
+// snapDeClientInfo writes De_ClientInfo for p (local: the demo's own player).
+func (p *Player) snapDeClientInfo(b SnapBuilder, local bool) error {
+	d, err := b.NewItem(ObjDeClientInfo, uint16(p.cid), SizeDeClientInfo)
+	if err != nil {
+		return err
+	}
+	d[0] = 0
+	if local {
+		d[0] = 1
+	}
+	d[1] = int32(p.team)
+	strToInts(d[2:6], p.info.Name)
+	strToInts(d[6:9], p.info.Clan)
+	d[9] = p.info.Country
+	for i := 0; i < 6; i++ {
+		strToInts(d[10+6*i:16+6*i], p.info.SkinPartNames[i])
+		if p.info.UseCustomColors[i] {
+			d[46+i] = 1
 		}
-		d[0] = 0
-		d[1] = int32(p.team)
-		strToInts(d[2:6], p.info.Name)
-		strToInts(d[6:9], p.info.Clan)
-		d[9] = p.info.Country
-		for i := 0; i < 6; i++ {
-			strToInts(d[10+6*i:16+6*i], p.info.SkinPartNames[i])
-			if p.info.UseCustomColors[i] {
-				d[46+i] = 1
+		d[52+i] = p.info.SkinPartColors[i]
+	}
+	return nil
+}
+
+func (w *World) snapDeGameInfo(b SnapBuilder) error {
+	d, err := b.NewItem(ObjDeGameInfo, 0, SizeDeGameInfo)
+	if err != nil {
+		return err
+	}
+	gi := w.GameInfo()
+	copy(d, gi[:])
+	return nil
+}
+
+// SnapDemoInfo adds to a player's snapshot (Snap with a viewer) the items a
+// client recording a demo adds to each snapshot it records (the 0.7.5
+// client's OnDemoRecSnap7): De_GameInfo and De_ClientInfo of every player in
+// the game, the viewer's marked local. viewer -1 marks none.
+func (w *World) SnapDemoInfo(viewer int, b SnapBuilder) error {
+	if err := w.snapDeGameInfo(b); err != nil {
+		return err
+	}
+	for _, p := range w.players {
+		if p != nil && p.ingame {
+			if err := p.snapDeClientInfo(b, p.cid == viewer); err != nil {
+				return err
 			}
-			d[52+i] = p.info.SkinPartColors[i]
 		}
 	}
 	return nil

@@ -4,6 +4,12 @@
 //	twhist json FILE            JSON summary: header, counts per kind, ticks, joins, drops
 //	twhist replay [-map PATH] [-mapdir DIR] FILE
 //	                            re-simulate a twserver recording and compare positions
+//	twhist demo [flags] -o OUT.demo FILE
+//	                            re-simulate a twserver recording into a 0.7 demo
+//	twhist index [-mapdir DIR] DIR
+//	                            index a recordings directory (SQLite)
+//	twhist find -dir DIR [flags]
+//	                            games and events of the index as demo commands
 //
 //	twhist help                 usage (also -h)
 //
@@ -39,6 +45,31 @@ commands:
                   re-simulate a twserver recording and compare every
                   recorded position with the simulation (flags before FILE;
                   default map: the embedded one)
+  demo [-map PATH | -mapdir DIR] [-format 07|06] [-pov free|NAME|CID]
+       [-from T] [-to T] -o OUT.demo FILE
+                  re-simulate a twserver recording and write a demo: 07
+                  (default) for the Teeworlds 0.7.5 client, 06 for the
+                  DDNet client (0.6 form): free view (the server
+                  demo's view) or the view of one player (by name or client
+                  id); -from/-to cut a clip (T: seconds from the game's
+                  start as 75 or 1:15, or a server tick as @3750). A
+                  recording cut short gives the demo up to its last whole
+                  tick with a warning; a recording the simulation does not
+                  reproduce fails (exit 1) naming the first divergent tick,
+                  and no demo is written
+  index [-mapdir DIR] DIR
+                  index the teehistorian files of DIR (incrementally) into
+                  DIR/.twhist-index.sqlite: games, players' names, joins,
+                  leaves, kills, deaths, flag captures
+  find -dir DIR [-player NAME] [-map NAME] [-type dm|tdm|ctf|lms|lts]
+       [-since T] [-until T] [-event join|leave|kill|death|capture]
+       [-mapdir DIR] [-limit N] [-json]
+                  games (or events) of the index, one per line as the
+                  twhist demo command that shows it (-pov, -from/-to
+                  filled in); -json: one JSON object per line (file,
+                  game_uuid, map, tick, player, ..., command). T: 2006-01-02,
+                  "2006-01-02 15:04" or RFC 3339. Chat is not in
+                  teehistorian files: -event chat and -text fail
   help            this text
 
 exit status: 0 success; 1 a divergence, or a file that does not read to
@@ -76,19 +107,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 			do = summary
 		}
 		return withFile(args[1], stderr, func(r *teehist.Reader, h *teehist.Header) int { return do(r, h, stdout, stderr) })
+	case "demo":
+		return demoCmd(args[1:], stdout, stderr)
+	case "index":
+		return indexCmd(args[1:], stdout, stderr)
+	case "find":
+		return findCmd(args[1:], stdout, stderr)
 	case "replay":
-		fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		mapPath := fs.String("map", "", "map file of the recording (default: the embedded map, or -mapdir)")
-		mapDir := fs.String("mapdir", "", "directory holding NAME.map")
-		if err := fs.Parse(args[1:]); errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, usage)
-			return 0
-		} else if err != nil {
-			return usageError(stderr, "replay: %v", err)
-		}
-		if fs.NArg() != 1 {
-			return usageError(stderr, "replay takes one FILE after its flags, got %d arguments", fs.NArg())
+		fs, mapPath, mapDir := mapFlags("replay")
+		if code, ok := parseFileFlags(fs, args[1:], stdout, stderr); !ok {
+			return code
 		}
 		return withFile(fs.Arg(0), stderr, func(r *teehist.Reader, h *teehist.Header) int {
 			return doReplay(r, h, *mapPath, *mapDir, stdout, stderr)
@@ -96,6 +124,31 @@ func run(args []string, stdout, stderr io.Writer) int {
 	default:
 		return usageError(stderr, "unknown command %q", cmd)
 	}
+}
+
+// mapFlags returns a flag set for command cmd with -map and -mapdir.
+func mapFlags(cmd string) (fs *flag.FlagSet, mapPath, mapDir *string) {
+	fs = flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	mapPath = fs.String("map", "", "map file of the recording (default: the embedded map, or -mapdir)")
+	mapDir = fs.String("mapdir", "", "directory holding NAME.map")
+	return fs, mapPath, mapDir
+}
+
+// parseFileFlags parses the flags of a command that takes one FILE after
+// them; when it reports false, the command ends with the exit code given
+// (usage shown).
+func parseFileFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (int, bool) {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, usage)
+		return 0, false
+	} else if err != nil {
+		return usageError(stderr, "%s: %v", fs.Name(), err), false
+	}
+	if fs.NArg() != 1 {
+		return usageError(stderr, "%s takes one FILE after its flags, got %d arguments", fs.Name(), fs.NArg()), false
+	}
+	return 0, true
 }
 
 func withFile(path string, stderr io.Writer, fn func(*teehist.Reader, *teehist.Header) int) int {

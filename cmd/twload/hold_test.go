@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"twserver/edge"
 	"twserver/internal/heavytest"
 	"twserver/loadclient"
-	"twserver/server"
 )
 
 // TestSlotHolding is the slot-holding proof (issue 11, proof 5): against a
@@ -25,9 +25,9 @@ func TestSlotHolding(t *testing.T) {
 		stage loadclient.HoldStage
 		bound time.Duration
 	}{
-		{loadclient.HoldConnect, server.PregameInfoTimeout},
-		{loadclient.HoldMap, server.PregameStallTimeout},
-		{loadclient.HoldReady, server.PregameEnterTimeout},
+		{loadclient.HoldConnect, edge.PregameInfoTimeout},
+		{loadclient.HoldMap, edge.PregameStallTimeout},
+		{loadclient.HoldReady, edge.PregameEnterTimeout},
 	}
 	for _, st := range stages {
 		t.Run(st.stage.String(), func(t *testing.T) {
@@ -44,7 +44,7 @@ func TestSlotHolding(t *testing.T) {
 				holdDone <- s
 			}()
 			// the stalled connections are in place and idle for longer than PregameEvictIdle
-			time.Sleep(time.Second + server.PregameEvictIdle + 500*time.Millisecond)
+			time.Sleep(time.Second + edge.PregameEvictIdle + 500*time.Millisecond)
 			sum, err := loadclient.Run(context.Background(), loadclient.RunConfig{
 				Server: addr, Clients: 1, Duration: time.Second, Pattern: loadclient.PatternIdle,
 				EnterTimeout: 5 * time.Second,
@@ -71,7 +71,7 @@ func TestSlotHolding(t *testing.T) {
 			}
 			for reason := range hs.Reasons {
 				switch reason {
-				case server.ReasonPregameStall, server.ReasonEvicted, server.ReasonPregameFull, "Timeout":
+				case edge.ReasonPregameStall, edge.ReasonEvicted, edge.ReasonPregameFull, "Timeout":
 				default:
 					if !strings.Contains(reason, "still connecting") {
 						t.Errorf("unexpected drop reason %q", reason)

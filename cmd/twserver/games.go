@@ -137,7 +137,7 @@ func startGames(ctx context.Context, cfgs []config.Config, consoles []io.Reader,
 		}
 		g.srv = srv
 		g.name = strconv.Itoa(int(srv.Addr().Port()))
-		g.log.Info().Str("addr", srv.Addr().String()).Str("map", srv.MapName()).Msg("listening")
+		g.log.Info().Str("addr", srv.Addr().String()).Str("map", srv.MapName()).Str("socket", string(srv.Socket())).Msg("listening")
 		if g.side, err = startSideChannels(ctx, cfg, srv, g.log); err != nil {
 			g.log.Error().Err(err).Msg("cannot start")
 			return games, err

@@ -93,6 +93,9 @@ func TestSignalShutdown(t *testing.T) {
 	if strings.Contains(errb.String(), ":8303") {
 		t.Errorf("-port did not override the file: %s", errb.String())
 	}
+	if !strings.Contains(errb.String(), `"socket":"`) {
+		t.Errorf("the listening line does not name the socket: %s", errb.String())
+	}
 	t0 := time.Now()
 	syscall.Kill(os.Getpid(), syscall.SIGINT)
 	select {

@@ -24,7 +24,7 @@ const (
 	// lossSources gives each client its own address, as 32 players on the
 	// internet have: with several per address, the slow downloads under
 	// loss would meet the server's pre-game bound per address
-	// (server.MaxPregamePerIP), which is what it is for.
+	// (edge.MaxPregamePerIP), which is what it is for.
 	lossSources = lossClients
 	lossRampUp  = 2 * time.Second
 	// lossRecoveryBound is the most time from the end of P4's blackout to

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"time"
 
 	"twserver/gamemsg"
 	"twserver/netproto"
@@ -47,6 +48,7 @@ type Result struct {
 	Ticks      int32       // last simulated tick
 	Compared   int         // character positions compared
 	Finished   bool        // the file ended with FINISH
+	Truncated  bool        // the file ends inside a message (what came before was replayed)
 	Divergence *Divergence // first divergence, nil if none
 	// Ignored lists console commands without an effect on the simulation
 	// that the replay skipped (name and count): at most MaxIgnored names,
@@ -72,6 +74,9 @@ var ErrNotReplayable = errors.New("replay: recording is not replayable")
 type conn struct {
 	ingame    bool
 	name      string
+	info      world.PlayerInfo // clan, country and skin of the start info (name: name)
+	lastSkin  int32            // tick of the last accepted info change (0: none)
+	lastEmote int32            // tick of the last emoticon (0: none)
 	hasInput  bool
 	input     teehist.Input
 	missing   bool
@@ -91,14 +96,56 @@ var ErrTooLong = errors.New("replay: recording longer than the replay bound")
 
 // Engine replays one file. Create it with New, then feed messages in order.
 type Engine struct {
-	maxTicks int32
-	w        *world.World
-	settings Settings
-	pos      Positions
-	c        [teehist.MaxClients]conn
-	res      Result
-	up       netproto.Unpacker
+	maxTicks  int32
+	w         *world.World
+	settings  Settings
+	pos       Positions
+	c         [teehist.MaxClients]conn
+	res       Result
+	up        netproto.Unpacker
+	obs       Observer
+	acceptCut bool              // a message cut short ends the file (WriteDemo) instead of failing it (Run)
+	fields    []teehist.ExField // AppendEx scratch
+	// snapSkipped: the coming tick is a snapshot tick the server skipped (SNAP_SKIPPED)
+	snapSkipped bool
+	m           *twmap.Map
+	start       time.Time // the recording's start time
 }
+
+// Observer sees the game as the server's recorders saw it live: the
+// snapshot point of every tick, the world events, the messages sent to
+// everybody that the file lets the replay know (server chat and broadcasts
+// of the console, emoticons), and players entering and leaving. Demo
+// writers (demo.Game) implement it. Its methods are called from Feed.
+type Observer interface {
+	// AfterTick is called after every simulated tick, where the server
+	// takes its demo snapshot (before the tick's events are drained);
+	// snapshot reports a snapshot tick (every tick at 50 snapshots per
+	// second, else the even ones).
+	AfterTick(w *world.World, snapshot bool)
+	// Event is called with every world event, drained as the server drains them.
+	Event(e world.Event)
+	// Message is called with a message the server sent to everybody.
+	Message(m gamemsg.Message)
+	// Enter is called when client cid entered the game.
+	Enter(cid int)
+	// Leave is called when client cid, in the game, leaves it.
+	Leave(cid int, name, reason string)
+}
+
+// SetObserver installs o (nil: none); call it before the first Feed.
+func (e *Engine) SetObserver(o Observer) { e.obs = o }
+
+// Server rate limits the replay applies in ticks (the server's are in wall
+// time; the tick clock is the replay's only clock).
+const (
+	// InfoChangeTicks is the server's 5 s between two skin or info changes.
+	InfoChangeTicks = 5 * 50
+	// EmoteTicks is the server's 3 s between two emoticons of a player.
+	EmoteTicks = 3 * 50
+	// MaxChatLen is the longest server chat line kept, in bytes.
+	MaxChatLen = 127
+)
 
 // New creates a world from the header's map, settings and seed. m must be
 // the recorded map (checked by SHA-256).
@@ -118,7 +165,7 @@ func New(h *teehist.Header, m *twmap.Map) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{w: w, settings: s, res: Result{Ignored: map[string]int{}}, maxTicks: MaxTicks}, nil
+	return &Engine{w: w, settings: s, res: Result{Ignored: map[string]int{}}, maxTicks: MaxTicks, m: m, start: h.StartTime}, nil
 }
 
 // World returns the simulated world.
@@ -138,19 +185,12 @@ func Run(r *teehist.Reader, h *teehist.Header, m *twmap.Map) (*Result, error) {
 func (e *Engine) Run(r *teehist.Reader) (*Result, error) {
 	var msg teehist.Message
 	for {
-		err := r.Next(&msg)
-		if err == io.EOF {
-			break
-		}
+		ok, err := e.read(r, &msg)
 		if err != nil {
-			var te *teehist.Error
-			if errors.As(err, &te) && errors.Is(err, io.ErrUnexpectedEOF) {
-				break // a file of a killed server: compare what is there
-			}
 			return e.Result(), err
 		}
-		if msg.Tick > e.maxTicks || msg.Tick < 0 {
-			return e.Result(), fmt.Errorf("%w: tick %d at offset %d", ErrTooLong, msg.Tick, msg.Offset)
+		if !ok {
+			break
 		}
 		if e.Feed(&msg) {
 			return e.Result(), nil
@@ -158,6 +198,29 @@ func (e *Engine) Run(r *teehist.Reader) (*Result, error) {
 	}
 	e.compare()
 	return e.Result(), nil
+}
+
+// read reads the next message into msg; it reports false at the end of the
+// file, which for a file without FINISH (a killed server, a full disk) is
+// the end of its last whole message (Result.Truncated; with acceptCut also
+// when the file ends inside a message).
+func (e *Engine) read(r *teehist.Reader, msg *teehist.Message) (bool, error) {
+	err := r.Next(msg)
+	if err == io.EOF {
+		return false, nil
+	}
+	if err != nil {
+		var te *teehist.Error
+		if errors.As(err, &te) && (errors.Is(err, io.ErrUnexpectedEOF) || e.acceptCut && errors.Is(err, teehist.ErrTruncated)) {
+			e.res.Truncated = true
+			return false, nil
+		}
+		return false, err
+	}
+	if msg.Tick > e.maxTicks || msg.Tick < 0 {
+		return false, fmt.Errorf("%w: tick %d at offset %d", ErrTooLong, msg.Tick, msg.Offset)
+	}
+	return true, nil
 }
 
 // Result returns the result so far.
@@ -214,13 +277,16 @@ func (e *Engine) Feed(m *teehist.Message) bool {
 	case teehist.KindDrop:
 		if c != nil {
 			if c.ingame {
+				if e.obs != nil {
+					e.obs.Leave(cid, c.name, m.Reason)
+				}
 				e.w.RemovePlayer(cid)
 			}
 			c.ingame, c.hasInput, c.hasDirect, c.missing = false, false, false, false
 		}
 	case teehist.KindMessage:
-		if c != nil && c.ingame {
-			e.message(cid, m.Data)
+		if c != nil {
+			e.message(cid, c, m.Data)
 		}
 	case teehist.KindConsoleCommand:
 		e.command(m.Cmd, m.Args)
@@ -234,8 +300,13 @@ func (e *Engine) Feed(m *teehist.Message) bool {
 }
 
 func (e *Engine) ex(m *teehist.Message) {
-	f, err := teehist.DecodeEx(m.Ex, m.Data)
+	f, err := teehist.AppendEx(e.fields[:0], m.Ex, m.Data)
+	e.fields = f[:0]
 	if err != nil || len(f) == 0 || f[0].Type != 'i' {
+		return
+	}
+	if m.Ex == teehist.ExSnapSkipped {
+		e.snapSkipped = f[0].Int == e.w.CurrentTick()+1
 		return
 	}
 	cid := int(f[0].Int)
@@ -246,10 +317,23 @@ func (e *Engine) ex(m *teehist.Message) {
 	switch m.Ex {
 	case teehist.ExPlayerName:
 		c.name = f[1].Str
+		if c.ingame { // a 0.6 player's rename
+			c.info.Name = c.name
+			e.w.SetPlayerInfo(cid, c.info)
+		}
 	case teehist.ExPlayerReady:
-		c.ingame = e.w.AddPlayer(cid, world.PlayerInfo{Name: c.name}) == nil
+		c.info.Name = c.name
+		c.ingame = e.w.AddPlayer(cid, c.info) == nil
+		if c.ingame && e.obs != nil {
+			e.obs.Enter(cid)
+		}
+		e.drain() // the server sends the events of AddPlayer at once
 	case teehist.ExInputMissing:
 		c.missing = true
+	case teehist.ExLatency:
+		if len(f) == 2 {
+			e.w.SetPendingLatency(cid, f[1].Int)
+		}
 	case teehist.ExAuthLogin, teehist.ExAuthInit:
 		e.w.SetAuthed(cid, true) // authed players are exempt from inactivity handling
 	case teehist.ExAuthLogout:
@@ -276,7 +360,7 @@ func (e *Engine) ex(m *teehist.Message) {
 }
 
 // message applies a recorded game message the way the server does.
-func (e *Engine) message(cid int, data []byte) {
+func (e *Engine) message(cid int, c *conn, data []byte) {
 	id, sys, n, err := netproto.ParseMsgHeader(data)
 	if err != nil || sys {
 		return
@@ -286,7 +370,34 @@ func (e *Engine) message(cid int, data []byte) {
 	if err != nil {
 		return
 	}
+	tick := e.w.CurrentTick()
+	if st, ok := msg.(*gamemsg.ClStartInfo); ok {
+		if !c.ingame { // the server takes the first start info (before the player enters)
+			c.info = world.PlayerInfo{Clan: gamemsg.TruncUTF8(st.Clan, 11), Country: st.Country,
+				SkinPartNames: st.Skin.PartNames, UseCustomColors: st.Skin.UseCustomColors, SkinPartColors: st.Skin.PartColors}
+			c.lastSkin = tick
+		}
+		return
+	}
+	if !c.ingame {
+		return
+	}
 	switch m := msg.(type) {
+	case *gamemsg.ClSkinChange:
+		if c.lastSkin != 0 && tick-c.lastSkin < InfoChangeTicks {
+			return
+		}
+		c.lastSkin = tick
+		c.info.SkinPartNames, c.info.UseCustomColors, c.info.SkinPartColors = m.Skin.PartNames, m.Skin.UseCustomColors, m.Skin.PartColors
+		e.w.SetPlayerInfo(cid, c.info)
+	case *gamemsg.ClEmoticon:
+		if c.lastEmote != 0 && tick-c.lastEmote < EmoteTicks {
+			return
+		}
+		c.lastEmote = tick
+		if e.obs != nil {
+			e.obs.Message(&gamemsg.SvEmoticon{ClientID: int32(cid), Emoticon: m.Emoticon})
+		}
 	case *gamemsg.ClSetTeam:
 		e.w.SetTeam(cid, int(m.Team))
 	case *gamemsg.ClSetSpectatorMode:
@@ -336,6 +447,15 @@ func (e *Engine) command(cmd string, args []string) {
 			return
 		}
 		e.w.SetTeamAll(arg(0))
+	case "say", "broadcast": // no effect on the world (counted in Ignored), a message for the demo
+		if e.obs != nil && len(args) > 0 {
+			if cmd == "say" {
+				e.obs.Message(&gamemsg.SvChat{Mode: 1, ClientID: -1, TargetID: -1, Message: gamemsg.TruncUTF8(args[0], MaxChatLen)})
+			} else {
+				e.obs.Message(&gamemsg.SvBroadcast{Message: args[0]})
+			}
+		}
+		e.ignore(cmd)
 	case "swap_teams":
 		e.w.SwapTeams()
 	case "shuffle_teams":
@@ -349,11 +469,16 @@ func (e *Engine) command(cmd string, args []string) {
 			e.w.SetRules(e.settings.World) // a game rule or the snapshot rate changed on the console
 			return
 		}
-		if _, ok := e.res.Ignored[cmd]; !ok && len(e.res.Ignored) >= MaxIgnored {
-			cmd = IgnoredOther
-		}
-		e.res.Ignored[cmd]++
+		e.ignore(cmd)
 	}
+}
+
+// ignore counts a command without effect on the world in Result.Ignored.
+func (e *Engine) ignore(cmd string) {
+	if _, ok := e.res.Ignored[cmd]; !ok && len(e.res.Ignored) >= MaxIgnored {
+		cmd = IgnoredOther
+	}
+	e.res.Ignored[cmd]++
 }
 
 // step runs one tick like the server's loop: the predicted inputs, Tick,
@@ -369,11 +494,25 @@ func (e *Engine) step() {
 		c.missing = false
 	}
 	e.w.Tick()
-	e.w.DrainEvents(func(world.Event) {})
 	e.pos.Update(e.w)
-	if e.settings.SnapshotRate == 50 || e.w.CurrentTick()%2 == 0 {
+	snapTick := e.settings.SnapshotRate == 50 || e.w.CurrentTick()%2 == 0
+	if e.obs != nil {
+		e.obs.AfterTick(e.w, snapTick)
+	}
+	e.drain()
+	if snapTick && !e.snapSkipped {
 		e.w.PostSnap()
 	}
+	e.snapSkipped = false
+}
+
+// drain hands the world's pending events to the observer.
+func (e *Engine) drain() {
+	if e.obs == nil {
+		e.w.DrainEvents(func(world.Event) {})
+		return
+	}
+	e.w.DrainEvents(e.obs.Event)
 }
 
 // compare checks the recorded positions of the current tick against the

@@ -31,6 +31,13 @@ func simulate(t testing.TB, ticks int, seed uint64) []byte {
 // requests (tick -> client id).
 func simulateWith(t testing.TB, ticks int, seed uint64, mod func(*world.Config), kills map[int]int) []byte {
 	t.Helper()
+	return simulatePlayers(t, ticks, seed, 4, mod, kills)
+}
+
+// simulatePlayers is simulateWith with n players (client ids 0..n-1, the
+// last one leaving half-way).
+func simulatePlayers(t testing.TB, ticks int, seed uint64, n int, mod func(*world.Config), kills map[int]int) []byte {
+	t.Helper()
 	m := twmap.Default()
 	settings := Settings{World: world.DefaultConfig(), SnapshotRate: 25}
 	settings.World.ScoreLimit = 0
@@ -48,8 +55,7 @@ func simulateWith(t testing.TB, ticks int, seed uint64, mod func(*world.Config),
 		Config: ConfigKVs(settings), GameType: w.GameTypeName(),
 	})
 	rng := rand.New(rand.NewPCG(seed, 1))
-	const n = 4
-	conns := [n]uint32{}
+	conns := make([]uint32, n)
 	var pos Positions
 	for cid := range n {
 		conns[cid] = uint32(cid + 1)
@@ -60,7 +66,10 @@ func simulateWith(t testing.TB, ticks int, seed uint64, mod func(*world.Config),
 			t.Fatal(err)
 		}
 	}
-	present := [n]bool{true, true, true, true}
+	present := make([]bool, n)
+	for i := range present {
+		present[i] = true
+	}
 	randInput := func() world.Input {
 		return world.Input{Direction: int32(rng.IntN(3) - 1), TargetX: int32(rng.IntN(400) - 200), TargetY: int32(rng.IntN(400) - 200),
 			Jump: int32(rng.IntN(2)), Fire: int32(rng.IntN(8)), Hook: int32(rng.IntN(2)), WantedWeapon: int32(rng.IntN(6))}
@@ -92,9 +101,9 @@ func simulateWith(t testing.TB, ticks int, seed uint64, mod func(*world.Config),
 			w.Kill(1)
 		}
 		if tick == ticks/2 {
-			e.RecordDrop(3, "bye")
-			w.RemovePlayer(3)
-			present[3] = false
+			e.RecordDrop(n-1, "bye")
+			w.RemovePlayer(n - 1)
+			present[n-1] = false
 		}
 		// predicted inputs for the coming tick
 		for cid := range n {
@@ -351,16 +360,10 @@ func TestIgnoredBound(t *testing.T) {
 func FuzzReplay(f *testing.F) {
 	f.Add(simulate(f, 120, 3))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r := teehist.NewReader(bytes.NewReader(data))
-		h, err := r.ReadHeader()
-		if err != nil {
+		e, r := fuzzEngine(data)
+		if e == nil {
 			return
 		}
-		e, err := New(h, twmap.Default())
-		if err != nil {
-			return
-		}
-		e.maxTicks = 2000 // keep each input fast
 		res, _ := e.Run(r)
 		if res != nil && res.Ticks > 2001 {
 			t.Fatalf("simulated %d ticks past the bound", res.Ticks)
@@ -486,4 +489,21 @@ func TestApplySetting(t *testing.T) {
 	if s != want {
 		t.Errorf("settings %+v, want %+v", s, want)
 	}
+}
+
+// fuzzEngine returns an engine for a fuzz input on the embedded map, with
+// the tick bound lowered to keep each input fast, and the reader after the
+// header; nil for inputs without a usable header.
+func fuzzEngine(data []byte) (*Engine, *teehist.Reader) {
+	r := teehist.NewReader(bytes.NewReader(data))
+	h, err := r.ReadHeader()
+	if err != nil {
+		return nil, nil
+	}
+	e, err := New(h, twmap.Default())
+	if err != nil {
+		return nil, nil
+	}
+	e.maxTicks = 2000
+	return e, r
 }

@@ -1,71 +1,13 @@
-package server
+package sockio
 
 import (
 	"errors"
-	"net"
 	"net/netip"
 	"sync"
 )
 
-// PacketConn is the datagram socket the server reads from and writes to. The
-// UDP implementation is ListenUDP; MemNet provides an in-memory twin for tests.
-// ReadFrom is called by one goroutine only; WriteTo may be called concurrently.
-type PacketConn interface {
-	// ReadFrom reads one datagram into b. A datagram larger than b is truncated
-	// and reported with n == len(b) so the caller can reject it.
-	ReadFrom(b []byte) (n int, addr netip.AddrPort, err error)
-	// WriteTo sends one datagram.
-	WriteTo(b []byte, addr netip.AddrPort) (int, error)
-	// LocalAddr is the address the socket is bound to.
-	LocalAddr() netip.AddrPort
-	// Close unblocks ReadFrom and releases the socket.
-	Close() error
-}
-
-// udpConn adapts *net.UDPConn to BatchConn without allocations per
-// datagram: WriteTo and ReadFrom move one datagram, WriteBatch and
-// ReadBatch several per system call (batch_linux.go; one per call on other
-// systems). c is the socket as opened (on Linux only until the first flood).
-type udpConn struct {
-	c *net.UDPConn
-	udpBatch
-}
-
-// ListenUDP opens a UDP socket on addr (e.g. "0.0.0.0:8303" or ":8303"):
-// on Linux a socket outside the runtime's poller with paced reads
-// (pacedUDP, paced.go), else (or if that cannot be set up) a udpConn.
-func ListenUDP(addr string) (PacketConn, error) {
-	ua, err := net.ResolveUDPAddr("udp", addr)
-	if err != nil {
-		return nil, err
-	}
-	c, err := net.ListenUDP("udp", ua)
-	if err != nil {
-		return nil, err
-	}
-	if p, ok := pacedSocket(c); ok { // paced.go: Linux
-		return p, nil
-	}
-	return newUDPConn(c)
-}
-
-// newUDPConn wraps c read through the runtime's poller (with the pausing
-// reader under a flood on Linux): ListenUDP's form where pacedSocket is not
-// available.
-func newUDPConn(c *net.UDPConn) (*udpConn, error) {
-	u := &udpConn{c: c}
-	if err := u.initBatch(); err != nil {
-		_ = c.Close()
-		return nil, err
-	}
-	return u, nil
-}
-
-// ReadFrom, WriteTo, LocalAddr and Close are in batch_linux.go (the socket
-// read outside the runtime's poller under a flood) and batch_other.go.
-
 // ErrClosed is returned by MemConn operations after Close.
-var ErrClosed = errors.New("server: connection closed")
+var ErrClosed = errors.New("sockio: connection closed")
 
 // memQueueLen bounds the datagrams queued for one MemConn; further ones are dropped.
 const memQueueLen = 1024
@@ -92,7 +34,7 @@ func (n *MemNet) Listen(addr netip.AddrPort) (*MemConn, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if _, ok := n.conns[addr]; ok {
-		return nil, errors.New("server: address in use")
+		return nil, errors.New("sockio: address in use")
 	}
 	c := &MemConn{net: n, addr: addr, q: make(chan memPacket, memQueueLen), done: make(chan struct{})}
 	n.conns[addr] = c
@@ -176,6 +118,12 @@ func (c *MemConn) ReadBatch(ms []Datagram) (int, error) {
 
 // LocalAddr returns the endpoint's address.
 func (c *MemConn) LocalAddr() netip.AddrPort { return c.addr }
+
+// Net returns the network the endpoint is bound in.
+func (c *MemConn) Net() *MemNet { return c.net }
+
+// Queued returns how many datagrams wait to be read.
+func (c *MemConn) Queued() int { return len(c.q) }
 
 // Close unbinds the endpoint and unblocks ReadFrom.
 func (c *MemConn) Close() error {

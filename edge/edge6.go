@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"net/netip"
@@ -53,8 +53,8 @@ const (
 	PreconnDecompressPerSecond = 800
 )
 
-// antispoofSeq is the number of vital chunks of the anti-spoof reply.
-const antispoofSeq = 6
+// AntispoofSeq is the number of vital chunks of the anti-spoof reply.
+const AntispoofSeq = 6
 
 // Stock dm1 of 0.6 (name, CRC, size) named by the short anti-spoof reply:
 // vanilla clients have it, so nothing needs to be sent.
@@ -69,18 +69,18 @@ const (
 var antispoofMap = func() *twmap.Map {
 	data, err := twmap.Encode(&twmap.Spec{Info: twmap.Info{Author: "twserver"}, Width: 2, Height: 2, Game: make([]byte, 4)})
 	if err != nil {
-		panic("server: anti-spoof map: " + err.Error())
+		panic("edge: anti-spoof map: " + err.Error())
 	}
 	m, err := twmap.Load("twsrv_antispoof", data)
 	if err != nil {
-		panic("server: anti-spoof map: " + err.Error())
+		panic("edge: anti-spoof map: " + err.Error())
 	}
 	return m
 }()
 
-// appendAntispoof6 appends the packet of the anti-spoof reply for token
+// AppendAntispoof6 appends the packet of the anti-spoof reply for token
 // tick (full: with the map, else naming dm1).
-func appendAntispoof6(dst []byte, tick int32, full bool) []byte {
+func AppendAntispoof6(dst []byte, tick int32, full bool) []byte {
 	var chunks [netproto.MaxPayload6]byte
 	var p netproto.Packer
 	b := chunks[:0]
@@ -108,51 +108,51 @@ func appendAntispoof6(dst []byte, tick int32, full bool) []byte {
 	p.Reset()
 	p.AddMsgHeader(netproto.Netmsg6ConReady, true)
 	add()
-	for range antispoofSeq - 3 {
+	for range AntispoofSeq - 3 {
 		p.Reset()
 		p.AddMsgHeader(netproto.Netmsg6SnapEmpty, true)
 		p.AddInt(tick)
 		p.AddInt(tick + 1) // delta from tick -1: no base
 		add()
 	}
-	return netproto.AppendPacket6Compressed(dst, netproto.PacketHeader6{NumChunks: antispoofSeq}, b)
+	return netproto.AppendPacket6Compressed(dst, netproto.PacketHeader6{NumChunks: AntispoofSeq}, b)
 }
 
 // screenVanilla6 handles a stranger's 0.6 packet without DDNet's token
 // (reader): a CONNECT gets the anti-spoof reply, an INPUT acknowledging
 // the IP's vanilla token goes to the loop (true).
-func (s *Server) screenVanilla6(p *rxPacket, h netproto.PacketHeader6, payload []byte, tokens *netproto.TokenGen, now time.Time, out []byte) bool {
-	if info := s.info.Load(); info == nil || !info.vanilla6 { // 0.6 off, or a password set
-		s.stats.BadToken.Add(1)
+func (e *Edge) screenVanilla6(addr netip.AddrPort, h netproto.PacketHeader6, payload []byte, tokens *netproto.TokenGen, now time.Time, out []byte) bool {
+	if info := e.info.Load(); info == nil || !info.Vanilla6 { // 0.6 off, or a password set
+		e.Stats.BadToken.Add(1)
 		return false
 	}
-	ip := p.addr.Addr()
+	ip := addr.Addr()
 	if h.Flags&netproto.Flag6Control != 0 {
 		ctl, err := netproto.ParseControl6(payload)
 		if err != nil || ctl.Type != netproto.Ctrl6Connect {
-			s.stats.BadToken.Add(1)
+			e.Stats.BadToken.Add(1)
 			return false
 		}
-		if !s.budget.vanReplies.AllowN(now, 1) {
-			s.stats.ConnlessDropped.Add(1)
+		if !e.Budget.VanReplies.AllowN(now, 1) {
+			e.Stats.ConnlessDropped.Add(1)
 			return false
 		}
-		full := s.budget.vanFull.AllowN(now, 1)
-		s.write(netproto.AppendConnectAccept6(out, 0, false), p.addr)
-		s.write(appendAntispoof6(out[:0], tokens.VanillaToken6(ip), full), p.addr)
-		s.stats.TokenReplies.Add(1)
+		full := e.Budget.VanFull.AllowN(now, 1)
+		e.write(netproto.AppendConnectAccept6(out, 0, false), addr)
+		e.write(AppendAntispoof6(out[:0], tokens.VanillaToken6(ip), full), addr)
+		e.Stats.TokenReplies.Add(1)
 		return false
 	}
-	tick, ok := s.vanillaInputTick(h, payload)
-	return s.passConnect(ok && tokens.CheckVanilla6(ip, tick), now)
+	tick, ok := e.vanillaInputTick(h, payload)
+	return e.passConnect(ok && tokens.CheckVanilla6(ip, tick), now)
 }
 
 // vanillaInputTick returns the acknowledged tick of the INPUT that is the
 // first chunk of a stranger's 0.6 data packet (decompressed within
 // PreconnDecompressPerSecond).
-func (s *Server) vanillaInputTick(h netproto.PacketHeader6, payload []byte) (int32, bool) {
+func (e *Edge) vanillaInputTick(h netproto.PacketHeader6, payload []byte) (int32, bool) {
 	if h.Flags&netproto.Flag6Compression != 0 {
-		if !s.budget.preconnDecompress.Allow() {
+		if !e.Budget.PreconnDecompress.Allow() {
 			return 0, false
 		}
 		var raw [netproto.MaxPayload6]byte
@@ -178,56 +178,75 @@ func (s *Server) vanillaInputTick(h netproto.PacketHeader6, payload []byte) (int
 	return tick, u.Err() == nil
 }
 
-// screen6 screens a 0.6 connection datagram from an address without a
-// slot (reader goroutine); true hands it to the loop.
-func (s *Server) screen6(p *rxPacket, tokens *netproto.TokenGen, now time.Time, out []byte) bool {
-	h, payload, err := netproto.ParsePacket6(p.data())
+// screen screens a 0.6 connection datagram from an address without a
+// slot (reader goroutine); pass hands it to the loop.
+func (edge6) screen(e *Edge, b []byte, addr netip.AddrPort, tokens *netproto.TokenGen, now time.Time, out []byte) (int, bool) {
+	h, payload, err := netproto.ParsePacket6(b)
 	if err != nil {
-		s.stats.Malformed.Add(1)
-		return false
+		e.Stats.Malformed.Add(1)
+		return CIDNone, false
 	}
 	// DDNet never compresses control packets. A stranger's data packet is
 	// a DDNet client's first messages, sent right behind its ACCEPT (that
 	// hand-off may still wait in the loop's queue, ahead of it), or a
 	// vanilla client's INPUT of the anti-spoof handshake.
 	if h.Flags&netproto.Flag6Control == 0 {
-		if s.accepted6.has(p.addr, now) {
-			p.cid = cidAccepted6
-			return true
+		if e.accepted6.has(addr, now) {
+			return CIDAccepted6, true
 		}
-		return s.screenVanilla6(p, h, payload, tokens, now, out)
+		return CIDNone, e.screenVanilla6(addr, h, payload, tokens, now, out)
 	}
 	if h.Flags&netproto.Flag6Compression != 0 {
-		s.stats.BadToken.Add(1)
-		return false
+		e.Stats.BadToken.Add(1)
+		return CIDNone, false
 	}
 	ctl, err := netproto.ParseControl6(payload)
 	if err != nil {
-		s.stats.Malformed.Add(1)
-		return false
+		e.Stats.Malformed.Add(1)
+		return CIDNone, false
 	}
 	if !ctl.TKEN && !ctl.HasToken {
-		return s.screenVanilla6(p, h, payload, tokens, now, out)
+		return CIDNone, e.screenVanilla6(addr, h, payload, tokens, now, out)
 	}
-	ip := p.addr.Addr()
+	ip := addr.Addr()
 	switch {
 	case ctl.Type == netproto.Ctrl6Connect && ctl.TKEN:
-		if !s.budget.token.AllowN(now, 1) {
-			s.stats.ConnlessDropped.Add(1)
-			return false
+		if !e.Budget.Token.AllowN(now, 1) {
+			e.Stats.ConnlessDropped.Add(1)
+			return CIDNone, false
 		}
-		s.write(netproto.AppendConnectAccept6(out, tokens.Token6(ip), true), p.addr)
-		s.stats.TokenReplies.Add(1)
-		return false
+		e.write(netproto.AppendConnectAccept6(out, tokens.Token6(ip), true), addr)
+		e.Stats.TokenReplies.Add(1)
+		return CIDNone, false
 	case ctl.Type == netproto.Ctrl6Accept && ctl.HasToken:
-		if !s.passConnect(tokens.Check6(ip, ctl.Token), now) {
-			return false
+		if !e.passConnect(tokens.Check6(ip, ctl.Token), now) {
+			return CIDNone, false
 		}
-		s.accepted6.add(p.addr, now)
-		return true
+		e.accepted6.add(addr, now)
+		return CIDNone, true
 	}
-	s.stats.BadToken.Add(1)
-	return false
+	e.Stats.BadToken.Add(1)
+	return CIDNone, false
+}
+
+// request reads a checked DDNet ACCEPT, or a vanilla INPUT that
+// acknowledged the anti-spoof token (the reader checked the tokens).
+func (edge6) request(e *Edge, b []byte) (Request, bool) {
+	h, payload, err := netproto.ParsePacket6(b)
+	if err != nil {
+		return Request{}, false
+	}
+	if h.Flags&netproto.Flag6Control == 0 {
+		if _, ok := e.vanillaInputTick(h, payload); ok {
+			return Request{Dialect: netproto.Dialect6}, true
+		}
+		return Request{}, false
+	}
+	ctl, err := netproto.ParseControl6(payload)
+	if err != nil || ctl.Type != netproto.Ctrl6Accept || !ctl.HasToken {
+		return Request{}, false
+	}
+	return DDNetRequest(ctl.Token), true
 }
 
 // Bounds of the reader's memory of DDNet ACCEPTs it handed to the loop.
@@ -248,10 +267,10 @@ const (
 	PendingAcceptWindow6 = time.Second
 )
 
-// cidAccepted6 tags a data packet let through for a DDNet ACCEPT that was
-// handed to the loop (rxPacket.cid): the loop feeds it to the slot that
+// CIDAccepted6 tags a data packet let through for a DDNet ACCEPT that was
+// handed to the loop (Screen's cid): the loop feeds it to the slot that
 // ACCEPT opened, and drops it if there is none (never a CONNECT).
-const cidAccepted6 = -2
+const CIDAccepted6 = -2
 
 // acceptedRing holds the addresses of the last PendingAccepts6 checked
 // DDNet ACCEPTs with their arrival times. Only the goroutine that screens
@@ -285,63 +304,5 @@ func (r *acceptedRing) has(a netip.AddrPort, now time.Time) bool {
 	return false
 }
 
-// connect6 opens a slot for a checked DDNet ACCEPT, or a vanilla INPUT
-// that acknowledged the anti-spoof token (loop: the reader checked the
-// tokens).
-func (s *Server) connect6(p *rxPacket) {
-	h, payload, err := netproto.ParsePacket6(p.data())
-	if err != nil {
-		return
-	}
-	if h.Flags&netproto.Flag6Control == 0 {
-		if _, ok := s.vanillaInputTick(h, payload); ok {
-			s.onConnect(p.addr, connectReq{dialect: netproto.Dialect6})
-		}
-		return
-	}
-	ctl, err := netproto.ParseControl6(payload)
-	if err != nil || ctl.Type != netproto.Ctrl6Accept || !ctl.HasToken {
-		return
-	}
-	s.onConnect(p.addr, connectReq{dialect: netproto.DialectDDNet, sec: ctl.Token})
-}
-
-// RejoinWindow6 bounds the time from a connected DDNet client's new CONNECT
-// to the ACCEPT that makes it rejoin.
-const RejoinWindow6 = 5 * time.Second
-
-// rejoin6 handles DDNet's reconnect from an address that still has a slot
-// (net.md B2.2; a client whose CLOSE was lost, reconnecting from the same
-// socket): its new CONNECT is answered with the slot's token, and the
-// ACCEPT carrying that token within RejoinWindow6 replaces the old
-// connection with a new one (the old player leaves, the client goes
-// through INFO and the map again). A spoofed CONNECT only makes the server
-// send the real client a CONNECTACCEPT it ignores; without the token no
-// ACCEPT counts. It reports whether the datagram was one of these.
-func (s *Server) rejoin6(c *client, b []byte) bool {
-	// both are uncompressed control packets of a new connection (ack 0)
-	if (len(b) != 8 && len(b) != 12) || b[0] != netproto.Flag6Control || b[1] != 0 {
-		return false
-	}
-	ctl, err := netproto.ParseControl6(b[netproto.PacketHeaderSize6:])
-	if err != nil {
-		return false
-	}
-	sec := c.conn.SecurityToken()
-	now := s.now()
-	switch {
-	case ctl.Type == netproto.Ctrl6Connect && ctl.TKEN:
-		s.write(netproto.AppendConnectAccept6(s.sendBuf[:0], sec, true), c.addr)
-		c.rejoinOffered = now
-		return true
-	case ctl.Type == netproto.Ctrl6Accept && ctl.HasToken && ctl.Token == sec &&
-		c.rejoinOffered != 0 && now-c.rejoinOffered < RejoinWindow6:
-		addr := c.addr
-		s.log.Debug().Int("cid", c.id).Str("addr", addr.String()).Msg("DDNet client rejoins")
-		c.conn.Reset() // no CLOSE: the client already has its new connection
-		s.dropClient(c, "rejoin")
-		s.onConnect(addr, connectReq{dialect: netproto.DialectDDNet, sec: sec})
-		return true
-	}
-	return false
-}
+// AntispoofMap returns the tiny map of the anti-spoof reply (never modify it).
+func AntispoofMap() *twmap.Map { return antispoofMap }

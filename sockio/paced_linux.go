@@ -1,8 +1,9 @@
 //go:build linux
 
-package server
+package sockio
 
 import (
+	"fmt"
 	"net"
 	"net/netip"
 	"sync"
@@ -48,8 +49,12 @@ type pacedUDP struct {
 	rate floodRate                // ReadBatch's receive rate (FloodReadRate)
 }
 
-// Timeouts of pacedUDP's blocking calls.
+// Bounds of pacedUDP.
 const (
+	// PacedRecvBuffer is the receive buffer of a paced socket (capped by
+	// the system's net.core.rmem_max): the datagrams of a caller's tick wait
+	// in it until the tick reads them.
+	PacedRecvBuffer = 1 << 20
 	// pacedReadTimeout is the receive timeout of the socket: a blocked
 	// ReadBatch or ReadFrom looks whether the socket was closed this often.
 	pacedReadTimeout = 200 * time.Millisecond
@@ -62,32 +67,38 @@ const (
 // bytes on 64-bit Linux, within the 32 of each pacedUDP.ctl).
 var stampCmsgSpace = min(unix.CmsgSpace(int(unsafe.Sizeof(unix.Timespec{}))), 32)
 
-// pacedSocket turns c into a pacedUDP, closing c; ok is false (c left
-// as it is) if the descriptor cannot be duplicated.
-func pacedSocket(c *net.UDPConn) (PacketConn, bool) {
+// pacedSocket turns c into a pacedUDP, closing c; on an error (why the
+// paced socket cannot be set up) c is left as it is.
+func pacedSocket(c *net.UDPConn) (PacedConn, error) {
 	u := &pacedUDP{fd: -1, local: c.LocalAddr().(*net.UDPAddr).AddrPort()}
 	raw, err := c.SyscallConn()
 	if err != nil {
-		return nil, false
+		return nil, fmt.Errorf("sockio: paced socket: %w", err)
 	}
 	var serr error
 	if err := raw.Control(func(fd uintptr) {
 		var domain int
 		if domain, serr = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_DOMAIN); serr != nil {
+			serr = fmt.Errorf("SO_DOMAIN: %w", serr)
 			return
 		}
 		u.family = uint16(domain)
-		u.fd, serr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0)
-	}); err != nil || serr != nil {
-		return nil, false
+		if u.fd, serr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0); serr != nil {
+			serr = fmt.Errorf("duplicating the descriptor: %w", serr)
+		}
+	}); err != nil {
+		return nil, fmt.Errorf("sockio: paced socket: %w", err)
 	}
-	if u.setup() != nil {
+	if serr != nil {
+		return nil, fmt.Errorf("sockio: paced socket: %w", serr)
+	}
+	if err := u.setup(); err != nil {
 		_ = unix.Close(u.fd)
-		return nil, false
+		return nil, fmt.Errorf("sockio: paced socket: %w", err)
 	}
 	_ = c.Close() // out of the poller; the duplicate keeps the socket
 	u.link()
-	return u, true
+	return u, nil
 }
 
 // setup makes the descriptor blocking (the duplicate shares the file's
@@ -95,18 +106,21 @@ func pacedSocket(c *net.UDPConn) (PacketConn, bool) {
 // arrival stamps and the receive buffer of paced reads.
 func (u *pacedUDP) setup() error {
 	if err := unix.SetNonblock(u.fd, false); err != nil {
-		return err
+		return fmt.Errorf("blocking mode: %w", err)
 	}
 	tv := unix.NsecToTimeval(int64(pacedReadTimeout))
 	if err := unix.SetsockoptTimeval(u.fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
-		return err
+		return fmt.Errorf("SO_RCVTIMEO: %w", err)
 	}
 	if err := unix.SetsockoptInt(u.fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1); err != nil {
-		return err
+		return fmt.Errorf("SO_TIMESTAMPNS: %w", err)
 	}
 	// A tick's datagrams wait in the socket until the tick reads them
 	// (capped by net.core.rmem_max).
-	return unix.SetsockoptInt(u.fd, unix.SOL_SOCKET, unix.SO_RCVBUF, PacedRecvBuffer)
+	if err := unix.SetsockoptInt(u.fd, unix.SOL_SOCKET, unix.SO_RCVBUF, PacedRecvBuffer); err != nil {
+		return fmt.Errorf("SO_RCVBUF: %w", err)
+	}
+	return nil
 }
 
 // acquire read-holds the descriptor for one call; false once closed.

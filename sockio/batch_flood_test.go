@@ -1,6 +1,6 @@
 //go:build linux
 
-package server
+package sockio
 
 import (
 	"encoding/binary"
@@ -8,6 +8,8 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"twserver/internal/udppeer"
 )
 
 // floodReader reads from u on the test's goroutine and checks the
@@ -22,7 +24,7 @@ type floodReader struct {
 func newFloodReader(t *testing.T, u BatchConn) *floodReader {
 	r := &floodReader{t: t, u: u, rs: make([]Datagram, ReadBatchSize)}
 	for i := range r.rs {
-		r.rs[i].Buf = make([]byte, RecvBufSize)
+		r.rs[i].Buf = make([]byte, recvBufSize)
 	}
 	return r
 }
@@ -52,8 +54,8 @@ func (r *floodReader) polled() bool {
 	return u.polled != nil
 }
 
-// listenPolledUDP is ListenUDP's polled socket (udpConn), the form used
-// where the paced socket is not available.
+// listenPolledUDP is the batch socket (udpConn, KindBatch), ListenUDP's
+// fallback where the paced socket is not available.
 func listenPolledUDP(t *testing.T) *udpConn {
 	t.Helper()
 	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
@@ -127,7 +129,7 @@ func TestUDPFloodRead(t *testing.T) {
 	defer u.Close()
 	pc := PacketConn(u)
 	r := newFloodReader(t, u)
-	peer := listenPeers(t, 1)[0]
+	peer := udppeer.Listen(t, 1)[0]
 	to := net.UDPAddrFromAddrPort(pc.LocalAddr())
 	if !r.polled() {
 		t.Fatal("a new socket is not read through the poller")
@@ -155,7 +157,7 @@ func TestUDPCloseWakesReader(t *testing.T) {
 			u.rate.flood = true
 			u.unregister()
 		}
-		rs := []Datagram{{Buf: make([]byte, RecvBufSize)}}
+		rs := []Datagram{{Buf: make([]byte, recvBufSize)}}
 		done := make(chan error, 1)
 		go func() {
 			_, err := u.ReadBatch(rs)
@@ -193,7 +195,7 @@ func TestUDPFloodReadAllocs(t *testing.T) {
 	}
 	rs := make([]Datagram, ReadBatchSize)
 	for i := range rs {
-		rs[i].Buf = make([]byte, RecvBufSize)
+		rs[i].Buf = make([]byte, recvBufSize)
 	}
 	round := func() {
 		if n, err := u.WriteBatch(ms); err != nil || n != len(ms) {
@@ -220,17 +222,10 @@ func TestUDPFloodReadAllocs(t *testing.T) {
 // a flood (FloodReadRate), every datagram still arrives once and in order,
 // and after floodHold of calm it blocks in the kernel again.
 func TestPacedFloodRead(t *testing.T) {
-	pc, err := ListenUDP("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pc.Close()
-	u, ok := pc.(*pacedUDP)
-	if !ok {
-		t.Skipf("ListenUDP gave %T, not the paced socket", pc)
-	}
+	pc := listenPaced(t, "127.0.0.1:0")
+	u := pc.(*pacedUDP)
 	r := newFloodReader(t, u)
-	peer := listenPeers(t, 1)[0]
+	peer := udppeer.Listen(t, 1)[0]
 	to := net.UDPAddrFromAddrPort(pc.LocalAddr())
 	r.flood(peer, to)
 	if !u.rate.flood {

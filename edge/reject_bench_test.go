@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"math/rand/v2"
@@ -6,9 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
-	"twserver/config"
 	"twserver/netproto"
 )
 
@@ -31,33 +28,28 @@ func rejectInputs() map[string][]byte {
 	}
 }
 
-// newRejectServer returns a server whose reader budgets are spent, so every
-// flood datagram is rejected in screen.
-func newRejectServer(tb testing.TB) (*Server, *netproto.TokenGen) {
-	s, err := New(Options{Config: config.Default(), Conn: &discardConn{}, Logger: zerolog.Nop(), Seed: 1})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s.budget = newConnlessBudget(1, 1, 1)
+// newRejectEdge returns an edge whose reader budgets are spent, so every
+// flood datagram is rejected in Screen.
+func newRejectEdge() (*Edge, *netproto.TokenGen) {
+	s := newTestEdge(&countWriter{})
+	s.Budget = NewBudget(1, 1, 1)
 	now := time.Now()
-	s.budget.token.AllowN(now, 1)
-	s.budget.info.AllowN(now, 1)
-	s.budget.connect.AllowN(now, 1)
+	s.Budget.Token.AllowN(now, 1)
+	s.Budget.Info.AllowN(now, 1)
+	s.Budget.Connect.AllowN(now, 1)
 	return s, netproto.NewTokenGen(netproto.TokenSecret{1}, 0)
 }
 
 // TestRejectPathAllocs: rejecting a flood datagram of any kind allocates
 // nothing and never hands it to the loop.
 func TestRejectPathAllocs(t *testing.T) {
-	s, tokens := newRejectServer(t)
-	var p rxPacket
+	s, tokens := newRejectEdge()
 	var out [netproto.MaxPacketSize]byte
 	from := netip.MustParseAddrPort("127.20.0.1:4000")
 	for kind, b := range rejectInputs() {
-		p.n, p.addr = copy(p.buf[:], b), from
 		now := time.Now()
 		if a := testing.AllocsPerRun(200, func() {
-			if s.screen(&p, tokens, now, out[:0]) {
+			if _, pass := s.Screen(b, from, tokens, now, out[:0]); pass {
 				t.Fatalf("%s handed to the loop", kind)
 			}
 		}); a != 0 {
@@ -67,19 +59,17 @@ func TestRejectPathAllocs(t *testing.T) {
 }
 
 // BenchmarkRejectPath measures the reader's work per rejected flood
-// datagram (screen only; the receive system call is not included).
+// datagram (Screen only; the receive system call is not included).
 func BenchmarkRejectPath(b *testing.B) {
 	for kind, pkt := range rejectInputs() {
 		b.Run(kind, func(b *testing.B) {
-			s, tokens := newRejectServer(b)
-			var p rxPacket
+			s, tokens := newRejectEdge()
 			var out [netproto.MaxPacketSize]byte
-			p.n = copy(p.buf[:], pkt)
-			p.addr = netip.MustParseAddrPort("127.20.0.1:4000")
+			from := netip.MustParseAddrPort("127.20.0.1:4000")
 			now := time.Now()
 			b.ReportAllocs()
 			for b.Loop() {
-				s.screen(&p, tokens, now, out[:0])
+				s.Screen(pkt, from, tokens, now, out[:0])
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package server
+package record
 
 import (
 	"strings"
@@ -8,7 +8,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"twserver/config"
 	"twserver/teehist"
 )
 
@@ -42,8 +41,7 @@ func (d *fullDisk) Close() error { return nil }
 // TestRecordDiskFull: when the disk fills up, the game's recordings stop
 // with one log line each and a counter, and the game goes on.
 func TestRecordDiskFull(t *testing.T) {
-	defer func(f func(string, teehist.FileOptions) (*teehist.FileWriter, error)) { createRecordFile = f }(createRecordFile)
-	createRecordFile = func(path string, o teehist.FileOptions) (*teehist.FileWriter, error) {
+	create := func(path string, o teehist.FileOptions) (*teehist.FileWriter, error) {
 		limit := 6000 // the teehistorian fills it after about 3 s
 		if strings.HasSuffix(path, ".demo") {
 			limit = 3000 // header and map take about 2200 bytes
@@ -51,28 +49,31 @@ func TestRecordDiskFull(t *testing.T) {
 		return teehist.NewFileWriter(&fullDisk{limit: limit}, o), nil
 	}
 	synctest.Test(t, func(t *testing.T) {
-		ts := startServer(t, func(c *config.Config) {
-			c.Record.Teehistorian = true
-			c.Record.Demo = true
-			c.Record.Dir = t.TempDir()
-		})
-		a := join(t, ts, cl1Addr, "alice")
-		a.direction = 1
-		a.run(6 * time.Second)
-		if got := ts.RecordCounters()["record_stopped"]; got != 2 {
+		g := newGame(t, 1, create, nil)
+		run := func(d time.Duration) {
+			for end := time.Now().Add(d); time.Now().Before(end); {
+				g.step()
+				time.Sleep(20 * time.Millisecond) // the loop waits for the next tick
+			}
+		}
+		run(6 * time.Second)
+		if got := g.r.Counters()["record_stopped"]; got != 2 {
 			t.Errorf("record_stopped = %d, want 2 (teehistorian and demo)", got)
 		}
-		logs := ts.logs.String()
-		if n := strings.Count(logs, "teehistorian write failed"); n != 1 {
-			t.Errorf("%d teehistorian failure lines, want 1:\n%s", n, logs)
+		if n := g.logs.count("teehistorian write failed"); n != 1 {
+			t.Errorf("%d teehistorian failure lines, want 1: %q", n, g.logs.msgs)
 		}
-		if n := strings.Count(logs, "demo write failed"); n != 1 {
+		if n := g.logs.count("demo write failed"); n != 1 {
 			t.Errorf("%d demo failure lines, want 1", n)
 		}
-		before := a.snaps
-		a.run(time.Second)
-		if a.snaps-before < 20 {
-			t.Errorf("game stalled after the disk filled: %d snapshots in 1 s", a.snaps-before)
+		if st := g.r.Status(); st.TeehistActive || st.DemoActive {
+			t.Errorf("still recording after the disk filled: %+v", st)
 		}
+		before := g.w.CurrentTick()
+		run(time.Second)
+		if ticks := g.w.CurrentTick() - before; ticks < 45 {
+			t.Errorf("game stalled after the disk filled: %d ticks in 1 s", ticks)
+		}
+		g.r.Stop()
 	})
 }

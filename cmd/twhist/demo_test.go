@@ -1,0 +1,276 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"twserver/demo"
+	"twserver/snap"
+	"twserver/teehist"
+	"twserver/world"
+)
+
+const lmsFile = "testdata/twserver_lms.teehistorian"
+
+// foreign returns the recording data with the random generator of another
+// server in its header (what a DDNet recording on the same map looks like).
+func foreign(t *testing.T, data []byte) string {
+	t.Helper()
+	r := teehist.NewReader(bytes.NewReader(data))
+	h, err := r.ReadHeader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.PrngDescription = "ddnet-random"
+	e := teehist.NewEncoder()
+	e.WriteHeader(h)
+	p := filepath.Join(t.TempDir(), "foreign.teehistorian")
+	if err := os.WriteFile(p, append(e.Bytes(), data[r.Offset():]...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// readDemo reads a demo file whole; it fails the test on any error.
+func readDemo(t *testing.T, path string) (*demo.Reader, []demo.Tick) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes := snap.Sizes7
+	if r, err := demo.NewReader(data); err == nil && r.Header.NetVersion == demo.NetVersion06 {
+		sizes = snap.Sizes6
+	}
+	r, ticks, err := demo.ReadAll(data, sizes)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if len(ticks) == 0 || !ticks[0].Keyframe {
+		t.Fatalf("%s: %d ticks, the first not a keyframe", path, len(ticks))
+	}
+	return r, ticks
+}
+
+// TestDemoCommand: whole games, clips and player views of a twserver
+// recording give demos that read back with the right ticks, length and
+// view; files cut short give a demo up to their last whole tick with a
+// warning; foreign and divergent files fail and leave no demo behind.
+func TestDemoCommand(t *testing.T) {
+	full, err := os.ReadFile(lmsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cut := func(n int) string {
+		p := filepath.Join(dir, "cut"+strings.Repeat("x", n%7)+".teehistorian")
+		if err := os.WriteFile(p, full[:n], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		name        string
+		args        []string
+		file        string
+		code        int
+		inStderr    string
+		first, last int32 // snapshot ticks of the demo (code 0)
+		local       int   // client id marked local in De_ClientInfo, -1 none
+	}{
+		{"whole", nil, lmsFile, 0, "", 2, 2152, -1},
+		{"clip seconds", []string{"-from", "10", "-to", "0:20"}, lmsFile, 0, "", 500, 1000, -1},
+		{"clip ticks", []string{"-from", "@501", "-to", "@777"}, lmsFile, 0, "", 502, 776, -1},
+		{"pov id", []string{"-pov", "2"}, lmsFile, 0, "", -1, -1, 2},
+		{"pov name", []string{"-pov", "twload3", "-to", "30"}, lmsFile, 0, "", -1, 1500, 3},
+		{"ddnet", []string{"-format", "06"}, lmsFile, 0, "", 2, 2152, -1},
+		{"ddnet pov", []string{"-format", "06", "-pov", "1", "-from", "2"}, lmsFile, 0, "", 100, 2152, 1},
+		{"bad format", []string{"-format", "05"}, lmsFile, 2, "want 07 or 06", 0, 0, -1},
+		{"cut between messages", nil, "", 0, "ends without FINISH", 2, -1, -1},
+		{"cut inside a message", nil, "", 0, "ends without FINISH", 2, -1, -1},
+		{"cut in the header", nil, "", 1, "offset", 0, 0, -1},
+		{"divergent", nil, "tampered", 1, "diverges from the simulation at tick 200 cid 0", 0, 0, -1},
+		{"foreign", nil, "", 2, "not a twserver seed", 0, 0, -1},
+		{"unknown player", []string{"-pov", "nobody"}, lmsFile, 2, `no player named "nobody"`, 0, 0, -1},
+		{"bad time", []string{"-from", "1:x"}, lmsFile, 2, "-from", 0, 0, -1},
+		{"empty clip", []string{"-from", "@5000", "-to", "@6000"}, lmsFile, 2, "no snapshot", 0, 0, -1},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			file := tc.file
+			switch tc.name {
+			case "cut between messages":
+				file = cut(20000) // found below: a message boundary is not needed, the reader says which
+			case "cut inside a message":
+				file = cut(12345)
+			case "cut in the header":
+				file = cut(100)
+			case "divergent":
+				file = recording(t, true)
+			case "foreign":
+				file = foreign(t, full)
+			}
+			out := filepath.Join(dir, "out"+string(rune('a'+i))+".demo")
+			args := append(append([]string{"demo"}, tc.args...), "-o", out, file)
+			code, stdout, errs := runCmd(args...)
+			if code != tc.code || !strings.Contains(errs, tc.inStderr) {
+				t.Fatalf("exit %d (want %d), stdout %q, stderr %q (want %q)", code, tc.code, stdout, errs, tc.inStderr)
+			}
+			if code != 0 {
+				if _, err := os.Stat(out); !os.IsNotExist(err) {
+					t.Fatalf("a failed demo left %s", out)
+				}
+				left, _ := filepath.Glob(filepath.Join(dir, ".out*"))
+				if len(left) > 0 {
+					t.Fatalf("temporary files left: %v", left)
+				}
+				return
+			}
+			r, ticks := readDemo(t, out)
+			first, last := ticks[0].Tick, ticks[len(ticks)-1].Tick
+			if tc.first >= 0 && first != tc.first || tc.last >= 0 && last != tc.last {
+				t.Errorf("ticks %d..%d, want %d..%d", first, last, tc.first, tc.last)
+			}
+			if want := (last - first) / 50; r.Header.Length != want {
+				t.Errorf("header length %d s, want %d", r.Header.Length, want)
+			}
+			wantType := "server"
+			if tc.local >= 0 {
+				wantType = "client"
+			}
+			if r.Header.Type != wantType {
+				t.Errorf("demo type %q, want %q", r.Header.Type, wantType)
+			}
+			ddnet := strings.Contains(strings.Join(tc.args, " "), "-format 06")
+			if want := map[bool]string{false: demo.NetVersion07, true: demo.NetVersion06}[ddnet]; r.Header.NetVersion != want {
+				t.Errorf("net version %q, want %q", r.Header.NetVersion, want)
+			}
+			if ddnet {
+				if n := ticks[len(ticks)/2].Snap.CountType(11); n == 0 { // 0.6 ClientInfo
+					t.Errorf("no 0.6 ClientInfo in the DDNet demo")
+				}
+				return
+			}
+			if got := localID(ticks[len(ticks)/2].Snap); got != tc.local {
+				t.Errorf("local De_ClientInfo %d, want %d", got, tc.local)
+			}
+		})
+	}
+}
+
+// localID returns the client id of the De_ClientInfo marked local (-1: none).
+func localID(s *snap.Snapshot) int {
+	for i := range s.NumItems() {
+		if s.Key(i)>>16 == world.ObjDeClientInfo && s.ItemData(i)[0] == 1 {
+			return int(s.Key(i) & 0xffff)
+		}
+	}
+	return -1
+}
+
+func TestParseTime(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int32
+		ok   bool
+	}{
+		{"75", 3750, true}, {"1:15", 3750, true}, {"@3750", 3750, true}, {"0", 0, true}, {"1:00:00", 180000, true},
+		{"0.5", 25, true}, {"", 0, false}, {"-1", 0, false}, {"@-1", 0, false}, {"1:", 0, false}, {"x", 0, false},
+		{"@99999999999", 0, false}, {"9999999:00", 0, false},
+	} {
+		got, err := parseTime(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("parseTime(%q) = %d, %v; want %d ok=%v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+// FuzzParseTime: any text either fails or gives a tick in 0..MaxTicks
+// that a second parse of its @TICK form returns unchanged.
+func FuzzParseTime(f *testing.F) {
+	for _, s := range []string{"75", "1:15", "@3750", "0.02", "1:2:3", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		tick, err := parseTime(s)
+		if err != nil {
+			return
+		}
+		if tick < 0 {
+			t.Fatalf("%q: tick %d", s, tick)
+		}
+		again, err := parseTime("@" + strconv.Itoa(int(tick)))
+		if err != nil || again != tick {
+			t.Fatalf("%q: tick %d, @ form gives %d, %v", s, tick, again, err)
+		}
+	})
+}
+
+// TestIndexFind: twhist index and find on a directory with the LMS game;
+// the found kill's command, run as it is printed, makes the demo of that
+// moment from the killer's view.
+func TestIndexFind(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile(lmsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "lms.teehistorian"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := runCmd("index", dir); code != 0 || !strings.Contains(out, "indexed 1") {
+		t.Fatalf("index: exit %d %q %q", code, out, errs)
+	}
+	code, out, errs := runCmd("find", "-dir", dir, "-event", "kill", "-json")
+	if code != 0 {
+		t.Fatalf("find: exit %d %q", code, errs)
+	}
+	var f found
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &f); err != nil {
+		t.Fatalf("%q: %v", out, err)
+	}
+	if f.File != "lms.teehistorian" || f.Map != "twsrv_arena" || f.Tick != 344 || f.Player != "twload0" || f.GameUUID == "" {
+		t.Fatalf("found %+v", f)
+	}
+	args := strings.Fields(f.Command)
+	if args[0] != "twhist" {
+		t.Fatalf("command %q", f.Command)
+	}
+	for i, a := range args {
+		if a == "-o" {
+			args[i+1] = filepath.Join(dir, args[i+1])
+		}
+	}
+	if code, out, errs := runCmd(args[1:]...); code != 0 || !strings.Contains(out, "ticks 94..594") {
+		t.Fatalf("%s: exit %d %q %q", f.Command, code, out, errs)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"find", "-dir", dir, "-player", "twload3"}, 0, "players [\"twload0\""},
+		{[]string{"find", "-dir", dir, "-text", "gg"}, 2, "chat lines are not recorded"},
+		{[]string{"find", "-dir", dir, "-event", "dance"}, 2, "unknown event kind"},
+		{[]string{"find", "-dir", dir, "-since", "yesterday"}, 2, "-since"},
+		{[]string{"find"}, 2, "-dir DIR"},
+	} {
+		code, out, errs := runCmd(tc.args...)
+		if code != tc.code || !strings.Contains(out+errs, tc.want) {
+			t.Errorf("%v: exit %d, %q %q; want %d and %q", tc.args, code, out, errs, tc.code, tc.want)
+		}
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{"p0": "p0", "a b": "'a b'", "it's": `'it'\''s'`, "": "''", "$(x)": "'$(x)'"} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

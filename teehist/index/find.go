@@ -1,0 +1,148 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Query selects games, or events when Event is set. Empty fields match all.
+type Query struct {
+	Player string // a name the player had in the game (any of them)
+	Map    string
+	Type   string // dm, tdm, ctf, lms, lts
+	Since  time.Time
+	Until  time.Time
+	Event  string // EventJoin, EventLeave, EventKill, EventDeath, EventCapture
+	// Limit bounds the results (0: MaxResults).
+	Limit int
+}
+
+// MaxResults bounds what one Find returns.
+const MaxResults = 10000
+
+// ErrChat is returned for chat queries: teehistorian files hold no chat.
+var ErrChat = errors.New("index: chat lines are not recorded in teehistorian files, so they cannot be searched")
+
+// ErrEventKind is returned for an unknown event kind.
+var ErrEventKind = errors.New("index: unknown event kind")
+
+// Result is one game (Tick -1) or one event of a game.
+type Result struct {
+	File     string    `json:"file"`
+	GameUUID string    `json:"game_uuid"`
+	Map      string    `json:"map"`
+	Type     string    `json:"type"`
+	Start    time.Time `json:"start"`
+	Ticks    int32     `json:"ticks"`
+	Tick     int32     `json:"tick"`
+	Event    string    `json:"event,omitempty"`
+	CID      int       `json:"cid"`
+	Player   string    `json:"player"`
+	Other    string    `json:"other,omitempty"`
+	Weapon   int32     `json:"weapon,omitempty"`
+	Players  []string  `json:"players,omitempty"` // games: every name seen
+}
+
+// Find answers q from the index db.
+func Find(ctx context.Context, db *sql.DB, q Query) ([]Result, error) {
+	switch q.Event {
+	case "", EventJoin, EventLeave, EventKill, EventDeath, EventCapture:
+	case "chat":
+		return nil, ErrChat
+	default:
+		return nil, fmt.Errorf("%w %q (want join, leave, kill, death or capture)", ErrEventKind, q.Event)
+	}
+	limit := q.Limit
+	if limit <= 0 || limit > MaxResults {
+		limit = MaxResults
+	}
+	var where []string
+	var args []any
+	add := func(cond string, a ...any) { where, args = append(where, cond), append(args, a...) }
+	if q.Map != "" {
+		add("g.map = ?", q.Map)
+	}
+	if q.Type != "" {
+		add("g.type = ?", strings.ToLower(q.Type))
+	}
+	if !q.Since.IsZero() {
+		add("g.start >= ?", q.Since.Unix())
+	}
+	if !q.Until.IsZero() {
+		add("g.start <= ?", q.Until.Unix())
+	}
+	var sqlq string
+	if q.Event == "" {
+		if q.Player != "" {
+			add("g.file IN (SELECT file FROM names WHERE name = ?)", q.Player)
+		}
+		sqlq = `SELECT g.file, g.game_uuid, g.map, g.type, g.start, g.ticks, -1, '', -1, '', '', 0 FROM games g`
+	} else {
+		add("e.kind = ?", q.Event)
+		if q.Player != "" {
+			add("e.player = ?", q.Player)
+		}
+		sqlq = `SELECT g.file, g.game_uuid, g.map, g.type, g.start, g.ticks, e.tick, e.kind, e.cid, e.player, e.other, e.weapon
+			FROM events e JOIN games g ON g.file = e.file`
+	}
+	if len(where) > 0 {
+		sqlq += " WHERE " + strings.Join(where, " AND ")
+	}
+	sqlq += " ORDER BY g.start, g.file"
+	if q.Event != "" {
+		sqlq += ", e.tick"
+	}
+	sqlq += fmt.Sprintf(" LIMIT %d", limit)
+	rows, err := db.QueryContext(ctx, sqlq, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Result
+	for rows.Next() {
+		var r Result
+		var start int64
+		if err := rows.Scan(&r.File, &r.GameUUID, &r.Map, &r.Type, &start, &r.Ticks, &r.Tick, &r.Event, &r.CID,
+			&r.Player, &r.Other, &r.Weapon); err != nil {
+			return nil, err
+		}
+		r.Start = time.Unix(start, 0).UTC()
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if q.Event == "" {
+		for i := range out {
+			if out[i].Players, err = players(ctx, db, out[i].File); err != nil {
+				return nil, err
+			}
+			if q.Player != "" {
+				out[i].Player = q.Player
+			}
+		}
+	}
+	return out, nil
+}
+
+// players returns the distinct names of a game's players, in order of appearance.
+func players(ctx context.Context, db *sql.DB, file string) ([]string, error) {
+	rows, err := db.QueryContext(ctx, `SELECT name FROM names WHERE file = ? GROUP BY name ORDER BY MIN(tick), name`, file)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,371 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver ("sqlite")
+
+	"twserver/gamemsg"
+	"twserver/teehist"
+	"twserver/teehist/replay"
+	"twserver/world"
+	"twserver/world/twmap"
+)
+
+// DBName is the index file Update creates in the recordings directory.
+const DBName = ".twhist-index.sqlite"
+
+// Bounds of one indexed file.
+const (
+	// MaxEventsPerFile bounds the events kept of one recording (a hostile
+	// file cannot grow the index without end); later ones are dropped.
+	MaxEventsPerFile = 1 << 20
+	// MaxNameLen bounds a stored player name, in bytes.
+	MaxNameLen = 64
+)
+
+// Event kinds stored in the index.
+const (
+	EventJoin    = "join"
+	EventLeave   = "leave"
+	EventKill    = "kill"
+	EventDeath   = "death"
+	EventCapture = "capture"
+)
+
+const schema = `
+CREATE TABLE IF NOT EXISTS games (
+	file TEXT PRIMARY KEY, size INTEGER, mtime INTEGER,
+	game_uuid TEXT, map TEXT, type TEXT, start INTEGER, ticks INTEGER, finished INTEGER, note TEXT);
+CREATE TABLE IF NOT EXISTS names (file TEXT, cid INTEGER, name TEXT, tick INTEGER);
+CREATE TABLE IF NOT EXISTS events (file TEXT, tick INTEGER, kind TEXT, cid INTEGER, player TEXT, other TEXT, weapon INTEGER);
+CREATE INDEX IF NOT EXISTS events_file ON events(file);
+CREATE INDEX IF NOT EXISTS events_player ON events(player);
+CREATE INDEX IF NOT EXISTS names_name ON names(name);
+`
+
+// Open opens (creating it if needed) the index of directory dir.
+func Open(dir string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", filepath.Join(dir, DBName))
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(schema); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Stats says what Update did.
+type Stats struct {
+	Indexed, Unchanged, Removed int
+	// Failed lists files that could not be read at all, with the reason.
+	Failed []string
+}
+
+// Update brings the index of dir up to date: new and changed
+// *.teehistorian files (by size and modification time) are read, removed
+// ones forgotten. Maps for the replay (kills, deaths, captures) come from
+// mapDir (NAME.map) or are the embedded map; a file that cannot be
+// replayed (another server's) is indexed with its joins and leaves only.
+func Update(ctx context.Context, db *sql.DB, dir, mapDir string) (*Stats, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.teehistorian"))
+	if err != nil {
+		return nil, err
+	}
+	known := map[string][2]int64{}
+	rows, err := db.QueryContext(ctx, `SELECT file, size, mtime FROM games`)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var f string
+		var size, mtime int64
+		if err := rows.Scan(&f, &size, &mtime); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		known[f] = [2]int64{size, mtime}
+	}
+	rows.Close()
+	st := &Stats{}
+	present := map[string]bool{}
+	for _, path := range files {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		name := filepath.Base(path)
+		present[name] = true
+		fi, err := os.Stat(path)
+		if err != nil {
+			st.Failed = append(st.Failed, fmt.Sprintf("%s: %v", name, err))
+			continue
+		}
+		if k, ok := known[name]; ok && k == [2]int64{fi.Size(), fi.ModTime().UnixNano()} {
+			st.Unchanged++
+			continue
+		}
+		g, err := scan(path, mapDir)
+		if err != nil {
+			st.Failed = append(st.Failed, fmt.Sprintf("%s: %v", name, err))
+			continue
+		}
+		g.size, g.mtime = fi.Size(), fi.ModTime().UnixNano()
+		if err := store(ctx, db, name, g); err != nil {
+			return st, err
+		}
+		st.Indexed++
+	}
+	for f := range known {
+		if !present[f] {
+			if err := forget(ctx, db, f); err != nil {
+				return st, err
+			}
+			st.Removed++
+		}
+	}
+	return st, nil
+}
+
+// game is what scan read of one file.
+type game struct {
+	size, mtime int64
+	h           *teehist.Header
+	ticks       int32
+	finished    bool
+	note        string // why kills and deaths are missing, if they are
+	names       []nameAt
+	events      []event
+}
+
+type nameAt struct {
+	cid  int
+	name string
+	tick int32
+}
+
+type event struct {
+	tick          int32
+	kind          string
+	cid           int
+	player, other string
+	weapon        int32
+}
+
+func (g *game) add(e event) {
+	if len(g.events) < MaxEventsPerFile {
+		g.events = append(g.events, e)
+	}
+}
+
+// scan reads one recording: the header, names, joins and leaves from the
+// messages, then kills, deaths and captures from a replay.
+func scan(path, mapDir string) (*game, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := teehist.NewReader(f)
+	h, err := r.ReadHeader()
+	if err != nil {
+		return nil, err
+	}
+	g := &game{h: h}
+	var names [teehist.MaxClients]string
+	var ingame [teehist.MaxClients]bool
+	var m teehist.Message
+	var fields []teehist.ExField
+	for {
+		err := r.Next(&m)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			g.note = "read to " + err.Error()
+			break
+		}
+		g.ticks = m.Tick
+		cid := int(m.CID)
+		switch m.Kind {
+		case teehist.KindFinish:
+			g.finished = true
+		case teehist.KindDrop:
+			if cid >= 0 && cid < teehist.MaxClients && ingame[cid] {
+				ingame[cid] = false
+				g.add(event{tick: m.Tick, kind: EventLeave, cid: cid, player: names[cid], other: clip(m.Reason)})
+			}
+		case teehist.KindEx:
+			if m.Ex != teehist.ExPlayerName && m.Ex != teehist.ExPlayerReady {
+				continue
+			}
+			if fields, err = teehist.AppendEx(fields[:0], m.Ex, m.Data); err != nil || len(fields) == 0 {
+				continue
+			}
+			cid := int(fields[0].Int)
+			if cid < 0 || cid >= teehist.MaxClients {
+				continue
+			}
+			if m.Ex == teehist.ExPlayerName && len(fields) == 2 {
+				names[cid] = clip(fields[1].Str)
+				if len(g.names) < MaxEventsPerFile {
+					g.names = append(g.names, nameAt{cid, names[cid], m.Tick})
+				}
+			} else if m.Ex == teehist.ExPlayerReady {
+				ingame[cid] = true
+				g.add(event{tick: m.Tick, kind: EventJoin, cid: cid, player: names[cid]})
+			}
+		}
+	}
+	if err := replayEvents(path, mapDir, g); err != nil {
+		g.note = "no kills, deaths or captures: " + err.Error()
+	}
+	return g, nil
+}
+
+// clip bounds a stored name or reason.
+func clip(s string) string { return strings.ToValidUTF8(truncate(s, MaxNameLen), "?") }
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// killWatcher is a replay.Observer collecting kills, deaths and captures.
+type killWatcher struct {
+	w *world.World
+	g *game
+}
+
+func (k *killWatcher) name(cid int32) string {
+	if info, ok := k.w.Info(int(cid)); ok {
+		return clip(info.Name)
+	}
+	return ""
+}
+
+func (k *killWatcher) AfterTick(*world.World, bool) {}
+
+func (k *killWatcher) Event(e world.Event) {
+	tick := k.w.CurrentTick()
+	switch {
+	case e.Kind == world.EvKillMsg && e.Args[2] != world.WeaponGame:
+		killer, victim := k.name(e.Args[0]), k.name(e.Args[1])
+		if e.Args[0] != e.Args[1] && e.Args[0] >= 0 {
+			k.g.add(event{tick: tick, kind: EventKill, cid: int(e.Args[0]), player: killer, other: victim, weapon: e.Args[2]})
+		}
+		k.g.add(event{tick: tick, kind: EventDeath, cid: int(e.Args[1]), player: victim, other: killer, weapon: e.Args[2]})
+	case e.Kind == world.EvGameMsg && e.Args[0] == world.GameMsgCTFCapture:
+		k.g.add(event{tick: tick, kind: EventCapture, cid: int(e.Args[2]), player: k.name(e.Args[2]), weapon: -1})
+	}
+}
+
+func (k *killWatcher) Message(gamemsg.Message)   {}
+func (k *killWatcher) Enter(int)                 {}
+func (k *killWatcher) Leave(int, string, string) {}
+
+// replayEvents replays the file and adds its kills, deaths and captures to g.
+func replayEvents(path, mapDir string, g *game) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := teehist.NewReader(f)
+	h, err := r.ReadHeader()
+	if err != nil {
+		return err
+	}
+	m, err := findMap(h, mapDir)
+	if err != nil {
+		return err
+	}
+	e, err := replay.New(h, m)
+	if err != nil {
+		return err
+	}
+	e.SetObserver(&killWatcher{w: e.World(), g: g})
+	res, err := e.Run(r)
+	if err != nil {
+		return err
+	}
+	if res.Divergence != nil {
+		return fmt.Errorf("%w at %v", replay.ErrDivergence, res.Divergence)
+	}
+	return nil
+}
+
+// findMap returns the recording's map from mapDir, or the embedded map.
+func findMap(h *teehist.Header, mapDir string) (*twmap.Map, error) {
+	if mapDir != "" {
+		data, err := os.ReadFile(filepath.Join(mapDir, h.MapName+".map"))
+		if err == nil {
+			return twmap.Load(h.MapName, data)
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+	}
+	if d := twmap.Default(); d.Name == h.MapName {
+		return d, nil
+	}
+	return nil, fmt.Errorf("map %q not found (give the map directory)", h.MapName)
+}
+
+func forget(ctx context.Context, db *sql.DB, file string) error {
+	for _, q := range []string{`DELETE FROM games WHERE file = ?`, `DELETE FROM names WHERE file = ?`, `DELETE FROM events WHERE file = ?`} {
+		if _, err := db.ExecContext(ctx, q, file); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// store replaces what the index holds of file by g, in one transaction.
+func store(ctx context.Context, db *sql.DB, file string, g *game) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
+	for _, q := range []string{`DELETE FROM games WHERE file = ?`, `DELETE FROM names WHERE file = ?`, `DELETE FROM events WHERE file = ?`} {
+		if _, err := tx.ExecContext(ctx, q, file); err != nil {
+			return err
+		}
+	}
+	h := g.h
+	if _, err := tx.ExecContext(ctx, `INSERT INTO games VALUES (?,?,?,?,?,?,?,?,?,?)`, file, g.size, g.mtime,
+		h.GameUUID.String(), clip(h.MapName), strings.ToLower(clip(h.GameType)), h.StartTime.Unix(), g.ticks, g.finished, g.note); err != nil {
+		return err
+	}
+	ns, err := tx.PrepareContext(ctx, `INSERT INTO names VALUES (?,?,?,?)`)
+	if err != nil {
+		return err
+	}
+	for _, n := range g.names {
+		if _, err := ns.ExecContext(ctx, file, n.cid, n.name, n.tick); err != nil {
+			return err
+		}
+	}
+	es, err := tx.PrepareContext(ctx, `INSERT INTO events VALUES (?,?,?,?,?,?,?)`)
+	if err != nil {
+		return err
+	}
+	for _, e := range g.events {
+		if _, err := es.ExecContext(ctx, file, e.tick, e.kind, e.cid, e.player, e.other, e.weapon); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,241 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"twserver/demo"
+	"twserver/demo/gamedemo"
+	"twserver/gamemsg"
+	"twserver/teehist"
+	"twserver/world"
+	"twserver/world/map06"
+	"twserver/world/twmap"
+)
+
+// FreeView is DemoOptions.View for a spectator's view of the whole game
+// (the server demo's view).
+const FreeView = -1
+
+// DemoOptions say which demo WriteDemo makes.
+type DemoOptions struct {
+	// View is FreeView or the client id whose view is recorded (the
+	// snapshots that player's client received while in the game).
+	View int
+	// From and To bound the clip in server ticks (both included); From 0
+	// starts at the beginning, To 0 runs to the end of the recording.
+	From, To int32
+	// Time stamps the demo header (zero: the recording's start time).
+	Time time.Time
+	// DDNet makes a 0.6 demo for the DDNet client (dialect6's translation)
+	// instead of a 0.7 one.
+	DDNet bool
+}
+
+// DemoResult describes a demo WriteDemo made.
+type DemoResult struct {
+	// Replay is the replay's result (ticks, positions compared, finished).
+	Replay *Result
+	// FirstTick and LastTick are the ticks of the first and last snapshot
+	// in the demo (-1 when there is none).
+	FirstTick, LastTick int32
+	// Snapshots counts the snapshot ticks recorded.
+	Snapshots int
+	// Bytes is the size of the demo.
+	Bytes int64
+}
+
+// ErrDivergence is returned when the simulation stops matching the
+// recording: the file is another server's, or its map or rules differ from
+// what the header says. The demo written up to then must be discarded.
+var ErrDivergence = errors.New("replay: the recording diverges from the simulation")
+
+// ErrNoSnapshot is returned when the demo would hold no snapshot (an empty
+// range, or a player who was never in the game in it).
+var ErrNoSnapshot = errors.New("replay: no snapshot in the demo")
+
+// demoWriter records the replayed game into a demo.Game within a range of ticks.
+type demoWriter struct {
+	g        *gamedemo.Game
+	from, to int32
+	first    int32
+	snaps    int
+	err      error
+}
+
+func (d *demoWriter) inRange(tick int32) bool {
+	return tick >= d.from && (d.to <= 0 || tick <= d.to)
+}
+
+// AfterTick implements Observer: the snapshot of a snapshot tick in range.
+func (d *demoWriter) AfterTick(w *world.World, snapshot bool) {
+	if !snapshot || !d.inRange(w.CurrentTick()) || d.err != nil {
+		return
+	}
+	before := d.g.Enc.LastTick()
+	d.err = d.g.Snapshot(w)
+	if d.g.Enc.LastTick() != before {
+		if d.snaps == 0 {
+			d.first = w.CurrentTick()
+		}
+		d.snaps++
+	}
+}
+
+// Event implements Observer.
+func (d *demoWriter) Event(e world.Event) {
+	if d.snaps > 0 {
+		d.g.Event(e)
+	}
+}
+
+// Message implements Observer.
+func (d *demoWriter) Message(m gamemsg.Message) {
+	if d.snaps > 0 {
+		d.g.Message(m)
+	}
+}
+
+// Enter implements Observer.
+func (d *demoWriter) Enter(cid int) { d.g.Enter(cid) }
+
+// Leave implements Observer.
+func (d *demoWriter) Leave(cid int, name, reason string) {
+	if d.snaps > 0 {
+		d.g.Leave(cid, name, reason)
+	}
+}
+
+// WriteDemo re-simulates the recording read by r (after its header h) on
+// map m and writes a 0.7 demo of it to out: the server demo's snapshots and
+// messages for FreeView, or what one player's client received. When out is
+// also an io.WriterAt (a file), the header's length and markers are filled
+// in at the end. A file cut short gives the demo up to its last whole tick
+// (DemoResult.Replay.Truncated); a divergence gives ErrDivergence naming
+// the tick, and the demo written must then be thrown away.
+func WriteDemo(out io.Writer, r *teehist.Reader, h *teehist.Header, m *twmap.Map, opt DemoOptions) (*DemoResult, error) {
+	e, err := New(h, m)
+	if err != nil {
+		return nil, err
+	}
+	return e.WriteDemo(out, r, opt)
+}
+
+// WriteDemo is the package's WriteDemo on a new Engine (r after its header).
+func (e *Engine) WriteDemo(out io.Writer, r *teehist.Reader, opt DemoOptions) (*DemoResult, error) {
+	if e.obs != nil {
+		return nil, errors.New("replay: WriteDemo on an engine with an observer")
+	}
+	if opt.View < FreeView || opt.View >= world.MaxClients {
+		return nil, fmt.Errorf("replay: view %d is not a client id", opt.View)
+	}
+	kind := "server"
+	if opt.View != FreeView {
+		kind = "client"
+	}
+	stamp := opt.Time
+	if stamp.IsZero() {
+		stamp = e.start
+	}
+	m := e.m
+	enc, g := demo.NewEncoder, gamedemo.NewGame
+	data, crc := m.Data, m.CRC
+	if opt.DDNet {
+		enc, g = demo.NewEncoder6, gamedemo.NewGame6
+		// the map a DDNet client is sent: its 0.6 variant, else the map as is
+		if v, err := map06.Derive(m); err == nil {
+			data, crc = v.Data, v.CRC
+		}
+	}
+	d := &demoWriter{g: g(enc(kind, m.Name, data, crc, stamp), opt.View), from: opt.From, to: opt.To}
+	e.SetObserver(d)
+	return e.writeDemo(out, r, d, opt)
+}
+
+// writeDemo feeds r to e, which records into d, and writes the demo to out.
+func (e *Engine) writeDemo(out io.Writer, r *teehist.Reader, d *demoWriter, opt DemoOptions) (*DemoResult, error) {
+	enc := d.g.Enc
+	e.acceptCut = true
+	res := &DemoResult{FirstTick: -1, LastTick: -1}
+	flush := func() error {
+		b := enc.Bytes()
+		if len(b) == 0 {
+			return nil
+		}
+		n, err := out.Write(b)
+		res.Bytes += int64(n)
+		enc.Clear()
+		return err
+	}
+	var msg teehist.Message
+	for {
+		ok, err := e.read(r, &msg)
+		if err != nil {
+			return res, err
+		}
+		if !ok || opt.To > 0 && msg.Tick > opt.To {
+			break
+		}
+		if e.Feed(&msg) {
+			break
+		}
+		if d.err != nil {
+			return res, d.err
+		}
+		if err := flush(); err != nil {
+			return res, err
+		}
+	}
+	if !e.res.Truncated {
+		e.compare()
+	}
+	res.Replay = e.Result()
+	if dv := res.Replay.Divergence; dv != nil {
+		return res, fmt.Errorf("%w at %v", ErrDivergence, dv)
+	}
+	if err := flush(); err != nil {
+		return res, err
+	}
+	if d.snaps == 0 {
+		return res, ErrNoSnapshot
+	}
+	res.FirstTick, res.LastTick, res.Snapshots = d.first, enc.LastTick(), d.snaps
+	if wa, ok := out.(io.WriterAt); ok {
+		if err := demo.Patch(wa, enc.Length(), enc.Markers()); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// MaxNamesListed bounds the names FindPlayer's error lists.
+const MaxNamesListed = 64
+
+// FindPlayer reads r (after its header) up to the first PLAYER_NAME giving
+// name and returns that client id. The error of a name never given lists
+// the names that were (at most MaxNamesListed).
+func FindPlayer(r *teehist.Reader, name string) (int, error) {
+	var m teehist.Message
+	var names []string
+	for r.Next(&m) == nil {
+		if m.Kind != teehist.KindEx || m.Ex != teehist.ExPlayerName {
+			continue
+		}
+		fs, err := teehist.DecodeEx(m.Ex, m.Data)
+		if err != nil || len(fs) != 2 {
+			continue
+		}
+		if fs[1].Str == name {
+			return int(fs[0].Int), nil
+		}
+		if len(names) < MaxNamesListed && !slices.Contains(names, strconv.Quote(fs[1].Str)) {
+			names = append(names, strconv.Quote(fs[1].Str))
+		}
+	}
+	return 0, fmt.Errorf("no player named %q in the recording (names: %s)", name, strings.Join(names, ", "))
+}

@@ -1,0 +1,70 @@
+package replay
+
+import (
+	"bytes"
+	"io"
+	"sync"
+	"testing"
+
+	"twserver/demo"
+	"twserver/snap"
+	"twserver/teehist"
+	"twserver/world/twmap"
+)
+
+// FuzzWriteDemo: any input either fails or gives a demo that reads back
+// whole, with as many snapshot ticks as WriteDemo reports, the first a
+// keyframe.
+func FuzzWriteDemo(f *testing.F) {
+	f.Add(simulate(f, 120, 3))
+	f.Add(simulate(f, 300, 5)[:2000])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		e, r := fuzzEngine(data)
+		if e == nil {
+			return
+		}
+		var out bytes.Buffer
+		res, err := e.WriteDemo(&out, r, DemoOptions{View: FreeView})
+		if err != nil {
+			return
+		}
+		_, ticks, err := demo.ReadAll(out.Bytes(), snap.Sizes7)
+		if err != nil {
+			t.Fatalf("the demo does not read back: %v", err)
+		}
+		if len(ticks) != res.Snapshots || !ticks[0].Keyframe || ticks[0].Tick != res.FirstTick || ticks[len(ticks)-1].Tick != res.LastTick {
+			t.Fatalf("%d ticks read (%d..%d), %d written (%d..%d)", len(ticks), ticks[0].Tick, ticks[len(ticks)-1].Tick,
+				res.Snapshots, res.FirstTick, res.LastTick)
+		}
+	})
+}
+
+// game16 is a simulated 10-minute game of 16 players (made once).
+var game16 = sync.OnceValue(func() []byte {
+	return simulatePlayers(&testing.T{}, 10*60*50, 7, 16, nil, nil)
+})
+
+// BenchmarkWriteDemo10Min16: a 10-minute game of 16 players (random
+// inputs, direct inputs, a kill, a leave; the recording made by the
+// simulation tests) converted into a free-view 0.7 demo. ReportMetric
+// gives the conversion speed as a multiple of real time (the issue asks
+// for at least 200).
+func BenchmarkWriteDemo10Min16(b *testing.B) {
+	data := game16()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	var res *DemoResult
+	for b.Loop() {
+		r := teehist.NewReader(bytes.NewReader(data))
+		h, err := r.ReadHeader()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res, err = WriteDemo(io.Discard, r, h, twmap.Default(), DemoOptions{View: FreeView}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	perRun := b.Elapsed().Seconds() / float64(b.N)
+	b.ReportMetric(float64(res.LastTick-res.FirstTick)/50/perRun, "x-realtime")
+	b.ReportMetric(float64(res.Bytes), "demo-bytes")
+}
