@@ -124,7 +124,7 @@ type Frame struct {
 	next chan struct{} // closed when the next frame is published
 
 	encOnce sync.Once
-	enc     []byte
+	enc     any
 }
 
 // NewItem adds an entity of size words (world.SnapBuilder): the loop builds
@@ -144,7 +144,7 @@ func (f *Frame) Data(it Item) []int32 { return f.Words[it.Off : it.Off+it.Len] }
 
 // Encoded returns enc(f), computed once per frame and shared by every
 // reader (enc must be the same function for every caller).
-func (f *Frame) Encoded(enc func(*Frame) []byte) []byte {
+func (f *Frame) Encoded(enc func(*Frame) any) any {
 	f.encOnce.Do(func() { f.enc = enc(f) })
 	return f.enc
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"time"
@@ -32,7 +33,7 @@ type apiGame struct {
 	Map        string      `json:"map"`
 	GameType   string      `json:"game_type"`
 	State      string      `json:"state"`
-	Tick       int32       `json:"tick"`
+	Tick       int32       `json:"tick,omitempty"`
 	ScoreLimit int         `json:"score_limit"`
 	TimeLimit  int         `json:"time_limit"`
 	Teams      bool        `json:"teams"`
@@ -41,45 +42,20 @@ type apiGame struct {
 	Clients    []apiClient `json:"clients"`
 }
 
-// apiEntities are the positions on the minimap (world units, 32 per tile).
-type apiEntities struct {
-	Tees        []apiTee   `json:"tees"`
-	Flags       []apiThing `json:"flags"`
-	Projectiles []apiThing `json:"projectiles"`
-	Pickups     []apiThing `json:"pickups"`
-	Lasers      []apiLaser `json:"lasers"`
-}
-
-type apiTee struct {
-	ID     int     `json:"id"`
-	X      int32   `json:"x"`
-	Y      int32   `json:"y"`
-	VX     float32 `json:"vx"`
-	VY     float32 `json:"vy"`
-	Weapon int32   `json:"weapon"`
-}
-
-type apiThing struct {
-	X    int32 `json:"x"`
-	Y    int32 `json:"y"`
-	Type int32 `json:"type"`
-}
-
-type apiLaser struct {
-	X     int32 `json:"x"`
-	Y     int32 `json:"y"`
-	FromX int32 `json:"from_x"`
-	FromY int32 `json:"from_y"`
-}
-
-// apiFrame is one message of the live stream.
+// apiFrame is the "frame" message of the live stream: the positions on
+// the minimap in world units (32 per tile), as arrays to keep it small:
+// tees [id, x, y], flags [x, y, team], projectiles and pickups [x, y,
+// type], lasers [x, y, from_x, from_y].
 type apiFrame struct {
-	Version  int         `json:"version"`
-	Seq      uint64      `json:"seq"`
-	Time     int64       `json:"time_ms"`
-	MapGen   uint32      `json:"map_gen"`
-	Game     apiGame     `json:"game"`
-	Entities apiEntities `json:"entities"`
+	Version     int        `json:"version"`
+	Seq         uint64     `json:"seq"`
+	Tick        int32      `json:"tick"`
+	MapGen      uint32     `json:"map_gen"`
+	Tees        [][3]int32 `json:"tees"`
+	Flags       [][3]int32 `json:"flags"`
+	Projectiles [][3]int32 `json:"projectiles"`
+	Pickups     [][3]int32 `json:"pickups"`
+	Lasers      [][4]int32 `json:"lasers"`
 }
 
 // apiEvent is one line of the chat and kill feed.
@@ -159,51 +135,56 @@ func stateName(flags int32) string {
 	return StateRunning
 }
 
-// entitiesOf lists the entities of frame f.
-func entitiesOf(f *live.Frame) apiEntities {
-	e := apiEntities{Tees: []apiTee{}, Flags: []apiThing{}, Projectiles: []apiThing{}, Pickups: []apiThing{}, Lasers: []apiLaser{}}
+// frameOf lists the entities of frame f.
+func frameOf(f *live.Frame) apiFrame {
+	e := apiFrame{Version: APIVersion, Seq: f.Seq, Tick: f.Tick, Tees: [][3]int32{}, Flags: [][3]int32{},
+		Projectiles: [][3]int32{}, Pickups: [][3]int32{}, Lasers: [][4]int32{}}
+	if f.Map != nil {
+		e.MapGen = f.Map.Gen
+	}
 	for _, it := range f.Items {
 		d := f.Data(it)
 		switch it.Type {
 		case world.ObjCharacter:
-			if len(d) >= 5 {
-				t := apiTee{ID: int(it.ID), X: d[1], Y: d[2], VX: float32(d[3]) / 256, VY: float32(d[4]) / 256}
-				if len(d) > world.CharWeapon {
-					t.Weapon = d[world.CharWeapon]
-				}
-				e.Tees = append(e.Tees, t)
+			if len(d) >= 3 {
+				e.Tees = append(e.Tees, [3]int32{int32(it.ID), d[1], d[2]})
 			}
 		case world.ObjFlag:
 			if len(d) >= 3 {
-				e.Flags = append(e.Flags, apiThing{X: d[0], Y: d[1], Type: d[2]})
+				e.Flags = append(e.Flags, [3]int32{d[0], d[1], d[2]})
 			}
 		case world.ObjProjectile:
 			if len(d) >= 5 {
-				e.Projectiles = append(e.Projectiles, apiThing{X: d[0], Y: d[1], Type: d[4]})
+				e.Projectiles = append(e.Projectiles, [3]int32{d[0], d[1], d[4]})
 			}
 		case world.ObjPickup:
 			if len(d) >= 3 {
-				e.Pickups = append(e.Pickups, apiThing{X: d[0], Y: d[1], Type: d[2]})
+				e.Pickups = append(e.Pickups, [3]int32{d[0], d[1], d[2]})
 			}
 		case world.ObjLaser:
 			if len(d) >= 4 {
-				e.Lasers = append(e.Lasers, apiLaser{X: d[0], Y: d[1], FromX: d[2], FromY: d[3]})
+				e.Lasers = append(e.Lasers, [4]int32{d[0], d[1], d[2], d[3]})
 			}
 		}
 	}
 	return e
 }
 
-// frameJSON is the live stream's encoding of a frame (shared by viewers).
-func frameJSON(port int) func(*live.Frame) []byte {
-	return func(f *live.Frame) []byte {
-		var mapGen uint32
-		if f.Map != nil {
-			mapGen = f.Map.Gen
-		}
-		b, _ := json.Marshal(apiFrame{Version: APIVersion, Seq: f.Seq, Time: f.Time.UnixMilli(), MapGen: mapGen,
-			Game: gameOf(port, f), Entities: entitiesOf(f)})
-		return b
+// streamMsgs are a frame's two messages of the live stream, encoded once
+// and shared by every viewer.
+type streamMsgs struct {
+	frame []byte // the "frame" message's data
+	game  []byte // the "game" message's data (apiGame without the tick)
+}
+
+// streamEncoder returns the live stream's encoding of a frame of game port.
+func streamEncoder(port int) func(*live.Frame) any {
+	return func(f *live.Frame) any {
+		fb, _ := json.Marshal(frameOf(f))
+		g := gameOf(port, f)
+		g.Tick = 0 // the frame has it; without it the game message changes only with the game
+		gb, _ := json.Marshal(g)
+		return &streamMsgs{frame: fb, game: gb}
 	}
 }
 
@@ -276,7 +257,8 @@ func (h *Handler) apiMap(w http.ResponseWriter, r *http.Request) {
 
 // apiEvents is the live stream (Server-Sent Events): "frame" messages
 // (apiFrame) at the loop's frame rate, skipping frames the viewer is too
-// slow for, and "feed" messages (new apiEvents) when lines were added.
+// slow for, "game" messages (apiGame) when the game or its players
+// changed, and "feed" messages (new apiEvents) when lines were added.
 func (h *Handler) apiEvents(w http.ResponseWriter, r *http.Request) {
 	g := h.game(w, r)
 	if g == nil {
@@ -295,15 +277,23 @@ func (h *Handler) apiEvents(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
-	enc := frameJSON(g.Port)
+	enc := streamEncoder(g.Port)
 	end := time.NewTimer(StreamMaxAge)
 	defer end.Stop()
 	var sent uint64
+	var lastGame []byte
 	f := hub.Latest()
 	for {
 		if f.Seq != 0 {
 			_ = rc.SetWriteDeadline(time.Now().Add(StreamWriteTimeout))
-			if _, err := writeSSE(w, "frame", f.Encoded(enc)); err != nil {
+			m := f.Encoded(enc).(*streamMsgs)
+			if !bytes.Equal(m.game, lastGame) {
+				if _, err := writeSSE(w, "game", m.game); err != nil {
+					return
+				}
+				lastGame = m.game
+			}
+			if _, err := writeSSE(w, "frame", m.frame); err != nil {
 				return
 			}
 			if n := len(f.Events); n > 0 && f.Events[n-1].Seq > sent {

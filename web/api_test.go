@@ -129,7 +129,7 @@ func TestAPI(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	say(t, cl, "hello <world>")
 	r := bufio.NewReader(resp.Body)
-	frames, chat := 0, false
+	frames, chat, game := 0, false, false
 	deadline := time.Now().Add(3 * time.Second)
 	var lastX string
 	moved := false
@@ -142,15 +142,18 @@ func TestAPI(t *testing.T) {
 		if !ok {
 			continue
 		}
+		if strings.Contains(data, `"clients":[`) && strings.Contains(data, `"name":"one"`) {
+			game = true
+		}
 		if strings.Contains(data, `"kind":"chat"`) && strings.Contains(data, `"text":"hello \u003cworld\u003e"`) {
 			chat = true
 		}
 		var f apiFrame
 		if json.Unmarshal([]byte(data), &f) == nil && f.Seq != 0 {
 			frames++
-			for _, tee := range f.Entities.Tees {
-				x := strconv.Itoa(int(tee.ID)) + ":" + strconv.Itoa(int(tee.X))
-				if tee.ID == 0 {
+			for _, tee := range f.Tees {
+				x := strconv.Itoa(int(tee[1])) + "," + strconv.Itoa(int(tee[2]))
+				if tee[0] == 0 {
 					if lastX != "" && x != lastX {
 						moved = true
 					}
@@ -159,8 +162,8 @@ func TestAPI(t *testing.T) {
 			}
 		}
 	}
-	if frames < 10 || !chat || !moved {
-		t.Errorf("in 3 s: %d frames, chat line seen %v, tee 0 moved %v", frames, chat, moved)
+	if frames < 10 || !chat || !moved || !game {
+		t.Errorf("in 3 s: %d frames, chat line seen %v, tee 0 moved %v, game message %v", frames, chat, moved, game)
 	}
 
 	var one struct {

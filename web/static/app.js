@@ -13,7 +13,8 @@ let current = null;
 let stream = null;
 let layer = null;       // {gen, width, height, image}
 let layerGen = -1;
-let frame = null;
+let frame = null;       // the newest "frame" message (positions)
+let game = null;        // the newest "game" message (state, players)
 let follow = -1;
 let frames = 0;
 let lastFeedSeq = 0;
@@ -52,10 +53,11 @@ function select(port) {
   current = port;
   for (const b of $('games').children) b.classList.toggle('on', Number(b.dataset.port) === port);
   if (stream) stream.close();
-  layer = null; layerGen = -1; frame = null; lastFeedSeq = 0; follow = -1;
+  layer = null; layerGen = -1; frame = null; game = null; lastFeedSeq = 0; follow = -1;
   $('feed').replaceChildren();
   stream = new EventSource('/api/games/' + port + '/events');
   stream.addEventListener('frame', (e) => onFrame(JSON.parse(e.data)));
+  stream.addEventListener('game', (e) => { game = JSON.parse(e.data); showGame(game); });
   stream.addEventListener('feed', (e) => onFeed(JSON.parse(e.data)));
   loadHistory();
 }
@@ -64,7 +66,6 @@ function onFrame(f) {
   frame = f;
   frames++;
   if (f.map_gen !== layerGen) { layerGen = f.map_gen; loadLayer(current, f.map_gen); }
-  showGame(f.game);
   draw();
 }
 
@@ -158,38 +159,38 @@ function draw() {
   const ctx = cv.getContext('2d');
   ctx.fillStyle = '#0e0f12';
   ctx.fillRect(0, 0, cv.width, cv.height);
-  if (!layer || !frame) return;
-  const names = new Map(frame.game.clients.map((c) => [c.id, c]));
+  if (!layer || !frame || !game) return;
+  const names = new Map(game.clients.map((c) => [c.id, c]));
   // view: the whole map, or 40x25 tiles around the followed tee
   let vx = 0, vy = 0, vw = layer.width * TILE, vh = layer.height * TILE;
-  const ft = frame.entities.tees.find((t) => t.id === follow);
-  if (ft) { vw = 40 * TILE; vh = 25 * TILE; vx = ft.x - vw / 2; vy = ft.y - vh / 2; }
+  const ft = frame.tees.find((t) => t[0] === follow);
+  if (ft) { vw = 40 * TILE; vh = 25 * TILE; vx = ft[1] - vw / 2; vy = ft[2] - vh / 2; }
   const s = Math.min(cv.width / vw, cv.height / vh);
   const ox = (cv.width - vw * s) / 2 - vx * s, oy = (cv.height - vh * s) / 2 - vy * s;
   const X = (x) => ox + x * s, Y = (y) => oy + y * s;
   ctx.imageSmoothingEnabled = false;
   ctx.drawImage(layer.image, X(0), Y(0), layer.width * TILE * s, layer.height * TILE * s);
   const r = Math.max(2, 14 * s);
-  for (const p of frame.entities.pickups) dot(ctx, X(p.x), Y(p.y), Math.max(1.5, 8 * s), PICKUP_COLOURS[p.type] || '#fff');
-  for (const p of frame.entities.projectiles) dot(ctx, X(p.x), Y(p.y), Math.max(1, 4 * s), '#fff');
+  for (const [x, y, type] of frame.pickups) dot(ctx, X(x), Y(y), Math.max(1.5, 8 * s), PICKUP_COLOURS[type] || '#fff');
+  for (const [x, y] of frame.projectiles) dot(ctx, X(x), Y(y), Math.max(1, 4 * s), '#fff');
   ctx.strokeStyle = '#8ff';
-  for (const l of frame.entities.lasers) { ctx.beginPath(); ctx.moveTo(X(l.from_x), Y(l.from_y)); ctx.lineTo(X(l.x), Y(l.y)); ctx.stroke(); }
-  for (const f of frame.entities.flags) {
-    ctx.fillStyle = TEAM_COLOURS[f.type] || '#fff';
-    ctx.fillRect(X(f.x) - r / 2, Y(f.y) - r * 2, r, r);
+  for (const [x, y, fx, fy] of frame.lasers) { ctx.beginPath(); ctx.moveTo(X(fx), Y(fy)); ctx.lineTo(X(x), Y(y)); ctx.stroke(); }
+  for (const [x, y, team] of frame.flags) {
+    ctx.fillStyle = TEAM_COLOURS[team] || '#fff';
+    ctx.fillRect(X(x) - r / 2, Y(y) - r * 2, r, r);
   }
   const drawn = [];
   ctx.font = '11px system-ui, sans-serif';
   ctx.textAlign = 'center';
-  for (const t of frame.entities.tees) {
-    const c = names.get(t.id);
-    const colour = frame.game.teams && c ? (TEAM_COLOURS[c.team] || '#ccc') : '#f5d76e';
-    const x = X(t.x), y = Y(t.y);
+  for (const [id, wx, wy] of frame.tees) {
+    const c = names.get(id);
+    const colour = game.teams && c ? (TEAM_COLOURS[c.team] || '#ccc') : '#f5d76e';
+    const x = X(wx), y = Y(wy);
     dot(ctx, x, y, r, colour);
-    if (t.id === follow) { ctx.strokeStyle = '#fff'; ctx.beginPath(); ctx.arc(x, y, r + 2, 0, 7); ctx.stroke(); }
+    if (id === follow) { ctx.strokeStyle = '#fff'; ctx.beginPath(); ctx.arc(x, y, r + 2, 0, 7); ctx.stroke(); }
     ctx.fillStyle = '#fff';
     if (c) ctx.fillText(c.name, x, y - r - 3);
-    drawn.push(t.id + ':' + Math.round(t.x) + ',' + Math.round(t.y));
+    drawn.push(id + ':' + wx + ',' + wy);
   }
   cv.dataset.tees = drawn.join(' ');
   cv.dataset.frames = String(frames);
