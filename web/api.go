@@ -282,16 +282,17 @@ func (h *Handler) apiEvents(w http.ResponseWriter, r *http.Request) {
 	defer end.Stop()
 	var sent uint64
 	var lastGame []byte
+	var lastGameAt time.Time
 	f := hub.Latest()
 	for {
 		if f.Seq != 0 {
 			_ = rc.SetWriteDeadline(time.Now().Add(StreamWriteTimeout))
 			m := f.Encoded(enc).(*streamMsgs)
-			if !bytes.Equal(m.game, lastGame) {
+			if lastGame == nil || (!bytes.Equal(m.game, lastGame) && time.Since(lastGameAt) >= GameEvery) {
 				if _, err := writeSSE(w, "game", m.game); err != nil {
 					return
 				}
-				lastGame = m.game
+				lastGame, lastGameAt = m.game, time.Now()
 			}
 			if _, err := writeSSE(w, "frame", m.frame); err != nil {
 				return

@@ -38,6 +38,9 @@ const (
 	// StreamWriteTimeout bounds the time to write one message of a live
 	// stream; a viewer that cannot take it is dropped.
 	StreamWriteTimeout = 5 * time.Second
+	// GameEvery is the shortest interval between two "game" messages of a
+	// live stream (pings change with nearly every frame).
+	GameEvery = time.Second
 	// FrameWait is how long a one-off request waits for a fresh frame.
 	FrameWait = 500 * time.Millisecond
 	// ShutdownTimeout bounds the graceful shutdown of the HTTP server.
