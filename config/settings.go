@@ -257,9 +257,6 @@ type UnsupportedSetting struct {
 	Same string
 }
 
-// notYet is the reason of a setting whose feature is being added to twserver.
-const notYet = "not yet supported"
-
 // Unsupported lists every 0.7.5 server setting twserver does not apply, and
 // why. Setting one gives one warning at start; TestEveryRefSettingAccounted
 // fails on a 0.7.5 setting that is neither here nor in SvNames.

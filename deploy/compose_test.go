@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"twserver/internal/heavytest"
+	"twserver/internal/testenv"
 )
 
 // TestComposeUp runs the compose example with the real docker-compose and
@@ -28,10 +29,7 @@ import (
 // it with exit code 0 within the shutdown bound.
 func TestComposeUp(t *testing.T) {
 	nsenter := requireDocker(t)
-	dc, err := exec.LookPath("docker-compose")
-	if err != nil {
-		t.Skip("docker-compose not installed (.ci/run installs it)")
-	}
+	dc := testenv.LookPath(t, "docker-compose", "docker-compose")
 	heavytest.Lock(t)
 	removeNewImages(t)
 	tag := buildRuntimeImage(t)
@@ -92,7 +90,7 @@ func TestComposeUp(t *testing.T) {
 	if ro := mustDocker(t, "inspect", "-f", "{{.HostConfig.ReadonlyRootfs}} {{.HostConfig.CapDrop}}", id); ro != "true [ALL]" {
 		t.Errorf("read-only root and dropped capabilities: %q", ro)
 	}
-	if h, ok := ct.scrape(t, nsenter, "/healthz"); ok && h != "ok\n" {
+	if h := ct.scrape(t, nsenter, "/healthz"); h != "ok\n" {
 		t.Errorf("/healthz of the compose service: %q", h)
 	}
 	// The compose healthcheck (twserver -healthcheck) reports healthy.

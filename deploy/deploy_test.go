@@ -6,6 +6,7 @@ package deploy
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"twserver/config"
+	"twserver/internal/testenv"
 )
 
 // shutdownBound is how long twserver may take to exit after SIGTERM
@@ -199,11 +201,7 @@ func TestAgonesManifests(t *testing.T) {
 	if at(t, pod, "securityContext", "runAsUser") != 65534 || at(t, ctr, "securityContext", "readOnlyRootFilesystem") != true {
 		t.Errorf("pod runs as %v, read-only root %v", at(t, pod, "securityContext", "runAsUser"), at(t, ctr, "securityContext", "readOnlyRootFilesystem"))
 	}
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Log("kubectl not installed: kustomize rendering not checked")
-		return
-	}
+	kubectl := testenv.LookPath(t, "kubectl", "kubernetes-client") // the kustomize rendering is the rest of the claim
 	out, err := exec.Command(kubectl, "kustomize", "agones").CombinedOutput()
 	if err != nil {
 		t.Fatalf("kubectl kustomize agones: %v\n%s", err, out)
@@ -240,11 +238,7 @@ func TestComposeFile(t *testing.T) {
 	if at(t, svc, "read_only") != true {
 		t.Error("the container's root file system is writable")
 	}
-	dc, err := exec.LookPath("docker-compose")
-	if err != nil {
-		t.Log("docker-compose not installed: compose file not checked by it")
-		return
-	}
+	dc := testenv.LookPath(t, "docker-compose", "docker-compose") // its config check is the rest of the claim
 	out, err := exec.Command(dc, "-f", "compose.yaml", "config", "-q").CombinedOutput()
 	if err != nil {
 		t.Fatalf("docker-compose config: %v\n%s", err, out)
@@ -288,10 +282,7 @@ func buildStatic(t *testing.T, name string) string {
 // warning (ExecStart pointed at a freshly built binary, the only change),
 // and `systemd-analyze security` rates its sandbox at most 2.0 ("OK").
 func TestSystemdUnit(t *testing.T) {
-	sa, err := exec.LookPath("systemd-analyze")
-	if err != nil {
-		t.Skip("systemd-analyze not installed (Debian package systemd)")
-	}
+	sa := testenv.LookPath(t, "systemd-analyze", "systemd")
 	unit, err := os.ReadFile("systemd/twserver.service")
 	if err != nil {
 		t.Fatal(err)
@@ -319,7 +310,7 @@ func TestSystemdUnit(t *testing.T) {
 	}
 	out, err = exec.Command(sa, "security", "--offline=true", "--no-pager", path).CombinedOutput()
 	if err != nil && bytes.Contains(out, []byte("offline")) && bytes.Contains(out, []byte("unrecognized")) {
-		t.Skipf("systemd-analyze security has no --offline here: %s", out)
+		testenv.Require(t, "systemd-analyze security --offline (systemd 247 or later)", fmt.Errorf("%v: %s", err, out))
 	}
 	m = regexp.MustCompile(`Overall exposure level for twserver\.service: ([0-9.]+) (\S+)`).FindStringSubmatch(string(out))
 	if m == nil {

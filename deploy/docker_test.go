@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"twserver/internal/heavytest"
+	"twserver/internal/testenv"
 )
 
 // docker runs the docker CLI and returns its trimmed combined output.
@@ -103,11 +104,11 @@ func TestDockerImage(t *testing.T) {
 	time.Sleep(time.Second) // play a little
 
 	// /metrics and /healthz of the container, from inside its network namespace.
-	if m, ok := ct.scrape(t, nsenter, "/healthz"); ok && m != "ok\n" {
+	if m := ct.scrape(t, nsenter, "/healthz"); m != "ok\n" {
 		t.Errorf("/healthz of the container: %q", m)
 	}
 	want := fmt.Sprintf("teeworlds_server_clients{dialect=\"0.7\",state=\"ingame\"} %d\n", clients)
-	if m, ok := ct.scrape(t, nsenter, "/metrics"); ok && !strings.Contains(m, want) {
+	if m := ct.scrape(t, nsenter, "/metrics"); !strings.Contains(m, want) {
 		t.Errorf("/metrics of the container lacks %q:\n%s", want, m)
 	}
 
@@ -144,22 +145,22 @@ func TestDockerImage(t *testing.T) {
 	t.Logf("docker stop took %v; %d clients closed with \"Server shutdown\"; recordings %v", took.Round(time.Millisecond), clients, files)
 }
 
-// requireDocker skips the test unless a Docker engine, nsenter and root are
-// available; it returns the path of nsenter.
+// requireDocker stops the test (testenv.Require: a skip, a failure under
+// CI=true) unless a Docker engine, nsenter, curl and root are available; it
+// returns the path of nsenter.
 func requireDocker(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: skipping the Docker test")
 	}
-	if _, err := exec.LookPath("docker"); err != nil {
-		t.Skip("docker CLI not installed (Debian package docker.io; .ci/run installs it)")
-	}
+	testenv.LookPath(t, "docker", "docker.io")
 	if out, err := docker(t, "info", "--format", "{{.ServerVersion}}"); err != nil {
-		t.Skipf("Docker daemon not reachable (.ci/run starts dockerd): %s", out)
+		testenv.Require(t, "a running Docker engine (.ci/run starts dockerd)", fmt.Errorf("%v: %s", err, out))
 	}
-	nsenter, err := exec.LookPath("nsenter")
-	if err != nil || os.Geteuid() != 0 {
-		t.Skip("entering the container's network namespace needs nsenter and root")
+	nsenter := testenv.LookPath(t, "nsenter", "util-linux")
+	testenv.LookPath(t, "curl", "curl") // scrape's, checked before the image build
+	if os.Geteuid() != 0 {
+		testenv.Require(t, "root (to enter the container's network namespace)", fmt.Errorf("euid %d", os.Geteuid()))
 	}
 	return nsenter
 }
@@ -204,20 +205,16 @@ func startContainer(t *testing.T, image string, args ...string) *container {
 }
 
 // scrape fetches path from the container's metrics listener
-// (127.0.0.1:9100 inside it) with curl run in its network namespace; ok is
-// false when curl is not installed.
-func (c *container) scrape(t *testing.T, nsenter, path string) (string, bool) {
+// (127.0.0.1:9100 inside it) with curl run in its network namespace;
+// without curl the test stops (testenv.LookPath).
+func (c *container) scrape(t *testing.T, nsenter, path string) string {
 	t.Helper()
-	curl, err := exec.LookPath("curl")
-	if err != nil {
-		t.Log("curl not installed: the container's metrics endpoint not checked")
-		return "", false
-	}
+	curl := testenv.LookPath(t, "curl", "curl")
 	out, err := exec.Command(nsenter, "--net=/proc/"+c.pid+"/ns/net", "--", curl, "-sS", "-m", "5", "http://127.0.0.1:9100"+path).CombinedOutput()
 	if err != nil {
 		t.Errorf("curl %s in the container's namespace: %v\n%s", path, err, out)
 	}
-	return string(out), true
+	return string(out)
 }
 
 // stopContainer runs docker stop and checks the container ended with exit
@@ -246,12 +243,9 @@ func stopContainer(t *testing.T, c *container) time.Duration {
 // stop cleanly.
 func TestDockerfileFromSource(t *testing.T) {
 	nsenter := requireDocker(t)
-	bb, err := exec.LookPath("busybox")
-	if err != nil {
-		t.Skip("busybox not installed (Debian package busybox-static; .ci/run installs it)")
-	}
+	bb := testenv.LookPath(t, "busybox", "busybox-static")
 	if f, err := elf.Open(bb); err != nil || f.Section(".interp") != nil {
-		t.Skipf("%s is not a static binary (install busybox-static)", bb)
+		testenv.Require(t, "a static busybox (Debian package busybox-static)", fmt.Errorf("%s is dynamically linked (%v)", bb, err))
 	}
 	heavytest.Lock(t)
 	removeNewImages(t)
@@ -306,10 +300,10 @@ func TestDockerfileFromSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	ct := startContainer(t, tag, "--read-only", "--cap-drop", "ALL", "-v", cfgDir+":/config:ro", tag, "-config", "/config/server.toml")
-	if m, ok := ct.scrape(t, nsenter, "/metrics"); ok && !regexp.MustCompile(`(?m)^twserver_build_info\{go="[^"]+",version="citest"\} 1$`).MatchString(m) {
+	if m := ct.scrape(t, nsenter, "/metrics"); !regexp.MustCompile(`(?m)^twserver_build_info\{go="[^"]+",version="citest"\} 1$`).MatchString(m) {
 		t.Errorf("/metrics of the image built from source lacks twserver_build_info with version citest:\n%s", m)
 	}
-	if m, ok := ct.scrape(t, nsenter, "/healthz"); ok && m != "ok\n" {
+	if m := ct.scrape(t, nsenter, "/healthz"); m != "ok\n" {
 		t.Errorf("/healthz: %q", m)
 	}
 	took := stopContainer(t, ct)

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"twserver/config"
+	"twserver/internal/testenv"
 	"twserver/metrics"
 	"twserver/server"
 	"twserver/sockio"
@@ -37,10 +38,7 @@ func TestPrometheusRules(t *testing.T) {
 			t.Errorf("rules.yml names %s, which /metrics does not serve", name)
 		}
 	}
-	promtool, err := exec.LookPath("promtool")
-	if err != nil {
-		t.Skip("promtool not installed (Debian package prometheus; .ci/run installs it)")
-	}
+	promtool := testenv.LookPath(t, "promtool", "prometheus")
 	for _, args := range [][]string{
 		{"check", "config", "prometheus/prometheus.yml"},
 		{"check", "rules", "prometheus/rules.yml"},

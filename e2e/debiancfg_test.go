@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"twserver/internal/netns"
+	"twserver/internal/testenv"
 )
 
 // debianCfg is the configuration Debian's teeworlds-server package installs
@@ -22,9 +23,7 @@ func TestRealClientDebianCfg(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end test skipped in -short mode")
 	}
-	if _, err := os.Stat(debianCfg); err != nil {
-		t.Skipf("needs Debian's teeworlds-server package (%s): %v", debianCfg, err)
-	}
+	testenv.Stat(t, debianCfg, "teeworlds-server")
 	if os.Getenv(innerEnv) == "1" {
 		innerDebianCfg(t)
 		return

@@ -20,6 +20,7 @@ import (
 
 	"twserver/internal/heavytest"
 	"twserver/internal/netns"
+	"twserver/internal/testenv"
 	"twserver/loadclient"
 	"twserver/snap"
 	"twserver/world"
@@ -47,12 +48,14 @@ const (
 // snapshots or packets are wrong.
 var snapshotErrRe = regexp.MustCompile(`snapshot crc error|delta unpack failed|couldn.t find the delta snapshot|invalid snapshot|snap invalidate problem|NETOBJ.*failed|error during packet`)
 
+// lookTools stops the test (testenv: a skip, a failure under CI=true)
+// unless the binaries every real-client test runs are installed.
 func lookTools(t *testing.T) {
 	t.Helper()
-	for _, b := range []string{clientBin, "Xvfb", "xdotool", "unshare", "ip"} {
-		if _, err := exec.LookPath(b); err != nil {
-			t.Skipf("end-to-end test needs %s (Debian packages teeworlds, xvfb, xdotool, iproute2, util-linux): %v", b, err)
-		}
+	for _, b := range []struct{ bin, pkg string }{
+		{clientBin, "teeworlds"}, {"Xvfb", "xvfb"}, {"xdotool", "xdotool"}, {"unshare", "util-linux"}, {"ip", "iproute2"},
+	} {
+		testenv.LookPath(t, b.bin, b.pkg)
 	}
 }
 
@@ -74,10 +77,10 @@ func runIsolated(t *testing.T, name string) {
 	heavytest.Lock(t) // taken by the outer process, held while the inner one runs
 	lookTools(t)
 	if os.Geteuid() != 0 {
-		t.Skip("end-to-end test needs root to create a private network namespace (unshare --net)")
+		testenv.Require(t, "root to create a private network namespace (unshare --net)", fmt.Errorf("euid %d", os.Geteuid()))
 	}
-	if err := exec.Command("unshare", "--net", "--", "true").Run(); err != nil {
-		t.Skipf("cannot create a private network namespace (unshare --net): %v", err)
+	if out, err := exec.Command("unshare", "--net", "--", "true").CombinedOutput(); err != nil {
+		testenv.Require(t, "a private network namespace (unshare --net)", fmt.Errorf("%v: %s", err, bytes.TrimSpace(out)))
 	}
 	out := os.Getenv(outEnv)
 	if out == "" {
@@ -221,11 +224,21 @@ func waitLog(path string, re *regexp.Regexp, timeout time.Duration) bool {
 
 func xdo(t *testing.T, args ...string) string {
 	t.Helper()
+	out, err := xdoRun(args...)
+	if err != nil {
+		t.Log(err)
+	}
+	return out
+}
+
+// xdoRun runs xdotool with args and returns its output, trimmed, and an
+// error naming the call when it failed.
+func xdoRun(args ...string) (string, error) {
 	b, err := exec.Command("xdotool", args...).CombinedOutput()
 	if err != nil {
-		t.Logf("xdotool %v: %v %s", args, err, b)
+		err = fmt.Errorf("xdotool %v: %v %s", args, err, b)
 	}
-	return strings.TrimSpace(string(b))
+	return strings.TrimSpace(string(b)), err
 }
 
 var statusPosRe = regexp.MustCompile(`id=(\d+) [^\n]*name="?e2ebot"?[^\n]*pos=\((-?\d+),(-?\d+)\)`)
@@ -586,14 +599,16 @@ func startXvfb(t *testing.T, out string) string {
 	xlog, _ := os.Create(filepath.Join(out, "xvfb.log"))
 	xvfb.Stdout, xvfb.Stderr = xlog, xlog
 	if err := xvfb.Start(); err != nil {
-		t.Skipf("cannot start Xvfb: %v", err)
+		testenv.Require(t, "a running Xvfb", err)
 	}
 	dispW.Close()
 	t.Cleanup(func() { _ = xvfb.Process.Kill(); _ = xvfb.Wait(); xlog.Close() })
 	line, err := bufio.NewReader(dispR).ReadString('\n')
 	dispR.Close()
 	if err != nil {
-		t.Skipf("Xvfb did not report a display: %v", err)
+		xlog.Sync()
+		b, _ := os.ReadFile(filepath.Join(out, "xvfb.log"))
+		testenv.Require(t, "a running Xvfb", fmt.Errorf("it reported no display: %v; its log: %s", err, tail(b, 10)))
 	}
 	display := ":" + strings.TrimSpace(line)
 	os.Setenv("DISPLAY", display)

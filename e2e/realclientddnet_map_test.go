@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"twserver/internal/netns"
+	"twserver/internal/testenv"
 	"twserver/world/map06"
 	"twserver/world/twmap"
 )
@@ -47,14 +48,11 @@ func TestRealClientDDNetStockMap(t *testing.T) {
 }
 
 // runIsolatedStock is runIsolated for a test of the DDNet client on the
-// stock map at path: it skips when the client or the map is missing.
+// stock map at path: it stops with testenv (a skip, a failure under
+// CI=true) when the client or the map is missing.
 func runIsolatedStock(t *testing.T, name, path string) {
-	if _, err := exec.LookPath(ddnetClientBin); err != nil {
-		t.Skipf("end-to-end test needs the DDNet client (Debian package ddnet): %v", err)
-	}
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("end-to-end test needs the stock maps (Debian package teeworlds-data): %v", err)
-	}
+	testenv.LookPath(t, ddnetClientBin, "ddnet")
+	testenv.Stat(t, path, "teeworlds-data")
 	runIsolated(t, name)
 }
 

@@ -8,10 +8,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"twserver/internal/netns"
+	"twserver/internal/testenv"
 )
 
 // predictPlayTime is how long TestRealClientDDNetPrediction plays.
@@ -31,6 +33,25 @@ const predictMaxJump = 64
 // that sees it.
 const predictMaxPerMinute = 30
 
+// The positive control of TestRealClientDDNetPrediction: before it
+// counts the client's corrections against twserver, it shows that the
+// client prints them and the count sees them. The client plays the same
+// moves for predictControlTime through the lossy proxy
+// (testdata/lossyproxy.js), which, once the client is in game (the map
+// downloaded unimpaired), drops predictControlLossUp of its inputs and
+// holds each datagram up to predictControlJitterMs: the server then
+// applies inputs late or not at all, and the client's prediction of its
+// own tee must be corrected. At least predictControlMin corrections must
+// be counted there (measured 22 in 23 s, 57 a minute, against 0 in the
+// measurement that followed; at 30 % loss and 0-80 ms, 9 in 24 s).
+const (
+	predictControlTime     = 20 * time.Second
+	predictControlLossUp   = 0.5
+	predictControlJitterMs = 150
+	predictControlMin      = 10
+	predictControlPort     = "8318"
+)
+
 // predictRefEnv, set to a DDNet-Server binary, makes
 // TestRealClientDDNetPrediction play against that server (its own dm1,
 // DDNet's physics) instead of twserver, to measure the client's baseline.
@@ -45,7 +66,9 @@ const predictRefEnv = "TWSERVER_E2E_PREDICT_REF"
 // minute (walking, jumping, double jumps, hooking, firing) and the test
 // counts those corrections per field; it fails with more than
 // predictMaxPerMinute of them a minute, or if one moves the tee by more than
-// predictMaxJump units.
+// predictMaxJump units. Its subtest control first proves that impaired
+// inputs make corrections the count sees (predictControlMin); without that
+// a client that never printed them would pass.
 func TestRealClientDDNetPrediction(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end test skipped in -short mode")
@@ -55,6 +78,7 @@ func TestRealClientDDNetPrediction(t *testing.T) {
 		innerPredict(t, path)
 		return
 	}
+	testenv.LookPath(t, "node", "nodejs") // the control's lossy proxy
 	runIsolatedStock(t, "TestRealClientDDNetPrediction", path)
 }
 
@@ -89,47 +113,16 @@ func innerPredict(t *testing.T, path string) {
 			t.Fatalf("twserver did not start (see %s)", serverLog)
 		}
 	}
-	client, clientLog, _ := startRealClientKind(t, clientDDNet, out, "127.0.0.1:"+e2ePort, "bind f9 quit")
-	if !waitLog(clientLog, regexp.MustCompile(`state change\. last=2 current=3`), 60*time.Second) {
-		b, _ := os.ReadFile(clientLog)
-		t.Fatalf("client never reached the online state; client log tail:\n%s", tail(b, 40))
+	if ref == "" && !t.Run("control", predictControl) {
+		t.Fatalf("the positive control failed: the count of prediction errors is not shown to work")
 	}
-	time.Sleep(2 * time.Second)
-	wid := firstLine(xdo(t, "search", "--name", clientDDNet.windowRe))
-	if wid == "" {
-		t.Fatalf("DDNet client window not found")
-	}
-	xdo(t, "windowfocus", wid)
+	client, clientLog, wid := startPredictClient(t, out, e2ePort)
 	mark, serverMark := logSize(clientLog), logSize(serverLog)
 	play := predictPlayTime
 	if s, err := time.ParseDuration(os.Getenv("TWSERVER_E2E_PREDICT_TIME")); err == nil && s > 0 {
 		play = s
 	}
-	t0 := time.Now()
-	aim := func(x, y int) { xdo(t, "mousemove", "--window", wid, strconv.Itoa(x), strconv.Itoa(y)) }
-	for time.Since(t0) < play {
-		xdo(t, "keydown", "d")
-		time.Sleep(300 * time.Millisecond)
-		xdo(t, "key", "space")
-		time.Sleep(300 * time.Millisecond)
-		aim(650, 120)
-		xdo(t, "mousedown", "3") // hook
-		time.Sleep(600 * time.Millisecond)
-		xdo(t, "mouseup", "3")
-		xdo(t, "keyup", "d")
-		xdo(t, "keydown", "a")
-		xdo(t, "key", "space")
-		time.Sleep(250 * time.Millisecond)
-		xdo(t, "key", "space") // double jump
-		aim(150, 120)
-		xdo(t, "mousedown", "3")
-		time.Sleep(500 * time.Millisecond)
-		xdo(t, "mouseup", "3")
-		xdo(t, "click", "1") // fire
-		xdo(t, "keyup", "a")
-		time.Sleep(400 * time.Millisecond)
-	}
-	played := time.Since(t0)
+	played := playPredict(t, wid, play)
 	shot := "shot_predict.png"
 	screenshot(t, os.Getenv("DISPLAY"), out, shot)
 	b, _ := os.ReadFile(clientLog)
@@ -156,6 +149,85 @@ func innerPredict(t *testing.T, path string) {
 	if rep.maxJump > predictMaxJump {
 		t.Errorf("a prediction error moved the tee by %d units (more than %d): a player sees it", rep.maxJump, predictMaxJump)
 	}
+}
+
+// predictControl is the positive control (see predictControlMin): the
+// client plays through the lossy proxy in front of the running twserver,
+// and its corrections must be counted.
+func predictControl(t *testing.T) {
+	out := filepath.Join(os.Getenv(outEnv), "control")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	px, _ := startLossyProxy(t, out, predictControlPort, "127.0.0.1:"+e2ePort,
+		"--loss-up", strconv.FormatFloat(predictControlLossUp, 'f', -1, 64), "--loss-down", "0",
+		"--jitter", strconv.Itoa(predictControlJitterMs), "--seed", "3", "--seconds", "120", "--paused")
+	client, clientLog, wid := startPredictClient(t, out, predictControlPort)
+	if err := px.cmd.Process.Signal(syscall.SIGUSR2); err != nil { // impair from now on
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	mark := logSize(clientLog)
+	played := playPredict(t, wid, predictControlTime)
+	b := quitClient(t, client, clientLog)
+	if err := px.stop(t); err != nil {
+		t.Errorf("proxy: %v", err)
+	}
+	rep := countPredictionErrors(string(b[min(mark, len(b)):]))
+	t.Logf("control: played %v through %.0f%% input loss and 0-%d ms jitter: %s", played.Round(time.Second), 100*predictControlLossUp, predictControlJitterMs, rep)
+	if rep.errors < predictControlMin {
+		t.Errorf("control: %d prediction errors counted, want at least %d: the client's corrections are not seen", rep.errors, predictControlMin)
+	}
+}
+
+// startPredictClient starts the DDNet client (debug log) connected to
+// 127.0.0.1:port, waits until it is online and returns it with its log and
+// focused window.
+func startPredictClient(t *testing.T, out, port string) (client *proc, clientLog, wid string) {
+	t.Helper()
+	client, clientLog, _ = startRealClientKind(t, clientDDNet, out, "127.0.0.1:"+port, "bind f9 quit")
+	if !waitLog(clientLog, regexp.MustCompile(`state change\. last=2 current=3`), 60*time.Second) {
+		b, _ := os.ReadFile(clientLog)
+		t.Fatalf("client never reached the online state; client log tail:\n%s", tail(b, 40))
+	}
+	time.Sleep(2 * time.Second)
+	wid = firstLine(xdo(t, "search", "--name", clientDDNet.windowRe))
+	if wid == "" {
+		t.Fatalf("DDNet client window not found")
+	}
+	xdo(t, "windowfocus", wid)
+	return client, clientLog, wid
+}
+
+// playPredict walks, jumps, double-jumps, hooks and fires in the window
+// wid for play, and returns how long it played.
+func playPredict(t *testing.T, wid string, play time.Duration) time.Duration {
+	t.Helper()
+	t0 := time.Now()
+	aim := func(x, y int) { xdo(t, "mousemove", "--window", wid, strconv.Itoa(x), strconv.Itoa(y)) }
+	for time.Since(t0) < play {
+		xdo(t, "keydown", "d")
+		time.Sleep(300 * time.Millisecond)
+		xdo(t, "key", "space")
+		time.Sleep(300 * time.Millisecond)
+		aim(650, 120)
+		xdo(t, "mousedown", "3") // hook
+		time.Sleep(600 * time.Millisecond)
+		xdo(t, "mouseup", "3")
+		xdo(t, "keyup", "d")
+		xdo(t, "keydown", "a")
+		xdo(t, "key", "space")
+		time.Sleep(250 * time.Millisecond)
+		xdo(t, "key", "space") // double jump
+		aim(150, 120)
+		xdo(t, "mousedown", "3")
+		time.Sleep(500 * time.Millisecond)
+		xdo(t, "mouseup", "3")
+		xdo(t, "click", "1") // fire
+		xdo(t, "keyup", "a")
+		time.Sleep(400 * time.Millisecond)
+	}
+	return time.Since(t0)
 }
 
 // predictReport sums the client's prediction errors.
@@ -211,4 +283,22 @@ func countPredictionErrors(log string) predictReport {
 		}
 	}
 	return r
+}
+
+// TestCountPredictionErrors reads a piece of a real DDNet 16.4 client's
+// debug log (testdata/ddnet_prediction_errors.log, from the positive
+// control's run through the lossy proxy): 9 corrections, the largest
+// moving the tee 54 units; a log without them counts none.
+func TestCountPredictionErrors(t *testing.T) {
+	b, err := os.ReadFile("testdata/ddnet_prediction_errors.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := countPredictionErrors(string(b))
+	if rep.errors != 9 || rep.maxJump != 54 || rep.fields["X"] != 5 || rep.fields["HookTick"] != 3 {
+		t.Errorf("got %s; want 9 errors, max 54 units, X in 5, HookTick in 3", rep)
+	}
+	if rep := countPredictionErrors("2026-11-27 18:24:45 T client: state change. last=3 current=5\n"); rep.errors != 0 || len(rep.jumps) != 0 {
+		t.Errorf("a log without corrections: %s", rep)
+	}
 }

@@ -2,10 +2,11 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"twserver/internal/testenv"
 )
 
 // ddnetClientBin is the DDNet 16.4 client (Debian package ddnet): it speaks
@@ -48,8 +49,6 @@ func TestRealClientDDNet(t *testing.T) {
 		}
 		return
 	}
-	if _, err := exec.LookPath(ddnetClientBin); err != nil {
-		t.Skipf("end-to-end test needs the DDNet client (Debian package ddnet): %v", err)
-	}
+	testenv.LookPath(t, ddnetClientBin, "ddnet")
 	runIsolated(t, "TestRealClientDDNet")
 }

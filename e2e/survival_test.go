@@ -16,6 +16,7 @@ import (
 
 	"twserver/gamemsg"
 	"twserver/internal/netns"
+	"twserver/internal/testenv"
 	"twserver/loadclient"
 	"twserver/snap"
 	"twserver/world"
@@ -37,12 +38,8 @@ func TestRealClientSurvival(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end test skipped in -short mode")
 	}
-	if _, err := os.Stat(lms1Path); err != nil {
-		t.Skipf("the stock map lms1 is missing (Debian package teeworlds-data): %v", err)
-	}
-	if _, err := exec.LookPath("import"); err != nil {
-		t.Skipf("screenshots need import (Debian package imagemagick): %v", err)
-	}
+	testenv.Stat(t, lms1Path, "teeworlds-data")
+	testenv.LookPath(t, "import", "imagemagick") // the screenshots
 	if os.Getenv(innerEnv) == "1" {
 		netns.RequireLoopbackOnly(t)
 		for _, mode := range []string{"lms", "lts"} {

@@ -16,6 +16,7 @@ import (
 	"twserver/econ"
 	"twserver/gamemsg"
 	"twserver/internal/refserver"
+	"twserver/internal/testenv"
 	"twserver/internal/testport"
 	"twserver/loadclient"
 )
@@ -181,12 +182,8 @@ var compared = regexp.MustCompile(`^\[T\]\[(econ|net_ban|chat|teamchat)\]: |` +
 // last kill line, which twserver prints after the leave line (the kill
 // lines with weapon -3 are compared in their own order).
 func TestAgainstReferenceEcon(t *testing.T) {
-	if refserver.Path() == "" {
-		t.Skip(refserver.SkipReason)
-	}
-	if _, err := os.Stat(stockMap); err != nil {
-		t.Skipf("needs the stock maps (Debian teeworlds-data): %v", err)
-	}
+	refserver.Require(t)
+	testenv.Stat(t, stockMap, "teeworlds-data")
 	if testing.Short() {
 		t.Skip("-short: skipping the sessions against the reference server")
 	}

@@ -2,6 +2,8 @@ package edge
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/binary"
 	"net/netip"
 	"time"
 
@@ -21,6 +23,18 @@ type Master struct {
 	// replies with a nil payload, FWCHECK/FWOK/FWERROR); it reports whether
 	// the packet came from a master it knows.
 	Packet func(from netip.AddrPort, token uint32, payload []byte) bool
+}
+
+// NewGlobalToken returns a random token other than TokenNone (the
+// server's global 0.7 token, Master.Token).
+func NewGlobalToken() netproto.Token {
+	var b [4]byte
+	for {
+		_, _ = rand.Read(b[:])
+		if t := netproto.Token(binary.BigEndian.Uint32(b[:])); t != netproto.TokenNone {
+			return t
+		}
+	}
 }
 
 // masterMagics start the legacy masters' packets to a server (FWCHECK,

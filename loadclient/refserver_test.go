@@ -21,10 +21,7 @@ import (
 // registering with a master) until the test ends.
 func startRefServer(t *testing.T, perIP int) netip.AddrPort {
 	t.Helper()
-	bin := refserver.Path()
-	if bin == "" {
-		t.Skip(refserver.SkipReason)
-	}
+	bin := refserver.Require(t)
 	port := refserver.FreeUDPPort(t)
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())

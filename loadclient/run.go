@@ -62,7 +62,9 @@ func (rc *RunConfig) Is6(i int) bool {
 
 // Status is a live snapshot of a run for a status line.
 type Status struct {
-	Elapsed   time.Duration
+	Elapsed time.Duration
+	// Total is how long the run lasts (ramp-up plus duration).
+	Total     time.Duration
 	Started   int
 	InGame    int
 	Failed    int
@@ -73,11 +75,30 @@ type Status struct {
 	BytesOut  int64
 }
 
-// String renders the status as one line.
+// String renders the status as one line: time elapsed and left, clients
+// in game of those started, snapshots per second per client, errors
+// (failed clients and snapshots that failed their CRC) and traffic.
 func (s Status) String() string {
-	return fmt.Sprintf("%6.1fs started %d ingame %d failed %d snaps %d (%.1f/s/client) crcerr %d rx %.1f MB tx %.1f MB",
-		s.Elapsed.Seconds(), s.Started, s.InGame, s.Failed, s.Snapshots, s.SnapRate, s.CRCErrors,
+	left := max(s.Total-s.Elapsed, 0)
+	return fmt.Sprintf("%5.1fs (%.0fs left)  in game %d/%d  %.1f snaps/s/client  errors %d (failed %d, crc %d)  rx %.1f MB tx %.1f MB",
+		s.Elapsed.Seconds(), left.Seconds(), s.InGame, s.Started, s.SnapRate, int64(s.Failed)+s.CRCErrors, s.Failed, s.CRCErrors,
 		float64(s.BytesIn)/1e6, float64(s.BytesOut)/1e6)
+}
+
+// Add adds o's counts to s (the status of several runs at once); the
+// snapshot rate becomes the mean over both runs' clients in game.
+func (s *Status) Add(o Status) {
+	if n := s.InGame + o.InGame; n > 0 {
+		s.SnapRate = (s.SnapRate*float64(s.InGame) + o.SnapRate*float64(o.InGame)) / float64(n)
+	}
+	s.Elapsed, s.Total = max(s.Elapsed, o.Elapsed), max(s.Total, o.Total)
+	s.Started += o.Started
+	s.InGame += o.InGame
+	s.Failed += o.Failed
+	s.Snapshots += o.Snapshots
+	s.CRCErrors += o.CRCErrors
+	s.BytesIn += o.BytesIn
+	s.BytesOut += o.BytesOut
 }
 
 // Validate checks the configuration.
@@ -160,7 +181,7 @@ func Run(ctx context.Context, rc RunConfig) (Summary, error) {
 				return
 			case <-t.C:
 			}
-			st := Status{Elapsed: time.Since(start)}
+			st := Status{Elapsed: time.Since(start), Total: rc.RampUp + rc.Duration}
 			mu.Lock()
 			st.Started = started
 			for i, c := range clients[:started] {

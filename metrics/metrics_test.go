@@ -20,6 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"twserver/config"
+	"twserver/internal/testenv"
 	"twserver/loadclient"
 	"twserver/server"
 )
@@ -141,10 +142,7 @@ func value(fams map[string]*dto.MetricFamily, name string, want map[string]strin
 // promtoolCheck runs the real `promtool check metrics` on an exposition.
 func promtoolCheck(t *testing.T, body string) {
 	t.Helper()
-	path, err := exec.LookPath("promtool")
-	if err != nil {
-		t.Skip("promtool not installed (Debian package prometheus; .ci/run installs it)")
-	}
+	path := testenv.LookPath(t, "promtool", "prometheus")
 	cmd := exec.Command(path, "check", "metrics")
 	cmd.Stdin = strings.NewReader(body)
 	var out bytes.Buffer

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"twserver/internal/heavytest"
+	"twserver/internal/testenv"
 	"twserver/internal/testport"
 	"twserver/loadclient"
 )
@@ -54,10 +55,7 @@ func TestRealPrometheusScrape(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the real Prometheus run")
 	}
-	prom, err := exec.LookPath("prometheus")
-	if err != nil {
-		t.Skip("prometheus not installed (Debian package prometheus; .ci/run installs it)")
-	}
+	prom := testenv.LookPath(t, "prometheus", "prometheus")
 	heavytest.Lock(t)
 	const n = 3
 	r := startServer(t, 8)

@@ -78,12 +78,25 @@ func newGame(tb testing.TB, players int, create CreateFunc, adjust func(*config.
 	if adjust != nil {
 		adjust(&g.cfg)
 	}
+	if create == nil {
+		create = unpacedCreate
+	}
 	g.r = New(Options{Config: &g.cfg, Log: zerolog.New(io.Discard).Hook(&g.logs), Create: create, ServerVersion: "0.7.5, twserver"})
 	g.newMap(tb)
 	for cid := range players {
 		g.join(tb, cid)
 	}
 	return g
+}
+
+// unpacedCreate is teehist.CreateFile with a writer queue deep enough for
+// a whole test game: the tests step the world as fast as the CPU allows, not
+// every 20 ms, so on a busy machine the default queue (sized for real time)
+// could fill and stop the recording, which is what the backlog tests check
+// on purpose and the others must not run into.
+func unpacedCreate(path string, o teehist.FileOptions) (*teehist.FileWriter, error) {
+	o.QueueLen = 1 << 14
+	return teehist.CreateFile(path, o)
 }
 
 // newMap starts a new game (a map load); connected players join it.

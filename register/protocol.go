@@ -58,27 +58,6 @@ func (p Protocol) scheme() string {
 	return "tw-0.6+udp://"
 }
 
-// network is the dial network forcing the request onto the protocol's IP
-// family (DDNet's IpResolve), so the master sees the address to list.
-func (p Protocol) network() string {
-	if p.IPv6() {
-		return "tcp6"
-	}
-	return "tcp4"
-}
-
-// system is the log tag DDNet uses for the protocol ("register/7/ipv4").
-func (p Protocol) system() string {
-	v, f := "6", "ipv4"
-	if p.Seven() {
-		v = "7"
-	}
-	if p.IPv6() {
-		f = "ipv6"
-	}
-	return "register/" + v + "/" + f
-}
-
 // Select lists the protocols to register: tw0.7 always, tw0.6 when the
 // server serves 0.6 clients, each over the given IP families.
 func Select(tw06, ipv4, ipv6 bool) []Protocol {

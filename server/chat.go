@@ -4,7 +4,6 @@ import (
 	"math/bits"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"twserver/gamemsg"
 	"twserver/netproto"
@@ -214,13 +213,7 @@ func (s *Server) dropKicked() {
 
 // truncUTF8 cuts s to at most n bytes without splitting a UTF-8 sequence.
 func truncUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	return gamemsg.TruncUTF8(s, n)
 }
 
 // cleanName trims leading/trailing whitespace and truncates to n bytes.

@@ -3,12 +3,12 @@ package server
 import (
 	"errors"
 	"fmt"
-	"net/netip"
 	"sort"
 	"strings"
 	"time"
 
 	"twserver/console"
+	"twserver/edge"
 	"twserver/gamemsg"
 	"twserver/netproto"
 	"twserver/record"
@@ -126,26 +126,6 @@ func (s *Server) conHandlers() map[string]console.Handler {
 	}
 }
 
-// refAddr formats an address as the reference (net_addr_str): IPv4 dotted,
-// IPv6 as eight hexadecimal groups in brackets, with ":port" when withPort.
-func refAddr(ap netip.AddrPort, withPort bool) string {
-	ip := ap.Addr().Unmap()
-	var s string
-	if ip.Is4() {
-		b := ip.As4()
-		s = fmt.Sprintf("%d.%d.%d.%d", b[0], b[1], b[2], b[3])
-	} else {
-		b := ip.As16()
-		s = fmt.Sprintf("[%x:%x:%x:%x:%x:%x:%x:%x]", uint16(b[0])<<8|uint16(b[1]), uint16(b[2])<<8|uint16(b[3]),
-			uint16(b[4])<<8|uint16(b[5]), uint16(b[6])<<8|uint16(b[7]), uint16(b[8])<<8|uint16(b[9]),
-			uint16(b[10])<<8|uint16(b[11]), uint16(b[12])<<8|uint16(b[13]), uint16(b[14])<<8|uint16(b[15]))
-	}
-	if withPort {
-		s += fmt.Sprintf(":%d", ap.Port())
-	}
-	return s
-}
-
 // cmdStatus prints the reference's status lines, one per client: in game
 // "id=N addr=IP:PORT client=VERSION name='NAME' score=S AUTH" (version in
 // hexadecimal, AUTH "(Admin)" or empty), otherwise "id=N addr=IP:PORT connecting".
@@ -155,14 +135,14 @@ func (s *Server) cmdStatus(console.Caller, console.Args) error {
 			continue
 		}
 		if c.state != stateIngame {
-			s.consoleOut(fmt.Sprintf("id=%d addr=%s connecting", c.id, refAddr(c.addr, true)))
+			s.consoleOut(fmt.Sprintf("id=%d addr=%s connecting", c.id, edge.RefAddr(c.addr, true)))
 			continue
 		}
 		auth := ""
 		if c.rconAuthed {
 			auth = "(Admin)"
 		}
-		s.consoleOut(fmt.Sprintf("id=%d addr=%s client=%x name='%s' score=%d %s", c.id, refAddr(c.addr, true),
+		s.consoleOut(fmt.Sprintf("id=%d addr=%s client=%x name='%s' score=%d %s", c.id, edge.RefAddr(c.addr, true),
 			c.version, c.name, s.world.Score(c.id), auth))
 	}
 	return nil

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"net/netip"
 	"os"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"twserver/config"
 	"twserver/gamemsg"
+	"twserver/vote"
 	"twserver/world"
 )
 
@@ -273,7 +273,7 @@ func TestVoteForced(t *testing.T) {
 		// bob calls the option vote; the admin forces it through
 		b.sendGame(&gamemsg.ClCallVote{Type: "option", Value: "say hi"})
 		runAll(100 * time.Millisecond)
-		if s := lastSet(c); s.ClientID != 1 || s.Type != voteStartOp || s.Timeout != 25 || s.Description != "Say hi" || s.Reason != "No reason given" {
+		if s := lastSet(c); s.ClientID != 1 || s.Type != vote.StartOp || s.Timeout != 25 || s.Description != "Say hi" || s.Reason != "No reason given" {
 			t.Errorf("vote start: %+v", s)
 		}
 		if !containsLine(a.rconLines, "'1:bob' voted option 'Say hi' reason='No reason given' cmd='say hi from vote' force=0") {
@@ -281,7 +281,7 @@ func TestVoteForced(t *testing.T) {
 		}
 		runSteps(t, a, nil, []consoleStep{{"vote yes", []string{"forcing vote yes"}}})
 		runAll(100 * time.Millisecond)
-		if s := lastSet(c); s.ClientID != -1 || s.Type != voteEndPass {
+		if s := lastSet(c); s.ClientID != -1 || s.Type != vote.EndPass {
 			t.Errorf("forced pass: %+v", s)
 		}
 		if !slices.ContainsFunc(c.chats, func(m gamemsg.SvChat) bool { return m.ClientID == -1 && m.Message == "hi from vote" }) {
@@ -292,12 +292,12 @@ func TestVoteForced(t *testing.T) {
 		b.sendGame(&gamemsg.ClCallVote{Type: "kick", Value: "2", Reason: "afk"})
 		runAll(100 * time.Millisecond)
 		// " 2: carol": the client drops the leading blank (SKIP_START_WHITESPACES)
-		if s := lastSet(c); s.ClientID != 1 || s.Type != voteStartKick || s.Description != "2: carol" || s.Reason != "afk" {
+		if s := lastSet(c); s.ClientID != 1 || s.Type != vote.StartKick || s.Description != "2: carol" || s.Reason != "afk" {
 			t.Errorf("kick vote start: %+v", s)
 		}
 		runSteps(t, a, nil, []consoleStep{{"vote NO", []string{"forcing vote NO"}}})
 		runAll(100 * time.Millisecond)
-		if s := lastSet(c); s.ClientID != -1 || s.Type != voteEndFail || c.conn.Reason() != "" {
+		if s := lastSet(c); s.ClientID != -1 || s.Type != vote.EndFail || c.conn.Reason() != "" {
 			t.Errorf("forced fail: %+v, carol %q", s, c.conn.Reason())
 		}
 		// force_vote: spectate carol (3 minutes before she may rejoin), then kick bob (a 5 minute ban)
@@ -306,7 +306,7 @@ func TestVoteForced(t *testing.T) {
 			{"force_vote option nosuch", []string{"'nosuch' isn't an option on this server"}},
 		})
 		runAll(100 * time.Millisecond)
-		if s := lastSet(c); s.ClientID != -1 || s.Type != voteStartSpec || s.Timeout != 0 || s.Description != "2: carol" || s.Reason != "idle" {
+		if s := lastSet(c); s.ClientID != -1 || s.Type != vote.StartSpec || s.Timeout != 0 || s.Description != "2: carol" || s.Reason != "idle" {
 			t.Errorf("forced spectate: %+v", s)
 		}
 		c.sendGame(&gamemsg.ClSetTeam{Team: 0})
@@ -325,7 +325,7 @@ func TestVoteForced(t *testing.T) {
 		a.sendGame(&gamemsg.ClCallVote{Type: "option", Value: "Say hi", Reason: "now", Force: true})
 		a.run(100 * time.Millisecond)
 		c.run(100 * time.Millisecond)
-		if s := lastSet(c); s.ClientID != -1 || s.Type != voteStartOp || s.Timeout != 0 || s.Description != "Say hi" || s.Reason != "now" {
+		if s := lastSet(c); s.ClientID != -1 || s.Type != vote.StartOp || s.Timeout != 0 || s.Description != "Say hi" || s.Reason != "now" {
 			t.Errorf("forced option call: %+v", s)
 		}
 		// a forced call from a client without rcon is ignored
@@ -378,7 +378,7 @@ func TestVoteSettings(t *testing.T) {
 				c.run(200 * time.Millisecond)
 				starts := 0
 				for _, s := range gamesOf[*gamemsg.SvVoteSet](c) {
-					if s.Type == voteStartKick {
+					if s.Type == vote.StartKick {
 						starts++
 					}
 				}
@@ -437,19 +437,19 @@ func TestVoteAborts(t *testing.T) {
 			runClients(200*time.Millisecond, b, c, a, d)
 			c.sendGame(&gamemsg.ClSetTeam{Team: -1})
 			runClients(200*time.Millisecond, b, c, a, d)
-			if got := lastType(); got != voteEndAbort {
+			if got := lastType(); got != vote.EndAbort {
 				t.Errorf("spectate vote after its target went to the spectators: type %d", got)
 			}
 			runClients(3*time.Second, a, b, c, d)
 			b.sendGame(&gamemsg.ClCallVote{Type: "kick", Value: "3"})
 			runClients(200*time.Millisecond, b, c, a, d)
-			if got := lastType(); got != voteStartKick {
+			if got := lastType(); got != vote.StartKick {
 				t.Fatalf("kick vote not started: type %d", got)
 			}
 			d.conn.Disconnect(d.now(), "bye")
 			d.flush()
 			runClients(200*time.Millisecond, b, c, a)
-			if got, want := lastType(), int32(voteEndAbort); banTime > 0 && got == want || banTime == 0 && got != want {
+			if got, want := lastType(), int32(vote.EndAbort); banTime > 0 && got == want || banTime == 0 && got != want {
 				t.Errorf("kick_ban_time %d: vote after its target left: type %d", banTime, got)
 			}
 		})
@@ -509,31 +509,4 @@ func TestSettingCommands(t *testing.T) {
 			t.Errorf("a kick vote started after sv_vote_kick 0")
 		}
 	})
-}
-
-func TestRefAddr(t *testing.T) {
-	for _, tt := range []struct {
-		in       string
-		withPort bool
-		want     string
-	}{
-		{"1.2.3.4:8303", true, "1.2.3.4:8303"},
-		{"1.2.3.4:8303", false, "1.2.3.4"},
-		{"[::1]:50000", true, "[0:0:0:0:0:0:0:1]:50000"},
-		{"[2001:db8::ff00:42:8329]:1", false, "[2001:db8:0:0:0:ff00:42:8329]"},
-		{"[::ffff:10.0.0.1]:7", true, "10.0.0.1:7"},
-	} {
-		if got := refAddr(netip.MustParseAddrPort(tt.in), tt.withPort); got != tt.want {
-			t.Errorf("refAddr(%s, %v) = %q, want %q", tt.in, tt.withPort, got, tt.want)
-		}
-	}
-	for in, want := range map[string]string{
-		"1.2.3.4": "1.2.3.4", "1.2.3.4:99": "1.2.3.4", "[0:0:0:0:0:0:0:1]": "::1", "::1": "::1",
-		"[2001:db8::1]:5": "2001:db8::1", "::ffff:1.2.3.4": "1.2.3.4", "x": "", "1.2.3": "",
-	} {
-		got, ok := parseRefAddr(in)
-		if ok != (want != "") || ok && got.String() != want {
-			t.Errorf("parseRefAddr(%q) = %v %v, want %q", in, got, ok, want)
-		}
-	}
 }

@@ -71,10 +71,8 @@ func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, a
 		s.progress(c)
 		s.log.Debug().Int("cid", c.id).Str("addr", c.addr.String()).Msg("client is ready")
 		s.conReady(c)
-		if v := s.vote; v.active {
-			left := max(int32((v.ends-s.now())/time.Second), 0)
-			s.sendGame(c, &gamemsg.SvVoteSet{ClientID: int32(v.caller), Type: int32(v.kind), Timeout: min(left, 60),
-				Description: truncUTF8(v.desc, 63), Reason: v.reason}, false)
+		if m, ok := s.vote.Ongoing(s.now()); ok {
+			s.sendGame(c, &m, false)
 		}
 		s.sendGame(c, &gamemsg.SvMotd{Message: s.cfg.Server.MOTD}, false) // also when empty, as the reference
 		s.sendGame(c, s.serverSettings(), false)
@@ -204,7 +202,7 @@ func (s *Server) enterGame(c *client) {
 	s.log.Info().Int("cid", c.id).Str("name", c.name).Str("addr", c.addr.String()).
 		Int("team", s.world.Team(c.id)).Msg("player has entered the game")
 	s.conEnter(c)
-	s.emitPlayer(EventPlayerEnter, c)
+	s.emitEnter(c)
 	s.publishInfo()
 }
 

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"twserver/live"
+	"twserver/observe"
 	"twserver/world"
 )
 
@@ -58,9 +59,9 @@ func (s *Server) liveName(cid int) string {
 }
 
 // livePlayer records a player entering or leaving.
-func (s *Server) livePlayer(kind EventKind, c *client) {
+func (s *Server) livePlayer(kind observe.EventKind, c *client) {
 	k := live.EventJoin
-	if kind == EventPlayerLeave {
+	if kind == observe.EventPlayerLeave {
 		k = live.EventLeave
 	}
 	s.liveEvent(live.Event{Kind: k, Client: c.id, Name: c.name})

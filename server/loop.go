@@ -106,7 +106,7 @@ func (s *Server) run(ctx context.Context) error {
 		Str("gametype", s.cfg.Game.Type).Int("max_clients", s.cfg.Server.MaxClients).Msg("server started")
 
 	s.gameStart = s.firstTickStart(time.Now())
-	s.emit(Event{Kind: EventStarted})
+	s.emitStarted()
 	s.publishInfo() // observers installed after New get the info too
 	timer := time.NewTimer(0)
 	defer timer.Stop()

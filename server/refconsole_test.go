@@ -116,10 +116,7 @@ func TestConsoleAgainstReference(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the run against the reference server")
 	}
-	bin := refserver.Path()
-	if bin == "" {
-		t.Skip(refserver.SkipReason)
-	}
+	bin := refserver.Require(t)
 	ref := refConsoleRun(t, func(ctx context.Context) (netip.AddrPort, func(int, string) []string) {
 		return startRefEcon(t, ctx, bin)
 	})

@@ -20,6 +20,7 @@ import (
 	"twserver/edge"
 	"twserver/gamemsg"
 	"twserver/netproto"
+	"twserver/observe"
 	"twserver/snap"
 	"twserver/teehist"
 	"twserver/world"
@@ -327,10 +328,10 @@ func TestChangeInfo6Interval(t *testing.T) {
 func TestRename6(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var mu sync.Mutex
-		var lastInfo *Info
+		var lastInfo *observe.Info
 		ts := startServerWith(t, nil, func(s *Server) {
-			s.Observe(func(e Event) {
-				if e.Kind == EventInfo {
+			s.Observe(func(e observe.Event) {
+				if e.Kind == observe.EventInfo {
 					mu.Lock()
 					lastInfo = e.Info
 					mu.Unlock()

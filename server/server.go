@@ -28,9 +28,11 @@ import (
 	"twserver/dialect6"
 	"twserver/edge"
 	"twserver/netproto"
+	"twserver/observe"
 	"twserver/record"
 	"twserver/snap"
 	"twserver/sockio"
+	"twserver/vote"
 	"twserver/world"
 	"twserver/world/twmap"
 )
@@ -130,7 +132,7 @@ type Server struct {
 	clients         []*client
 	byAddr          map[netip.AddrPort]int
 	bans            edge.BanList
-	vote            voteState
+	vote            vote.State
 	snapW           snapWorker                 // the loop's snapshot builder and encoder (encpool.go)
 	pool            *EncodePool                // shared snapshot encoders (nil: the loop encodes alone)
 	fanOut          bool                       // the next snapshot tick uses the pool (noteEncodeTime)
@@ -160,7 +162,7 @@ type Server struct {
 	tickWake time.Time  // wake-up of the ticks being run; zero between them
 
 	// side channels (hooks.go); installed before Run
-	observers []func(Event)
+	observers observe.Observers
 
 	rec *record.Recorder // recording (package record)
 
@@ -202,7 +204,7 @@ func New(o Options) (*Server, error) {
 	}
 	s.edge = edge.New(s.write)
 	s.stats = &s.edge.Stats
-	s.edge.Master.Token = newGlobalToken()
+	s.edge.Master.Token = edge.NewGlobalToken()
 	s.trans6 = new(dialect6.Game)
 	s.con.done, s.con.submit = make(chan struct{}), make(chan *consoleSubmit, ConsoleQueueLen)
 	cons, err := console.New(conHost{s}, s.conHandlers())

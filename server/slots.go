@@ -312,7 +312,7 @@ func (s *Server) dropClient(c *client, reason string) {
 	}
 	s.conDrop(c, reason, wasIngame)
 	if wasIngame {
-		s.emitPlayer(EventPlayerLeave, c)
+		s.emitLeave(c)
 	}
 	c.reset()
 	if wasIngame {

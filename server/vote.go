@@ -2,65 +2,25 @@ package server
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
-	"twserver/config"
 	"twserver/console"
+	"twserver/edge"
 	"twserver/gamemsg"
 	"twserver/teehist/replay"
+	"twserver/vote"
 	"twserver/world"
 )
 
-// Vote settings (reference values).
-const (
-	// VoteDuration is how long a vote runs (VOTE_TIME 25 s).
-	VoteDuration = 25 * time.Second
-	// voteCallInterval is the minimum time between two vote calls of one player.
-	voteCallInterval = 3 * time.Second
-	// maxVoteOptionAdd is MAX_VOTE_OPTION_ADD, options per Sv_VoteOptionListAdd.
-	maxVoteOptionAdd = 21
-)
-
-// VOTE_* values of Sv_VoteSet.
-const (
-	voteStartOp   = 1
-	voteStartKick = 2
-	voteStartSpec = 3
-	voteEndAbort  = 4
-	voteEndPass   = 5
-	voteEndFail   = 6
-)
-
-// voteState is the running vote, owned by the loop.
-type voteState struct {
-	active  bool
-	kind    int // voteStartOp, voteStartKick, voteStartSpec
-	caller  int
-	target  int    // client id for kick/spectate
-	command string // console command run when the vote passes
-	desc    string
-	reason  string
-	ends    time.Duration
-	enforce int // set by the console's vote command: 1 pass, -1 fail
-	pos     int // votes cast so far (the order decides between clients of one address)
-}
+// VoteDuration is how long a vote runs (VOTE_TIME 25 s).
+const VoteDuration = vote.Duration
 
 // sendVoteOptions sends Sv_VoteClearOptions and the vote options.
 func (s *Server) sendVoteOptions(c *client) {
 	s.sendGame(c, &gamemsg.SvVoteClearOptions{}, false)
-	opts := s.cfg.Votes
-	for len(opts) > 0 {
-		n := min(len(opts), maxVoteOptionAdd)
-		var m gamemsg.SvVoteOptionListAdd
-		m.Num = int32(n)
-		for i := range n {
-			m.Descriptions[i] = opts[i].Description
-		}
-		s.sendGame(c, &m, false)
-		opts = opts[n:]
-	}
+	o := vote.Options{List: s.cfg.Votes}
+	o.Batches(func(m *gamemsg.SvVoteOptionListAdd) { s.sendGame(c, m, false) })
 }
 
 // onCallVote handles Cl_CallVote: "option", "kick" or "spectate". An rcon
@@ -71,11 +31,11 @@ func (s *Server) onCallVote(c *client, m *gamemsg.ClCallVote, now time.Duration)
 			return
 		}
 	} else {
-		if s.vote.active {
+		if s.vote.Active {
 			s.serverChat(c.id, "Wait for current vote to end before calling a new one.")
 			return
 		}
-		if c.lastVote != 0 && now-c.lastVote < voteCallInterval {
+		if !vote.MayCall(c.lastVote, now) {
 			return
 		}
 		if s.world.Team(c.id) == world.TeamSpectators {
@@ -95,11 +55,8 @@ func (s *Server) onCallVote(c *client, m *gamemsg.ClCallVote, now time.Duration)
 // voting.spectate, and spare rcon-authenticated clients from kicks, as the
 // reference.
 func (s *Server) callVote(caller int, typ, value, reason string, force bool, by *console.Caller) {
-	reason = truncUTF8(reason, 15)
-	if reason == "" {
-		reason = "No reason given"
-	}
-	v := voteState{active: true, caller: caller, target: -1, reason: reason}
+	reason = vote.Reason(reason)
+	v := vote.State{Active: true, Caller: caller, Target: -1, Reason: reason}
 	target := ""
 	switch strings.ToLower(typ) {
 	case "option":
@@ -109,7 +66,7 @@ func (s *Server) callVote(caller int, typ, value, reason string, force bool, by 
 			return
 		}
 		o := s.cfg.Votes[i]
-		v.kind, v.desc, v.command = voteStartOp, o.Description, o.Command
+		v.Kind, v.Desc, v.Command = vote.StartOp, o.Description, o.Command
 		target = o.Description
 	case "kick":
 		if !s.cfg.Voting.Kick {
@@ -129,11 +86,11 @@ func (s *Server) callVote(caller int, typ, value, reason string, force bool, by 
 			return
 		}
 		if bt := s.cfg.Voting.KickBanTime; bt > 0 {
-			v.command = fmt.Sprintf("ban %s %d Banned by vote", refAddr(s.clients[id].addr, false), bt)
+			v.Command = fmt.Sprintf("ban %s %d Banned by vote", edge.RefAddr(s.clients[id].addr, false), bt)
 		} else {
-			v.command = fmt.Sprintf("kick %d Kicked by vote", id)
+			v.Command = fmt.Sprintf("kick %d Kicked by vote", id)
 		}
-		v.kind, v.target = voteStartKick, id
+		v.Kind, v.Target = vote.StartKick, id
 	case "spectate":
 		if !s.cfg.Voting.Spectate {
 			s.consoleRefused(by, "spectate votes are off (voting.spectate)")
@@ -147,15 +104,15 @@ func (s *Server) callVote(caller int, typ, value, reason string, force bool, by 
 			s.consoleRefused(by, fmt.Sprintf("client %d is a spectator already", id))
 			return
 		}
-		v.command = fmt.Sprintf("set_team %d -1 %d", id, s.cfg.Voting.SpectateRejoinDelay)
-		v.kind, v.target = voteStartSpec, id
+		v.Command = fmt.Sprintf("set_team %d -1 %d", id, s.cfg.Voting.SpectateRejoinDelay)
+		v.Kind, v.Target = vote.StartSpec, id
 	default:
 		s.consoleRefused(by, "vote type must be option, kick or spectate")
 		return
 	}
-	if v.target >= 0 {
-		v.desc = fmt.Sprintf("%2d: %s", v.target, s.clients[v.target].name)
-		target = fmt.Sprintf("%d:%s", v.target, s.clients[v.target].name)
+	if v.Target >= 0 {
+		v.Desc = fmt.Sprintf("%2d: %s", v.Target, s.clients[v.Target].name)
+		target = fmt.Sprintf("%d:%s", v.Target, s.clients[v.Target].name)
 	}
 	callerName := "console"
 	if caller >= 0 {
@@ -165,17 +122,18 @@ func (s *Server) callVote(caller int, typ, value, reason string, force bool, by 
 	if force {
 		force01 = 1
 	}
-	s.consoleOut(fmt.Sprintf("'%d:%s' voted %s '%s' reason='%s' cmd='%s' force=%d", caller, callerName, typ, target, reason, v.command, force01))
+	s.consoleOut(fmt.Sprintf("'%d:%s' voted %s '%s' reason='%s' cmd='%s' force=%d", caller, callerName, typ, target, reason, v.Command, force01))
 	if force {
 		as := console.RconCaller(caller) // a player's forced vote runs as the player
 		if by != nil {
 			as = *by
 		}
-		if s.runConsole(as, v.command) {
+		if s.runConsole(as, v.Command) {
 			s.pendingShutdown = true
 		}
-		if v.kind != voteStartKick {
-			s.broadcastGame(-1, &gamemsg.SvVoteSet{ClientID: -1, Type: int32(v.kind), Description: truncUTF8(v.desc, 63), Reason: v.reason})
+		if v.Kind != vote.StartKick {
+			m := v.Forced()
+			s.broadcastGame(-1, &m)
 		}
 		return
 	}
@@ -184,14 +142,14 @@ func (s *Server) callVote(caller int, typ, value, reason string, force bool, by 
 	}
 	if caller >= 0 {
 		s.clients[caller].vote, s.clients[caller].votePos = 1, 1
-		v.pos = 1
+		v.Pos = 1
 	}
-	v.ends = s.now() + VoteDuration
+	v.Ends = s.now() + vote.Duration
 	s.vote = v
 	s.countEvent(eventVote)
 	s.log.Info().Int("cid", caller).Str("type", typ).Str("value", value).Str("reason", reason).Msg("vote called")
-	s.broadcastGame(-1, &gamemsg.SvVoteSet{ClientID: int32(caller), Type: int32(v.kind), Timeout: int32(VoteDuration / time.Second),
-		Description: truncUTF8(v.desc, 63), Reason: v.reason})
+	m := v.Started()
+	s.broadcastGame(-1, &m)
 	s.sendVoteStatus()
 }
 
@@ -243,168 +201,114 @@ func (s *Server) realPlayers() int {
 }
 
 // onVote records Cl_Vote (-1 no, 1 yes; 0 is ignored).
-func (s *Server) onVote(c *client, vote int) {
-	if !s.vote.active || vote == 0 || c.vote != 0 {
+func (s *Server) onVote(c *client, v int) {
+	if !s.vote.Active || v == 0 || c.vote != 0 {
 		return
 	}
-	s.vote.pos++
-	c.vote, c.votePos = min(max(vote, -1), 1), s.vote.pos
+	s.vote.Pos++
+	c.vote, c.votePos = min(max(v, -1), 1), s.vote.Pos
 	s.sendVoteStatus()
 }
 
 // forceVoteResult is the console's "vote yes|no": the running vote passes
 // or fails at the next tick.
 func (s *Server) forceVoteResult(arg string) {
-	if !s.vote.active {
-		return
+	if s.vote.Force(arg) {
+		s.consoleOut("forcing vote " + arg)
 	}
-	switch {
-	case strings.EqualFold(arg, "yes"):
-		s.vote.enforce = 1
-	case strings.EqualFold(arg, "no"):
-		s.vote.enforce = -1
-	}
-	s.consoleOut("forcing vote " + arg)
 }
 
-// voteCounts counts the votes as the reference: spectators do not vote, and
-// of clients sharing an address only the first vote cast counts.
-func (s *Server) voteCounts() (yes, no, total int) {
-	var checked uint64
-	for i, o := range s.clients {
-		if o.state != stateIngame || s.world.Team(i) == world.TeamSpectators || checked&(1<<i) != 0 {
-			continue
-		}
-		act, pos := o.vote, o.votePos
-		for j := i + 1; j < len(s.clients); j++ {
-			p := s.clients[j]
-			if p.state != stateIngame || checked&(1<<j) != 0 || p.addr.Addr() != o.addr.Addr() {
-				continue
-			}
-			checked |= 1 << j
-			if p.vote != 0 && (act == 0 || pos > p.votePos) {
-				act, pos = p.vote, p.votePos
-			}
-		}
-		total++
-		switch {
-		case act > 0:
-			yes++
-		case act < 0:
-			no++
-		}
-	}
-	return
+// ballots is the loop's client slots as vote.Count sees them.
+type ballots Server
+
+// Len is the number of client slots.
+func (b *ballots) Len() int { return len(b.clients) }
+
+// Ballot returns slot i's vote.
+func (b *ballots) Ballot(i int) vote.Ballot {
+	c := b.clients[i]
+	return vote.Ballot{Ingame: c.state == stateIngame, Spectator: b.world.Team(i) == world.TeamSpectators,
+		Addr: c.addr.Addr(), Vote: c.vote, Pos: c.votePos}
 }
 
 func (s *Server) sendVoteStatus() {
-	yes, no, total := s.voteCounts()
+	yes, no, total := vote.Count((*ballots)(s))
 	s.broadcastGame(-1, &gamemsg.SvVoteStatus{Yes: int32(yes), No: int32(no), Pass: int32(total - yes - no), Total: int32(total)})
 }
 
-// tickVote ends the running vote when decided, forced or timed out.
+// tickVote ends the running vote when decided, forced or timed out; a
+// passed vote's command runs first, as a vote's (console.Vote).
 func (s *Server) tickVote() {
-	if !s.vote.active {
+	if !s.vote.Active {
 		return
 	}
-	yes, no, total := s.voteCounts()
-	switch {
-	case s.vote.enforce > 0 || yes >= total/2+1:
-		s.endVote(voteEndPass)
-	case s.vote.enforce < 0 || no >= (total+1)/2 || s.now() >= s.vote.ends:
-		s.endVote(voteEndFail)
+	yes, no, total := vote.Count((*ballots)(s))
+	result := s.vote.Decide(yes, no, total, s.now())
+	if result == 0 {
+		return
 	}
-}
-
-// endVote ends the running vote; a passed vote's command runs first, as a
-// vote's (console.Vote). Clients see the caller's id, or -1 for a forced
-// result ("Admin forced vote yes").
-func (s *Server) endVote(result int) {
-	v := s.vote
-	s.vote = voteState{}
-	s.log.Info().Str("vote", v.desc).Bool("passed", result == voteEndPass).Bool("forced", v.enforce != 0).Msg("vote ended")
-	if result == voteEndPass {
-		if s.runConsole(console.Caller{Kind: console.Vote}, v.command) {
+	v, m := s.vote.End(result)
+	s.log.Info().Str("vote", v.Desc).Bool("passed", result == vote.EndPass).Bool("forced", v.Enforce != 0).Msg("vote ended")
+	if result == vote.EndPass {
+		if s.runConsole(console.Caller{Kind: console.Vote}, v.Command) {
 			s.pendingShutdown = true
 		}
-		if v.caller >= 0 {
-			s.clients[v.caller].lastVote = 0
+		if v.Caller >= 0 {
+			s.clients[v.Caller].lastVote = 0
 		}
 	}
-	id := v.caller
-	if v.enforce != 0 {
-		id = -1
-	}
-	s.broadcastGame(-1, &gamemsg.SvVoteSet{ClientID: int32(id), Type: int32(result)})
+	s.broadcastGame(-1, &m)
 }
 
 // voteClientLeft aborts a kick or spectate vote whose target left (a ban
 // vote only when the target was banned meanwhile, as the reference).
 func (s *Server) voteClientLeft(cid int) {
 	v := &s.vote
-	if !v.active || v.target != cid {
+	if !v.Active || v.Target != cid {
 		return
 	}
-	if strings.HasPrefix(v.command, "ban ") {
+	if strings.HasPrefix(v.Command, "ban ") {
 		if s.bans.Lookup(s.clients[cid].addr.Addr().Unmap()) == nil {
 			return
 		}
 	}
-	caller := v.caller
-	s.vote = voteState{}
-	s.broadcastGame(-1, &gamemsg.SvVoteSet{ClientID: int32(caller), Type: voteEndAbort})
+	m := v.Abort()
+	s.broadcastGame(-1, &m)
 }
 
 // voteTeamChanged aborts a spectate vote whose target went to the
 // spectators meanwhile (the reference's AbortVoteOnTeamChange).
 func (s *Server) voteTeamChanged(cid, team int) {
-	if v := &s.vote; v.active && v.kind == voteStartSpec && v.target == cid && team == world.TeamSpectators {
-		caller := v.caller
-		s.vote = voteState{}
-		s.broadcastGame(-1, &gamemsg.SvVoteSet{ClientID: int32(caller), Type: voteEndAbort})
+	if v := &s.vote; v.Active && v.Kind == vote.StartSpec && v.Target == cid && team == world.TeamSpectators {
+		m := v.Abort()
+		s.broadcastGame(-1, &m)
 	}
 }
 
 // resetVote drops a running vote silently (map change).
-func (s *Server) resetVote() { s.vote = voteState{} }
+func (s *Server) resetVote() { s.vote = vote.State{} }
 
 // addVoteOption is the reference's add_vote: checks, then Sv_VoteOptionAdd
 // to every client.
 func (s *Server) addVoteOption(desc, command string) {
-	if len(s.cfg.Votes) >= config.MaxVoteOptions {
-		s.consoleOut("maximum number of vote options reached")
-		return
+	o := vote.Options{List: s.cfg.Votes}
+	text, ok := o.Add(desc, command, console.Valid)
+	s.cfg.Votes = o.List
+	s.consoleOut(text)
+	if ok {
+		s.broadcastGame(-1, &gamemsg.SvVoteOptionAdd{Description: strings.TrimLeft(desc, " ")})
 	}
-	if !s.lineIsValid(command) || len(command) > config.MaxVoteCmdLen {
-		s.consoleOut(fmt.Sprintf("skipped invalid command '%s'", command))
-		return
-	}
-	desc = strings.TrimLeft(desc, " ")
-	if desc == "" || len(desc) > config.MaxVoteDescLen {
-		s.consoleOut(fmt.Sprintf("skipped invalid option '%s'", desc))
-		return
-	}
-	if s.voteOption(desc) >= 0 {
-		s.consoleOut(fmt.Sprintf("option '%s' already exists", desc))
-		return
-	}
-	// a new slice: the configuration's own may be shared with the caller of New
-	s.cfg.Votes = append(slices.Clip(s.cfg.Votes), config.VoteOption{Description: desc, Command: command})
-	s.consoleOut(fmt.Sprintf("added option '%s' '%s'", desc, command))
-	s.broadcastGame(-1, &gamemsg.SvVoteOptionAdd{Description: desc})
 }
 
 // removeVoteOption is the reference's remove_vote.
 func (s *Server) removeVoteOption(desc string) {
-	i := s.voteOption(desc)
-	if i < 0 {
-		s.consoleOut(fmt.Sprintf("option '%s' does not exist", desc))
-		return
+	o := vote.Options{List: s.cfg.Votes}
+	text, removed, ok := o.Remove(desc)
+	if ok {
+		s.broadcastGame(-1, &gamemsg.SvVoteOptionRemove{Description: removed.Description})
+		s.cfg.Votes = o.List
 	}
-	o := s.cfg.Votes[i]
-	s.broadcastGame(-1, &gamemsg.SvVoteOptionRemove{Description: o.Description})
-	s.cfg.Votes = slices.Concat(s.cfg.Votes[:i], s.cfg.Votes[i+1:])
-	s.consoleOut(fmt.Sprintf("removed option '%s' '%s'", o.Description, o.Command))
+	s.consoleOut(text)
 }
 
 // clearVoteOptions is the reference's clear_votes.
@@ -417,16 +321,6 @@ func (s *Server) clearVoteOptions() {
 // voteOption returns the index of the option with description desc
 // (case-insensitive), or -1.
 func (s *Server) voteOption(desc string) int {
-	for i, o := range s.cfg.Votes {
-		if strings.EqualFold(o.Description, desc) {
-			return i
-		}
-	}
-	return -1
-}
-
-// lineIsValid reports whether every command of line exists and has valid
-// arguments (the reference's check of vote commands).
-func (s *Server) lineIsValid(line string) bool {
-	return console.Valid(line)
+	o := vote.Options{List: s.cfg.Votes}
+	return o.Find(desc)
 }

@@ -162,8 +162,11 @@ func readGolden(t *testing.T) map[int][]string {
 	return out
 }
 
-// TestGolden reproduces every line of the reference core traces exactly.
-func TestGolden(t *testing.T) {
+// TestReferenceCoreGolden reproduces every line of the reference core
+// traces exactly. testdata/physics-golden.txt is a reference golden: it was
+// written by the reference's own gamecore.cpp and collision.cpp (0.7.5,
+// compiled into a harness, see its header), not by this code.
+func TestReferenceCoreGolden(t *testing.T) {
 	golden := readGolden(t)
 	if len(golden) != len(goldenScenarios)-1 {
 		t.Fatalf("golden file has %d scenarios, want %d", len(golden), len(goldenScenarios)-1)

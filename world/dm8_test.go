@@ -241,11 +241,15 @@ func runScripted(t testing.TB, cfg Config, ticks int, rec func(tick int32, crcs 
 	return st
 }
 
-// TestDM8Golden runs a scripted 8-player deathmatch for 3000 ticks and
-// compares the per-tick snapshot CRCs (demo view first, then every player)
-// and a hash of all snapshot items and message events with
-// testdata/dm8.golden. Run with -update to rewrite it.
-func TestDM8Golden(t *testing.T) {
+// TestDM8DeterminismGolden runs a scripted 8-player deathmatch for 3000
+// ticks and compares the per-tick snapshot CRCs (demo view first, then
+// every player) and a hash of all snapshot items and message events with
+// testdata/dm8.golden. It is a determinism golden: the file was written by
+// this code (-update rewrites it), not by the reference, so it proves that
+// the world's output does not change across machines, GOAMD64 levels and
+// commits, not that it is the reference's; TestReferenceSessionReplay and
+// TestReferenceCoreGolden compare with the reference.
+func TestDM8DeterminismGolden(t *testing.T) {
 	var out bytes.Buffer
 	st := runDM8(t, 3000, goldenLine(&out))
 	if st.kills < 20 || st.pickups < 5 || st.teamMsgs < 2 {
@@ -255,10 +259,11 @@ func TestDM8Golden(t *testing.T) {
 	compareGolden(t, "dm8.golden", out.Bytes())
 }
 
-// TestSurvival8Golden runs the same script as an LMS and an LTS game (random
-// spawns from the world's seeded PRNG, rounds, dead spectators) and compares
-// with testdata/lms8.golden and lts8.golden.
-func TestSurvival8Golden(t *testing.T) {
+// TestSurvival8DeterminismGolden runs the same script as an LMS and an LTS
+// game (random spawns from the world's seeded PRNG, rounds, dead
+// spectators) and compares with testdata/lms8.golden and lts8.golden,
+// determinism goldens written by this code like dm8.golden (-update).
+func TestSurvival8DeterminismGolden(t *testing.T) {
 	for _, tc := range []struct {
 		gt         GameType
 		golden     string

@@ -25,9 +25,10 @@
 // player in ascending client id (respawns, view positions).
 //
 // The World has no clock, no goroutines and no unseeded randomness: the
-// same calls give the same snapshots on every machine (see the golden tests
-// testdata/dm8.golden, lms8.golden, lts8.golden; the survival modes' random
-// spawn points come from the seeded PRNG). All physics is float32 with explicit rounding of
+// same calls give the same snapshots on every machine (see the determinism
+// goldens testdata/dm8.golden, lms8.golden, lts8.golden, written by this
+// code, not by the reference; the survival modes' random spawn points come
+// from the seeded PRNG). All physics is float32 with explicit rounding of
 // products so that no fused multiply-add changes a result. Replays of
 // sessions recorded against the real 0.7.5 server (refsession_test.go)
 // produce the reference's snapshots item for item.

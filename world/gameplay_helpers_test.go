@@ -117,18 +117,6 @@ func fire(w *World, cid int, in Input) {
 	w.SetInput(cid, in)
 }
 
-// release lets go of the fire button.
-func release(w *World, cid int, in Input) {
-	if c := w.playerChar(cid); c != nil {
-		in.Fire = c.latest.Fire
-	}
-	if in.Fire&1 != 0 {
-		in.Fire = (in.Fire + 1) & InputStateMask
-	}
-	w.DirectInput(cid, in)
-	w.SetInput(cid, in)
-}
-
 // drain returns the pending message events.
 func drain(w *World) []Event {
 	var evs []Event

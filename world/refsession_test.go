@@ -13,7 +13,16 @@ import (
 )
 
 // TestReferenceSessionReplay replays the captures loaded by loadRefSession
-// (refcapture_test.go) through a World and compares the snapshots.
+// (refcapture_test.go), recorded against the real 0.7.5 server, through a
+// World and compares the snapshots: every item of every snapshot must be
+// equal. The captures do not fix every input's arrival tick (a 0 ms
+// time_left, inputs the server never answered, inputs answered from a
+// late network pump); each such input has two candidate ticks, and
+// replayRef searches them (a greedy search over single flips and pairs of
+// one client's flips, see there) until the snapshots match. So the claim
+// is: some assignment of the undetermined timings, each within its two
+// candidates, makes our world produce the reference's snapshots; the log
+// says how many timings were undetermined and how many the search flipped.
 func TestReferenceSessionReplay(t *testing.T) {
 	for _, tc := range []struct {
 		capture, demo, mapName string
@@ -171,8 +180,14 @@ func replayRef(t *testing.T, name, demoName, mapName string, cfg Config, wantCli
 			break
 		}
 	}
-	t.Logf("%d clients, %d actions (%d undetermined timings flipped), %d kill messages (%d by weapons), %d weapon pickups, %d round and %d match ends; compared %d client snapshots and %d demo snapshots, %d differ",
-		playing, len(rs.actions), flipped, res.kills, res.weaponKills, res.pickups, res.rounds, res.matches, res.compared, res.demoCompared, res.mismatched)
+	undetermined := 0
+	for i := range rs.actions {
+		if rs.actions[i].undetermined {
+			undetermined++
+		}
+	}
+	t.Logf("%d clients, %d actions (%d with undetermined timing, %d of those flipped by the search), %d kill messages (%d by weapons), %d weapon pickups, %d round and %d match ends; compared %d client snapshots and %d demo snapshots, %d differ",
+		playing, len(rs.actions), undetermined, flipped, res.kills, res.weaponKills, res.pickups, res.rounds, res.matches, res.compared, res.demoCompared, res.mismatched)
 	if res.firstDiff >= 0 {
 		t.Errorf("first difference at tick %d:\n%s", res.firstDiff, res.diff)
 	}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -69,11 +68,9 @@ func startProcess(t *testing.T, cmd *exec.Cmd, ready string) *refserver.Buffer {
 // buildTwserver builds cmd/twserver into a temporary directory.
 func buildTwserver(t *testing.T) string {
 	t.Helper()
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(gobin); err != nil {
-		if gobin, err = exec.LookPath("go"); err != nil {
-			t.Skip("no go command to build twserver with")
-		}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("no go command to build twserver with: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "twserver")
 	start := time.Now()
@@ -89,6 +86,14 @@ func buildTwserver(t *testing.T) string {
 // the full-load settings.
 func startTwserverBinary(t *testing.T) string {
 	t.Helper()
+	addr, _ := startTwserverProcess(t)
+	return addr
+}
+
+// startTwserverProcess is startTwserverBinary that also returns the
+// server's process id.
+func startTwserverProcess(t *testing.T) (string, int) {
+	t.Helper()
 	bin := buildTwserver(t)
 	dir := t.TempDir()
 	port := refserver.FreeUDPPort(t)
@@ -101,17 +106,14 @@ func startTwserverBinary(t *testing.T) string {
 	cmd := exec.Command(bin, "-config", cfgPath, "-no-console", "-log-level", "info")
 	cmd.Dir = dir
 	startProcess(t, cmd, "server started")
-	return fmt.Sprintf("127.0.0.1:%d", port)
+	return fmt.Sprintf("127.0.0.1:%d", port), cmd.Process.Pid
 }
 
 // startReferenceServer runs the 0.7.5 reference server on a free loopback
 // port (never registering with a master) with the full-load settings.
 func startReferenceServer(t *testing.T) string {
 	t.Helper()
-	bin := refserver.Path()
-	if bin == "" {
-		t.Skip(refserver.SkipReason)
-	}
+	bin := refserver.Require(t)
 	dir := t.TempDir()
 	port := refserver.FreeUDPPort(t)
 	cmd := exec.Command(bin, refserver.Args(refserver.Settings{

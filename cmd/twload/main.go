@@ -2,9 +2,15 @@
 // or mix, DDNet-style 0.6 clients too) against a server: each
 // does the real handshake, downloads the map when it lacks it, enters the
 // game, sends an input every tick and decodes every snapshot (delta and CRC
-// check). At the end it prints a JSON summary: clients connected and failed
-// (with reasons), snapshots, bytes and packets per second per client, CRC
-// errors and input-to-snapshot latency percentiles.
+// check). Against an IPv4 loopback target every client gets its own
+// loopback source address unless -sources says otherwise, so a server's
+// per-address limit does not refuse them. While it runs, a status line on
+// a terminal's standard error shows time left, clients in game,
+// snapshots/s and errors; at the end it prints a JSON summary (clients
+// connected and failed with reasons, snapshots, bytes and packets per
+// second per client, CRC errors, input-to-snapshot latency percentiles)
+// and, on standard error, a short table of the same with the limit behind
+// any refusal and the flag that lifts it.
 //
 // Exit status: 0 when every client entered the game and no snapshot or
 // message failed its checks, 1 otherwise, 2 for usage errors.
@@ -13,7 +19,10 @@
 // bounded in rate and time): `twload hold` (hold.go) opens many
 // connections from distinct 127.x.y.z addresses that stall on their way
 // into the game, and `twload flood` (flood.go) sends unverified packets
-// from many addresses while a few normal clients play.
+// from many addresses while a few normal clients play. `twload bench`
+// (bench.go) starts servers itself, a fresh process per window, loads them
+// side by side and measures them from /proc; its report (benchreport.go,
+// html.go) is also what `twload -o DIR` writes for a single run.
 package main
 
 import (
@@ -23,6 +32,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -40,6 +50,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runHold(args[1:], stdout, stderr)
 		case "flood":
 			return runFlood(args[1:], stdout, stderr)
+		case "bench":
+			return runBench(args[1:], stdout, stderr)
 		}
 	}
 	c := newCommand("twload", "server address `host:port`", stderr)
@@ -50,14 +62,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	rampUp := fs.Duration("rampup", 2*time.Second, "clients start evenly spread over this time")
 	pattern := fs.String("pattern", "random", "input pattern: idle, walk, jumpfire, random")
 	seed := fs.Uint64("seed", 1, "seed of the random pattern (client i uses seed+i)")
-	sources := fs.Int("sources", 0, "spread clients over this many loopback source addresses starting at -source-base (0: system default)")
+	sources := fs.Int("sources", -1, "spread clients over this many loopback source addresses starting at -source-base (0: system default; -1: one address per client against an IPv4 loopback target, so a server's per-address limit accepts them all)")
 	sourceBase := fs.String("source-base", "127.0.0.1", "first source address for -sources")
 	mapDir := fs.String("mapdir", "", "directory caching downloaded maps across runs (empty: memory only)")
 	password := fs.String("password", "", "server password")
 	enterTimeout := fs.Duration("enter-timeout", loadclient.DefaultEnterTimeout, "a client that is not in game after this long fails")
 	perClient := fs.Bool("per-client", false, "include per-client statistics in the JSON summary")
 	proto := fs.String("proto", "07", "client dialect: 07, 06 (DDNet 0.6 with the security token), 06vanilla (0.6 without it) or mix (alternating 07 and 06)")
-	status := fs.String("status", "auto", "live status line: auto (when stdout is a terminal), on, off")
+	status := fs.String("status", "auto", "live status line on standard error: auto (when it is a terminal), on, off")
 	freshMaps := fs.Bool("fresh-maps", false, "every client downloads the map (no sharing between the clients of the run)")
 	// network impairment inside the clients' own sockets: both directions,
 	// then -up / -down override single settings for one direction
@@ -69,6 +81,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	upSpec := fs.String("up", "", "client-to-server settings overriding the above, e.g. loss=10%,delay=40ms,jitter=20ms,reorder=0%,dup=0%")
 	downSpec := fs.String("down", "", "server-to-client settings overriding the above (same syntax as -up)")
 	blackout := fs.String("blackout", "", "LENGTH@START: no datagram in or out for LENGTH from START into the run, e.g. 2s@30s")
+	outDir := fs.String("o", "", "also write report.json and report.html (time series, plots) into this directory")
+	pid := fs.Int("pid", 0, "with -o: sample this server process (and its children) for CPU and memory in the report")
 	targets := fs.Int("targets", 1, "load this many servers at once, on consecutive ports from -addr's (-clients each)")
 	server, code := c.parse(args)
 	if code != 0 {
@@ -89,7 +103,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Netem: netem, FreshMaps: *freshMaps,
 		Proto: *proto,
 	}
-	if *sources > 0 {
+	if *sources < 0 {
+		rc.Sources = autoSources(server, *clients)
+	}
+	if rc.Sources > 0 {
 		if rc.SourceBase, err = netip.ParseAddr(*sourceBase); err != nil {
 			return usage("bad -source-base: %v", err)
 		}
@@ -106,25 +123,58 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "on":
 		live = true
 	case "auto":
-		live = isTerminal(os.Stdout)
+		live = isTerminal(os.Stderr)
 	case "off":
 	default:
 		return usage("-status must be auto, on or off")
 	}
-	if live && len(rcs) == 1 {
-		rcs[0].Status = func(s loadclient.Status) { fmt.Fprintf(stdout, "\r%s\x1b[K", s) }
+	if *pid < 0 || *pid > 0 && *outDir == "" {
+		return usage("-pid needs -o and a process id")
+	}
+	var smp *sampler
+	if *outDir != "" {
+		if err := os.MkdirAll(*outDir, 0o755); err != nil {
+			return c.fail(err)
+		}
+		pids := func() []int { return nil }
+		if *pid > 0 {
+			pids = func() []int { return procTree(*pid) }
+		}
+		smp = newSampler(time.Now(), pids, "")
+	}
+	if live || smp != nil {
+		attachStatus(rcs, func(s loadclient.Status) {
+			if smp != nil {
+				smp.status(s)
+			}
+			if live {
+				fmt.Fprintf(stderr, "\r%s\x1b[K", s)
+			}
+		})
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	smpCtx, smpStop := context.WithCancel(ctx)
+	defer smpStop()
+	if smp != nil {
+		go smp.run(smpCtx)
+	}
 	cpu0, start := cpuTime(), time.Now()
 	sum, err := loadclient.RunMany(ctx, rcs)
 	noteCPU(&sum, cpuTime()-cpu0, time.Since(start))
+	smpStop()
 	if live {
-		fmt.Fprintln(stdout)
+		fmt.Fprintln(stderr)
 	}
 	if err != nil {
 		return c.fail(err)
+	}
+	if smp != nil {
+		if err := writeLoadReport(*outDir, smp, &sum, rc, *pid); err != nil {
+			return c.fail(err)
+		}
+		fmt.Fprintf(stderr, "twload: report in %s\n", filepath.Join(*outDir, "report.html"))
 	}
 	if !*perClient {
 		sum.PerClient = nil
@@ -132,6 +182,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if code := c.writeJSON(&sum, stdout); code != 0 {
 		return code
 	}
+	writeTable(stderr, &sum)
 	if !sum.OK() {
 		fmt.Fprintf(stderr, "twload: FAIL: %d/%d connected, %d failed, %d crc errors, %d delta errors, %d bad items, %d bad messages\n",
 			sum.Connected, sum.Clients, sum.Failed, sum.CRCErrors, sum.DeltaErrors, sum.BadItems, sum.BadMessages)

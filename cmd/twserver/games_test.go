@@ -19,6 +19,7 @@ import (
 	"twserver/gamemsg"
 	"twserver/internal/heavytest"
 	"twserver/internal/refserver"
+	"twserver/internal/testenv"
 	"twserver/loadclient"
 	"twserver/server"
 	"twserver/snap"
@@ -82,9 +83,7 @@ func TestTwoGamesIsolated(t *testing.T) {
 		t.Skip("load test skipped in -short mode")
 	}
 	for _, m := range []string{"dm1", "dm2"} {
-		if _, err := os.Stat(filepath.Join(stockMaps, m+".map")); err != nil {
-			t.Skipf("needs the stock maps (Debian teeworlds-data): %v", err)
-		}
+		testenv.Stat(t, filepath.Join(stockMaps, m+".map"), "teeworlds-data")
 	}
 	heavytest.Lock(t)
 	cfgs := make([]config.Config, 2)

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"twserver/internal/testenv"
 )
 
 type lockedBuf struct {
@@ -121,9 +123,7 @@ func TestSignalShutdown(t *testing.T) {
 // SIGINT.
 func TestDebianServerCfg(t *testing.T) {
 	const path = "/etc/teeworlds/server.cfg"
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("needs Debian's teeworlds-server package (%s): %v", path, err)
-	}
+	testenv.Stat(t, path, "teeworlds-server")
 	var errb lockedBuf
 	done := make(chan int, 1)
 	go func() {

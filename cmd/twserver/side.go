@@ -16,6 +16,7 @@ import (
 	"twserver/config"
 	"twserver/console"
 	"twserver/econ"
+	"twserver/observe"
 	"twserver/register"
 	"twserver/server"
 )
@@ -97,13 +98,13 @@ func (sc *sideChannels) startAgones(ctx context.Context, cfg config.Config, srv 
 		Capacity: cfg.Server.MaxClients,
 		Logger:   log.With().Str("component", "agones").Logger(),
 	})
-	srv.Observe(func(e server.Event) {
+	srv.Observe(func(e observe.Event) {
 		switch e.Kind {
-		case server.EventStarted:
+		case observe.EventStarted:
 			agent.Started()
-		case server.EventPlayerEnter:
+		case observe.EventPlayerEnter:
 			agent.PlayerJoined(e.ClientID, e.Name)
-		case server.EventPlayerLeave:
+		case observe.EventPlayerLeave:
 			agent.PlayerLeft(e.ClientID)
 		}
 	})
@@ -145,8 +146,8 @@ func (sc *sideChannels) startRegister(ctx context.Context, cfg config.Config, sr
 	})
 	sc.reg = reg
 	srv.OnMasterChallenge(reg.HandleChallenge)
-	srv.Observe(func(e server.Event) {
-		if e.Kind == server.EventInfo {
+	srv.Observe(func(e observe.Event) {
+		if e.Kind == observe.EventInfo {
 			reg.SetInfo(registerInfo(e.Info))
 		}
 	})
@@ -201,7 +202,7 @@ func registerFamilies(families []string, bind netip.Addr) (v4, v6 bool) {
 }
 
 // registerInfo converts the server's info into the registration's.
-func registerInfo(in *server.Info) *register.Info {
+func registerInfo(in *observe.Info) *register.Info {
 	out := &register.Info{
 		Name: in.Name, GameType: in.GameType, Version: in.Version,
 		MapName: in.MapName, MapSHA256: in.MapSHA256, MapSize: in.MapSize,

@@ -178,20 +178,6 @@ func (u *refUnpacker) raw(n int32) []byte {
 	return r
 }
 
-func (u *refUnpacker) str() string {
-	if u.err != nil {
-		return ""
-	}
-	i := strings.IndexByte(string(u.b), 0)
-	if i < 0 {
-		u.err = fmt.Errorf("%w: unterminated string", errRef)
-		return ""
-	}
-	s := string(u.b[:i])
-	u.b = u.b[i+1:]
-	return s
-}
-
 // 0.7 packet flags (header byte 0 >> 2).
 const (
 	refFlagControl  = 1

@@ -115,6 +115,21 @@ func TestLossProfiles(t *testing.T) {
 			t.Logf("%s (%s): in game %d/%d, failures %v, map downloads %d in %+v ms, enter %+v ms, snapshot coverage %+v, %.1f snapshots/s per client (server time), too weak %d, timeouts %d, injected up %+v down %+v",
 				p.name, p.netem, sum.Connected, sum.Clients, sum.Failures, sum.MapDownloads, sum.MapDownloadMs, sum.ConnectMs,
 				sum.SnapCoverage, sum.SnapsPerServerSec.Mean, sum.TooWeak, sum.Timeouts, sum.Injected.Up, sum.Injected.Down)
+			// The impairment did what the profile asks, within binomial
+			// bounds: a lossless or undelayed path fails here.
+			var netem loadclient.Netem
+			if p.netem != nil {
+				netem = *p.netem
+			}
+			for _, d := range []struct {
+				name string
+				s    loadclient.LinkStats
+				imp  loadclient.Impair
+			}{{"up", sum.Injected.Up, netem.Up}, {"down", sum.Injected.Down, netem.Down}} {
+				for _, err := range CheckLink(d.s, d.imp, netem.Blackout > 0) {
+					t.Errorf("%s: injected %s: %v (counters %+v)", p.name, d.name, err, d.s)
+				}
+			}
 			if bad := sum.CRCErrors + sum.DeltaErrors + sum.BadItems + sum.BadMessages; bad > 0 {
 				t.Errorf("%d bad snapshots, items or messages: %s", bad, sum.FirstBadNote)
 			}

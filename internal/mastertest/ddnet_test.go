@@ -2,6 +2,7 @@ package mastertest
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"twserver/internal/heavytest"
 	"twserver/internal/refserver"
+	"twserver/internal/testenv"
 )
 
 // The test master is checked against the real thing on the other side of
@@ -40,11 +42,8 @@ func TestRealDDNetServerRegisters(t *testing.T) {
 		ddnetInner(t)
 		return
 	}
-	for _, p := range []string{refserver.DDNetPath, tw07Map} {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("needs %s (Debian ddnet-server, teeworlds-data): %v", p, err)
-		}
-	}
+	testenv.Stat(t, refserver.DDNetPath, "ddnet-server")
+	testenv.Stat(t, tw07Map, "teeworlds-data")
 	heavytest.Lock(t)
 	refserver.RunInner(t, ddnetInnerEnv, "--mount")
 }
@@ -66,7 +65,7 @@ func ddnetInner(t *testing.T) {
 	// namespace (unshare --mount, private propagation) the bundle is the
 	// master's certificate alone; the host's file is untouched.
 	if b, err := exec.Command("mount", "--bind", caFile, systemCABundle).CombinedOutput(); err != nil {
-		t.Skipf("cannot bind the test CA over %s in the private mount namespace: %v %s", systemCABundle, err, b)
+		testenv.Require(t, "a bind mount of the test CA over "+systemCABundle+" in the private mount namespace", fmt.Errorf("%v: %s", err, b))
 	}
 	mapData, err := os.ReadFile(tw07Map)
 	if err != nil {

@@ -249,7 +249,7 @@ func (m *Master) serve(w http.ResponseWriter, r *http.Request) {
 	code, ans := http.StatusOK, answer{}
 	var err error
 	if r.Method != http.MethodPost || r.URL.Path != "/ddnet/15/register" {
-		code, err = http.StatusNotFound, errors.New("Not found")
+		code, err = http.StatusNotFound, errors.New("not found")
 	} else if r.Header.Get("Action") == "delete" {
 		ans, err = m.delete(remote.Addr(), r.Header)
 	} else {
@@ -335,7 +335,7 @@ func (m *Master) register(ip netip.Addr, h http.Header, body []byte) (answer, er
 	if len(body) > 0 {
 		mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
 		if mt != "application/json" {
-			return answer{}, errors.New("The request's Content-Type is not supported")
+			return answer{}, errors.New("the request's Content-Type is not supported")
 		}
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(body, &obj); err != nil {

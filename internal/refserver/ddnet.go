@@ -1,7 +1,9 @@
 package refserver
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"twserver/internal/netns"
+	"twserver/internal/testenv"
 )
 
 // DDNetPath is DDNet-Server 16.4 (Debian ddnet-server).
@@ -36,18 +39,16 @@ func Inner(tb testing.TB, env string) bool {
 // RunInner re-runs test t alone inside a new private network namespace
 // (`unshare --net` plus unshareFlags, e.g. "--mount"), with env=1 so that
 // the re-run knows it (Inner), within InnerTimeout, and logs its output. t
-// fails when the re-run fails and is skipped when it skipped, or when
-// unshare, ip or the right to create a namespace are missing.
+// fails when the re-run fails and is skipped when it skipped; when unshare,
+// ip or the right to create a namespace are missing it is stopped with
+// testenv.Require (a skip, a failure under CI=true).
 func RunInner(t *testing.T, env string, unshareFlags ...string) {
 	t.Helper()
-	for _, b := range []string{"unshare", "ip"} {
-		if _, err := exec.LookPath(b); err != nil {
-			t.Skipf("needs %s (util-linux, iproute2)", b)
-		}
-	}
+	testenv.LookPath(t, "unshare", "util-linux")
+	testenv.LookPath(t, "ip", "iproute2")
 	flags := append([]string{"--net"}, unshareFlags...)
-	if err := exec.Command("unshare", append(flags, "--", "true")...).Run(); err != nil {
-		t.Skipf("cannot create a private network namespace (needs root): %v", err)
+	if out, err := exec.Command("unshare", append(flags, "--", "true")...).CombinedOutput(); err != nil {
+		testenv.Require(t, "a private network namespace (unshare "+strings.Join(flags, " ")+", as root)", fmt.Errorf("%v: %s", err, bytes.TrimSpace(out)))
 	}
 	self, err := os.Executable()
 	if err != nil {

@@ -8,17 +8,30 @@ package refserver
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"sync"
 	"testing"
 
+	"twserver/internal/testenv"
 	"twserver/internal/testport"
 )
 
 // SkipReason is the message tests skip with when Path finds no binary.
 const SkipReason = "teeworlds-server (0.7.5 reference server) not installed; apt-get install teeworlds-server"
+
+// Require returns Path, or stops tb when there is none (testenv.Require:
+// a skip, a failure under CI=true).
+func Require(tb testing.TB) string {
+	tb.Helper()
+	p := Path()
+	if p == "" {
+		testenv.Require(tb, "the 0.7.5 reference server (Debian package teeworlds-server)", errors.New("not found ($TW07_SERVER, PATH, /usr/games)"))
+	}
+	return p
+}
 
 // Ready is the text the reference server prints once it is listening.
 const Ready = "version 0.7"

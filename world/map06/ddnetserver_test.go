@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"twserver/internal/refserver"
+	"twserver/internal/testenv"
 	"twserver/world/twmap"
 )
 
@@ -36,9 +37,7 @@ func TestRealDDNetServerLoadsVariant(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reference-server test skipped in -short mode")
 	}
-	if _, err := os.Stat(refserver.DDNetPath); err != nil {
-		t.Skipf("needs %s (Debian ddnet-server): %v", refserver.DDNetPath, err)
-	}
+	testenv.Stat(t, refserver.DDNetPath, "ddnet-server")
 	refserver.RunInner(t, ddnetServerInnerEnv)
 }
 
@@ -59,7 +58,7 @@ func ddnetServerInner(t *testing.T) {
 		}
 		maps = append(maps, ctf2)
 	} else {
-		t.Logf("no ctf2 (teeworlds-data): %v", err)
+		testenv.Partly(t, "ctf2 (Debian package teeworlds-data; dm1 and the default map are served without it)", err)
 	}
 	for _, m := range maps {
 		t.Run(m.Name, func(t *testing.T) { ddnetServe(t, m) })

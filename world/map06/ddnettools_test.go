@@ -2,6 +2,7 @@ package map06
 
 import (
 	"bytes"
+	"errors"
 	"image"
 	"image/draw"
 	"image/png"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"twserver/internal/testenv"
 	"twserver/world/twmap"
 )
 
@@ -49,7 +51,7 @@ func toolMaps(t *testing.T) []*twmap.Map {
 		maps = append(maps, m)
 	}
 	if len(paths) == 0 {
-		t.Logf("no stock maps in %s (teeworlds-data): tools run on dm1 and the default map only", systemMaps)
+		testenv.Partly(t, "the stock maps in "+systemMaps+" (Debian package teeworlds-data)", errors.New("none found; the tools ran on dm1 and the default map only"))
 	}
 	return maps
 }
@@ -57,9 +59,7 @@ func toolMaps(t *testing.T) []*twmap.Map {
 func needTool(t *testing.T, name string) string {
 	t.Helper()
 	p := filepath.Join(ddnetTools, name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("DDNet tool %s not installed (Debian ddnet-tools): %v", name, err)
-	}
+	testenv.Stat(t, p, "ddnet-tools")
 	return p
 }
 
@@ -202,7 +202,7 @@ func TestDDNetExtract(t *testing.T) {
 			for _, name := range v.Embedded {
 				w, h, want := systemStock(name)
 				if want == nil {
-					t.Logf("%s: no 0.7.5 image installed to compare with", name)
+					testenv.Partly(t, "the 0.7.5 image "+name+" (Debian package teeworlds-data)", errors.New("not installed: nothing to compare the extracted image with"))
 					continue
 				}
 				b, err := os.ReadFile(filepath.Join(out, name+".png"))

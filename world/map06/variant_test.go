@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"twserver/internal/testenv"
 	"twserver/world/map06/internal/cells"
 	"twserver/world/twmap"
 )
@@ -81,6 +82,13 @@ func checkVariant(t *testing.T, m *twmap.Map) *Variant {
 	return v
 }
 
+// The identity of dm1's 0.6 variant (TestDM1), recorded from Derive.
+const (
+	dm1VariantCRC    = 0xc050a36d
+	dm1VariantSize   = 375379
+	dm1VariantSHA256 = "088c299c5e3b87f8e233fcf92bf7f782bc3f5ad45517b43aa4b9c744117536f1"
+)
+
 // TestDM1 checks the real dm1: version-4 tiles in every layer, 0.7
 // envelopes with 22-word points, and grass tilesets whose 0.6 copies lack
 // tiles dm1 draws, so both are embedded from the 0.7.5 images.
@@ -97,10 +105,12 @@ func TestDM1(t *testing.T) {
 	if v.Same || !slices.Equal(v.Embedded, []string{"grass_doodads", "grass_main"}) {
 		t.Errorf("same %v, embedded %v", v.Same, v.Embedded)
 	}
-	// A golden identity: the variant is a pure function of the map bytes,
-	// on every platform and Go version (our own deflate encoder).
-	if got := hex.EncodeToString(v.SHA256[:]); v.CRC != 0xc050a36d || v.Size != 375379 {
-		t.Errorf("variant crc %08x size %d sha256 %s", v.CRC, v.Size, got)
+	// A determinism golden (our own output, not a reference capture): the
+	// variant is a pure function of the map bytes, on every platform and
+	// Go version (our own deflate encoder). The clients check CRC and
+	// size; DDNet clients also the SHA-256.
+	if got := hex.EncodeToString(v.SHA256[:]); v.CRC != dm1VariantCRC || v.Size != dm1VariantSize || got != dm1VariantSHA256 {
+		t.Errorf("variant crc %08x size %d sha256 %s; want %08x, %d, %s", v.CRC, v.Size, got, dm1VariantCRC, dm1VariantSize, dm1VariantSHA256)
 	}
 	f := m.File()
 	envs := f.ItemsOfType(twmap.ItemTypeEnvelope)
@@ -123,10 +133,7 @@ func TestDM1(t *testing.T) {
 // TestSystemMaps derives the 0.6 variant of every stock map the
 // teeworlds-data package installs and checks each one.
 func TestSystemMaps(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(systemMaps, "*.map"))
-	if len(paths) == 0 {
-		t.Skipf("no maps in %s (install the teeworlds-data package to run this test)", systemMaps)
-	}
+	paths := testenv.Glob(t, filepath.Join(systemMaps, "*.map"), "teeworlds-data")
 	for _, p := range paths {
 		name := strings.TrimSuffix(filepath.Base(p), ".map")
 		t.Run(name, func(t *testing.T) {
@@ -179,9 +186,7 @@ func TestStockTable(t *testing.T) {
 		}
 	}
 	const ddnetMapres = "/usr/share/games/ddnet/data/mapres"
-	if _, err := os.Stat(ddnetMapres); err != nil {
-		t.Skipf("no %s (install ddnet-data to compare the table with the DDNet images)", ddnetMapres)
-	}
+	testenv.Stat(t, ddnetMapres, "ddnet-data")
 	checked := 0
 	for name, bad := range stockIncompatible {
 		a, err := cells.Load(filepath.Join(systemMapres, name+".png"))
@@ -204,7 +209,7 @@ func TestStockTable(t *testing.T) {
 		}
 	}
 	if checked == 0 {
-		t.Skipf("no 0.7.5 images in %s (teeworlds-data)", systemMapres)
+		testenv.Require(t, "the 0.7.5 images in "+systemMapres+" (Debian package teeworlds-data)", errors.New("none could be read"))
 	}
 	t.Logf("checked %d cells against the DDNet 16.4 images", checked)
 }

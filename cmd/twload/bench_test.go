@@ -1,0 +1,206 @@
+package main
+
+import (
+	"bytes"
+	"net/netip"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"twserver/internal/heavytest"
+	"twserver/internal/refserver"
+)
+
+// refBenchCmd is the 0.7.5 reference server as a bench -server: loopback
+// only, never registering, 64 slots of which 16 play, on dm1.
+const refBenchCmd = "'{ref}' 'bindaddr 127.0.0.1; sv_port {port}; sv_register 0; sv_map dm1; sv_max_clients 64; sv_max_clients_per_ip 4; sv_player_slots 16; sv_spamprotection 0; sv_inactivekick_time 0'"
+
+// TestBenchTwserverVsReference is the side-by-side measurement as CI runs
+// it: `twload bench` with twserver (its games in one process through
+// {configs}, /metrics on) and teeworlds-server 0.7.5 at 0 and 4 clients in
+// 2 short windows. The report must hold both servers' rows for every
+// window, each with non-zero CPU and memory, all clients in game with
+// snapshots, the tick work from twserver's /metrics, the ratios, and a
+// time series.
+func TestBenchTwserverVsReference(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the bench against the reference server")
+	}
+	ref := refserver.Path()
+	if ref == "" {
+		t.Skip(refserver.SkipReason)
+	}
+	heavytest.Lock(t)
+	tws := buildTwserver(t)
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"bench", "-server", "'" + tws + "' {configs}", "-name", "twserver",
+		"-server", strings.ReplaceAll(refBenchCmd, "{ref}", ref), "-name", "reference",
+		"-clients", "0,4", "-windows", "2", "-window", "3s", "-rampup", "1s", "-metrics", "-o", out}, &stdout, &stderr)
+	t.Logf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	if code != 0 {
+		t.Fatalf("twload bench exit %d", code)
+	}
+	rep := readReport(t, out)
+	if !rep.OK || len(rep.Rows) != 8 {
+		t.Fatalf("report ok %v with %d rows, want 8: %s", rep.OK, len(rep.Rows), rep.FirstProblem)
+	}
+	for _, r := range rep.Rows {
+		if r.CPUPct <= 0 || r.PeakRSSMB <= 0 || len(r.Series) < 4 {
+			t.Errorf("%s at %d clients, window %d: CPU %v %%, peak RSS %v MB, %d points", r.Server, r.Clients, r.Window, r.CPUPct, r.PeakRSSMB, len(r.Series))
+		}
+		if r.InGame != r.Clients || r.Errors != 0 || r.Clients > 0 && (r.SnapsMin <= 0 || len(r.JoinTimes) != r.Clients) {
+			t.Errorf("%s at %d clients, window %d: %d in game, %d errors, min %v snapshots/s", r.Server, r.Clients, r.Window, r.InGame, r.Errors, r.SnapsMin)
+		}
+		if r.Server == "twserver" && r.TickMs <= 0 {
+			t.Errorf("twserver at %d clients, window %d: no tick work from /metrics", r.Clients, r.Window)
+		}
+	}
+	if first := rep.Rows[0].Server; first != "twserver" || rep.Rows[2].Server != "reference" {
+		t.Errorf("window 1 ran %s first, window 2 %s: want twserver, then reference", first, rep.Rows[2].Server)
+	}
+	if len(rep.Ratios) != 2 || rep.Ratios[1].CPU.N != 2 || rep.Ratios[1].Bytes.N != 2 {
+		t.Errorf("ratios %+v", rep.Ratios)
+	}
+	for _, want := range []string{"ratio twserver/reference at 4 clients: CPU", "clients/game"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout does not say %q", want)
+		}
+	}
+	// bars: CPU, RSS, bytes, snapshots, join time, tick work; lines at 0
+	// clients: CPU, RSS, tick work; at 4: those and snapshots, join times
+	checkReportInBrowser(t, filepath.Join(out, "report.html"), 14)
+}
+
+// TestBenchRefusesWildcard: a server that binds every address (twserver
+// without -bind) is stopped and refused, with the setting that fixes it.
+func TestBenchRefusesWildcard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	tws := buildTwserver(t)
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"bench", "-server", tws + " -port {port}", "-clients", "0", "-windows", "1", "-window", "1s", "-o", t.TempDir()}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "not a loopback address (bind it to 127.0.0.1") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr.String())
+	}
+}
+
+func TestBenchUsage(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{}, "give 1..8 -server"},
+		{[]string{"-server", "x 'y"}, "unterminated ' quote"},
+		{[]string{"-server", "x {port} {configs}"}, "exclude each other"},
+		{[]string{"-server", "x", "-games", "2"}, "needs {port}"},
+		{[]string{"-server", "x {port}", "-clients", "4,65"}, "not a count"},
+		{[]string{"-server", "x {port}", "-games", "33", "-clients", "1"}, "at most 32 games"},
+		{[]string{"-server", "x {port}", "-windows", "0"}, "-windows"},
+		{[]string{"-server", "x {port}", "-window", "11m"}, "-window"},
+		{[]string{"-server", "x {port}", "-proto", "05"}, "proto must be"},
+		{[]string{"-server", "x", "-name", "a", "-name", "b"}, "more -name"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(append([]string{"bench"}, tt.args...), &out, &errb); code != 2 || !strings.Contains(errb.String(), tt.want) {
+			t.Errorf("%q: exit %d, stderr %q, want 2 and %q", tt.args, code, errb.String(), tt.want)
+		}
+	}
+}
+
+func TestSplitWords(t *testing.T) {
+	for in, want := range map[string][]string{
+		`a b  c`: {"a", "b", "c"},
+		`/usr/games/x 'sv_port 1; bindaddr 127.0.0.1'`: {"/usr/games/x", "sv_port 1; bindaddr 127.0.0.1"},
+		`a"b c"d 'e'"f"`:       {"ab cd", "ef"},
+		`"a \" \\ \$ \n" b\ c`: {`a " \ $ \n`, "b c"},
+		`''`:                   {""},
+		"x\ty\n":               {"x", "y"},
+	} {
+		got, err := splitWords(in)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("splitWords(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{``, `   `, `'a`, `"a`, `a\`} {
+		if _, err := splitWords(bad); err == nil {
+			t.Errorf("splitWords(%q) accepted", bad)
+		}
+	}
+}
+
+func FuzzSplitWords(f *testing.F) {
+	for _, s := range []string{`a 'b c' "d\"e" f\ g`, `'`, `"\`, ``} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		w, err := splitWords(s)
+		if err == nil && (len(w) == 0 || len(w) > maxCmdWords+1) {
+			t.Fatalf("%q: %d words", s, len(w))
+		}
+	})
+}
+
+func TestParseProcAddr(t *testing.T) {
+	for in, want := range map[string]string{
+		"0100007F:1F6F":                         "127.0.0.1:8047",
+		"00000000:0035":                         "0.0.0.0:53",
+		"00000000000000000000000001000000:20AF": "[::1]:8367",
+		"0000000000000000FFFF00000100007F:1F6F": "127.0.0.1:8047",
+	} {
+		got, err := parseProcAddr(in)
+		if err != nil || got != netip.MustParseAddrPort(want) {
+			t.Errorf("parseProcAddr(%q) = %v, %v; want %s", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "0100007F", "01007F:1", "0100007F:x", "zz00007F:1"} {
+		if _, err := parseProcAddr(bad); err == nil {
+			t.Errorf("parseProcAddr(%q) accepted", bad)
+		}
+	}
+	if what, ok := offLoopback([]sock{{Proto: "udp", Local: netip.MustParseAddrPort("0.0.0.0:8303")}}); ok || !strings.Contains(what, "0.0.0.0:8303") {
+		t.Errorf("a wildcard bind passed: %q", what)
+	}
+	if _, ok := offLoopback([]sock{{Proto: "udp", Local: netip.MustParseAddrPort("127.0.0.1:8303"), Remote: netip.MustParseAddrPort("127.0.0.2:5000")}}); !ok {
+		t.Errorf("a loopback socket refused")
+	}
+}
+
+func FuzzParseProcAddr(f *testing.F) {
+	f.Add("0100007F:1F6F")
+	f.Add("00000000000000000000000001000000:20AF")
+	f.Fuzz(func(t *testing.T, s string) { parseProcAddr(s) })
+}
+
+// TestBenchGames: -games 2 runs two games in one twserver process
+// ({configs}) against two twserver processes ({port}), each game loaded
+// with its own clients; the one process binds both ports, the other side
+// is two process trees, and every row has all 2 x 2 clients in game.
+func TestBenchGames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	tws := buildTwserver(t)
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"bench", "-server", tws + " {configs} -no-console", "-name", "one",
+		"-server", tws + " -bind 127.0.0.1 -port {port} -max-clients 16 -no-console", "-name", "each",
+		"-games", "2", "-clients", "2", "-windows", "1", "-window", "2s", "-rampup", "500ms", "-o", out}, &stdout, &stderr)
+	t.Logf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	rep := readReport(t, out)
+	for _, r := range rep.Rows {
+		if len(r.Ports) != 2 || r.Ports[0] == r.Ports[1] || r.InGame != 4 || r.CPUPct <= 0 {
+			t.Errorf("%s: ports %v, %d in game, CPU %v", r.Server, r.Ports, r.InGame, r.CPUPct)
+		}
+	}
+	procs, _ := filepath.Glob(filepath.Join(out, "runs", "each-c2-w1", "p*"))
+	one, _ := filepath.Glob(filepath.Join(out, "runs", "one-c2-w1", "p*"))
+	if len(procs) != 2 || len(one) != 1 {
+		t.Errorf("process directories: %d for {port}, %d for {configs}; want 2 and 1", len(procs), len(one))
+	}
+}
