@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"twserver/internal/heavytest"
+	"twserver/internal/testenv"
 	"twserver/loadclient"
 )
 
@@ -26,9 +27,7 @@ const chromiumPath = "/usr/bin/chromium"
 // (alert, confirm) counts in dialogs and is dismissed.
 func browser(t *testing.T) (context.Context, *atomic.Int32) {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skip("browser test: " + chromiumPath + " not installed (apt-get install chromium)")
-	}
+	testenv.Stat(t, chromiumPath, "chromium") // skipped without it, failed under CI
 	heavytest.Lock(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromiumPath),
 		chromedp.NoSandbox, chromedp.WindowSize(1400, 1000), chromedp.Flag("proxy-server", "direct://"))
