@@ -365,6 +365,11 @@ func inner(t *testing.T, rc realClient) {
 	if !waitLog(serverLog, regexp.MustCompile(`listening`), 10*time.Second) {
 		t.Fatalf("twserver did not start (see %s)", serverLog)
 	}
+	// The client joins a game that sleeps, empty (server/sleep.go): no
+	// ticks until its CONNECT wakes the game.
+	if !waitLog(serverLog, regexp.MustCompile(`game asleep`), 5*time.Second) {
+		t.Fatalf("the empty game did not fall asleep (see %s)", serverLog)
+	}
 
 	binds := []string{`bind f7 "say ` + chatText + `"`, "bind f8 disconnect", "bind f9 quit"}
 	if rc.map06 {
@@ -379,6 +384,9 @@ func inner(t *testing.T, rc realClient) {
 	t.Logf("client online")
 	if !waitLog(serverLog, regexp.MustCompile(`entered the game`), 5*time.Second) {
 		t.Errorf("server did not log that the player entered the game")
+	}
+	if !waitLog(serverLog, regexp.MustCompile(`game awake`), time.Second) {
+		t.Errorf("server did not log that the game woke for the client")
 	}
 	time.Sleep(1500 * time.Millisecond) // let the tee spawn
 

@@ -27,9 +27,11 @@ var (
 	descTickDur    = desc("twserver_tick_duration_seconds", "Work of each game-loop wake-up that ran ticks: simulation, snapshots, connection timers and writes.")
 	descTickLate   = desc("twserver_tick_lateness_seconds", "How long after the scheduled start of its first due tick the game loop woke up.")
 	descTicks      = desc("twserver_ticks_total", "Ticks simulated.")
+	descSlept      = desc("twserver_ticks_slept_total", "Ticks an empty game skipped while it slept (nothing would have changed but the tick number).")
+	descSleeps     = desc("twserver_sleeps_total", "Times the game fell asleep: nobody connected and nothing to simulate.")
 	descSkipped    = desc("twserver_ticks_skipped_total", "Ticks that missed their own wake-up: simulated back to back with the next, or dropped.")
 	descDropped    = desc("twserver_ticks_dropped_total", "Ticks never simulated because the loop fell too far behind and moved its schedule.")
-	descLastTick   = desc("twserver_last_tick_timestamp_seconds", "Unix time at which the game loop last finished running ticks (0 before the first).")
+	descLastTick   = desc("twserver_last_tick_timestamp_seconds", "Unix time at which the game loop last finished running ticks, or last woke while the empty game slept (0 before either).")
 	descSnapBytes  = desc("twserver_snapshot_bytes", "Size of each snapshot sent to a client (all parts, before Huffman compression).")
 	descPackets    = desc("twserver_net_packets_total", "UDP datagrams received (in) and sent (out).", "dir")
 	descBytes      = desc("twserver_net_bytes_total", "UDP payload bytes received (in) and sent (out).", "dir")
@@ -63,7 +65,7 @@ func newCollector(src Source, reg func() []RegisterState) *collector {
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{
 		descClients, descPlayers, descSpectators, descMaxClients, descInfo, descEvents,
-		descTickDur, descTickLate, descTicks, descSkipped, descDropped, descLastTick, descSnapBytes,
+		descTickDur, descTickLate, descTicks, descSlept, descSleeps, descSkipped, descDropped, descLastTick, descSnapBytes,
 		descPackets, descBytes, descNetDropped, descReplies, descConns, descPregame, descBans, descBansTotal,
 		descRecFiles, descRecStopped, descRecPruned, descRecBytes, descRegStatus, descRegErrors, descSocket,
 	} {
@@ -102,6 +104,8 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- durationHistogram(descTickDur, &t.Work)
 	ch <- durationHistogram(descTickLate, &t.Lateness)
 	counter(descTicks, t.Ticks.Load())
+	counter(descSlept, t.Slept.Load())
+	counter(descSleeps, g.Sleeps.Load())
 	counter(descSkipped, t.Skipped.Load())
 	counter(descDropped, t.Dropped.Load())
 	gauge(descLastTick, float64(t.LastTick.Load())/1e9) // 0 before the first tick

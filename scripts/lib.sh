@@ -41,6 +41,28 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 # vm_hwm_kb PID: its peak resident set (VmHWM) in KiB.
 vm_hwm_kb() { awk '/^VmHWM:/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
 
+# twserver_toml PORT: prints start_server's twserver configuration for PORT.
+twserver_toml() {
+	cat <<-EOT
+		[server]
+		bind = "127.0.0.1"
+		port = $1
+		max_clients = 64
+		player_slots = ${PLAYER_SLOTS:-16}
+		max_clients_per_ip = 4
+		[map]
+		file = "$SERVER_MAP"
+		[game]
+		inactive_kick_time = 0
+	EOT
+}
+
+# free_ports N: prints N distinct free UDP ports of 127.0.0.1, one a line.
+free_ports() { python3 -c 'import socket,sys
+ss=[socket.socket(socket.AF_INET,socket.SOCK_DGRAM) for _ in range(int(sys.argv[1]))]
+for s in ss: s.bind(("127.0.0.1",0))
+print("\n".join(str(s.getsockname()[1]) for s in ss))' "$1"; }
+
 # start_server KIND PORT DIR: starts twserver, reference (0.7.5) or ddnet
 # (DDNet-Server) on 127.0.0.1:PORT with 64 slots (PLAYER_SLOTS of them
 # players on twserver and the reference), 4 clients per IP, no
@@ -54,18 +76,7 @@ start_server() {
 	map=$(basename "$SERVER_MAP" .map)
 	case $kind in
 	twserver)
-		cat >"$dir/twserver.toml" <<-EOT
-			[server]
-			bind = "127.0.0.1"
-			port = $port
-			max_clients = 64
-			player_slots = ${PLAYER_SLOTS:-16}
-			max_clients_per_ip = 4
-			[map]
-			file = "$SERVER_MAP"
-			[game]
-			inactive_kick_time = 0
-		EOT
+		twserver_toml "$port" >"$dir/twserver.toml"
 		(cd "$dir/cwd" && exec "$TWSERVER" -config "$dir/twserver.toml" -no-console -log-level "${SERVER_LOG_LEVEL:-warn}" \
 			>"$dir/server.log" 2>&1 </dev/null) &
 		SPID=$! ;;

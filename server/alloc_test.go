@@ -55,6 +55,7 @@ func newServerInGame(tb testing.TB, cfg config.Config, conn sockio.PacketConn, n
 	for i := range n {
 		c := s.clients[i]
 		c.reset()
+		c.openConn()
 		c.state = stateIngame
 		c.addr = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 1, byte(i)}), 40000) // nobody listens: writes are dropped
 		c.conn.Accept(s.now(), 1, 2)

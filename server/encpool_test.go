@@ -54,7 +54,9 @@ func stepMoving(s *Server, n int) {
 	for i := range n {
 		in := world.Input{Direction: int32((int(next)/30+i)%3 - 1), TargetX: int32(100 - i*7), TargetY: int32(i*5 - 60),
 			Jump: (next / 17) % 2, Fire: next / 9, WantedWeapon: int32(1 + i%3)}
-		s.clients[i].inputs.store(next, in)
+		if c := s.clients[i]; c.inputs != nil { // nil: dropped
+			c.inputs.store(next, in)
+		}
 	}
 	stepAcked(s)
 }

@@ -105,6 +105,8 @@ type Gauges struct {
 	PregameDrops [len(edge.PregameDrops)]atomic.Uint64
 	// Snapshots counts snapshots sent (one per client and snapshot tick).
 	Snapshots atomic.Uint64
+	// Sleeps counts the times the game fell asleep, empty (sleep.go).
+	Sleeps atomic.Uint64
 	// SnapshotBytes is the size of each sent snapshot (all its parts).
 	SnapshotBytes SizeHist
 	// Sent and SentBytes count datagrams and bytes written to the socket.

@@ -23,6 +23,13 @@ package server
 //	            timing is exact, and what they answer leaves with the tick's
 //	            snapshots as before; the loop wakes 50 times a second instead
 //	            of once per datagram.
+//	  Sleep: a game with no client in any state whose world has nothing to
+//	            do (world.IdleTicks) does not tick: the loop wakes for a
+//	            datagram, a console line or its SleepHeartbeat, and each
+//	            wake-up first brings the world to the wall clock with
+//	            SkipIdle (catchUp), so the tick a joining client sees, the
+//	            match timer and the recordings are those of a game that
+//	            ticked all along (sleep.go).
 //	  consoleReader: reads console lines into consoleCh (bounded).
 //	  side channels (econ, FIFO): SubmitConsole queues lines (bounded).
 
@@ -116,16 +123,20 @@ loop:
 		case <-ctx.Done():
 			break loop
 		case <-s.wake:
+			s.catchUp()
 			s.drainRx()
 		case line := <-s.consoleCh:
+			s.catchUp()
 			if s.runConsole(console.Caller{Kind: console.Stdin}, line) {
 				break loop
 			}
 		case sub := <-s.con.submit:
+			s.catchUp()
 			if s.runSubmitted(sub) {
 				break loop
 			}
 		case <-timer.C:
+			s.catchUp()
 		}
 		s.advance()
 		s.flushAll()
@@ -133,7 +144,7 @@ loop:
 		if s.pendingShutdown {
 			break loop
 		}
-		timer.Reset(max(time.Until(s.tickStart(s.world.CurrentTick()+1)), 0))
+		timer.Reset(s.nextWake())
 	}
 	close(s.con.done) // SubmitConsole stops waiting
 	s.stopPacer()
@@ -171,6 +182,12 @@ func (s *Server) advance() {
 		name := s.pendingMap
 		s.pendingMap = ""
 		s.changeMap(name)
+	}
+	if s.sleep.asleep {
+		// The world was brought to the clock at the wake-up (catchUp);
+		// the connection timers run for whoever came meanwhile.
+		s.updateConns()
+		return
 	}
 	now := time.Now()
 	if now.Before(s.tickStart(s.world.CurrentTick() + 1)) {
@@ -425,11 +442,12 @@ func (s *Server) onConnect(addr netip.AddrPort, req connectReq) {
 	s.gauges.Connects.Add(1)
 	c := s.freeSlot()
 	c.reset()
+	c.openConn()
 	c.state = stateAuth
 	c.addr = addr
 	c.created = now
 	c.progressAt = now
-	req.Start(&c.conn, now)
+	req.Start(c.conn, now)
 	if req.Dialect.Is6() {
 		s.trans6.Connect(c.id, req.Dialect == netproto.DialectDDNet)
 	}

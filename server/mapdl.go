@@ -278,7 +278,7 @@ func (s *Server) applyMap(m *twmap.Map) {
 		c.resetSnapState()
 		s.sendMapChange(c)
 	}
-	s.log.Info().Str("map", m.Name).Int("size", m.Size).Int("size_06", s.curMap6.Size).Msg("map changed")
+	s.log.Info().Str("map", m.Name).Int("size", m.Size).Msg("map changed")
 	s.consoleOut("map changed to " + m.Name)
 	s.publishInfo()
 	s.infoChanged6()

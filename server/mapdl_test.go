@@ -45,6 +45,7 @@ func TestMapDownloadWindow(t *testing.T) {
 	}
 	c := s.clients[0]
 	c.state = stateConnecting
+	c.openConn()
 	c.conn.Accept(0, 1, 2)
 	c.conn.Feed(0, netproto.PacketHeader{Token: 1}, nil) // round trip 0: timeout MapProbeMargin
 	total := (len(data) + MapChunkSize - 1) / MapChunkSize

@@ -48,9 +48,13 @@ const (
 // on is set, the loop, which reads with it at each tick; the loop hands it
 // back through req.
 type pacer struct {
-	on  atomic.Bool   // the loop owns r and reads at its ticks (set by the reader, cleared by the loop)
-	r   *reader       // the reader's state (set before on is first set)
-	req chan struct{} // loop -> reader: read each datagram as it comes again (closed when the loop ends)
+	on atomic.Bool // the loop owns r and reads at its ticks (set by the reader, cleared by the loop)
+	// sleeping: the game sleeps (sleep.go), so the reader keeps reading
+	// (set by the loop). Whoever clears on with a CompareAndSwap while it
+	// is set owns r: the loop hands it back, or the reader keeps it.
+	sleeping atomic.Bool
+	r        *reader       // the reader's state (set before on is first set)
+	req      chan struct{} // loop -> reader: read each datagram as it comes again (closed when the loop ends)
 }
 
 // readerPace is the pacing state of the reader.
@@ -107,10 +111,13 @@ func (s *Server) stopPacer() { close(s.pace.req) }
 // comes, it hands its state to the loop and waits until the loop hands it
 // back (true); false: read the next datagram now.
 func (s *Server) paceWait(r *readerPace) bool {
-	if time.Now().Before(r.contUntil) {
-		return false
+	if time.Now().Before(r.contUntil) || s.pace.sleeping.Load() {
+		return false // a sleeping game has no ticks to read at (sleep.go)
 	}
 	s.pace.on.Store(true)
+	if s.pace.sleeping.Load() && s.pace.on.CompareAndSwap(true, false) {
+		return false // the game fell asleep meanwhile; the loop did not take the state
+	}
 	_, ok := <-s.pace.req
 	return ok
 }

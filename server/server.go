@@ -160,6 +160,7 @@ type Server struct {
 	ticks    TickTiming // tick measurements (ticktime.go)
 	gauges   Gauges     // published gauges and loop counters (gauges.go)
 	tickWake time.Time  // wake-up of the ticks being run; zero between them
+	sleep    sleepState // an empty game's sleep (sleep.go)
 
 	// side channels (hooks.go); installed before Run
 	observers observe.Observers
@@ -168,7 +169,7 @@ type Server struct {
 
 	// the 0.6 game layer (snapsend.go, sys6.go)
 	trans6   *dialect6.Game // translation of the game layer for 0.6 clients
-	curMap6  mapVariant6    // what 0.6 clients are sent of curMap (sys6.go)
+	curMap6  *mapVariant6   // what 0.6 clients are sent of curMap, nil until one asks (sys6.go map6)
 	inputBuf [netproto.MaxInputInts]int32
 	con      conState  // console output to side channels (conlines.go)
 	live     liveState // frames for the web page and API (live.go)
@@ -331,16 +332,18 @@ func loadMapFile(path string) (*twmap.Map, error) {
 	if st.Size() > MaxMapFileSize {
 		return nil, fmt.Errorf("%s: map larger than %d bytes", path, MaxMapFileSize)
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	name := strings.TrimSuffix(filepath.Base(path), ".map")
-	m, err := twmap.Load(name, data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return m, nil
+	return cachedMapFile(path, st, func() (*twmap.Map, error) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		name := strings.TrimSuffix(filepath.Base(path), ".map")
+		m, err := twmap.Load(name, data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return m, nil
+	})
 }
 
 func listMaps(dir string) ([]string, error) {
@@ -392,7 +395,7 @@ func (s *Server) setMap(m *twmap.Map) error {
 		return fmt.Errorf("map %s: %w", m.Name, err)
 	}
 	s.curMap, s.world = m, w
-	s.curMap6 = s.deriveMap6(m)
+	s.curMap6 = nil // derived when a 0.6 client first asks (map6)
 	// Loading a map and deriving its 0.6 variant leave megabytes of
 	// garbage (decoded images, inflated layers) that the garbage collector,
 	// with a server allocating almost nothing afterwards, would otherwise

@@ -69,7 +69,7 @@ type client struct {
 	id      int
 	state   clientState
 	addr    netip.AddrPort
-	conn    netproto.Conn
+	conn    *netproto.Conn // nil while the slot is empty (openConn)
 	created time.Duration
 	// progressAt is when the client last moved on towards the game
 	// (accept, INFO, map request, READY, a map change; pregame.go)
@@ -97,8 +97,8 @@ type client struct {
 	lastInputTick int32
 	latencyMs     int
 	storage       snap.Storage
-	out           snapOut // the snapshot messages the encode pool made for this tick
-	inputs        storedInputs
+	out           snapOut       // the snapshot messages the encode pool made for this tick
+	inputs        *storedInputs // with the Conn (openConn); nil while the slot is empty
 	lastDirection int32
 
 	// packet budget (flood bound), set when the connection is accepted
@@ -124,13 +124,23 @@ type client struct {
 	votePos                                 int // when it voted (1 = first)
 }
 
+// openConn gives a slot just reset for a new connection its Conn and input
+// ring. A Conn embeds its resend buffer and outbox (about 70 kB), the ring
+// holds inputRingSize inputs (9 kB): allocated per connection, so an empty
+// slot costs a few hundred bytes and a server's memory follows its
+// clients, not max_clients.
+func (c *client) openConn() {
+	c.conn, c.inputs = new(netproto.Conn), new(storedInputs)
+	c.inputs.reset()
+}
+
 // reset clears a slot for reuse. The buffers that grow with use (the
 // Conn's outbox, stored snapshots) are released, so memory follows the
 // connected clients rather than every client ever connected.
 func (c *client) reset() {
 	c.state = stateEmpty
 	c.addr = netip.AddrPort{}
-	c.conn = netproto.Conn{} // the zero Conn is offline, like after Reset
+	c.conn, c.inputs = nil, nil // their buffers go with the client (openConn)
 	c.version, c.name, c.clan, c.country = 0, "", "", -1
 	c.ddnetVersion, c.rejoinOffered = 0, 0
 	c.skin = gamemsg.Skin{}
@@ -154,7 +164,9 @@ func (c *client) resetSnapState() {
 	c.lastAckedTick = -1
 	c.lastInputTick = -1
 	c.storage.PurgeAll()
-	c.inputs.reset()
+	if c.inputs != nil {
+		c.inputs.reset()
+	}
 }
 
 // sameIPCount counts non-empty slots with the given IP (port ignored).

@@ -185,6 +185,9 @@ func (s *Server) onInput(c *client, u *netproto.Unpacker, at time.Time) {
 // inputFor returns the stored input stamped for tick.
 func (c *client) inputFor(tick int32) (world.Input, bool) {
 	// the first stored for tick in ring order from index 0, as the reference
+	if c.inputs == nil {
+		return world.Input{}, false
+	}
 	for i, t := range &c.inputs.ticks {
 		if t == tick {
 			return c.inputs.ins[i], true

@@ -249,8 +249,15 @@ func (s *Server) deriveMap6(m *twmap.Map) mapVariant6 {
 	return mapVariant6{Name: m.Name, Data: v.Data, CRC: v.CRC, Size: v.Size, SHA256: v.SHA256}
 }
 
-// map6 is the map a 0.6 client is sent (the variant of the current map).
-func (s *Server) map6() *mapVariant6 { return &s.curMap6 }
+// map6 is the map a 0.6 client is sent (the variant of the current map),
+// derived at the first call after a map change, or shared with another
+// game of the process on the same map (mapcache.go).
+func (s *Server) map6() *mapVariant6 {
+	if s.curMap6 == nil {
+		s.curMap6 = sharedMap6(s.curMap, s.deriveMap6)
+	}
+	return s.curMap6
+}
 
 // sendMapChange6 announces the map to a 0.6 client: DDNet's map-details
 // (with SHA-256) first for DDNet clients, then the 0.6 MAP_CHANGE.

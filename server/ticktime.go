@@ -173,8 +173,14 @@ type TickTiming struct {
 	Skipped atomic.Uint64
 	// Dropped counts the ticks never simulated because the schedule was moved.
 	Dropped atomic.Uint64
+	// Slept counts the ticks an empty game skipped while it slept
+	// (sleep.go): the world's tick counter advanced over them without a
+	// simulation, which would have changed nothing else.
+	Slept atomic.Uint64
 	// LastTick is the wall time (Unix nanoseconds) of the end of the last
-	// tick-running wake-up; health checks compare it with the clock.
+	// tick-running wake-up, or of the last wake-up of a sleeping game
+	// (at least every SleepHeartbeat); health checks compare it with the
+	// clock.
 	LastTick atomic.Int64
 
 	// The recent figures (loop-owned): work and lateness of the current and

@@ -57,7 +57,10 @@ const (
 	PacedRecvBuffer = 1 << 20
 	// pacedReadTimeout is the receive timeout of the socket: a blocked
 	// ReadBatch or ReadFrom looks whether the socket was closed this often.
-	pacedReadTimeout = 200 * time.Millisecond
+	// Close wakes a blocked read at once (shutdown), so this is only a
+	// fallback; each timeout is a wake-up of the reading thread, which an
+	// empty game that sleeps (server/sleep.go) pays while it waits.
+	pacedReadTimeout = 2 * time.Second
 	// pacedWriteWait bounds the wait for room in a full send buffer; the
 	// datagram is dropped after it, as UDP may.
 	pacedWriteWait = 20 * time.Millisecond
