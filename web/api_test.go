@@ -240,3 +240,19 @@ func TestBodyBound(t *testing.T) {
 		t.Errorf("status %d, want 400", resp.StatusCode)
 	}
 }
+
+// TestEmptyGame: an empty game (which sleeps) answers with its state and
+// map: a request wakes it for frames.
+func TestEmptyGame(t *testing.T) {
+	a := startGame(t, "empty", "dm")
+	time.Sleep(1500 * time.Millisecond) // asleep by now
+	_, ts := startWeb(t, Options{}, a)
+	var one struct{ Game apiGame }
+	getJSON(t, ts.Client(), ts.URL+"/api/games/"+strconv.Itoa(int(a.Addr().Port())), &one)
+	if one.Game.State == StateEmpty || one.Game.Map == "" || len(one.Game.Clients) != 0 {
+		t.Errorf("empty game: %+v", one.Game)
+	}
+	if st := getJSON(t, ts.Client(), ts.URL+"/api/games/"+strconv.Itoa(int(a.Addr().Port()))+"/map", nil); st != 200 {
+		t.Errorf("map of an empty game: %d", st)
+	}
+}

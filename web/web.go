@@ -41,8 +41,10 @@ const (
 	// GameEvery is the shortest interval between two "game" messages of a
 	// live stream (pings change with nearly every frame).
 	GameEvery = time.Second
-	// FrameWait is how long a one-off request waits for a fresh frame.
-	FrameWait = 500 * time.Millisecond
+	// FrameWait is how long a one-off request waits for a fresh frame: a
+	// sleeping empty game wakes within server.SleepHeartbeat and ticks
+	// while frames are wanted.
+	FrameWait = server.SleepHeartbeat + 500*time.Millisecond
 	// ShutdownTimeout bounds the graceful shutdown of the HTTP server.
 	ShutdownTimeout = time.Second
 )
