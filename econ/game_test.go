@@ -14,6 +14,7 @@ import (
 	"twserver/econ"
 	"twserver/gamemsg"
 	"twserver/loadclient"
+	"twserver/metrics"
 	"twserver/server"
 )
 
@@ -236,7 +237,7 @@ func (c *eclient) until(t *testing.T, re *regexp.Regexp) []string {
 // joins (level 2); at level 1 those of level 1 are sent too.
 func TestOutputLevels(t *testing.T) {
 	killIndex := -1
-	for i, n := range server.GameEvents {
+	for i, n := range metrics.GameEvents {
 		if n == "kill" {
 			killIndex = i
 		}

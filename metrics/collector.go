@@ -6,7 +6,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"twserver/edge"
-	"twserver/server"
 )
 
 // desc is shorthand for a metric description.
@@ -82,8 +81,8 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), labels...)
 	}
 	g := c.src.Gauges()
-	for d, dialect := range server.Dialects {
-		for st, state := range server.ClientStates {
+	for d, dialect := range Dialects {
+		for st, state := range ClientStates {
 			if st == 0 { // "empty" slots are not clients
 				continue
 			}
@@ -96,7 +95,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	if in := g.Info.Load(); in != nil {
 		gauge(descInfo, 1, in.Name, in.GameType, in.Map)
 	}
-	for i, ev := range server.GameEvents {
+	for i, ev := range GameEvents {
 		counter(descEvents, g.Events[i].Load(), ev)
 	}
 
@@ -127,7 +126,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		counter(v.d, v.n.Load(), v.label)
 	}
 	counter(descConns, g.Connects.Load(), "accepted")
-	for i, reason := range server.RefuseReasons {
+	for i, reason := range RefuseReasons {
 		counter(descConns, g.Refused[i].Load(), reason)
 	}
 	for i, reason := range edge.PregameDrops {
@@ -157,11 +156,11 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// durationHistogram converts a server.DurationHist to a Prometheus histogram in seconds.
-func durationHistogram(d *prometheus.Desc, h *server.DurationHist) prometheus.Metric {
+// durationHistogram converts a DurationHist to a Prometheus histogram in seconds.
+func durationHistogram(d *prometheus.Desc, h *DurationHist) prometheus.Metric {
 	cum := h.Buckets()
 	b := make(map[float64]uint64, len(cum))
-	for i, ub := range server.TickBuckets {
+	for i, ub := range TickBuckets {
 		b[ub] = cum[i]
 	}
 	// Count last: observations keep arriving, and the count must not be
@@ -170,11 +169,11 @@ func durationHistogram(d *prometheus.Desc, h *server.DurationHist) prometheus.Me
 	return prometheus.MustNewConstHistogram(d, max(h.Count(), cum[len(cum)-1]), sum, b)
 }
 
-// sizeHistogram converts a server.SizeHist to a Prometheus histogram in bytes.
-func sizeHistogram(d *prometheus.Desc, h *server.SizeHist) prometheus.Metric {
+// sizeHistogram converts a SizeHist to a Prometheus histogram in bytes.
+func sizeHistogram(d *prometheus.Desc, h *SizeHist) prometheus.Metric {
 	cum := h.Buckets()
 	b := make(map[float64]uint64, len(cum))
-	for i, ub := range server.SizeBuckets {
+	for i, ub := range SizeBuckets {
 		b[ub] = cum[i]
 	}
 	return prometheus.MustNewConstHistogram(d, max(h.Count(), cum[len(cum)-1]), float64(h.Sum()), b)

@@ -1,4 +1,4 @@
-package metrics
+package metrics_test
 
 import (
 	"net/http"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"twserver/metrics"
 	"twserver/sockio"
 )
 
@@ -19,10 +20,12 @@ func TestGamesLabelled(t *testing.T) {
 	b.gauges.MaxClients.Store(16)
 	a.gauges.Socket, b.gauges.Socket = sockio.KindBatch, sockio.KindPaced
 	now := time.Unix(1000, 0)
-	ep, err := NewGames([]Game{
-		{Name: "8303", Source: a, Register: func() []RegisterState { return []RegisterState{{Protocol: "tw-0.7+udp/ipv4", Registered: true}} }},
+	ep, err := metrics.NewGames([]metrics.Game{
+		{Name: "8303", Source: a, Register: func() []metrics.RegisterState {
+			return []metrics.RegisterState{{Protocol: "tw-0.7+udp/ipv4", Registered: true}}
+		}},
 		{Name: "8304", Source: b},
-	}, Options{Version: "test", Now: func() time.Time { return now }})
+	}, metrics.Options{Version: "test", Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,14 +63,14 @@ func TestGamesLabelled(t *testing.T) {
 	if c := health(); c != http.StatusOK {
 		t.Errorf("/healthz %d with both games ticking", c)
 	}
-	now = now.Add(HealthMaxTickAge / 2)
+	now = now.Add(metrics.HealthMaxTickAge / 2)
 	a.ticks.LastTick.Store(now.UnixNano())
-	now = now.Add(HealthMaxTickAge/2 + time.Millisecond)
+	now = now.Add(metrics.HealthMaxTickAge/2 + time.Millisecond)
 	if c := health(); c != http.StatusServiceUnavailable {
 		t.Errorf("/healthz %d with game 8304 stalled", c)
 	}
 
-	if _, err := NewGames([]Game{{Name: "x", Source: a}, {Name: "x", Source: b}}, Options{}); err == nil {
+	if _, err := metrics.NewGames([]metrics.Game{{Name: "x", Source: a}, {Name: "x", Source: b}}, metrics.Options{}); err == nil {
 		t.Error("two games with one name accepted")
 	}
 }

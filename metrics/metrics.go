@@ -1,13 +1,3 @@
-// Package metrics serves a running server's figures over HTTP: /metrics in
-// the Prometheus text format and /healthz for orchestrators.
-//
-// Nothing here touches the game loop. The server keeps plain atomic
-// counters and gauges (server.Stats, server.Gauges, server.TickTiming) and
-// the collector reads them when Prometheus scrapes, so the hot path takes
-// no lock and allocates nothing for metrics. The registry is private to the
-// Endpoint (no global state). Names follow the Prometheus conventions:
-// teeworlds_* for what a player or a browser sees, twserver_* for the
-// implementation; no label holds a player name or an address.
 package metrics
 
 import (
@@ -25,8 +15,8 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/net/netutil"
 
+	"twserver/edge"
 	"twserver/internal/httpserve"
-	"twserver/server"
 )
 
 // Bounds of the HTTP endpoint.
@@ -52,11 +42,11 @@ const (
 // method must be safe to call from another goroutine than the loop's.
 type Source interface {
 	// Counters are the reader's packet counters.
-	Stats() *server.Stats
+	Stats() *edge.Stats
 	// Gauges are the loop's published gauges and counters.
-	Gauges() *server.Gauges
+	Gauges() *Gauges
 	// TickTiming is the loop's tick measurements.
-	TickTiming() *server.TickTiming
+	TickTiming() *TickTiming
 	// RecordCounters are the recording counters by name.
 	RecordCounters() map[string]uint64
 }

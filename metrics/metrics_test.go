@@ -1,4 +1,4 @@
-package metrics
+package metrics_test
 
 import (
 	"bytes"
@@ -20,15 +20,17 @@ import (
 	"github.com/rs/zerolog"
 
 	"twserver/config"
+	"twserver/edge"
 	"twserver/internal/testenv"
 	"twserver/loadclient"
+	"twserver/metrics"
 	"twserver/server"
 )
 
 // running is a twserver and its metrics endpoint on loopback.
 type running struct {
 	srv  *server.Server
-	ep   *Endpoint
+	ep   *metrics.Endpoint
 	base string // "http://127.0.0.1:port"
 }
 
@@ -49,7 +51,7 @@ func startServer(t *testing.T, maxClients int) *running {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep, err := New(srv, Options{Version: "test"})
+	ep, err := metrics.New(srv, metrics.Options{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,14 +277,14 @@ func TestScrapeWithClients(t *testing.T) {
 
 // idleSource is a Source whose loop never ran.
 type idleSource struct {
-	stats  server.Stats
-	gauges server.Gauges
-	ticks  server.TickTiming
+	stats  edge.Stats
+	gauges metrics.Gauges
+	ticks  metrics.TickTiming
 }
 
-func (s *idleSource) Stats() *server.Stats              { return &s.stats }
-func (s *idleSource) Gauges() *server.Gauges            { return &s.gauges }
-func (s *idleSource) TickTiming() *server.TickTiming    { return &s.ticks }
+func (s *idleSource) Stats() *edge.Stats                { return &s.stats }
+func (s *idleSource) Gauges() *metrics.Gauges           { return &s.gauges }
+func (s *idleSource) TickTiming() *metrics.TickTiming   { return &s.ticks }
 func (s *idleSource) RecordCounters() map[string]uint64 { return nil }
 
 // TestHealthz: 503 before the first tick and when the last is older than
@@ -290,7 +292,7 @@ func (s *idleSource) RecordCounters() map[string]uint64 { return nil }
 func TestHealthz(t *testing.T) {
 	src := &idleSource{}
 	now := time.Unix(1000, 0)
-	ep, err := New(src, Options{Now: func() time.Time { return now }})
+	ep, err := metrics.New(src, metrics.Options{Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,14 +307,14 @@ func TestHealthz(t *testing.T) {
 	check(http.StatusServiceUnavailable, "not ticked yet")
 	src.ticks.LastTick.Store(now.Add(-100 * time.Millisecond).UnixNano())
 	check(http.StatusOK, "ok")
-	now = now.Add(HealthMaxTickAge)
+	now = now.Add(metrics.HealthMaxTickAge)
 	check(http.StatusServiceUnavailable, "last ticked 2.1 s ago")
 }
 
 // TestIdleExpositionLints: the exposition of a server without clients or
 // ticks (empty histograms, zero gauges) passes promtool too.
 func TestIdleExpositionLints(t *testing.T) {
-	ep, err := New(&idleSource{}, Options{Version: "test"})
+	ep, err := metrics.New(&idleSource{}, metrics.Options{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,8 +330,8 @@ func TestIdleExpositionLints(t *testing.T) {
 // twserver_register_status (0/1) and twserver_register_errors_total per
 // protocol, and the exposition still lints.
 func TestRegisterStatus(t *testing.T) {
-	states := []RegisterState{{Protocol: "tw-0.7+udp/ipv4", Registered: true}, {Protocol: "tw-0.6+udp/ipv4", Errors: 3}}
-	ep, err := New(&idleSource{}, Options{Register: func() []RegisterState { return states }})
+	states := []metrics.RegisterState{{Protocol: "tw-0.7+udp/ipv4", Registered: true}, {Protocol: "tw-0.6+udp/ipv4", Errors: 3}}
+	ep, err := metrics.New(&idleSource{}, metrics.Options{Register: func() []metrics.RegisterState { return states }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +353,7 @@ func TestRegisterStatus(t *testing.T) {
 // TestConnectionBound: with MaxConnections connections open, a further
 // request is not served until one of them closes.
 func TestConnectionBound(t *testing.T) {
-	ep, err := New(&idleSource{}, Options{})
+	ep, err := metrics.New(&idleSource{}, metrics.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +366,7 @@ func TestConnectionBound(t *testing.T) {
 	go func() { done <- ep.ServeListener(ctx, ln, zerolog.Nop()) }()
 	defer func() { cancel(); <-done }()
 	var idle []net.Conn
-	for range MaxConnections {
+	for range metrics.MaxConnections {
 		c, err := net.Dial("tcp", ln.Addr().String())
 		if err != nil {
 			t.Fatal(err)
@@ -374,7 +376,7 @@ func TestConnectionBound(t *testing.T) {
 	client := &http.Client{Timeout: 300 * time.Millisecond}
 	if resp, err := client.Get("http://" + ln.Addr().String() + "/healthz"); err == nil {
 		resp.Body.Close()
-		t.Fatalf("request served beyond %d open connections", MaxConnections)
+		t.Fatalf("request served beyond %d open connections", metrics.MaxConnections)
 	}
 	idle[0].Close()
 	client.Timeout = 3 * time.Second

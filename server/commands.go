@@ -185,7 +185,7 @@ func (s *Server) cmdStats() {
 	}
 	s.consoleOut(b.String())
 	s.consoleOut(s.pregameSummary())
-	s.consoleOut(s.ticks.summary())
+	s.consoleOut(s.ticks.Summary())
 }
 
 // cmdKick: the reference's kick with its refusals.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"twserver/gamemsg"
+	"twserver/metrics"
 )
 
 // TestGameEventCounts: joins, a chat line, a suicide's kill message, a
@@ -32,7 +33,7 @@ func TestGameEventCounts(t *testing.T) {
 		want := map[int]uint64{eventJoin: 2, eventChat: 1, eventKill: 2, eventVote: 1, eventLeave: 1, eventFlagCapture: 0}
 		for i, n := range want {
 			if got := ev[i].Load(); got != n {
-				t.Errorf("%s events %d, want %d", GameEvents[i], got, n)
+				t.Errorf("%s events %d, want %d", metrics.GameEvents[i], got, n)
 			}
 		}
 	})

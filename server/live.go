@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"twserver/live"
+	"twserver/metrics"
 	"twserver/observe"
 	"twserver/world"
 )
@@ -98,7 +99,7 @@ func (s *Server) publishFrame(tick int32, now time.Time) {
 // liveClientKind names the client's protocol for the page.
 func liveClientKind(c *client) string {
 	switch {
-	case c.dialect() == dialect07:
+	case c.dialect() == metrics.Dialect07:
 		return live.Client07
 	case c.ddnetVersion > 0:
 		return live.ClientDDNet

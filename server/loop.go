@@ -48,6 +48,7 @@ import (
 
 	"twserver/console"
 	"twserver/edge"
+	"twserver/metrics"
 	"twserver/netproto"
 )
 
@@ -100,7 +101,7 @@ func (s *Server) Run(ctx context.Context) error {
 
 func (s *Server) run(ctx context.Context) error {
 	readerDone := make(chan struct{})
-	s.startPacer()
+	s.pace.Start(TickDuration)
 	go s.readLoop(readerDone)
 	consoleDone := make(chan struct{})
 	stopConsole := make(chan struct{})
@@ -147,7 +148,7 @@ loop:
 		timer.Reset(s.nextWake())
 	}
 	close(s.con.done) // SubmitConsole stops waiting
-	s.stopPacer()
+	s.pace.Stop()
 	s.shutdown()
 	s.rec.Stop()
 	_ = s.conn.Close()
@@ -195,7 +196,7 @@ func (s *Server) advance() {
 		// once per tick, not once per received datagram.
 		return
 	}
-	s.ticks.observeLate(now.Sub(s.tickStart(s.world.CurrentTick() + 1)))
+	s.ticks.ObserveLate(now.Sub(s.tickStart(s.world.CurrentTick() + 1)))
 	s.tickWake = now
 	// Datagrams that arrived before the tick (inputs stamped for it) are
 	// handled before it is simulated; a paced reader reads them now.
@@ -248,7 +249,7 @@ func (s *Server) endTickWork() {
 		return
 	}
 	end := time.Now()
-	s.ticks.observeWork(end.Sub(s.tickWake), end)
+	s.ticks.ObserveWork(end.Sub(s.tickWake), end)
 	s.tickWake = time.Time{}
 }
 
@@ -423,7 +424,7 @@ func (s *Server) onConnect(addr netip.AddrPort, req connectReq) {
 	if reason, why := s.admitPregame(addr); reason != "" {
 		s.gauges.Refused[why].Add(1)
 		s.sendRaw(req.AppendClose(s.sendBuf[:0], reason), addr)
-		s.rateLog().Str("addr", addr.String()).Str("reason", RefuseReasons[why]).Msg("refused: pre-game bound")
+		s.rateLog().Str("addr", addr.String()).Str("reason", metrics.RefuseReasons[why]).Msg("refused: pre-game bound")
 		return
 	}
 	if s.numClients() >= s.cfg.Server.MaxClients {

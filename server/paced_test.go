@@ -20,8 +20,8 @@ import (
 // TestPacedReaderLoop runs a server on a real socket with in-game clients:
 // once they are in game the reader is paced (it reads at the loop's ticks,
 // not per datagram), the clients get every snapshot and their inputs arrive
-// in time; a burst of datagrams over PacedBusyDatagrams makes the
-// reader read each datagram as it comes, and PacedHold after it the reader
+// in time; a burst of datagrams over sockio.PacedBusyDatagrams makes the
+// reader read each datagram as it comes, and sockio.PacedHold after it the reader
 // is paced again.
 func TestPacedReaderLoop(t *testing.T) {
 	if testing.Short() {
@@ -57,13 +57,13 @@ func TestPacedReaderLoop(t *testing.T) {
 			Pattern: loadclient.PatternRandom, Seed: uint64(i + 1)})
 		wg.Go(func() { stats[i] = clients[i].Run(cctx) })
 	}
-	// In game after the handshake, and PacedHold after its last datagram:
+	// In game after the handshake, and sockio.PacedHold after its last datagram:
 	// paced.
 	waitPaced := func(want bool, within time.Duration) {
 		t.Helper()
-		for deadline := time.Now().Add(within); s.pace.on.Load() != want; time.Sleep(10 * time.Millisecond) {
+		for deadline := time.Now().Add(within); s.pace.Paced() != want; time.Sleep(10 * time.Millisecond) {
 			if time.Now().After(deadline) {
-				t.Fatalf("reader paced = %v after %v, want %v", s.pace.on.Load(), within, want)
+				t.Fatalf("reader paced = %v after %v, want %v", s.pace.Paced(), within, want)
 			}
 		}
 	}
@@ -74,9 +74,9 @@ func TestPacedReaderLoop(t *testing.T) {
 			}
 		}
 	}
-	waitPaced(true, PacedHold+time.Second)
+	waitPaced(true, sockio.PacedHold+time.Second)
 	time.Sleep(500 * time.Millisecond)
-	if !s.pace.on.Load() {
+	if !s.pace.Paced() {
 		t.Fatal("reader not paced with every client in game")
 	}
 	// A burst from a stranger: more than a tick's read takes.
@@ -86,11 +86,11 @@ func TestPacedReaderLoop(t *testing.T) {
 	}
 	defer flood.Close()
 	garbage := []byte("\x10\x00\x00garbage-not-a-teeworlds-packet")
-	for range 2 * PacedBusyDatagrams {
+	for range 2 * sockio.PacedBusyDatagrams {
 		_, _ = flood.Write(garbage)
 	}
 	waitPaced(false, time.Second)
-	waitPaced(true, PacedHold+time.Second)
+	waitPaced(true, sockio.PacedHold+time.Second)
 	wg.Wait()
 	// At most one input in lateShare misses its tick (5 %); under the race
 	// detector, whose slowdown makes the loop itself late, one in 5.
@@ -113,7 +113,7 @@ func TestPacedReaderLoop(t *testing.T) {
 	if q := s.Stats().QueueFull.Load(); q != 0 {
 		t.Errorf("%d datagrams dropped with the queue full", q)
 	}
-	if st := s.Stats(); st.Malformed.Load()+st.BadToken.Load() < PacedBusyDatagrams {
-		t.Errorf("burst: %d malformed + %d bad token, want the %d garbage datagrams", st.Malformed.Load(), st.BadToken.Load(), 2*PacedBusyDatagrams)
+	if st := s.Stats(); st.Malformed.Load()+st.BadToken.Load() < sockio.PacedBusyDatagrams {
+		t.Errorf("burst: %d malformed + %d bad token, want the %d garbage datagrams", st.Malformed.Load(), st.BadToken.Load(), 2*sockio.PacedBusyDatagrams)
 	}
 }

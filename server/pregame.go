@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"twserver/edge"
+	"twserver/metrics"
 )
 
 // The slot-holding defences (issue 11) are the edge's (edge/pregame.go):
@@ -40,7 +41,7 @@ func (s *Server) progress(c *client) { c.progressAt = s.now() }
 // admitPregame applies the pre-game bounds to a CONNECT from addr (called
 // after the ban check, before the full and per-IP checks): it may drop a
 // stalled pre-game client to make room. It returns the refusal reason and
-// its RefuseReasons index, or "" to go on.
+// its metrics.RefuseReasons index, or "" to go on.
 func (s *Server) admitPregame(addr netip.AddrPort) (string, int) {
 	now := s.now()
 	reason, perIP, evict := edge.AdmitPregame((*pregameSlots)(&s.clients), addr.Addr(), now, s.numClients() >= len(s.clients))
@@ -77,7 +78,7 @@ func (s *Server) pregameSummary() string {
 	for i, n := range edge.PregameDrops {
 		out += " pregame_" + n + "=" + itoa(int(s.gauges.PregameDrops[i].Load()))
 	}
-	for i, n := range RefuseReasons {
+	for i, n := range metrics.RefuseReasons {
 		out += " refused_" + n + "=" + itoa(int(s.gauges.Refused[i].Load()))
 	}
 	return out

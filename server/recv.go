@@ -45,9 +45,9 @@ func (s *Server) readLoop(done chan<- struct{}) {
 	for i := range r.spares {
 		r.spares[i].spare = true
 	}
-	s.pace.r = r
+	s.paceR = r
 	for {
-		if pacing && s.paceWait(&r.pace) {
+		if pacing && s.pace.Wait() {
 			continue // the loop read at its ticks meanwhile
 		}
 		n, now, err := s.readOnce(r, false)
@@ -58,7 +58,7 @@ func (s *Server) readLoop(done chan<- struct{}) {
 			continue
 		}
 		if pacing {
-			s.paceAfter(&r.pace, n, now)
+			s.paceAfter(r, n, now)
 		}
 	}
 }
@@ -82,7 +82,7 @@ func (s *Server) readOnce(r *reader, paced bool) (int, time.Time, error) {
 	var n int
 	var err error
 	if paced {
-		n, err = r.pc.ReadPaced(r.ms[:k], r.pace.at[:k])
+		n, err = r.pc.ReadPaced(r.ms[:k], s.pace.At[:k])
 	} else if r.batched {
 		n, err = r.bc.ReadBatch(r.ms[:k])
 	} else {
@@ -96,7 +96,7 @@ func (s *Server) readOnce(r *reader, paced bool) (int, time.Time, error) {
 	for i := range n {
 		at := now
 		if paced {
-			at = r.pace.at[i] // the kernel's stamp
+			at = s.pace.At[i] // the kernel's stamp
 		}
 		if s.received(r, r.pkts[i], r.ms[i].N, r.ms[i].Addr, at) {
 			r.pkts[i] = nil
@@ -113,7 +113,10 @@ type reader struct {
 	spares [sockio.ReadBatchSize]rxPacket // read targets when the pool is at its bound (one per slot)
 	pooled int                            // buffers allocated so far; the pool grows with the peak queue, up to rxPoolSize
 	out    [netproto.MaxPacketSize]byte
-	pace   readerPace // paced.go
+	// the first datagram since the last pacing check that wanted the loop
+	// at once: its slot (-1: none) and sender, for the debug log (paced.go)
+	urgentCID  int
+	urgentAddr netip.AddrPort
 
 	bc      sockio.BatchConn // the socket's batch form, if batched
 	batched bool
@@ -157,10 +160,9 @@ func (s *Server) received(r *reader, p *rxPacket, n int, addr netip.AddrPort, no
 		return false
 	}
 	if p.cid < 0 || p.cid >= 64 || s.ingame.Load()&(1<<uint(p.cid)) == 0 {
-		if !r.pace.urgent {
-			r.pace.urgentCID, r.pace.urgentAddr = p.cid, p.addr
+		if s.pace.MarkUrgent() {
+			r.urgentCID, r.urgentAddr = p.cid, p.addr
 		}
-		r.pace.urgent = true
 		select { // not in game: handle it now
 		case s.wake <- struct{}{}:
 		default: // a wake-up is already pending

@@ -27,6 +27,7 @@ import (
 	"twserver/console"
 	"twserver/dialect6"
 	"twserver/edge"
+	"twserver/metrics"
 	"twserver/netproto"
 	"twserver/observe"
 	"twserver/record"
@@ -114,7 +115,8 @@ type Server struct {
 	// reader side (recv.go)
 	rx     chan *rxPacket
 	wake   chan struct{} // the reader's signal that rx holds a datagram to handle now
-	pace   pacer         // paced reads: the loop asks the reader to read at each tick (paced.go)
+	pace   sockio.Pacer  // paced reads: the reader hands its state to the loop, which reads at each tick (paced.go)
+	paceR  *reader       // the reader state the pacer hands over (set before the reader first pauses)
 	ingame atomic.Uint64 // bit i: slot i is in game (published by the loop, read by the reader)
 	free   chan *rxPacket
 	// the edge (package edge): the reader's screening, budgets, counters,
@@ -157,10 +159,10 @@ type Server struct {
 
 	runOnce sync.Once
 
-	ticks    TickTiming // tick measurements (ticktime.go)
-	gauges   Gauges     // published gauges and loop counters (gauges.go)
-	tickWake time.Time  // wake-up of the ticks being run; zero between them
-	sleep    sleepState // an empty game's sleep (sleep.go)
+	ticks    metrics.TickTiming // tick measurements (ticktime.go)
+	gauges   metrics.Gauges     // published gauges and loop counters (gauges.go)
+	tickWake time.Time          // wake-up of the ticks being run; zero between them
+	sleep    sleepState         // an empty game's sleep (sleep.go)
 
 	// side channels (hooks.go); installed before Run
 	observers observe.Observers

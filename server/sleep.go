@@ -58,7 +58,7 @@ func (s *Server) canSleep() bool {
 func (s *Server) nextWake() time.Duration {
 	was := s.sleep.asleep
 	s.sleep.asleep = s.canSleep()
-	s.pace.sleeping.Store(s.sleep.asleep)
+	s.pace.SetSleeping(s.sleep.asleep)
 	if !s.sleep.asleep {
 		if was {
 			s.log.Debug().Int32("tick", s.world.CurrentTick()).Msg("game awake")
@@ -79,9 +79,7 @@ func (s *Server) nextWake() time.Duration {
 // datagram is read (and a server-info request answered) as it comes. While
 // the game sleeps the reader does not hand its state over (paceWait).
 func (s *Server) freeReader() {
-	if s.pace.req != nil && s.pace.on.CompareAndSwap(true, false) {
-		s.pace.req <- struct{}{}
-	}
+	s.pace.Release()
 }
 
 // catchUp brings a sleeping game's world to the wall clock, before the

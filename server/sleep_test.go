@@ -226,7 +226,7 @@ func TestSleepAnswersAtOnce(t *testing.T) {
 		}
 		return time.Since(start)
 	}
-	time.Sleep(2*PacedHold + 500*time.Millisecond) // asleep, the reader past its hold
+	time.Sleep(2*sockio.PacedHold + 500*time.Millisecond) // asleep, the reader past its hold
 	if s.ticks.Ticks.Load() > 5 {
 		t.Fatalf("%d ticks: the empty game did not sleep", s.ticks.Ticks.Load())
 	}
@@ -237,7 +237,7 @@ func TestSleepAnswersAtOnce(t *testing.T) {
 				[]byte{byte(netproto.CtrlConnect), 1, 2, 3, 4}))
 		}
 		worst = max(worst, exchange())
-		time.Sleep(PacedHold / 8)
+		time.Sleep(sockio.PacedHold / 8)
 	}
 	t.Logf("slowest token answer while asleep: %v", worst)
 	// A tick-paced read would take up to 20 ms; a sleeping loop's, up to

@@ -18,7 +18,9 @@
 // socket otherwise, and returns the Choice with the reason for a fallback,
 // which the caller reports (package server logs a warning and exports
 // twserver_socket_info{kind}). ListenPaced and ListenBatch open one socket
-// explicitly.
+// explicitly. Pacer (pacer.go) is the hand-over of paced reading between a
+// reader goroutine and its game loop, and its bounds (PacedHold,
+// PacedBusyDatagrams).
 //
 // Who calls what. Package server opens the socket (ListenUDP) or takes one
 // handed in (a MemConn in tests). Its reader goroutine is the one reader:

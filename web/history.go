@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"twserver/metrics"
 	"twserver/server"
 )
 
@@ -47,7 +48,7 @@ type history struct {
 	primed                  bool
 	at                      time.Time
 	in, out, snapN, snapSum uint64
-	work                    [len(server.TickBuckets)]uint64
+	work                    [len(metrics.TickBuckets)]uint64
 	workAbove, workCount    uint64
 }
 
@@ -72,7 +73,7 @@ func (h *history) sample(s *server.Server, now time.Time) {
 		if n := snapN - h.snapN; n > 0 {
 			p.SnapshotBytes = float64(snapSum-h.snapSum) / float64(n)
 		}
-		var diff [len(server.TickBuckets)]uint64
+		var diff [len(metrics.TickBuckets)]uint64
 		for i := range diff {
 			diff[i] = work[i] - h.work[i]
 		}
@@ -87,7 +88,7 @@ func (h *history) sample(s *server.Server, now time.Time) {
 }
 
 // quantileMs returns quantile q (milliseconds) of the observations counted
-// cumulatively at each of server.TickBuckets (total counts them all),
+// cumulatively at each of metrics.TickBuckets (total counts them all),
 // interpolated linearly within the bucket; 0 when there are none.
 func quantileMs(cum []uint64, total uint64, q float64) float64 {
 	if total == 0 {
@@ -96,7 +97,7 @@ func quantileMs(cum []uint64, total uint64, q float64) float64 {
 	rank := q * float64(total)
 	lower, below := 0.0, uint64(0)
 	for i, c := range cum {
-		upper := server.TickBuckets[i]
+		upper := metrics.TickBuckets[i]
 		if float64(c) >= rank {
 			in := c - below
 			if in == 0 {
@@ -106,7 +107,7 @@ func quantileMs(cum []uint64, total uint64, q float64) float64 {
 		}
 		lower, below = upper, c
 	}
-	return server.TickBuckets[len(server.TickBuckets)-1] * 1000 // above every bound
+	return metrics.TickBuckets[len(metrics.TickBuckets)-1] * 1000 // above every bound
 }
 
 // samples returns the samples, oldest first.

@@ -1,8 +1,9 @@
-package server
+package metrics
 
 import (
 	"math"
 	"math/bits"
+	"strconv"
 	"sync/atomic"
 	"time"
 )
@@ -191,15 +192,15 @@ type TickTiming struct {
 	skippedPrev, skippedCur uint64
 }
 
-// observeLate records the lateness of a wake-up (loop only).
-func (t *TickTiming) observeLate(d time.Duration) {
+// ObserveLate records the lateness of a wake-up (loop only).
+func (t *TickTiming) ObserveLate(d time.Duration) {
 	t.Lateness.Observe(d)
 	t.recentLate.observe(d)
 }
 
-// observeWork records the work of a wake-up that ended at end and rotates
+// ObserveWork records the work of a wake-up that ended at end and rotates
 // the recent windows (loop only).
-func (t *TickTiming) observeWork(d time.Duration, end time.Time) {
+func (t *TickTiming) ObserveWork(d time.Duration, end time.Time) {
 	t.Work.Observe(d)
 	t.LastTick.Store(end.UnixNano())
 	if t.recentStart.IsZero() {
@@ -214,24 +215,21 @@ func (t *TickTiming) observeWork(d time.Duration, end time.Time) {
 	t.recentWork.observe(d)
 }
 
-// TickTiming returns the loop's tick measurements (safe for concurrent reads).
-func (s *Server) TickTiming() *TickTiming { return &s.ticks }
-
-// summary renders the tick timing for the console `stats` (loop only):
+// Summary renders the tick timing for the console `stats` (loop only):
 // since start, then over the recent windows.
-func (t *TickTiming) summary() string {
+func (t *TickTiming) Summary() string {
 	w, l := &t.Work, &t.Lateness
-	return "ticks=" + itoa(int(t.Ticks.Load())) +
-		" skipped=" + itoa(int(t.Skipped.Load())) +
-		" dropped=" + itoa(int(t.Dropped.Load())) +
+	return "ticks=" + strconv.Itoa(int(t.Ticks.Load())) +
+		" skipped=" + strconv.Itoa(int(t.Skipped.Load())) +
+		" dropped=" + strconv.Itoa(int(t.Dropped.Load())) +
 		" work_p50=" + fmtDur(w.Quantile(0.5)) +
 		" work_p99=" + fmtDur(w.Quantile(0.99)) +
 		" work_max=" + fmtDur(w.Max()) +
 		" late_p50=" + fmtDur(l.Quantile(0.5)) +
 		" late_p99=" + fmtDur(l.Quantile(0.99)) +
 		" late_max=" + fmtDur(l.Max()) +
-		" | recent (the last " + itoa(int(TickWindow/time.Second)) + "-" + itoa(int(2*TickWindow/time.Second)) + " s):" +
-		" skipped=" + itoa(int(t.Skipped.Load()-t.skippedPrev)) +
+		" | recent (the last " + strconv.Itoa(int(TickWindow/time.Second)) + "-" + strconv.Itoa(int(2*TickWindow/time.Second)) + " s):" +
+		" skipped=" + strconv.Itoa(int(t.Skipped.Load()-t.skippedPrev)) +
 		" work_p50=" + fmtDur(t.recentWork.quantile(0.5)) +
 		" work_p99=" + fmtDur(t.recentWork.quantile(0.99)) +
 		" work_max=" + fmtDur(t.recentWork.max()) +
@@ -240,4 +238,4 @@ func (t *TickTiming) summary() string {
 }
 
 // fmtDur renders d in microseconds with a unit ("123us").
-func fmtDur(d time.Duration) string { return itoa(int(d/time.Microsecond)) + "us" }
+func fmtDur(d time.Duration) string { return strconv.Itoa(int(d/time.Microsecond)) + "us" }
