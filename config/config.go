@@ -64,10 +64,11 @@ type Config struct {
 	Votes  []VoteOption `toml:"vote"`
 	Voting VotingConfig `toml:"voting"`
 	Record RecordConfig `toml:"record"`
-	// Register, Econ, Metrics and Agones are the operations side channels (ops.go).
+	// Register, Econ, Metrics, Web and Agones are the operations side channels (ops.go).
 	Register RegisterConfig `toml:"register"`
 	Econ     EconConfig     `toml:"econ"`
 	Metrics  MetricsConfig  `toml:"metrics"`
+	Web      WebConfig      `toml:"web"`
 	Agones   AgonesConfig   `toml:"agones"`
 }
 
@@ -259,6 +260,7 @@ func Default() Config {
 		Record:   RecordConfig{Dir: "recordings", MaxFileMB: 512, MaxDirMB: 8192},
 		Register: defaultRegister(),
 		Econ:     defaultEcon(),
+		Web:      WebConfig{PublicChat: true},
 	}
 }
 

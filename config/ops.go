@@ -59,6 +59,26 @@ type MetricsConfig struct {
 	Listen string `toml:"listen"`
 }
 
+// WebConfig selects the status page, its JSON API and the admin page
+// (package web).
+type WebConfig struct {
+	// Listen is the "address:port" to serve on; empty = off. When it equals
+	// metrics.listen, one HTTP server serves both.
+	Listen string `toml:"listen"`
+	// AdminToken opens /admin to whoever presents it; empty = no admin page.
+	AdminToken string `toml:"admin_token"`
+	// PublicChat shows the chat on the public page and in the API (default true).
+	PublicChat bool `toml:"public_chat"`
+}
+
+// Bounds of web.admin_token.
+const (
+	// MinAdminTokenLen is the shortest accepted token.
+	MinAdminTokenLen = 16
+	// MaxAdminTokenLen is the longest accepted token.
+	MaxAdminTokenLen = 128
+)
+
 // AgonesConfig selects the Agones SDK integration (REST API of the sidecar).
 type AgonesConfig struct {
 	// Enabled turns the Agones integration on. The SDK sidecar's port comes
@@ -131,6 +151,14 @@ func (c *Config) validateOps() error {
 		if _, err := netip.ParseAddrPort(l); err != nil {
 			return invalid("metrics.listen", "%q is not address:port", l)
 		}
+	}
+	if l := c.Web.Listen; l != "" {
+		if _, err := netip.ParseAddrPort(l); err != nil {
+			return invalid("web.listen", "%q is not address:port", l)
+		}
+	}
+	if t := c.Web.AdminToken; t != "" && (len(t) < MinAdminTokenLen || len(t) > MaxAdminTokenLen) {
+		return invalid("web.admin_token", "%d bytes, want %d..%d", len(t), MinAdminTokenLen, MaxAdminTokenLen)
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ type Submitted struct {
 	caller  Caller
 	line    string
 	collect bool
+	who     string // the administrator of an Admin line (SubmitAdmin)
 	out     []string
 	done    chan struct{}
 }
@@ -46,10 +47,23 @@ func (q *Queue) Stop() { close(q.done) }
 // collect it returns the lines the command printed. It waits while the
 // queue is full, until ctx is done or the loop has stopped (ErrStopped).
 func (q *Queue) Submit(ctx context.Context, caller Caller, line string, collect bool) ([]string, error) {
+	return q.submit(ctx, &Submitted{caller: caller, line: line, collect: collect})
+}
+
+// SubmitAdmin is Submit of a line of an administration page (caller
+// Admin, output collected) by who, the page's name for the administrator:
+// Run hands who, the line and its result to the loop's audit.
+func (q *Queue) SubmitAdmin(ctx context.Context, who, line string) ([]string, error) {
+	return q.submit(ctx, &Submitted{caller: Caller{Kind: Admin}, who: who, line: line, collect: true})
+}
+
+// submit queues sub and waits until the loop ran it.
+func (q *Queue) submit(ctx context.Context, sub *Submitted) ([]string, error) {
+	line := sub.line
 	if len(line) > MaxLine {
 		return nil, ErrLineTooLong
 	}
-	sub := &Submitted{caller: caller, line: line, collect: collect, done: make(chan struct{})}
+	sub.done = make(chan struct{})
 	select {
 	case q.c <- sub:
 	case <-ctx.Done():
@@ -69,13 +83,18 @@ func (q *Queue) Submit(ctx context.Context, caller Caller, line string, collect 
 
 // Run runs sub on c in the game loop (Collect when its submitter wants
 // the output, else Run) and releases the submitter; it reports whether the
-// line asked for the shutdown.
-func (sub *Submitted) Run(c *Console) bool {
+// line asked for the shutdown. A line of an administration page
+// (SubmitAdmin) is handed to audit with its administrator and result before
+// its submitter is released.
+func (sub *Submitted) Run(c *Console, audit func(who, line string, err error)) bool {
 	var err error
 	if sub.collect {
 		sub.out, err = c.Collect(sub.caller, sub.line)
 	} else {
 		err = c.Run(sub.caller, sub.line)
+	}
+	if sub.who != "" && audit != nil {
+		audit(sub.who, sub.line, err)
 	}
 	close(sub.done)
 	return err == ErrShutdown

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/net/netutil"
 
 	"twserver/edge"
+	"twserver/internal/httpserve"
 )
 
 // Bounds of the HTTP endpoint.
@@ -214,18 +215,5 @@ func (e *Endpoint) ServeListener(ctx context.Context, ln net.Listener, log zerol
 	}
 	log.Info().Str("addr", ln.Addr().String()).Msg("metrics listening (/metrics, /healthz)")
 	ln = netutil.LimitListener(ln, MaxConnections)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
-		defer cancel()
-		_ = hs.Shutdown(sctx)
-	}()
-	err := hs.Serve(ln)
-	if errors.Is(err, http.ErrServerClosed) {
-		<-done // Shutdown has finished
-		return nil
-	}
-	return err
+	return httpserve.Serve(ctx, hs, ln, ShutdownTimeout)
 }

@@ -147,6 +147,7 @@ func (s *Server) onSay(c *client, m *gamemsg.ClSay, now time.Duration) {
 	msg := &gamemsg.SvChat{Mode: mode, ClientID: int32(c.id), TargetID: -1, Message: text}
 	if mode == chatAll {
 		s.rec.GameMessage(msg)
+		s.liveChat(c.id, c.name, text)
 	}
 	for _, o := range s.clients {
 		if o.state != stateIngame {
@@ -162,6 +163,9 @@ func (s *Server) onSay(c *client, m *gamemsg.ClSay, now time.Duration) {
 // serverChat sends a server chat line (client id -1) to one client or all.
 func (s *Server) serverChat(to int, text string) {
 	s.con.ServerChat(text)
+	if to < 0 {
+		s.liveChat(-1, "", text)
+	}
 	s.broadcastGame(to, &gamemsg.SvChat{Mode: chatAll, ClientID: -1, TargetID: -1, Message: truncUTF8(text, MaxChatLen)})
 }
 
@@ -171,6 +175,7 @@ func (s *Server) onWorldEvent(e world.Event) {
 	switch e.Kind {
 	case world.EvKillMsg:
 		s.countEvent(eventKill)
+		s.liveKill(e.Args[0], e.Args[1], e.Args[2])
 		s.broadcastGame(e.To, &gamemsg.SvKillMsg{Killer: e.Args[0], Victim: e.Args[1], Weapon: e.Args[2], ModeSpecial: e.Args[3]})
 	case world.EvTeam:
 		s.broadcastGame(e.To, &gamemsg.SvTeam{ClientID: e.Args[0], Team: e.Args[1], Silent: e.Args[2] != 0, CooldownTick: e.Args[3]})

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 
 	"twserver/console"
 	"twserver/world"
@@ -64,6 +65,28 @@ func (s *Server) SubmitConsole(ctx context.Context, line string) error {
 // any goroutine.
 func (s *Server) RunConsole(ctx context.Context, caller console.Caller, line string) ([]string, error) {
 	return s.con.q.Submit(ctx, caller, line, true)
+}
+
+// RunAdmin runs one console line of an administration page as
+// RunConsole does for caller console.Admin, and writes the audit line of
+// the action: who (the page's name for the administrator: token name and
+// address), the line and its result, to the log and to the console sinks
+// (the econ) at the level of rcon commands. Safe from any goroutine.
+func (s *Server) RunAdmin(ctx context.Context, who, line string) ([]string, error) {
+	return s.con.q.SubmitAdmin(ctx, who, line)
+}
+
+// auditAdmin writes the audit line of an administration page's command
+// (loop only).
+func (s *Server) auditAdmin(who, line string, err error) {
+	result := "ok"
+	if err != nil && err != errShutdown {
+		result = err.Error()
+	}
+	s.log.Info().Str("who", who).Str("line", line).Str("result", result).Msg("admin command")
+	if s.con.On(LevelAddInfo) {
+		s.con.Print(LevelAddInfo, "server", 512, fmt.Sprintf("admin='%s' rcon='%s' result='%s'", who, line, result))
+	}
 }
 
 // conWorld is the loop's side of console.EventWorld.

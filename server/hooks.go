@@ -67,6 +67,7 @@ func (s *Server) emitPlayer(kind observe.EventKind, c *client) {
 	} else {
 		s.countEvent(eventLeave)
 	}
+	s.livePlayer(kind, c)
 	if s.observers.Any() {
 		s.observers.Emit(observe.Event{Kind: kind, ClientID: c.id, Name: c.name, Addr: c.addr})
 	}

@@ -133,7 +133,7 @@ loop:
 			}
 		case sub := <-s.con.q.C():
 			s.catchUp()
-			if sub.Run(s.cons) {
+			if sub.Run(s.cons, s.auditAdmin) {
 				break loop
 			}
 		case <-timer.C:
@@ -260,6 +260,7 @@ func (s *Server) doTick() {
 	tick := s.world.CurrentTick()
 	if s.cfg.Server.SnapshotRate == 50 || tick%2 == 0 {
 		s.sendSnapshots(tick)
+		s.publishFrame(tick, s.tickWake)
 		s.world.PostSnap() // events of ticks without snapshots went out with this one
 	}
 }

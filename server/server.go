@@ -18,6 +18,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"twserver/live"
 
 	"github.com/rs/zerolog"
 	"golang.org/x/time/rate"
@@ -173,7 +174,8 @@ type Server struct {
 	trans6   *dialect6.Game  // translation of the game layer for 0.6 clients
 	curMap6  *mapdl.Variant6 // what 0.6 clients are sent of curMap, nil until one asks (sys6.go map6)
 	inputBuf [netproto.MaxInputInts]int32
-	con      conState // console output to side channels (conlines.go)
+	con      conState  // console output to side channels (conlines.go)
+	live     liveState // frames for the web page and API (live.go)
 }
 
 // Stats are counters of dropped and handled packets (the edge's); read
@@ -198,6 +200,7 @@ func New(o Options) (*Server, error) {
 		consoleCh: make(chan string, ConsoleQueueLen),
 		byAddr:    make(map[netip.AddrPort]int),
 		pool:      o.Pool,
+		live:      liveState{hub: live.NewHub()},
 
 		alignTicks: o.AlignTicks,
 		tickPhase:  o.TickPhase % TickDuration,

@@ -38,10 +38,10 @@ type sleepState struct {
 }
 
 // canSleep reports whether the game may stop ticking now: nobody in any
-// state, no map change or shutdown pending, no demo being recorded, and a
-// world whose next tick does nothing.
+// state, no map change or shutdown pending, no demo being recorded, no one
+// wanting live frames (live.go), and a world whose next tick does nothing.
 func (s *Server) canSleep() bool {
-	if s.pendingMap != "" || s.pendingShutdown || s.rec.DemoRecording() {
+	if s.pendingMap != "" || s.pendingShutdown || s.rec.DemoRecording() || s.live.hub.Wanted(time.Now()) {
 		return false
 	}
 	for _, c := range s.clients {

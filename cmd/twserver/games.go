@@ -51,6 +51,9 @@ func checkGames(cfgs []config.Config, paths []string) error {
 			}
 			listen = c.Metrics.Listen
 		}
+		if err := checkWeb(cfgs, c, paths[i]); err != nil {
+			return err
+		}
 		if c.Agones.Enabled {
 			return fmt.Errorf("%s: agones.enabled with several games: an Agones GameServer runs one game per process", paths[i])
 		}
@@ -113,7 +116,7 @@ func runGames(ctx context.Context, stop context.CancelFunc, cfgs []config.Config
 			runtime.KeepAlive(games) // profile the servers' memory, not their absence
 		}()
 	}
-	return serveGames(ctx, stop, games, metricsListen(cfgs), log)
+	return serveGames(ctx, stop, games, httpConfig{metrics: metricsListen(cfgs), web: webConfig(cfgs)}, log)
 }
 
 // startGames creates the servers (bound sockets, loaded maps) and their
@@ -155,16 +158,16 @@ func stopSides(games []*game) {
 	}
 }
 
-// serveGames runs every game's loop, and the metrics endpoint on listen
-// ("" = none), until ctx ends or every game has stopped; it returns the
+// serveGames runs every game's loop, and the metrics endpoint and the web
+// page as hc says, until ctx ends or every game has stopped; it returns the
 // process exit code. One game stopping (rcon shutdown, an error) leaves the
 // others running.
-func serveGames(ctx context.Context, stop context.CancelFunc, games []*game, listen string, log zerolog.Logger) int {
+func serveGames(ctx context.Context, stop context.CancelFunc, games []*game, hc httpConfig, log zerolog.Logger) int {
 	mctx, stopMetrics := context.WithCancel(ctx)
-	waitMetrics, err := startMetrics(mctx, listen, games, log)
+	waitMetrics, err := startHTTP(mctx, hc, games, log)
 	if err != nil {
 		stopMetrics()
-		log.Error().Err(err).Str("listen", listen).Msg("cannot start metrics endpoint")
+		log.Error().Err(err).Str("metrics", hc.metrics).Str("web", hc.web.Listen).Msg("cannot start metrics endpoint or web page")
 		return 1
 	}
 	defer func() { stopMetrics(); waitMetrics() }()

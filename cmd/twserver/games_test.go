@@ -115,7 +115,7 @@ func TestTwoGamesIsolated(t *testing.T) {
 		t.Fatal(err)
 	}
 	served := make(chan int, 1)
-	go func() { served <- serveGames(ctx, cancel, games, "", zerolog.Nop()) }()
+	go func() { served <- serveGames(ctx, cancel, games, httpConfig{}, zerolog.Nop()) }()
 
 	watch := make([]*gameWatch, 2)
 	for g := range watch {

@@ -19,12 +19,23 @@ import (
 // the end of the test.
 func Start(t testing.TB, cfg config.Config) netip.AddrPort {
 	t.Helper()
+	return StartServer(t, cfg).Addr()
+}
+
+// StartServer is Start returning the running server (for tests that read
+// what it publishes); each setup func is called before the server runs
+// (to install hooks, such as OnConsoleLine).
+func StartServer(t testing.TB, cfg config.Config, setup ...func(*server.Server)) *server.Server {
+	t.Helper()
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	srv, err := server.New(server.Options{Config: cfg, Logger: zerolog.Nop(), Seed: 1})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range setup {
+		f(srv)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -37,5 +48,5 @@ func Start(t testing.TB, cfg config.Config) netip.AddrPort {
 			t.Error("server did not stop")
 		}
 	})
-	return srv.Addr()
+	return srv
 }

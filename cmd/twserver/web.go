@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+
+	"github.com/rs/zerolog"
+
+	"twserver/config"
+	"twserver/metrics"
+	"twserver/web"
+)
+
+// httpConfig is the process's HTTP side: the metrics address and the web
+// page's section (both "" = off; one listener when they are equal).
+type httpConfig struct {
+	metrics string
+	web     config.WebConfig
+}
+
+// webConfig is the process's [web] section: the first game's that sets
+// web.listen (checkWeb makes the others agree), or the zero section.
+func webConfig(cfgs []config.Config) config.WebConfig {
+	for _, c := range cfgs {
+		if c.Web.Listen != "" {
+			return c.Web
+		}
+	}
+	return config.WebConfig{}
+}
+
+// checkWeb refuses a game whose [web] section differs from another's: one
+// process serves one page for all its games.
+func checkWeb(cfgs []config.Config, c config.Config, path string) error {
+	w := webConfig(cfgs)
+	if c.Web.Listen != "" && c.Web != w {
+		return fmt.Errorf("%s: [web] differs from another game's: one process serves one web page for all its games", path)
+	}
+	return nil
+}
+
+// startHTTP opens the metrics endpoint and the web page as hc says (one
+// HTTP server for both when their addresses are equal) and serves them
+// until ctx ends; the returned func waits for them to stop.
+func startHTTP(ctx context.Context, hc httpConfig, games []*game, log zerolog.Logger) (wait func(), err error) {
+	if hc.web.Listen == "" {
+		return startMetrics(ctx, hc.metrics, games, log)
+	}
+	wg := make([]web.Game, len(games))
+	for i, g := range games {
+		wg[i] = web.Game{Port: int(g.srv.Addr().Port()), Server: g.srv}
+	}
+	h, err := web.New(wg, web.Options{AdminToken: hc.web.AdminToken, PublicChat: hc.web.PublicChat, Log: log})
+	if err != nil {
+		return nil, err
+	}
+	waitMetrics := func() {}
+	if hc.metrics == hc.web.Listen {
+		ep, err := metrics.NewGames(metricsGames(games), metrics.Options{Version: version})
+		if err != nil {
+			return nil, err
+		}
+		h.Handle("/metrics", ep)
+		h.Handle("/healthz", ep)
+	} else if waitMetrics, err = startMetrics(ctx, hc.metrics, games, log); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", hc.web.Listen)
+	if err != nil {
+		return nil, err
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := h.ServeListener(ctx, ln); err != nil && err != http.ErrServerClosed {
+			log.Error().Err(err).Msg("web page stopped")
+		}
+	}()
+	return func() { <-done; waitMetrics() }, nil
+}

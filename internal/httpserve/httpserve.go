@@ -1,0 +1,34 @@
+// Package httpserve runs an HTTP server on a listener until a context
+// ends, then shuts it down within a bound: the one way package metrics and
+// package web serve.
+package httpserve
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Serve serves hs on ln until ctx ends; then it shuts hs down, waiting up
+// to timeout for requests to finish and closing what is left (live
+// streams), and returns nil once that is done. An error of the listener
+// is returned as it comes.
+func Serve(ctx context.Context, hs *http.Server, ln net.Listener, timeout time.Duration) error {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+		_ = hs.Close()
+	}()
+	err := hs.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		<-done // Shutdown has finished
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,171 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"twserver/console"
+	"twserver/loadclient"
+	"twserver/server"
+)
+
+// post sends an admin form with optional headers; it returns the status
+// and the decoded answer.
+func post(t *testing.T, c *http.Client, u string, form url.Values, hdr map[string]string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", u, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out
+}
+
+// TestAdminToken: an action needs the token: refused without it or with
+// a wrong one, run with it (the kicked client leaves the game); three
+// wrong tokens ban the address, even for the right token.
+func TestAdminToken(t *testing.T) {
+	var mu sync.Mutex
+	var econ []string
+	a := startGame(t, "admin", "dm", func(s *server.Server) {
+		s.OnConsoleLine(console.LevelAddInfo, func(l console.Line) {
+			mu.Lock()
+			econ = append(econ, l.Text)
+			mu.Unlock()
+		})
+	})
+	_, ts := startWeb(t, Options{AdminToken: testToken}, a)
+	var bs bots
+	victim := bs.join(t, a, "victim", loadclient.PatternIdle)
+	_ = victim
+	c := ts.Client()
+	u := ts.URL + "/admin/api/action"
+	kick := url.Values{"action": {"kick"}, "id": {"0"}, "reason": {"test"}}
+	if st, _ := post(t, c, u, kick, nil); st != http.StatusUnauthorized {
+		t.Errorf("without token: %d", st)
+	}
+	if st, _ := post(t, c, u, kick, map[string]string{"Authorization": "Bearer wrong"}); st != http.StatusUnauthorized {
+		t.Errorf("wrong token: %d", st)
+	}
+	st, out := post(t, c, u, url.Values{"action": {"command"}, "line": {"status"}}, map[string]string{"Authorization": "Bearer " + testToken})
+	if st != 200 || !strings.Contains(strings.Join(toStrings(out["output"]), "\n"), "victim") {
+		t.Errorf("status with token: %d %v", st, out)
+	}
+	if st, out := post(t, c, u, kick, map[string]string{"Authorization": "Bearer " + testToken}); st != 200 {
+		t.Fatalf("kick with token: %d %v", st, out)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		var g struct{ Game apiGame }
+		getJSON(t, c, ts.URL+"/api/games/"+strconv.Itoa(int(a.Addr().Port())), &g)
+		if len(g.Game.Clients) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("kicked client still in game: %+v", g.Game.Clients)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	mu.Lock()
+	audit := strings.Join(econ, "\n")
+	mu.Unlock()
+	if !strings.Contains(audit, "admin='web:127.0.0.1 (token header)' rcon='kick 0 \"test\"' result='ok'") {
+		t.Errorf("no audit line of the kick among the console lines:\n%s", audit)
+	}
+	for range MaxLoginTries - 1 {
+		post(t, c, u, kick, map[string]string{"Authorization": "Bearer wrong"})
+	}
+	if st, _ := post(t, c, u, url.Values{"action": {"vote_cancel"}}, map[string]string{"Authorization": "Bearer " + testToken}); st != http.StatusUnauthorized {
+		t.Errorf("banned address with the right token: %d", st)
+	}
+}
+
+func toStrings(v any) []string {
+	l, _ := v.([]any)
+	out := make([]string, len(l))
+	for i, s := range l {
+		out[i], _ = s.(string)
+	}
+	return out
+}
+
+// TestAdminSession: the login form sets an HttpOnly SameSite=Strict
+// cookie; with it an action needs the session's CSRF token; a cross-site
+// login post is refused; logout ends the session.
+func TestAdminSession(t *testing.T) {
+	a := startGame(t, "session", "dm")
+	_, ts := startWeb(t, Options{AdminToken: testToken}, a)
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	if st, _ := post(t, c, ts.URL+"/admin/login", url.Values{"token": {testToken}}, map[string]string{"Origin": "http://evil.example"}); st != http.StatusForbidden {
+		t.Errorf("cross-origin login: %d", st)
+	}
+	req, _ := http.NewRequest("POST", ts.URL+"/admin/login", strings.NewReader(url.Values{"token": {testToken}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	sc := resp.Header.Get("Set-Cookie")
+	if resp.StatusCode != http.StatusSeeOther || !strings.Contains(sc, "HttpOnly") || !strings.Contains(sc, "SameSite=Strict") {
+		t.Fatalf("login: %d %q", resp.StatusCode, sc)
+	}
+	var sess struct{ CSRF string }
+	if st := getJSON(t, c, ts.URL+"/admin/api/session", &sess); st != 200 || len(sess.CSRF) != 64 {
+		t.Fatalf("session: %d %+v", st, sess)
+	}
+	u := ts.URL + "/admin/api/action"
+	say := url.Values{"action": {"say"}, "text": {"from the admin page"}}
+	if st, _ := post(t, c, u, say, nil); st != http.StatusForbidden {
+		t.Errorf("cookie without CSRF token: %d", st)
+	}
+	if st, _ := post(t, c, u, say, map[string]string{"X-CSRF-Token": sess.CSRF, "Origin": "http://evil.example"}); st != http.StatusForbidden {
+		t.Errorf("cross-origin with CSRF token: %d", st)
+	}
+	if st, out := post(t, c, u, say, map[string]string{"X-CSRF-Token": sess.CSRF}); st != 200 || out["line"] != `say "from the admin page"` {
+		t.Errorf("cookie with CSRF token: %d %v", st, out)
+	}
+	if st, _ := post(t, c, ts.URL+"/admin/logout", nil, map[string]string{"X-CSRF-Token": sess.CSRF}); st != http.StatusNoContent {
+		t.Errorf("logout: %d", st)
+	}
+	if st, _ := post(t, c, u, say, map[string]string{"X-CSRF-Token": sess.CSRF}); st != http.StatusUnauthorized {
+		t.Errorf("after logout: %d", st)
+	}
+}
+
+// TestAdminOff: without a token there is no admin page.
+func TestAdminOff(t *testing.T) {
+	a := startGame(t, "noadmin", "dm")
+	_, ts := startWeb(t, Options{}, a)
+	for _, p := range []string{"/admin"} {
+		if st := getJSON(t, ts.Client(), ts.URL+p, nil); st != 404 {
+			t.Errorf("%s: %d", p, st)
+		}
+	}
+	if st, _ := post(t, ts.Client(), ts.URL+"/admin/api/action", url.Values{"action": {"vote_cancel"}}, map[string]string{"Authorization": "Bearer x"}); st != 404 {
+		t.Errorf("action: %d", st)
+	}
+}
+
+func TestLoopback(t *testing.T) {
+	for addr, want := range map[string]bool{"127.0.0.1:80": true, "[::1]:80": true, "0.0.0.0:80": false, "192.168.1.2:80": false, "x": false} {
+		if Loopback(addr) != want {
+			t.Errorf("Loopback(%q) != %v", addr, want)
+		}
+	}
+}

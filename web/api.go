@@ -1,0 +1,337 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"twserver/live"
+	"twserver/world"
+)
+
+// The JSON API. Field names of a client follow DDNet's master
+// servers.json where they overlap (name, clan, country, score, is_player).
+
+// apiClient is one client in game.
+type apiClient struct {
+	ID       int    `json:"id"`
+	Name     string `json:"name"`
+	Clan     string `json:"clan"`
+	Country  int    `json:"country"`
+	Score    int    `json:"score"`
+	IsPlayer bool   `json:"is_player"`
+	Team     int    `json:"team"`
+	Ping     int    `json:"ping"`
+	Client   string `json:"client"`
+}
+
+// apiGame is one game's state.
+type apiGame struct {
+	Port       int         `json:"port"`
+	Name       string      `json:"name"`
+	Map        string      `json:"map"`
+	GameType   string      `json:"game_type"`
+	State      string      `json:"state"`
+	Tick       int32       `json:"tick,omitempty"`
+	ScoreLimit int         `json:"score_limit"`
+	TimeLimit  int         `json:"time_limit"`
+	Teams      bool        `json:"teams"`
+	TeamScore  [2]int      `json:"team_score"`
+	MaxClients int         `json:"max_clients"`
+	Clients    []apiClient `json:"clients"`
+}
+
+// apiFrame is the "frame" message of the live stream: the positions on
+// the minimap in world units (32 per tile), as arrays to keep it small:
+// tees [id, x, y], flags [x, y, team], projectiles and pickups [x, y,
+// type], lasers [x, y, from_x, from_y].
+type apiFrame struct {
+	Version     int        `json:"version"`
+	Seq         uint64     `json:"seq"`
+	Tick        int32      `json:"tick"`
+	MapGen      uint32     `json:"map_gen"`
+	Tees        [][3]int32 `json:"tees"`
+	Flags       [][3]int32 `json:"flags"`
+	Projectiles [][3]int32 `json:"projectiles"`
+	Pickups     [][3]int32 `json:"pickups"`
+	Lasers      [][4]int32 `json:"lasers"`
+}
+
+// apiEvent is one line of the chat and kill feed.
+type apiEvent struct {
+	Seq        uint64 `json:"seq"`
+	Tick       int32  `json:"tick"`
+	Kind       string `json:"kind"`
+	Client     int    `json:"client"`
+	Name       string `json:"name"`
+	Victim     int    `json:"victim,omitempty"`
+	VictimName string `json:"victim_name,omitempty"`
+	Weapon     int    `json:"weapon,omitempty"`
+	Text       string `json:"text,omitempty"`
+}
+
+// Game states of apiGame.State.
+const (
+	StateWarmup    = "warmup"
+	StateRunning   = "running"
+	StatePaused    = "paused"
+	StateRoundOver = "round_over"
+	StateGameOver  = "game_over"
+	StateEmpty     = "unknown"
+)
+
+// 0.7 GAMESTATEFLAG_* and GAMEFLAG_TEAMS.
+const (
+	gsWarmup    = 1
+	gsRoundOver = 4
+	gsGameOver  = 8
+	gsPaused    = 16
+	gsCountdown = 32
+	gfTeams     = 1
+)
+
+// gameOf describes the game of frame f.
+func gameOf(port int, f *live.Frame) apiGame {
+	g := apiGame{Port: port, Name: f.Game.ServerName, Map: f.Game.Map, GameType: f.Game.GameType,
+		Tick: f.Tick, MaxClients: f.Game.MaxClients, State: StateEmpty, Clients: make([]apiClient, 0, len(f.Players))}
+	for _, it := range f.Items {
+		d := f.Data(it)
+		switch it.Type {
+		case world.ObjGameData:
+			if len(d) >= 2 {
+				g.State = stateName(d[1])
+			}
+		case world.ObjGameDataTeam:
+			if len(d) >= 2 {
+				g.TeamScore = [2]int{int(d[0]), int(d[1])}
+			}
+		case world.ObjDeGameInfo:
+			if len(d) >= 3 {
+				g.Teams = d[0]&gfTeams != 0
+				g.ScoreLimit, g.TimeLimit = int(d[1]), int(d[2])
+			}
+		}
+	}
+	for _, p := range f.Players {
+		g.Clients = append(g.Clients, apiClient{ID: p.ID, Name: p.Name, Clan: p.Clan, Country: p.Country,
+			Score: p.Score, IsPlayer: p.IsPlayer, Team: p.Team, Ping: p.Ping, Client: p.Client})
+	}
+	return g
+}
+
+// stateName names the 0.7 game state flags.
+func stateName(flags int32) string {
+	switch {
+	case flags&gsGameOver != 0:
+		return StateGameOver
+	case flags&gsRoundOver != 0:
+		return StateRoundOver
+	case flags&gsPaused != 0:
+		return StatePaused
+	case flags&(gsWarmup|gsCountdown) != 0:
+		return StateWarmup
+	}
+	return StateRunning
+}
+
+// frameOf lists the entities of frame f.
+func frameOf(f *live.Frame) apiFrame {
+	e := apiFrame{Version: APIVersion, Seq: f.Seq, Tick: f.Tick, Tees: [][3]int32{}, Flags: [][3]int32{},
+		Projectiles: [][3]int32{}, Pickups: [][3]int32{}, Lasers: [][4]int32{}}
+	if f.Map != nil {
+		e.MapGen = f.Map.Gen
+	}
+	for _, it := range f.Items {
+		d := f.Data(it)
+		switch it.Type {
+		case world.ObjCharacter:
+			if len(d) >= 3 {
+				e.Tees = append(e.Tees, [3]int32{int32(it.ID), d[1], d[2]})
+			}
+		case world.ObjFlag:
+			if len(d) >= 3 {
+				e.Flags = append(e.Flags, [3]int32{d[0], d[1], d[2]})
+			}
+		case world.ObjProjectile:
+			if len(d) >= 5 {
+				e.Projectiles = append(e.Projectiles, [3]int32{d[0], d[1], d[4]})
+			}
+		case world.ObjPickup:
+			if len(d) >= 3 {
+				e.Pickups = append(e.Pickups, [3]int32{d[0], d[1], d[2]})
+			}
+		case world.ObjLaser:
+			if len(d) >= 4 {
+				e.Lasers = append(e.Lasers, [4]int32{d[0], d[1], d[2], d[3]})
+			}
+		}
+	}
+	return e
+}
+
+// streamMsgs are a frame's two messages of the live stream, encoded once
+// and shared by every viewer.
+type streamMsgs struct {
+	frame []byte // the "frame" message's data
+	game  []byte // the "game" message's data (apiGame without the tick)
+}
+
+// streamEncoder returns the live stream's encoding of a frame of game port.
+func streamEncoder(port int) func(*live.Frame) any {
+	return func(f *live.Frame) any {
+		fb, _ := json.Marshal(frameOf(f))
+		g := gameOf(port, f)
+		g.Tick = 0 // the frame has it; without it the game message changes only with the game
+		gb, _ := json.Marshal(g)
+		return &streamMsgs{frame: fb, game: gb}
+	}
+}
+
+// eventsOf lists the events of f after seq (chat only when public).
+func eventsOf(f *live.Frame, after uint64, publicChat bool) []apiEvent {
+	out := []apiEvent{}
+	for _, e := range f.Events {
+		if e.Seq <= after || (!publicChat && e.Kind == live.EventChat) {
+			continue
+		}
+		out = append(out, apiEvent{Seq: e.Seq, Tick: e.Tick, Kind: live.EventNames[e.Kind], Client: e.Client, Name: e.Name,
+			Victim: e.Victim, VictimName: e.VictimName, Weapon: e.Weapon, Text: e.Text})
+	}
+	return out
+}
+
+// writeJSON answers v as JSON.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// writeError answers an error as JSON.
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]any{"version": APIVersion, "error": msg})
+}
+
+func (h *Handler) apiGames(w http.ResponseWriter, r *http.Request) {
+	games := make([]apiGame, 0, len(h.games))
+	for _, g := range h.games {
+		games = append(games, gameOf(g.Port, h.frame(r.Context(), g)))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"version": APIVersion, "games": games})
+}
+
+func (h *Handler) apiGame(w http.ResponseWriter, r *http.Request) {
+	g := h.game(w, r)
+	if g == nil {
+		return
+	}
+	f := h.frame(r.Context(), g)
+	writeJSON(w, http.StatusOK, map[string]any{"version": APIVersion, "game": gameOf(g.Port, f),
+		"events": eventsOf(f, 0, h.opt.PublicChat)})
+}
+
+func (h *Handler) apiMap(w http.ResponseWriter, r *http.Request) {
+	g := h.game(w, r)
+	if g == nil {
+		return
+	}
+	f := h.frame(r.Context(), g)
+	if f.Map == nil {
+		writeError(w, http.StatusServiceUnavailable, "no frame yet")
+		return
+	}
+	g.mu.Lock()
+	if g.mapLayer != f.Map {
+		b, _ := json.Marshal(map[string]any{"version": APIVersion, "gen": f.Map.Gen, "name": f.Map.Name,
+			"width": f.Map.Width, "height": f.Map.Height, "tiles": f.Map.Tiles})
+		g.mapLayer, g.mapJSON = f.Map, b
+	}
+	b := g.mapJSON
+	g.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write(b)
+}
+
+// apiEvents is the live stream (Server-Sent Events): "frame" messages
+// (apiFrame) at the loop's frame rate, skipping frames the viewer is too
+// slow for, "game" messages (apiGame) when the game or its players
+// changed, and "feed" messages (new apiEvents) when lines were added.
+func (h *Handler) apiEvents(w http.ResponseWriter, r *http.Request) {
+	g := h.game(w, r)
+	if g == nil {
+		return
+	}
+	if h.streams.Add(1) > MaxStreams {
+		h.streams.Add(-1)
+		writeError(w, http.StatusServiceUnavailable, "too many live viewers")
+		return
+	}
+	defer h.streams.Add(-1)
+	hub := g.Server.Live()
+	detach := hub.Attach()
+	defer detach()
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	enc := streamEncoder(g.Port)
+	end := time.NewTimer(StreamMaxAge)
+	defer end.Stop()
+	var sent uint64
+	var lastGame []byte
+	var lastGameAt time.Time
+	f := hub.Latest()
+	for {
+		if f.Seq != 0 {
+			_ = rc.SetWriteDeadline(time.Now().Add(StreamWriteTimeout))
+			m := f.Encoded(enc).(*streamMsgs)
+			if lastGame == nil || (!bytes.Equal(m.game, lastGame) && time.Since(lastGameAt) >= GameEvery) {
+				if _, err := writeSSE(w, "game", m.game); err != nil {
+					return
+				}
+				lastGame, lastGameAt = m.game, time.Now()
+			}
+			if _, err := writeSSE(w, "frame", m.frame); err != nil {
+				return
+			}
+			if n := len(f.Events); n > 0 && f.Events[n-1].Seq > sent {
+				ev := eventsOf(f, sent, h.opt.PublicChat)
+				sent = f.Events[n-1].Seq
+				if len(ev) > 0 {
+					b, _ := json.Marshal(ev)
+					if _, err := writeSSE(w, "feed", b); err != nil {
+						return
+					}
+				}
+			}
+			if err := rc.Flush(); err != nil {
+				return
+			}
+		}
+		select {
+		case <-f.Next():
+			f = hub.Latest()
+		case <-r.Context().Done():
+			return
+		case <-end.C:
+			return
+		}
+	}
+}
+
+// writeSSE writes one Server-Sent Event (data without newlines: JSON).
+func writeSSE(w http.ResponseWriter, event string, data []byte) (int, error) {
+	n, err := w.Write([]byte("event: " + event + "\ndata: "))
+	if err != nil {
+		return n, err
+	}
+	m, err := w.Write(data)
+	if err != nil {
+		return n + m, err
+	}
+	k, err := w.Write([]byte("\n\n"))
+	return n + m + k, err
+}

@@ -1,0 +1,244 @@
+package web
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"twserver/internal/heavytest"
+	"twserver/internal/testenv"
+	"twserver/loadclient"
+)
+
+// chromiumPath is the headless browser of the browser tests (Debian's
+// chromium package; CI installs it).
+const chromiumPath = "/usr/bin/chromium"
+
+// browser starts headless Chromium for the test; a JavaScript dialog
+// (alert, confirm) counts in dialogs and is dismissed.
+func browser(t *testing.T) (context.Context, *atomic.Int32) {
+	t.Helper()
+	testenv.Stat(t, chromiumPath, "chromium") // skipped without it, failed under CI
+	heavytest.Lock(t)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromiumPath),
+		chromedp.NoSandbox, chromedp.WindowSize(1400, 1000), chromedp.Flag("proxy-server", "direct://"))
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelB := chromedp.NewContext(actx)
+	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() { cancelT(); cancelB(); cancelA() })
+	var dialogs atomic.Int32
+	chromedp.ListenTarget(ctx, func(ev any) {
+		if _, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+			dialogs.Add(1)
+			go func() { _ = chromedp.Run(ctx, page.HandleJavaScriptDialog(false)) }()
+		}
+	})
+	if err := chromedp.Run(ctx); err != nil {
+		t.Fatalf("cannot start %s: %v", chromiumPath, err)
+	}
+	return ctx, &dialogs
+}
+
+// waitJS evaluates expr every 50 ms until it is true or d has passed; it
+// returns how long that took.
+func waitJS(t *testing.T, ctx context.Context, d time.Duration, what, expr string) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for {
+		var ok bool
+		if err := chromedp.Run(ctx, chromedp.Evaluate(expr, &ok)); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if ok {
+			return time.Since(start)
+		}
+		if time.Since(start) > d {
+			var page string
+			_ = chromedp.Run(ctx, chromedp.Evaluate(`location.href + ': ' + document.body.innerText.slice(0, 400)`, &page))
+			t.Fatalf("%s: not within %v (%s); the page: %s", what, d, expr, page)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// evalString evaluates expr to a string.
+func evalString(t *testing.T, ctx context.Context, expr string) string {
+	t.Helper()
+	var s string
+	if err := chromedp.Run(ctx, chromedp.Evaluate(expr, &s)); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// screenshot saves the page as name in $TWSERVER_SCREENSHOTS (if set).
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	dir := os.Getenv("TWSERVER_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	var png []byte
+	if err := chromedp.Run(ctx, chromedp.FullScreenshot(&png, 90)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// teePos is the minimap's drawn position of client id ("" when not drawn).
+func teePos(t *testing.T, ctx context.Context, id int) string {
+	s := evalString(t, ctx, `document.getElementById('minimap').dataset.tees || ''`)
+	for _, f := range strings.Fields(s) {
+		if k, v, ok := strings.Cut(f, ":"); ok && k == strconv.Itoa(id) {
+			return v
+		}
+	}
+	return ""
+}
+
+// TestBrowserPage: the public page in headless Chromium against two real
+// games of one process with synthetic clients: both games are listed; the
+// names and scores show; a chat line appears within 2 s; the minimap's
+// tee moves with its client; a plot gains points; a hostile name and chat
+// line are shown as text and open no dialog.
+func TestBrowserPage(t *testing.T) {
+	ctx, dialogs := browser(t)
+	a := startGame(t, "Arena <i>one</i>", "ctf")
+	b := startGame(t, "Second game", "dm")
+	_, ts := startWeb(t, Options{PublicChat: true, SampleEvery: 500 * time.Millisecond}, a, b)
+	var bs bots
+	alice := bs.join(t, a, "alice", loadclient.PatternWalk)
+	evil := bs.join(t, a, "<b>x", loadclient.PatternIdle)
+	bs.join(t, b, "bob", loadclient.PatternIdle)
+
+	if err := chromedp.Run(ctx, chromedp.Navigate(ts.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 5*time.Second, "both games listed",
+		`(() => { const b = document.querySelectorAll('#games button'); return b.length === 2 &&
+		  b[0].textContent.includes('Arena <i>one</i>') && b[1].textContent.includes('Second game') })()`)
+	waitJS(t, ctx, 5*time.Second, "players with scores",
+		`(() => { const rows = [...document.querySelectorAll('#players tbody tr')].map(r => [...r.cells].map(c => c.textContent));
+		  return rows.length === 2 && rows.some(r => r[0] === 'alice' && r[3] === '0') && rows.some(r => r[0] === '<b>x') })()`)
+	if n := evalString(t, ctx, `String(document.querySelectorAll('#players b, #g-name i').length)`); n != "0" {
+		t.Errorf("%s elements made from player or server strings", n)
+	}
+	if got := evalString(t, ctx, `document.getElementById('g-name').textContent`); got != "Arena <i>one</i>" {
+		t.Errorf("game name shown as %q", got)
+	}
+
+	say(t, alice, "hello from alice")
+	took := waitJS(t, ctx, 2*time.Second, "chat line", `document.getElementById('feed').textContent.includes('alice: hello from alice')`)
+	t.Logf("chat line shown %v after it was sent", took)
+	say(t, evil, "<img src=x onerror=alert(1)>")
+	waitJS(t, ctx, 2*time.Second, "hostile chat line as text", `document.getElementById('feed').textContent.includes('<b>x: <img src=x onerror=alert(1)>')`)
+	if n := evalString(t, ctx, `String(document.querySelectorAll('#feed img, #feed b').length)`); n != "0" {
+		t.Errorf("%s elements made from chat", n)
+	}
+
+	id := 0 // alice entered first
+	p0 := teePos(t, ctx, id)
+	seen := []string{p0}
+	for end := time.Now().Add(4 * time.Second); time.Now().Before(end) && seen[len(seen)-1] == p0; {
+		time.Sleep(250 * time.Millisecond)
+		seen = append(seen, teePos(t, ctx, id))
+	}
+	if p0 == "" || seen[len(seen)-1] == p0 {
+		t.Errorf("alice's tee on the minimap does not move in 4 s: %q (all: %q)", seen, evalString(t, ctx, `document.getElementById('minimap').dataset.tees`))
+	}
+	frames0 := evalString(t, ctx, `document.getElementById('minimap').dataset.frames`)
+	time.Sleep(time.Second)
+	frames1 := evalString(t, ctx, `document.getElementById('minimap').dataset.frames`)
+	f0, _ := strconv.Atoi(frames0)
+	f1, _ := strconv.Atoi(frames1)
+	if f1-f0 < 10 {
+		t.Errorf("minimap: %d frames in a second, want at least 10", f1-f0)
+	}
+	pts0, _ := strconv.Atoi(evalString(t, ctx, `document.getElementById('plot-players').dataset.points`))
+	waitJS(t, ctx, 12*time.Second, "plot gains points",
+		`Number(document.getElementById('plot-players').dataset.points) > `+strconv.Itoa(pts0))
+	screenshot(t, ctx, "page.png")
+	if err := chromedp.Run(ctx, chromedp.Click(`#follow`, chromedp.ByQuery), chromedp.SetValue(`#follow`, "0", chromedp.ByQuery),
+		chromedp.Evaluate(`document.getElementById('follow').dispatchEvent(new Event('change'))`, nil)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	screenshot(t, ctx, "follow.png")
+	if err := chromedp.Run(ctx, chromedp.Click(`#games button:nth-child(2)`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 5*time.Second, "switch to the second game",
+		`document.getElementById('g-name').textContent === 'Second game' && [...document.querySelectorAll('#players tbody tr')].some(r => r.cells[0].textContent === 'bob')`)
+	if n := dialogs.Load(); n != 0 {
+		t.Errorf("%d JavaScript dialogs opened", n)
+	}
+}
+
+// TestBrowserAdmin: the admin page in headless Chromium: a wrong token is
+// refused, the right one logs in, and the kick button kicks the client; a
+// page without the session cannot kick.
+func TestBrowserAdmin(t *testing.T) {
+	ctx, dialogs := browser(t)
+	a := startGame(t, "Admin test", "dm")
+	_, ts := startWeb(t, Options{AdminToken: testToken, PublicChat: true}, a)
+	var bs bots
+	bs.join(t, a, "<b>x", loadclient.PatternIdle)
+	bs.join(t, a, "stays", loadclient.PatternIdle)
+
+	// without a session the action is refused
+	if err := chromedp.Run(ctx, chromedp.Navigate(ts.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	var status int
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`fetch('/admin/api/action', {method: 'POST', body: new URLSearchParams({action: 'kick', id: '0'})}).then(r => r.status)`,
+		&status, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) })); err != nil {
+		t.Fatal(err)
+	}
+	if status != 401 {
+		t.Errorf("kick without the token: %d, want 401", status)
+	}
+
+	if err := chromedp.Run(ctx, chromedp.Navigate(ts.URL+"/admin"),
+		chromedp.WaitVisible(`#token`, chromedp.ByID),
+		chromedp.SendKeys(`#token`, "wrong-token-000000", chromedp.ByID),
+		chromedp.Submit(`#token`, chromedp.ByID)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 5*time.Second, "wrong token refused", `(document.getElementById('failed') || {hidden: true}).hidden === false`)
+	if err := chromedp.Run(ctx,
+		chromedp.SendKeys(`#token`, testToken, chromedp.ByID),
+		chromedp.Submit(`#token`, chromedp.ByID)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 5*time.Second, "admin page with players", `document.getElementById('aplayers') !== null`)
+	waitJS(t, ctx, 5*time.Second, "admin page with players",
+		`document.querySelectorAll('#aplayers tbody tr').length === 2`)
+	if err := chromedp.Run(ctx, chromedp.SendKeys(`#cmdline`, "status", chromedp.ByID),
+		chromedp.Click(`form[data-action="command"] button`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 5*time.Second, "console output", `document.getElementById('output').textContent.includes('name="<b>x"') || document.getElementById('output').textContent.includes('<b>x')`)
+	screenshot(t, ctx, "admin.png")
+	if err := chromedp.Run(ctx, chromedp.Click(`#aplayers tbody tr[data-id="0"] button[data-action="kick"]`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 5*time.Second, "kicked client gone",
+		`[...document.querySelectorAll('#aplayers tbody tr')].map(r => r.cells[1].textContent).join() === 'stays'`)
+	if n := evalString(t, ctx, `String(document.querySelectorAll('#aplayers b, #output b').length)`); n != "0" {
+		t.Errorf("%s elements made from player strings", n)
+	}
+	if n := dialogs.Load(); n != 0 {
+		t.Errorf("%d JavaScript dialogs opened", n)
+	}
+}

@@ -1,0 +1,83 @@
+package web
+
+import (
+	"context"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"twserver/config"
+	"twserver/gamemsg"
+	"twserver/internal/servertest"
+	"twserver/loadclient"
+	"twserver/server"
+)
+
+// testToken is the admin token of the tests.
+const testToken = "test-token-0123456789"
+
+// startGame runs a real server on a loopback port until the test ends.
+func startGame(t *testing.T, name, gametype string, setup ...func(*server.Server)) *server.Server {
+	t.Helper()
+	cfg := config.Default()
+	cfg.Server.Bind = "127.0.0.1"
+	cfg.Server.Port = 0
+	cfg.Server.Name = name
+	cfg.Game.Type = gametype
+	cfg.Game.SpamProtection = false
+	return servertest.StartServer(t, cfg, setup...)
+}
+
+// startWeb serves the web handler of srvs on a loopback httptest server.
+func startWeb(t *testing.T, o Options, srvs ...*server.Server) (*Handler, *httptest.Server) {
+	t.Helper()
+	games := make([]Game, len(srvs))
+	for i, s := range srvs {
+		games[i] = Game{Port: int(s.Addr().Port()), Server: s}
+	}
+	h, err := New(games, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go h.Run(ctx)
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { cancel(); ts.CloseClientConnections(); ts.Close() })
+	return h, ts
+}
+
+// bots are synthetic clients in a game until the test ends.
+type bots struct {
+	mu      sync.Mutex
+	clients []*loadclient.Client
+}
+
+// join starts a client named name and waits until it is in game.
+func (b *bots) join(t *testing.T, srv *server.Server, name string, p loadclient.Pattern) *loadclient.Client {
+	t.Helper()
+	cl := loadclient.New(loadclient.Config{Server: srv.Addr(), Name: name, Pattern: p, Seed: uint64(len(name))})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { cl.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	deadline := time.Now().Add(10 * time.Second)
+	for !cl.Entered() {
+		if time.Now().After(deadline) {
+			t.Fatalf("client %q did not enter the game", name)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	b.mu.Lock()
+	b.clients = append(b.clients, cl)
+	b.mu.Unlock()
+	return cl
+}
+
+// say sends a public chat line.
+func say(t *testing.T, cl *loadclient.Client, text string) {
+	t.Helper()
+	if !cl.Send(&gamemsg.ClSay{Mode: 1, Target: -1, Message: text}) {
+		t.Fatal("chat line not sent")
+	}
+}

@@ -1,0 +1,78 @@
+// twserver admin page: actions are POSTed with the session's CSRF token;
+// every answer is shown with textContent.
+'use strict';
+
+const $ = (id) => document.getElementById(id);
+
+function el(tag, text) {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = String(text);
+  return e;
+}
+
+if ($('login')) {
+  if (location.search.includes('failed')) $('failed').hidden = false;
+} else {
+  let csrf = '';
+  const out = $('output');
+  const show = (lines) => { out.textContent = lines.join('\n'); };
+
+  async function act(action, fields) {
+    const body = new URLSearchParams(fields);
+    body.set('action', action);
+    body.set('game', $('game').value);
+    const r = await fetch('/admin/api/action', {
+      method: 'POST', body, credentials: 'same-origin',
+      headers: { 'X-CSRF-Token': csrf },
+    });
+    const j = await r.json().catch(() => ({ error: 'bad answer ' + r.status }));
+    if (j.error) show(['error: ' + j.error]);
+    else show(['> ' + j.line].concat(j.output));
+    refresh();
+  }
+
+  async function refresh() {
+    const r = await fetch('/api/games', { cache: 'no-store' });
+    const j = await r.json();
+    const sel = $('game');
+    const keep = sel.value;
+    if (sel.options.length !== j.games.length) {
+      sel.replaceChildren();
+      for (const g of j.games) { const o = el('option', g.name + ' (' + g.port + ')'); o.value = String(g.port); sel.append(o); }
+      if (keep) sel.value = keep;
+    }
+    const g = j.games.find((x) => String(x.port) === sel.value) || j.games[0];
+    const body = el('tbody');
+    for (const c of g.clients) {
+      const tr = el('tr');
+      tr.dataset.id = c.id;
+      for (const v of [c.id, c.name, c.team < 0 ? 'spectator' : c.team, c.score]) tr.append(el('td', v));
+      const td = el('td');
+      for (const [label, action] of [['kick', 'kick'], ['spectate', 'spectate']]) {
+        const b = el('button', label);
+        b.type = 'button';
+        b.dataset.action = action;
+        b.addEventListener('click', () => act(action, { id: String(c.id) }));
+        td.append(b);
+      }
+      tr.append(td);
+      body.append(tr);
+    }
+    $('aplayers').tBodies[0].replaceWith(body);
+  }
+
+  for (const f of document.querySelectorAll('form[data-action]')) {
+    f.addEventListener('submit', (e) => {
+      e.preventDefault();
+      act(f.dataset.action, Object.fromEntries(new FormData(f)));
+    });
+  }
+  $('vote-cancel').addEventListener('click', () => act('vote_cancel', {}));
+  $('logout').addEventListener('click', async () => {
+    await fetch('/admin/logout', { method: 'POST', headers: { 'X-CSRF-Token': csrf } });
+    location.href = '/admin';
+  });
+  fetch('/admin/api/session', { cache: 'no-store' }).then((r) => r.json()).then((j) => { csrf = j.csrf || ''; });
+  refresh();
+  setInterval(refresh, 3000);
+}

@@ -1,0 +1,251 @@
+// twserver status page. Every string a player controls is set with
+// textContent (or drawn on the canvas), never parsed as markup.
+'use strict';
+
+const $ = (id) => document.getElementById(id);
+const TILE = 32;
+const TEAM_COLOURS = ['#ff5c5c', '#5c8cff'];
+const PICKUP_COLOURS = ['#ff4040', '#ffd040', '#c0c0c0', '#a0ff60', '#ffa040', '#d060ff'];
+const WEAPONS = ['hammer', 'gun', 'shotgun', 'grenade', 'laser', 'ninja'];
+
+let games = [];
+let current = null;
+let stream = null;
+let layer = null;       // {gen, width, height, image}
+let layerGen = -1;
+let frame = null;       // the newest "frame" message (positions)
+let game = null;        // the newest "game" message (state, players)
+let follow = -1;
+let frames = 0;
+let lastFeedSeq = 0;
+
+function el(tag, text, cls) {
+  const e = document.createElement(tag);
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  if (cls) e.className = cls;
+  return e;
+}
+
+async function getJSON(url) {
+  const r = await fetch(url, { cache: 'no-store' });
+  if (!r.ok) throw new Error(url + ': ' + r.status);
+  return r.json();
+}
+
+async function loadGames() {
+  try {
+    const j = await getJSON('/api/games');
+    games = j.games;
+  } catch (e) { return; }
+  const nav = $('games');
+  nav.replaceChildren();
+  for (const g of games) {
+    const b = el('button', g.name + ' (' + g.port + ', ' + g.clients.length + ')');
+    b.dataset.port = g.port;
+    if (g.port === current) b.classList.add('on');
+    b.addEventListener('click', () => select(g.port));
+    nav.append(b);
+  }
+  if (current === null && games.length > 0) select(games[0].port);
+}
+
+function select(port) {
+  current = port;
+  for (const b of $('games').children) b.classList.toggle('on', Number(b.dataset.port) === port);
+  if (stream) stream.close();
+  layer = null; layerGen = -1; frame = null; game = null; lastFeedSeq = 0; follow = -1;
+  $('feed').replaceChildren();
+  stream = new EventSource('/api/games/' + port + '/events');
+  stream.addEventListener('frame', (e) => onFrame(JSON.parse(e.data)));
+  stream.addEventListener('game', (e) => { game = JSON.parse(e.data); showGame(game); });
+  stream.addEventListener('feed', (e) => onFeed(JSON.parse(e.data)));
+  loadHistory();
+}
+
+function onFrame(f) {
+  frame = f;
+  frames++;
+  if (f.map_gen !== layerGen) { layerGen = f.map_gen; loadLayer(current, f.map_gen); }
+  draw();
+}
+
+async function loadLayer(port, gen) {
+  let m;
+  try { m = await getJSON('/api/games/' + port + '/map'); } catch (e) { return; }
+  if (port !== current) return;
+  const c = document.createElement('canvas');
+  c.width = m.width; c.height = m.height;
+  if (m.tiles) {
+    const raw = atob(m.tiles);
+    const ctx = c.getContext('2d');
+    const img = ctx.createImageData(m.width, m.height);
+    for (let i = 0; i < raw.length; i++) {
+      const t = raw.charCodeAt(i);
+      let rgb = [14, 15, 18];
+      if (t & 2) rgb = [120, 20, 20];            // death
+      else if (t & 1 && t & 4) rgb = [70, 70, 80]; // unhookable
+      else if (t & 1) rgb = [150, 140, 120];     // solid
+      img.data.set([rgb[0], rgb[1], rgb[2], 255], i * 4);
+    }
+    ctx.putImageData(img, 0, 0);
+  }
+  layer = { gen: m.gen, width: m.width, height: m.height, image: c, name: m.name };
+  draw();
+}
+
+function showGame(g) {
+  $('g-name').textContent = g.name;
+  const limits = [];
+  if (g.score_limit) limits.push('score limit ' + g.score_limit);
+  if (g.time_limit) limits.push('time limit ' + g.time_limit + ' min');
+  let info = g.map + ' · ' + g.game_type + ' · ' + g.state.replace('_', ' ');
+  if (limits.length) info += ' · ' + limits.join(', ');
+  if (g.teams) info += ' · red ' + g.team_score[0] + ' : ' + g.team_score[1] + ' blue';
+  info += ' · ' + g.clients.length + '/' + g.max_clients + ' clients';
+  $('g-info').textContent = info;
+  const players = g.clients.filter((c) => c.is_player).sort((a, b) => b.score - a.score);
+  const specs = g.clients.filter((c) => !c.is_player);
+  fillTable($('players'), players, g.teams);
+  fillTable($('spectators'), specs, g.teams);
+  const sel = $('follow');
+  const want = ['-1'].concat(players.map((c) => String(c.id)));
+  const have = Array.from(sel.options).map((o) => o.value + ':' + o.textContent);
+  const wantText = ['-1:whole map'].concat(players.map((c) => c.id + ':' + c.name));
+  if (have.join('\n') !== wantText.join('\n')) {
+    sel.replaceChildren(el('option', 'whole map'));
+    sel.options[0].value = '-1';
+    for (const c of players) { const o = el('option', c.name); o.value = String(c.id); sel.append(o); }
+    sel.value = want.includes(String(follow)) ? String(follow) : '-1';
+  }
+}
+
+function fillTable(table, rows, teams) {
+  const body = el('tbody');
+  for (const c of rows) {
+    const tr = el('tr');
+    tr.dataset.id = c.id;
+    if (teams && c.team >= 0) tr.className = 'team' + c.team;
+    const team = c.team < 0 ? 'spectator' : (teams ? (c.team === 0 ? 'red' : 'blue') : '');
+    for (const v of [c.name, c.clan, c.country, c.score, team, c.ping, c.client]) tr.append(el('td', v));
+    body.append(tr);
+  }
+  table.tBodies[0].replaceWith(body);
+}
+
+function onFeed(events) {
+  const feed = $('feed');
+  for (const e of events) {
+    if (e.seq <= lastFeedSeq) continue;
+    lastFeedSeq = e.seq;
+    let text;
+    switch (e.kind) {
+      case 'chat': text = (e.client < 0 ? '*** ' : e.name + ': ') + e.text; break;
+      case 'kill': text = e.client === e.victim || e.client < 0 ? e.victim_name + ' died' :
+        e.name + ' killed ' + e.victim_name + ' (' + (WEAPONS[e.weapon] || 'world') + ')'; break;
+      case 'join': text = e.name + ' entered the game'; break;
+      case 'leave': text = e.name + ' left the game'; break;
+      default: text = e.text || e.kind;
+    }
+    const li = el('li', text, e.kind);
+    li.dataset.seq = e.seq;
+    feed.append(li);
+  }
+  while (feed.children.length > 200) feed.firstElementChild.remove();
+  feed.scrollTop = feed.scrollHeight;
+}
+
+function draw() {
+  const cv = $('minimap');
+  const ctx = cv.getContext('2d');
+  ctx.fillStyle = '#0e0f12';
+  ctx.fillRect(0, 0, cv.width, cv.height);
+  if (!layer || !frame || !game) return;
+  const names = new Map(game.clients.map((c) => [c.id, c]));
+  // view: the whole map, or 40x25 tiles around the followed tee
+  let vx = 0, vy = 0, vw = layer.width * TILE, vh = layer.height * TILE;
+  const ft = frame.tees.find((t) => t[0] === follow);
+  if (ft) { vw = 40 * TILE; vh = 25 * TILE; vx = ft[1] - vw / 2; vy = ft[2] - vh / 2; }
+  const s = Math.min(cv.width / vw, cv.height / vh);
+  const ox = (cv.width - vw * s) / 2 - vx * s, oy = (cv.height - vh * s) / 2 - vy * s;
+  const X = (x) => ox + x * s, Y = (y) => oy + y * s;
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(layer.image, X(0), Y(0), layer.width * TILE * s, layer.height * TILE * s);
+  const r = Math.max(2, 14 * s);
+  for (const [x, y, type] of frame.pickups) dot(ctx, X(x), Y(y), Math.max(1.5, 8 * s), PICKUP_COLOURS[type] || '#fff');
+  for (const [x, y] of frame.projectiles) dot(ctx, X(x), Y(y), Math.max(1, 4 * s), '#fff');
+  ctx.strokeStyle = '#8ff';
+  for (const [x, y, fx, fy] of frame.lasers) { ctx.beginPath(); ctx.moveTo(X(fx), Y(fy)); ctx.lineTo(X(x), Y(y)); ctx.stroke(); }
+  for (const [x, y, team] of frame.flags) {
+    ctx.fillStyle = TEAM_COLOURS[team] || '#fff';
+    ctx.fillRect(X(x) - r / 2, Y(y) - r * 2, r, r);
+  }
+  const drawn = [];
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.textAlign = 'center';
+  for (const [id, wx, wy] of frame.tees) {
+    const c = names.get(id);
+    const colour = game.teams && c ? (TEAM_COLOURS[c.team] || '#ccc') : '#f5d76e';
+    const x = X(wx), y = Y(wy);
+    dot(ctx, x, y, r, colour);
+    if (id === follow) { ctx.strokeStyle = '#fff'; ctx.beginPath(); ctx.arc(x, y, r + 2, 0, 7); ctx.stroke(); }
+    ctx.fillStyle = '#fff';
+    if (c) ctx.fillText(c.name, x, y - r - 3);
+    drawn.push(id + ':' + wx + ',' + wy);
+  }
+  cv.dataset.tees = drawn.join(' ');
+  cv.dataset.frames = String(frames);
+}
+
+function dot(ctx, x, y, r, colour) {
+  ctx.fillStyle = colour;
+  ctx.beginPath();
+  ctx.arc(x, y, r, 0, 7);
+  ctx.fill();
+}
+
+// plots of the last hour, as inline SVG
+const PLOTS = [
+  ['players', 'players', 1],
+  ['tick_p99_ms', 'tick work p99 (ms)', 1],
+  ['bytes_in_per_s', 'bytes in (kB/s)', 1 / 1000],
+  ['bytes_out_per_s', 'bytes out (kB/s)', 1 / 1000],
+  ['snapshot_bytes', 'snapshot size (bytes)', 1],
+];
+const SVG = 'http://www.w3.org/2000/svg';
+
+async function loadHistory() {
+  if (current === null) return;
+  let h;
+  try { h = await getJSON('/api/games/' + current + '/history'); } catch (e) { return; }
+  const box = $('plots');
+  box.replaceChildren();
+  for (const [key, label, scale] of PLOTS) {
+    const pts = h.samples.map((s) => [s.t, s[key] * scale]);
+    const div = el('div', null, 'plot');
+    const last = pts.length ? pts[pts.length - 1][1] : 0;
+    div.append(el('div', label + ': ' + (Math.round(last * 100) / 100), 'cap'));
+    const svg = document.createElementNS(SVG, 'svg');
+    svg.setAttribute('viewBox', '0 0 300 90');
+    svg.setAttribute('preserveAspectRatio', 'none');
+    svg.dataset.points = String(pts.length);
+    svg.id = 'plot-' + key;
+    const now = Date.now();
+    // the x axis spans the samples kept (at least a minute, at most the hour)
+    const span = Math.min(3600000, Math.max(60000, pts.length ? now - pts[0][0] : 0));
+    const max = Math.max(1e-9, ...pts.map((p) => p[1])) * 1.1;
+    const line = document.createElementNS(SVG, 'polyline');
+    line.setAttribute('points', pts.map((p) => {
+      const x = 300 - (now - p[0]) / span * 300;
+      return x.toFixed(1) + ',' + (88 - p[1] / max * 86).toFixed(1);
+    }).join(' '));
+    svg.append(line);
+    div.append(svg);
+    box.append(div);
+  }
+}
+
+setInterval(() => { $('fps').textContent = frames + ' frames'; }, 1000);
+setInterval(loadGames, 5000);
+setInterval(loadHistory, 5000);
+$('follow').addEventListener('change', (e) => { follow = Number(e.target.value); draw(); });
+loadGames();

@@ -1,0 +1,300 @@
+package web
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/net/netutil"
+
+	"twserver/internal/httpserve"
+	"twserver/live"
+	"twserver/server"
+)
+
+// Bounds of the web endpoint.
+const (
+	// MaxConnections bounds the open HTTP connections; more wait to be accepted.
+	MaxConnections = 128
+	// MaxStreams bounds the live streams (/events) of all games; more get 503.
+	MaxStreams = 100
+	// MaxBodyBytes bounds a request body (the admin forms).
+	MaxBodyBytes = 8 << 10
+	// MaxHeaderBytes bounds the request headers.
+	MaxHeaderBytes = 8 << 10
+	// ReadTimeout bounds the time to read one request.
+	ReadTimeout = 5 * time.Second
+	// StreamMaxAge ends a live stream after this long (the page reconnects).
+	StreamMaxAge = 30 * time.Minute
+	// StreamWriteTimeout bounds the time to write one message of a live
+	// stream; a viewer that cannot take it is dropped.
+	StreamWriteTimeout = 5 * time.Second
+	// GameEvery is the shortest interval between two "game" messages of a
+	// live stream (pings change with nearly every frame).
+	GameEvery = time.Second
+	// FrameWait is how long a one-off request waits for a fresh frame: a
+	// sleeping empty game wakes within server.SleepHeartbeat and ticks
+	// while frames are wanted.
+	FrameWait = server.SleepHeartbeat + 500*time.Millisecond
+	// ShutdownTimeout bounds the graceful shutdown of the HTTP server.
+	ShutdownTimeout = time.Second
+)
+
+// APIVersion is the "version" field of every JSON answer; it changes when
+// a field changes meaning or goes away (new fields do not change it).
+const APIVersion = 1
+
+// Game is one game served by the page.
+type Game struct {
+	// Port is the game's UDP port: it names the game in the API's paths.
+	Port int
+	// Server is the game.
+	Server *server.Server
+}
+
+// Options configure a Handler.
+type Options struct {
+	// AdminToken opens /admin; empty = no admin page.
+	AdminToken string
+	// PublicChat shows chat lines on the public page and in the API.
+	PublicChat bool
+	// SampleEvery is the interval of the plots' samples (0 = SampleInterval).
+	SampleEvery time.Duration
+	// Log receives the endpoint's lines.
+	Log zerolog.Logger
+	// Now is the clock (nil = time.Now).
+	Now func() time.Time
+}
+
+// Handler serves the page, the API and the admin page of some games.
+type Handler struct {
+	games   []*gameView
+	byPort  map[int]*gameView
+	opt     Options
+	mux     *http.ServeMux
+	streams atomic.Int32
+	admin   *admin
+	static  fs.FS
+}
+
+// gameView is one game as the handler sees it.
+type gameView struct {
+	Game
+	hist history
+
+	mu       sync.Mutex
+	mapLayer *live.MapLayer
+	mapJSON  []byte
+}
+
+//go:embed static
+var staticFS embed.FS
+
+// New returns the handler of games (at least one, distinct ports).
+func New(games []Game, o Options) (*Handler, error) {
+	if len(games) == 0 {
+		return nil, errors.New("web: no game")
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.SampleEvery <= 0 {
+		o.SampleEvery = SampleInterval
+	}
+	h := &Handler{byPort: map[int]*gameView{}, opt: o, mux: http.NewServeMux()}
+	for _, g := range games {
+		if g.Server == nil || g.Port <= 0 || g.Port > 65535 || h.byPort[g.Port] != nil {
+			return nil, errors.New("web: games need a server and distinct ports")
+		}
+		v := &gameView{Game: g}
+		h.games = append(h.games, v)
+		h.byPort[g.Port] = v
+	}
+	sub, err := fs.Sub(staticFS, "static")
+	if err != nil {
+		return nil, err
+	}
+	h.static = sub
+	if o.AdminToken != "" {
+		h.admin = newAdmin(o.AdminToken, o.Now)
+	}
+	h.routes()
+	return h, nil
+}
+
+// ServeHTTP serves the page, the API and the admin page, with the
+// security headers on every answer.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Referrer-Policy", "same-origin") // no-referrer would make a form post's Origin "null"
+	hd.Set("X-Frame-Options", "DENY")
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+// Handle adds another handler to the mux (cmd/twserver mounts /metrics and
+// /healthz when both share one listener).
+func (h *Handler) Handle(pattern string, hd http.Handler) { h.mux.Handle(pattern, hd) }
+
+func (h *Handler) routes() {
+	m := h.mux
+	m.HandleFunc("GET /{$}", h.serveFile("index.html"))
+	m.HandleFunc("GET /app.js", h.serveFile("app.js"))
+	m.HandleFunc("GET /style.css", h.serveFile("style.css"))
+	m.HandleFunc("GET /admin.js", h.serveFile("admin.js"))
+	m.HandleFunc("GET /api/games", h.apiGames)
+	m.HandleFunc("GET /api/games/{port}", h.apiGame)
+	m.HandleFunc("GET /api/games/{port}/events", h.apiEvents)
+	m.HandleFunc("GET /api/games/{port}/map", h.apiMap)
+	m.HandleFunc("GET /api/games/{port}/history", h.apiHistory)
+	m.HandleFunc("GET /admin", h.adminPage)
+	m.HandleFunc("POST /admin/login", h.adminLogin)
+	m.HandleFunc("POST /admin/logout", h.adminLogout)
+	m.HandleFunc("GET /admin/api/session", h.adminSession)
+	m.HandleFunc("POST /admin/api/action", h.adminAction)
+}
+
+// serveFile serves one embedded file.
+func (h *Handler) serveFile(name string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		b, err := fs.ReadFile(h.static, name)
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", contentType(name))
+		w.Header().Set("Cache-Control", "no-cache")
+		_, _ = w.Write(b)
+	}
+}
+
+// contentType is the type of an embedded file by its extension.
+func contentType(name string) string {
+	switch {
+	case len(name) > 3 && name[len(name)-3:] == ".js":
+		return "text/javascript; charset=utf-8"
+	case len(name) > 4 && name[len(name)-4:] == ".css":
+		return "text/css; charset=utf-8"
+	case len(name) > 5 && name[len(name)-5:] == ".html":
+		return "text/html; charset=utf-8"
+	}
+	return "text/plain; charset=utf-8"
+}
+
+// ErrBadPort is parsePort's error.
+var ErrBadPort = errors.New("web: not a game port")
+
+// parsePort reads a game port from a path segment: 1..65535 in decimal,
+// without sign, spaces or leading zeros.
+func parsePort(s string) (int, error) {
+	if len(s) == 0 || len(s) > 5 || s[0] == '0' {
+		return 0, ErrBadPort
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, ErrBadPort
+		}
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > 65535 {
+		return 0, ErrBadPort
+	}
+	return n, nil
+}
+
+// game returns the game named by the request's {port}, or answers 404.
+func (h *Handler) game(w http.ResponseWriter, r *http.Request) *gameView {
+	p, err := parsePort(r.PathValue("port"))
+	if err == nil {
+		if g := h.byPort[p]; g != nil {
+			return g
+		}
+	}
+	writeError(w, http.StatusNotFound, "no such game")
+	return nil
+}
+
+// frame returns a recent frame of g: the newest if it is fresh, else it
+// asks the loop for frames and waits up to FrameWait for one.
+func (h *Handler) frame(ctx context.Context, g *gameView) *live.Frame {
+	hub := g.Server.Live()
+	now := h.opt.Now()
+	hub.Demand(now)
+	f := hub.Latest()
+	if f.Seq != 0 && now.Sub(f.Time) < 4*FrameEvery() {
+		return f
+	}
+	t := time.NewTimer(FrameWait)
+	defer t.Stop()
+	select {
+	case <-f.Next():
+		return hub.Latest()
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return hub.Latest()
+}
+
+// FrameEvery is the interval of the loop's frames.
+func FrameEvery() time.Duration { return server.FrameEvery * server.TickDuration }
+
+// Run samples the games' figures for the plots until ctx ends.
+func (h *Handler) Run(ctx context.Context) {
+	t := time.NewTicker(h.opt.SampleEvery)
+	defer t.Stop()
+	for _, g := range h.games {
+		g.hist.sample(g.Server, h.opt.Now())
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			now := h.opt.Now()
+			for _, g := range h.games {
+				g.hist.sample(g.Server, now)
+			}
+		}
+	}
+}
+
+// ServeListener serves h on ln until ctx ends (and samples the plots);
+// it returns once the listener is closed. It warns when the admin page
+// would travel without TLS on a non-loopback address.
+func (h *Handler) ServeListener(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: ReadTimeout,
+		ReadTimeout:       ReadTimeout,
+		IdleTimeout:       time.Minute,
+		MaxHeaderBytes:    MaxHeaderBytes,
+		BaseContext:       func(net.Listener) context.Context { return ctx }, // ends the live streams
+	}
+	addr := ln.Addr().String()
+	h.opt.Log.Info().Str("addr", addr).Bool("admin", h.admin != nil).Msg("web page listening (/, /api/games, /admin)")
+	if h.admin != nil && !Loopback(addr) {
+		h.opt.Log.Warn().Str("addr", addr).Msg("web admin page served without TLS on a non-loopback address: the token and session travel in clear; put a TLS proxy in front or listen on 127.0.0.1")
+	}
+	ln = netutil.LimitListener(ln, MaxConnections)
+	go h.Run(ctx)
+	return httpserve.Serve(ctx, hs, ln, ShutdownTimeout)
+}
+
+// Loopback reports whether a listen address is on a loopback interface.
+func Loopback(addr string) bool {
+	ap, err := netip.ParseAddrPort(addr)
+	return err == nil && ap.Addr().Unmap().IsLoopback()
+}
