@@ -49,7 +49,7 @@ type history struct {
 	at                      time.Time
 	in, out, snapN, snapSum uint64
 	work                    [len(metrics.TickBuckets)]uint64
-	workAbove, workCount    uint64
+	workCount               uint64
 }
 
 // sample adds the point of the interval since the last call.
