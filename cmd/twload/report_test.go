@@ -161,16 +161,3 @@ func readReport(t *testing.T, dir string) benchReport {
 	}
 	return rep
 }
-
-// TestReportPage opens a bench report (TWLOAD_REPORT=DIR/report.html, for
-// looking at one by hand) in the headless browser.
-func TestReportPage(t *testing.T) {
-	report := os.Getenv("TWLOAD_REPORT")
-	if report == "" {
-		t.Skip("TWLOAD_REPORT not set")
-	}
-	if chromium() == "" {
-		t.Skip(noChromium)
-	}
-	checkReportInBrowser(t, report, 1)
-}
