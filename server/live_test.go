@@ -49,8 +49,11 @@ func TestLiveFrames(t *testing.T) {
 	if p := f.Players[3]; p.ID != 3 || p.Name != "p3" || !p.IsPlayer || p.Client != live.Client07 {
 		t.Errorf("player 3: %+v", p)
 	}
+	// The race detector's instrumentation allocates in the frame's
+	// building, so the bound holds only without it (the no-viewer bound
+	// below holds either way).
 	a := testing.AllocsPerRun(100, step)
-	if a > 2 {
+	if a > 2 && !raceEnabled {
 		t.Errorf("a tick with a viewer allocates %.2f times, want at most 2 (about 6 per frame every %d ticks)", a, FrameEvery)
 	}
 	if g := hub.Latest(); g.Map != f.Map || g.Seq < 20 {
