@@ -46,22 +46,15 @@ TWLOAD=${TWLOAD:-$OUT/twload}
 PORT=$(free_port)
 HPORT=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
 HTTP="http://127.0.0.1:$HPORT"
-cat >"$OUT/twserver.toml" <<EOT
-[server]
-bind = "127.0.0.1"
-port = $PORT
-max_clients = 64
-player_slots = 16
-max_clients_per_ip = 4
-[map]
-file = "$MAP"
-[game]
-inactive_kick_time = 0
+{
+	SERVER_MAP=$MAP twserver_toml "$PORT"
+	cat <<EOT
 [metrics]
 listen = "127.0.0.1:$HPORT"
 [web]
 listen = "127.0.0.1:$HPORT"
 EOT
+} >"$OUT/twserver.toml"
 "$TWSERVER" -config "$OUT/twserver.toml" -no-console -log-level warn >"$OUT/server.log" 2>&1 </dev/null &
 SPID=$!
 PIDS+=("$SPID")
