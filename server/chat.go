@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"strings"
 	"time"
+	"twserver/metrics"
 
 	"twserver/gamemsg"
 	"twserver/netproto"
@@ -115,7 +116,7 @@ func (s *Server) onSay(c *client, m *gamemsg.ClSay, now time.Duration) {
 		return
 	}
 	c.lastChat = now
-	s.countEvent(eventChat)
+	s.countEvent(metrics.EventChat)
 	mode := int32(chatAll)
 	team := s.world.Team(c.id)
 	req := m.Mode
@@ -174,7 +175,7 @@ func (s *Server) onWorldEvent(e world.Event) {
 	s.conWorldEvent(e)
 	switch e.Kind {
 	case world.EvKillMsg:
-		s.countEvent(eventKill)
+		s.countEvent(metrics.EventKill)
 		s.liveKill(e.Args[0], e.Args[1], e.Args[2])
 		s.broadcastGame(e.To, &gamemsg.SvKillMsg{Killer: e.Args[0], Victim: e.Args[1], Weapon: e.Args[2], ModeSpecial: e.Args[3]})
 	case world.EvTeam:
@@ -182,7 +183,7 @@ func (s *Server) onWorldEvent(e world.Event) {
 		s.voteTeamChanged(int(e.Args[0]), int(e.Args[1]))
 	case world.EvGameMsg:
 		if e.Args[0] == world.GameMsgCTFCapture {
-			s.countEvent(eventFlagCapture)
+			s.countEvent(metrics.EventFlagCapture)
 		}
 		s.broadcastGame(e.To, &gamemsg.SvGameMsg{GameMsgID: e.Args[0], Params: [3]int32{e.Args[1], e.Args[2], e.Args[3]}})
 	case world.EvWeaponPickup:

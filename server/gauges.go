@@ -10,23 +10,6 @@ import (
 // The loop's side of the operator-facing figures: it fills the metrics
 // package's Gauges and TickTiming, which readers load at any time.
 
-// Indexes in metrics.GameEvents and metrics.RefuseReasons, as the loop names them.
-const (
-	eventJoin        = metrics.EventJoin
-	eventLeave       = metrics.EventLeave
-	eventChat        = metrics.EventChat
-	eventKill        = metrics.EventKill
-	eventFlagCapture = metrics.EventFlagCapture
-	eventVote        = metrics.EventVote
-
-	refuseBanned       = metrics.RefuseBanned
-	refuseFull         = metrics.RefuseFull
-	refusePerIP        = metrics.RefusePerIP
-	refuseDialect      = metrics.RefuseDialect
-	refusePregameFull  = metrics.RefusePregameFull  // pregame.go
-	refusePregamePerIP = metrics.RefusePregamePerIP // pregame.go
-)
-
 // dialect returns the index in metrics.Dialects of the protocol the client speaks.
 func (c *client) dialect() int {
 	if c.conn.Dialect().Is6() {

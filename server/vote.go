@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"twserver/metrics"
 
 	"twserver/console"
 	"twserver/edge"
@@ -146,7 +147,7 @@ func (s *Server) callVote(caller int, typ, value, reason string, force bool, by 
 	}
 	v.Ends = s.now() + vote.Duration
 	s.vote = v
-	s.countEvent(eventVote)
+	s.countEvent(metrics.EventVote)
 	s.log.Info().Int("cid", caller).Str("type", typ).Str("value", value).Str("reason", reason).Msg("vote called")
 	m := v.Started()
 	s.broadcastGame(-1, &m)
