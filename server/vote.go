@@ -1,15 +1,12 @@
 package server
 
 import (
-	"fmt"
 	"strings"
 	"time"
 	"twserver/metrics"
 
 	"twserver/console"
-	"twserver/edge"
 	"twserver/gamemsg"
-	"twserver/teehist/replay"
 	"twserver/vote"
 	"twserver/world"
 )
@@ -48,90 +45,27 @@ func (s *Server) onCallVote(c *client, m *gamemsg.ClCallVote, now time.Duration)
 }
 
 // callVote starts a vote of client caller (-1: the server console; by is
-// the console command's caller, nil for a player's call), or with
-// force carries it out at once: the option's command, or the kick (a ban
-// for voting.kick_ban_time minutes when that is not 0) or move to the
-// spectators (blocked from rejoining for voting.spectate_rejoin_delay
-// minutes). Kick and spectate votes follow voting.kick, voting.kick_min and
-// voting.spectate, and spare rcon-authenticated clients from kicks, as the
-// reference.
+// the console command's caller, nil for a player's call), or with force
+// carries it out at once, by the rules of vote.Call.
 func (s *Server) callVote(caller int, typ, value, reason string, force bool, by *console.Caller) {
-	reason = vote.Reason(reason)
-	v := vote.State{Active: true, Caller: caller, Target: -1, Reason: reason}
-	target := ""
-	switch strings.ToLower(typ) {
-	case "option":
-		i := s.voteOption(value)
-		if i < 0 {
-			s.voteRefused(caller, by, "'"+value+"' isn't an option on this server")
-			return
+	req := vote.Request{Caller: caller, Type: typ, Value: value, Reason: reason, Force: force, Console: by != nil}
+	v, line, ref := vote.Call(req, (*ballots)(s), s.cfg.Votes, s.cfg.Voting)
+	if ref.Text != "" {
+		switch {
+		case by != nil:
+			s.consoleOut(ref.Text)
+		case ref.Chat:
+			s.serverChat(caller, ref.Text)
 		}
-		o := s.cfg.Votes[i]
-		v.Kind, v.Desc, v.Command = vote.StartOp, o.Description, o.Command
-		target = o.Description
-	case "kick":
-		if !s.cfg.Voting.Kick {
-			s.consoleRefused(by, "kick votes are off (voting.kick)")
-			return
-		}
-		if n := s.realPlayers(); n < s.cfg.Voting.KickMin {
-			s.consoleRefused(by, fmt.Sprintf("kick votes need %d players, there are %d (voting.kick_min)", s.cfg.Voting.KickMin, n))
-			return
-		}
-		id, ok := s.voteTarget(caller, by, value)
-		if !ok {
-			return
-		}
-		if s.clients[id].rconAuthed {
-			s.consoleRefused(by, "rcon-authenticated players cannot be kicked by vote")
-			return
-		}
-		if bt := s.cfg.Voting.KickBanTime; bt > 0 {
-			v.Command = fmt.Sprintf("ban %s %d Banned by vote", edge.RefAddr(s.clients[id].addr, false), bt)
-		} else {
-			v.Command = fmt.Sprintf("kick %d Kicked by vote", id)
-		}
-		v.Kind, v.Target = vote.StartKick, id
-	case "spectate":
-		if !s.cfg.Voting.Spectate {
-			s.consoleRefused(by, "spectate votes are off (voting.spectate)")
-			return
-		}
-		id, ok := s.voteTarget(caller, by, value)
-		if !ok {
-			return
-		}
-		if s.world.Team(id) == world.TeamSpectators {
-			s.consoleRefused(by, fmt.Sprintf("client %d is a spectator already", id))
-			return
-		}
-		v.Command = fmt.Sprintf("set_team %d -1 %d", id, s.cfg.Voting.SpectateRejoinDelay)
-		v.Kind, v.Target = vote.StartSpec, id
-	default:
-		s.consoleRefused(by, "vote type must be option, kick or spectate")
 		return
 	}
-	if v.Target >= 0 {
-		v.Desc = fmt.Sprintf("%2d: %s", v.Target, s.clients[v.Target].name)
-		target = fmt.Sprintf("%d:%s", v.Target, s.clients[v.Target].name)
-	}
-	callerName := "console"
-	if caller >= 0 {
-		callerName = s.clients[caller].name
-	}
-	force01 := 0
-	if force {
-		force01 = 1
-	}
-	s.consoleOut(fmt.Sprintf("'%d:%s' voted %s '%s' reason='%s' cmd='%s' force=%d", caller, callerName, typ, target, reason, v.Command, force01))
+	s.consoleOut(line)
 	if force {
 		as := console.RconCaller(caller) // a player's forced vote runs as the player
 		if by != nil {
 			as = *by
 		}
-		if s.runConsole(as, v.Command) {
-			s.pendingShutdown = true
-		}
+		s.runVote(as, &v)
 		if v.Kind != vote.StartKick {
 			m := v.Forced()
 			s.broadcastGame(-1, &m)
@@ -148,57 +82,24 @@ func (s *Server) callVote(caller int, typ, value, reason string, force bool, by 
 	v.Ends = s.now() + vote.Duration
 	s.vote = v
 	s.countEvent(metrics.EventVote)
-	s.log.Info().Int("cid", caller).Str("type", typ).Str("value", value).Str("reason", reason).Msg("vote called")
+	s.log.Info().Int("cid", caller).Str("type", typ).Str("value", value).Str("reason", v.Reason).Msg("vote called")
 	m := v.Started()
 	s.broadcastGame(-1, &m)
 	s.sendVoteStatus()
 }
 
-// voteRefused tells the caller why a vote was not started: in chat for a
-// player, on the console for the console (force_vote: by is its caller,
-// nil for a player's call).
-func (s *Server) voteRefused(caller int, by *console.Caller, text string) {
-	if by != nil {
-		s.consoleOut(text)
-		return
+// runVote runs a passed or forced vote's command for caller as: a kick or
+// spectate vote's command by name (vote.Action), an option's console line.
+func (s *Server) runVote(as console.Caller, v *vote.State) {
+	var err error
+	if a := v.Action; a.Name != "" {
+		err = s.cons.Exec(as, a.Name, a.Args...)
+	} else {
+		err = s.cons.Run(as, v.Command)
 	}
-	s.serverChat(caller, text)
-}
-
-// consoleRefused tells force_vote's user why nothing happened; a player's
-// call is refused silently there, as the reference (the client offers only
-// what Sv_ServerSettings allows).
-func (s *Server) consoleRefused(by *console.Caller, text string) {
-	if by != nil {
-		s.consoleOut(text)
+	if err == errShutdown {
+		s.pendingShutdown = true
 	}
-}
-
-// voteTarget reads the client id of a kick or spectate vote: an in-game
-// client other than the caller.
-func (s *Server) voteTarget(caller int, by *console.Caller, value string) (int, bool) {
-	id := replay.IntArg(value)
-	if id < 0 || id >= len(s.clients) || s.clients[id].state != stateIngame {
-		s.voteRefused(caller, by, "Invalid client id to vote on")
-		return 0, false
-	}
-	if id == caller {
-		s.voteRefused(caller, by, "You can't vote on yourself")
-		return 0, false
-	}
-	return id, true
-}
-
-// realPlayers counts the in-game clients that are not spectators (the
-// reference's GetRealPlayerNum, compared with voting.kick_min).
-func (s *Server) realPlayers() int {
-	n := 0
-	for _, c := range s.clients {
-		if c.state == stateIngame && s.world.Team(c.id) != world.TeamSpectators {
-			n++
-		}
-	}
-	return n
 }
 
 // onVote records Cl_Vote (-1 no, 1 yes; 0 is ignored).
@@ -229,7 +130,7 @@ func (b *ballots) Len() int { return len(b.clients) }
 func (b *ballots) Ballot(i int) vote.Ballot {
 	c := b.clients[i]
 	return vote.Ballot{Ingame: c.state == stateIngame, Spectator: b.world.Team(i) == world.TeamSpectators,
-		Addr: c.addr.Addr(), Vote: c.vote, Pos: c.votePos}
+		Addr: c.addr.Addr(), Name: c.name, Authed: c.rconAuthed, Vote: c.vote, Pos: c.votePos}
 }
 
 func (s *Server) sendVoteStatus() {
@@ -251,9 +152,7 @@ func (s *Server) tickVote() {
 	v, m := s.vote.End(result)
 	s.log.Info().Str("vote", v.Desc).Bool("passed", result == vote.EndPass).Bool("forced", v.Enforce != 0).Msg("vote ended")
 	if result == vote.EndPass {
-		if s.runConsole(console.Caller{Kind: console.Vote}, v.Command) {
-			s.pendingShutdown = true
-		}
+		s.runVote(console.Caller{Kind: console.Vote}, &v)
 		if v.Caller >= 0 {
 			s.clients[v.Caller].lastVote = 0
 		}
@@ -268,7 +167,7 @@ func (s *Server) voteClientLeft(cid int) {
 	if !v.Active || v.Target != cid {
 		return
 	}
-	if strings.HasPrefix(v.Command, "ban ") {
+	if v.Action.Name == "ban" {
 		if s.bans.Lookup(s.clients[cid].addr.Addr().Unmap()) == nil {
 			return
 		}
@@ -317,11 +216,4 @@ func (s *Server) clearVoteOptions() {
 	s.consoleOut("cleared votes")
 	s.broadcastGame(-1, &gamemsg.SvVoteClearOptions{})
 	s.cfg.Votes = nil
-}
-
-// voteOption returns the index of the option with description desc
-// (case-insensitive), or -1.
-func (s *Server) voteOption(desc string) int {
-	o := vote.Options{List: s.cfg.Votes}
-	return o.Find(desc)
 }

@@ -50,8 +50,12 @@ type State struct {
 	Caller int
 	// Target is the client id of a kick or spectate vote, else -1.
 	Target int
-	// Command is the console command run when the vote passes.
+	// Command is the console command run when the vote passes: an
+	// option's console line, or the text of Action.
 	Command string
+	// Action is a kick or spectate vote's command (Name empty for an
+	// option's vote, which runs Command).
+	Action Action
 	// Desc is the description shown to the clients.
 	Desc string
 	// Reason is the caller's reason (Reason cuts it).
@@ -159,6 +163,10 @@ type Ballot struct {
 	Spectator bool
 	// Addr is the client's IP address.
 	Addr netip.Addr
+	// Name is the client's name.
+	Name string
+	// Authed says the client is rcon-authenticated (kick votes spare it).
+	Authed bool
 	// Vote is the client's vote: -1, 0 (none) or 1.
 	Vote int
 	// Pos is when it voted (1 = first).
