@@ -18,6 +18,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"twserver/encpool"
 	"twserver/live"
 
 	"github.com/rs/zerolog"
@@ -86,7 +87,7 @@ type Options struct {
 	Seed uint64
 	// Pool, if set, builds and encodes the per-client snapshots of a tick
 	// in parallel (shared by the games of a process).
-	Pool *EncodePool
+	Pool *encpool.Pool
 	// AlignTicks and TickPhase stagger the games of one process: with
 	// AlignTicks, every tick starts TickPhase past a multiple of
 	// TickDuration since a process-wide origin, so games given different
@@ -136,13 +137,9 @@ type Server struct {
 	byAddr          map[netip.AddrPort]int
 	bans            edge.BanList
 	vote            vote.State
-	snapW           snapWorker                 // the loop's snapshot builder and encoder (encpool.go)
-	pool            *EncodePool                // shared snapshot encoders (nil: the loop encodes alone)
-	fanOut          bool                       // the next snapshot tick uses the pool (noteEncodeTime)
-	fanOutPinned    bool                       // tests: fanOut stays as set
-	encWG           sync.WaitGroup             // the pool's jobs of the current tick
-	encJobs         [maxEncodeShares]encodeJob // the shares of a tick handed to the pool
-	snapDue         []*client                  // scratch: clients getting a snapshot this tick
+	enc             *encpool.Fan // the shared snapshot encoders as this game uses them, and the loop's own
+	encTick         snapTick     // the snapshot tick the encoders run (snapsend.go)
+	snapDue         []*client    // scratch: clients getting a snapshot this tick
 	empty           snap.Snapshot
 	pk              netproto.Packer
 	up              netproto.Unpacker
@@ -199,7 +196,7 @@ func New(o Options) (*Server, error) {
 		free:      make(chan *rxPacket, rxPoolSize),
 		consoleCh: make(chan string, ConsoleQueueLen),
 		byAddr:    make(map[netip.AddrPort]int),
-		pool:      o.Pool,
+		enc:       encpool.NewFan(o.Pool),
 		live:      liveState{hub: live.NewHub()},
 
 		alignTicks: o.AlignTicks,

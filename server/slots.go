@@ -3,6 +3,7 @@ package server
 import (
 	"net/netip"
 	"time"
+	"twserver/encpool"
 	"twserver/mapdl"
 
 	"golang.org/x/time/rate"
@@ -95,7 +96,7 @@ type client struct {
 	lastInputTick int32
 	latencyMs     int
 	storage       snap.Storage
-	out           snapOut       // the snapshot messages the encode pool made for this tick
+	out           encpool.Out   // the snapshot messages the encode pool made for this tick
 	inputs        *storedInputs // with the Conn (openConn); nil while the slot is empty
 	lastDirection int32
 
