@@ -4,11 +4,11 @@ import (
 	"net/netip"
 	"testing"
 
-	"github.com/rs/zerolog"
-
 	"twserver/config"
 	"twserver/sockio"
 	"twserver/world"
+
+	"github.com/rs/zerolog"
 )
 
 // newIdleServer returns a server that is not running: tests drive its loop

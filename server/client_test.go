@@ -323,7 +323,7 @@ func (tc *testClient) sendInput() {
 }
 
 func (tc *testClient) say(text string) {
-	tc.sendGame(&gamemsg.ClSay{Mode: chatAll, Target: -1, Message: text})
+	tc.sendGame(&gamemsg.ClSay{Mode: gamemsg.ChatAll, Target: -1, Message: text})
 }
 
 // charX returns the x of the client's own character, extrapolated from its

@@ -58,7 +58,7 @@ func TestConsoleLines(t *testing.T) {
 		b := join(t, ts, cl2Addr, "bob")
 		a.say("hello")
 		a.run(1500 * time.Millisecond)
-		a.sendGame(&gamemsg.ClSay{Mode: chatTeam, Target: -1, Message: "psst"})
+		a.sendGame(&gamemsg.ClSay{Mode: gamemsg.ChatTeam, Target: -1, Message: "psst"})
 		a.run(100 * time.Millisecond)
 		b.rconAuth("admin")
 		b.run(100 * time.Millisecond)

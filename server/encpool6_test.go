@@ -3,8 +3,8 @@ package server
 import (
 	"bytes"
 	"testing"
-	"twserver/encpool"
 
+	"twserver/encpool"
 	"twserver/netproto"
 )
 

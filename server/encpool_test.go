@@ -4,9 +4,9 @@ import (
 	"net/netip"
 	"testing"
 	"time"
-	"twserver/encpool"
 
 	"twserver/config"
+	"twserver/encpool"
 	"twserver/netproto"
 	"twserver/sockio"
 	"twserver/world"

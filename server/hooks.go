@@ -2,8 +2,8 @@ package server
 
 import (
 	"net/netip"
-	"twserver/metrics"
 
+	"twserver/metrics"
 	"twserver/netproto"
 	"twserver/observe"
 )

@@ -43,13 +43,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rs/zerolog"
-	"golang.org/x/time/rate"
-
 	"twserver/console"
 	"twserver/edge"
 	"twserver/metrics"
 	"twserver/netproto"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/time/rate"
 )
 
 // TickDuration is the length of one server tick (SERVER_TICK_SPEED = 50).

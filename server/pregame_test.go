@@ -6,10 +6,10 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
-	"twserver/metrics"
 
 	"twserver/config"
 	"twserver/edge"
+	"twserver/metrics"
 	"twserver/netproto"
 )
 

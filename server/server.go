@@ -18,16 +18,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"twserver/encpool"
-	"twserver/live"
-
-	"github.com/rs/zerolog"
-	"golang.org/x/time/rate"
 
 	"twserver/config"
 	"twserver/console"
 	"twserver/dialect6"
 	"twserver/edge"
+	"twserver/encpool"
+	"twserver/live"
 	"twserver/mapdl"
 	"twserver/metrics"
 	"twserver/netproto"
@@ -38,6 +35,9 @@ import (
 	"twserver/vote"
 	"twserver/world"
 	"twserver/world/twmap"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/time/rate"
 )
 
 // NetVersion is the 0.7 network version string a client must send in INFO.

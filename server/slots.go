@@ -3,15 +3,16 @@ package server
 import (
 	"net/netip"
 	"time"
+
+	"twserver/chat"
 	"twserver/encpool"
-	"twserver/mapdl"
-
-	"golang.org/x/time/rate"
-
 	"twserver/gamemsg"
+	"twserver/mapdl"
 	"twserver/netproto"
 	"twserver/snap"
 	"twserver/world"
+
+	"golang.org/x/time/rate"
 )
 
 // clientState is the engine-side state of a slot (net.md A3.2).
@@ -118,9 +119,10 @@ type client struct {
 	infoChanges uint32
 	sent6       player6Sent
 
-	lastChat, lastEmote, lastVote, lastSkin time.Duration
-	vote                                    int // this client's vote in the running vote: -1, 0, 1
-	votePos                                 int // when it voted (1 = first)
+	chat               chat.Limiter // chat and emoticon spam limits
+	lastVote, lastSkin time.Duration
+	vote               int // this client's vote in the running vote: -1, 0, 1
+	votePos            int // when it voted (1 = first)
 }
 
 // openConn gives a slot just reset for a new connection its Conn and input
@@ -152,7 +154,7 @@ func (c *client) reset() {
 	c.storage = snap.Storage{}
 	c.rconAuthed, c.rconTries, c.rconNoPwWarned = false, 0, false
 	c.rconCmdNext, c.rconMaps, c.rconMapNext = 0, nil, 0
-	c.lastChat, c.lastEmote, c.lastVote, c.lastSkin = 0, 0, 0, 0
+	c.chat, c.lastVote, c.lastSkin = chat.Limiter{}, 0, 0
 	c.vote, c.votePos = 0, 0
 	c.budget, c.dlBudget = nil, nil
 }

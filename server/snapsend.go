@@ -2,8 +2,8 @@ package server
 
 import (
 	"time"
-	"twserver/encpool"
 
+	"twserver/encpool"
 	"twserver/netproto"
 	"twserver/snap"
 	"twserver/world"

@@ -3,10 +3,10 @@ package server
 import (
 	"strings"
 	"time"
-	"twserver/metrics"
 
 	"twserver/console"
 	"twserver/gamemsg"
+	"twserver/metrics"
 	"twserver/vote"
 	"twserver/world"
 )

@@ -12,11 +12,11 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"twserver/encpool"
 
 	"github.com/rs/zerolog"
 
 	"twserver/config"
+	"twserver/encpool"
 	"twserver/metrics"
 	"twserver/server"
 )

@@ -12,11 +12,11 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"twserver/encpool"
 
 	"github.com/rs/zerolog"
 
 	"twserver/config"
+	"twserver/encpool"
 	"twserver/gamemsg"
 	"twserver/internal/heavytest"
 	"twserver/internal/refserver"
