@@ -136,7 +136,7 @@ type Server struct {
 	clients         []*client
 	byAddr          map[netip.AddrPort]int
 	bans            edge.BanList
-	vote            vote.State
+	vote            vote.Game
 	enc             *encpool.Fan // the shared snapshot encoders as this game uses them, and the loop's own
 	encTick         snapTick     // the snapshot tick the encoders run (snapsend.go)
 	snapDue         []*client    // scratch: clients getting a snapshot this tick

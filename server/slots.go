@@ -119,10 +119,8 @@ type client struct {
 	infoChanges uint32
 	sent6       player6Sent
 
-	chat               chat.Limiter // chat and emoticon spam limits
-	lastVote, lastSkin time.Duration
-	vote               int // this client's vote in the running vote: -1, 0, 1
-	votePos            int // when it voted (1 = first)
+	chat     chat.Limiter  // chat and emoticon spam limits (its vote: Server.vote)
+	lastSkin time.Duration // its last skin or info change
 }
 
 // openConn gives a slot just reset for a new connection its Conn and input
@@ -154,8 +152,7 @@ func (c *client) reset() {
 	c.storage = snap.Storage{}
 	c.rconAuthed, c.rconTries, c.rconNoPwWarned = false, 0, false
 	c.rconCmdNext, c.rconMaps, c.rconMapNext = 0, nil, 0
-	c.chat, c.lastVote, c.lastSkin = chat.Limiter{}, 0, 0
-	c.vote, c.votePos = 0, 0
+	c.chat, c.lastSkin = chat.Limiter{}, 0
 	c.budget, c.dlBudget = nil, nil
 }
 
@@ -328,6 +325,7 @@ func (s *Server) dropClient(c *client, reason string) {
 		s.emitLeave(c)
 	}
 	c.reset()
+	s.vote.Clear(c.id) // its ballot and last call
 	if wasIngame {
 		for _, o := range s.clients {
 			if o.state == stateIngame {

@@ -24,22 +24,16 @@ func (s *Server) sendVoteOptions(c *client) {
 // onCallVote handles Cl_CallVote: "option", "kick" or "spectate". An rcon
 // authenticated client may force it (carried out at once, as the reference).
 func (s *Server) onCallVote(c *client, m *gamemsg.ClCallVote, now time.Duration) {
-	if m.Force {
-		if !c.rconAuthed {
+	if m.Force && !c.rconAuthed {
+		return
+	}
+	if !m.Force {
+		if refusal, ok := s.vote.MayCall(c.id, s.world.Team(c.id) == world.TeamSpectators, now); !ok {
+			if refusal != "" {
+				s.serverChat(c.id, refusal)
+			}
 			return
 		}
-	} else {
-		if s.vote.Active {
-			s.serverChat(c.id, "Wait for current vote to end before calling a new one.")
-			return
-		}
-		if !vote.MayCall(c.lastVote, now) {
-			return
-		}
-		if s.world.Team(c.id) == world.TeamSpectators {
-			return // the reference lets only players call votes
-		}
-		c.lastVote = now
 	}
 	s.callVote(c.id, m.Type, m.Value, m.Reason, m.Force, nil)
 }
@@ -49,7 +43,7 @@ func (s *Server) onCallVote(c *client, m *gamemsg.ClCallVote, now time.Duration)
 // carries it out at once, by the rules of vote.Call.
 func (s *Server) callVote(caller int, typ, value, reason string, force bool, by *console.Caller) {
 	req := vote.Request{Caller: caller, Type: typ, Value: value, Reason: reason, Force: force, Console: by != nil}
-	v, line, ref := vote.Call(req, (*ballots)(s), s.cfg.Votes, s.cfg.Voting)
+	v, line, ref := vote.Call(req, (*voteSlots)(s), s.cfg.Votes, s.cfg.Voting)
 	if ref.Text != "" {
 		switch {
 		case by != nil:
@@ -72,18 +66,9 @@ func (s *Server) callVote(caller int, typ, value, reason string, force bool, by 
 		}
 		return
 	}
-	for _, o := range s.clients {
-		o.vote, o.votePos = 0, 0
-	}
-	if caller >= 0 {
-		s.clients[caller].vote, s.clients[caller].votePos = 1, 1
-		v.Pos = 1
-	}
-	v.Ends = s.now() + vote.Duration
-	s.vote = v
+	m := s.vote.Start(v, s.now())
 	s.countEvent(metrics.EventVote)
 	s.log.Info().Int("cid", caller).Str("type", typ).Str("value", value).Str("reason", v.Reason).Msg("vote called")
-	m := v.Started()
 	s.broadcastGame(-1, &m)
 	s.sendVoteStatus()
 }
@@ -104,12 +89,9 @@ func (s *Server) runVote(as console.Caller, v *vote.State) {
 
 // onVote records Cl_Vote (-1 no, 1 yes; 0 is ignored).
 func (s *Server) onVote(c *client, v int) {
-	if !s.vote.Active || v == 0 || c.vote != 0 {
-		return
+	if s.vote.Cast(c.id, v) {
+		s.sendVoteStatus()
 	}
-	s.vote.Pos++
-	c.vote, c.votePos = min(max(v, -1), 1), s.vote.Pos
-	s.sendVoteStatus()
 }
 
 // forceVoteResult is the console's "vote yes|no": the running vote passes
@@ -120,73 +102,57 @@ func (s *Server) forceVoteResult(arg string) {
 	}
 }
 
-// ballots is the loop's client slots as vote.Count sees them.
-type ballots Server
+// voteSlots is the loop's client slots as the votes see them.
+type voteSlots Server
 
 // Len is the number of client slots.
-func (b *ballots) Len() int { return len(b.clients) }
+func (v *voteSlots) Len() int { return len(v.clients) }
 
-// Ballot returns slot i's vote.
-func (b *ballots) Ballot(i int) vote.Ballot {
-	c := b.clients[i]
-	return vote.Ballot{Ingame: c.state == stateIngame, Spectator: b.world.Team(i) == world.TeamSpectators,
-		Addr: c.addr.Addr(), Name: c.name, Authed: c.rconAuthed, Vote: c.vote, Pos: c.votePos}
+// Slot returns slot i.
+func (v *voteSlots) Slot(i int) vote.Slot {
+	c := v.clients[i]
+	return vote.Slot{Ingame: c.state == stateIngame, Spectator: v.world.Team(i) == world.TeamSpectators,
+		Addr: c.addr.Addr(), Name: c.name, Authed: c.rconAuthed}
 }
 
 func (s *Server) sendVoteStatus() {
-	yes, no, total := vote.Count((*ballots)(s))
-	s.broadcastGame(-1, &gamemsg.SvVoteStatus{Yes: int32(yes), No: int32(no), Pass: int32(total - yes - no), Total: int32(total)})
+	m := s.vote.Status((*voteSlots)(s))
+	s.broadcastGame(-1, &m)
 }
 
 // tickVote ends the running vote when decided, forced or timed out; a
 // passed vote's command runs first, as a vote's (console.Vote).
 func (s *Server) tickVote() {
-	if !s.vote.Active {
-		return
-	}
-	yes, no, total := vote.Count((*ballots)(s))
-	result := s.vote.Decide(yes, no, total, s.now())
+	v, result, m := s.vote.Tick((*voteSlots)(s), s.now())
 	if result == 0 {
 		return
 	}
-	v, m := s.vote.End(result)
 	s.log.Info().Str("vote", v.Desc).Bool("passed", result == vote.EndPass).Bool("forced", v.Enforce != 0).Msg("vote ended")
 	if result == vote.EndPass {
 		s.runVote(console.Caller{Kind: console.Vote}, &v)
-		if v.Caller >= 0 {
-			s.clients[v.Caller].lastVote = 0
-		}
 	}
 	s.broadcastGame(-1, &m)
 }
 
 // voteClientLeft aborts a kick or spectate vote whose target left (a ban
-// vote only when the target was banned meanwhile, as the reference).
+// vote only when the target was banned meanwhile).
 func (s *Server) voteClientLeft(cid int) {
-	v := &s.vote
-	if !v.Active || v.Target != cid {
-		return
+	banned := s.bans.Lookup(s.clients[cid].addr.Addr().Unmap()) != nil
+	if m, ok := s.vote.Left(cid, banned); ok {
+		s.broadcastGame(-1, &m)
 	}
-	if v.Action.Name == "ban" {
-		if s.bans.Lookup(s.clients[cid].addr.Addr().Unmap()) == nil {
-			return
-		}
-	}
-	m := v.Abort()
-	s.broadcastGame(-1, &m)
 }
 
 // voteTeamChanged aborts a spectate vote whose target went to the
-// spectators meanwhile (the reference's AbortVoteOnTeamChange).
+// spectators meanwhile.
 func (s *Server) voteTeamChanged(cid, team int) {
-	if v := &s.vote; v.Active && v.Kind == vote.StartSpec && v.Target == cid && team == world.TeamSpectators {
-		m := v.Abort()
+	if m, ok := s.vote.TeamChanged(cid, team == world.TeamSpectators); ok {
 		s.broadcastGame(-1, &m)
 	}
 }
 
 // resetVote drops a running vote silently (map change).
-func (s *Server) resetVote() { s.vote = vote.State{} }
+func (s *Server) resetVote() { s.vote.State = vote.State{} }
 
 // addVoteOption is the reference's add_vote: checks, then Sv_VoteOptionAdd
 // to every client.

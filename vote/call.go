@@ -59,7 +59,7 @@ type Action struct {
 // spares rcon-authenticated targets, bans for voting.kick_ban_time minutes
 // when that is not 0, and blocks a player moved to the spectators from
 // rejoining for voting.spectate_rejoin_delay minutes.
-func Call(r Request, slots Ballots, opts []config.VoteOption, rules config.VotingConfig) (State, string, Refusal) {
+func Call(r Request, slots Slots, opts []config.VoteOption, rules config.VotingConfig) (State, string, Refusal) {
 	v := State{Active: true, Caller: r.Caller, Target: -1, Reason: Reason(r.Reason)}
 	target := ""
 	switch strings.ToLower(r.Type) {
@@ -82,7 +82,7 @@ func Call(r Request, slots Ballots, opts []config.VoteOption, rules config.Votin
 		if ref.Text != "" {
 			return State{}, "", ref
 		}
-		t := slots.Ballot(id)
+		t := slots.Slot(id)
 		if t.Authed {
 			return State{}, "", Refusal{Text: "rcon-authenticated players cannot be kicked by vote"}
 		}
@@ -100,7 +100,7 @@ func Call(r Request, slots Ballots, opts []config.VoteOption, rules config.Votin
 		if ref.Text != "" {
 			return State{}, "", ref
 		}
-		if slots.Ballot(id).Spectator {
+		if slots.Slot(id).Spectator {
 			return State{}, "", Refusal{Text: fmt.Sprintf("client %d is a spectator already", id)}
 		}
 		v.Action = Action{Name: "set_team", Args: []string{strconv.Itoa(id), "-1", strconv.Itoa(rules.SpectateRejoinDelay)}}
@@ -112,13 +112,13 @@ func Call(r Request, slots Ballots, opts []config.VoteOption, rules config.Votin
 		v.Command = v.Action.Name + " " + strings.Join(v.Action.Args, " ")
 	}
 	if v.Target >= 0 {
-		name := slots.Ballot(v.Target).Name
+		name := slots.Slot(v.Target).Name
 		v.Desc = fmt.Sprintf("%2d: %s", v.Target, name)
 		target = fmt.Sprintf("%d:%s", v.Target, name)
 	}
 	callerName := "console"
 	if r.Caller >= 0 {
-		callerName = slots.Ballot(r.Caller).Name
+		callerName = slots.Slot(r.Caller).Name
 	}
 	force01 := 0
 	if r.Force {
@@ -130,9 +130,9 @@ func Call(r Request, slots Ballots, opts []config.VoteOption, rules config.Votin
 
 // voteTarget reads the client id of a kick or spectate vote: an in-game
 // client other than the caller.
-func voteTarget(caller int, slots Ballots, value string) (int, Refusal) {
+func voteTarget(caller int, slots Slots, value string) (int, Refusal) {
 	id := replay.IntArg(value)
-	if id < 0 || id >= slots.Len() || !slots.Ballot(id).Ingame {
+	if id < 0 || id >= slots.Len() || !slots.Slot(id).Ingame {
 		return 0, Refusal{Text: "Invalid client id to vote on", Chat: true}
 	}
 	if id == caller {
@@ -143,10 +143,10 @@ func voteTarget(caller int, slots Ballots, value string) (int, Refusal) {
 
 // realPlayers counts the in-game clients that are not spectators (the
 // reference's GetRealPlayerNum, compared with voting.kick_min).
-func realPlayers(slots Ballots) int {
+func realPlayers(slots Slots) int {
 	n := 0
 	for i := range slots.Len() {
-		if b := slots.Ballot(i); b.Ingame && !b.Spectator {
+		if b := slots.Slot(i); b.Ingame && !b.Spectator {
 			n++
 		}
 	}
