@@ -11,9 +11,6 @@ import (
 	"twserver/world"
 )
 
-// VoteDuration is how long a vote runs (VOTE_TIME 25 s).
-const VoteDuration = vote.Duration
-
 // sendVoteOptions sends Sv_VoteClearOptions and the vote options.
 func (s *Server) sendVoteOptions(c *client) {
 	s.sendGame(c, &gamemsg.SvVoteClearOptions{}, false)
