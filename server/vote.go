@@ -120,10 +120,11 @@ func (s *Server) sendVoteStatus() {
 // tickVote ends the running vote when decided, forced or timed out; a
 // passed vote's command runs first, as a vote's (console.Vote).
 func (s *Server) tickVote() {
-	v, result, m := s.vote.Tick((*voteSlots)(s), s.now())
+	v, result, end := s.vote.Tick((*voteSlots)(s), s.now())
 	if result == 0 {
 		return
 	}
+	m := end // declared here: it escapes, and the tick without a result must not allocate
 	s.log.Info().Str("vote", v.Desc).Bool("passed", result == vote.EndPass).Bool("forced", v.Enforce != 0).Msg("vote ended")
 	if result == vote.EndPass {
 		s.runVote(console.Caller{Kind: console.Vote}, &v)
@@ -135,7 +136,8 @@ func (s *Server) tickVote() {
 // vote only when the target was banned meanwhile).
 func (s *Server) voteClientLeft(cid int) {
 	banned := s.bans.Lookup(s.clients[cid].addr.Addr().Unmap()) != nil
-	if m, ok := s.vote.Left(cid, banned); ok {
+	if abort, ok := s.vote.Left(cid, banned); ok {
+		m := abort
 		s.broadcastGame(-1, &m)
 	}
 }
@@ -143,7 +145,8 @@ func (s *Server) voteClientLeft(cid int) {
 // voteTeamChanged aborts a spectate vote whose target went to the
 // spectators meanwhile.
 func (s *Server) voteTeamChanged(cid, team int) {
-	if m, ok := s.vote.TeamChanged(cid, team == world.TeamSpectators); ok {
+	if abort, ok := s.vote.TeamChanged(cid, team == world.TeamSpectators); ok {
+		m := abort
 		s.broadcastGame(-1, &m)
 	}
 }
