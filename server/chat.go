@@ -8,7 +8,6 @@ import (
 	"twserver/chat"
 	"twserver/gamemsg"
 	"twserver/metrics"
-	"twserver/netproto"
 	"twserver/world"
 )
 
@@ -16,20 +15,13 @@ import (
 // client (rename6.go).
 const skinInterval = chat.SkinInterval
 
-// decoder adapts the loop's Unpacker to gamemsg.Reader.
-type decoder struct{ u *netproto.Unpacker }
-
-func (d decoder) GetInt() int32     { return d.u.GetInt() }
-func (d decoder) GetString() string { return d.u.GetString() }
-func (d decoder) Err() error        { return d.u.Err() }
-
 // onGameMessage decodes a vital game message and acts on it.
 func (s *Server) onGameMessage(c *client, id int32, body []byte) {
 	if c.state < stateReady {
 		return
 	}
 	s.up.Reset(body)
-	m, err := gamemsg.Decode(id, decoder{&s.up})
+	m, err := gamemsg.Decode(id, &s.up)
 	if err != nil {
 		s.stats.BadMessages.Add(1)
 		return

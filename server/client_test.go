@@ -16,6 +16,10 @@ import (
 
 // testClient is a minimal 0.7 client for tests: it runs the connection,
 // downloads the map, enters the game, reconstructs snapshots and sends input.
+// decoder is a netproto.Unpacker as gamemsg.Decode reads it (the
+// Unpacker is a gamemsg.Reader itself; tests name it so).
+type decoder struct{ *netproto.Unpacker }
+
 type testClient struct {
 	t     *testing.T
 	name  string
@@ -203,7 +207,7 @@ func (tc *testClient) onMessage(ch netproto.Chunk) {
 	tc.up.Reset(body)
 	u := &tc.up
 	if !system {
-		m, err := gamemsg.Decode(id, decoder{u})
+		m, err := gamemsg.Decode(id, u)
 		if err != nil {
 			tc.t.Errorf("%s: server sent a game message the client drops (id %d): %v", tc.name, id, err)
 			return
