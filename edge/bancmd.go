@@ -3,6 +3,7 @@ package edge
 import (
 	"fmt"
 	"net/netip"
+	"os"
 	"strings"
 	"time"
 
@@ -231,4 +232,14 @@ func (l *BanList) SaveText(now time.Time) string {
 		fmt.Fprintf(&b, "ban %s %d %s\n", RefAddr(netip.AddrPortFrom(e.IP, 0), false), mins, e.Ban.Reason)
 	}
 	return b.String()
+}
+
+// SaveFile is the console's bans_save: it writes SaveText to path ("" for
+// an argument the console refused) and returns the reference's text,
+// naming the file as the user gave it (name).
+func (l *BanList) SaveFile(path, name string, now time.Time) string {
+	if path == "" || os.WriteFile(path, []byte(l.SaveText(now)), 0o644) != nil {
+		return fmt.Sprintf("failed to save banlist to '%s'", name)
+	}
+	return fmt.Sprintf("saved banlist to '%s'", name)
 }

@@ -2,6 +2,8 @@ package edge
 
 import (
 	"net/netip"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -136,6 +138,26 @@ func TestBanArgsAndChecks(t *testing.T) {
 		}
 		if b != nil && len(b.Reason) != MaxBanReasonLen {
 			t.Errorf("reason of %d bytes kept, want %d", len(b.Reason), MaxBanReasonLen)
+		}
+	}
+}
+
+// TestSaveFile: bans_save writes the ban lines exec reads back, and
+// refuses a path the console refused or cannot write.
+func TestSaveFile(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	var l BanList
+	l.Add(netip.MustParseAddr("10.0.0.9"), 0, "cheat", now)
+	p := filepath.Join(t.TempDir(), "bans.cfg")
+	if text := l.SaveFile(p, "bans.cfg", now); text != "saved banlist to 'bans.cfg'" {
+		t.Errorf("save: %q", text)
+	}
+	if b, err := os.ReadFile(p); err != nil || string(b) != l.SaveText(now) {
+		t.Errorf("file %q %v, want %q", b, err, l.SaveText(now))
+	}
+	for _, path := range []string{"", filepath.Join(p, "not-a-dir", "x")} {
+		if text := l.SaveFile(path, "../x", now); text != "failed to save banlist to '../x'" {
+			t.Errorf("SaveFile(%q): %q", path, text)
 		}
 	}
 }

@@ -1,10 +1,7 @@
 package server
 
 import (
-	"fmt"
 	"net/netip"
-	"os"
-	"strings"
 	"time"
 
 	"twserver/console"
@@ -75,23 +72,6 @@ func (s *Server) dropBanned(ip netip.Addr, b *edge.Ban, now time.Time, minutes i
 
 // cmdUnban: an address, or (only digits) the number of a bans line.
 func (s *Server) cmdUnban(arg string) {
-	text := s.bans.Unban(arg, time.Now())
-	if strings.HasPrefix(text, "unbanned ") {
-		s.gauges.Bans.Store(int32(s.bans.Len()))
-	}
-	s.consoleOut(text)
-}
-
-// cmdBans lists the bans as the reference: "#N IP banned for ... (reason)"
-// and a count line.
-func (s *Server) cmdBans() { s.bans.List(time.Now(), s.consoleOut) }
-
-// cmdBansSave writes the bans as console lines that exec reads back.
-func (s *Server) cmdBansSave(name string) {
-	p, ok := console.RelPath(name)
-	if !ok || os.WriteFile(p, []byte(s.bans.SaveText(time.Now())), 0o644) != nil {
-		s.consoleOut(fmt.Sprintf("failed to save banlist to '%s'", name))
-		return
-	}
-	s.consoleOut(fmt.Sprintf("saved banlist to '%s'", name))
+	s.consoleOut(s.bans.Unban(arg, time.Now()))
+	s.gauges.Bans.Store(int32(s.bans.Len()))
 }

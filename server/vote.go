@@ -91,14 +91,6 @@ func (s *Server) onVote(c *client, v int) {
 	}
 }
 
-// forceVoteResult is the console's "vote yes|no": the running vote passes
-// or fails at the next tick.
-func (s *Server) forceVoteResult(arg string) {
-	if s.vote.Force(arg) {
-		s.consoleOut("forcing vote " + arg)
-	}
-}
-
 // voteSlots is the loop's client slots as the votes see them.
 type voteSlots Server
 
