@@ -215,8 +215,3 @@ func (s *Server) dropKicked() {
 func truncUTF8(s string, n int) string {
 	return gamemsg.TruncUTF8(s, n)
 }
-
-// cleanName trims leading/trailing whitespace and truncates to n bytes.
-func cleanName(s string, n int) string {
-	return strings.TrimSpace(truncUTF8(strings.TrimSpace(s), n))
-}

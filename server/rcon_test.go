@@ -17,6 +17,7 @@ import (
 	"twserver/console"
 	"twserver/gamemsg"
 	"twserver/netproto"
+	"twserver/session"
 )
 
 // rconLines collects RCON_LINE texts and auth state changes seen by a test client.
@@ -225,7 +226,7 @@ func TestRconCmdList6(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				ts := startServer(t, func(c *config.Config) { c.Server.RconPassword = "pw" })
 				c := newConn6Peer(t, ts)
-				c.sys(netproto.Netmsg6Info, func(p *netproto.Packer) { p.AddString(NetVersion6); p.AddString("") })
+				c.sys(netproto.Netmsg6Info, func(p *netproto.Packer) { p.AddString(session.NetVersion6); p.AddString("") })
 				c.sys(netproto.Netmsg6RconAuth, func(p *netproto.Packer) { p.AddString(""); p.AddString("pw"); p.AddInt(ask) })
 				c.pump()
 				var got []string

@@ -32,15 +32,13 @@ import (
 	"twserver/netproto"
 	"twserver/observe"
 	"twserver/record"
+	"twserver/session"
 	"twserver/snap"
 	"twserver/sockio"
 	"twserver/vote"
 	"twserver/world"
 	"twserver/world/twmap"
 )
-
-// NetVersion is the 0.7 network version string a client must send in INFO.
-const NetVersion = "0.7 802f1be60a05665f"
 
 // GameVersion is the version reported in server info.
 const GameVersion = "0.7.5"
@@ -146,6 +144,8 @@ type Server struct {
 	empty           snap.Snapshot
 	pk              netproto.Packer
 	up              netproto.Unpacker
+	sess            session.Dispatcher // the system messages of the slots (handshake.go)
+	sysH            sysHandler         // its handler during one Dispatch
 	sendBuf         []byte
 	out             *sockio.SendBatch // datagrams written at the end of the wake-up (batch.go)
 	scratch         [netproto.MaxPayload6]byte
@@ -173,7 +173,6 @@ type Server struct {
 	// the 0.6 game layer (snapsend.go, sys6.go)
 	trans6   *dialect6.Game  // translation of the game layer for 0.6 clients
 	curMap6  *mapdl.Variant6 // what 0.6 clients are sent of curMap, nil until one asks (sys6.go map6)
-	inputBuf [netproto.MaxInputInts]int32
 	con      conState  // console output to side channels (conlines.go)
 	live     liveState // frames for the web page and API (live.go)
 }

@@ -9,24 +9,22 @@ import (
 
 	"twserver/gamemsg"
 	"twserver/netproto"
+	"twserver/session"
 	"twserver/snap"
 	"twserver/world"
 )
 
-// clientState is the engine-side state of a slot (net.md A3.2).
-type clientState uint8
+// clientState is the state of a slot in the join (session.State).
+type clientState = session.State
 
+// The slot states of the session layer.
 const (
-	stateEmpty      clientState = iota // free slot
-	stateAuth                          // connection accepted, waiting for INFO
-	stateConnecting                    // INFO accepted, map change sent
-	stateReady                         // READY received, CON_READY sent
-	stateIngame                        // ENTERGAME processed, gets snapshots
+	stateEmpty      = session.Empty
+	stateAuth       = session.Auth
+	stateConnecting = session.Connecting
+	stateReady      = session.Ready
+	stateIngame     = session.Ingame
 )
-
-var stateNames = [...]string{"empty", "auth", "connecting", "ready", "ingame"}
-
-func (st clientState) String() string { return stateNames[st] }
 
 // Snapshot rates (net.md A4.3): SNAPRATE_INIT, SNAPRATE_FULL, SNAPRATE_RECOVER.
 const (
@@ -236,7 +234,7 @@ func (s *Server) sendMsg(c *client, msg []byte, flags netproto.SendFlags) {
 // sendSys packs a system message with fill and sends it vital (and flushed).
 func (s *Server) sendSys(c *client, id int32, flush bool, fill func(p *netproto.Packer)) {
 	s.pk.Reset()
-	if !s.sysHeader(c, &s.pk, id) {
+	if !session.SysHeader(c.conn.Dialect(), &s.pk, id) {
 		return
 	}
 	if fill != nil {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"twserver/netproto"
+	"twserver/session"
 	"twserver/snap"
 	"twserver/world"
 )
@@ -119,26 +120,10 @@ func (s *Server) encodeSnap(w *snapWorker, c *client, tick int32, now time.Durat
 // datagram, taken by the reader when it read it: the time left reported in
 // INPUTTIMING and the latency are measured against it, so time the packet
 // spent queued behind a tick does not count against the client.
-func (s *Server) onInput(c *client, u *netproto.Unpacker, at time.Time) {
-	ackTick := u.GetInt()
-	intended := u.GetInt()
-	size := u.GetInt()
-	if u.Err() != nil || size < 0 || size/4 > netproto.MaxInputInts {
-		s.stats.BadMessages.Add(1)
-		return
-	}
-	data := &s.inputBuf // a field: the translator (an interface) would make a local escape
-	n := int(size / 4)
-	for i := range n {
-		data[i] = u.GetInt()
-	}
+func (s *Server) onInput(c *client, m *session.Input, at time.Time) {
+	ackTick, intended, pingCorrection := m.AckTick, m.Intended, m.PingCorrection
 	if c.conn.Dialect().Is6() {
-		s.trans6.Input(data[:n])
-	}
-	pingCorrection := u.GetIntOrDefault(0)
-	if u.Err() != nil {
-		s.stats.BadMessages.Add(1)
-		return
+		s.trans6.Input(m.Data)
 	}
 	if c.state != stateIngame {
 		return
@@ -154,7 +139,7 @@ func (s *Server) onInput(c *client, u *netproto.Unpacker, at time.Time) {
 	if intended > c.lastInputTick {
 		timeLeft := s.tickStart(intended).Sub(at) / time.Millisecond
 		s.pk.Reset()
-		if s.sysHeader(c, &s.pk, netproto.NetmsgInputTiming) {
+		if session.SysHeader(c.conn.Dialect(), &s.pk, netproto.NetmsgInputTiming) {
 			s.pk.AddInt(intended)
 			s.pk.AddInt(int32(timeLeft))
 			s.sendMsg(c, s.pk.Bytes(), 0)
@@ -169,7 +154,7 @@ func (s *Server) onInput(c *client, u *netproto.Unpacker, at time.Time) {
 		c.latencyMs = max(0, int((at.Sub(s.epoch)-tag)/time.Millisecond)-int(pingCorrection))
 		s.world.SetLatency(c.id, c.latencyMs)
 	}
-	in, err := world.DecodeInput(data[:n])
+	in, err := world.DecodeInput(m.Data)
 	if err != nil {
 		return
 	}
