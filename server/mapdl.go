@@ -30,50 +30,19 @@ func (s *Server) sendMapChange(c *client) {
 	})
 }
 
-// probeHandshake runs every tick for a client on its way into the game
-// (0.7 only: 0.6 clients ask for each chunk themselves, sys6.go): the
-// tail-loss probe of its unacknowledged vital chunks (map chunks and the
-// lone messages of the way in), the ack-paced refill of its download, and
-// the RESEND flag when its download went mapdl.StallProbe without a request,
-// and, once the connection saw loss, every mapdl.StallProbe until it is in
-// game.
+// probeHandshake runs mapdl.Download.Tick every tick for a client on its
+// way into the game (0.7 only: 0.6 clients ask for each chunk themselves,
+// sys6.go) and logs its tail-loss probes.
 func (s *Server) probeHandshake(c *client, now time.Duration) {
 	if c.conn.Dialect().Is6() || (c.state != stateConnecting && c.state != stateReady) {
 		return
 	}
-	if sent, ok := c.dl.Tail(c.id, c.conn, now, (*mapSender)(s)); ok {
+	sent, ok := c.dl.Tick(c.id, c.conn, c.state == stateConnecting, s.curMap.Data, s.cfg.Server.MapDownloadSpeed, now, &s.pk, (*mapSender)(s))
+	if ok {
 		s.log.Debug().Int("cid", c.id).Int("chunk", c.dl.Chunk).Int("unacked", c.conn.Unacked()).
 			Dur("since_sent", now-sent).Dur("rto", c.dl.ProbeTimeout(c.conn)).Int("backoff", c.dl.Backoff()).
 			Int("probes", c.dl.Probes).Msg("tail-loss probe")
 	}
-	total := mapdl.Chunks(s.curMap.Size)
-	if c.state == stateConnecting && c.dl.Chunk < total {
-		if c.dl.Asked == 0 && c.dl.WaitedForRequest(c.conn, now) {
-			// no request yet: the first one may be lost, the client
-			// resends it only after FlushInterval; start the first window
-			c.dl.Asked = min(s.cfg.Server.MapDownloadSpeed, total)
-		}
-		if c.dl.Asked > 0 {
-			s.sendMapData(c, false)
-		}
-	}
-	if now-c.dl.SentAt < mapdl.StallProbe {
-		return
-	}
-	lossy := c.conn.Stats.ChunksResent > 0 || c.conn.Stats.Gaps > 0
-	switch c.state {
-	case stateConnecting:
-		downloading := c.dl.Asked > 0 && c.dl.Chunk < total
-		if !downloading && !(lossy && c.dl.Chunk >= total) {
-			return
-		}
-	case stateReady:
-		if !lossy {
-			return
-		}
-	}
-	c.dl.SentAt = now
-	c.conn.AskResend(now)
 }
 
 // mapSender is the loop's side of the downloads (mapdl.Sender).
