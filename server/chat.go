@@ -121,7 +121,7 @@ func (s *Server) onSay(c *client, m *gamemsg.ClSay, now time.Duration) {
 	req := m.Mode
 	// tournament mode 2: spectators do not disturb the players while a game
 	// runs (their lines go to the spectators, whispers to players are dropped)
-	if s.cfg.Game.TournamentMode == 2 && team == world.TeamSpectators && s.world.GameRunning() && !c.rconAuthed {
+	if s.cfg.Game.TournamentMode == 2 && team == world.TeamSpectators && s.world.GameRunning() && !c.rcon.Authed {
 		if req != chatWhisper {
 			req = chatTeam
 		} else if s.world.HasPlayer(int(m.Target)) && s.world.Team(int(m.Target)) != world.TeamSpectators {

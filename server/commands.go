@@ -139,7 +139,7 @@ func (s *Server) cmdStatus(console.Caller, console.Args) error {
 			continue
 		}
 		auth := ""
-		if c.rconAuthed {
+		if c.rcon.Authed {
 			auth = "(Admin)"
 		}
 		s.consoleOut(fmt.Sprintf("id=%d addr=%s client=%x name='%s' score=%d %s", c.id, edge.RefAddr(c.addr, true),
@@ -213,12 +213,11 @@ func (s *Server) cmdLogout(by console.Caller, _ console.Args) error {
 		return nil
 	}
 	c := s.clients[by.ID]
-	if c.state == stateEmpty || !c.rconAuthed {
+	if c.state == stateEmpty || !c.rcon.Authed {
 		return nil
 	}
 	s.sendSys(c, netproto.NetmsgRconAuthOff, true, nil)
-	c.rconAuthed, c.rconTries = false, 0
-	c.rconMaps, c.rconMapNext = nil, 0 // the lists stop (rconAuthed)
+	c.rcon.Logout()
 	s.rec.Auth(c.id, false)
 	s.world.SetAuthed(c.id, false)
 	s.rconLine(c, "Logout successful.")

@@ -25,7 +25,7 @@ func (s *Server) onMessage(c *client, ch netproto.Chunk, at time.Time) {
 	vital := ch.Flags&netproto.ChunkVital != 0
 	if system {
 		s.sysH = sysHandler{s: s, c: c, at: at}
-		st := session.Status{State: c.state, StartInfo: c.gotStartInfo, RconAuthed: c.rconAuthed}
+		st := session.Status{State: c.state, StartInfo: c.gotStartInfo, RconAuthed: c.rcon.Authed}
 		s.sess.Dispatch(c.conn.Dialect(), id, body, vital, st, &s.sysH)
 		s.sysH = sysHandler{}
 		return

@@ -103,12 +103,7 @@ type client struct {
 	// (MaxDownloadPacketsPerSecond), set with budget
 	dlBudget *rate.Limiter
 
-	rconAuthed     bool
-	rconTries      int
-	rconNoPwWarned bool
-	rconCmdNext    int      // next index of rconCommands() to announce (sendRconLists)
-	rconMaps       []string // the map list to announce (clients 0.7.3 and newer)
-	rconMapNext    int      // next index of rconMaps to announce
+	rcon session.Rcon // the rcon login and the lists it announces
 
 	// infoChanges counts the changes of name, clan, country and skin;
 	// sent6 is what setPlayers6 last told the 0.6 translation of this slot.
@@ -147,8 +142,7 @@ func (c *client) reset() {
 	c.entered = false
 	c.resetSnapState()
 	c.storage = snap.Storage{}
-	c.rconAuthed, c.rconTries, c.rconNoPwWarned = false, 0, false
-	c.rconCmdNext, c.rconMaps, c.rconMapNext = 0, nil, 0
+	c.rcon = session.Rcon{}
 	c.lastChat, c.lastEmote, c.lastVote, c.lastSkin = 0, 0, 0, 0
 	c.vote, c.votePos = 0, 0
 	c.budget, c.dlBudget = nil, nil

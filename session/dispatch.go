@@ -46,8 +46,8 @@ type Handler interface {
 	RconCmd(line string)
 	// ClientVersion is DDNet's clientver@ddnet.tw in Auth.
 	ClientVersion(v int32)
-	// Send sends a packed system message (the answers to pings).
-	Send(msg []byte, flags netproto.SendFlags)
+	// Sender sends the answers to pings.
+	Sender
 	// BadMessage counts a message that passed its guard but did not decode.
 	BadMessage()
 }
