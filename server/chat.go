@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"twserver/gamemsg"
+	"twserver/mapstore"
 	"twserver/netproto"
 	"twserver/world"
 )
@@ -190,7 +191,7 @@ func (s *Server) onWorldEvent(e world.Event) {
 	case world.EvGameInfo:
 		s.broadcastGame(e.To, &gamemsg.SvGameInfo{GameFlags: e.Args[0], ScoreLimit: e.Args[1], TimeLimit: e.Args[2], MatchNum: e.Args[3], MatchCurrent: e.Args[4]})
 	case world.EvCycleMap:
-		s.pendingMap = s.nextRotationMap()
+		s.pendingMap = mapstore.Next(s.cfg.Map, s.curMap.Name)
 	case world.EvKick:
 		if e.To >= 0 && e.To < len(s.clients) && e.To < 64 {
 			s.pendingKicks |= 1 << e.To // dropped after DrainEvents: dropping changes the world

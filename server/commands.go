@@ -10,6 +10,7 @@ import (
 	"twserver/console"
 	"twserver/edge"
 	"twserver/gamemsg"
+	"twserver/mapstore"
 	"twserver/netproto"
 	"twserver/record"
 	"twserver/world"
@@ -78,7 +79,7 @@ func (s *Server) conHandlers() map[string]console.Handler {
 		"change_map": func(_ console.Caller, a console.Args) error {
 			m := a.Str(0)
 			if m == "" {
-				m = s.nextRotationMap()
+				m = mapstore.Next(s.cfg.Map, s.curMap.Name)
 			}
 			s.pendingMap = m
 			return nil

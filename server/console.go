@@ -4,6 +4,7 @@ import (
 	"twserver/config"
 	"twserver/console"
 	"twserver/gamemsg"
+	"twserver/mapstore"
 	"twserver/netproto"
 	"twserver/session"
 )
@@ -81,7 +82,7 @@ func (s *Server) rconAuth(c *client, pw string, sendList bool) {
 		s.con.RconAuthed(c.id)
 		var maps []string // the lists follow over the next ticks (sendRconLists)
 		if c.version >= 0x0703 {
-			maps = s.mapList()
+			maps, _ = mapstore.List(s.cfg.Map.Dir) // as the reference announces to clients 0.7.3 and newer
 		}
 		c.rcon.Announce(sendList, maps)
 		s.log.Info().Int("cid", c.id).Str("name", c.name).Msg("rcon authenticated")
@@ -105,20 +106,6 @@ func (s *Server) rconLine(c *client, line string) {
 }
 
 func broadcastMsg(text string) *gamemsg.SvBroadcast { return &gamemsg.SvBroadcast{Message: text} }
-
-// mapList returns the maps of map.dir for
-// MAPLIST_ENTRY_ADD, as the reference announces to clients 0.7.3 and newer.
-func (s *Server) mapList() []string {
-	dir := s.cfg.Map.Dir
-	if dir == "" {
-		return nil
-	}
-	names, err := listMaps(dir)
-	if err != nil {
-		return nil
-	}
-	return names
-}
 
 // sendRconLists sends the next part of the command and map lists to the
 // rcon clients whose turn tick is (session.ListTurn).

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"twserver/mapdl"
+	"twserver/mapstore"
 	"twserver/netproto"
 	"twserver/world/twmap"
 )
@@ -65,7 +66,7 @@ func (s *Server) sendMapData(c *client, request bool) {
 // changeMap loads a map by name and moves every client back to CONNECTING
 // with a MAP_CHANGE (net.md A3.4). On failure the current map stays.
 func (s *Server) changeMap(name string) {
-	m, err := s.loadMapByName(name)
+	m, err := mapstore.ByName(s.cfg.Map, name)
 	if err != nil {
 		s.log.Error().Err(err).Str("map", name).Msg("map change failed")
 		s.consoleOut("map change failed: " + err.Error())
@@ -97,22 +98,4 @@ func (s *Server) applyMap(m *twmap.Map) {
 	s.consoleOut("map changed to " + m.Name)
 	s.publishInfo()
 	s.infoChanged6()
-}
-
-// nextRotationMap returns the map after the current one in map.rotation (or
-// in map.dir), or the current map when there is no rotation.
-func (s *Server) nextRotationMap() string {
-	names := s.cfg.Map.Rotation
-	if len(names) == 0 && s.cfg.Map.Dir != "" {
-		names, _ = listMaps(s.cfg.Map.Dir)
-	}
-	if len(names) == 0 {
-		return s.curMap.Name
-	}
-	for i, n := range names {
-		if n == s.curMap.Name {
-			return names[(i+1)%len(names)]
-		}
-	}
-	return names[0]
 }

@@ -4,6 +4,7 @@ import (
 	"twserver/dialect6"
 	"twserver/gamemsg"
 	"twserver/mapdl"
+	"twserver/mapstore"
 	"twserver/netproto"
 	"twserver/session"
 	"twserver/world/twmap"
@@ -57,10 +58,10 @@ func (s *Server) deriveMap6(m *twmap.Map) mapdl.Variant6 {
 
 // map6 is the map a 0.6 client is sent (the variant of the current map),
 // derived at the first call after a map change, or shared with another
-// game of the process on the same map (mapcache.go).
+// game of the process on the same map (mapstore.Variant6).
 func (s *Server) map6() *mapdl.Variant6 {
 	if s.curMap6 == nil {
-		s.curMap6 = sharedMap6(s.curMap, s.deriveMap6)
+		s.curMap6 = mapstore.Variant6(s.curMap, s.deriveMap6)
 	}
 	return s.curMap6
 }
