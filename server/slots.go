@@ -105,10 +105,9 @@ type client struct {
 
 	rcon session.Rcon // the rcon login and the lists it announces
 
-	// infoChanges counts the changes of name, clan, country and skin;
-	// sent6 is what setPlayers6 last told the 0.6 translation of this slot.
+	// infoChanges counts the changes of name, clan, country and skin, and
+	// the slot's resets (dialect6.Game.PlayerCurrent's version).
 	infoChanges uint32
-	sent6       player6Sent
 
 	lastChat, lastEmote, lastVote, lastSkin time.Duration
 	vote                                    int // this client's vote in the running vote: -1, 0, 1
@@ -136,7 +135,6 @@ func (c *client) reset() {
 	c.ddnetVersion, c.rejoinOffered = 0, 0
 	c.skin = gamemsg.Skin{}
 	c.infoChanges++
-	c.sent6 = player6Sent{}
 	c.gotStartInfo = false
 	c.dl = mapdl.Download{}
 	c.entered = false

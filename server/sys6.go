@@ -93,21 +93,10 @@ func (s *Server) sendMapData6(c *client, chunk int32) {
 	s.sendMsg(c, s.pk.Bytes(), netproto.SendVital|netproto.SendFlush)
 }
 
-// player6Sent is what setPlayers6 last told the 0.6 translation of a slot.
-type player6Sent struct {
-	told    bool   // anything since the slot was reset
-	in      bool   // in the game
-	team    int32  // its team then
-	info    uint32 // the client's infoChanges then
-	changes uint32 // trans6.PlayerChanges right after
-}
-
 // setPlayers6 tells the 0.6 translation every slot's player (name, clan,
 // skin, team: what 0.6 snapshots carry and 0.7 sends in messages) before a
-// round of snapshots, when a 0.6 client is in the game. It is incremental:
-// a slot whose state, team and info are as last told, and whose entry
-// nobody else changed since (trans6.PlayerChanges), is skipped, since
-// SetPlayer would change nothing (BenchmarkSetPlayers6).
+// round of snapshots, when a 0.6 client is in the game, skipping the
+// slots where nothing changed (PlayerCurrent; BenchmarkSetPlayers6).
 func (s *Server) setPlayers6() {
 	any6 := false
 	for _, c := range s.clients {
@@ -125,17 +114,14 @@ func (s *Server) setPlayers6() {
 		if in {
 			team = int32(s.world.Team(c.id))
 		}
-		last := &c.sent6
-		if last.told && last.in == in && last.team == team && last.info == c.infoChanges &&
-			last.changes == s.trans6.PlayerChanges(c.id) {
+		if s.trans6.PlayerCurrent(c.id, in, team, c.infoChanges) {
 			continue
 		}
 		var p dialect6.Player
 		if in {
 			p = dialect6.Player{Name: c.name, Clan: c.clan, Country: c.country, Skin: c.skin, Team: team}
 		}
-		s.trans6.SetPlayer(c.id, p, in)
-		*last = player6Sent{told: true, in: in, team: team, info: c.infoChanges, changes: s.trans6.PlayerChanges(c.id)}
+		s.trans6.SetPlayerVersion(c.id, p, in, c.infoChanges)
 	}
 }
 
