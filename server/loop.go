@@ -284,7 +284,7 @@ func (s *Server) simulateTick(snapshots bool) {
 	next := s.world.CurrentTick() + 1
 	for _, c := range s.clients {
 		if c.state == stateIngame {
-			if in, ok := c.inputFor(next); ok {
+			if in, ok := c.inputs.For(next); ok {
 				s.world.SetInput(c.id, in)
 				s.rec.Input(c.id, &in)
 			} else {

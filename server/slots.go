@@ -11,7 +11,6 @@ import (
 	"twserver/netproto"
 	"twserver/session"
 	"twserver/snap"
-	"twserver/world"
 )
 
 // clientState is the state of a slot in the join (session.State).
@@ -35,33 +34,6 @@ const (
 
 // teamSpectators is TEAM_SPECTATORS.
 const teamSpectators = -1
-
-// inputRingSize is the number of stored inputs per client (the reference's 200).
-const inputRingSize = 200
-
-// storedInputs is a client's ring of the last inputs: the tick each is for
-// and the input. The ticks are kept apart so the per-tick search reads 800
-// contiguous bytes instead of the whole ring.
-type storedInputs struct {
-	ticks [inputRingSize]int32
-	ins   [inputRingSize]world.Input
-	head  int
-}
-
-// store overwrites the oldest stored input with in, for tick.
-func (r *storedInputs) store(tick int32, in world.Input) {
-	r.ticks[r.head] = tick
-	r.ins[r.head] = in
-	r.head = (r.head + 1) % inputRingSize
-}
-
-// reset forgets every input.
-func (r *storedInputs) reset() {
-	for i := range r.ticks {
-		r.ticks[i] = -1
-	}
-	r.head = 0
-}
 
 // client is one slot; owned by the game loop.
 type client struct {
@@ -93,8 +65,8 @@ type client struct {
 	lastInputTick int32
 	latencyMs     int
 	storage       snap.Storage
-	out           snapOut       // the snapshot messages the encode pool made for this tick
-	inputs        *storedInputs // with the Conn (openConn); nil while the slot is empty
+	out           snapOut         // the snapshot messages the encode pool made for this tick
+	inputs        *session.Inputs // with the Conn (openConn); nil while the slot is empty
 	lastDirection int32
 
 	// packet budget (flood bound), set when the connection is accepted
@@ -116,12 +88,11 @@ type client struct {
 
 // openConn gives a slot just reset for a new connection its Conn and input
 // ring. A Conn embeds its resend buffer and outbox (about 70 kB), the ring
-// holds inputRingSize inputs (9 kB): allocated per connection, so an empty
+// holds session.InputRingSize inputs (9 kB): allocated per connection, so an empty
 // slot costs a few hundred bytes and a server's memory follows its
 // clients, not max_clients.
 func (c *client) openConn() {
-	c.conn, c.inputs = new(netproto.Conn), new(storedInputs)
-	c.inputs.reset()
+	c.conn, c.inputs = new(netproto.Conn), session.NewInputs()
 }
 
 // reset clears a slot for reuse. The buffers that grow with use (the
@@ -153,7 +124,7 @@ func (c *client) resetSnapState() {
 	c.lastInputTick = -1
 	c.storage.PurgeAll()
 	if c.inputs != nil {
-		c.inputs.reset()
+		c.inputs.Reset()
 	}
 }
 

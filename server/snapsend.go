@@ -162,23 +162,9 @@ func (s *Server) onInput(c *client, m *session.Input, at time.Time) {
 		c.lastDirection = in.Direction
 		s.log.Debug().Int("cid", c.id).Int32("direction", in.Direction).Int32("tick", intended).Msg("input direction")
 	}
-	c.inputs.store(intended, in)
+	c.inputs.Store(intended, in)
 	s.rec.DirectInput(c.id, &in)
 	s.world.DirectInput(c.id, in)
-}
-
-// inputFor returns the stored input stamped for tick.
-func (c *client) inputFor(tick int32) (world.Input, bool) {
-	// the first stored for tick in ring order from index 0, as the reference
-	if c.inputs == nil {
-		return world.Input{}, false
-	}
-	for i, t := range &c.inputs.ticks {
-		if t == tick {
-			return c.inputs.ins[i], true
-		}
-	}
-	return world.Input{}, false
 }
 
 // maxEvolveTicks bounds the ticks a character core is extrapolated (the

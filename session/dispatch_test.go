@@ -7,6 +7,7 @@ import (
 
 	"twserver/console"
 	"twserver/netproto"
+	"twserver/world"
 )
 
 // recorder is a Handler that writes down each call.
@@ -201,5 +202,39 @@ func (h *fuzzHandler) Input(in *Input) {
 func (h *fuzzHandler) RconCmd(line string) {
 	if len(line) > console.MaxLine {
 		h.t.Fatalf("rcon line of %d bytes", len(line))
+	}
+}
+
+// TestInputs: the ring keeps the last InputRingSize inputs by tick, finds
+// the first stored for a tick in ring order, forgets all on Reset, and a
+// nil ring holds nothing.
+func TestInputs(t *testing.T) {
+	var none *Inputs
+	if _, ok := none.For(0); ok {
+		t.Fatal("a nil ring has an input")
+	}
+	r := NewInputs()
+	if _, ok := r.For(0); ok {
+		t.Fatal("a new ring has an input for tick 0")
+	}
+	for tick := range int32(InputRingSize + 10) {
+		r.Store(tick, world.Input{Direction: tick % 3, TargetX: tick})
+	}
+	for _, tc := range []struct {
+		tick int32
+		ok   bool
+	}{{0, false}, {9, false}, {10, true}, {InputRingSize + 9, true}, {InputRingSize + 10, false}} {
+		in, ok := r.For(tc.tick)
+		if ok != tc.ok || (ok && in.TargetX != tc.tick) {
+			t.Errorf("For(%d) = %+v, %v; want ok %v", tc.tick, in, ok, tc.ok)
+		}
+	}
+	r.Store(20, world.Input{TargetX: 1}) // a second input for tick 20, at index 10
+	if in, _ := r.For(20); in.TargetX != 1 {
+		t.Errorf("For(20) is the one at index %d, want the first in ring order", in.TargetX)
+	}
+	r.Reset()
+	if _, ok := r.For(InputRingSize); ok {
+		t.Error("an input after Reset")
 	}
 }
