@@ -62,7 +62,6 @@ type client struct {
 
 	snapRate      int
 	lastAckedTick int32
-	lastInputTick int32
 	latencyMs     int
 	storage       snap.Storage
 	out           snapOut         // the snapshot messages the encode pool made for this tick
@@ -121,7 +120,6 @@ func (c *client) reset() {
 func (c *client) resetSnapState() {
 	c.snapRate = snapRateInit
 	c.lastAckedTick = -1
-	c.lastInputTick = -1
 	c.storage.PurgeAll()
 	if c.inputs != nil {
 		c.inputs.Reset()

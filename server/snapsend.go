@@ -135,8 +135,8 @@ func (s *Server) onInput(c *client, m *session.Input, at time.Time) {
 	if ackTick > 0 {
 		c.snapRate = snapRateFull
 	}
-	cur := s.world.CurrentTick()
-	if intended > c.lastInputTick {
+	stamp, newest := c.inputs.Accept(intended, s.world.CurrentTick())
+	if newest {
 		timeLeft := s.tickStart(intended).Sub(at) / time.Millisecond
 		s.pk.Reset()
 		if session.SysHeader(c.conn.Dialect(), &s.pk, netproto.NetmsgInputTiming) {
@@ -144,10 +144,6 @@ func (s *Server) onInput(c *client, m *session.Input, at time.Time) {
 			s.pk.AddInt(int32(timeLeft))
 			s.sendMsg(c, s.pk.Bytes(), 0)
 		}
-	}
-	c.lastInputTick = intended
-	if intended <= cur {
-		intended = cur + 1
 	}
 	pingCorrection = min(max(pingCorrection, 0), 50)
 	if _, tag, ok := c.storage.Get(c.lastAckedTick); ok && c.lastAckedTick >= 0 {
@@ -160,9 +156,9 @@ func (s *Server) onInput(c *client, m *session.Input, at time.Time) {
 	}
 	if in.Direction != c.lastDirection {
 		c.lastDirection = in.Direction
-		s.log.Debug().Int("cid", c.id).Int32("direction", in.Direction).Int32("tick", intended).Msg("input direction")
+		s.log.Debug().Int("cid", c.id).Int32("direction", in.Direction).Int32("tick", stamp).Msg("input direction")
 	}
-	c.inputs.Store(intended, in)
+	c.inputs.Store(stamp, in)
 	s.rec.DirectInput(c.id, &in)
 	s.world.DirectInput(c.id, in)
 }

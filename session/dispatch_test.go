@@ -238,3 +238,31 @@ func TestInputs(t *testing.T) {
 		t.Error("an input after Reset")
 	}
 }
+
+// TestInputsAccept: an input is the newest when meant for a later tick
+// than the one before it, and one that came late is stored for the next
+// tick.
+func TestInputsAccept(t *testing.T) {
+	r := NewInputs()
+	for i, tc := range []struct {
+		intended, cur int32
+		at            int32
+		newest        bool
+	}{
+		{10, 5, 10, true},
+		{10, 5, 10, false}, // again
+		{12, 5, 12, true},
+		{11, 5, 11, false}, // older than the last
+		{12, 5, 12, true},  // newer than the last (11)
+		{13, 20, 21, true}, // late
+		{0, 20, 21, false},
+	} {
+		if at, newest := r.Accept(tc.intended, tc.cur); at != tc.at || newest != tc.newest {
+			t.Errorf("input %d: Accept(%d, %d) = %d, %v; want %d, %v", i, tc.intended, tc.cur, at, newest, tc.at, tc.newest)
+		}
+	}
+	r.Reset()
+	if _, newest := r.Accept(0, 0); !newest {
+		t.Error("the first input after Reset is not the newest")
+	}
+}

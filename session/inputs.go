@@ -13,6 +13,7 @@ type Inputs struct {
 	ticks [InputRingSize]int32
 	ins   [InputRingSize]world.Input
 	head  int
+	last  int32 // the tick the last input was meant for (-1 for none)
 }
 
 // NewInputs returns an empty ring.
@@ -34,7 +35,17 @@ func (r *Inputs) Reset() {
 	for i := range r.ticks {
 		r.ticks[i] = -1
 	}
-	r.head = 0
+	r.head, r.last = 0, -1
+}
+
+// Accept notes an input meant for tick intended arriving while the world
+// is at tick cur. newest reports whether it is meant for a later tick than
+// the input before it (the client then gets INPUTTIMING for it); at is the
+// tick to store it for: intended, or cur+1 for an input that came late.
+func (r *Inputs) Accept(intended, cur int32) (at int32, newest bool) {
+	newest = intended > r.last
+	r.last = intended
+	return max(intended, cur+1), newest
 }
 
 // For returns the input stored for tick: the first in ring order from
