@@ -101,3 +101,17 @@ func (d *Download) Answer6(m *Variant6, chunk int32, pk *netproto.Packer) (ok, m
 	md.Pack(pk)
 	return true, moved
 }
+
+// PackChange packs the 0.7 MAP_CHANGE of m (net.md A3.4) into pk,
+// replacing what it held: the map's name, CRC, size and SHA-256, and the
+// download's cpr chunks per request of ChunkSize bytes.
+func PackChange(pk *netproto.Packer, m *twmap.Map, cpr int) {
+	pk.Reset()
+	pk.AddMsgHeader(netproto.NetmsgMapChange, true)
+	pk.AddString(m.Name)
+	pk.AddInt(int32(m.CRC))
+	pk.AddInt(int32(m.Size))
+	pk.AddInt(int32(cpr))
+	pk.AddInt(ChunkSize)
+	pk.AddRaw(m.SHA256[:])
+}

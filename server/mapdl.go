@@ -19,16 +19,9 @@ func (s *Server) sendMapChange(c *client) {
 		s.sendMapChange6(c)
 		return
 	}
-	m := s.curMap
 	c.dl.Start(s.now(), c.conn.PeerAck())
-	s.sendSys(c, netproto.NetmsgMapChange, true, func(p *netproto.Packer) {
-		p.AddString(m.Name)
-		p.AddInt(int32(m.CRC))
-		p.AddInt(int32(m.Size))
-		p.AddInt(int32(s.cfg.Server.MapDownloadSpeed))
-		p.AddInt(mapdl.ChunkSize)
-		p.AddRaw(m.SHA256[:])
-	})
+	mapdl.PackChange(&s.pk, s.curMap, s.cfg.Server.MapDownloadSpeed)
+	s.sendMsg(c, s.pk.Bytes(), netproto.SendVital|netproto.SendFlush)
 }
 
 // probeHandshake runs mapdl.Download.Tick every tick for a client on its
