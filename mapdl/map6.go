@@ -102,6 +102,12 @@ func (d *Download) Answer6(m *Variant6, chunk int32, pk *netproto.Packer) (ok, m
 	return true, moved
 }
 
+// SendMapDetails6 makes the server announce the map's SHA-256 to DDNet
+// clients before MAP_CHANGE (map-details@ddnet.tw, net.md B3.3), as
+// DDNet-Server does: the client checks the downloaded map with it (and
+// tries an HTTPS download first, falling back to the in-game download).
+const SendMapDetails6 = true
+
 // PackChange packs the 0.7 MAP_CHANGE of m (net.md A3.4) into pk,
 // replacing what it held: the map's name, CRC, size and SHA-256, and the
 // download's cpr chunks per request of ChunkSize bytes.

@@ -63,17 +63,22 @@ func (h *sysHandler) Info(version, password string, clientVersion int32) {
 	s.sendMapChange(c)
 }
 
-// RequestMapData answers with map chunks (mapdl.go; chunk is 0.6's).
+// RequestMapData answers with map chunks: the 0.7 window (mapdl.go), or
+// 0.6's chunk (mapdl.Download.Answer6). A request for a chunk not sent
+// before is progress (pregame.go).
 func (h *sysHandler) RequestMapData(chunk int32) {
 	s, c := h.s, h.c
-	if c.conn.Dialect().Is6() {
-		s.sendMapData6(c, chunk)
-		return
+	if !c.conn.Dialect().Is6() {
+		if c.dl.Chunk*mapdl.ChunkSize < s.curMap.Size {
+			s.progress(c) // a request after the end of the map is no progress
+		}
+		s.sendMapData(c, true)
+	} else if ok, moved := c.dl.Answer6(s.map6(), chunk, &s.pk); ok {
+		if moved {
+			s.progress(c)
+		}
+		s.sendMsg(c, s.pk.Bytes(), netproto.SendVital|netproto.SendFlush)
 	}
-	if c.dl.Chunk*mapdl.ChunkSize < s.curMap.Size {
-		s.progress(c) // a request after the end of the map is no progress
-	}
-	s.sendMapData(c, true)
 }
 
 // Ready moves c to READY: the ongoing vote, the MOTD, the server

@@ -12,21 +12,45 @@ import (
 // MapChunkSize is the size of one MAP_DATA chunk (the reference MAP_CHUNK_SIZE).
 const MapChunkSize = mapdl.ChunkSize
 
-// sendMapChange sends NETMSG_MAP_CHANGE for the current map and resets the
-// client's download cursor (net.md A3.4).
+// sendMapChange announces the current map and restarts the client's
+// download (net.md A3.4, B3.3): the 0.7 MAP_CHANGE, or the 0.6 variant's,
+// after DDNet's map-details (with SHA-256) for DDNet clients.
 func (s *Server) sendMapChange(c *client) {
-	if c.conn.Dialect().Is6() {
-		s.sendMapChange6(c)
-		return
+	if d := c.conn.Dialect(); d.Is6() {
+		m := s.map6()
+		c.dl.Start6()
+		if mapdl.SendMapDetails6 && d == netproto.DialectDDNet {
+			m.PackDetails(&s.pk)
+			s.sendMsg(c, s.pk.Bytes(), netproto.SendVital)
+		}
+		m.PackChange(&s.pk)
+	} else {
+		c.dl.Start(s.now(), c.conn.PeerAck())
+		mapdl.PackChange(&s.pk, s.curMap, s.cfg.Server.MapDownloadSpeed)
 	}
-	c.dl.Start(s.now(), c.conn.PeerAck())
-	mapdl.PackChange(&s.pk, s.curMap, s.cfg.Server.MapDownloadSpeed)
 	s.sendMsg(c, s.pk.Bytes(), netproto.SendVital|netproto.SendFlush)
+}
+
+// map6 is the map a 0.6 client is sent (the variant of the current map),
+// derived at the first call after a map change, or shared with another
+// game of the process on the same map (mapstore.Variant6); if the map
+// cannot be converted, 0.6 clients get it as it is (logged).
+func (s *Server) map6() *mapdl.Variant6 {
+	if s.curMap6 == nil {
+		s.curMap6 = mapstore.Variant6(s.curMap, func(m *twmap.Map) mapdl.Variant6 {
+			v, err := mapdl.Derive6(m)
+			if err != nil {
+				s.log.Warn().Err(err).Str("map", m.Name).Msg("no 0.6 variant of the map: 0.6 clients get it as it is")
+			}
+			return v
+		})
+	}
+	return s.curMap6
 }
 
 // probeHandshake runs mapdl.Download.Tick every tick for a client on its
 // way into the game (0.7 only: 0.6 clients ask for each chunk themselves,
-// sys6.go) and logs its tail-loss probes.
+// sysHandler.RequestMapData) and logs its tail-loss probes.
 func (s *Server) probeHandshake(c *client, now time.Duration) {
 	if c.conn.Dialect().Is6() || (c.state != stateConnecting && c.state != stateReady) {
 		return

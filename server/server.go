@@ -170,7 +170,7 @@ type Server struct {
 
 	// the 0.6 game layer (snapsend.go, sys6.go)
 	trans6  *dialect6.Game  // translation of the game layer for 0.6 clients
-	curMap6 *mapdl.Variant6 // what 0.6 clients are sent of curMap, nil until one asks (sys6.go map6)
+	curMap6 *mapdl.Variant6 // what 0.6 clients are sent of curMap, nil until one asks (mapdl.go map6)
 	con     conState        // console output to side channels (conlines.go)
 	live    liveState       // frames for the web page and API (live.go)
 }

@@ -50,7 +50,7 @@ type client struct {
 	entered bool
 
 	version      int32
-	ddnetVersion int32 // DDNet clients: the version from clientver@ddnet.tw (sys6.go)
+	ddnetVersion int32 // DDNet clients: the version from clientver@ddnet.tw (session)
 	// rejoinOffered is when a DDNet client's new CONNECT from this slot's
 	// address was answered (rejoin6.go); 0 for none.
 	rejoinOffered time.Duration

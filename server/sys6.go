@@ -3,16 +3,12 @@ package server
 import (
 	"twserver/dialect6"
 	"twserver/gamemsg"
-	"twserver/mapdl"
-	"twserver/mapstore"
 	"twserver/netproto"
-	"twserver/session"
-	"twserver/world/twmap"
 )
 
-// The 0.6 side of the system layer's glue (the message table is
-// session's): game messages through the translation, the 0.6 map download
-// and the players the translation is told. The client states, the world,
+// The 0.6 side of the loop's glue (the system messages are session's, the
+// map download mapdl.go's): game messages through the translation and the
+// players the translation is told. The client states, the world,
 // votes, chat and recording are the 0.7 ones; this file only translates at
 // the edge.
 
@@ -44,53 +40,6 @@ func (s *Server) onGameMessage6(c *client, id int32, body []byte) {
 		return
 	}
 	s.handleGameMessage(c, m)
-}
-
-// deriveMap6 makes the 0.6 variant of m (mapdl.Derive6); if m cannot be
-// converted, 0.6 clients get the map as it is (logged).
-func (s *Server) deriveMap6(m *twmap.Map) mapdl.Variant6 {
-	v, err := mapdl.Derive6(m)
-	if err != nil {
-		s.log.Warn().Err(err).Str("map", m.Name).Msg("no 0.6 variant of the map: 0.6 clients get it as it is")
-	}
-	return v
-}
-
-// map6 is the map a 0.6 client is sent (the variant of the current map),
-// derived at the first call after a map change, or shared with another
-// game of the process on the same map (mapstore.Variant6).
-func (s *Server) map6() *mapdl.Variant6 {
-	if s.curMap6 == nil {
-		s.curMap6 = mapstore.Variant6(s.curMap, s.deriveMap6)
-	}
-	return s.curMap6
-}
-
-// sendMapChange6 announces the map to a 0.6 client: DDNet's map-details
-// (with SHA-256) first for DDNet clients, then the 0.6 MAP_CHANGE.
-func (s *Server) sendMapChange6(c *client) {
-	m := s.map6()
-	c.dl.Start6()
-	if session.SendMapDetails6 && c.conn.Dialect() == netproto.DialectDDNet {
-		m.PackDetails(&s.pk)
-		s.sendMsg(c, s.pk.Bytes(), netproto.SendVital)
-	}
-	m.PackChange(&s.pk)
-	s.sendMsg(c, s.pk.Bytes(), netproto.SendVital|netproto.SendFlush)
-}
-
-// sendMapData6 answers REQUEST_MAP_DATA(chunk) with that chunk
-// (mapdl.Download.Answer6); a chunk not asked for before is progress
-// (pregame.go).
-func (s *Server) sendMapData6(c *client, chunk int32) {
-	ok, moved := c.dl.Answer6(s.map6(), chunk, &s.pk)
-	if !ok {
-		return
-	}
-	if moved {
-		s.progress(c)
-	}
-	s.sendMsg(c, s.pk.Bytes(), netproto.SendVital|netproto.SendFlush)
 }
 
 // setPlayers6 tells the 0.6 translation every slot's player (name, clan,

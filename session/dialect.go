@@ -17,12 +17,6 @@ const (
 // MinClientVersion is the oldest 0.7 client version accepted (0.7.0).
 const MinClientVersion = 0x0700
 
-// SendMapDetails6 makes the server announce the map's SHA-256 to DDNet
-// clients before MAP_CHANGE (map-details@ddnet.tw, net.md B3.3), as
-// DDNet-Server does: the client checks the downloaded map with it (and
-// tries an HTTPS download first, falling back to the in-game download).
-const SendMapDetails6 = true
-
 // Refusal is the reason an INFO of dialect d is refused, with the
 // reference's texts, or "" to accept it: the version must be the
 // dialect's, the password the server's when it has one.
