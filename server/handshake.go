@@ -1,7 +1,6 @@
 package server
 
 import (
-	"fmt"
 	"time"
 
 	"twserver/console"
@@ -146,10 +145,7 @@ func (s *Server) onStartInfo(c *client, m *gamemsg.ClStartInfo) {
 		return
 	}
 	c.gotStartInfo = true
-	c.name = session.Name(m.Name)
-	if c.name == "" {
-		c.name = fmt.Sprintf("(%d)", c.id+1)
-	}
+	c.name = session.StartName(m.Name, c.id)
 	c.clan = session.Clan(m.Clan)
 	c.country = m.Country
 	c.skin = m.Skin

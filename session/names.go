@@ -20,6 +20,15 @@ func Name(req string) string {
 	return strings.TrimSpace(gamemsg.TruncUTF8(strings.TrimSpace(req), MaxNameLen))
 }
 
+// StartName is the name a player in slot cid starts with when its start
+// info asks for req: Name(req), or "(cid+1)" when that is empty.
+func StartName(req string, cid int) string {
+	if n := Name(req); n != "" {
+		return n
+	}
+	return fmt.Sprintf("(%d)", cid+1)
+}
+
 // Clan is the clan req makes: cut to MaxClanLen bytes.
 func Clan(req string) string { return gamemsg.TruncUTF8(req, MaxClanLen) }
 

@@ -117,6 +117,12 @@ func TestNameClan(t *testing.T) {
 	if got := Name("abcdefghijklmn ä"); got != "abcdefghijklmn" {
 		t.Errorf("Name = %q", got)
 	}
+	if got := StartName(" \t", 3); got != "(4)" {
+		t.Errorf("StartName of an empty name = %q", got)
+	}
+	if got := StartName(" bob", 3); got != "bob" {
+		t.Errorf("StartName = %q", got)
+	}
 	if got := Clan("ääääää"); got != "äääää" {
 		t.Errorf("Clan = %q", got)
 	}
