@@ -491,7 +491,7 @@ const MaxClientPacketsPerSecond = 250
 // few milliseconds (the 0.6 variant of dm1 has 417 chunks), and the in-game
 // budget dropped one of them, which stalled the download for the client's
 // one-second resend. What a downloading client can cause stays bounded:
-// the chunks answered per map change by MaxMapRequestsFactor, the clients
+// the chunks answered per map change by mapdl.MaxRequestsFactor, the clients
 // before the game by the pre-game bounds (pregame.go).
 const MaxDownloadPacketsPerSecond = 2000
 
