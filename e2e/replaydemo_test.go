@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -31,9 +32,10 @@ var demoStartedRe = regexp.MustCompile(`state change\. last=[0-9] current=4`)
 // 0.7, two 0.6; two moving at random, two jumping and firing) is recorded as a teehistorian file; the demos twhist makes
 // of it (0.7 free view from a second before the first kill, 0.7 from one
 // player's view, DDNet free view) play in the real Teeworlds 0.7.5 and DDNet
-// 16.4 clients with no error lines. Screenshots (the clip's first seconds:
-// projectiles in flight and the kill message; the scoreboard held open with
-// Tab) are kept in TWSERVER_E2E_OUT.
+// 16.4 clients with no error lines. The game has chat lines and a vote, so
+// the demos hold them. Screenshots (the clip's first seconds: projectiles in
+// flight, then the kill message; the scoreboard held open with Tab) are kept
+// in TWSERVER_E2E_OUT.
 func TestRealClientPlaysReplayDemos(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end test skipped in -short mode")
@@ -99,6 +101,17 @@ func recordReplayGame(t *testing.T, dir string) (string, *twmap.Map) {
 	players[0].Started = func(c *loadclient.Client) { // a kill in the game for sure: p0 kills itself after 10 s
 		time.AfterFunc(10*time.Second, func() { c.Send(&gamemsg.ClKill{}) })
 	}
+	// chat and a vote in the demos: p2 calls a vote after 3 s (it runs 25 s,
+	// to the game's end) and says a line every 2 s
+	cfg.Votes = []config.VoteOption{{Description: "greet everybody", Command: "say hello from the vote"}}
+	players[2].Started = func(c *loadclient.Client) {
+		time.AfterFunc(3*time.Second, func() { c.Send(&gamemsg.ClCallVote{Type: "option", Value: "greet everybody", Reason: "demo test"}) })
+		for i := range 12 {
+			time.AfterFunc(time.Duration(2*i+1)*time.Second, func() {
+				c.Send(&gamemsg.ClSay{Mode: 1, Target: -1, Message: fmt.Sprintf("chat line %d from p2", i+1)})
+			})
+		}
+	}
 	recordtest.Game(t, cfg, players, nil)
 	files, _ := filepath.Glob(filepath.Join(dir, "*.teehistorian"))
 	if len(files) != 1 {
@@ -134,8 +147,8 @@ func firstKill(t *testing.T, data []byte) (kill, last int32) {
 	return 0, 0
 }
 
-// playDemo plays a demo in the real client rc under Xvfb, takes a
-// screenshot 1.5 s in and one with the scoreboard open, and checks the
+// playDemo plays a demo in the real client rc under Xvfb, takes
+// screenshots 0.5 s and 1.5 s in and one with the scoreboard open, and checks the
 // client's log for demo player, snapshot and (DDNet) error lines.
 func playDemo(t *testing.T, rc realClient, out, path string) {
 	t.Helper()
@@ -160,8 +173,12 @@ func playDemo(t *testing.T, rc realClient, out, path string) {
 		b, _ := os.ReadFile(clientLog)
 		t.Fatalf("demo playback did not start; client log tail:\n%s", tail(b, 30))
 	}
-	time.Sleep(1500 * time.Millisecond)
-	screenshot(t, display, out, "shot_play.png")
+	// the clips start a second before the kill: projectiles in flight
+	// first, then the kill message (with the chat lines and the vote)
+	time.Sleep(500 * time.Millisecond)
+	screenshot(t, display, out, "shot_projectile.png")
+	time.Sleep(1000 * time.Millisecond)
+	screenshot(t, display, out, "shot_kill.png")
 	if wid, _, _ := strings.Cut(xdo(t, "search", "--name", rc.windowRe), "\n"); wid != "" {
 		xdo(t, "windowfocus", wid)
 	}
