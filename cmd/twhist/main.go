@@ -68,8 +68,8 @@ commands:
                   twhist demo command that shows it (-pov, -from/-to
                   filled in); -json: one JSON object per line (file,
                   game_uuid, map, tick, player, ..., command). T: 2006-01-02,
-                  "2006-01-02 15:04" or RFC 3339. Chat is not in
-                  teehistorian files: -event chat and -text fail
+                  "2006-01-02 15:04" or RFC 3339. Chat lines are not
+                  indexed: -event chat and -text fail
   help            this text
 
 exit status: 0 success; 1 a divergence, or a file that does not read to
