@@ -28,6 +28,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"twserver/gamemsg"
+	"twserver/netproto"
 	"twserver/teehist"
 	"twserver/teehist/replay"
 	"twserver/world/twmap"
@@ -215,6 +217,11 @@ func formatMessage(m *teehist.Message) string {
 		}
 		if err != nil {
 			fmt.Fprintf(&b, " (payload %x: %v)", m.Data, err)
+		}
+		if m.Ex == teehist.ExServerMsg {
+			if id, sys, _, err := netproto.ParseMsgHeader(m.Data); err == nil && !sys {
+				fmt.Fprintf(&b, " msg=%s", gamemsg.Name(id))
+			}
 		}
 	}
 	return b.String()
