@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -168,6 +169,23 @@ func TestBrowserPage(t *testing.T) {
 	pts0, _ := strconv.Atoi(evalString(t, ctx, `document.getElementById('plot-players').dataset.points`))
 	waitJS(t, ctx, 12*time.Second, "plot gains points",
 		`Number(document.getElementById('plot-players').dataset.points) > `+strconv.Itoa(pts0))
+	// the snapshot plot draws the history's snapshot_bytes of the same sample
+	lastT := evalString(t, ctx, `document.getElementById('plot-snapshot_bytes').dataset.lastT`)
+	drawn, _ := strconv.ParseFloat(evalString(t, ctx, `document.getElementById('plot-snapshot_bytes').dataset.last`), 64)
+	var hist struct{ Samples []Sample }
+	getJSON(t, ts.Client(), ts.URL+"/api/games/"+strconv.Itoa(int(a.Addr().Port()))+"/history", &hist)
+	found := false
+	for _, s := range hist.Samples {
+		if strconv.FormatInt(s.Time, 10) == lastT {
+			found = true
+			if math.Abs(s.SnapshotBytes-drawn) > 1e-9 || drawn < 4 {
+				t.Errorf("snapshot plot draws %v, the sample has snapshot_bytes %v", drawn, s.SnapshotBytes)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("snapshot plot's last sample %q not in the history", lastT)
+	}
 	screenshot(t, ctx, "page.png")
 	if err := chromedp.Run(ctx, chromedp.Click(`#follow`, chromedp.ByQuery), chromedp.SetValue(`#follow`, "0", chromedp.ByQuery),
 		chromedp.Evaluate(`document.getElementById('follow').dispatchEvent(new Event('change'))`, nil)); err != nil {
