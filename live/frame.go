@@ -89,6 +89,9 @@ type Game struct {
 	// TeamScore is red's and blue's score in team games.
 	TeamScore [2]int
 	Teams     bool
+	// Recording are the paths of the teehistorian and the demo being
+	// written ("" when none).
+	Recording [2]string
 }
 
 // MapLayer is a game layer: one collision value per tile, row-major

@@ -7,10 +7,11 @@
 # pairs of phases of PHASE (default 30s) each: first no viewer, then
 # VIEWERS (default 50) curl processes reading the live stream
 # (/api/games/PORT/events) of the game. For every phase it prints the
-# server's CPU (share of one core: its CPU time in /proc/PID/schedstat over
-# the phase), the mean and the p99 of the tick work (the
-# twserver_tick_duration_seconds histogram of /metrics at the phase's start
-# and end; p99 interpolated within its bucket), the skipped ticks and the
+# server's CPU (share of one core: its threads' CPU time in
+# /proc/PID/task/*/schedstat over the phase), the mean and the p99 of the
+# tick work (the twserver_tick_duration_seconds histogram of /metrics at
+# the phase's start and end; p99 interpolated within its bucket), the
+# skipped ticks and the
 # bytes the viewers received; then per condition the mean, min and max
 # over the rounds and the change with viewers. Loopback only; every
 # process started here is stopped by PID.
@@ -68,7 +69,9 @@ PIDS+=("$!")
 log "server pid $SPID udp $PORT http $HPORT; $N clients; $R rounds of ${PHASE}s without and with $V viewers; output $OUT"
 sleep 15 # ramp-up and settling
 
-schedns() { awk '{print $1}' "/proc/$1/schedstat" 2>/dev/null || echo 0; }
+# schedns PID: CPU time (ns) of its threads (/proc/PID/task/*/schedstat;
+# /proc/PID/schedstat is the main thread's alone)
+schedns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {print s + 0}'; }
 # phase_row ROUND VIEWERS NS0 NS1 MS0 MS1 METRICS0 METRICS1 BYTES: one row
 # of phases.tsv from the CPU nanoseconds, the times (ms) and two /metrics texts
 phase_row() {

@@ -80,6 +80,12 @@ func (s *Server) publishFrame(tick int32, now time.Time) {
 	f := l.hub.NewFrame()
 	f.Tick, f.Time = tick, now
 	f.Game = live.Game{ServerName: s.cfg.Server.Name, Map: s.curMap.Name, GameType: s.gameTypeName(), MaxClients: s.cfg.Server.MaxClients}
+	if st := s.rec.Status(); st.TeehistActive {
+		f.Game.Recording[0] = st.TeehistPath
+	}
+	if st := s.rec.Status(); st.DemoActive {
+		f.Game.Recording[1] = st.DemoPath
+	}
 	f.Map = s.liveLayer()
 	_ = s.world.Snap(-1, f) // entities beyond live.MaxItemWords are left out
 	for _, c := range s.clients {

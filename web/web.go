@@ -59,6 +59,9 @@ type Game struct {
 	Port int
 	// Server is the game.
 	Server *server.Server
+	// RecordDir is the directory of the game's recordings ([record] dir)
+	// when it records; its finished recordings are listed and served.
+	RecordDir string
 }
 
 // Options configure a Handler.
@@ -160,6 +163,8 @@ func (h *Handler) routes() {
 	m.HandleFunc("GET /api/games/{port}/events", h.apiEvents)
 	m.HandleFunc("GET /api/games/{port}/map", h.apiMap)
 	m.HandleFunc("GET /api/games/{port}/history", h.apiHistory)
+	m.HandleFunc("GET /api/games/{port}/recordings", h.apiRecordings)
+	m.HandleFunc("GET /api/games/{port}/recordings/{name}", h.apiRecording)
 	m.HandleFunc("GET /admin", h.adminPage)
 	m.HandleFunc("POST /admin/login", h.adminLogin)
 	m.HandleFunc("POST /admin/logout", h.adminLogout)
