@@ -62,7 +62,7 @@ SPID=$!
 PIDS+=("$SPID")
 sleep 1
 kill -0 "$SPID" 2>/dev/null || die "server did not start (see $OUT/server.log)"
-TOTAL=$((2 * R * PHASE + 20))
+TOTAL=$((2 * R * (PHASE + 5) + 30)) # settling, and each phase's start and wait for its viewers
 "$TWLOAD" -addr "127.0.0.1:$PORT" -n "$N" -rampup 5s -duration "${TOTAL}s" -pattern random \
 	-sources 16 -source-base 127.0.0.2 -status off -json "$OUT/twload.json" 2>"$OUT/twload.err" &
 PIDS+=("$!")

@@ -260,3 +260,43 @@ func TestBrowserAdmin(t *testing.T) {
 		t.Errorf("%d JavaScript dialogs opened", n)
 	}
 }
+
+// TestBrowserRecordings: on the page of a recording game no recording is
+// listed while its first game runs; after a map change the first game's
+// demo and teehistorian appear as links that download the files.
+func TestBrowserRecordings(t *testing.T) {
+	ctx, dialogs := browser(t)
+	dir := t.TempDir()
+	s := startRecordingGame(t, dir)
+	_, ts := startWebGames(t, Options{}, Game{Port: int(s.Addr().Port()), Server: s, RecordDir: dir})
+	if err := chromedp.Run(ctx, chromedp.Navigate(ts.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 5*time.Second, "game shown", `document.getElementById('g-name').textContent === 'recorded'`)
+	time.Sleep(500 * time.Millisecond) // the first listing
+	if got := evalString(t, ctx, `String(document.querySelectorAll('#recordings a').length) + ' ' + document.getElementById('rec-section').hidden`); got != "0 true" {
+		t.Errorf("before the map change: links and hidden: %s", got)
+	}
+	rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := s.RunAdmin(rctx, "test", "change_map beta"); err != nil {
+		t.Fatal(err)
+	}
+	took := waitJS(t, ctx, 12*time.Second, "links to the first game's recordings",
+		`(() => { const a = [...document.querySelectorAll('#recordings a')];
+		  return a.length === 2 && a.some(x => x.textContent.endsWith('.demo')) && a.some(x => x.textContent.endsWith('.teehistorian')) &&
+		    !document.getElementById('rec-section').hidden })()`)
+	t.Logf("links shown %v after the map change", took)
+	var n int
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`fetch(document.querySelector('#recordings a').href).then(r => r.ok ? r.arrayBuffer() : null).then(b => b ? b.byteLength : -1)`,
+		&n, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) })); err != nil {
+		t.Fatal(err)
+	}
+	if n <= 0 {
+		t.Errorf("the link's file: %d bytes", n)
+	}
+	screenshot(t, ctx, "recordings.png")
+	if n := dialogs.Load(); n != 0 {
+		t.Errorf("%d JavaScript dialogs opened", n)
+	}
+}

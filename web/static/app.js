@@ -55,11 +55,33 @@ function select(port) {
   if (stream) stream.close();
   layer = null; layerGen = -1; frame = null; game = null; lastFeedSeq = 0; follow = -1;
   $('feed').replaceChildren();
+  $('recordings').replaceChildren();
   stream = new EventSource('/api/games/' + port + '/events');
   stream.addEventListener('frame', (e) => onFrame(JSON.parse(e.data)));
   stream.addEventListener('game', (e) => { game = JSON.parse(e.data); showGame(game); });
   stream.addEventListener('feed', (e) => onFeed(JSON.parse(e.data)));
   loadHistory();
+  loadRecordings();
+}
+
+// the finished games' recordings (empty when the game does not record)
+async function loadRecordings() {
+  if (current === null) return;
+  const port = current;
+  let j;
+  try { j = await getJSON('/api/games/' + port + '/recordings'); } catch (e) { return; }
+  if (port !== current) return;
+  const list = $('recordings');
+  list.replaceChildren();
+  for (const r of j.recordings) {
+    const li = el('li');
+    const a = el('a', r.name);
+    a.href = r.url; // built by the server from a checked file name
+    a.setAttribute('download', '');
+    li.append(a, el('span', ' ' + r.kind + ', ' + Math.ceil(r.bytes / 1024) + ' KiB, ' + new Date(r.modified).toLocaleString()));
+    list.append(li);
+  }
+  $('rec-section').hidden = j.recordings.length === 0;
 }
 
 function onFrame(f) {
@@ -258,5 +280,6 @@ async function loadHistory() {
 setInterval(() => { $('fps').textContent = frames + ' frames'; }, 1000);
 setInterval(loadGames, 5000);
 setInterval(loadHistory, 5000);
+setInterval(loadRecordings, 5000);
 $('follow').addEventListener('change', (e) => { follow = Number(e.target.value); draw(); });
 loadGames();
