@@ -9,7 +9,7 @@ import (
 	"twserver/world"
 )
 
-// Live frames: on every FrameEvery-th tick, and only while the hub wants
+// Live frames: about every FrameEvery ticks, and only while the hub wants
 // frames (a viewer is attached or an API request asked), the loop fills one
 // live.Frame (the world's all-seeing snapshot, the players, the last events)
 // from the hub's pool and publishes it; every viewer shares it. Without
