@@ -266,15 +266,16 @@ func (s *Server) endTickWork() {
 }
 
 // doTick simulates one tick, then sends the snapshots if it is a snapshot
-// tick (every second tick, or every tick with snapshot_rate 50; net.md A4.3).
+// tick (every second tick, or every tick with snapshot_rate 50; net.md A4.3)
+// and publishes the live frame if it is a frame tick (live.go).
 func (s *Server) doTick() {
 	s.simulateTick(true)
 	tick := s.world.CurrentTick()
 	if s.cfg.Server.SnapshotRate == 50 || tick%2 == 0 {
 		s.sendSnapshots(tick)
-		s.publishFrame(tick, s.tickWake)
 		s.world.PostSnap() // events of ticks without snapshots went out with this one
 	}
+	s.publishFrame(tick, s.tickWake) // world.Snap only reads: any tick will do
 }
 
 // simulateTick runs one world tick and sends its messages (no snapshots);
