@@ -6,6 +6,7 @@ import (
 
 	"twserver/console"
 	"twserver/edge"
+	"twserver/gamemsg"
 )
 
 // cmdBan: "ban ID|IP [minutes] [reason]" with the reference's texts.
@@ -42,7 +43,7 @@ func (h *holders) Len() int { return len(h.clients) }
 // Holder returns slot i.
 func (h *holders) Holder(i int) edge.Holder {
 	c := h.clients[i]
-	return edge.Holder{Used: c.state != stateEmpty, Addr: c.addr.Addr().Unmap(), Authed: c.rconAuthed}
+	return edge.Holder{Used: c.state != stateEmpty, Addr: c.addr.Addr().Unmap(), Authed: c.rcon.Authed}
 }
 
 // banIP bans ip for d (0 = permanent) without the console's checks and
@@ -50,7 +51,7 @@ func (h *holders) Holder(i int) edge.Holder {
 // player's ban text.
 func (s *Server) banIP(ip netip.Addr, d time.Duration, reason string) string {
 	now := time.Now()
-	b, _ := s.bans.Add(ip, d, truncUTF8(reason, edge.MaxBanReasonLen), now)
+	b, _ := s.bans.Add(ip, d, gamemsg.TruncUTF8(reason, edge.MaxBanReasonLen), now)
 	if b == nil {
 		return "ban list full"
 	}

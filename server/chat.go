@@ -2,11 +2,11 @@ package server
 
 import (
 	"math/bits"
-	"strings"
 	"time"
 
 	"twserver/chat"
 	"twserver/gamemsg"
+	"twserver/mapstore"
 	"twserver/metrics"
 	"twserver/world"
 )
@@ -65,6 +65,8 @@ func (s *Server) handleGameMessage(c *client, m gamemsg.Message) {
 		c.skin = m.Skin
 		c.infoChanges++
 		s.world.SetPlayerInfo(c.id, s.playerInfo(c)) // demo snapshots (De_ClientInfo)
+		// for the teehistorian (SERVER_MESSAGE); demos leave Sv_SkinChange out
+		s.rec.GameMessage(&gamemsg.SvSkinChange{ClientID: int32(c.id), Skin: m.Skin})
 		for _, o := range s.clients {
 			if o.state == stateIngame && o.version >= 0x0703 {
 				s.sendGame(o, &gamemsg.SvSkinChange{ClientID: int32(c.id), Skin: m.Skin}, false)
@@ -90,7 +92,7 @@ func (s *Server) onSay(c *client, m *gamemsg.ClSay, now time.Duration) {
 	}
 	s.countEvent(metrics.EventChat)
 	team := s.world.Team(c.id)
-	mode, ok := chat.Route(m.Mode, int(m.Target), chat.Sender{Team: team, Authed: c.rconAuthed}, s.cfg.Game.TournamentMode, s.world.GameRunning(), s.world)
+	mode, ok := chat.Route(m.Mode, int(m.Target), chat.Sender{Team: team, Authed: c.rcon.Authed}, s.cfg.Game.TournamentMode, s.world.GameRunning(), s.world)
 	if !ok {
 		return
 	}
@@ -125,7 +127,7 @@ func (s *Server) serverChat(to int, text string) {
 	if to < 0 {
 		s.liveChat(-1, "", text)
 	}
-	s.broadcastGame(to, &gamemsg.SvChat{Mode: gamemsg.ChatAll, ClientID: -1, TargetID: -1, Message: truncUTF8(text, chat.MaxLen)})
+	s.broadcastGame(to, &gamemsg.SvChat{Mode: gamemsg.ChatAll, ClientID: -1, TargetID: -1, Message: gamemsg.TruncUTF8(text, chat.MaxLen)})
 }
 
 // onWorldEvent turns a world event into game messages.
@@ -149,7 +151,7 @@ func (s *Server) onWorldEvent(e world.Event) {
 	case world.EvGameInfo:
 		s.broadcastGame(e.To, &gamemsg.SvGameInfo{GameFlags: e.Args[0], ScoreLimit: e.Args[1], TimeLimit: e.Args[2], MatchNum: e.Args[3], MatchCurrent: e.Args[4]})
 	case world.EvCycleMap:
-		s.pendingMap = s.nextRotationMap()
+		s.pendingMap = mapstore.Next(s.cfg.Map, s.curMap.Name)
 	case world.EvKick:
 		if e.To >= 0 && e.To < len(s.clients) && e.To < 64 {
 			s.pendingKicks |= 1 << e.To // dropped after DrainEvents: dropping changes the world
@@ -168,14 +170,4 @@ func (s *Server) dropKicked() {
 		}
 	}
 	s.pendingKicks = 0
-}
-
-// truncUTF8 cuts s to at most n bytes without splitting a UTF-8 sequence.
-func truncUTF8(s string, n int) string {
-	return gamemsg.TruncUTF8(s, n)
-}
-
-// cleanName trims leading/trailing whitespace and truncates to n bytes.
-func cleanName(s string, n int) string {
-	return strings.TrimSpace(truncUTF8(strings.TrimSpace(s), n))
 }

@@ -21,7 +21,7 @@ func (s *Server) sendVoteOptions(c *client) {
 // onCallVote handles Cl_CallVote: "option", "kick" or "spectate". An rcon
 // authenticated client may force it (carried out at once, as the reference).
 func (s *Server) onCallVote(c *client, m *gamemsg.ClCallVote, now time.Duration) {
-	if m.Force && !c.rconAuthed {
+	if m.Force && !c.rcon.Authed {
 		return
 	}
 	if !m.Force {
@@ -101,7 +101,7 @@ func (v *voteSlots) Len() int { return len(v.clients) }
 func (v *voteSlots) Slot(i int) vote.Slot {
 	c := v.clients[i]
 	return vote.Slot{Ingame: c.state == stateIngame, Spectator: v.world.Team(i) == world.TeamSpectators,
-		Addr: c.addr.Addr(), Name: c.name, Authed: c.rconAuthed}
+		Addr: c.addr.Addr(), Name: c.name, Authed: c.rcon.Authed}
 }
 
 func (s *Server) sendVoteStatus() {
