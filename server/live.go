@@ -7,6 +7,7 @@ import (
 	"twserver/metrics"
 	"twserver/observe"
 	"twserver/world"
+	"twserver/world/collision"
 )
 
 // Live frames: about every FrameEvery ticks, and only while the hub wants
@@ -122,7 +123,7 @@ func (s *Server) liveLayer() *live.MapLayer {
 	l.gen++
 	l.of = s.curMap
 	l.layer = live.NewMapLayer(l.gen, s.curMap.Name, col.Width(), col.Height(), func(x, y int) byte {
-		return byte(col.GetTile(x*world.TileSize, y*world.TileSize))
+		return byte(col.GetTile(x*collision.TileSize, y*collision.TileSize))
 	})
 	return l.layer
 }

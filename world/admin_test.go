@@ -1,6 +1,8 @@
 package world
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestShuffleTeamsSeeded(t *testing.T) {
 	teams := func(seed uint64) [8]int {

@@ -1,5 +1,9 @@
 package world
 
+import (
+	"twserver/world/vmath"
+)
+
 // Weapon data (content.py): fire delays in ticks (ms*50/1000), maximum ammo,
 // ammo regeneration time in ticks, damage.
 var (
@@ -41,7 +45,7 @@ type Character struct {
 	alive   bool
 	inWorld bool // in the world's character list
 	snapID  int
-	pos     Vec2
+	pos     vmath.Vec2
 
 	core      CharacterCore
 	reckCore  CharacterCore
@@ -69,7 +73,7 @@ type Character struct {
 	numHit int
 	hit    [ninjaMaxHits]*Character
 	ninja  struct {
-		actDir   Vec2
+		actDir   vmath.Vec2
 		actTick  int32
 		moveTime int
 		oldVel   float32
@@ -77,7 +81,7 @@ type Character struct {
 }
 
 // spawn is CCharacter::Spawn followed by the controller's spawn hook.
-func (c *Character) spawn(p *Player, pos Vec2) {
+func (c *Character) spawn(p *Player, pos vmath.Vec2) {
 	w := c.w
 	*c = Character{w: w, p: p}
 	c.snapID = w.ids.alloc()
@@ -162,8 +166,8 @@ func (c *Character) handleNinja() {
 	if c.ninja.moveTime > 0 {
 		c.core.Vel = c.ninja.actDir.Scale(ninjaVelocity)
 		oldPos := c.pos
-		c.core.Pos, c.core.Vel, _ = w.col.MoveBox(c.core.Pos, c.core.Vel, Vec2{PhysSize, PhysSize}, 0)
-		c.core.Vel = Vec2{}
+		c.core.Pos, c.core.Vel, _ = w.col.MoveBox(c.core.Pos, c.core.Vel, vmath.V(PhysSize, PhysSize), 0)
+		c.core.Vel = vmath.Vec2{}
 
 		// The reference centres the search between two equal positions
 		// (the entity position has not moved yet).
@@ -181,7 +185,7 @@ func (c *Character) handleNinja() {
 					already = true
 				}
 			}
-			if already || Distance(t.pos, c.pos) > PhysSize*2 {
+			if already || vmath.Distance(t.pos, c.pos) > PhysSize*2 {
 				continue
 			}
 			w.createSound(t.pos, SoundNinjaHit, maskAll)
@@ -189,7 +193,7 @@ func (c *Character) handleNinja() {
 				c.hit[c.numHit] = t
 				c.numHit++
 			}
-			t.takeDamage(Vec2{0, -10}, c.ninja.actDir.Scale(-1), weaponDamage[WeaponNinja], c.p.cid, WeaponNinja)
+			t.takeDamage(vmath.V(0, -10), c.ninja.actDir.Scale(-1), weaponDamage[WeaponNinja], c.p.cid, WeaponNinja)
 		}
 	}
 }
@@ -241,7 +245,7 @@ func (c *Character) fireWeapon() {
 	}
 	w := c.w
 	c.doWeaponSwitch()
-	dir := Normalize(Vec2{float32(c.latest.TargetX), float32(c.latest.TargetY)})
+	dir := vmath.Normalize(vmath.V(float32(c.latest.TargetX), float32(c.latest.TargetY)))
 
 	fullAuto := c.active == WeaponGrenade || c.active == WeaponShotgun || c.active == WeaponLaser
 	willFire := countPresses(c.latestPrev.Fire, c.latest.Fire) > 0
@@ -275,16 +279,16 @@ func (c *Character) fireWeapon() {
 			if hit, _, _ := w.col.IntersectLine(start, t.pos); hit != 0 {
 				continue
 			}
-			if Length(t.pos.Sub(start)) > 0 {
-				w.createHammerHit(t.pos.Sub(Normalize(t.pos.Sub(start)).Scale(PhysSize * 0.5)))
+			if vmath.Length(t.pos.Sub(start)) > 0 {
+				w.createHammerHit(t.pos.Sub(vmath.Normalize(t.pos.Sub(start)).Scale(PhysSize * 0.5)))
 			} else {
 				w.createHammerHit(start)
 			}
-			d := Vec2{0, -1}
-			if Length(t.pos.Sub(c.pos)) > 0 {
-				d = Normalize(t.pos.Sub(c.pos))
+			d := vmath.V(0, -1)
+			if vmath.Length(t.pos.Sub(c.pos)) > 0 {
+				d = vmath.Normalize(t.pos.Sub(c.pos))
 			}
-			force := Vec2{0, -1}.Add(Normalize(d.Add(Vec2{0, -1.1})).Scale(10))
+			force := vmath.V(0, -1).Add(vmath.Normalize(d.Add(vmath.V(0, -1.1))).Scale(10))
 			t.takeDamage(force, d.Scale(-1), weaponDamage[WeaponHammer], cid, c.active)
 			hits++
 		}
@@ -292,25 +296,25 @@ func (c *Character) fireWeapon() {
 			c.reload = tickSpeed / 3
 		}
 	case WeaponGun:
-		life := int(truncToInt(float32(tickSpeed * w.tuning.GunLifetime.Float())))
+		life := int(vmath.TruncToInt(float32(tickSpeed * w.tuning.GunLifetime.Float())))
 		w.newProjectile(WeaponGun, cid, start, dir, life, weaponDamage[WeaponGun], false, 0, -1, WeaponGun)
 		w.createSound(c.pos, SoundGunFire, maskAll)
 	case WeaponShotgun:
-		life := int(truncToInt(float32(tickSpeed * w.tuning.ShotgunLifetime.Float())))
+		life := int(vmath.TruncToInt(float32(tickSpeed * w.tuning.ShotgunLifetime.Float())))
 		for i := -2; i <= 2; i++ {
-			a := Angle(dir) + shotgunSpread[i+2]
+			a := vmath.Angle(dir) + shotgunSpread[i+2]
 			ai := i
 			if ai < 0 {
 				ai = -ai
 			}
 			v := 1 - float32(float32(ai)/2)
-			speed := Mix(w.tuning.ShotgunSpeeddiff.Float(), 1, v)
-			w.newProjectile(WeaponShotgun, cid, start, Direction(a).Scale(speed), life,
+			speed := vmath.Mix(w.tuning.ShotgunSpeeddiff.Float(), 1, v)
+			w.newProjectile(WeaponShotgun, cid, start, vmath.Direction(a).Scale(speed), life,
 				weaponDamage[WeaponShotgun], false, 0, -1, WeaponShotgun)
 		}
 		w.createSound(c.pos, SoundShotgunFire, maskAll)
 	case WeaponGrenade:
-		life := int(truncToInt(float32(tickSpeed * w.tuning.GrenadeLifetime.Float())))
+		life := int(vmath.TruncToInt(float32(tickSpeed * w.tuning.GrenadeLifetime.Float())))
 		w.newProjectile(WeaponGrenade, cid, start, dir, life, weaponDamage[WeaponGrenade], true, 0,
 			SoundGrenadeExplode, WeaponGrenade)
 		w.createSound(c.pos, SoundGrenadeFire, maskAll)
@@ -321,7 +325,7 @@ func (c *Character) fireWeapon() {
 		c.numHit = 0
 		c.ninja.actDir = dir
 		c.ninja.moveTime = ninjaMoveTime
-		c.ninja.oldVel = Length(c.core.Vel)
+		c.ninja.oldVel = vmath.Length(c.core.Vel)
 		w.createSound(c.pos, SoundNinjaFire, maskAll)
 	}
 	c.attackTick = w.tick
@@ -449,7 +453,7 @@ func (c *Character) tickDefered() {
 	c.triggered |= c.core.TriggeredEvents
 
 	if c.p.team == TeamSpectators {
-		c.pos = Vec2{float32(c.input.TargetX), float32(c.input.TargetY)}
+		c.pos = vmath.V(float32(c.input.TargetX), float32(c.input.TargetY))
 	} else if c.core.Death {
 		c.die(c.p.cid, WeaponWorld)
 	}
@@ -518,7 +522,7 @@ func (c *Character) die(killer, weapon int) {
 
 // takeDamage is CCharacter::TakeDamage; it reports whether the character
 // survived a damaging hit.
-func (c *Character) takeDamage(force, source Vec2, dmg, from, weapon int) bool {
+func (c *Character) takeDamage(force, source vmath.Vec2, dmg, from, weapon int) bool {
 	w := c.w
 	c.core.Vel = c.core.Vel.Add(force)
 	if from >= 0 {

@@ -1,6 +1,10 @@
 package world
 
-import "testing"
+import (
+	"testing"
+
+	"twserver/world/vmath"
+)
 
 // TestCharacterPos checks the position accessor against what a client
 // reconstructs from the Character snapshot object (its core evolved from
@@ -70,7 +74,7 @@ func TestCharacterPos(t *testing.T) {
 		{"huge id", 1 << 30},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if pos, ok := w.CharacterPos(tc.cid); ok || pos != (Vec2{}) {
+			if pos, ok := w.CharacterPos(tc.cid); ok || pos != (vmath.Vec2{}) {
 				t.Fatalf("CharacterPos(%d) = %v, %v; want zero, false", tc.cid, pos, ok)
 			}
 		})

@@ -3,6 +3,8 @@ package world
 import (
 	"slices"
 	"testing"
+
+	"twserver/world/vmath"
 )
 
 var teamRows = []string{
@@ -36,7 +38,7 @@ func gameData(t *testing.T, w *World, viewer int) []int32 {
 func kill(w *World, killer, victim int) {
 	if c := w.playerChar(victim); c != nil {
 		c.armor = 0
-		c.takeDamage(Vec2{}, Vec2{1, 0}, 20, killer, WeaponGun)
+		c.takeDamage(vmath.Vec2{}, vmath.V(1, 0), 20, killer, WeaponGun)
 	}
 }
 
@@ -177,7 +179,7 @@ func TestTDMScoring(t *testing.T) {
 	if c2 == nil {
 		t.Fatal("no respawn")
 	}
-	c2.takeDamage(Vec2{}, Vec2{1, 0}, 5, 0, WeaponGun)
+	c2.takeDamage(vmath.Vec2{}, vmath.V(1, 0), 5, 0, WeaponGun)
 	if c2.health != 10 {
 		t.Fatal("team damage with sv_teamdamage 0")
 	}
@@ -265,7 +267,7 @@ func TestCTF(t *testing.T) {
 	}
 	drain(w)
 	// blue grabs the red flag
-	place(cs[1], Vec2{red.stand.X, 305})
+	place(cs[1], vmath.V(red.stand.X, 305))
 	tickN(w, 1)
 	if red.carrier != cs[1] || w.ctrl.teamScore != [2]int{0, 1} || w.Score(1) != 1 {
 		t.Fatalf("grab: carrier %v team %v score %d", red.carrier != nil, w.ctrl.teamScore, w.Score(1))
@@ -276,7 +278,7 @@ func TestCTF(t *testing.T) {
 		t.Fatalf("GameDataFlag %v", d)
 	}
 	// carry it home: capture
-	place(cs[1], Vec2{blue.stand.X, 305})
+	place(cs[1], vmath.V(blue.stand.X, 305))
 	tickN(w, 2)
 	if !red.atStand || w.ctrl.teamScore != [2]int{0, 101} || w.Score(1) != 6 {
 		t.Fatalf("capture: at stand %v team %v score %d", red.atStand, w.ctrl.teamScore, w.Score(1))
@@ -294,7 +296,7 @@ func TestCTF(t *testing.T) {
 		t.Fatalf("capture message %v, grab event %v", capture, grabLine)
 	}
 	// grab again, die: the flag drops; red returns it
-	place(cs[1], Vec2{red.stand.X, 305})
+	place(cs[1], vmath.V(red.stand.X, 305))
 	tickN(w, 1)
 	place(cs[1], groundPos(14))
 	tickN(w, 1)
@@ -304,7 +306,7 @@ func TestCTF(t *testing.T) {
 	}
 	tickN(w, 10)
 	drain(w)
-	place(cs[0], Vec2{red.pos.X, 305})
+	place(cs[0], vmath.V(red.pos.X, 305))
 	tickN(w, 1)
 	if !red.atStand || w.Score(0) != 3 {
 		t.Fatalf("return: at stand %v score %d", red.atStand, w.Score(0))
@@ -322,7 +324,7 @@ func TestCTFDroppedFlagReturnsAfter30s(t *testing.T) {
 	w := newTestWorld(t, cfg, teamRows...)
 	cs := addChars(t, w, 2)
 	red := w.flags[TeamRed]
-	place(cs[1], Vec2{red.stand.X, 305})
+	place(cs[1], vmath.V(red.stand.X, 305))
 	tickN(w, 1)
 	place(cs[1], groundPos(14))
 	tickN(w, 1)
@@ -359,8 +361,8 @@ func TestSpawnSelection(t *testing.T) {
 		"#.S..........S.............S.#",
 		"##############################")
 	cs = addChars(t, w, 2)
-	place(cs[0], Vec2{80, 80})
-	place(cs[1], Vec2{112, 80})
+	place(cs[0], vmath.V(80, 80))
+	place(cs[1], vmath.V(112, 80))
 	w.AddPlayer(2, PlayerInfo{})
 	tickN(w, 1)
 	if c := w.playerChar(2); c == nil || c.core.Pos.X != 27*32+16 {
@@ -379,7 +381,7 @@ func TestSpectateFlag(t *testing.T) {
 		t.Fatal("flag spectating refused")
 	}
 	blue := w.flags[TeamBlue]
-	place(cs[0], Vec2{blue.stand.X, 305}) // red grabs blue
+	place(cs[0], vmath.V(blue.stand.X, 305)) // red grabs blue
 	tickN(w, 2)
 	var b fakeBuilder
 	w.Snap(4, &b)

@@ -1,5 +1,10 @@
 package world
 
+import (
+	"twserver/world/collision"
+	"twserver/world/vmath"
+)
+
 // MaxClients is the number of client slots (MAX_CLIENTS) and the size of the
 // world core's character table.
 const MaxClients = 64
@@ -59,12 +64,12 @@ type WorldCore struct {
 // one tee (world.md 3.2). Call Init once, then Reset, then set Pos.
 type CharacterCore struct {
 	world     *WorldCore
-	collision *Collision
+	collision *collision.Map
 
-	Pos          Vec2
-	Vel          Vec2
-	HookPos      Vec2
-	HookDir      Vec2
+	Pos          vmath.Vec2
+	Vel          vmath.Vec2
+	HookPos      vmath.Vec2
+	HookDir      vmath.Vec2
 	HookTick     int32
 	HookState    int32 // Hook* constants
 	HookedPlayer int32 // client id of the hooked player, -1 for none
@@ -79,7 +84,7 @@ type CharacterCore struct {
 
 // Init attaches the core to a world and a collision map. The world may be a
 // private empty one (dead reckoning uses a world without other players).
-func (c *CharacterCore) Init(w *WorldCore, col *Collision) {
+func (c *CharacterCore) Init(w *WorldCore, col *collision.Map) {
 	c.world = w
 	c.collision = col
 }
@@ -87,10 +92,10 @@ func (c *CharacterCore) Init(w *WorldCore, col *Collision) {
 // Reset clears the physics state (position, velocity, hook, jump, events,
 // death); the world, collision, direction, angle and input are kept.
 func (c *CharacterCore) Reset() {
-	c.Pos = Vec2{}
-	c.Vel = Vec2{}
-	c.HookPos = Vec2{}
-	c.HookDir = Vec2{}
+	c.Pos = vmath.Vec2{}
+	c.Vel = vmath.Vec2{}
+	c.HookPos = vmath.Vec2{}
+	c.HookDir = vmath.Vec2{}
 	c.HookTick = 0
 	c.HookState = HookIdle
 	c.HookedPlayer = -1
@@ -103,7 +108,7 @@ func (c *CharacterCore) Reset() {
 func (c *CharacterCore) World() *WorldCore { return c.world }
 
 // Collision returns the collision map the core was attached to.
-func (c *CharacterCore) Collision() *Collision { return c.collision }
+func (c *CharacterCore) Collision() *collision.Map { return c.collision }
 
 // Grounded reports whether the tee stands on a solid tile (the ground test of
 // Tick: a point 5 units below either bottom corner of the box).
@@ -123,7 +128,7 @@ func (c *CharacterCore) Tick(useInput bool) {
 	c.TriggeredEvents = 0
 
 	grounded := c.Grounded()
-	targetDir := Normalize(Vec2{float32(c.Input.TargetX), float32(c.Input.TargetY)})
+	targetDir := vmath.Normalize(vmath.V(float32(c.Input.TargetX), float32(c.Input.TargetY)))
 
 	c.Vel.Y += tu.Gravity.Float()
 
@@ -136,8 +141,8 @@ func (c *CharacterCore) Tick(useInput bool) {
 
 	if useInput {
 		c.Direction = c.Input.Direction
-		a := Angle(Vec2{float32(c.Input.TargetX), float32(c.Input.TargetY)})
-		c.Angle = truncToInt(float32(a * 256))
+		a := vmath.Angle(vmath.V(float32(c.Input.TargetX), float32(c.Input.TargetY)))
+		c.Angle = vmath.TruncToInt(float32(a * 256))
 
 		if c.Input.Jump != 0 {
 			if c.Jumped&1 == 0 {
@@ -171,10 +176,10 @@ func (c *CharacterCore) Tick(useInput bool) {
 	}
 
 	if c.Direction < 0 {
-		c.Vel.X = SaturatedAdd(-maxSpeed, maxSpeed, c.Vel.X, -accel)
+		c.Vel.X = vmath.SaturatedAdd(-maxSpeed, maxSpeed, c.Vel.X, -accel)
 	}
 	if c.Direction > 0 {
-		c.Vel.X = SaturatedAdd(-maxSpeed, maxSpeed, c.Vel.X, accel)
+		c.Vel.X = vmath.SaturatedAdd(-maxSpeed, maxSpeed, c.Vel.X, accel)
 	}
 	if c.Direction == 0 {
 		c.Vel.X = float32(c.Vel.X * friction)
@@ -202,8 +207,8 @@ func (c *CharacterCore) Tick(useInput bool) {
 
 	c.tickPlayers()
 
-	if Length(c.Vel) > velocityCap {
-		c.Vel = Normalize(c.Vel).Scale(velocityCap)
+	if vmath.Length(c.Vel) > velocityCap {
+		c.Vel = vmath.Normalize(c.Vel).Scale(velocityCap)
 	}
 }
 
@@ -212,16 +217,16 @@ func (c *CharacterCore) tickHookFlying() {
 	w := c.world
 	tu := &w.Tuning
 	newPos := c.HookPos.Add(c.HookDir.Scale(tu.HookFireSpeed.Float()))
-	if Distance(c.Pos, newPos) > tu.HookLength.Float() {
+	if vmath.Distance(c.Pos, newPos) > tu.HookLength.Float() {
 		c.HookState = HookRetractStart
-		newPos = c.Pos.Add(Normalize(newPos.Sub(c.Pos)).Scale(tu.HookLength.Float()))
+		newPos = c.Pos.Add(vmath.Normalize(newPos.Sub(c.Pos)).Scale(tu.HookLength.Float()))
 	}
 
 	hit, at, _ := c.collision.IntersectLine(c.HookPos, newPos)
 	newPos = at
 	goingToHitGround, goingToRetract := false, false
 	if hit != 0 {
-		if hit&ColFlagNoHook != 0 {
+		if hit&collision.FlagNoHook != 0 {
 			goingToRetract = true
 		} else {
 			goingToHitGround = true
@@ -234,13 +239,13 @@ func (c *CharacterCore) tickHookFlying() {
 			if o == nil || o == c {
 				continue
 			}
-			cp := ClosestPointOnLine(c.HookPos, newPos, o.Pos)
-			if Distance(o.Pos, cp) < PhysSize+2 {
-				if c.HookedPlayer == -1 || Distance(c.HookPos, o.Pos) < best {
+			cp := vmath.ClosestPointOnLine(c.HookPos, newPos, o.Pos)
+			if vmath.Distance(o.Pos, cp) < PhysSize+2 {
+				if c.HookedPlayer == -1 || vmath.Distance(c.HookPos, o.Pos) < best {
 					c.TriggeredEvents |= CoreEventHookAttachPlayer
 					c.HookState = HookGrabbed
 					c.HookedPlayer = int32(i)
-					best = Distance(c.HookPos, o.Pos)
+					best = vmath.Distance(c.HookPos, o.Pos)
 				}
 			}
 		}
@@ -285,8 +290,8 @@ func (c *CharacterCore) tickHookGrabbed() {
 		}
 	}
 
-	if c.HookedPlayer == -1 && Distance(c.HookPos, c.Pos) > 46 {
-		hv := Normalize(c.HookPos.Sub(c.Pos)).Scale(tu.HookDragAccel.Float())
+	if c.HookedPlayer == -1 && vmath.Distance(c.HookPos, c.Pos) > 46 {
+		hv := vmath.Normalize(c.HookPos.Sub(c.Pos)).Scale(tu.HookDragAccel.Float())
 		if hv.Y > 0 {
 			hv.Y = float32(hv.Y * 0.3)
 		}
@@ -296,7 +301,7 @@ func (c *CharacterCore) tickHookGrabbed() {
 			hv.X = float32(hv.X * 0.75)
 		}
 		nv := c.Vel.Add(hv)
-		if Length(nv) < tu.HookDragSpeed.Float() || Length(nv) < Length(c.Vel) {
+		if vmath.Length(nv) < tu.HookDragSpeed.Float() || vmath.Length(nv) < vmath.Length(c.Vel) {
 			c.Vel = nv
 		}
 	}
@@ -316,16 +321,16 @@ func (c *CharacterCore) tickPlayers() {
 		if o == nil || o == c {
 			continue
 		}
-		d := Distance(c.Pos, o.Pos)
-		dir := Normalize(c.Pos.Sub(o.Pos))
+		d := vmath.Distance(c.Pos, o.Pos)
+		dir := vmath.Normalize(c.Pos.Sub(o.Pos))
 		if tu.PlayerCollision != 0 && d < float32(PhysSize*1.25) && d > 0 {
 			a := float32(PhysSize*1.45) - d
 			v := float32(0.5)
 			// The reference compares against a double literal.
-			if float64(Length(c.Vel)) > 0.0001 {
+			if float64(vmath.Length(c.Vel)) > 0.0001 {
 				// float32() keeps arm64 from fusing 1 - x*0.5 (exact either
 				// way, but this keeps the package free of fused operations).
-				v = 1 - float32((Dot(Normalize(c.Vel), dir)+1)/2)
+				v = 1 - float32((vmath.Dot(vmath.Normalize(c.Vel), dir)+1)/2)
 			}
 			c.Vel = c.Vel.Add(dir.Scale(a).Scale(float32(v * 0.75)))
 			c.Vel = c.Vel.Scale(0.85)
@@ -334,10 +339,10 @@ func (c *CharacterCore) tickPlayers() {
 		if int32(i) == c.HookedPlayer && tu.PlayerHooking != 0 && d > float32(PhysSize*1.5) {
 			acc := float32(tu.HookDragAccel.Float() * (d / tu.HookLength.Float()))
 			ds := tu.HookDragSpeed.Float()
-			o.Vel.X = SaturatedAdd(-ds, ds, o.Vel.X, float32(float32(acc*dir.X)*1.5))
-			o.Vel.Y = SaturatedAdd(-ds, ds, o.Vel.Y, float32(float32(acc*dir.Y)*1.5))
-			c.Vel.X = SaturatedAdd(-ds, ds, c.Vel.X, float32(float32(-acc*dir.X)*0.25))
-			c.Vel.Y = SaturatedAdd(-ds, ds, c.Vel.Y, float32(float32(-acc*dir.Y)*0.25))
+			o.Vel.X = vmath.SaturatedAdd(-ds, ds, o.Vel.X, float32(float32(acc*dir.X)*1.5))
+			o.Vel.Y = vmath.SaturatedAdd(-ds, ds, o.Vel.Y, float32(float32(acc*dir.Y)*1.5))
+			c.Vel.X = vmath.SaturatedAdd(-ds, ds, c.Vel.X, float32(float32(-acc*dir.X)*0.25))
+			c.Vel.Y = vmath.SaturatedAdd(-ds, ds, c.Vel.Y, float32(float32(-acc*dir.Y)*0.25))
 		}
 	}
 }
@@ -349,30 +354,30 @@ func (c *CharacterCore) tickPlayers() {
 func (c *CharacterCore) Move() {
 	w := c.world
 	tu := &w.Tuning
-	ramp := VelocityRamp(float32(Length(c.Vel)*50), tu.VelrampStart.Float(), tu.VelrampRange.Float(), tu.VelrampCurvature.Float())
+	ramp := vmath.VelocityRamp(float32(vmath.Length(c.Vel)*50), tu.VelrampStart.Float(), tu.VelrampRange.Float(), tu.VelrampCurvature.Float())
 
 	c.Vel.X = float32(c.Vel.X * ramp)
-	newPos, vel, death := c.collision.MoveBox(c.Pos, c.Vel, Vec2{PhysSize, PhysSize}, 0)
+	newPos, vel, death := c.collision.MoveBox(c.Pos, c.Vel, vmath.V(PhysSize, PhysSize), 0)
 	c.Vel = vel
 	c.Death = death
 	c.Vel.X = float32(c.Vel.X * (1 / ramp))
 
 	if tu.PlayerCollision != 0 {
-		dist := Distance(c.Pos, newPos)
-		end := min(truncToInt(dist+1), MaxSubSteps)
+		dist := vmath.Distance(c.Pos, newPos)
+		end := min(vmath.TruncToInt(dist+1), collision.MaxSubSteps)
 		last := c.Pos
 		for i := int32(0); i < end; i++ {
 			a := float32(i) / dist
-			p := MixVec(c.Pos, newPos, a)
+			p := vmath.MixVec(c.Pos, newPos, a)
 			for _, o := range &w.Characters {
 				if o == nil || o == c {
 					continue
 				}
-				d := Distance(p, o.Pos)
+				d := vmath.Distance(p, o.Pos)
 				if d < PhysSize && d >= 0 {
 					if a > 0 {
 						c.Pos = last
-					} else if Distance(newPos, o.Pos) > d {
+					} else if vmath.Distance(newPos, o.Pos) > d {
 						c.Pos = newPos
 					}
 					return
@@ -426,16 +431,16 @@ func (n *NetCore) Get(src []int32) {
 // Write stores the core in network form; out.Tick is left unchanged (the
 // caller fills it).
 func (c *CharacterCore) Write(out *NetCore) {
-	out.X = RoundToInt(c.Pos.X)
-	out.Y = RoundToInt(c.Pos.Y)
-	out.VelX = RoundToInt(float32(c.Vel.X * 256))
-	out.VelY = RoundToInt(float32(c.Vel.Y * 256))
+	out.X = vmath.RoundToInt(c.Pos.X)
+	out.Y = vmath.RoundToInt(c.Pos.Y)
+	out.VelX = vmath.RoundToInt(float32(c.Vel.X * 256))
+	out.VelY = vmath.RoundToInt(float32(c.Vel.Y * 256))
 	out.HookState = c.HookState
 	out.HookTick = c.HookTick
-	out.HookX = RoundToInt(c.HookPos.X)
-	out.HookY = RoundToInt(c.HookPos.Y)
-	out.HookDx = RoundToInt(float32(c.HookDir.X * 256))
-	out.HookDy = RoundToInt(float32(c.HookDir.Y * 256))
+	out.HookX = vmath.RoundToInt(c.HookPos.X)
+	out.HookY = vmath.RoundToInt(c.HookPos.Y)
+	out.HookDx = vmath.RoundToInt(float32(c.HookDir.X * 256))
+	out.HookDy = vmath.RoundToInt(float32(c.HookDir.Y * 256))
 	out.HookedPlayer = c.HookedPlayer
 	out.Jumped = c.Jumped
 	out.Direction = c.Direction
@@ -445,12 +450,12 @@ func (c *CharacterCore) Write(out *NetCore) {
 // Read loads the core from network form (the inverse of Write); in.Tick is
 // ignored.
 func (c *CharacterCore) Read(in *NetCore) {
-	c.Pos = Vec2{float32(in.X), float32(in.Y)}
-	c.Vel = Vec2{float32(in.VelX) / 256, float32(in.VelY) / 256}
+	c.Pos = vmath.V(float32(in.X), float32(in.Y))
+	c.Vel = vmath.V(float32(in.VelX)/256, float32(in.VelY)/256)
 	c.HookState = in.HookState
 	c.HookTick = in.HookTick
-	c.HookPos = Vec2{float32(in.HookX), float32(in.HookY)}
-	c.HookDir = Vec2{float32(in.HookDx) / 256, float32(in.HookDy) / 256}
+	c.HookPos = vmath.V(float32(in.HookX), float32(in.HookY))
+	c.HookDir = vmath.V(float32(in.HookDx)/256, float32(in.HookDy)/256)
 	c.HookedPlayer = in.HookedPlayer
 	c.Jumped = in.Jumped
 	c.Direction = in.Direction

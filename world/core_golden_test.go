@@ -6,11 +6,14 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"twserver/world/collision"
+	"twserver/world/vmath"
 )
 
 // goldenMap builds the 40x30 game layer described in the header of
 // testdata/physics-golden.txt.
-func goldenMap() *Collision {
+func goldenMap() *collision.Map {
 	const w, h = 40, 30
 	game := make([]byte, w*h)
 	for y := 0; y < h; y++ {
@@ -18,24 +21,24 @@ func goldenMap() *Collision {
 			var idx byte
 			switch {
 			case x == 0 || x == w-1 || y == 0 || y == h-1 || y == 25:
-				idx = TileSolid
+				idx = collision.TileSolid
 			case y == 14 && x >= 10 && x <= 19:
-				idx = TileSolid
+				idx = collision.TileSolid
 			case y == 14 && x >= 20 && x <= 29:
-				idx = TileNoHook
+				idx = collision.TileNoHook
 			case x == 35 && y == 24:
-				idx = TileDeath
+				idx = collision.TileDeath
 			}
 			game[y*w+x] = idx
 		}
 	}
-	return NewCollision(w, h, game)
+	return collision.New(w, h, game)
 }
 
 // goldenScenario describes one scripted run of the golden file.
 type goldenScenario struct {
-	a, b  Vec2 // start positions; b is used only when twoCores
-	aVel  Vec2
+	a, b  vmath.Vec2 // start positions; b is used only when twoCores
+	aVel  vmath.Vec2
 	two   bool
 	input func(t int) CoreInput // input of A at tick t
 }
@@ -51,7 +54,7 @@ func b2i(b bool) int32 {
 }
 
 var goldenScenarios = []goldenScenario{
-	1: {a: V(216, 785), input: func(t int) CoreInput {
+	1: {a: vmath.V(216, 785), input: func(t int) CoreInput {
 		in := defaultGoldenInput()
 		switch {
 		case t < 20:
@@ -62,26 +65,26 @@ var goldenScenarios = []goldenScenario{
 		in.Jump = b2i((t >= 5 && t < 8) || (t >= 15 && t < 17))
 		return in
 	}},
-	2: {a: V(528, 785), input: func(t int) CoreInput {
+	2: {a: vmath.V(528, 785), input: func(t int) CoreInput {
 		return CoreInput{TargetX: 0, TargetY: -100, Hook: b2i(t >= 3 && t < 45), Direction: 1}
 	}},
-	3: {a: V(784, 785), input: func(t int) CoreInput {
+	3: {a: vmath.V(784, 785), input: func(t int) CoreInput {
 		return CoreInput{TargetX: 0, TargetY: -100, Hook: b2i(t >= 2)}
 	}},
-	4: {a: V(200, 785), b: V(500, 785), two: true, input: func(t int) CoreInput {
+	4: {a: vmath.V(200, 785), b: vmath.V(500, 785), two: true, input: func(t int) CoreInput {
 		return CoreInput{TargetX: 300, Hook: b2i(t >= 3 && t < 50)}
 	}},
-	5: {a: V(200, 785), b: V(220, 785), two: true, input: func(t int) CoreInput {
+	5: {a: vmath.V(200, 785), b: vmath.V(220, 785), two: true, input: func(t int) CoreInput {
 		in := defaultGoldenInput()
 		in.Direction = 1
 		return in
 	}},
-	6: {a: V(1072, 785), input: func(t int) CoreInput {
+	6: {a: vmath.V(1072, 785), input: func(t int) CoreInput {
 		in := defaultGoldenInput()
 		in.Direction = 1
 		return in
 	}},
-	7: {a: V(300, 500), aVel: V(30, -5), input: func(t int) CoreInput {
+	7: {a: vmath.V(300, 500), aVel: vmath.V(30, -5), input: func(t int) CoreInput {
 		return CoreInput{TargetX: -50, TargetY: 30}
 	}},
 }
@@ -97,7 +100,7 @@ func formatGoldenLine(tick int, who string, c *CharacterCore) string {
 
 // runGoldenScenario runs scenario s for ticks 1..60 as the golden header
 // prescribes and returns the formatted lines.
-func runGoldenScenario(col *Collision, s goldenScenario) []string {
+func runGoldenScenario(col *collision.Map, s goldenScenario) []string {
 	wc := &WorldCore{Tuning: DefaultTuning()}
 	var a, b CharacterCore
 	a.Init(wc, col)

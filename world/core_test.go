@@ -2,11 +2,14 @@ package world
 
 import (
 	"testing"
+
+	"twserver/world/collision"
+	"twserver/world/vmath"
 )
 
 // newTestCore returns a core at pos, attached to wc and col and registered
 // in slot id.
-func newTestCore(wc *WorldCore, col *Collision, id int, pos Vec2) *CharacterCore {
+func newTestCore(wc *WorldCore, col *collision.Map, id int, pos vmath.Vec2) *CharacterCore {
 	c := &CharacterCore{}
 	c.Init(wc, col)
 	c.Reset()
@@ -35,9 +38,9 @@ func step(wc *WorldCore) {
 
 func TestCoreReset(t *testing.T) {
 	var c CharacterCore
-	c.Pos, c.Vel, c.HookState, c.HookedPlayer, c.Jumped, c.Death, c.TriggeredEvents = V(1, 2), V(3, 4), HookGrabbed, 7, 3, true, 5
+	c.Pos, c.Vel, c.HookState, c.HookedPlayer, c.Jumped, c.Death, c.TriggeredEvents = vmath.V(1, 2), vmath.V(3, 4), HookGrabbed, 7, 3, true, 5
 	c.Reset()
-	if c.Pos != (Vec2{}) || c.Vel != (Vec2{}) || c.HookState != HookIdle || c.HookedPlayer != -1 ||
+	if c.Pos != (vmath.Vec2{}) || c.Vel != (vmath.Vec2{}) || c.HookState != HookIdle || c.HookedPlayer != -1 ||
 		c.Jumped != 0 || c.Death || c.TriggeredEvents != 0 {
 		t.Errorf("Reset left %+v", c)
 	}
@@ -45,7 +48,7 @@ func TestCoreReset(t *testing.T) {
 
 func TestNetCoreRoundTrip(t *testing.T) {
 	c := CharacterCore{
-		Pos: V(100.4, -20.6), Vel: V(1.0/512, -3.3), HookPos: V(5.5, -5.5), HookDir: V(0.6, -0.8),
+		Pos: vmath.V(100.4, -20.6), Vel: vmath.V(1.0/512, -3.3), HookPos: vmath.V(5.5, -5.5), HookDir: vmath.V(0.6, -0.8),
 		HookTick: 9, HookState: HookFlying, HookedPlayer: 3, Jumped: 2, Direction: -1, Angle: -402,
 	}
 	n := NetCore{Tick: 77}
@@ -73,7 +76,7 @@ func TestNetCoreRoundTrip(t *testing.T) {
 	if n2 != n {
 		t.Fatalf("after Quantize: %+v, want %+v", n2, n)
 	}
-	if c.Pos != V(100, -21) || c.Vel != V(1.0/256, -845.0/256) {
+	if c.Pos != vmath.V(100, -21) || c.Vel != vmath.V(1.0/256, -845.0/256) {
 		t.Fatalf("quantized pos %v vel %v", c.Pos, c.Vel)
 	}
 }
@@ -81,7 +84,7 @@ func TestNetCoreRoundTrip(t *testing.T) {
 func TestCoreGroundedAndJumps(t *testing.T) {
 	col := goldenMap()
 	wc := &WorldCore{Tuning: DefaultTuning()}
-	c := newTestCore(wc, col, 0, V(216, 785))
+	c := newTestCore(wc, col, 0, vmath.V(216, 785))
 	if !c.Grounded() {
 		t.Fatal("tee standing on the floor is not grounded")
 	}
@@ -108,7 +111,7 @@ func TestHookFullLengthAtWallQuirk(t *testing.T) {
 	// A floor at row 25 (top y=800) and a ceiling row; the tee stands at
 	// y=785 and hooks straight up. Hook y per flying tick: 663, 583, 503,
 	// 423, then clamped to 785-380 = 405.
-	build := func(ceilingRow int) *Collision {
+	build := func(ceilingRow int) *collision.Map {
 		rows := make([]string, 30)
 		for y := range rows {
 			switch y {
@@ -118,7 +121,7 @@ func TestHookFullLengthAtWallQuirk(t *testing.T) {
 				rows[y] = "#......................................#"
 			}
 		}
-		return mapFromRows(rows...)
+		return collision.FromRows(rows...)
 	}
 	tests := []struct {
 		name       string
@@ -138,7 +141,7 @@ func TestHookFullLengthAtWallQuirk(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			wc := &WorldCore{Tuning: DefaultTuning()}
-			c := newTestCore(wc, build(tc.ceiling), 0, V(528, 785))
+			c := newTestCore(wc, build(tc.ceiling), 0, vmath.V(528, 785))
 			for tick := 1; tick <= tc.wantTick; tick++ {
 				c.Input = CoreInput{TargetY: -100, Hook: 1}
 				c.Tick(true)
@@ -151,7 +154,7 @@ func TestHookFullLengthAtWallQuirk(t *testing.T) {
 			if c.HookState != tc.wantState || c.TriggeredEvents != tc.wantEvents {
 				t.Fatalf("state %d events %d, want %d %d", c.HookState, c.TriggeredEvents, tc.wantState, tc.wantEvents)
 			}
-			if RoundToInt(c.HookPos.Y) != RoundToInt(tc.wantHookY) {
+			if vmath.RoundToInt(c.HookPos.Y) != vmath.RoundToInt(tc.wantHookY) {
 				t.Fatalf("hook y %v, want %v", c.HookPos.Y, tc.wantHookY)
 			}
 		})
@@ -167,8 +170,8 @@ func hookB(t *testing.T, tune func(*Tuning)) (*WorldCore, *CharacterCore, *Chara
 		tune(&wc.Tuning)
 	}
 	col := goldenMap()
-	a := newTestCore(wc, col, 0, V(200, 785))
-	b := newTestCore(wc, col, 1, V(500, 785))
+	a := newTestCore(wc, col, 0, vmath.V(200, 785))
+	b := newTestCore(wc, col, 1, vmath.V(500, 785))
 	for tick := 1; tick <= 5; tick++ {
 		a.Input = CoreInput{TargetX: 300, Hook: b2i(tick >= 3)}
 		step(wc)
@@ -194,7 +197,7 @@ func TestHookPlayerTimeout(t *testing.T) {
 		t.Fatalf("after timeout: state %d player %d tick %d", a.HookState, a.HookedPlayer, a.HookTick)
 	}
 	// The hook was put back at the tee in Tick, before the tee moved.
-	if Distance(a.HookPos, a.Pos) > Length(a.Vel)+1 {
+	if vmath.Distance(a.HookPos, a.Pos) > vmath.Length(a.Vel)+1 {
 		t.Fatalf("hook not back at the tee: %v vs %v", a.HookPos, a.Pos)
 	}
 	// Held key: stays retracted until released.
@@ -218,7 +221,7 @@ func TestPlayerHookingOff(t *testing.T) {
 	if a.HookedPlayer != -1 || a.TriggeredEvents&CoreEventHookAttachPlayer != 0 {
 		t.Fatalf("hooked player %d with player_hooking 0", a.HookedPlayer)
 	}
-	if b.Vel != (Vec2{}) {
+	if b.Vel != (vmath.Vec2{}) {
 		t.Fatalf("B was pulled: %v", b.Vel)
 	}
 }
@@ -230,13 +233,13 @@ func TestPlayerCollision(t *testing.T) {
 			wc.Tuning.PlayerCollision = 0
 		}
 		col := goldenMap()
-		a := newTestCore(wc, col, 0, V(200, 785))
-		b := newTestCore(wc, col, 1, V(300, 785))
+		a := newTestCore(wc, col, 0, vmath.V(200, 785))
+		b := newTestCore(wc, col, 1, vmath.V(300, 785))
 		minDist := float32(1e9)
 		for tick := 0; tick < 40; tick++ {
 			a.Input = CoreInput{TargetX: 1, Direction: 1}
 			step(wc)
-			minDist = min(minDist, Distance(a.Pos, b.Pos))
+			minDist = min(minDist, vmath.Distance(a.Pos, b.Pos))
 		}
 		if on && minDist < PhysSize-1 {
 			t.Errorf("collision on: cores came within %v", minDist)
@@ -248,22 +251,22 @@ func TestPlayerCollision(t *testing.T) {
 }
 
 func TestMovePlayerSweep(t *testing.T) {
-	col := mapFromRows(testRows...) // free area x 32..223, y 32..223 except a few tiles
+	col := collision.FromRows(coreRows...)
 	tests := []struct {
 		name    string
-		a, b    Vec2
-		vel     Vec2
-		wantPos Vec2
+		a, b    vmath.Vec2
+		vel     vmath.Vec2
+		wantPos vmath.Vec2
 	}{
 		// Already overlapping at the start (t = 0): only moves that increase the
 		// distance pass. Velocities in [3,4) give 4 exact sub-steps of vel/4.
-		{"closer blocked", V(180, 180), V(190, 180), V(3, 0), V(180, 180)},
-		{"away allowed", V(180, 180), V(190, 180), V(-3, 0), V(177, 180)},
-		{"coincident separates", V(180, 180), V(180, 180), V(3, 0), V(183, 180)},
+		{"closer blocked", vmath.V(180, 180), vmath.V(190, 180), vmath.V(3, 0), vmath.V(180, 180)},
+		{"away allowed", vmath.V(180, 180), vmath.V(190, 180), vmath.V(-3, 0), vmath.V(177, 180)},
+		{"coincident separates", vmath.V(180, 180), vmath.V(180, 180), vmath.V(3, 0), vmath.V(183, 180)},
 		// Running into B: stop at the last sweep point before touching (t > 0).
-		{"stop in front", V(140, 180), V(180, 180), V(15, 0), V(152, 180)},
+		{"stop in front", vmath.V(140, 180), vmath.V(180, 180), vmath.V(15, 0), vmath.V(152, 180)},
 		// Zero velocity: the sweep divides by zero distance (NaN) and nothing collides.
-		{"zero velocity", V(180, 180), V(190, 180), V(0, 0), V(180, 180)},
+		{"zero velocity", vmath.V(180, 180), vmath.V(190, 180), vmath.V(0, 0), vmath.V(180, 180)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -284,10 +287,10 @@ func TestMovePlayerSweep(t *testing.T) {
 
 func TestVelocityCap(t *testing.T) {
 	wc := &WorldCore{Tuning: DefaultTuning()}
-	c := newTestCore(wc, goldenMap(), 0, V(600, 400))
-	c.Vel = V(9000, -12000)
+	c := newTestCore(wc, goldenMap(), 0, vmath.V(600, 400))
+	c.Vel = vmath.V(9000, -12000)
 	c.Tick(false)
-	if l := Length(c.Vel); l > 6000.001 || l < 5999.99 {
+	if l := vmath.Length(c.Vel); l > 6000.001 || l < 5999.99 {
 		t.Fatalf("velocity length %v after Tick, want 6000", l)
 	}
 }
@@ -300,7 +303,7 @@ func benchWorld() (*WorldCore, []*CharacterCore) {
 	for i := range cores {
 		x := float32(64 + (i%32)*36)
 		y := float32(785 - (i/32)*300)
-		cores[i] = newTestCore(wc, col, i, V(x, y))
+		cores[i] = newTestCore(wc, col, i, vmath.V(x, y))
 		cores[i].Input = CoreInput{
 			Direction: int32(i%3) - 1,
 			TargetX:   int32(i*7%200 - 100),
@@ -344,5 +347,32 @@ func BenchmarkCoreTick64(b *testing.B) {
 	for b.Loop() {
 		tickAll(cores, n)
 		n++
+	}
+}
+
+// coreRows is a small closed box: free area x 32..223, y 32..223.
+var coreRows = []string{
+	"########",
+	"#......#",
+	"#......#",
+	"#......#",
+	"#......#",
+	"#......#",
+	"#......#",
+	"########",
+}
+
+// TestMoveSubStepBound checks that the player sweep of Move stays out of
+// solid tiles with a velocity far beyond MaxSubSteps units per tick.
+func TestMoveSubStepBound(t *testing.T) {
+	c := collision.FromRows(coreRows...)
+	size := vmath.V(PhysSize, PhysSize)
+	wc := &WorldCore{Tuning: DefaultTuning()}
+	a := newTestCore(wc, c, 0, vmath.V(48, 48))
+	newTestCore(wc, c, 1, vmath.V(200, 200))
+	a.Vel = vmath.V(1e9, 1e9) // set after Tick, so the 6000 cap does not apply
+	a.Move()
+	if c.TestBox(a.Pos, size) {
+		t.Fatalf("Move with huge velocity ended inside solid at %v", a.Pos)
 	}
 }

@@ -1,5 +1,9 @@
 package world
 
+import (
+	"twserver/world/vmath"
+)
+
 // tickCTF is the flag logic of CGameControllerCTF::Tick.
 func (c *controller) tickCTF() {
 	w := c.w
@@ -13,7 +17,7 @@ func (c *controller) tickCTF() {
 		}
 		if f.carrier != nil {
 			other := w.flags[fi^1]
-			if other != nil && other.atStand && Distance(f.pos, other.pos) < flagPhysSize+PhysSize {
+			if other != nil && other.atStand && vmath.Distance(f.pos, other.pos) < flagPhysSize+PhysSize {
 				c.teamScore[fi^1] += 100
 				f.carrier.p.score += 5
 				diff := float32(w.tick - f.grabTick)

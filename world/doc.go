@@ -1,8 +1,8 @@
 // Package world is the deterministic Teeworlds 0.7.5 game simulation: the
-// shared character physics (vmath.go, tuning.go, collision.go, core.go) and
-// the server gameplay on top of it (characters, weapons, pickups, CTF flags,
-// the DM/TDM/CTF/LMS/LTS controller, events) with the per-client snapshot
-// contents.
+// shared character physics (tuning.go and core.go, over the subpackages
+// vmath and collision) and the server gameplay on top of it (characters,
+// weapons, pickups, CTF flags, the DM/TDM/CTF/LMS/LTS controller, events) with
+// the per-client snapshot contents.
 //
 // # Driving a World
 //

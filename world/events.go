@@ -1,5 +1,9 @@
 package world
 
+import (
+	"twserver/world/vmath"
+)
+
 // Bounds of the per-snapshot event buffer (the reference CEventHandler).
 const (
 	MaxSnapEvents = 128 // MAX_EVENTS: further events in the same snapshot window are dropped
@@ -40,31 +44,31 @@ func (b *eventBuffer) create(typ uint16, size int, mask uint64) []int32 {
 
 func (b *eventBuffer) clear() { b.n = 0 }
 
-func (w *World) createExplosionEvent(pos Vec2) {
+func (w *World) createExplosionEvent(pos vmath.Vec2) {
 	if d := w.events.create(EventExplosion, SizeEventExplosion, maskAll); d != nil {
 		d[0], d[1] = int32(pos.X), int32(pos.Y)
 	}
 }
 
-func (w *World) createHammerHit(pos Vec2) {
+func (w *World) createHammerHit(pos vmath.Vec2) {
 	if d := w.events.create(EventHammerHit, SizeEventHammerHit, maskAll); d != nil {
 		d[0], d[1] = int32(pos.X), int32(pos.Y)
 	}
 }
 
-func (w *World) createPlayerSpawn(pos Vec2) {
+func (w *World) createPlayerSpawn(pos vmath.Vec2) {
 	if d := w.events.create(EventSpawn, SizeEventSpawn, maskAll); d != nil {
 		d[0], d[1] = int32(pos.X), int32(pos.Y)
 	}
 }
 
-func (w *World) createDeath(pos Vec2, cid int) {
+func (w *World) createDeath(pos vmath.Vec2, cid int) {
 	if d := w.events.create(EventDeath, SizeEventDeath, maskAll); d != nil {
 		d[0], d[1], d[2] = int32(pos.X), int32(pos.Y), int32(cid)
 	}
 }
 
-func (w *World) createSound(pos Vec2, sound int, mask uint64) {
+func (w *World) createSound(pos vmath.Vec2, sound int, mask uint64) {
 	if sound < 0 {
 		return
 	}
@@ -73,8 +77,8 @@ func (w *World) createSound(pos Vec2, sound int, mask uint64) {
 	}
 }
 
-func (w *World) createDamage(pos Vec2, cid int, source Vec2, health, armor int, self bool) {
-	a := Angle(source)
+func (w *World) createDamage(pos vmath.Vec2, cid int, source vmath.Vec2, health, armor int, self bool) {
+	a := vmath.Angle(source)
 	if d := w.events.create(EventDamage, SizeEventDamage, maskAll); d != nil {
 		d[0], d[1], d[2] = int32(pos.X), int32(pos.Y), int32(cid)
 		d[3] = int32(a * 256)

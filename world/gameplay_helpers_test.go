@@ -3,6 +3,8 @@ package world
 import (
 	"strings"
 	"testing"
+
+	"twserver/world/vmath"
 )
 
 // Tile letters of the test maps.
@@ -57,10 +59,10 @@ var flatRows = []string{
 }
 
 // tileCenter returns the centre of tile (x, y).
-func tileCenter(x, y int) Vec2 { return Vec2{float32(x*32 + 16), float32(y*32 + 16)} }
+func tileCenter(x, y int) vmath.Vec2 { return vmath.V(float32(x*32+16), float32(y*32+16)) }
 
 // groundPos is a position standing on the floor of flatRows at tile column x.
-func groundPos(x int) Vec2 { return Vec2{float32(x*32 + 16), 320 - 15} }
+func groundPos(x int) vmath.Vec2 { return vmath.V(float32(x*32+16), 320-15) }
 
 // addChars adds n players and ticks until all have characters.
 func addChars(t testing.TB, w *World, n int) []*Character {
@@ -89,9 +91,9 @@ func addChars(t testing.TB, w *World, n int) []*Character {
 }
 
 // place moves a character to pos with zero velocity.
-func place(c *Character, pos Vec2) {
+func place(c *Character, pos vmath.Vec2) {
 	c.core.Pos = pos
-	c.core.Vel = Vec2{}
+	c.core.Vel = vmath.Vec2{}
 	c.pos = pos
 }
 

@@ -1,6 +1,10 @@
 package world
 
-import "math"
+import (
+	"math"
+
+	"twserver/world/collision"
+)
 
 // An empty world mostly waits: once its last player has left, the
 // entities have settled (projectiles gone, pickups respawned, flags home)
@@ -45,7 +49,7 @@ func (w *World) IdleTicks() int32 {
 		// a flag away from its stand returns or falls; one whose stand is
 		// in a death tile or outside the map is reset every tick
 		if !f.atStand || f.carrier != nil ||
-			w.col.GetCollisionAt(f.pos.X, f.pos.Y)&ColFlagDeath != 0 || w.col.Clipped(f.pos) {
+			w.col.GetCollisionAt(f.pos.X, f.pos.Y)&collision.FlagDeath != 0 || w.col.Clipped(f.pos) {
 			return 0
 		}
 	}

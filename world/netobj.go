@@ -1,6 +1,8 @@
 package world
 
-import "errors"
+import (
+	"errors"
+)
 
 // Teeworlds 0.7.5 snapshot object and event type ids (NETOBJTYPE_* and
 // NETEVENTTYPE_*, world spec 5.1). Objects and events share one numbering.

@@ -1,5 +1,10 @@
 package world
 
+import (
+	"twserver/world/collision"
+	"twserver/world/vmath"
+)
+
 // Pickup and flag constants.
 const (
 	pickupPhysSize     = 14
@@ -15,11 +20,11 @@ const (
 type Pickup struct {
 	id        int
 	typ       int
-	pos       Vec2
+	pos       vmath.Vec2
 	spawnTick int32 // -1 = present
 }
 
-func (p *Pickup) init(w *World, typ int, pos Vec2) {
+func (p *Pickup) init(w *World, typ int, pos vmath.Vec2) {
 	p.id = w.ids.alloc()
 	p.typ = typ
 	p.pos = pos
@@ -112,16 +117,16 @@ func (p *Pickup) snap(w *World, viewer int, b SnapBuilder) error {
 type Flag struct {
 	id       int
 	team     int
-	stand    Vec2
-	pos      Vec2
-	vel      Vec2
+	stand    vmath.Vec2
+	pos      vmath.Vec2
+	vel      vmath.Vec2
 	atStand  bool
 	carrier  *Character
 	grabTick int32
 	dropTick int32
 }
 
-func (f *Flag) init(w *World, team int, stand Vec2) {
+func (f *Flag) init(w *World, team int, stand vmath.Vec2) {
 	f.id = w.ids.alloc()
 	f.team = team
 	f.stand = stand
@@ -132,7 +137,7 @@ func (f *Flag) reset() {
 	f.carrier = nil
 	f.atStand = true
 	f.pos = f.stand
-	f.vel = Vec2{}
+	f.vel = vmath.Vec2{}
 	f.grabTick = 0
 }
 
@@ -146,7 +151,7 @@ func (f *Flag) grab(w *World, c *Character) {
 
 func (f *Flag) drop(w *World) {
 	f.carrier = nil
-	f.vel = Vec2{}
+	f.vel = vmath.Vec2{}
 	f.dropTick = w.tick
 }
 
@@ -156,7 +161,7 @@ func (f *Flag) tickDefered(w *World) {
 		f.pos = f.carrier.pos
 		return
 	}
-	if w.col.GetCollisionAt(f.pos.X, f.pos.Y)&ColFlagDeath != 0 || w.col.Clipped(f.pos) {
+	if w.col.GetCollisionAt(f.pos.X, f.pos.Y)&collision.FlagDeath != 0 || w.col.Clipped(f.pos) {
 		f.reset()
 		w.emit(EvFlagReturn, -1, -1, int32(f.team))
 		w.sendGameMsg(GameMsgCTFReturn, -1)
@@ -168,7 +173,7 @@ func (f *Flag) tickDefered(w *World) {
 			w.sendGameMsg(GameMsgCTFReturn, -1)
 		} else {
 			f.vel.Y += w.core.Tuning.Gravity.Float()
-			f.pos, f.vel, _ = w.col.MoveBox(f.pos, f.vel, Vec2{flagPhysSize, flagPhysSize}, 0.5)
+			f.pos, f.vel, _ = w.col.MoveBox(f.pos, f.vel, vmath.V(flagPhysSize, flagPhysSize), 0.5)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package world
 import (
 	"slices"
 	"testing"
+
+	"twserver/world/vmath"
 )
 
 var pickupRows = []string{
@@ -96,7 +98,7 @@ func TestPickups(t *testing.T) {
 			tc.prepare(c)
 			drain(w)
 			w.PostSnap()
-			place(c, Vec2{pk.pos.X, 305})
+			place(c, vmath.V(pk.pos.X, 305))
 			w.Tick()
 			tc.check(t, c)
 			if want := w.tick + tickSpeed*tc.respawn; pk.spawnTick != want {
@@ -151,14 +153,14 @@ func TestPickupRefused(t *testing.T) {
 	w := newTestWorld(t, DefaultConfig(), pickupRows...)
 	c := addChars(t, w, 1)[0]
 	pk := findPickup(t, w, PickupHealth)
-	place(c, Vec2{pk.pos.X, 305})
+	place(c, vmath.V(pk.pos.X, 305))
 	w.Tick()
 	if pk.spawnTick != -1 || c.health != 10 {
 		t.Fatalf("full-health character took health: spawn %d health %d", pk.spawnTick, c.health)
 	}
 	// out of reach (40 units)
 	c.health = 3
-	place(c, Vec2{pk.pos.X + 41, 305})
+	place(c, vmath.V(pk.pos.X+41, 305))
 	w.Tick()
 	if pk.spawnTick != -1 {
 		t.Fatal("picked up from 41 units")

@@ -1,6 +1,10 @@
 package world
 
-import "math"
+import (
+	"math"
+
+	"twserver/world/vmath"
+)
 
 // PlayerInfo describes a client entering the game. Only Spectator and Bot
 // affect the simulation; the strings and colours are kept for demo
@@ -34,7 +38,7 @@ type Player struct {
 	spectatorID  int
 	specFlag     *Flag
 	activeSwitch bool
-	viewPos      Vec2
+	viewPos      vmath.Vec2
 
 	playerFlags    int32
 	activity       struct{ targetX, targetY int32 }
@@ -239,11 +243,11 @@ func (w *World) Alive(cid int) bool { return w.playerChar(cid) != nil }
 // position), and false when cid has no live character. Unlike the Character
 // snapshot object, which carries a dead-reckoning core that may be up to 3 s
 // old, it needs no reconstruction.
-func (w *World) CharacterPos(cid int) (Vec2, bool) {
+func (w *World) CharacterPos(cid int) (vmath.Vec2, bool) {
 	if c := w.playerChar(cid); c != nil {
 		return c.pos, true
 	}
-	return Vec2{}, false
+	return vmath.Vec2{}, false
 }
 
 // SetAuthed marks client cid as rcon-authenticated (PLAYERFLAG_ADMIN).
@@ -343,7 +347,7 @@ func (w *World) DirectInput(cid int, in Input) {
 				ch := w.closestChar(p.viewPos, 6*32)
 				fl := w.closestFlag(p.viewPos, 6*32)
 				if ch != nil || fl != nil {
-					if ch == nil || (fl != nil && Distance(p.viewPos, fl.pos) < Distance(p.viewPos, ch.pos)) {
+					if ch == nil || (fl != nil && vmath.Distance(p.viewPos, fl.pos) < vmath.Distance(p.viewPos, ch.pos)) {
 						p.specMode = SpecFlagRed
 						if fl.team == TeamBlue {
 							p.specMode = SpecFlagBlue

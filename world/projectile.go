@@ -1,5 +1,9 @@
 package world
 
+import (
+	"twserver/world/vmath"
+)
+
 // Projectile owners after the shooter left or changed team
 // (PLAYER_TEAM_RED / PLAYER_TEAM_BLUE).
 const (
@@ -13,8 +17,8 @@ type Projectile struct {
 	typ       int
 	owner     int
 	ownerTeam int
-	pos       Vec2 // start position
-	dir       Vec2
+	pos       vmath.Vec2 // start position
+	dir       vmath.Vec2
 	lifeSpan  int
 	damage    int
 	explosive bool
@@ -27,7 +31,7 @@ type Projectile struct {
 
 // newProjectile creates a projectile at the head of the projectile list. It
 // is dropped when MaxProjectiles or the snapshot ids are exhausted.
-func (w *World) newProjectile(typ, owner int, pos, dir Vec2, span, damage int, explosive bool,
+func (w *World) newProjectile(typ, owner int, pos, dir vmath.Vec2, span, damage int, explosive bool,
 	force float32, sound, weapon int) {
 	if len(w.projs) == cap(w.projs) {
 		return
@@ -56,7 +60,7 @@ func (p *Projectile) loseOwner() {
 }
 
 // posAt returns the projectile position t seconds after its start.
-func (p *Projectile) posAt(tu *Tuning, t float32) Vec2 {
+func (p *Projectile) posAt(tu *Tuning, t float32) vmath.Vec2 {
 	var curvature, speed float32
 	switch p.typ {
 	case WeaponGrenade:
@@ -66,7 +70,7 @@ func (p *Projectile) posAt(tu *Tuning, t float32) Vec2 {
 	case WeaponGun:
 		curvature, speed = tu.GunCurvature.Float(), tu.GunSpeed.Float()
 	}
-	return CalcPos(p.pos, p.dir, curvature, speed, t)
+	return vmath.CalcPos(p.pos, p.dir, curvature, speed, t)
 }
 
 // tick is CProjectile::Tick. The projectile pointer stays valid: nothing
@@ -117,17 +121,17 @@ func (p *Projectile) snap(w *World, viewer int, b SnapBuilder) error {
 }
 
 // createExplosion is CGameContext::CreateExplosion.
-func (w *World) createExplosion(pos Vec2, owner, weapon, maxDamage int) {
+func (w *World) createExplosion(pos vmath.Vec2, owner, weapon, maxDamage int) {
 	w.createExplosionEvent(pos)
 	const radius = float32(explosionRadius)
 	const inner = float32(explosionInner)
 	var buf [MaxClients]*Character
 	for _, c := range w.findChars(buf[:0], pos, radius) {
 		diff := c.pos.Sub(pos)
-		force := Vec2{0, explosionMaxForc}
-		l := Length(diff)
+		force := vmath.V(0, explosionMaxForc)
+		l := vmath.Length(diff)
 		if l != 0 {
-			force = Normalize(diff).Scale(explosionMaxForc)
+			force = vmath.Normalize(diff).Scale(explosionMaxForc)
 		}
 		factor := 1 - clampf((l-inner)/(radius-inner), 0, 1)
 		if dmg := int(float32(factor * float32(maxDamage))); dmg != 0 {
@@ -140,9 +144,9 @@ func (w *World) createExplosion(pos Vec2, owner, weapon, maxDamage int) {
 type Laser struct {
 	id       int
 	owner    int
-	pos      Vec2
-	from     Vec2
-	dir      Vec2
+	pos      vmath.Vec2
+	from     vmath.Vec2
+	dir      vmath.Vec2
 	energy   float32
 	bounces  int
 	evalTick int32
@@ -151,7 +155,7 @@ type Laser struct {
 
 // newLaser creates a laser at the head of the laser list and bounces it once
 // immediately, as the reference constructor does.
-func (w *World) newLaser(pos, dir Vec2, energy float32, owner int) {
+func (w *World) newLaser(pos, dir vmath.Vec2, energy float32, owner int) {
 	if len(w.lasers) == cap(w.lasers) {
 		return
 	}
@@ -163,7 +167,7 @@ func (w *World) newLaser(pos, dir Vec2, energy float32, owner int) {
 	w.lasers[len(w.lasers)-1].doBounce(w)
 }
 
-func (l *Laser) hitCharacter(w *World, from, to Vec2) bool {
+func (l *Laser) hitCharacter(w *World, from, to vmath.Vec2) bool {
 	ownerChar := w.playerChar(l.owner)
 	hit, at := w.intersectCharacter(l.pos, to, 0, ownerChar)
 	if hit == nil {
@@ -172,7 +176,7 @@ func (l *Laser) hitCharacter(w *World, from, to Vec2) bool {
 	l.from = from
 	l.pos = at
 	l.energy = -1
-	hit.takeDamage(Vec2{}, Normalize(to.Sub(from)), weaponDamage[WeaponLaser], l.owner, WeaponLaser)
+	hit.takeDamage(vmath.Vec2{}, vmath.Normalize(to.Sub(from)), weaponDamage[WeaponLaser], l.owner, WeaponLaser)
 	return true
 }
 
@@ -191,8 +195,8 @@ func (l *Laser) doBounce(w *World) {
 			l.pos = to
 			np, nv, _ := w.col.MovePoint(l.pos, l.dir.Scale(4), 1)
 			l.pos = np
-			l.dir = Normalize(nv)
-			l.energy -= Distance(l.from, l.pos) + w.tuning.LaserBounceCost.Float()
+			l.dir = vmath.Normalize(nv)
+			l.energy -= vmath.Distance(l.from, l.pos) + w.tuning.LaserBounceCost.Float()
 			l.bounces++
 			if float32(l.bounces) > w.tuning.LaserBounceNum.Float() {
 				l.energy = -1

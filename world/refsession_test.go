@@ -10,6 +10,7 @@ import (
 	"twserver/demo"
 	"twserver/snap"
 	"twserver/world/twmap"
+	"twserver/world/vmath"
 )
 
 // TestReferenceSessionReplay replays the captures loaded by loadRefSession
@@ -398,8 +399,8 @@ func diffSnaps(ref, mine *snap.Snapshot) string {
 // snapshot carries the character's first move), in the demo or in any
 // client's view. That candidate scores 0, the
 // others 1.
-func refSpawnScore(w *World, rs *refSession, demoSnaps map[int32]*snap.Snapshot) func(cid int, pos Vec2) float32 {
-	at := func(s *snap.Snapshot, cid int, pos Vec2) bool {
+func refSpawnScore(w *World, rs *refSession, demoSnaps map[int32]*snap.Snapshot) func(cid int, pos vmath.Vec2) float32 {
+	at := func(s *snap.Snapshot, cid int, pos vmath.Vec2) bool {
 		if s == nil {
 			return false
 		}
@@ -410,7 +411,7 @@ func refSpawnScore(w *World, rs *refSession, demoSnaps map[int32]*snap.Snapshot)
 		d := s.ItemData(i)
 		return abs32(float32(d[1])-pos.X) < 16 && abs32(float32(d[2])-pos.Y) < 16
 	}
-	return func(cid int, pos Vec2) float32 {
+	return func(cid int, pos vmath.Vec2) float32 {
 		for tk := w.tick; tk <= w.tick+1; tk++ {
 			if at(demoSnaps[tk], cid, pos) {
 				return 0

@@ -1,5 +1,9 @@
 package world
 
+import (
+	"twserver/world/vmath"
+)
+
 // SnapBuilder receives snapshot items; *snap.Builder implements it.
 type SnapBuilder interface {
 	// NewItem adds an item and returns its zeroed data to fill.
@@ -75,7 +79,7 @@ func (w *World) snapEvents(viewer int, b SnapBuilder) error {
 			if e.mask&(uint64(1)<<uint(viewer)) == 0 {
 				continue
 			}
-			if Distance(w.players[viewer].viewPos, Vec2{float32(e.data[0]), float32(e.data[1])}) >= eventRange {
+			if vmath.Distance(w.players[viewer].viewPos, vmath.V(float32(e.data[0]), float32(e.data[1]))) >= eventRange {
 				continue
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"twserver/snap"
+	"twserver/world/vmath"
 )
 
 var wideRows = []string{
@@ -119,7 +120,7 @@ func TestSnapEvents(t *testing.T) {
 	place(cs[2], groundPos(70))
 	tickN(w, 2)
 	w.PostSnap()
-	cs[1].takeDamage(Vec2{}, Vec2{1, 0}, 2, 0, WeaponGun)
+	cs[1].takeDamage(vmath.Vec2{}, vmath.V(1, 0), 2, 0, WeaponGun)
 	var b fakeBuilder
 	w.Snap(0, &b)
 	if b.find(EventDamage, 0) == nil {

@@ -1,14 +1,18 @@
 package world
 
+import (
+	"twserver/world/vmath"
+)
+
 // canSpawn picks a spawn position for player cid of team (CanSpawn).
 // Survival modes give every free candidate a random score instead of
 // rating its distance to the other characters.
-func (c *controller) canSpawn(team, cid int) (Vec2, bool) {
+func (c *controller) canSpawn(team, cid int) (vmath.Vec2, bool) {
 	w := c.w
 	if team == TeamSpectators || w.paused || w.resetRequested {
-		return Vec2{}, false
+		return vmath.Vec2{}, false
 	}
-	ev := spawnEval{friendlyTeam: -1, pos: Vec2{100, 100}, random: c.isSurvival(), cid: cid}
+	ev := spawnEval{friendlyTeam: -1, pos: vmath.V(100, 100), random: c.isSurvival(), cid: cid}
 	if c.isTeamplay() {
 		ev.friendlyTeam = team
 		c.evaluateSpawnType(&ev, 1+(team&1))
@@ -27,7 +31,7 @@ func (c *controller) canSpawn(team, cid int) (Vec2, bool) {
 }
 
 type spawnEval struct {
-	pos          Vec2
+	pos          vmath.Vec2
 	got          bool
 	friendlyTeam int
 	score        float32
@@ -35,7 +39,7 @@ type spawnEval struct {
 	cid          int
 }
 
-var spawnOffsets = [5]Vec2{{0, 0}, {-32, 0}, {0, -32}, {32, 0}, {0, 32}}
+var spawnOffsets = [5]vmath.Vec2{{X: 0, Y: 0}, {X: -32, Y: 0}, {X: 0, Y: -32}, {X: 32, Y: 0}, {X: 0, Y: 32}}
 
 func (c *controller) evaluateSpawnType(ev *spawnEval, typ int) {
 	w := c.w
@@ -47,7 +51,7 @@ func (c *controller) evaluateSpawnType(ev *spawnEval, typ int) {
 			result = idx
 			cand := sp.Add(spawnOffsets[idx])
 			for _, ch := range near {
-				if w.col.CheckPoint(cand.X, cand.Y) || Distance(ch.pos, cand) <= PhysSize {
+				if w.col.CheckPoint(cand.X, cand.Y) || vmath.Distance(ch.pos, cand) <= PhysSize {
 					result = -1
 					break
 				}
@@ -74,7 +78,7 @@ func (c *controller) evaluateSpawnType(ev *spawnEval, typ int) {
 	}
 }
 
-func (c *controller) evaluateSpawnPos(ev *spawnEval, pos Vec2) float32 {
+func (c *controller) evaluateSpawnPos(ev *spawnEval, pos vmath.Vec2) float32 {
 	w := c.w
 	var score float32
 	for i := len(w.chars) - 1; i >= 0; i-- {
@@ -86,7 +90,7 @@ func (c *controller) evaluateSpawnPos(ev *spawnEval, pos Vec2) float32 {
 		if ev.friendlyTeam != -1 && ch.p.team == ev.friendlyTeam {
 			mod = 0.5
 		}
-		d := Distance(pos, ch.pos)
+		d := vmath.Distance(pos, ch.pos)
 		if d == 0 {
 			score += float32(mod * 1000000000)
 		} else {

@@ -1,6 +1,10 @@
 package world
 
-import "strings"
+import (
+	"strings"
+
+	"twserver/world/vmath"
+)
 
 // TuneParam is one tuning parameter in its stored form: the value times 100,
 // truncated to an int (reference CTuneParam). Physics always uses the
@@ -11,7 +15,7 @@ type TuneParam int32
 func (p TuneParam) Float() float32 { return float32(p) / 100 }
 
 // TuneValue converts a float value to its stored form, (int)(v*100) in float32.
-func TuneValue(v float32) TuneParam { return TuneParam(truncToInt(float32(v * 100))) }
+func TuneValue(v float32) TuneParam { return TuneParam(vmath.TruncToInt(float32(v * 100))) }
 
 // NumTuneParams is the number of tuning parameters of the 0.7 protocol, the
 // number of ints in Sv_TuneParams.

@@ -2,6 +2,8 @@ package world
 
 import (
 	"testing"
+
+	"twserver/world/vmath"
 )
 
 // duel returns a DM world with two characters standing 32 units apart on
@@ -75,7 +77,7 @@ func TestHammerKnockback(t *testing.T) {
 	before := b.core.Vel
 	fire(w, 0, aimInput(100, 0))
 	// force = (0,-1) + normalize((1,0) + (0,-1.1)) * 10
-	want := before.Add(Vec2{0, -1}.Add(Normalize(Vec2{1, -1.1}).Scale(10)))
+	want := before.Add(vmath.V(0, -1).Add(vmath.Normalize(vmath.V(1, -1.1)).Scale(10)))
 	if b.core.Vel != want {
 		t.Fatalf("target velocity %+v, want %+v", b.core.Vel, want)
 	}
@@ -112,7 +114,7 @@ func TestArmorAbsorbs(t *testing.T) {
 	for _, tc := range tests {
 		w, _, b := duel(t)
 		b.armor = tc.armor
-		b.takeDamage(Vec2{}, Vec2{1, 0}, tc.dmg, 0, WeaponGun)
+		b.takeDamage(vmath.Vec2{}, vmath.V(1, 0), tc.dmg, 0, WeaponGun)
 		if b.health != tc.wantHealth || b.armor != tc.wantArmor {
 			t.Errorf("armor %d dmg %d: health %d armor %d, want %d %d", tc.armor, tc.dmg, b.health, b.armor, tc.wantHealth, tc.wantArmor)
 		}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"slices"
 
+	"twserver/world/collision"
 	"twserver/world/twmap"
+	"twserver/world/vmath"
 )
 
 // Bounds of the game world. Each is a named limit so that nothing in the
@@ -155,7 +157,7 @@ var (
 // other method runs.
 type World struct {
 	cfg  Config
-	col  *Collision
+	col  *collision.Map
 	core WorldCore
 	// reckWorld is the empty world with default tuning in which the dead
 	// reckoning cores are advanced.
@@ -182,13 +184,13 @@ type World struct {
 	flagArr [2]Flag
 	flagLst []*Flag // insertion order
 
-	spawns [3][]Vec2 // 0 neutral, 1 red, 2 blue
+	spawns [3][]vmath.Vec2 // 0 neutral, 1 red, 2 blue
 
 	ctrl   controller
 	events eventBuffer
 	// spawnScoreHook, when set (tests), replaces the random score of a
 	// survival spawn candidate pos for client cid (the lowest wins).
-	spawnScoreHook func(cid int, pos Vec2) float32
+	spawnScoreHook func(cid int, pos vmath.Vec2) float32
 	out            eventQueue
 	ids            idPool
 }
@@ -210,7 +212,7 @@ func newWorld(width, height int, game []byte, cfg Config, seed uint64) *World {
 	if w.cfg.PlayerSlots < 0 {
 		w.cfg.PlayerSlots = 0
 	}
-	w.col = NewCollision(width, height, game)
+	w.col = collision.New(width, height, game)
 	w.tuning = DefaultTuning()
 	w.core.Tuning = w.tuning
 	w.reckWorld.Tuning = DefaultTuning()
@@ -222,7 +224,7 @@ func newWorld(width, height int, game []byte, cfg Config, seed uint64) *World {
 	w.pickups = make([]Pickup, 0, 16)
 	w.flagLst = make([]*Flag, 0, 2)
 	for i := range w.spawns {
-		w.spawns[i] = make([]Vec2, 0, 8)
+		w.spawns[i] = make([]vmath.Vec2, 0, 8)
 	}
 	for i := range w.playerStore {
 		w.playerStore[i].cid = i
@@ -233,7 +235,7 @@ func newWorld(width, height int, game []byte, cfg Config, seed uint64) *World {
 		for x := 0; x < width; x++ {
 			idx := int(game[y*width+x])
 			if idx >= entityOffset {
-				w.onEntity(idx-entityOffset, Vec2{float32(float32(x)*32) + 16, float32(float32(y)*32) + 16})
+				w.onEntity(idx-entityOffset, vmath.V(float32(float32(x)*32)+16, float32(float32(y)*32)+16))
 			}
 		}
 	}
@@ -242,7 +244,7 @@ func newWorld(width, height int, game []byte, cfg Config, seed uint64) *World {
 
 // onEntity handles one map entity tile (the controller's OnEntity).
 // Survival modes keep only the spawn points (no pickups).
-func (w *World) onEntity(index int, pos Vec2) {
+func (w *World) onEntity(index int, pos vmath.Vec2) {
 	if w.ctrl.isSurvival() && (index < entitySpawn || index > entitySpawnBlue) {
 		return
 	}
@@ -303,7 +305,7 @@ func (w *World) CurrentTick() int32 { return w.tick }
 func (w *World) Tuning() Tuning { return w.tuning }
 
 // Collision returns the world's collision map.
-func (w *World) Collision() *Collision { return w.col }
+func (w *World) Collision() *collision.Map { return w.col }
 
 // Paused reports whether the world is paused (countdown, pause, match end).
 func (w *World) Paused() bool { return w.paused }
@@ -461,10 +463,10 @@ func (w *World) insertChar(c *Character) {
 
 // findChars appends to dst every character in the world whose distance to
 // pos is below radius + its proximity radius, in list order (newest first).
-func (w *World) findChars(dst []*Character, pos Vec2, radius float32) []*Character {
+func (w *World) findChars(dst []*Character, pos vmath.Vec2, radius float32) []*Character {
 	for i := len(w.chars) - 1; i >= 0; i-- {
 		c := w.chars[i]
-		if c.inWorld && Distance(c.pos, pos) < radius+PhysSize {
+		if c.inWorld && vmath.Distance(c.pos, pos) < radius+PhysSize {
 			dst = append(dst, c)
 		}
 	}
@@ -474,19 +476,19 @@ func (w *World) findChars(dst []*Character, pos Vec2, radius float32) []*Charact
 // intersectCharacter returns the character (other than notThis) whose body
 // (radius 28 + radius) the segment p0-p1 passes closest to p0, and the
 // closest point on the segment (reference IntersectCharacter).
-func (w *World) intersectCharacter(p0, p1 Vec2, radius float32, notThis *Character) (*Character, Vec2) {
-	closestLen := float32(Distance(p0, p1) * 100)
+func (w *World) intersectCharacter(p0, p1 vmath.Vec2, radius float32, notThis *Character) (*Character, vmath.Vec2) {
+	closestLen := float32(vmath.Distance(p0, p1) * 100)
 	var closest *Character
-	var at Vec2
+	var at vmath.Vec2
 	for i := len(w.chars) - 1; i >= 0; i-- {
 		c := w.chars[i]
 		if !c.inWorld || c == notThis {
 			continue
 		}
-		ip := ClosestPointOnLine(p0, p1, c.pos)
-		l := Distance(c.pos, ip)
+		ip := vmath.ClosestPointOnLine(p0, p1, c.pos)
+		l := vmath.Distance(c.pos, ip)
 		if l < PhysSize+radius {
-			l = Distance(p0, ip)
+			l = vmath.Distance(p0, ip)
 			if l < closestLen {
 				at = ip
 				closestLen = l
@@ -499,7 +501,7 @@ func (w *World) intersectCharacter(p0, p1 Vec2, radius float32, notThis *Charact
 
 // closestChar returns the nearest character within radius + 28 of pos and
 // closer than 2*radius (reference ClosestEntity).
-func (w *World) closestChar(pos Vec2, radius float32) *Character {
+func (w *World) closestChar(pos vmath.Vec2, radius float32) *Character {
 	closestRange := radius * 2
 	var closest *Character
 	for i := len(w.chars) - 1; i >= 0; i-- {
@@ -507,7 +509,7 @@ func (w *World) closestChar(pos Vec2, radius float32) *Character {
 		if !c.inWorld {
 			continue
 		}
-		l := Distance(pos, c.pos)
+		l := vmath.Distance(pos, c.pos)
 		if l < PhysSize+radius && l < closestRange {
 			closestRange = l
 			closest = c
@@ -517,12 +519,12 @@ func (w *World) closestChar(pos Vec2, radius float32) *Character {
 }
 
 // closestFlag is closestChar for flags (proximity radius 14).
-func (w *World) closestFlag(pos Vec2, radius float32) *Flag {
+func (w *World) closestFlag(pos vmath.Vec2, radius float32) *Flag {
 	closestRange := radius * 2
 	var closest *Flag
 	for i := len(w.flagLst) - 1; i >= 0; i-- {
 		f := w.flagLst[i]
-		l := Distance(pos, f.pos)
+		l := vmath.Distance(pos, f.pos)
 		if l < flagPhysSize+radius && l < closestRange {
 			closestRange = l
 			closest = f
@@ -541,7 +543,7 @@ func (w *World) playerChar(cid int) *Character {
 
 // networkClipped reports whether position p is outside the view of viewer
 // (reference NetworkClipped); viewer -1 sees everything.
-func (w *World) networkClipped(viewer int, p Vec2) bool {
+func (w *World) networkClipped(viewer int, p vmath.Vec2) bool {
 	if viewer < 0 {
 		return false
 	}
@@ -551,7 +553,7 @@ func (w *World) networkClipped(viewer int, p Vec2) bool {
 	if abs32(dx) > 1000 || abs32(dy) > 800 {
 		return true
 	}
-	return Distance(v, p) > 1100
+	return vmath.Distance(v, p) > 1100
 }
 
 func abs32(f float32) float32 {

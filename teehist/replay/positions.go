@@ -9,6 +9,7 @@ import (
 	"errors"
 
 	"twserver/world"
+	"twserver/world/vmath"
 )
 
 var errItemTooLarge = errors.New("replay: snapshot item too large")
@@ -80,7 +81,7 @@ func (p *Positions) Update(w *world.World) {
 			m.core.Quantize()
 			m.steps++
 		}
-		p.x[cid], p.y[cid] = world.RoundToInt(m.core.Pos.X), world.RoundToInt(m.core.Pos.Y)
+		p.x[cid], p.y[cid] = vmath.RoundToInt(m.core.Pos.X), vmath.RoundToInt(m.core.Pos.Y)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"twserver/world"
 	"twserver/world/twmap"
+	"twserver/world/vmath"
 )
 
 // TestPositionsExact checks the dead-reckoning mirror against the world's
@@ -59,7 +60,7 @@ func TestPositionsExact(t *testing.T) {
 				c.Move()
 				c.Quantize()
 			}
-			if x, y := world.RoundToInt(c.Pos.X), world.RoundToInt(c.Pos.Y); x != it.X || y != it.Y {
+			if x, y := vmath.RoundToInt(c.Pos.X), vmath.RoundToInt(c.Pos.Y); x != it.X || y != it.Y {
 				t.Errorf("tick %d cid %d: predicted (%d,%d), real (%d,%d)", it.Tick, cid, x, y, it.X, it.Y)
 			} else {
 				matched++

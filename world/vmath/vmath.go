@@ -1,8 +1,5 @@
-package world
-
-import "math"
-
-// Float32 helpers for the shared physics (world.md section 0.2).
+// Package vmath holds the float32 vector and scalar helpers of the shared
+// physics (world.md section 0.2).
 //
 // Every physics value is a float32 and every operation is evaluated in the
 // reference order. The Go specification allows a compiler to fuse x*y+z into
@@ -11,6 +8,9 @@ import "math"
 // conversion float32(x*y) forces rounding of the product and prevents fusion,
 // so every product in this package that can feed an addition or subtraction
 // is written as float32(a*b).
+package vmath
+
+import "math"
 
 // Vec2 is a 2D vector of float32 world units (tile size 32).
 type Vec2 struct {
@@ -96,14 +96,14 @@ func ClosestPointOnLine(p0, p1, q Vec2) Vec2 {
 // platform.
 func RoundToInt(f float32) int32 {
 	if f > 0 {
-		return truncToInt(f + 0.5)
+		return TruncToInt(f + 0.5)
 	}
-	return truncToInt(f - 0.5)
+	return TruncToInt(f - 0.5)
 }
 
-// truncToInt is the C (int) conversion of a float: truncation toward zero,
+// TruncToInt is the C (int) conversion of a float: truncation toward zero,
 // math.MinInt32 when the value does not fit or is NaN.
-func truncToInt(f float32) int32 {
+func TruncToInt(f float32) int32 {
 	if f >= -2147483648 && f < 2147483648 {
 		return int32(f)
 	}

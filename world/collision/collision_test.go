@@ -1,30 +1,11 @@
-package world
+package collision
 
 import (
 	"math"
 	"testing"
-)
 
-// mapFromRows builds a collision map from rows of text: '#' solid,
-// 'x' death, 'N' solid+nohook, anything else air.
-func mapFromRows(rows ...string) *Collision {
-	h := len(rows)
-	w := len(rows[0])
-	game := make([]byte, w*h)
-	for y, row := range rows {
-		for x := 0; x < w && x < len(row); x++ {
-			switch row[x] {
-			case '#':
-				game[y*w+x] = TileSolid
-			case 'x':
-				game[y*w+x] = TileDeath
-			case 'N':
-				game[y*w+x] = TileNoHook
-			}
-		}
-	}
-	return NewCollision(w, h, game)
-}
+	"twserver/world/vmath"
+)
 
 // testRows is a small map used by the collision tables. Tile (2,2) is death,
 // (3,2) unhookable, (2,4) a lone solid block for corner cases.
@@ -39,9 +20,9 @@ var testRows = []string{
 	"########",
 }
 
-func TestNewCollisionTiles(t *testing.T) {
+func TestNewTiles(t *testing.T) {
 	game := []byte{0, 1, 2, 3, 4, 128, 129, 191, 192, 255}
-	c := NewCollision(len(game), 1, game)
+	c := New(len(game), 1, game)
 	want := []int{0, 1, 2, 5, 0, 0, 0, 0, 0, 0}
 	for i, w := range want {
 		if got := c.GetTile(i*TileSize, 0); got != w {
@@ -53,29 +34,29 @@ func TestNewCollisionTiles(t *testing.T) {
 		w, h int
 		game []byte
 	}{{0, 0, nil}, {-3, 2, []byte{1}}, {4, 4, []byte{1}}} {
-		c := NewCollision(tc.w, tc.h, tc.game)
+		c := New(tc.w, tc.h, tc.game)
 		_ = c.GetTile(1000, -1000)
 		if c.Width() < 1 || c.Height() < 1 {
-			t.Errorf("NewCollision(%d,%d): size %dx%d", tc.w, tc.h, c.Width(), c.Height())
+			t.Errorf("New(%d,%d): size %dx%d", tc.w, tc.h, c.Width(), c.Height())
 		}
 	}
 }
 
 func TestGetTileClamp(t *testing.T) {
-	c := mapFromRows(testRows...)
+	c := FromRows(testRows...)
 	tests := []struct {
 		name string
 		x, y int
 		want int
 	}{
 		{"inside air", 40, 40, 0},
-		{"death", 2*32 + 5, 2*32 + 31, ColFlagDeath},
-		{"nohook", 3 * 32, 2 * 32, ColFlagSolid | ColFlagNoHook},
-		{"negative x maps to column 0", -1000, 40, ColFlagSolid},
-		{"-1/32 is 0 (truncation)", -1, 40, ColFlagSolid},
-		{"far right repeats border", 1 << 20, 40, ColFlagSolid},
-		{"below map repeats border", 40, 1 << 20, ColFlagSolid},
-		{"minint", math.MinInt32, math.MinInt32, ColFlagSolid},
+		{"death", 2*32 + 5, 2*32 + 31, FlagDeath},
+		{"nohook", 3 * 32, 2 * 32, FlagSolid | FlagNoHook},
+		{"negative x maps to column 0", -1000, 40, FlagSolid},
+		{"-1/32 is 0 (truncation)", -1, 40, FlagSolid},
+		{"far right repeats border", 1 << 20, 40, FlagSolid},
+		{"below map repeats border", 40, 1 << 20, FlagSolid},
+		{"minint", math.MinInt32, math.MinInt32, FlagSolid},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -87,7 +68,7 @@ func TestGetTileClamp(t *testing.T) {
 }
 
 func TestCheckPointRounding(t *testing.T) {
-	c := mapFromRows(testRows...)
+	c := FromRows(testRows...)
 	tests := []struct {
 		x, y float32
 		want bool
@@ -111,27 +92,27 @@ func TestCheckPointRounding(t *testing.T) {
 			t.Errorf("CheckPoint(%v,%v) = %v, want %v", tc.x, tc.y, got, tc.want)
 		}
 	}
-	if !c.IsDeath(V(2*32+16, 2*32+16)) || c.IsDeath(V(40, 40)) {
+	if !c.IsDeath(vmath.V(2*32+16, 2*32+16)) || c.IsDeath(vmath.V(40, 40)) {
 		t.Error("IsDeath wrong")
 	}
 }
 
 func TestTestBox(t *testing.T) {
-	c := mapFromRows(testRows...)
-	size := V(28, 28)
+	c := FromRows(testRows...)
+	size := vmath.V(28, 28)
 	tests := []struct {
 		name string
-		pos  Vec2
+		pos  vmath.Vec2
 		flag int
 		want bool
 	}{
-		{"free", V(48, 48), ColFlagSolid, false},
-		{"touching wall left", V(45, 48), ColFlagSolid, true}, // 45-14 = 31
-		{"just clear of wall", V(46, 48), ColFlagSolid, false},
-		{"bottom right corner in block", V(50, 114), ColFlagSolid, true}, // (64,128) tile (2,4)
-		{"death flag", V(60, 60), ColFlagDeath, true},
-		{"death not solid", V(50, 80), ColFlagSolid, false},
-		{"nohook is solid", V(100, 70), ColFlagSolid, true},
+		{"free", vmath.V(48, 48), FlagSolid, false},
+		{"touching wall left", vmath.V(45, 48), FlagSolid, true}, // 45-14 = 31
+		{"just clear of wall", vmath.V(46, 48), FlagSolid, false},
+		{"bottom right corner in block", vmath.V(50, 114), FlagSolid, true}, // (64,128) tile (2,4)
+		{"death flag", vmath.V(60, 60), FlagDeath, true},
+		{"death not solid", vmath.V(50, 80), FlagSolid, false},
+		{"nohook is solid", vmath.V(100, 70), FlagSolid, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -143,23 +124,23 @@ func TestTestBox(t *testing.T) {
 }
 
 func TestIntersectLine(t *testing.T) {
-	c := mapFromRows(testRows...)
+	c := FromRows(testRows...)
 	tests := []struct {
 		name      string
-		p0, p1    Vec2
+		p0, p1    vmath.Vec2
 		wantHit   int
-		wantAt    Vec2 // checked when checkAt
+		wantAt    vmath.Vec2 // checked when checkAt
 		checkAt   bool
 		wantTileX int // tile column of the hit point (when hit)
 	}{
-		{name: "free", p0: V(40, 40), p1: V(200, 40), wantHit: 0, wantAt: V(200, 40), checkAt: true},
-		{name: "zero length free", p0: V(40, 40), p1: V(40, 40), wantHit: 0, wantAt: V(40, 40), checkAt: true},
-		{name: "start inside solid", p0: V(10, 40), p1: V(40, 40), wantHit: ColFlagSolid, wantAt: V(10, 40), checkAt: true, wantTileX: 0},
-		{name: "zero length inside", p0: V(10, 10), p1: V(10, 10), wantHit: ColFlagSolid, wantAt: V(10, 10), checkAt: true, wantTileX: 0},
-		{name: "death does not stop, nohook hit", p0: V(48, 80), p1: V(120, 80), wantHit: ColFlagSolid | ColFlagNoHook, wantTileX: 3},
-		{name: "right wall", p0: V(200, 48), p1: V(300, 48), wantHit: ColFlagSolid, wantTileX: 7},
-		{name: "only end point solid", p0: V(200, 48), p1: V(224, 48), wantHit: ColFlagSolid, wantAt: V(224, 48), checkAt: true, wantTileX: 7},
-		{name: "end point rounds into air", p0: V(200, 48), p1: V(223.4, 48), wantHit: 0, wantAt: V(223.4, 48), checkAt: true},
+		{name: "free", p0: vmath.V(40, 40), p1: vmath.V(200, 40), wantHit: 0, wantAt: vmath.V(200, 40), checkAt: true},
+		{name: "zero length free", p0: vmath.V(40, 40), p1: vmath.V(40, 40), wantHit: 0, wantAt: vmath.V(40, 40), checkAt: true},
+		{name: "start inside solid", p0: vmath.V(10, 40), p1: vmath.V(40, 40), wantHit: FlagSolid, wantAt: vmath.V(10, 40), checkAt: true, wantTileX: 0},
+		{name: "zero length inside", p0: vmath.V(10, 10), p1: vmath.V(10, 10), wantHit: FlagSolid, wantAt: vmath.V(10, 10), checkAt: true, wantTileX: 0},
+		{name: "death does not stop, nohook hit", p0: vmath.V(48, 80), p1: vmath.V(120, 80), wantHit: FlagSolid | FlagNoHook, wantTileX: 3},
+		{name: "right wall", p0: vmath.V(200, 48), p1: vmath.V(300, 48), wantHit: FlagSolid, wantTileX: 7},
+		{name: "only end point solid", p0: vmath.V(200, 48), p1: vmath.V(224, 48), wantHit: FlagSolid, wantAt: vmath.V(224, 48), checkAt: true, wantTileX: 7},
+		{name: "end point rounds into air", p0: vmath.V(200, 48), p1: vmath.V(223.4, 48), wantHit: 0, wantAt: vmath.V(223.4, 48), checkAt: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -179,7 +160,7 @@ func TestIntersectLine(t *testing.T) {
 			if !c.CheckPoint(at.X, at.Y) {
 				t.Errorf("hit point %v is not solid", at)
 			}
-			if got := int(RoundToInt(at.X)) / TileSize; got != tc.wantTileX {
+			if got := int(vmath.RoundToInt(at.X)) / TileSize; got != tc.wantTileX {
 				t.Errorf("hit tile column %d, want %d", got, tc.wantTileX)
 			}
 			if before != tc.p0 && c.CheckPoint(before.X, before.Y) {
@@ -193,21 +174,21 @@ func TestIntersectLine(t *testing.T) {
 }
 
 func TestMovePoint(t *testing.T) {
-	c := mapFromRows(testRows...)
+	c := FromRows(testRows...)
 	tests := []struct {
 		name        string
-		pos, vel    Vec2
+		pos, vel    vmath.Vec2
 		e           float32
-		wantPos     Vec2
-		wantVel     Vec2
+		wantPos     vmath.Vec2
+		wantVel     vmath.Vec2
 		wantBounces int
 	}{
-		{"free", V(40, 40), V(10, 5), 1, V(50, 45), V(10, 5), 0},
-		{"wall in x", V(220, 40), V(10, 5), 1, V(220, 40), V(-10, 5), 1},
-		{"floor in y", V(40, 220), V(5, 10), 0.5, V(40, 220), V(5, -5), 1},
-		{"into corner, both axes", V(220, 220), V(10, 10), 1, V(220, 220), V(-10, -10), 2},
+		{"free", vmath.V(40, 40), vmath.V(10, 5), 1, vmath.V(50, 45), vmath.V(10, 5), 0},
+		{"wall in x", vmath.V(220, 40), vmath.V(10, 5), 1, vmath.V(220, 40), vmath.V(-10, 5), 1},
+		{"floor in y", vmath.V(40, 220), vmath.V(5, 10), 0.5, vmath.V(40, 220), vmath.V(5, -5), 1},
+		{"into corner, both axes", vmath.V(220, 220), vmath.V(10, 10), 1, vmath.V(220, 220), vmath.V(-10, -10), 2},
 		// Only the diagonal enters the block (2,4) at x 64..95, y 128..159.
-		{"pure diagonal corner", V(60, 124), V(8, 8), 1, V(60, 124), V(-8, -8), 0},
+		{"pure diagonal corner", vmath.V(60, 124), vmath.V(8, 8), 1, vmath.V(60, 124), vmath.V(-8, -8), 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -220,30 +201,30 @@ func TestMovePoint(t *testing.T) {
 }
 
 func TestMoveBox(t *testing.T) {
-	c := mapFromRows(testRows...)
-	size := V(28, 28)
+	c := FromRows(testRows...)
+	size := vmath.V(28, 28)
 	tests := []struct {
 		name      string
-		pos, vel  Vec2
+		pos, vel  vmath.Vec2
 		e         float32
-		wantPos   Vec2
-		wantVel   Vec2
+		wantPos   vmath.Vec2
+		wantVel   vmath.Vec2
 		wantDeath bool
 	}{
-		{"zero velocity", V(48, 48), V(0, 0), 0, V(48, 48), V(0, 0), false},
-		{"below threshold", V(48, 48), V(0.000001, 0), 0, V(48, 48), V(0.000001, 0), false},
+		{"zero velocity", vmath.V(48, 48), vmath.V(0, 0), 0, vmath.V(48, 48), vmath.V(0, 0), false},
+		{"below threshold", vmath.V(48, 48), vmath.V(0.000001, 0), 0, vmath.V(48, 48), vmath.V(0.000001, 0), false},
 		// |vel| in [3,4): 4 sub-steps of vel/4, exact in float32.
-		{"free move", V(170, 48), V(3, 0), 0, V(173, 48), V(3, 0), false},
+		{"free move", vmath.V(170, 48), vmath.V(3, 0), 0, vmath.V(173, 48), vmath.V(3, 0), false},
 		// Bottom border at y >= 224: the box bottom (y+14) must round below 224.
-		{"land on floor", V(170, 207), V(0, 3), 0, V(170, 209.25), V(0, 0), false},
-		{"bounce off floor", V(170, 207), V(0, 3), 0.5, V(170, 209.25), V(0, -1.5), false},
-		{"slide along wall", V(207, 100), V(3, 0.5), 0, V(209.25, 100.5), V(0, 0.5), false},
+		{"land on floor", vmath.V(170, 207), vmath.V(0, 3), 0, vmath.V(170, 209.25), vmath.V(0, 0), false},
+		{"bounce off floor", vmath.V(170, 207), vmath.V(0, 3), 0.5, vmath.V(170, 209.25), vmath.V(0, -1.5), false},
+		{"slide along wall", vmath.V(207, 100), vmath.V(3, 0.5), 0, vmath.V(209.25, 100.5), vmath.V(0, 0.5), false},
 		// Only the diagonal sub-step touches the lone block (2,4): both axes stop.
-		{"pure corner", V(49, 113), V(1, 1), 0, V(49, 113), V(0, 0), false},
-		{"pure corner bounce", V(49, 113), V(1, 1), 1, V(48.5, 112.5), V(-1, -1), false},
+		{"pure corner", vmath.V(49, 113), vmath.V(1, 1), 0, vmath.V(49, 113), vmath.V(0, 0), false},
+		{"pure corner bounce", vmath.V(49, 113), vmath.V(1, 1), 1, vmath.V(48.5, 112.5), vmath.V(-1, -1), false},
 		// The death box is 2/3 of the size (half 9.333).
-		{"death box reaches tile", V(60, 52), V(0, 3), 0, V(60, 55), V(0, 3), true},
-		{"death box short of tile", V(60, 50), V(0, 3), 0, V(60, 53), V(0, 3), false},
+		{"death box reaches tile", vmath.V(60, 52), vmath.V(0, 3), 0, vmath.V(60, 55), vmath.V(0, 3), true},
+		{"death box short of tile", vmath.V(60, 50), vmath.V(0, 3), 0, vmath.V(60, 53), vmath.V(0, 3), false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -259,17 +240,17 @@ func TestMoveBox(t *testing.T) {
 }
 
 func TestClipped(t *testing.T) {
-	c := mapFromRows(testRows...) // 8x8
+	c := FromRows(testRows...) // 8x8
 	tests := []struct {
-		p    Vec2
+		p    vmath.Vec2
 		want bool
 	}{
-		{V(100, 100), false},
-		{V(-200*32, 0), false},   // rx = -200
-		{V(-200*32-32, 0), true}, // rx = -201
-		{V(-200*32-1, 0), false}, // -6401/32 = -200 (truncation)
-		{V(0, 208*32-1), false},  // ry = 207 < 8+200
-		{V(0, 208*32), true},
+		{vmath.V(100, 100), false},
+		{vmath.V(-200*32, 0), false},   // rx = -200
+		{vmath.V(-200*32-32, 0), true}, // rx = -201
+		{vmath.V(-200*32-1, 0), false}, // -6401/32 = -200 (truncation)
+		{vmath.V(0, 208*32-1), false},  // ry = 207 < 8+200
+		{vmath.V(0, 208*32), true},
 	}
 	for _, tc := range tests {
 		if got := c.Clipped(tc.p); got != tc.want {
@@ -279,22 +260,14 @@ func TestClipped(t *testing.T) {
 }
 
 func TestSubStepBound(t *testing.T) {
-	c := mapFromRows(testRows...)
-	size := V(PhysSize, PhysSize)
+	c := FromRows(testRows...)
+	size := vmath.V(28, 28) // the character box
 	// A velocity of 1e9 units per tick would take 1e9 sub-steps unbounded.
-	p, v, _ := c.MoveBox(V(48, 48), V(1e9, 3e8), size, 0)
+	p, v, _ := c.MoveBox(vmath.V(48, 48), vmath.V(1e9, 3e8), size, 0)
 	if c.TestBox(p, size) || isNaN32(p.X) || isNaN32(v.X) {
 		t.Fatalf("MoveBox with huge velocity ended at %v vel %v", p, v)
 	}
-	if hit, at, _ := c.IntersectLine(V(48, 48), V(1e9, 48)); hit != ColFlagSolid || !c.CheckPoint(at.X, at.Y) {
+	if hit, at, _ := c.IntersectLine(vmath.V(48, 48), vmath.V(1e9, 48)); hit != FlagSolid || !c.CheckPoint(at.X, at.Y) {
 		t.Fatalf("IntersectLine to a far point: hit %d at %v", hit, at)
-	}
-	wc := &WorldCore{Tuning: DefaultTuning()}
-	a := newTestCore(wc, c, 0, V(48, 48))
-	newTestCore(wc, c, 1, V(200, 200))
-	a.Vel = V(1e9, 1e9) // set after Tick, so the 6000 cap does not apply
-	a.Move()
-	if c.TestBox(a.Pos, size) {
-		t.Fatalf("Move with huge velocity ended inside solid at %v", a.Pos)
 	}
 }

@@ -1,4 +1,10 @@
-package world
+// Package collision answers collision queries on a map's game layer
+// (world.md section 2): tile lookups, line intersection, and point and box
+// movement against solid and death tiles. Values are float32 evaluated in the
+// reference order (see package vmath).
+package collision
+
+import "twserver/world/vmath"
 
 // Game-layer tile indices (world.md 1.3, TILE_*).
 const (
@@ -10,16 +16,16 @@ const (
 
 // Collision flags (COLFLAG_*), the collision value of a tile is a set of these.
 const (
-	ColFlagSolid  = 1 // COLFLAG_SOLID
-	ColFlagDeath  = 2 // COLFLAG_DEATH
-	ColFlagNoHook = 4 // COLFLAG_NOHOOK
+	FlagSolid  = 1 // COLFLAG_SOLID
+	FlagDeath  = 2 // COLFLAG_DEATH
+	FlagNoHook = 4 // COLFLAG_NOHOOK
 )
 
 // TileSize is the width and height of one tile in world units.
 const TileSize = 32
 
 // MaxSubSteps bounds the number of sub-steps of IntersectLine, MoveBox and
-// the player sweep of CharacterCore.Move (one per world unit travelled). The
+// the player sweep of the world's CharacterCore.Move (one per world unit travelled). The
 // reference has no bound; 65536 units in one tick is far beyond any reachable
 // speed (the core caps velocity at 6000), so the bound only keeps absurd
 // inputs from hanging the tick. Beyond it the steps get longer than one unit.
@@ -29,22 +35,22 @@ const MaxSubSteps = 1 << 16
 // considered outside the game layer (GameLayerClipped).
 const clipMargin = 200
 
-// Collision answers collision queries on the game layer (world.md section 2).
-// It is immutable after NewCollision and safe for concurrent reads.
-type Collision struct {
+// Map answers collision queries on the game layer (world.md section 2).
+// It is immutable after New and safe for concurrent reads.
+type Map struct {
 	width, height int
 	flags         []uint8 // collision value per tile, row-major
 }
 
-// NewCollision builds the collision map from the game-layer tile indices
+// New builds the collision map from the game-layer tile indices
 // (row-major, width*height bytes). Indices 1, 2 and 3 become SOLID, DEATH and
 // SOLID|NOHOOK; every other index is air. Missing tiles (game shorter than
 // width*height) are air, and a width or height below 1 is treated as 1, so the
 // result is always usable.
-func NewCollision(width, height int, game []byte) *Collision {
+func New(width, height int, game []byte) *Map {
 	width = max(width, 1)
 	height = max(height, 1)
-	c := &Collision{width: width, height: height, flags: make([]uint8, width*height)}
+	c := &Map{width: width, height: height, flags: make([]uint8, width*height)}
 	n := min(len(game), len(c.flags))
 	for i, idx := range game[:n] {
 		c.flags[i] = tileFlags(idx)
@@ -56,61 +62,61 @@ func NewCollision(width, height int, game []byte) *Collision {
 func tileFlags(index byte) uint8 {
 	switch index {
 	case TileSolid:
-		return ColFlagSolid
+		return FlagSolid
 	case TileDeath:
-		return ColFlagDeath
+		return FlagDeath
 	case TileNoHook:
-		return ColFlagSolid | ColFlagNoHook
+		return FlagSolid | FlagNoHook
 	}
 	return 0
 }
 
 // Width returns the game-layer width in tiles.
-func (c *Collision) Width() int { return c.width }
+func (c *Map) Width() int { return c.width }
 
 // Height returns the game-layer height in tiles.
-func (c *Collision) Height() int { return c.height }
+func (c *Map) Height() int { return c.height }
 
 // GetTile returns the collision value at integer world coordinates. The tile
 // coordinates are x/32 and y/32 (truncating division) clamped to the map, so
 // outside the map the nearest border tile repeats forever.
-func (c *Collision) GetTile(x, y int) int {
+func (c *Map) GetTile(x, y int) int {
 	nx := min(max(x/TileSize, 0), c.width-1)
 	ny := min(max(y/TileSize, 0), c.height-1)
 	return int(c.flags[ny*c.width+nx])
 }
 
 // IsTile reports whether the tile at integer world coordinates has any of flag.
-func (c *Collision) IsTile(x, y, flag int) bool { return c.GetTile(x, y)&flag != 0 }
+func (c *Map) IsTile(x, y, flag int) bool { return c.GetTile(x, y)&flag != 0 }
 
 // CheckPoint reports whether the point (x, y), rounded to ints, is solid.
-func (c *Collision) CheckPoint(x, y float32) bool {
-	return c.IsTile(int(RoundToInt(x)), int(RoundToInt(y)), ColFlagSolid)
+func (c *Map) CheckPoint(x, y float32) bool {
+	return c.IsTile(int(vmath.RoundToInt(x)), int(vmath.RoundToInt(y)), FlagSolid)
 }
 
 // CheckPointFlag reports whether the point (x, y), rounded to ints, has any of flag.
-func (c *Collision) CheckPointFlag(x, y float32, flag int) bool {
-	return c.IsTile(int(RoundToInt(x)), int(RoundToInt(y)), flag)
+func (c *Map) CheckPointFlag(x, y float32, flag int) bool {
+	return c.IsTile(int(vmath.RoundToInt(x)), int(vmath.RoundToInt(y)), flag)
 }
 
 // GetCollisionAt returns the collision value at the point (x, y), rounded to ints.
-func (c *Collision) GetCollisionAt(x, y float32) int {
-	return c.GetTile(int(RoundToInt(x)), int(RoundToInt(y)))
+func (c *Map) GetCollisionAt(x, y float32) int {
+	return c.GetTile(int(vmath.RoundToInt(x)), int(vmath.RoundToInt(y)))
 }
 
 // IsDeath reports whether the point p lies in a death tile.
-func (c *Collision) IsDeath(p Vec2) bool { return c.CheckPointFlag(p.X, p.Y, ColFlagDeath) }
+func (c *Map) IsDeath(p vmath.Vec2) bool { return c.CheckPointFlag(p.X, p.Y, FlagDeath) }
 
 // TestBox reports whether any corner of the box of the given full size
 // centred at pos is solid.
-func (c *Collision) TestBox(pos, size Vec2) bool {
-	return c.TestBoxFlag(pos, size, ColFlagSolid)
+func (c *Map) TestBox(pos, size vmath.Vec2) bool {
+	return c.TestBoxFlag(pos, size, FlagSolid)
 }
 
 // TestBoxFlag reports whether any corner of the box of the given full size
 // centred at pos has any of flag. Corners are tested in the order
 // (-,-), (+,-), (-,+), (+,+).
-func (c *Collision) TestBoxFlag(pos, size Vec2, flag int) bool {
+func (c *Map) TestBoxFlag(pos, size vmath.Vec2, flag int) bool {
 	hx, hy := float32(size.X*0.5), float32(size.Y*0.5)
 	return c.CheckPointFlag(pos.X-hx, pos.Y-hy, flag) ||
 		c.CheckPointFlag(pos.X+hx, pos.Y-hy, flag) ||
@@ -120,15 +126,15 @@ func (c *Collision) TestBoxFlag(pos, size Vec2, flag int) bool {
 
 // IntersectLine walks from p0 to p1 in int(distance+1) equal steps (both ends
 // included, at most MaxSubSteps) and stops at the first solid point. It returns the collision value
-// there (ColFlagSolid, possibly with ColFlagNoHook), that point, and the
+// there (FlagSolid, possibly with FlagNoHook), that point, and the
 // previous point tested. Without a hit it returns (0, p1, p1). Death tiles do
 // not stop a line.
-func (c *Collision) IntersectLine(p0, p1 Vec2) (hit int, at, before Vec2) {
-	end := min(truncToInt(Distance(p0, p1)+1), MaxSubSteps)
+func (c *Map) IntersectLine(p0, p1 vmath.Vec2) (hit int, at, before vmath.Vec2) {
+	end := min(vmath.TruncToInt(vmath.Distance(p0, p1)+1), MaxSubSteps)
 	last := p0
 	for i := int32(0); i <= end; i++ {
 		a := float32(i) / float32(end)
-		p := MixVec(p0, p1, a)
+		p := vmath.MixVec(p0, p1, a)
 		if c.CheckPoint(p.X, p.Y) {
 			return c.GetCollisionAt(p.X, p.Y), p, last
 		}
@@ -142,7 +148,7 @@ func (c *Collision) IntersectLine(p0, p1 Vec2) (hit int, at, before Vec2) {
 // component(s) that hit are multiplied by -elasticity (both when only the
 // diagonal is blocked). It returns the new position and velocity and the
 // number of axis bounces.
-func (c *Collision) MovePoint(pos, vel Vec2, elasticity float32) (newPos, newVel Vec2, bounces int) {
+func (c *Map) MovePoint(pos, vel vmath.Vec2, elasticity float32) (newPos, newVel vmath.Vec2, bounces int) {
 	if !c.CheckPoint(pos.X+vel.X, pos.Y+vel.Y) {
 		return pos.Add(vel), vel, 0
 	}
@@ -173,9 +179,9 @@ const deathBoxScale = float32(2.0) / float32(3.0)
 // int(|vel|)+1 sub-steps (at most MaxSubSteps), stopping and reflecting (times -elasticity) the
 // velocity components that would enter a solid tile. death reports whether a
 // box of 2/3 the size touched a death tile at any sub-step.
-func (c *Collision) MoveBox(pos, vel, size Vec2, elasticity float32) (newPos, newVel Vec2, death bool) {
-	dist := Length(vel)
-	steps := min(truncToInt(dist), MaxSubSteps-1)
+func (c *Map) MoveBox(pos, vel, size vmath.Vec2, elasticity float32) (newPos, newVel vmath.Vec2, death bool) {
+	dist := vmath.Length(vel)
+	steps := min(vmath.TruncToInt(dist), MaxSubSteps-1)
 	if !(dist > 0.00001) {
 		return pos, vel, false
 	}
@@ -183,17 +189,17 @@ func (c *Collision) MoveBox(pos, vel, size Vec2, elasticity float32) (newPos, ne
 	deathSize := size.Scale(deathBoxScale)
 	for i := int32(0); i <= steps; i++ {
 		np := pos.Add(vel.Scale(frac))
-		if c.TestBoxFlag(np, deathSize, ColFlagDeath) {
+		if c.TestBoxFlag(np, deathSize, FlagDeath) {
 			death = true
 		}
 		if c.TestBox(np, size) {
 			hits := 0
-			if c.TestBox(Vec2{pos.X, np.Y}, size) {
+			if c.TestBox(vmath.V(pos.X, np.Y), size) {
 				np.Y = pos.Y
 				vel.Y = float32(vel.Y * -elasticity)
 				hits++
 			}
-			if c.TestBox(Vec2{np.X, pos.Y}, size) {
+			if c.TestBox(vmath.V(np.X, pos.Y), size) {
 				np.X = pos.X
 				vel.X = float32(vel.X * -elasticity)
 				hits++
@@ -213,8 +219,32 @@ func (c *Collision) MoveBox(pos, vel, size Vec2, elasticity float32) (newPos, ne
 // Clipped reports whether a point is far outside the game layer (more than
 // 200 tiles beyond any edge; reference GameLayerClipped). Characters there die
 // and projectiles vanish.
-func (c *Collision) Clipped(p Vec2) bool {
-	rx := int(RoundToInt(p.X)) / TileSize
-	ry := int(RoundToInt(p.Y)) / TileSize
+func (c *Map) Clipped(p vmath.Vec2) bool {
+	rx := int(vmath.RoundToInt(p.X)) / TileSize
+	ry := int(vmath.RoundToInt(p.Y)) / TileSize
 	return rx < -clipMargin || rx >= c.width+clipMargin || ry < -clipMargin || ry >= c.height+clipMargin
+}
+
+// FromRows builds a map from rows of text (for tests and tools): '#' solid,
+// 'x' death, 'N' solid+nohook, anything else air.
+func FromRows(rows ...string) *Map {
+	if len(rows) == 0 {
+		return New(1, 1, nil)
+	}
+	h := len(rows)
+	w := len(rows[0])
+	game := make([]byte, w*h)
+	for y, row := range rows {
+		for x := 0; x < w && x < len(row); x++ {
+			switch row[x] {
+			case '#':
+				game[y*w+x] = TileSolid
+			case 'x':
+				game[y*w+x] = TileDeath
+			case 'N':
+				game[y*w+x] = TileNoHook
+			}
+		}
+	}
+	return New(w, h, game)
 }

@@ -1,4 +1,4 @@
-package world
+package vmath
 
 import (
 	"math"
@@ -96,8 +96,9 @@ func TestVectorHelpers(t *testing.T) {
 }
 
 func TestVelocityRamp(t *testing.T) {
-	tu := DefaultTuning()
-	start, rng, curv := tu.VelrampStart.Float(), tu.VelrampRange.Float(), tu.VelrampCurvature.Float()
+	// The default tuning's velramp_start, velramp_range and velramp_curvature,
+	// converted as the world's TuneParam.Float does.
+	start, rng, curv := float32(55000)/100, float32(200000)/100, float32(140)/100
 	if got := VelocityRamp(549.9, start, rng, curv); got != 1 {
 		t.Errorf("below start: %v", got)
 	}
