@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"twserver/config"
+	"twserver/session"
 	"twserver/sockio"
 	"twserver/world"
 
@@ -56,7 +57,7 @@ func newServerInGame(tb testing.TB, cfg config.Config, conn sockio.PacketConn, n
 		c := s.clients[i]
 		c.reset()
 		c.openConn()
-		c.state = stateIngame
+		c.state = session.Ingame
 		c.addr = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 1, byte(i)}), 40000) // nobody listens: writes are dropped
 		c.conn.Accept(s.now(), 1, 2)
 		c.budget, c.dlBudget = newClientBudget(), newDownloadBudget()
@@ -127,7 +128,7 @@ func stepAcked(s *Server) {
 // sent, and puts it at the full snapshot rate.
 func ackNewest(s *Server) {
 	for _, c := range s.clients {
-		if c.state == stateIngame && c.storage.Len() > 0 {
+		if c.state == session.Ingame && c.storage.Len() > 0 {
 			c.lastAckedTick = c.storage.Newest()
 			c.storage.Ack(c.lastAckedTick)
 			c.snapRate = snapRateFull

@@ -7,6 +7,7 @@ import (
 	"twserver/console"
 	"twserver/edge"
 	"twserver/gamemsg"
+	"twserver/session"
 )
 
 // cmdBan: "ban ID|IP [minutes] [reason]" with the reference's texts.
@@ -43,7 +44,7 @@ func (h *holders) Len() int { return len(h.clients) }
 // Holder returns slot i.
 func (h *holders) Holder(i int) edge.Holder {
 	c := h.clients[i]
-	return edge.Holder{Used: c.state != stateEmpty, Addr: c.addr.Addr().Unmap(), Authed: c.rcon.Authed}
+	return edge.Holder{Used: c.state != session.Empty, Addr: c.addr.Addr().Unmap(), Authed: c.rcon.Authed}
 }
 
 // banIP bans ip for d (0 = permanent) without the console's checks and
@@ -65,7 +66,7 @@ func (s *Server) dropBanned(ip netip.Addr, b *edge.Ban, now time.Time, minutes i
 	s.rateLog().Str("ip", ip.String()).Int("minutes", minutes).Str("reason", b.Reason).Msg("ban")
 	text := edge.BanText(b, now)
 	for _, c := range s.clients {
-		if c.state != stateEmpty && c.addr.Addr().Unmap() == ip {
+		if c.state != session.Empty && c.addr.Addr().Unmap() == ip {
 			s.dropClient(c, text)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"twserver/netproto"
+	"twserver/session"
 )
 
 // TestClientPacketBudget: a connected client gets MaxClientPacketsPerSecond
@@ -58,12 +59,12 @@ func TestDownloadPacketBudget(t *testing.T) {
 				s.feedClient(c, pkt, time.Now())
 			}
 		}
-		c.state = stateConnecting
+		c.state = session.Connecting
 		feed(MaxDownloadPacketsPerSecond + 10)
 		if got := s.stats.Flood.Load(); got != 10 {
 			t.Fatalf("flood %d after a burst of %d while connecting, want 10", got, MaxDownloadPacketsPerSecond+10)
 		}
-		c.state = stateIngame
+		c.state = session.Ingame
 		feed(MaxClientPacketsPerSecond + 10)
 		if got := s.stats.Flood.Load(); got != 20 {
 			t.Fatalf("flood %d after a burst of %d in game, want 20", got, MaxClientPacketsPerSecond+10)

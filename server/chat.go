@@ -8,16 +8,13 @@ import (
 	"twserver/gamemsg"
 	"twserver/mapstore"
 	"twserver/metrics"
+	"twserver/session"
 	"twserver/world"
 )
 
-// skinInterval is the least time between two info changes of a 0.6
-// client (rename6.go).
-const skinInterval = chat.SkinInterval
-
 // onGameMessage decodes a vital game message and acts on it.
 func (s *Server) onGameMessage(c *client, id int32, body []byte) {
-	if c.state < stateReady {
+	if c.state < session.Ready {
 		return
 	}
 	s.up.Reset(body)
@@ -32,14 +29,14 @@ func (s *Server) onGameMessage(c *client, id int32, body []byte) {
 // handleGameMessage acts on a decoded client game message (0.7 form; 0.6
 // clients' messages arrive translated).
 func (s *Server) handleGameMessage(c *client, m gamemsg.Message) {
-	if c.state < stateReady {
+	if c.state < session.Ready {
 		return
 	}
 	if st, ok := m.(*gamemsg.ClStartInfo); ok {
 		s.onStartInfo(c, st)
 		return
 	}
-	if c.state != stateIngame {
+	if c.state != session.Ingame {
 		return
 	}
 	now := s.now()
@@ -68,7 +65,7 @@ func (s *Server) handleGameMessage(c *client, m gamemsg.Message) {
 		// for the teehistorian (SERVER_MESSAGE); demos leave Sv_SkinChange out
 		s.rec.GameMessage(&gamemsg.SvSkinChange{ClientID: int32(c.id), Skin: m.Skin})
 		for _, o := range s.clients {
-			if o.state == stateIngame && o.version >= 0x0703 {
+			if o.state == session.Ingame && o.version >= 0x0703 {
 				s.sendGame(o, &gamemsg.SvSkinChange{ClientID: int32(c.id), Skin: m.Skin}, false)
 			}
 		}
@@ -98,7 +95,7 @@ func (s *Server) onSay(c *client, m *gamemsg.ClSay, now time.Duration) {
 	}
 	if mode == gamemsg.ChatWhisper {
 		t := int(m.Target)
-		if t < 0 || t >= len(s.clients) || s.clients[t].state != stateIngame || t == c.id {
+		if t < 0 || t >= len(s.clients) || s.clients[t].state != session.Ingame || t == c.id {
 			return
 		}
 		s.log.Info().Int("cid", c.id).Str("name", c.name).Int("to", t).Str("text", text).Msg("whisper")
@@ -115,7 +112,7 @@ func (s *Server) onSay(c *client, m *gamemsg.ClSay, now time.Duration) {
 		s.liveChat(c.id, c.name, text)
 	}
 	for _, o := range s.clients {
-		if o.state == stateIngame && (mode != gamemsg.ChatTeam || s.world.Team(o.id) == team) {
+		if o.state == session.Ingame && (mode != gamemsg.ChatTeam || s.world.Team(o.id) == team) {
 			s.sendGame(o, msg, false)
 		}
 	}
@@ -165,7 +162,7 @@ const ReasonInactive = "Kicked for inactivity"
 // dropKicked drops the clients the world kicked during the last tick.
 func (s *Server) dropKicked() {
 	for k := s.pendingKicks; k != 0; k &= k - 1 {
-		if c := s.clients[bits.TrailingZeros64(k)]; c.state != stateEmpty {
+		if c := s.clients[bits.TrailingZeros64(k)]; c.state != session.Empty {
 			s.dropClient(c, ReasonInactive)
 		}
 	}

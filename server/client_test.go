@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"twserver/gamemsg"
+	"twserver/mapdl"
 	"twserver/netproto"
 	"twserver/session"
 	"twserver/snap"
@@ -17,10 +18,6 @@ import (
 
 // testClient is a minimal 0.7 client for tests: it runs the connection,
 // downloads the map, enters the game, reconstructs snapshots and sends input.
-// decoder is a netproto.Unpacker as gamemsg.Decode reads it (the
-// Unpacker is a gamemsg.Reader itself; tests name it so).
-type decoder struct{ *netproto.Unpacker }
-
 type testClient struct {
 	t     *testing.T
 	name  string
@@ -255,7 +252,7 @@ func (tc *testClient) onMessage(ch netproto.Chunk) {
 		tc.mapRequests++
 		tc.sendSys(netproto.NetmsgRequestMapData, netproto.SendVital|netproto.SendFlush, nil)
 	case netproto.NetmsgMapData:
-		want := min(MapChunkSize, tc.mapSize-len(tc.mapData))
+		want := min(mapdl.ChunkSize, tc.mapSize-len(tc.mapData))
 		tc.mapData = append(tc.mapData, u.GetRaw(want)...)
 		tc.mapChunk++
 		if len(tc.mapData) >= tc.mapSize {

@@ -13,6 +13,7 @@ import (
 	"twserver/mapstore"
 	"twserver/netproto"
 	"twserver/record"
+	"twserver/session"
 	"twserver/world"
 )
 
@@ -141,10 +142,10 @@ func (s *Server) conHandlers() map[string]console.Handler {
 // hexadecimal, AUTH "(Admin)" or empty), otherwise "id=N addr=IP:PORT connecting".
 func (s *Server) cmdStatus(console.Caller, console.Args) error {
 	for _, c := range s.clients {
-		if c.state == stateEmpty {
+		if c.state == session.Empty {
 			continue
 		}
-		if c.state != stateIngame {
+		if c.state != session.Ingame {
 			s.consoleOut(fmt.Sprintf("id=%d addr=%s connecting", c.id, edge.RefAddr(c.addr, true)))
 			continue
 		}
@@ -163,12 +164,12 @@ func (s *Server) cmdStatus(console.Caller, console.Args) error {
 func (s *Server) cmdPlayers() {
 	n := 0
 	for _, c := range s.clients {
-		if c.state == stateEmpty {
+		if c.state == session.Empty {
 			continue
 		}
 		n++
 		line := fmt.Sprintf("id=%d addr=%s state=%s name=%q", c.id, c.addr, c.state, c.name)
-		if c.state == stateIngame {
+		if c.state == session.Ingame {
 			line += fmt.Sprintf(" team=%d score=%d latency=%d", s.world.Team(c.id), s.world.Score(c.id), c.latencyMs)
 			if x, y, ok := s.playerPos(c); ok {
 				line += fmt.Sprintf(" pos=(%d,%d)", x, y)
@@ -201,7 +202,7 @@ func (s *Server) cmdStats() {
 // cmdKick: the reference's kick with its refusals.
 func (s *Server) cmdKick(by console.Caller, a console.Args) error {
 	cid := a.Int(0)
-	if cid < 0 || cid >= len(s.clients) || s.clients[cid].state == stateEmpty {
+	if cid < 0 || cid >= len(s.clients) || s.clients[cid].state == session.Empty {
 		s.consoleOut("invalid client id to kick")
 		return nil
 	}
@@ -223,7 +224,7 @@ func (s *Server) cmdLogout(by console.Caller, _ console.Args) error {
 		return nil
 	}
 	c := s.clients[by.ID]
-	if c.state == stateEmpty || !c.rcon.Authed {
+	if c.state == session.Empty || !c.rcon.Authed {
 		return nil
 	}
 	s.sendSys(c, netproto.NetmsgRconAuthOff, true, nil)

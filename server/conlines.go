@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"twserver/console"
+	"twserver/session"
 	"twserver/world"
 )
 
@@ -78,7 +79,7 @@ type conWorld struct{ s *Server }
 
 // SlotName is the name of the client in slot cid while it is connected.
 func (w conWorld) SlotName(cid int) string {
-	if c := w.s.clients[cid]; c.state != stateEmpty {
+	if c := w.s.clients[cid]; c.state != session.Empty {
 		return c.name
 	}
 	return ""

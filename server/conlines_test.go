@@ -14,6 +14,7 @@ import (
 	"twserver/config"
 	"twserver/console"
 	"twserver/gamemsg"
+	"twserver/session"
 	"twserver/sockio"
 	"twserver/world"
 )
@@ -112,7 +113,7 @@ func TestConsoleWorldEventLines(t *testing.T) {
 		if err := s.world.AddPlayer(cid, world.PlayerInfo{Name: name}); err != nil {
 			t.Fatal(err)
 		}
-		s.clients[cid].state, s.clients[cid].name = stateIngame, name
+		s.clients[cid].state, s.clients[cid].name = session.Ingame, name
 	}
 	ev := func(kind world.EventKind, args ...int32) world.Event {
 		e := world.Event{Kind: kind, To: -1}

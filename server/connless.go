@@ -3,6 +3,8 @@ package server
 import (
 	"twserver/edge"
 	"twserver/netproto"
+	"twserver/session"
+	"twserver/world"
 )
 
 // infoPlayer is one row of the server info client list.
@@ -44,17 +46,17 @@ func (s *Server) infoLimits(numPlayers, numClients int) (maxPlayers, maxClients 
 func (s *Server) infoPlayers() (rows []infoPlayer, numPlayers int) {
 	rows = s.infoRows[:0]
 	for _, c := range s.clients {
-		if c.state == stateEmpty {
+		if c.state == session.Empty {
 			continue
 		}
 		// Clients not yet in the game are listed as "(connecting)" spectators;
 		// only in-game non-spectators count as players (the browser drops
 		// entries with more players than player slots).
 		r := infoPlayer{Name: "(connecting)", Country: -1, Spectator: true}
-		if c.state == stateIngame {
+		if c.state == session.Ingame {
 			r.Name, r.Clan, r.Country = c.name, c.clan, c.country
 			r.Score = int32(s.world.Score(c.id))
-			r.Spectator = s.world.Team(c.id) == teamSpectators
+			r.Spectator = s.world.Team(c.id) == world.TeamSpectators
 		}
 		if !r.Spectator {
 			numPlayers++
@@ -83,7 +85,7 @@ func (s *Server) infoSignature() uint64 {
 	var h uint64 = 1469598103934665603
 	for _, c := range s.clients {
 		v := uint64(c.state)
-		if c.state == stateIngame {
+		if c.state == session.Ingame {
 			v = v<<40 ^ uint64(uint32(s.world.Score(c.id)))<<8 ^ uint64(uint8(s.world.Team(c.id)))
 		}
 		h = (h ^ v) * 1099511628211

@@ -33,7 +33,7 @@ func (h conHost) Output(by console.Caller, line string) {
 	}
 	s.con.Print(console.LevelStandard, "server", 0, line)
 	for _, c := range s.clients {
-		if c.state != stateEmpty && c.rcon.Authed {
+		if c.state != session.Empty && c.rcon.Authed {
 			s.sendSys(c, netproto.NetmsgRconLine, false, func(p *netproto.Packer) { p.AddStringLimit(line, 512) })
 		}
 	}
@@ -111,7 +111,7 @@ func broadcastMsg(text string) *gamemsg.SvBroadcast { return &gamemsg.SvBroadcas
 // rcon clients whose turn tick is (session.ListTurn).
 func (s *Server) sendRconLists(tick int32) {
 	for _, c := range s.clients {
-		if c.state != stateEmpty && c.rcon.Authed && session.ListTurn(c.id, tick) {
+		if c.state != session.Empty && c.rcon.Authed && session.ListTurn(c.id, tick) {
 			s.sysH = sysHandler{s: s, c: c}
 			c.rcon.SendLists(c.conn.Dialect(), &s.pk, &s.sysH)
 			s.sysH = sysHandler{}

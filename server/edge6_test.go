@@ -186,7 +186,7 @@ func TestVanillaAntispoof(t *testing.T) {
 		p.send(input(tick))
 		synctest.Wait()
 		c := ts.clients[0]
-		if ts.numClients() != 1 || c.conn.Dialect() != netproto.Dialect6 || c.state != stateConnecting {
+		if ts.numClients() != 1 || c.conn.Dialect() != netproto.Dialect6 || c.state != session.Connecting {
 			t.Fatalf("after the INPUT: %d clients, dialect %v state %v", ts.numClients(), c.conn.Dialect(), c.state)
 		}
 		if m := p.next(); m == nil {
@@ -386,13 +386,13 @@ func TestRejoin6(t *testing.T) {
 		ts := startServer(t, nil)
 		c := newConn6Peer(t, ts)
 		c.sys(netproto.Netmsg6Info, func(p *netproto.Packer) { p.AddString(session.NetVersion6); p.AddString("") })
-		if ts.clients[0].state != stateConnecting {
+		if ts.clients[0].state != session.Connecting {
 			t.Fatalf("state %v", ts.clients[0].state)
 		}
 		sec := ts.clients[0].conn.SecurityToken()
 		c.send(netproto.AppendControl6(nil, 0, netproto.Ctrl6Accept, nil, sec, true)) // a stray duplicate
 		synctest.Wait()
-		if ts.clients[0].state != stateConnecting || ts.numClients() != 1 {
+		if ts.clients[0].state != session.Connecting || ts.numClients() != 1 {
 			t.Fatalf("a stray ACCEPT reset the slot: %v", ts.clients[0].state)
 		}
 		// The client starts over from the same socket.
@@ -403,7 +403,7 @@ func TestRejoin6(t *testing.T) {
 			t.Fatalf("reconnect: %v token %x", c.conn.State(), c.conn.SecurityToken())
 		}
 		synctest.Wait()
-		if ts.numClients() != 1 || ts.clients[0].state != stateAuth {
+		if ts.numClients() != 1 || ts.clients[0].state != session.Auth {
 			t.Fatalf("after the rejoin: %d clients, state %v", ts.numClients(), ts.clients[0].state)
 		}
 		c.sys(netproto.Netmsg6Info, func(p *netproto.Packer) { p.AddString(session.NetVersion6); p.AddString("") })

@@ -63,10 +63,10 @@ func FuzzClientMessage(f *testing.F) {
 		s.flushAll()
 		for _, c := range s.clients {
 			_, mapped := s.byAddr[c.addr]
-			if c.state == stateEmpty && mapped {
+			if c.state == session.Empty && mapped {
 				t.Fatalf("slot %d empty but its address is still mapped", c.id)
 			}
-			if c.state == stateEmpty && s.edge.Peers.Has(c.addr) {
+			if c.state == session.Empty && s.edge.Peers.Has(c.addr) {
 				t.Fatalf("slot %d empty but its address is still a peer", c.id)
 			}
 		}
@@ -145,10 +145,10 @@ func FuzzDatagram(f *testing.F) {
 		s.flushAll()
 		for _, c := range s.clients {
 			_, mapped := s.byAddr[c.addr]
-			if c.state == stateEmpty && (mapped || s.edge.Peers.Has(c.addr)) {
+			if c.state == session.Empty && (mapped || s.edge.Peers.Has(c.addr)) {
 				t.Fatalf("slot %d empty but its address is still mapped", c.id)
 			}
-			if c.state != stateEmpty && (!mapped || !s.edge.Peers.Has(c.addr)) {
+			if c.state != session.Empty && (!mapped || !s.edge.Peers.Has(c.addr)) {
 				t.Fatalf("slot %d in use but its address %v is not mapped", c.id, c.addr)
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"twserver/metrics"
+	"twserver/session"
+	"twserver/world"
 )
 
 // The loop's side of the operator-facing figures: it fills the metrics
@@ -31,9 +33,9 @@ func (s *Server) TickTiming() *metrics.TickTiming { return &s.ticks }
 func (s *Server) publishGauges() {
 	var n metrics.SlotCount
 	for _, c := range s.clients {
-		if c.state != stateEmpty {
-			spec := c.state == stateIngame && s.world.Team(c.id) == teamSpectators
-			n.Add(c.dialect(), int(c.state), c.state == stateIngame && !spec, spec)
+		if c.state != session.Empty {
+			spec := c.state == session.Ingame && s.world.Team(c.id) == world.TeamSpectators
+			n.Add(c.dialect(), int(c.state), c.state == session.Ingame && !spec, spec)
 		}
 	}
 	g := &s.gauges

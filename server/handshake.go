@@ -36,7 +36,7 @@ func (s *Server) onMessage(c *client, ch netproto.Chunk, at time.Time) {
 		s.onGameMessage6(c, id, body)
 		return
 	}
-	s.rec.Message(c.id, c.state >= stateReady, id, ch.Data)
+	s.rec.Message(c.id, c.state >= session.Ready, id, ch.Data)
 	s.onGameMessage(c, id, body)
 }
 
@@ -57,7 +57,7 @@ func (h *sysHandler) Info(version, password string, clientVersion int32) {
 		return
 	}
 	c.version = clientVersion
-	c.state = stateConnecting
+	c.state = session.Connecting
 	s.progress(c)
 	s.sendMapChange(c)
 }
@@ -84,7 +84,7 @@ func (h *sysHandler) RequestMapData(chunk int32) {
 // settings and CON_READY.
 func (h *sysHandler) Ready() {
 	s, c := h.s, h.c
-	c.state = stateReady
+	c.state = session.Ready
 	s.progress(c)
 	s.log.Debug().Int("cid", c.id).Str("addr", c.addr.String()).Msg("client is ready")
 	s.con.Ready(c.id, c.addr)
@@ -141,7 +141,7 @@ func (s *Server) serverSettings() *gamemsg.SvServerSettings {
 // onStartInfo handles Cl_StartInfo (once per connection, state READY) and
 // answers with vote options, tuning and Sv_ReadyToEnter.
 func (s *Server) onStartInfo(c *client, m *gamemsg.ClStartInfo) {
-	if c.state != stateReady || c.gotStartInfo {
+	if c.state != session.Ready || c.gotStartInfo {
 		return
 	}
 	c.gotStartInfo = true
@@ -158,7 +158,7 @@ func (s *Server) onStartInfo(c *client, m *gamemsg.ClStartInfo) {
 
 // enterGame puts a READY client with start info into the game (ENTERGAME).
 func (s *Server) enterGame(c *client) {
-	c.state = stateIngame
+	c.state = session.Ingame
 	c.conn.SetCopies(1) // the way in is over (mapdl.go)
 	c.entered = true
 	c.resetSnapState()
@@ -176,7 +176,7 @@ func (s *Server) enterGame(c *client) {
 	me := s.clientInfo(c, false)
 	me.Silent = s.silentSpectator(c.id)
 	for _, o := range s.clients {
-		if o == c || o.state != stateIngame {
+		if o == c || o.state != session.Ingame {
 			continue
 		}
 		s.sendGame(c, s.clientInfo(o, false), false)

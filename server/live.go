@@ -6,6 +6,7 @@ import (
 	"twserver/live"
 	"twserver/metrics"
 	"twserver/observe"
+	"twserver/session"
 	"twserver/world"
 	"twserver/world/collision"
 )
@@ -56,7 +57,7 @@ func (s *Server) liveKill(killer, victim, weapon int32) {
 
 // liveName is the name of the client in slot cid ("" when none).
 func (s *Server) liveName(cid int) string {
-	if cid < 0 || cid >= len(s.clients) || s.clients[cid].state == stateEmpty {
+	if cid < 0 || cid >= len(s.clients) || s.clients[cid].state == session.Empty {
 		return ""
 	}
 	return s.clients[cid].name
@@ -90,7 +91,7 @@ func (s *Server) publishFrame(tick int32, now time.Time) {
 	f.Map = s.liveLayer()
 	_ = s.world.Snap(-1, f) // entities beyond live.MaxItemWords are left out
 	for _, c := range s.clients {
-		if c.state != stateIngame || !s.world.HasPlayer(c.id) {
+		if c.state != session.Ingame || !s.world.HasPlayer(c.id) {
 			continue
 		}
 		team := s.world.Team(c.id)

@@ -8,6 +8,8 @@ import (
 
 	"twserver/config"
 	"twserver/netproto"
+	"twserver/session"
+	"twserver/world"
 )
 
 // loadServer is a server that is not running, with total in-game clients of
@@ -53,7 +55,7 @@ func (ls *loadServer) feedInputs() {
 	tick := s.world.CurrentTick()
 	now := time.Now()
 	for _, c := range s.clients {
-		if c.state != stateIngame {
+		if c.state != session.Ingame {
 			continue
 		}
 		phase := tick/25 + int32(c.id)
@@ -144,7 +146,7 @@ func TestLoop63ClientsAllocs(t *testing.T) {
 	}
 	playing := 0
 	for _, c := range ls.clients[:63] {
-		if ls.world.Team(c.id) != teamSpectators {
+		if ls.world.Team(c.id) != world.TeamSpectators {
 			playing++
 		}
 	}

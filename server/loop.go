@@ -47,6 +47,7 @@ import (
 	"twserver/edge"
 	"twserver/metrics"
 	"twserver/netproto"
+	"twserver/session"
 
 	"github.com/rs/zerolog"
 	"golang.org/x/time/rate"
@@ -284,7 +285,7 @@ func (s *Server) doTick() {
 func (s *Server) simulateTick(snapshots bool) {
 	next := s.world.CurrentTick() + 1
 	for _, c := range s.clients {
-		if c.state == stateIngame {
+		if c.state == session.Ingame {
 			if in, ok := c.inputs.For(next); ok {
 				s.world.SetInput(c.id, in)
 				s.rec.Input(c.id, &in)
@@ -311,7 +312,7 @@ func (s *Server) simulateTick(snapshots bool) {
 func (s *Server) updateConns() {
 	now := s.now()
 	for _, c := range s.clients {
-		if c.state == stateEmpty {
+		if c.state == session.Empty {
 			continue
 		}
 		c.conn.Update(now)
@@ -330,10 +331,10 @@ func (s *Server) updateConns() {
 func (s *Server) flushAll() {
 	var ingame uint64
 	for _, c := range s.clients {
-		if c.state != stateEmpty && c.conn.Pending() > 0 {
+		if c.state != session.Empty && c.conn.Pending() > 0 {
 			s.flushConn(c)
 		}
-		if c.state == stateIngame {
+		if c.state == session.Ingame {
 			ingame |= 1 << uint(c.id)
 		}
 	}
@@ -347,7 +348,7 @@ func (s *Server) flushAll() {
 func (s *Server) shutdown() {
 	n := 0
 	for _, c := range s.clients {
-		if c.state != stateEmpty {
+		if c.state != session.Empty {
 			s.dropClient(c, ReasonShutdown)
 			n++
 		}
@@ -381,7 +382,7 @@ func (s *Server) handlePacket(p *rxPacket) {
 	// The reader tagged the packet with the slot of its address; the slot
 	// may have been freed (and reused) since, so the address is compared.
 	if p.cid >= 0 && p.cid < len(s.clients) {
-		if c := s.clients[p.cid]; c.state != stateEmpty && c.addr == p.addr {
+		if c := s.clients[p.cid]; c.state != session.Empty && c.addr == p.addr {
 			s.feedClient(c, p.data(), p.at)
 			return
 		}
@@ -457,7 +458,7 @@ func (s *Server) onConnect(addr netip.AddrPort, req connectReq) {
 	c := s.freeSlot()
 	c.reset()
 	c.openConn()
-	c.state = stateAuth
+	c.state = session.Auth
 	c.addr = addr
 	c.created = now
 	c.progressAt = now
@@ -472,7 +473,7 @@ func (s *Server) onConnect(addr netip.AddrPort, req connectReq) {
 	if req.Dialect == netproto.Dialect6 {
 		// The anti-spoof handshake took the place of INFO (and the server
 		// has no password): on to the real map.
-		c.state = stateConnecting
+		c.state = session.Connecting
 		s.sendMapChange(c)
 	}
 	s.flushConn(c)
@@ -511,7 +512,7 @@ func newDownloadBudget() *rate.Limiter {
 
 // packetBudget is the budget c's next datagram is charged to.
 func (c *client) packetBudget() *rate.Limiter {
-	if c.state == stateIngame {
+	if c.state == session.Ingame {
 		return c.budget
 	}
 	return c.dlBudget
@@ -541,7 +542,7 @@ func (s *Server) feedClient(c *client, datagram []byte, at time.Time) {
 			break
 		}
 		s.onMessage(c, ch, at)
-		if c.state == stateEmpty {
+		if c.state == session.Empty {
 			return // dropped while handling
 		}
 	}

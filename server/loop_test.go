@@ -8,6 +8,7 @@ import (
 	"twserver/console"
 	"twserver/gamemsg"
 	"twserver/netproto"
+	"twserver/session"
 	"twserver/sockio"
 )
 
@@ -133,13 +134,13 @@ func TestInactivityKick(t *testing.T) {
 	for range 3*60*50 - 10 {
 		s.doTick()
 	}
-	if c.state == stateEmpty {
+	if c.state == session.Empty {
 		t.Fatalf("kicked before the inactivity time")
 	}
 	for range 3 * 50 {
 		s.doTick()
 	}
-	if c.state != stateEmpty {
+	if c.state != session.Empty {
 		t.Fatalf("inactive player still connected after 3 minutes")
 	}
 	if _, ok := s.byAddr[addr]; ok || s.pendingKicks != 0 {

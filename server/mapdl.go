@@ -6,11 +6,9 @@ import (
 	"twserver/mapdl"
 	"twserver/mapstore"
 	"twserver/netproto"
+	"twserver/session"
 	"twserver/world/twmap"
 )
-
-// MapChunkSize is the size of one MAP_DATA chunk (the reference MAP_CHUNK_SIZE).
-const MapChunkSize = mapdl.ChunkSize
 
 // sendMapChange announces the current map and restarts the client's
 // download (net.md A3.4, B3.3): the 0.7 MAP_CHANGE, or the 0.6 variant's,
@@ -52,10 +50,10 @@ func (s *Server) map6() *mapdl.Variant6 {
 // way into the game (0.7 only: 0.6 clients ask for each chunk themselves,
 // sysHandler.RequestMapData) and logs its tail-loss probes.
 func (s *Server) probeHandshake(c *client, now time.Duration) {
-	if c.conn.Dialect().Is6() || (c.state != stateConnecting && c.state != stateReady) {
+	if c.conn.Dialect().Is6() || (c.state != session.Connecting && c.state != session.Ready) {
 		return
 	}
-	sent, ok := c.dl.Tick(c.id, c.conn, c.state == stateConnecting, s.curMap.Data, s.cfg.Server.MapDownloadSpeed, now, &s.pk, (*mapSender)(s))
+	sent, ok := c.dl.Tick(c.id, c.conn, c.state == session.Connecting, s.curMap.Data, s.cfg.Server.MapDownloadSpeed, now, &s.pk, (*mapSender)(s))
 	if ok {
 		s.log.Debug().Int("cid", c.id).Int("chunk", c.dl.Chunk).Int("unacked", c.conn.Unacked()).
 			Dur("since_sent", now-sent).Dur("rto", c.dl.ProbeTimeout(c.conn)).Int("backoff", c.dl.Backoff()).
@@ -102,10 +100,10 @@ func (s *Server) applyMap(m *twmap.Map) {
 	}
 	s.resetVote()
 	for _, c := range s.clients {
-		if c.state <= stateAuth {
+		if c.state <= session.Auth {
 			continue
 		}
-		c.state = stateConnecting
+		c.state = session.Connecting
 		c.progressAt = s.now()
 		c.gotStartInfo = false
 		c.resetSnapState()

@@ -12,6 +12,7 @@ import (
 	"twserver/config"
 	"twserver/internal/bigmap"
 	"twserver/netproto"
+	"twserver/session"
 	"twserver/sockio"
 )
 
@@ -45,11 +46,11 @@ func TestMapDownloadWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := s.clients[0]
-	c.state = stateConnecting
+	c.state = session.Connecting
 	c.openConn()
 	c.conn.Accept(0, 1, 2)
 	c.conn.Feed(0, netproto.PacketHeader{Token: 1}, nil) // round trip 0: timeout mapdl.ProbeMargin
-	total := (len(data) + MapChunkSize - 1) / MapChunkSize
+	total := (len(data) + mapdl.ChunkSize - 1) / mapdl.ChunkSize
 	// datagrams counts what the connection sent since the last call
 	// (probes write theirs out between batches) and empties its outbox.
 	var seen uint64
@@ -121,7 +122,7 @@ func TestMapDownloadWindow(t *testing.T) {
 	}
 	// READY: still copies, and probed every mapdl.StallProbe
 	s.sysMessage(c, netproto.NetmsgReady, nil, s.epoch)
-	if c.state != stateReady {
+	if c.state != session.Ready {
 		t.Fatalf("state %v after READY", c.state)
 	}
 	datagrams()
@@ -148,7 +149,7 @@ func TestMapDownloadWindow(t *testing.T) {
 // connection would (onMessage); nothing for an empty slot, which has no
 // connection.
 func (s *Server) sysMessage(c *client, id int32, body []byte, at time.Time) {
-	if c.state == stateEmpty {
+	if c.state == session.Empty {
 		return
 	}
 	var p netproto.Packer

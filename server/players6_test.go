@@ -6,6 +6,7 @@ import (
 	"twserver/dialect6"
 	"twserver/gamemsg"
 	"twserver/netproto"
+	"twserver/session"
 )
 
 // fullPlayers6 is a copy of s's 0.6 translation after a full refresh of
@@ -13,7 +14,7 @@ import (
 func fullPlayers6(s *Server) *dialect6.Game {
 	g := *s.trans6
 	for _, c := range s.clients {
-		in := c.state == stateIngame
+		in := c.state == session.Ingame
 		var p dialect6.Player
 		if in {
 			p = dialect6.Player{Name: c.name, Clan: c.clan, Country: c.country, Skin: c.skin, Team: int32(s.world.Team(c.id))}

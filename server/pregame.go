@@ -6,6 +6,7 @@ import (
 
 	"twserver/edge"
 	"twserver/metrics"
+	"twserver/session"
 )
 
 // The slot-holding defences (issue 11) are the edge's (edge/pregame.go):
@@ -25,11 +26,11 @@ func (v *pregameSlots) Slot(i int) edge.PregameSlot { return (*v)[i].pregameSlot
 func (c *client) pregameSlot() edge.PregameSlot {
 	p := edge.PregameSlot{Addr: c.addr, Entered: c.entered, ProgressAt: c.progressAt}
 	switch c.state {
-	case stateAuth:
+	case session.Auth:
 		p.Stage = edge.StageAuth
-	case stateConnecting:
+	case session.Connecting:
 		p.Stage = edge.StageConnecting
-	case stateReady:
+	case session.Ready:
 		p.Stage = edge.StageReady
 	}
 	return p

@@ -9,6 +9,7 @@ import (
 
 	"twserver/config"
 	"twserver/edge"
+	"twserver/mapdl"
 	"twserver/metrics"
 	"twserver/netproto"
 	"twserver/session"
@@ -35,13 +36,13 @@ func connectN(s *Server, ids ...int) []*client {
 // after its stage's bound and not before, with the reason and the counter.
 func TestPregameStageTimeouts(t *testing.T) {
 	for _, tc := range []struct {
-		state clientState
+		state session.State
 		limit time.Duration
 		kind  int
 	}{
-		{stateAuth, edge.PregameInfoTimeout, edge.PregameStallAuth},
-		{stateConnecting, edge.PregameStallTimeout, edge.PregameStallConnecting},
-		{stateReady, edge.PregameEnterTimeout, edge.PregameStallReady},
+		{session.Auth, edge.PregameInfoTimeout, edge.PregameStallAuth},
+		{session.Connecting, edge.PregameStallTimeout, edge.PregameStallConnecting},
+		{session.Ready, edge.PregameEnterTimeout, edge.PregameStallReady},
 	} {
 		t.Run(tc.state.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -50,12 +51,12 @@ func TestPregameStageTimeouts(t *testing.T) {
 				c.state = tc.state
 				time.Sleep(tc.limit - time.Second)
 				s.checkPregame(s.now())
-				if c.state == stateEmpty {
+				if c.state == session.Empty {
 					t.Fatalf("dropped before its bound %v", tc.limit)
 				}
 				time.Sleep(2 * time.Second)
 				s.checkPregame(s.now())
-				if c.state != stateEmpty {
+				if c.state != session.Empty {
 					t.Fatalf("still connected %v after its last progress (bound %v)", tc.limit+time.Second, tc.limit)
 				}
 				if n := s.gauges.PregameDrops[tc.kind].Load(); n != 1 {
@@ -76,14 +77,14 @@ func TestPregameSlowDownload(t *testing.T) {
 		s.pk.Reset()
 		info := []byte(session.NetVersion + "\x00\x00")
 		s.sysMessage(c, netproto.NetmsgInfo, info, time.Now())
-		if c.state != stateConnecting {
+		if c.state != session.Connecting {
 			t.Fatalf("state %v after INFO", c.state)
 		}
-		windows := (s.curMap.Size + MapChunkSize - 1) / MapChunkSize
+		windows := (s.curMap.Size + mapdl.ChunkSize - 1) / mapdl.ChunkSize
 		for w := range windows {
 			time.Sleep(edge.PregameStallTimeout - time.Second)
 			s.checkPregame(s.now())
-			if c.state == stateEmpty {
+			if c.state == session.Empty {
 				t.Fatalf("a download progressing every %v dropped at window %d of %d", edge.PregameStallTimeout-time.Second, w, windows)
 			}
 			s.sysMessage(c, netproto.NetmsgRequestMapData, nil, time.Now())
@@ -96,7 +97,7 @@ func TestPregameSlowDownload(t *testing.T) {
 			s.sysMessage(c, netproto.NetmsgRequestMapData, nil, time.Now())
 			s.checkPregame(s.now())
 		}
-		if c.state != stateEmpty {
+		if c.state != session.Empty {
 			t.Fatalf("requests after the end of the map kept a stalled client for %v", 12*time.Second)
 		}
 	})
@@ -166,7 +167,7 @@ func TestPregameMapChange(t *testing.T) {
 		s.applyMap(s.curMap)
 		s.checkPregame(s.now())
 		for _, c := range s.clients[:2] {
-			if c.state != stateConnecting {
+			if c.state != session.Connecting {
 				t.Fatalf("client %d state %v after a map change", c.id, c.state)
 			}
 		}
@@ -175,7 +176,7 @@ func TestPregameMapChange(t *testing.T) {
 			t.Fatal("a newcomer took the slot of a player loading the new map")
 		}
 		for _, c := range s.clients[:2] {
-			if c.state != stateConnecting {
+			if c.state != session.Connecting {
 				t.Fatalf("client %d state %v after a newcomer's CONNECT", c.id, c.state)
 			}
 		}

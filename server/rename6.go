@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 
+	"twserver/chat"
 	"twserver/dialect6"
 	"twserver/edge"
 	"twserver/gamemsg"
@@ -12,29 +13,25 @@ import (
 
 // A 0.6 player's Cl_ChangeInfo (name, clan, country and skin in game) is
 // applied as the 0.6 reference and DDNet apply it: at most once per
-// changeInfoInterval with sv_spamprotection (counted from the start info
-// too), the name made unique among the clients of both dialects, the chat
-// line "'old' changed name to 'new'" to everybody, and 0.7 players told as
-// DDNet tells its 0.7 ("sixup") clients: a silent Sv_ClientDrop followed by
+// chat.SkinInterval with sv_spamprotection (the reference's 5 s of
+// m_LastChangeInfo, DDNet's sv_info_change_delay default; 0.7 skin changes
+// share the timer), counted from the start info too, the name made unique
+// among the clients of both dialects, the chat line "'old' changed name to
+// 'new'" to everybody, and 0.7 players told as DDNet tells its 0.7 ("sixup")
+// clients: a silent Sv_ClientDrop followed by
 // a silent Sv_ClientInfo with the new name, clan and country (0.7 has no
 // rename message), Sv_SkinChange when only the skin changed, nothing when
 // nothing did. 0.6 players see the change in their snapshots' ClientInfo
 // (setPlayers6).
 
-// changeInfoInterval is the minimum time between two info changes of a
-// player (the reference's 5 s of m_LastChangeInfo, DDNet's
-// sv_info_change_delay default); the start info counts as one. It is the
-// interval of 0.7 skin changes too, which share the timer.
-const changeInfoInterval = skinInterval
-
 // onChangeInfo6 applies Cl_ChangeInfo of 0.6 client c (in game only, as
 // the reference).
 func (s *Server) onChangeInfo6(c *client, m *dialect6.ChangeInfo) {
-	if c.state != stateIngame {
+	if c.state != session.Ingame {
 		return
 	}
 	now := s.now()
-	if s.cfg.Game.SpamProtection && c.lastSkin != 0 && now-c.lastSkin < changeInfoInterval {
+	if s.cfg.Game.SpamProtection && c.lastSkin != 0 && now-c.lastSkin < chat.SkinInterval {
 		return
 	}
 	c.lastSkin = now
@@ -57,7 +54,7 @@ func (s *Server) onChangeInfo6(c *client, m *dialect6.ChangeInfo) {
 		ci := s.clientInfo(c, false)
 		ci.Silent = true
 		for _, o := range s.clients {
-			if o != c && o.state == stateIngame && !o.conn.Dialect().Is6() {
+			if o != c && o.state == session.Ingame && !o.conn.Dialect().Is6() {
 				s.sendGame(o, drop, false)
 				s.sendGame(o, ci, false)
 			}
@@ -69,7 +66,7 @@ func (s *Server) onChangeInfo6(c *client, m *dialect6.ChangeInfo) {
 		return // nothing changed: the DDNet client sends its info again while its snapshot shows another (a unique name)
 	}
 	for _, o := range s.clients {
-		if o != c && o.state == stateIngame && !o.conn.Dialect().Is6() && o.version >= 0x0703 {
+		if o != c && o.state == session.Ingame && !o.conn.Dialect().Is6() && o.version >= 0x0703 {
 			s.sendGame(o, &gamemsg.SvSkinChange{ClientID: int32(c.id), Skin: c.skin}, false)
 		}
 	}
@@ -81,7 +78,7 @@ func (s *Server) onChangeInfo6(c *client, m *dialect6.ChangeInfo) {
 func (s *Server) uniqueName(c *client, req string) string {
 	return session.UniqueName(c.name, req, len(s.clients)-1, func(name string) bool {
 		for _, o := range s.clients {
-			if o != c && o.state >= stateReady && o.name == name {
+			if o != c && o.state >= session.Ready && o.name == name {
 				return true
 			}
 		}
@@ -109,7 +106,7 @@ func (s *Server) pushInfo(name string, before *edge.InfoSnapshot) {
 	ref := name == "sv_name" || name == "password"
 	changed6 := edge.InGame6Changed(before, s.edge.Info())
 	for _, c := range s.clients {
-		if c.state == stateEmpty {
+		if c.state == session.Empty {
 			continue
 		}
 		if c.conn.Dialect().Is6() {

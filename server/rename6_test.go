@@ -14,6 +14,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"twserver/chat"
 	"twserver/config"
 	"twserver/demo"
 	"twserver/dialect6"
@@ -244,7 +245,7 @@ func TestUniqueName(t *testing.T) {
 				o := s.clients[1+i]
 				switch {
 				case strings.HasPrefix(n, "-"):
-					n, o.state = n[1:], stateConnecting
+					n, o.state = n[1:], session.Connecting
 				case strings.HasPrefix(n, "6"):
 					n = n[1:]
 					if !o.conn.Dialect().Is6() {
@@ -261,7 +262,7 @@ func TestUniqueName(t *testing.T) {
 }
 
 // TestChangeInfo6Interval: a 0.6 info change is applied at most once per
-// changeInfoInterval, the start info counting as one, unless
+// chat.SkinInterval, the start info counting as one, unless
 // sv_spamprotection is off; a client not in game changes nothing.
 func TestChangeInfo6Interval(t *testing.T) {
 	change := func(s *Server, name string) {
@@ -306,7 +307,7 @@ func TestChangeInfo6Interval(t *testing.T) {
 	}
 	s := poolTestServer(t, &discardConn{}, 2, nil)
 	mix06(s, 2)
-	s.clients[1].state = stateReady
+	s.clients[1].state = session.Ready
 	change(s, "late")
 	if c := s.clients[1]; c.name != "p1" || c.clan != "" {
 		t.Errorf("a client not in game changed its info: %q %q", c.name, c.clan)
@@ -343,18 +344,18 @@ func TestRename6(t *testing.T) {
 		if name, _, _, ok := six.clientInfo(sid); !ok || name != "sixer" {
 			t.Fatalf("the 0.6 client's own ClientInfo: %q %v", name, ok)
 		}
-		play(changeInfoInterval, c7, c6) // the start info counts as a change
+		play(chat.SkinInterval, c7, c6) // the start info counts as a change
 
 		games := len(a.games)
 		six.info(false, "alice", "clan6", 276, "bluekitty")
 		play(time.Second, c7, c6)
 		const line = "'sixer' changed name to '(1)alice'"
-		var chat, drop, info int = -1, -1, -1
+		var chatAt, drop, info int = -1, -1, -1
 		for i, m := range a.games[games:] {
 			switch m := m.(type) {
 			case *gamemsg.SvChat:
 				if m.ClientID == -1 && m.Message == line {
-					chat = i
+					chatAt = i
 				}
 			case *gamemsg.SvClientDrop:
 				if m.ClientID == int32(sid) {
@@ -377,8 +378,8 @@ func TestRename6(t *testing.T) {
 				t.Errorf("0.7 client: a skin change came with the rename: %+v", m)
 			}
 		}
-		if chat < 0 || drop <= chat || info != drop+1 {
-			t.Errorf("0.7 client: chat line at %d, drop at %d, client info at %d (want chat, drop, info right after)", chat, drop, info)
+		if chatAt < 0 || drop <= chatAt || info != drop+1 {
+			t.Errorf("0.7 client: chat line at %d, drop at %d, client info at %d (want chat, drop, info right after)", chatAt, drop, info)
 		}
 		if !containsStr(six.chats, "*** "+line) {
 			t.Errorf("0.6 client's chat: %q", six.chats)
@@ -395,7 +396,7 @@ func TestRename6(t *testing.T) {
 		six.info(false, "carol", "other", 40, "default")
 		play(time.Second, c7, c6)
 		if name, clan, _, _ := six.clientInfo(sid); name != "(1)alice" || clan != "clan6" || len(six.chats) != chats {
-			t.Errorf("a change within %v was applied: %q %q, chat %q", changeInfoInterval, name, clan, six.chats[chats:])
+			t.Errorf("a change within %v was applied: %q %q, chat %q", chat.SkinInterval, name, clan, six.chats[chats:])
 		}
 
 		// The browser info, the console, the side channels and votes.
@@ -426,7 +427,7 @@ func TestRename6(t *testing.T) {
 		// Later the same name (it stays the unique form) with another skin:
 		// Sv_SkinChange alone; the same info once more: nothing.
 		for i, want := range []int{1, 0} {
-			play(changeInfoInterval, c7, c6)
+			play(chat.SkinInterval, c7, c6)
 			games := len(a.games)
 			six.info(false, "alice", "clan6", 276, "default")
 			play(500*time.Millisecond, c7, c6)
@@ -513,7 +514,7 @@ func TestRecordRename6(t *testing.T) {
 		six := join6(t, ts, cl2Addr, "sixer")
 		a.direction = 1
 		c7, c6 := []*testClient{a}, []*testClient6{six}
-		play(changeInfoInterval+time.Second, c7, c6)
+		play(chat.SkinInterval+time.Second, c7, c6)
 		six.info(false, "renamed", "", -1, "default")
 		play(2*time.Second, c7, c6)
 		ts.stop(t)
@@ -559,7 +560,7 @@ func TestRecordRename6(t *testing.T) {
 					t.Fatal(err)
 				}
 				up.Reset(raw[n:])
-				msg, err := gamemsg.Decode(id, decoder{&up})
+				msg, err := gamemsg.Decode(id, &up)
 				if err != nil {
 					t.Fatalf("demo message %d: %v", id, err)
 				}

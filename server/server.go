@@ -323,7 +323,7 @@ func (s *Server) setMap(m *twmap.Map) error {
 	s.gameStart = s.firstTickStart(time.Now())
 	s.rec.GameStart(record.Game{World: w, Map: m, Seed: s.seed})
 	for _, c := range s.clients { // every connected client joins the new game on the engine level
-		if c.state != stateEmpty {
+		if c.state != session.Empty {
 			s.rec.Join(c.id, !c.conn.Dialect().Is6())
 		}
 	}

@@ -18,6 +18,7 @@ import (
 
 	"twserver/config"
 	"twserver/edge"
+	"twserver/mapdl"
 	"twserver/mapstore"
 	"twserver/netproto"
 	"twserver/sockio"
@@ -126,7 +127,7 @@ func TestJoinPlayChat(t *testing.T) {
 		if !a.mapOK || a.mapName != ts.curMap.Name || a.mapSize != ts.curMap.Size {
 			t.Errorf("map download: ok=%v name=%q size=%d", a.mapOK, a.mapName, a.mapSize)
 		}
-		if want := (ts.curMap.Size + MapChunkSize*8 - 1) / (MapChunkSize * 8); a.mapRequests != want {
+		if want := (ts.curMap.Size + mapdl.ChunkSize*8 - 1) / (mapdl.ChunkSize * 8); a.mapRequests != want {
 			t.Errorf("map requests = %d, want %d", a.mapRequests, want)
 		}
 		if a.localID != 0 || a.gameInfos == 0 {

@@ -1,6 +1,10 @@
 package server
 
-import "time"
+import (
+	"time"
+
+	"twserver/session"
+)
 
 // Sleeping through an empty game. A game with no client in any state whose
 // world has nothing to do (world.IdleTicks: no player, projectiles gone,
@@ -45,7 +49,7 @@ func (s *Server) canSleep() bool {
 		return false
 	}
 	for _, c := range s.clients {
-		if c.state != stateEmpty {
+		if c.state != session.Empty {
 			return false
 		}
 	}

@@ -15,18 +15,6 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// clientState is the state of a slot in the join (session.State).
-type clientState = session.State
-
-// The slot states of the session layer.
-const (
-	stateEmpty      = session.Empty
-	stateAuth       = session.Auth
-	stateConnecting = session.Connecting
-	stateReady      = session.Ready
-	stateIngame     = session.Ingame
-)
-
 // Snapshot rates (net.md A4.3): SNAPRATE_INIT, SNAPRATE_FULL, SNAPRATE_RECOVER.
 const (
 	snapRateInit = iota
@@ -34,13 +22,10 @@ const (
 	snapRateRecover
 )
 
-// teamSpectators is TEAM_SPECTATORS.
-const teamSpectators = -1
-
 // client is one slot; owned by the game loop.
 type client struct {
 	id      int
-	state   clientState
+	state   session.State
 	addr    netip.AddrPort
 	conn    *netproto.Conn // nil while the slot is empty (openConn)
 	created time.Duration
@@ -99,7 +84,7 @@ func (c *client) openConn() {
 // Conn's outbox, stored snapshots) are released, so memory follows the
 // connected clients rather than every client ever connected.
 func (c *client) reset() {
-	c.state = stateEmpty
+	c.state = session.Empty
 	c.addr = netip.AddrPort{}
 	c.conn, c.inputs = nil, nil // their buffers go with the client (openConn)
 	c.version, c.name, c.clan, c.country = 0, "", "", -1
@@ -130,7 +115,7 @@ func (c *client) resetSnapState() {
 func (s *Server) sameIPCount(ip netip.Addr) int {
 	n := 0
 	for _, c := range s.clients {
-		if c.state != stateEmpty && c.addr.Addr() == ip {
+		if c.state != session.Empty && c.addr.Addr() == ip {
 			n++
 		}
 	}
@@ -141,7 +126,7 @@ func (s *Server) sameIPCount(ip netip.Addr) int {
 func (s *Server) numClients() int {
 	n := 0
 	for _, c := range s.clients {
-		if c.state != stateEmpty {
+		if c.state != session.Empty {
 			n++
 		}
 	}
@@ -151,7 +136,7 @@ func (s *Server) numClients() int {
 // freeSlot returns the lowest free slot or nil.
 func (s *Server) freeSlot() *client {
 	for _, c := range s.clients {
-		if c.state == stateEmpty {
+		if c.state == session.Empty {
 			return c
 		}
 	}
@@ -179,7 +164,7 @@ func (s *Server) flushConn(c *client) {
 
 // sendMsg queues one message (header included) to a client.
 func (s *Server) sendMsg(c *client, msg []byte, flags netproto.SendFlags) {
-	if c.state == stateEmpty {
+	if c.state == session.Empty {
 		return
 	}
 	if err := c.conn.Send(s.now(), msg, flags); err != nil && c.conn.State() != netproto.StateError {
@@ -238,14 +223,14 @@ func (s *Server) sendGame(c *client, m gamemsg.Message, flush bool) {
 // broadcastGame sends a game message to every in-game client (to == -1) or to one.
 func (s *Server) broadcastGame(to int, m gamemsg.Message) {
 	if to >= 0 {
-		if to < len(s.clients) && s.clients[to].state == stateIngame {
+		if to < len(s.clients) && s.clients[to].state == session.Ingame {
 			s.sendGame(s.clients[to], m, false)
 		}
 		return
 	}
 	s.rec.GameMessage(m)
 	for _, c := range s.clients {
-		if c.state == stateIngame {
+		if c.state == session.Ingame {
 			s.sendGame(c, m, false)
 		}
 	}
@@ -254,11 +239,11 @@ func (s *Server) broadcastGame(to int, m gamemsg.Message) {
 // dropClient disconnects a slot with a reason: the client gets CLOSE(reason),
 // other players Sv_ClientDrop, and the slot is freed.
 func (s *Server) dropClient(c *client, reason string) {
-	if c.state == stateEmpty {
+	if c.state == session.Empty {
 		return
 	}
-	s.rec.Drop(c.id, c.name, c.state == stateIngame, reason)
-	wasIngame := c.state == stateIngame
+	s.rec.Drop(c.id, c.name, c.state == session.Ingame, reason)
+	wasIngame := c.state == session.Ingame
 	silent := wasIngame && s.silentSpectator(c.id)
 	if wasIngame {
 		s.world.RemovePlayer(c.id)
@@ -287,7 +272,7 @@ func (s *Server) dropClient(c *client, reason string) {
 	s.vote.Clear(c.id) // its ballot and last call
 	if wasIngame {
 		for _, o := range s.clients {
-			if o.state == stateIngame {
+			if o.state == session.Ingame {
 				s.sendGame(o, &gamemsg.SvClientDrop{ClientID: int32(c.id), Reason: reason, Silent: silent}, false)
 			}
 		}

@@ -42,7 +42,7 @@ func (s *Server) sendSnapshots(tick int32) {
 	s.setPlayers6()
 	due := s.snapDue[:0]
 	for _, c := range s.clients {
-		if c.state == stateIngame && snapDue(c.snapRate, tick) {
+		if c.state == session.Ingame && snapDue(c.snapRate, tick) {
 			due = append(due, c)
 		}
 	}
@@ -91,7 +91,7 @@ func (t *snapTick) Encode(w *encpool.Worker, i int) {
 func (s *Server) sendEncoded(c *client, n int, msg func(int) []byte) {
 	for i := range n {
 		s.sendMsg(c, msg(i), netproto.SendFlush)
-		if c.state == stateEmpty {
+		if c.state == session.Empty {
 			return
 		}
 	}
@@ -150,7 +150,7 @@ func (s *Server) onInput(c *client, m *session.Input, at time.Time) {
 	if c.conn.Dialect().Is6() {
 		s.trans6.Input(m.Data)
 	}
-	if c.state != stateIngame {
+	if c.state != session.Ingame {
 		return
 	}
 	if ackTick > c.lastAckedTick || ackTick < 0 {

@@ -4,6 +4,7 @@ import (
 	"twserver/dialect6"
 	"twserver/gamemsg"
 	"twserver/netproto"
+	"twserver/session"
 )
 
 // The 0.6 side of the loop's glue (the system messages are session's, the
@@ -32,7 +33,7 @@ func (s *Server) onGameMessage6(c *client, id int32, body []byte) {
 	if s.rec.Active() { // recordings keep the 0.7 form
 		var p netproto.Packer
 		if gamemsg.Encode(&p, m) == nil && p.Err() == nil {
-			s.rec.Message(c.id, c.state >= stateReady, m.ID(), p.Bytes())
+			s.rec.Message(c.id, c.state >= session.Ready, m.ID(), p.Bytes())
 		}
 	}
 	if changeInfo {
@@ -49,7 +50,7 @@ func (s *Server) onGameMessage6(c *client, id int32, body []byte) {
 func (s *Server) setPlayers6() {
 	any6 := false
 	for _, c := range s.clients {
-		if c.state == stateIngame && c.conn.Dialect().Is6() {
+		if c.state == session.Ingame && c.conn.Dialect().Is6() {
 			any6 = true
 			break
 		}
@@ -58,7 +59,7 @@ func (s *Server) setPlayers6() {
 		return
 	}
 	for _, c := range s.clients {
-		in := c.state == stateIngame
+		in := c.state == session.Ingame
 		var team int32
 		if in {
 			team = int32(s.world.Team(c.id))
@@ -90,7 +91,7 @@ func (s *Server) sendGame6(c *client, m gamemsg.Message, flush bool) {
 			flags |= netproto.SendFlush
 		}
 		s.sendMsg(c, out.Msg(i), flags)
-		if c.state == stateEmpty {
+		if c.state == session.Empty {
 			return
 		}
 	}

@@ -109,8 +109,8 @@ func TestTickTimingAllocs(t *testing.T) {
 		t.Errorf("a measured tick allocates %.1f times", a)
 	}
 	g := s.Gauges()
-	if g.Clients[metrics.Dialect07][stateIngame].Load() != 8 || g.Players[metrics.Dialect07].Load()+g.Spectators[metrics.Dialect07].Load() != 8 {
-		t.Errorf("gauges: ingame %d players %d spectators %d", g.Clients[metrics.Dialect07][stateIngame].Load(), g.Players[metrics.Dialect07].Load(), g.Spectators[metrics.Dialect07].Load())
+	if g.Clients[metrics.Dialect07][session.Ingame].Load() != 8 || g.Players[metrics.Dialect07].Load()+g.Spectators[metrics.Dialect07].Load() != 8 {
+		t.Errorf("gauges: ingame %d players %d spectators %d", g.Clients[metrics.Dialect07][session.Ingame].Load(), g.Players[metrics.Dialect07].Load(), g.Spectators[metrics.Dialect07].Load())
 	}
 	if g.Snapshots.Load() == 0 || g.SnapshotBytes.Count() != g.Snapshots.Load() || g.SnapshotBytes.Sum() == 0 {
 		t.Errorf("snapshots %d, size samples %d, bytes %d", g.Snapshots.Load(), g.SnapshotBytes.Count(), g.SnapshotBytes.Sum())

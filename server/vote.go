@@ -7,6 +7,7 @@ import (
 	"twserver/console"
 	"twserver/gamemsg"
 	"twserver/metrics"
+	"twserver/session"
 	"twserver/vote"
 	"twserver/world"
 )
@@ -100,7 +101,7 @@ func (v *voteSlots) Len() int { return len(v.clients) }
 // Slot returns slot i.
 func (v *voteSlots) Slot(i int) vote.Slot {
 	c := v.clients[i]
-	return vote.Slot{Ingame: c.state == stateIngame, Spectator: v.world.Team(i) == world.TeamSpectators,
+	return vote.Slot{Ingame: c.state == session.Ingame, Spectator: v.world.Team(i) == world.TeamSpectators,
 		Addr: c.addr.Addr(), Name: c.name, Authed: c.rcon.Authed}
 }
 
