@@ -66,7 +66,8 @@ func (s *Server) canSleep() bool {
 }
 
 // nextWake decides whether the game sleeps and returns how long the loop
-// waits for its timer: until the next tick's start, or while asleep until
+// waits for its timer: until the start of the next tick (of the next
+// snapshot tick while ticking in pairs, pairs.go), or while asleep until
 // the next heartbeat instant (heartbeatIn).
 func (s *Server) nextWake() time.Duration {
 	was := s.sleep.asleep
@@ -76,8 +77,10 @@ func (s *Server) nextWake() time.Duration {
 		if was {
 			s.log.Debug().Int32("tick", s.world.CurrentTick()).Msg("game awake")
 		}
-		return max(time.Until(s.tickStart(s.world.CurrentTick()+1)), 0)
+		s.pairs.wakeAt = s.wakeTick()
+		return max(time.Until(s.tickStart(s.pairs.wakeAt)), 0)
 	}
+	s.pairs.wakeAt = 0
 	if !was {
 		s.gauges.Sleeps.Add(1)
 		s.log.Debug().Int32("tick", s.world.CurrentTick()).Msg("game asleep: nobody here and nothing to do")
