@@ -51,7 +51,7 @@ func (s *Server) banAddr(by int, ip netip.Addr, minutes int, reason string) bool
 	}
 	if by >= 0 || by == console.CIDVote {
 		for _, c := range s.clients {
-			if c.id != by && c.state != stateEmpty && c.rconAuthed && c.addr.Addr().Unmap() == ip {
+			if c.id != by && c.state != stateEmpty && c.rcon.Authed && c.addr.Addr().Unmap() == ip {
 				s.consoleOut("ban error (command denied)")
 				return false
 			}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"twserver/gamemsg"
+	"twserver/mapstore"
 	"twserver/netproto"
 	"twserver/world"
 )
@@ -87,6 +88,8 @@ func (s *Server) handleGameMessage(c *client, m gamemsg.Message) {
 		c.skin = m.Skin
 		c.infoChanges++
 		s.world.SetPlayerInfo(c.id, s.playerInfo(c)) // demo snapshots (De_ClientInfo)
+		// for the teehistorian (SERVER_MESSAGE); demos leave Sv_SkinChange out
+		s.rec.GameMessage(&gamemsg.SvSkinChange{ClientID: int32(c.id), Skin: m.Skin})
 		for _, o := range s.clients {
 			if o.state == stateIngame && o.version >= 0x0703 {
 				s.sendGame(o, &gamemsg.SvSkinChange{ClientID: int32(c.id), Skin: m.Skin}, false)
@@ -121,7 +124,7 @@ func (s *Server) onSay(c *client, m *gamemsg.ClSay, now time.Duration) {
 	req := m.Mode
 	// tournament mode 2: spectators do not disturb the players while a game
 	// runs (their lines go to the spectators, whispers to players are dropped)
-	if s.cfg.Game.TournamentMode == 2 && team == world.TeamSpectators && s.world.GameRunning() && !c.rconAuthed {
+	if s.cfg.Game.TournamentMode == 2 && team == world.TeamSpectators && s.world.GameRunning() && !c.rcon.Authed {
 		if req != chatWhisper {
 			req = chatTeam
 		} else if s.world.HasPlayer(int(m.Target)) && s.world.Team(int(m.Target)) != world.TeamSpectators {
@@ -190,7 +193,7 @@ func (s *Server) onWorldEvent(e world.Event) {
 	case world.EvGameInfo:
 		s.broadcastGame(e.To, &gamemsg.SvGameInfo{GameFlags: e.Args[0], ScoreLimit: e.Args[1], TimeLimit: e.Args[2], MatchNum: e.Args[3], MatchCurrent: e.Args[4]})
 	case world.EvCycleMap:
-		s.pendingMap = s.nextRotationMap()
+		s.pendingMap = mapstore.Next(s.cfg.Map, s.curMap.Name)
 	case world.EvKick:
 		if e.To >= 0 && e.To < len(s.clients) && e.To < 64 {
 			s.pendingKicks |= 1 << e.To // dropped after DrainEvents: dropping changes the world
@@ -214,9 +217,4 @@ func (s *Server) dropKicked() {
 // truncUTF8 cuts s to at most n bytes without splitting a UTF-8 sequence.
 func truncUTF8(s string, n int) string {
 	return gamemsg.TruncUTF8(s, n)
-}
-
-// cleanName trims leading/trailing whitespace and truncates to n bytes.
-func cleanName(s string, n int) string {
-	return strings.TrimSpace(truncUTF8(strings.TrimSpace(s), n))
 }

@@ -9,6 +9,7 @@ import (
 
 	"twserver/gamemsg"
 	"twserver/netproto"
+	"twserver/session"
 	"twserver/snap"
 	"twserver/sockio"
 	"twserver/world"
@@ -82,7 +83,7 @@ func newTestClient(t *testing.T, mn *sockio.MemNet, addr, srv netip.AddrPort, na
 		t.Fatal(err)
 	}
 	tc := &testClient{t: t, name: name, mc: mc, srv: srv, start: time.Now(), in: make(chan []byte, 4096),
-		version: NetVersion, recv: snap.NewReceiver(snap.MsgIDs7, snap.Sizes7), localID: -1}
+		version: session.NetVersion, recv: snap.NewReceiver(snap.MsgIDs7, snap.Sizes7), localID: -1}
 	go func() {
 		var buf [RecvBufSize]byte
 		for {

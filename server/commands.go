@@ -10,6 +10,7 @@ import (
 	"twserver/console"
 	"twserver/edge"
 	"twserver/gamemsg"
+	"twserver/mapstore"
 	"twserver/netproto"
 	"twserver/record"
 	"twserver/world"
@@ -78,7 +79,7 @@ func (s *Server) conHandlers() map[string]console.Handler {
 		"change_map": func(_ console.Caller, a console.Args) error {
 			m := a.Str(0)
 			if m == "" {
-				m = s.nextRotationMap()
+				m = mapstore.Next(s.cfg.Map, s.curMap.Name)
 			}
 			s.pendingMap = m
 			return nil
@@ -139,7 +140,7 @@ func (s *Server) cmdStatus(console.Caller, console.Args) error {
 			continue
 		}
 		auth := ""
-		if c.rconAuthed {
+		if c.rcon.Authed {
 			auth = "(Admin)"
 		}
 		s.consoleOut(fmt.Sprintf("id=%d addr=%s client=%x name='%s' score=%d %s", c.id, edge.RefAddr(c.addr, true),
@@ -213,12 +214,11 @@ func (s *Server) cmdLogout(by console.Caller, _ console.Args) error {
 		return nil
 	}
 	c := s.clients[by.ID]
-	if c.state == stateEmpty || !c.rconAuthed {
+	if c.state == stateEmpty || !c.rcon.Authed {
 		return nil
 	}
 	s.sendSys(c, netproto.NetmsgRconAuthOff, true, nil)
-	c.rconAuthed, c.rconTries = false, 0
-	c.rconMaps, c.rconMapNext = nil, 0 // the lists stop (rconAuthed)
+	c.rcon.Logout()
 	s.rec.Auth(c.id, false)
 	s.world.SetAuthed(c.id, false)
 	s.rconLine(c, "Logout successful.")

@@ -55,7 +55,7 @@ func stepMoving(s *Server, n int) {
 		in := world.Input{Direction: int32((int(next)/30+i)%3 - 1), TargetX: int32(100 - i*7), TargetY: int32(i*5 - 60),
 			Jump: (next / 17) % 2, Fire: next / 9, WantedWeapon: int32(1 + i%3)}
 		if c := s.clients[i]; c.inputs != nil { // nil: dropped
-			c.inputs.store(next, in)
+			c.inputs.Store(next, in)
 		}
 	}
 	stepAcked(s)

@@ -9,6 +9,7 @@ import (
 	"twserver/edge"
 	"twserver/gamemsg"
 	"twserver/netproto"
+	"twserver/session"
 	"twserver/sockio"
 )
 
@@ -24,7 +25,7 @@ func FuzzClientMessage(f *testing.F) {
 	}
 	add(func() {
 		p.AddMsgHeader(netproto.NetmsgInfo, true)
-		p.AddString(NetVersion)
+		p.AddString(session.NetVersion)
 		p.AddString("")
 		p.AddInt(0x0705)
 	})

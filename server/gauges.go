@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"twserver/metrics"
+	"twserver/session"
 )
 
 // The loop's side of the operator-facing figures: it fills the metrics
@@ -46,7 +47,7 @@ func (s *Server) TickTiming() *metrics.TickTiming { return &s.ticks }
 
 // publishGauges recounts the slots (once per tick; 64 slots at most).
 func (s *Server) publishGauges() {
-	var counts [len(metrics.Dialects)][len(stateNames)]int32
+	var counts [len(metrics.Dialects)][session.NumStates]int32
 	var players, specs [len(metrics.Dialects)]int32
 	for _, c := range s.clients {
 		if c.state == stateEmpty {

@@ -291,15 +291,16 @@ func (s *Server) endTickWork() {
 }
 
 // doTick simulates one tick, then sends the snapshots if it is a snapshot
-// tick (every second tick, or every tick with snapshot_rate 50; net.md A4.3).
+// tick (every second tick, or every tick with snapshot_rate 50; net.md A4.3)
+// and publishes the live frame if it is a frame tick (live.go).
 func (s *Server) doTick() {
 	s.simulateTick(true)
 	tick := s.world.CurrentTick()
 	if s.cfg.Server.SnapshotRate == 50 || tick%2 == 0 {
 		s.sendSnapshots(tick)
-		s.publishFrame(tick, s.tickWake)
 		s.world.PostSnap() // events of ticks without snapshots went out with this one
 	}
+	s.publishFrame(tick, s.tickWake) // world.Snap only reads: any tick will do
 }
 
 // simulateTick runs one world tick and sends its messages (no snapshots);
@@ -309,7 +310,7 @@ func (s *Server) simulateTick(snapshots bool) {
 	next := s.world.CurrentTick() + 1
 	for _, c := range s.clients {
 		if c.state == stateIngame {
-			if in, ok := c.inputFor(next); ok {
+			if in, ok := c.inputs.For(next); ok {
 				s.world.SetInput(c.id, in)
 				s.rec.Input(c.id, &in)
 			} else {
@@ -517,7 +518,7 @@ const MaxClientPacketsPerSecond = 250
 // few milliseconds (the 0.6 variant of dm1 has 417 chunks), and the in-game
 // budget dropped one of them, which stalled the download for the client's
 // one-second resend. What a downloading client can cause stays bounded:
-// the chunks answered per map change by MaxMapRequestsFactor, the clients
+// the chunks answered per map change by mapdl.MaxRequestsFactor, the clients
 // before the game by the pre-game bounds (pregame.go).
 const MaxDownloadPacketsPerSecond = 2000
 

@@ -10,11 +10,8 @@ import (
 	"io"
 	"net"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,19 +25,18 @@ import (
 	"twserver/dialect6"
 	"twserver/edge"
 	"twserver/mapdl"
+	"twserver/mapstore"
 	"twserver/metrics"
 	"twserver/netproto"
 	"twserver/observe"
 	"twserver/record"
+	"twserver/session"
 	"twserver/snap"
 	"twserver/sockio"
 	"twserver/vote"
 	"twserver/world"
 	"twserver/world/twmap"
 )
-
-// NetVersion is the 0.7 network version string a client must send in INFO.
-const NetVersion = "0.7 802f1be60a05665f"
 
 // GameVersion is the version reported in server info.
 const GameVersion = "0.7.5"
@@ -146,6 +142,8 @@ type Server struct {
 	empty           snap.Snapshot
 	pk              netproto.Packer
 	up              netproto.Unpacker
+	sess            session.Dispatcher // the system messages of the slots (handshake.go)
+	sysH            sysHandler         // its handler during one Dispatch
 	sendBuf         []byte
 	out             *sockio.SendBatch // datagrams written at the end of the wake-up (batch.go)
 	scratch         [netproto.MaxPayload6]byte
@@ -172,11 +170,10 @@ type Server struct {
 	rec *record.Recorder // recording (package record)
 
 	// the 0.6 game layer (snapsend.go, sys6.go)
-	trans6   *dialect6.Game  // translation of the game layer for 0.6 clients
-	curMap6  *mapdl.Variant6 // what 0.6 clients are sent of curMap, nil until one asks (sys6.go map6)
-	inputBuf [netproto.MaxInputInts]int32
-	con      conState  // console output to side channels (conlines.go)
-	live     liveState // frames for the web page and API (live.go)
+	trans6  *dialect6.Game  // translation of the game layer for 0.6 clients
+	curMap6 *mapdl.Variant6 // what 0.6 clients are sent of curMap, nil until one asks (mapdl.go map6)
+	con     conState        // console output to side channels (conlines.go)
+	live    liveState       // frames for the web page and API (live.go)
 }
 
 // Stats are counters of dropped and handled packets (the edge's); read
@@ -226,7 +223,7 @@ func New(o Options) (*Server, error) {
 	m := o.Map
 	if m == nil {
 		var err error
-		if m, err = s.loadMapByConfig(); err != nil {
+		if m, err = mapstore.ByConfig(s.cfg.Map); err != nil {
 			return nil, err
 		}
 	}
@@ -282,86 +279,6 @@ func (s *Server) now() time.Duration {
 		return s.clock()
 	}
 	return time.Since(s.epoch)
-}
-
-// loadMapByConfig loads map.file, the first map of map.dir's rotation, or the
-// embedded default map.
-func (s *Server) loadMapByConfig() (*twmap.Map, error) {
-	mc := s.cfg.Map
-	switch {
-	case mc.File != "":
-		return loadMapFile(mc.File)
-	case mc.Dir != "" && len(mc.Rotation) > 0:
-		return loadMapFile(filepath.Join(mc.Dir, mc.Rotation[0]+".map"))
-	case mc.Dir != "":
-		names, err := listMaps(mc.Dir)
-		if err != nil {
-			return nil, err
-		}
-		if len(names) == 0 {
-			return nil, fmt.Errorf("map.dir %s: no .map files", mc.Dir)
-		}
-		return loadMapFile(filepath.Join(mc.Dir, names[0]+".map"))
-	}
-	return twmap.Default(), nil
-}
-
-// loadMapByName finds a map by name: the embedded default, map.dir, or the
-// directory of map.file.
-func (s *Server) loadMapByName(name string) (*twmap.Map, error) {
-	if !twmap.ValidName(name) {
-		return nil, fmt.Errorf("invalid map name %q", name)
-	}
-	if d := twmap.Default(); d.Name == name {
-		return d, nil
-	}
-	dir := s.cfg.Map.Dir
-	if dir == "" && s.cfg.Map.File != "" {
-		dir = filepath.Dir(s.cfg.Map.File)
-	}
-	if dir == "" {
-		return nil, fmt.Errorf("map %q not found (no map directory configured)", name)
-	}
-	return loadMapFile(filepath.Join(dir, name+".map"))
-}
-
-// MaxMapFileSize bounds the size of a map file the server loads.
-const MaxMapFileSize = 32 << 20
-
-func loadMapFile(path string) (*twmap.Map, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > MaxMapFileSize {
-		return nil, fmt.Errorf("%s: map larger than %d bytes", path, MaxMapFileSize)
-	}
-	return cachedMapFile(path, st, func() (*twmap.Map, error) {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		name := strings.TrimSuffix(filepath.Base(path), ".map")
-		m, err := twmap.Load(name, data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		return m, nil
-	})
-}
-
-func listMaps(dir string) ([]string, error) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, e := range ents {
-		if n, ok := strings.CutSuffix(e.Name(), ".map"); ok && !e.IsDir() {
-			names = append(names, n)
-		}
-	}
-	return names, nil
 }
 
 // worldConfig maps the server configuration to the world's settings.

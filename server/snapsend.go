@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"twserver/netproto"
+	"twserver/session"
 	"twserver/snap"
 	"twserver/world"
 )
@@ -119,26 +120,10 @@ func (s *Server) encodeSnap(w *snapWorker, c *client, tick int32, now time.Durat
 // datagram, taken by the reader when it read it: the time left reported in
 // INPUTTIMING and the latency are measured against it, so time the packet
 // spent queued behind a tick does not count against the client.
-func (s *Server) onInput(c *client, u *netproto.Unpacker, at time.Time) {
-	ackTick := u.GetInt()
-	intended := u.GetInt()
-	size := u.GetInt()
-	if u.Err() != nil || size < 0 || size/4 > netproto.MaxInputInts {
-		s.stats.BadMessages.Add(1)
-		return
-	}
-	data := &s.inputBuf // a field: the translator (an interface) would make a local escape
-	n := int(size / 4)
-	for i := range n {
-		data[i] = u.GetInt()
-	}
+func (s *Server) onInput(c *client, m *session.Input, at time.Time) {
+	ackTick, intended, pingCorrection := m.AckTick, m.Intended, m.PingCorrection
 	if c.conn.Dialect().Is6() {
-		s.trans6.Input(data[:n])
-	}
-	pingCorrection := u.GetIntOrDefault(0)
-	if u.Err() != nil {
-		s.stats.BadMessages.Add(1)
-		return
+		s.trans6.Input(m.Data)
 	}
 	if c.state != stateIngame {
 		return
@@ -150,50 +135,32 @@ func (s *Server) onInput(c *client, u *netproto.Unpacker, at time.Time) {
 	if ackTick > 0 {
 		c.snapRate = snapRateFull
 	}
-	cur := s.world.CurrentTick()
-	if intended > c.lastInputTick {
+	stamp, newest := c.inputs.Accept(intended, s.world.CurrentTick())
+	if newest {
 		timeLeft := s.tickStart(intended).Sub(at) / time.Millisecond
 		s.pk.Reset()
-		if s.sysHeader(c, &s.pk, netproto.NetmsgInputTiming) {
+		if session.SysHeader(c.conn.Dialect(), &s.pk, netproto.NetmsgInputTiming) {
 			s.pk.AddInt(intended)
 			s.pk.AddInt(int32(timeLeft))
 			s.sendMsg(c, s.pk.Bytes(), 0)
 		}
-	}
-	c.lastInputTick = intended
-	if intended <= cur {
-		intended = cur + 1
 	}
 	pingCorrection = min(max(pingCorrection, 0), 50)
 	if _, tag, ok := c.storage.Get(c.lastAckedTick); ok && c.lastAckedTick >= 0 {
 		c.latencyMs = max(0, int((at.Sub(s.epoch)-tag)/time.Millisecond)-int(pingCorrection))
 		s.world.SetLatency(c.id, c.latencyMs)
 	}
-	in, err := world.DecodeInput(data[:n])
+	in, err := world.DecodeInput(m.Data)
 	if err != nil {
 		return
 	}
 	if in.Direction != c.lastDirection {
 		c.lastDirection = in.Direction
-		s.log.Debug().Int("cid", c.id).Int32("direction", in.Direction).Int32("tick", intended).Msg("input direction")
+		s.log.Debug().Int("cid", c.id).Int32("direction", in.Direction).Int32("tick", stamp).Msg("input direction")
 	}
-	c.inputs.store(intended, in)
+	c.inputs.Store(stamp, in)
 	s.rec.DirectInput(c.id, &in)
 	s.world.DirectInput(c.id, in)
-}
-
-// inputFor returns the stored input stamped for tick.
-func (c *client) inputFor(tick int32) (world.Input, bool) {
-	// the first stored for tick in ring order from index 0, as the reference
-	if c.inputs == nil {
-		return world.Input{}, false
-	}
-	for i, t := range &c.inputs.ticks {
-		if t == tick {
-			return c.inputs.ins[i], true
-		}
-	}
-	return world.Input{}, false
 }
 
 // maxEvolveTicks bounds the ticks a character core is extrapolated (the

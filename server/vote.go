@@ -27,7 +27,7 @@ func (s *Server) sendVoteOptions(c *client) {
 // authenticated client may force it (carried out at once, as the reference).
 func (s *Server) onCallVote(c *client, m *gamemsg.ClCallVote, now time.Duration) {
 	if m.Force {
-		if !c.rconAuthed {
+		if !c.rcon.Authed {
 			return
 		}
 	} else {
@@ -81,7 +81,7 @@ func (s *Server) callVote(caller int, typ, value, reason string, force bool, by 
 		if !ok {
 			return
 		}
-		if s.clients[id].rconAuthed {
+		if s.clients[id].rcon.Authed {
 			s.consoleRefused(by, "rcon-authenticated players cannot be kicked by vote")
 			return
 		}
