@@ -52,9 +52,13 @@ func (s *Server) conHandlers() map[string]console.Handler {
 			s.consoleOut("unbanned all entries")
 			return nil
 		},
-		"bans":      func(console.Caller, console.Args) error { s.cmdBans(); return nil },
-		"bans_save": func(_ console.Caller, a console.Args) error { s.cmdBansSave(a.Str(0)); return nil },
-		"tune":      func(_ console.Caller, a console.Args) error { s.cmdTune(a.Str(0), a.Float(1)); return nil },
+		"bans": func(console.Caller, console.Args) error { s.bans.List(time.Now(), s.consoleOut); return nil },
+		"bans_save": func(_ console.Caller, a console.Args) error {
+			p, _ := console.RelPath(a.Str(0))
+			s.consoleOut(s.bans.SaveFile(p, a.Str(0), time.Now()))
+			return nil
+		},
+		"tune": func(_ console.Caller, a console.Args) error { s.cmdTune(a.Str(0), a.Float(1)); return nil },
 		"tune_reset": func(console.Caller, console.Args) error {
 			s.broadcastGame(-1, s.tuneParamsMsg())
 			s.consoleOut("Tuning reset")
@@ -117,7 +121,12 @@ func (s *Server) conHandlers() map[string]console.Handler {
 		"add_vote":          func(_ console.Caller, a console.Args) error { s.addVoteOption(a.Str(0), a.Str(1)); return nil },
 		"remove_vote":       func(_ console.Caller, a console.Args) error { s.removeVoteOption(a.Str(0)); return nil },
 		"clear_votes":       func(console.Caller, console.Args) error { s.clearVoteOptions(); return nil },
-		"vote":              func(_ console.Caller, a console.Args) error { s.forceVoteResult(a.Str(0)); return nil },
+		"vote": func(_ console.Caller, a console.Args) error {
+			if s.vote.Force(a.Str(0)) { // the running vote passes or fails at the next tick
+				s.consoleOut("forcing vote " + a.Str(0))
+			}
+			return nil
+		},
 		"force_vote": func(c console.Caller, a console.Args) error {
 			s.callVote(c.CID(), a.Str(0), a.Str(1), a.Str(2), true, &c)
 			return nil

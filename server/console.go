@@ -31,7 +31,7 @@ func (h conHost) Output(by console.Caller, line string) {
 	if by.Kind != console.Rcon {
 		s.log.Info().Msg(line)
 	}
-	s.con.Print(LevelStandard, "server", 0, line)
+	s.con.Print(console.LevelStandard, "server", 0, line)
 	for _, c := range s.clients {
 		if c.state != stateEmpty && c.rcon.Authed {
 			s.sendSys(c, netproto.NetmsgRconLine, false, func(p *netproto.Packer) { p.AddStringLimit(line, 512) })

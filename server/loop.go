@@ -44,13 +44,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rs/zerolog"
-	"golang.org/x/time/rate"
-
 	"twserver/console"
 	"twserver/edge"
 	"twserver/metrics"
 	"twserver/netproto"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/time/rate"
 )
 
 // TickDuration is the length of one server tick (SERVER_TICK_SPEED = 50).
@@ -449,12 +449,12 @@ type connectReq = edge.Request
 func (s *Server) onConnect(addr netip.AddrPort, req connectReq) {
 	now := s.now()
 	if on := s.cfg.Server.Accept07; req.Dialect.Is6() && !s.cfg.Server.Accept06 || !req.Dialect.Is6() && !on {
-		s.gauges.Refused[refuseDialect].Add(1)
+		s.gauges.Refused[metrics.RefuseDialect].Add(1)
 		s.sendRaw(req.AppendClose(s.sendBuf[:0], reasonDialectOff(req.Dialect)), addr)
 		return
 	}
 	if reason, banned := s.bans.Check(addr.Addr(), time.Now()); banned {
-		s.gauges.Refused[refuseBanned].Add(1)
+		s.gauges.Refused[metrics.RefuseBanned].Add(1)
 		if reason != "" {
 			s.sendRaw(req.AppendClose(s.sendBuf[:0], reason), addr)
 		}
@@ -467,13 +467,13 @@ func (s *Server) onConnect(addr netip.AddrPort, req connectReq) {
 		return
 	}
 	if s.numClients() >= s.cfg.Server.MaxClients {
-		s.gauges.Refused[refuseFull].Add(1)
+		s.gauges.Refused[metrics.RefuseFull].Add(1)
 		s.sendRaw(req.AppendClose(s.sendBuf[:0], netproto.ReasonServerFull), addr)
 		s.rateLog().Str("addr", addr.String()).Msg("refused: server full")
 		return
 	}
 	if lim := s.cfg.Server.MaxClientsPerIP; s.sameIPCount(addr.Addr()) >= lim {
-		s.gauges.Refused[refusePerIP].Add(1)
+		s.gauges.Refused[metrics.RefusePerIP].Add(1)
 		reason := strings.Replace(netproto.ReasonTooManySameIP, "%d", itoa(lim), 1)
 		s.sendRaw(req.AppendClose(s.sendBuf[:0], reason), addr)
 		s.rateLog().Str("addr", addr.String()).Msg("refused: per-IP limit")

@@ -9,6 +9,7 @@ import (
 
 	"twserver/config"
 	"twserver/edge"
+	"twserver/metrics"
 	"twserver/netproto"
 	"twserver/session"
 )
@@ -118,7 +119,7 @@ func TestPregameShareAndEviction(t *testing.T) {
 		if got := connectN(s, 5); len(got) != 0 {
 			t.Fatal("a fifth pre-game client accepted with a pre-game cap of 4")
 		}
-		if n := s.gauges.Refused[refusePregameFull].Load(); n != 1 {
+		if n := s.gauges.Refused[metrics.RefusePregameFull].Load(); n != 1 {
 			t.Fatalf("pregame_full refusals %d, want 1", n)
 		}
 		time.Sleep(time.Second)
@@ -143,7 +144,7 @@ func TestPregameShareAndEviction(t *testing.T) {
 		if n := s2.sameIPCount(same); n != edge.MaxPregamePerIP {
 			t.Errorf("%d pre-game slots for one address under pressure, want %d", n, edge.MaxPregamePerIP)
 		}
-		if n := s2.gauges.Refused[refusePregamePerIP].Load(); n != 1 {
+		if n := s2.gauges.Refused[metrics.RefusePregamePerIP].Load(); n != 1 {
 			t.Errorf("pregame_per_ip refusals %d, want 1", n)
 		}
 		if !strings.Contains(edge.ReasonPregamePerIP, "%d") {

@@ -15,15 +15,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"twserver/live"
-
-	"github.com/rs/zerolog"
-	"golang.org/x/time/rate"
 
 	"twserver/config"
 	"twserver/console"
 	"twserver/dialect6"
 	"twserver/edge"
+	"twserver/encpool"
+	"twserver/live"
 	"twserver/mapdl"
 	"twserver/mapstore"
 	"twserver/metrics"
@@ -36,6 +34,9 @@ import (
 	"twserver/vote"
 	"twserver/world"
 	"twserver/world/twmap"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/time/rate"
 )
 
 // GameVersion is the version reported in server info.
@@ -82,7 +83,7 @@ type Options struct {
 	Seed uint64
 	// Pool, if set, builds and encodes the per-client snapshots of a tick
 	// in parallel (shared by the games of a process).
-	Pool *EncodePool
+	Pool *encpool.Pool
 	// AlignTicks and TickPhase stagger the games of one process: with
 	// AlignTicks, every tick starts TickPhase past a multiple of
 	// TickDuration since a process-wide origin, so games given different
@@ -131,14 +132,10 @@ type Server struct {
 	clients         []*client
 	byAddr          map[netip.AddrPort]int
 	bans            edge.BanList
-	vote            vote.State
-	snapW           snapWorker                 // the loop's snapshot builder and encoder (encpool.go)
-	pool            *EncodePool                // shared snapshot encoders (nil: the loop encodes alone)
-	fanOut          bool                       // the next snapshot tick uses the pool (noteEncodeTime)
-	fanOutPinned    bool                       // tests: fanOut stays as set
-	encWG           sync.WaitGroup             // the pool's jobs of the current tick
-	encJobs         [maxEncodeShares]encodeJob // the shares of a tick handed to the pool
-	snapDue         []*client                  // scratch: clients getting a snapshot this tick
+	vote            vote.Game
+	enc             *encpool.Fan // the shared snapshot encoders as this game uses them, and the loop's own
+	encTick         snapTick     // the snapshot tick the encoders run (snapsend.go)
+	snapDue         []*client    // scratch: clients getting a snapshot this tick
 	empty           snap.Snapshot
 	pk              netproto.Packer
 	up              netproto.Unpacker
@@ -197,7 +194,7 @@ func New(o Options) (*Server, error) {
 		free:      make(chan *rxPacket, rxPoolSize),
 		consoleCh: make(chan string, ConsoleQueueLen),
 		byAddr:    make(map[netip.AddrPort]int),
-		pool:      o.Pool,
+		enc:       encpool.NewFan(o.Pool),
 		live:      liveState{hub: live.NewHub()},
 
 		alignTicks: o.AlignTicks,

@@ -3,14 +3,16 @@ package server
 import (
 	"net/netip"
 	"time"
-	"twserver/mapdl"
 
-	"golang.org/x/time/rate"
-
+	"twserver/chat"
+	"twserver/encpool"
 	"twserver/gamemsg"
+	"twserver/mapdl"
 	"twserver/netproto"
 	"twserver/session"
 	"twserver/snap"
+
+	"golang.org/x/time/rate"
 )
 
 // clientState is the state of a slot in the join (session.State).
@@ -64,7 +66,7 @@ type client struct {
 	lastAckedTick int32
 	latencyMs     int
 	storage       snap.Storage
-	out           snapOut         // the snapshot messages the encode pool made for this tick
+	out           encpool.Out     // the snapshot messages the encode pool made for this tick
 	inputs        *session.Inputs // with the Conn (openConn); nil while the slot is empty
 	lastDirection int32
 
@@ -80,9 +82,8 @@ type client struct {
 	// the slot's resets (dialect6.Game.PlayerCurrent's version).
 	infoChanges uint32
 
-	lastChat, lastEmote, lastVote, lastSkin time.Duration
-	vote                                    int // this client's vote in the running vote: -1, 0, 1
-	votePos                                 int // when it voted (1 = first)
+	chat     chat.Limiter  // chat and emoticon spam limits (its vote: Server.vote)
+	lastSkin time.Duration // its last skin or info change
 }
 
 // openConn gives a slot just reset for a new connection its Conn and input
@@ -111,8 +112,7 @@ func (c *client) reset() {
 	c.resetSnapState()
 	c.storage = snap.Storage{}
 	c.rcon = session.Rcon{}
-	c.lastChat, c.lastEmote, c.lastVote, c.lastSkin = 0, 0, 0, 0
-	c.vote, c.votePos = 0, 0
+	c.chat, c.lastSkin = chat.Limiter{}, 0
 	c.budget, c.dlBudget = nil, nil
 }
 
@@ -284,6 +284,7 @@ func (s *Server) dropClient(c *client, reason string) {
 		s.emitLeave(c)
 	}
 	c.reset()
+	s.vote.Clear(c.id) // its ballot and last call
 	if wasIngame {
 		for _, o := range s.clients {
 			if o.state == stateIngame {

@@ -3,6 +3,7 @@ package server
 import (
 	"time"
 
+	"twserver/encpool"
 	"twserver/netproto"
 	"twserver/session"
 	"twserver/snap"
@@ -47,27 +48,51 @@ func (s *Server) sendSnapshots(tick int32) {
 	}
 	s.snapDue = due
 	start := time.Now()
-	defer func() { s.noteEncodeTime(time.Since(start)) }()
-	if s.fanOut && len(due) >= minParallelClients {
-		s.encodeSnapshots(due, tick, now)
+	defer func() { s.enc.Note(time.Since(start)) }()
+	if s.enc.Use(len(due)) {
+		s.encTick = snapTick{s: s, due: due, tick: tick, now: now}
+		s.enc.Run(&s.encTick, len(due))
+		s.encTick.due = nil
 		for _, c := range due {
-			s.sendEncoded(c)
+			s.sendEncoded(c, c.out.Len(), c.out.Msg)
 		}
 		return
 	}
+	w := &s.enc.Own
 	for _, c := range due {
-		if s.encodeSnap(&s.snapW, c, tick, now) {
-			s.sendSnapW(c)
+		if s.encodeSnap(w, c, tick, now) {
+			s.sendEncoded(c, w.Enc.NumMessages(), w.Enc.Message)
 		}
 	}
 }
 
-// sendSnapW sends the snapshot messages encoded in the loop's own worker.
-func (s *Server) sendSnapW(c *client) {
-	for i := range s.snapW.enc.NumMessages() {
-		s.sendMsg(c, s.snapW.enc.Message(i), netproto.SendFlush)
+// snapTick is a snapshot tick as the encode pool runs it: the due clients
+// built and encoded into their Out.
+type snapTick struct {
+	s    *Server
+	due  []*client
+	tick int32
+	now  time.Duration
+}
+
+// Encode builds and encodes client i's snapshot with w's scratch into its
+// Out (encodeSnap: it touches only the client and read-only state).
+func (t *snapTick) Encode(w *encpool.Worker, i int) {
+	c := t.due[i]
+	if t.s.encodeSnap(w, c, t.tick, t.now) {
+		c.out.Keep(&w.Enc)
+	} else {
+		c.out.Skip()
+	}
+}
+
+// sendEncoded queues client c's n snapshot messages (msg(i)), stopping
+// when the client is dropped meanwhile.
+func (s *Server) sendEncoded(c *client, n int, msg func(int) []byte) {
+	for i := range n {
+		s.sendMsg(c, msg(i), netproto.SendFlush)
 		if c.state == stateEmpty {
-			break
+			return
 		}
 	}
 }
@@ -78,9 +103,9 @@ func (s *Server) sendSnapW(c *client) {
 // (the world after its tick, the 0.6 translation's players, set before the
 // round by setPlayers6) and c's own 0.6 id map, so the pool runs it for
 // several clients at once, 0.7 and 0.6 alike.
-func (s *Server) encodeSnap(w *snapWorker, c *client, tick int32, now time.Duration) bool {
-	w.b.Reset()
-	if err := s.world.Snap(c.id, &w.b); err != nil {
+func (s *Server) encodeSnap(w *encpool.Worker, c *client, tick int32, now time.Duration) bool {
+	w.B.Reset()
+	if err := s.world.Snap(c.id, &w.B); err != nil {
 		s.warn().Err(err).Int("cid", c.id).Msg("snapshot incomplete")
 	}
 	cur := c.storage.Alloc(tick, now)
@@ -89,12 +114,12 @@ func (s *Server) encodeSnap(w *snapWorker, c *client, tick int32, now time.Durat
 		// The one place where a 0.6 client's snapshot differs: the world's
 		// 0.7 snapshot translated with w's scratch, then stored and
 		// delta-encoded with the 0.6 ids and static sizes.
-		if err := s.trans6.SnapshotTo(&w.w6, cur, &w.b, c.id, tick); err != nil {
+		if err := s.trans6.SnapshotTo(&w.W6, cur, &w.B, c.id, tick); err != nil {
 			s.warn().Err(err).Int("cid", c.id).Msg("0.6 snapshot incomplete")
 		}
 		ids, sizes = snap.MsgIDs6, snap.Sizes6
 	} else {
-		w.b.Finish(cur)
+		w.B.Finish(cur)
 	}
 
 	base, baseTick := &s.empty, int32(-1)
@@ -103,13 +128,13 @@ func (s *Server) encodeSnap(w *snapWorker, c *client, tick int32, now time.Durat
 	} else if c.snapRate == snapRateFull {
 		c.snapRate = snapRateRecover // acked snapshot unknown (or -1): full snapshots at 1/s
 	}
-	if err := w.enc.Encode(ids, tick, baseTick, base, cur, sizes); err != nil {
+	if err := w.Enc.Encode(ids, tick, baseTick, base, cur, sizes); err != nil {
 		s.warn().Err(err).Int("cid", c.id).Msg("snapshot too large")
 		return false
 	}
 	size := 0
-	for i := range w.enc.NumMessages() {
-		size += len(w.enc.Message(i))
+	for i := range w.Enc.NumMessages() {
+		size += len(w.Enc.Message(i))
 	}
 	s.gauges.Snapshots.Add(1)
 	s.gauges.SnapshotBytes.Observe(size)
