@@ -91,7 +91,7 @@ func TestConsoleLines(t *testing.T) {
 			t.Fatalf("missing (in order) %q; lines:\n%s", miss, all)
 		}
 		cl.mu.Lock()
-		all := strings.Join(cl.lines, "\n")
+		all := strings.Join(cl.lines, "\n") + "\n" // the status line may come last
 		cl.mu.Unlock()
 		if !strings.Contains(all, "\n0 [server]: id=0 addr=127.0.0.2:50001 client=705 name='alice' score=0 \n") {
 			t.Errorf("status output missing:\n%s", all)

@@ -22,7 +22,8 @@ package server
 //	            simulated. Their arrival time is the reader's stamp, so input
 //	            timing is exact, and what they answer leaves with the tick's
 //	            snapshots as before; the loop wakes 50 times a second instead
-//	            of once per datagram.
+//	            of once per datagram, and with at most PairedTicksMaxClients
+//	            in game 25 times, once per pair of ticks (pairs.go).
 //	  Sleep: a game with no client in any state whose world has nothing to
 //	            do (world.IdleTicks) does not tick: the loop wakes for a
 //	            datagram, a console line or its SleepHeartbeat, and each
@@ -166,10 +167,27 @@ loop:
 }
 
 // drainRx handles every packet already queued, without blocking.
-func (s *Server) drainRx() {
+func (s *Server) drainRx() { s.drainRxBefore(time.Time{}) }
+
+// drainRxBefore handles, without blocking, the queued packets that arrived
+// before t (every one when t is zero), in arrival order; the first that
+// arrived later is held for the next call (s.pairs.held).
+func (s *Server) drainRxBefore(t time.Time) {
+	if p := s.pairs.held; p != nil {
+		if !t.IsZero() && !p.at.Before(t) {
+			return
+		}
+		s.pairs.held = nil
+		s.handlePacket(p)
+		s.free <- p
+	}
 	for range RecvQueueLen {
 		select {
 		case p := <-s.rx:
+			if !t.IsZero() && !p.at.Before(t) {
+				s.pairs.held = p
+				return
+			}
 			s.handlePacket(p)
 			s.free <- p
 		default:
@@ -197,12 +215,12 @@ func (s *Server) advance() {
 		// once per tick, not once per received datagram.
 		return
 	}
-	s.ticks.ObserveLate(now.Sub(s.tickStart(s.world.CurrentTick() + 1)))
+	planned := s.plannedTicks(now)
+	s.ticks.ObserveLate(now.Sub(s.tickStart(s.world.CurrentTick() + int32(planned))))
 	s.tickWake = now
-	// Datagrams that arrived before the tick (inputs stamped for it) are
+	// Datagrams that arrived before a tick (inputs stamped for it) are
 	// handled before it is simulated; a paced reader reads them now.
 	s.readTick()
-	s.drainRx()
 	// Every due tick is simulated, and snapshots go out at most once per
 	// wake-up, so a late loop does not build snapshots nobody will use. They
 	// are built at the newest snapshot tick among the due ones: the
@@ -214,7 +232,7 @@ func (s *Server) advance() {
 	if behind {
 		s.ticks.Dropped.Add(uint64(due - MaxCatchUpTicks))
 	}
-	s.ticks.Skipped.Add(uint64(due - 1))
+	s.ticks.Skipped.Add(uint64(max(due-planned, 0))) // a pair's first tick has no wake-up of its own by plan
 	due = min(due, MaxCatchUpTicks)
 	s.ticks.Ticks.Add(uint64(due))
 	snapAt := due - 1
@@ -224,6 +242,13 @@ func (s *Server) advance() {
 	s.ticks.SnapsSkipped.Add(uint64(s.snapTicksIn(s.world.CurrentTick()+1, s.world.CurrentTick()+int32(due)) - min(1, snapAt+1)))
 	defer s.publishGauges()
 	for n := range due {
+		// What arrived before this tick's start, in arrival order; at the
+		// last tick everything queued (as a loop woken at each tick would).
+		if n < due-1 {
+			s.drainRxBefore(s.tickStart(s.world.CurrentTick() + 1))
+		} else {
+			s.drainRx()
+		}
 		if n == snapAt {
 			s.doTick()
 		} else {
@@ -339,6 +364,7 @@ func (s *Server) flushAll() {
 		}
 	}
 	s.flushOut()
+	s.countIngame(ingame)
 	if ingame != s.ingame.Load() {
 		s.ingame.Store(ingame)
 	}

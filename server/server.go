@@ -158,6 +158,7 @@ type Server struct {
 	ticks    metrics.TickTiming // tick measurements (ticktime.go)
 	gauges   metrics.Gauges     // published gauges and loop counters (gauges.go)
 	tickWake time.Time          // wake-up of the ticks being run; zero between them
+	pairs    pairState          // ticking in pairs while few clients play (pairs.go)
 	sleep    sleepState         // an empty game's sleep (sleep.go)
 
 	// side channels (hooks.go); installed before Run
