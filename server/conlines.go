@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"twserver/console"
+	"twserver/netproto"
 	"twserver/session"
 	"twserver/world"
 )
@@ -65,7 +66,7 @@ func (s *Server) RunAdmin(ctx context.Context, who, line string) ([]string, erro
 // (loop only).
 func (s *Server) auditAdmin(who, line string, err error) {
 	result := "ok"
-	if err != nil && err != errShutdown {
+	if err != nil && err != console.ErrShutdown {
 		result = err.Error()
 	}
 	s.log.Info().Str("who", who).Str("line", line).Str("result", result).Msg("admin command")
@@ -89,4 +90,4 @@ func (w conWorld) SlotName(cid int) string {
 func (w conWorld) Team(cid int) int { return w.s.world.Team(cid) }
 
 // conWorldEvent prints the game lines of a world event.
-func (s *Server) conWorldEvent(e world.Event) { s.con.World(conWorld{s}, e, TickDuration) }
+func (s *Server) conWorldEvent(e world.Event) { s.con.World(conWorld{s}, e, netproto.TickDuration) }

@@ -7,9 +7,6 @@ import (
 	"twserver/world"
 )
 
-// infoPlayer is one row of the server info client list.
-type infoPlayer = edge.InfoPlayer
-
 // gameTypeName is the game type shown in the browser: the running game's
 // (a changed sv_gametype shows from the next map load on).
 func (s *Server) gameTypeName() string { return s.world.GameTypeName() }
@@ -43,7 +40,7 @@ func (s *Server) infoLimits(numPlayers, numClients int) (maxPlayers, maxClients 
 
 // infoPlayers lists the non-empty slots for server info in s.infoRows
 // (reused, valid until the next call).
-func (s *Server) infoPlayers() (rows []infoPlayer, numPlayers int) {
+func (s *Server) infoPlayers() (rows []edge.InfoPlayer, numPlayers int) {
 	rows = s.infoRows[:0]
 	for _, c := range s.clients {
 		if c.state == session.Empty {
@@ -52,7 +49,7 @@ func (s *Server) infoPlayers() (rows []infoPlayer, numPlayers int) {
 		// Clients not yet in the game are listed as "(connecting)" spectators;
 		// only in-game non-spectators count as players (the browser drops
 		// entries with more players than player slots).
-		r := infoPlayer{Name: "(connecting)", Country: -1, Spectator: true}
+		r := edge.InfoPlayer{Name: "(connecting)", Country: -1, Spectator: true}
 		if c.state == session.Ingame {
 			r.Name, r.Clan, r.Country = c.name, c.clan, c.country
 			r.Score = int32(s.world.Score(c.id))

@@ -16,7 +16,7 @@ func (s *Server) consoleOut(line string) { s.cons.Print(line) }
 // runConsole runs a console line for caller; it reports whether the line
 // asked for the shutdown.
 func (s *Server) runConsole(c console.Caller, line string) bool {
-	return s.cons.Run(c, line) == errShutdown
+	return s.cons.Run(c, line) == console.ErrShutdown
 }
 
 // conHost is the game's side of the console (console.Host), called from

@@ -68,7 +68,7 @@ func stepMoving(s *Server, n int) {
 // at the same ticks in every run, however slow, so two servers stepped side
 // by side can be compared datagram by datagram.
 func tickClock(s *Server) {
-	s.clock = func() time.Duration { return time.Duration(s.world.CurrentTick()) * TickDuration }
+	s.clock = func() time.Duration { return time.Duration(s.world.CurrentTick()) * netproto.TickDuration }
 }
 
 // TestEncodePoolSameDatagrams checks that fanning the snapshots out to the

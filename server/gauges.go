@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"time"
 
+	"twserver/edge"
 	"twserver/metrics"
 	"twserver/session"
 	"twserver/world"
@@ -54,5 +55,5 @@ func (s *Server) write(b []byte, to netip.AddrPort) {
 	_, _ = s.conn.WriteTo(b, to)
 }
 
-// Stats returns// Stats returns the reader's packet counters (safe for concurrent reads).
-func (s *Server) Stats() *Stats { return s.stats }
+// Stats returns the reader's packet counters (safe for concurrent reads).
+func (s *Server) Stats() *edge.Stats { return s.stats }

@@ -3,6 +3,7 @@ package server
 import (
 	"net/netip"
 
+	"twserver/edge"
 	"twserver/metrics"
 	"twserver/netproto"
 	"twserver/observe"
@@ -75,7 +76,7 @@ func (s *Server) emitPlayer(kind observe.EventKind, c *client) {
 }
 
 // emitInfo reports the new server info, built from the rows publishInfo used.
-func (s *Server) emitInfo(rows []infoPlayer, numPlayers int) {
+func (s *Server) emitInfo(rows []edge.InfoPlayer, numPlayers int) {
 	if !s.observers.Any() {
 		return
 	}

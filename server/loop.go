@@ -39,7 +39,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"net/netip"
 	"strings"
 	"time"
@@ -54,15 +53,12 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// TickDuration is the length of one server tick (SERVER_TICK_SPEED = 50).
-const TickDuration = netproto.TickDuration
-
 // ReasonShutdown is the CLOSE reason sent to every client on shutdown.
 const ReasonShutdown = "Server shutdown"
 
 // tickStart returns the wall time at which tick t starts.
 func (s *Server) tickStart(t int32) time.Time {
-	return s.gameStart.Add(time.Duration(t) * TickDuration)
+	return s.gameStart.Add(time.Duration(t) * netproto.TickDuration)
 }
 
 // tickOrigin is the process-wide origin of aligned tick schedules
@@ -77,11 +73,11 @@ func (s *Server) firstTickStart(now time.Time) time.Time {
 		return now
 	}
 	since := now.Sub(tickOrigin) - s.tickPhase
-	k := (since + TickDuration - 1) / TickDuration
+	k := (since + netproto.TickDuration - 1) / netproto.TickDuration
 	if since < 0 {
 		k = 0
 	}
-	return tickOrigin.Add(k*TickDuration + s.tickPhase)
+	return tickOrigin.Add(k*netproto.TickDuration + s.tickPhase)
 }
 
 // Run serves until ctx is cancelled (or a console, rcon or vote "shutdown").
@@ -103,7 +99,7 @@ func (s *Server) Run(ctx context.Context) error {
 
 func (s *Server) run(ctx context.Context) error {
 	readerDone := make(chan struct{})
-	s.pace.Start(TickDuration)
+	s.pace.Start(netproto.TickDuration)
 	go s.readLoop(readerDone)
 	consoleDone := make(chan struct{})
 	stopConsole := make(chan struct{})
@@ -227,7 +223,7 @@ func (s *Server) advance() {
 	// reference only snapshots when the last due tick is itself a snapshot
 	// tick, which halves its snapshot rate whenever it wakes late; doing it
 	// at the newest even tick keeps 25 snapshots per second under load.
-	due := int(now.Sub(s.tickStart(s.world.CurrentTick()+1))/TickDuration) + 1
+	due := int(now.Sub(s.tickStart(s.world.CurrentTick()+1))/netproto.TickDuration) + 1
 	behind := due > MaxCatchUpTicks
 	if behind {
 		s.ticks.Dropped.Add(uint64(due - MaxCatchUpTicks))
@@ -263,7 +259,7 @@ func (s *Server) advance() {
 	}
 	if behind {
 		// Far behind (suspended or overloaded): move the schedule instead of spinning.
-		s.gameStart = s.firstTickStart(now).Add(-time.Duration(s.world.CurrentTick()) * TickDuration)
+		s.gameStart = s.firstTickStart(now).Add(-time.Duration(s.world.CurrentTick()) * netproto.TickDuration)
 		s.warn().Msg("game loop fell behind; tick schedule moved")
 	}
 	s.updateConns()
@@ -440,14 +436,10 @@ func reasonDialectOff(d netproto.Dialect) string {
 	return "0.7 connections are not accepted at this time"
 }
 
-// connectReq is a checked connection request of either dialect (the
-// edge's, read once from the datagram the reader let through).
-type connectReq = edge.Request
-
 // onConnect handles a checked connection request from an address without a
 // slot. Bans, the slot count and the per-IP limit count clients of every
 // dialect together.
-func (s *Server) onConnect(addr netip.AddrPort, req connectReq) {
+func (s *Server) onConnect(addr netip.AddrPort, req edge.Request) {
 	now := s.now()
 	if on := s.cfg.Server.Accept07; req.Dialect.Is6() && !s.cfg.Server.Accept06 || !req.Dialect.Is6() && !on {
 		s.gauges.Refused[metrics.RefuseDialect].Add(1)
@@ -650,5 +642,3 @@ func itoa(n int) string {
 	}
 	return string(b[i:])
 }
-
-func isClosedErr(err error) bool { return errors.Is(err, net.ErrClosed) }

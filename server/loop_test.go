@@ -173,7 +173,7 @@ func TestCatchUpSnapshotsOnce(t *testing.T) {
 			start := s.world.CurrentTick()
 			stored := c.storage.Len()
 			newest := c.storage.Newest()
-			s.gameStart = time.Now().Add(-time.Duration(start+tc.due)*TickDuration - TickDuration/2)
+			s.gameStart = time.Now().Add(-time.Duration(start+tc.due)*netproto.TickDuration - netproto.TickDuration/2)
 			s.advance()
 			if got := s.world.CurrentTick(); got != start+tc.due {
 				t.Fatalf("tick %d after catching up, want %d", got, start+tc.due)

@@ -139,7 +139,7 @@ func TestRconCmdList(t *testing.T) {
 				if biggest > session.RconCmdsPerTick || len(bursts) < rounds {
 					t.Errorf("%d arrivals, at most %d at once: want at least %d of at most %d", len(bursts), biggest, rounds, session.RconCmdsPerTick)
 				}
-				if minTook := time.Duration(rounds-1) * session.RconListGroups * TickDuration; took < minTook {
+				if minTook := time.Duration(rounds-1) * session.RconListGroups * netproto.TickDuration; took < minTook {
 					t.Errorf("the list took %v, want at least %v (one round every %d ticks)", took, minTook, session.RconListGroups)
 				}
 				if a.conn.Stats.Gaps != 0 {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"net"
 	"net/netip"
 	"time"
 
@@ -51,7 +52,7 @@ func (s *Server) readLoop(done chan<- struct{}) {
 		}
 		n, now, err := s.readOnce(r, false)
 		if err != nil {
-			if errors.Is(err, sockio.ErrClosed) || isClosedErr(err) {
+			if errors.Is(err, sockio.ErrClosed) || errors.Is(err, net.ErrClosed) {
 				return
 			}
 			continue

@@ -144,12 +144,12 @@ type Server struct {
 	sendBuf         []byte
 	out             *sockio.SendBatch // datagrams written at the end of the wake-up (batch.go)
 	scratch         [netproto.MaxPayload6]byte
-	infoSig         uint64           // infoSignature of the published info
-	pendingShutdown bool             // shutdown requested by rcon or vote
-	pendingMap      string           // map change requested by console/vote, done between ticks
-	cons            *console.Console // the console running the command lines (console.go)
-	pendingKicks    uint64           // client ids (bits) the world kicked for inactivity, dropped after the events
-	infoRows        []infoPlayer     // scratch of infoPlayers
+	infoSig         uint64            // infoSignature of the published info
+	pendingShutdown bool              // shutdown requested by rcon or vote
+	pendingMap      string            // map change requested by console/vote, done between ticks
+	cons            *console.Console  // the console running the command lines (console.go)
+	pendingKicks    uint64            // client ids (bits) the world kicked for inactivity, dropped after the events
+	infoRows        []edge.InfoPlayer // scratch of infoPlayers
 
 	warnLimit *rate.Limiter // bounds the peer-triggerable log lines (warn, rateLog)
 
@@ -173,10 +173,6 @@ type Server struct {
 	live    liveState       // frames for the web page and API (live.go)
 }
 
-// Stats are counters of dropped and handled packets (the edge's); read
-// with atomic loads.
-type Stats = edge.Stats
-
 // New loads the map, creates the world and opens the socket. It does not start
 // any goroutine; call Run.
 func New(o Options) (*Server, error) {
@@ -198,7 +194,7 @@ func New(o Options) (*Server, error) {
 		live:      liveState{hub: live.NewHub()},
 
 		alignTicks: o.AlignTicks,
-		tickPhase:  o.TickPhase % TickDuration,
+		tickPhase:  o.TickPhase % netproto.TickDuration,
 		out:        new(sockio.SendBatch),
 	}
 	s.edge = edge.New(s.write)
@@ -333,6 +329,3 @@ func (s *Server) setMap(m *twmap.Map) error {
 
 // RecordCounters returns the recording counters by name.
 func (s *Server) RecordCounters() map[string]uint64 { return s.rec.Counters() }
-
-// errShutdown is returned internally when the console asked to stop.
-var errShutdown = console.ErrShutdown

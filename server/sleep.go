@@ -3,6 +3,7 @@ package server
 import (
 	"time"
 
+	"twserver/netproto"
 	"twserver/session"
 )
 
@@ -110,7 +111,7 @@ func (s *Server) catchUp() {
 		return
 	}
 	now := time.Now()
-	target := int32(now.Sub(s.gameStart) / TickDuration)
+	target := int32(now.Sub(s.gameStart) / netproto.TickDuration)
 	for s.world.CurrentTick() < target && s.pendingMap == "" {
 		if k := min(s.world.IdleTicks(), target-s.world.CurrentTick()); k > 0 {
 			s.world.SkipIdle(k)

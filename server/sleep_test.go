@@ -21,7 +21,7 @@ import (
 )
 
 // wallTick is the tick a game started at start should be at now.
-func wallTick(start time.Time) int32 { return int32(time.Since(start) / TickDuration) }
+func wallTick(start time.Time) int32 { return int32(time.Since(start) / netproto.TickDuration) }
 
 // TestSleepEmptyGame: an empty game performs no ticks for 10 s while
 // server-info requests and console lines (the econ and rcon path,
@@ -96,7 +96,7 @@ func TestSleepJoinAfterIdle(t *testing.T) {
 		a.run(time.Second)
 		b, busyJoin := joinTime(t, ts, cl2Addr, "second")
 		t.Logf("join: %v on the sleeping game, %v on the busy one", idleJoin, busyJoin)
-		if idleJoin > busyJoin+TickDuration {
+		if idleJoin > busyJoin+netproto.TickDuration {
 			t.Fatalf("joining the sleeping game took %v, the busy one %v", idleJoin, busyJoin)
 		}
 		b.run(time.Second)

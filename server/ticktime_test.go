@@ -18,7 +18,7 @@ import (
 // dueTicks makes n ticks due now on an idle server.
 func dueTicks(s *Server, n int) {
 	cur := s.world.CurrentTick()
-	s.gameStart = time.Now().Add(-time.Duration(cur)*TickDuration - time.Duration(n)*TickDuration - time.Millisecond)
+	s.gameStart = time.Now().Add(-time.Duration(cur)*netproto.TickDuration - time.Duration(n)*netproto.TickDuration - time.Millisecond)
 }
 
 // TestTickTimingCounts: the loop counts its ticks, the skipped ones (run
@@ -60,7 +60,7 @@ func testTickTimingCounts(t *testing.T) {
 	if n := tt.SnapsSkipped.Load(); n != 1 {
 		t.Errorf("four due ticks: %d snapshot ticks skipped, want 1", n)
 	}
-	if l := tt.Lateness.Max(); l != 3*TickDuration+time.Millisecond {
+	if l := tt.Lateness.Max(); l != 3*netproto.TickDuration+time.Millisecond {
 		t.Errorf("lateness of four due ticks %v, want 61 ms", l)
 	}
 	dueTicks(s, MaxCatchUpTicks+20)

@@ -80,7 +80,7 @@ func (s *Server) runVote(as console.Caller, v *vote.State) {
 	} else {
 		err = s.cons.Run(as, v.Command)
 	}
-	if err == errShutdown {
+	if err == console.ErrShutdown {
 		s.pendingShutdown = true
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"twserver/internal/httpserve"
 	"twserver/live"
+	"twserver/netproto"
 	"twserver/server"
 )
 
@@ -265,7 +266,7 @@ func (h *Handler) frame(ctx context.Context, g *gameView) *live.Frame {
 }
 
 // FrameEvery is the interval of the loop's frames.
-func FrameEvery() time.Duration { return server.FrameEvery * server.TickDuration }
+func FrameEvery() time.Duration { return server.FrameEvery * netproto.TickDuration }
 
 // Run samples the games' figures for the plots until ctx ends.
 func (h *Handler) Run(ctx context.Context) {

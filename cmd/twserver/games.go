@@ -18,6 +18,7 @@ import (
 	"twserver/config"
 	"twserver/encpool"
 	"twserver/metrics"
+	"twserver/netproto"
 	"twserver/server"
 )
 
@@ -133,7 +134,7 @@ func startGames(ctx context.Context, cfgs []config.Config, consoles []io.Reader,
 		// Several games tick at phases spread over the tick, so their
 		// snapshot bursts do not coincide.
 		srv, err := server.New(server.Options{Config: cfg, Logger: g.log, Console: consoles[i], Pool: pool,
-			AlignTicks: len(cfgs) > 1, TickPhase: time.Duration(i) * server.TickDuration / time.Duration(len(cfgs))})
+			AlignTicks: len(cfgs) > 1, TickPhase: time.Duration(i) * netproto.TickDuration / time.Duration(len(cfgs))})
 		if err != nil {
 			g.log.Error().Err(err).Msg("cannot start")
 			return games, err
