@@ -69,7 +69,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	enterTimeout := fs.Duration("enter-timeout", loadclient.DefaultEnterTimeout, "a client that is not in game after this long fails")
 	perClient := fs.Bool("per-client", false, "include per-client statistics in the JSON summary")
 	proto := fs.String("proto", "07", "client dialect: 07, 06 (DDNet 0.6 with the security token), 06vanilla (0.6 without it) or mix (alternating 07 and 06)")
-	status := fs.String("status", "auto", "live status line on standard error: auto (when it is a terminal), on, off")
 	freshMaps := fs.Bool("fresh-maps", false, "every client downloads the map (no sharing between the clients of the run)")
 	// network impairment inside the clients' own sockets: both directions,
 	// then -up / -down override single settings for one direction
@@ -118,14 +117,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usage("%v", err)
 	}
-	live := false
-	switch *status {
-	case "on":
-		live = true
-	case "auto":
-		live = isTerminal(os.Stderr)
-	case "off":
-	default:
+	live, ok := c.liveStatus()
+	if !ok {
 		return usage("-status must be auto, on or off")
 	}
 	if *pid < 0 || *pid > 0 && *outDir == "" {
