@@ -30,6 +30,7 @@ var (
 	descSleeps     = desc("twserver_sleeps_total", "Times the game fell asleep: nobody connected and nothing to simulate.")
 	descSkipped    = desc("twserver_ticks_skipped_total", "Ticks that missed their own wake-up: simulated back to back with the next, or dropped.")
 	descDropped    = desc("twserver_ticks_dropped_total", "Ticks never simulated because the loop fell too far behind and moved its schedule.")
+	descSnapsSkip  = desc("twserver_snapshot_ticks_skipped_total", "Snapshot ticks whose snapshots were not sent because a late wake-up caught up past them.")
 	descLastTick   = desc("twserver_last_tick_timestamp_seconds", "Unix time at which the game loop last finished running ticks, or last woke while the empty game slept (0 before either).")
 	descSnapBytes  = desc("twserver_snapshot_bytes", "Size of each snapshot sent to a client (all parts, before Huffman compression).")
 	descPackets    = desc("twserver_net_packets_total", "UDP datagrams received (in) and sent (out).", "dir")
@@ -64,7 +65,7 @@ func newCollector(src Source, reg func() []RegisterState) *collector {
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{
 		descClients, descPlayers, descSpectators, descMaxClients, descInfo, descEvents,
-		descTickDur, descTickLate, descTicks, descSlept, descSleeps, descSkipped, descDropped, descLastTick, descSnapBytes,
+		descTickDur, descTickLate, descTicks, descSlept, descSleeps, descSkipped, descDropped, descSnapsSkip, descLastTick, descSnapBytes,
 		descPackets, descBytes, descNetDropped, descReplies, descConns, descPregame, descBans, descBansTotal,
 		descRecFiles, descRecStopped, descRecPruned, descRecBytes, descRegStatus, descRegErrors, descSocket,
 	} {
@@ -107,6 +108,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	counter(descSleeps, g.Sleeps.Load())
 	counter(descSkipped, t.Skipped.Load())
 	counter(descDropped, t.Dropped.Load())
+	counter(descSnapsSkip, t.SnapsSkipped.Load())
 	gauge(descLastTick, float64(t.LastTick.Load())/1e9) // 0 before the first tick
 	ch <- sizeHistogram(descSnapBytes, &g.SnapshotBytes)
 

@@ -174,6 +174,11 @@ type TickTiming struct {
 	Skipped atomic.Uint64
 	// Dropped counts the ticks never simulated because the schedule was moved.
 	Dropped atomic.Uint64
+	// SnapsSkipped counts snapshot ticks whose snapshots were never sent
+	// because a late wake-up simulated them back to back with a newer
+	// snapshot tick (only the newest is sent): the gaps a client sees in
+	// its snapshot ticks when the loop is starved.
+	SnapsSkipped atomic.Uint64
 	// Slept counts the ticks an empty game skipped while it slept
 	// (sleep.go): the world's tick counter advanced over them without a
 	// simulation, which would have changed nothing else.

@@ -220,6 +220,7 @@ func (s *Server) advance() {
 	if s.cfg.Server.SnapshotRate != 50 && (s.world.CurrentTick()+int32(due))%2 != 0 {
 		snapAt = due - 2 // -1 when the only due tick is odd: no snapshot
 	}
+	s.ticks.SnapsSkipped.Add(uint64(s.snapTicksIn(s.world.CurrentTick()+1, s.world.CurrentTick()+int32(due)) - min(1, snapAt+1)))
 	defer s.publishGauges()
 	for n := range due {
 		if n == snapAt {
@@ -240,6 +241,17 @@ func (s *Server) advance() {
 		s.warn().Msg("game loop fell behind; tick schedule moved")
 	}
 	s.updateConns()
+}
+
+// snapTicksIn is the number of snapshot ticks in [first, last].
+func (s *Server) snapTicksIn(first, last int32) int {
+	if last < first {
+		return 0
+	}
+	if s.cfg.Server.SnapshotRate == 50 {
+		return int(last - first + 1)
+	}
+	return int(last/2 - (first-1)/2)
 }
 
 // endTickWork records the work of a wake-up that ran ticks (from the

@@ -21,7 +21,8 @@ func dueTicks(s *Server, n int) {
 }
 
 // TestTickTimingCounts: the loop counts its ticks, the skipped ones (run
-// back to back) and the dropped ones (schedule moved), and measures one
+// back to back), the snapshot ticks those skipped and the dropped ones
+// (schedule moved), and measures one
 // work and one lateness sample per wake-up.
 // It runs under synctest: the fake clock does not move while the test
 // runs, so a preempted test cannot make an extra tick due.
@@ -45,14 +46,21 @@ func testTickTimingCounts(t *testing.T) {
 	if tt.LastTick.Load() == 0 {
 		t.Error("time of the last tick not published")
 	}
-	dueTicks(s, 3)
+	if n := tt.SnapsSkipped.Load(); n != 0 {
+		t.Errorf("one due tick: %d snapshot ticks skipped", n)
+	}
+	// Four due ticks hold two snapshot ticks: one is sent, one skipped.
+	dueTicks(s, 4)
 	s.advance()
 	s.endTickWork()
-	if tt.Ticks.Load() != 4 || tt.Skipped.Load() != 2 || tt.Work.Count() != 2 {
-		t.Fatalf("three due ticks: ticks %d skipped %d work samples %d", tt.Ticks.Load(), tt.Skipped.Load(), tt.Work.Count())
+	if tt.Ticks.Load() != 5 || tt.Skipped.Load() != 3 || tt.Work.Count() != 2 {
+		t.Fatalf("four due ticks: ticks %d skipped %d work samples %d", tt.Ticks.Load(), tt.Skipped.Load(), tt.Work.Count())
 	}
-	if l := tt.Lateness.Max(); l != 2*TickDuration+time.Millisecond {
-		t.Errorf("lateness of three due ticks %v, want 41 ms", l)
+	if n := tt.SnapsSkipped.Load(); n != 1 {
+		t.Errorf("four due ticks: %d snapshot ticks skipped, want 1", n)
+	}
+	if l := tt.Lateness.Max(); l != 3*TickDuration+time.Millisecond {
+		t.Errorf("lateness of four due ticks %v, want 61 ms", l)
 	}
 	dueTicks(s, MaxCatchUpTicks+20)
 	s.advance()
@@ -60,11 +68,16 @@ func testTickTimingCounts(t *testing.T) {
 	if d := tt.Dropped.Load(); d != 20 {
 		t.Errorf("dropped %d ticks, want 20", d)
 	}
-	if got, want := tt.Ticks.Load(), uint64(4+MaxCatchUpTicks); got != want {
+	if got, want := tt.Ticks.Load(), uint64(5+MaxCatchUpTicks); got != want {
 		t.Errorf("ticks %d, want %d", got, want)
 	}
-	if got, want := tt.Skipped.Load(), uint64(2+MaxCatchUpTicks+19); got != want {
+	if got, want := tt.Skipped.Load(), uint64(3+MaxCatchUpTicks+19); got != want {
 		t.Errorf("skipped %d, want %d", got, want)
+	}
+	// MaxCatchUpTicks (even) simulated ticks hold half as many snapshot
+	// ticks, one sent; the dropped ones were never ticks a client sees.
+	if got, want := tt.SnapsSkipped.Load(), uint64(1+MaxCatchUpTicks/2-1); got != want {
+		t.Errorf("snapshot ticks skipped %d, want %d", got, want)
 	}
 	// No tick due: nothing measured.
 	s.advance()

@@ -77,7 +77,8 @@ func (w *gameWatch) client(server netip.AddrPort, name string) *loadclient.Clien
 // do) with synthetic clients in each: each game's clients see only their
 // own players, chat, vote options and called votes; a chat line, a vote,
 // a map change and a flood of garbage datagrams in game A leave game B's
-// clients at 25 snapshots per second with no missing snapshot tick.
+// clients at 25 snapshots per second, missing no snapshot tick that B's own
+// loop sent.
 func TestTwoGamesIsolated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("load test skipped in -short mode")
@@ -167,6 +168,7 @@ func TestTwoGamesIsolated(t *testing.T) {
 	if games[0].srv.MapName() != "dm2" || games[1].srv.MapName() != "dm1" {
 		t.Errorf("maps after the change in A: A %s, B %s", games[0].srv.MapName(), games[1].srv.MapName())
 	}
+	skippedB := games[1].srv.TickTiming().SnapsSkipped.Load()
 	for g, name := range []string{"A", "B"} {
 		w := watch[g]
 		if w.maxPlayers != counts[g] {
@@ -186,12 +188,15 @@ func TestTwoGamesIsolated(t *testing.T) {
 				t.Errorf("game %s client %s: entered %v failure %q bad %d", name, st.Name, st.Entered, st.Failure, st.BadSnapshots())
 			}
 			if g == 1 {
-				// B's clients: every snapshot tick of the whole run, through
-				// A's chat, map change and flood.
-				if r := st.SnapRateServerTime(); r < 24.5 || st.SnapGaps != 0 || st.MapDownloads != 1 {
-					t.Errorf("game B client %s: %.2f snapshots/s, %d gaps, %d map downloads", st.Name, r, st.SnapGaps, st.MapDownloads)
+				// B's clients: every snapshot tick B's loop sent, through A's
+				// chat, map change and flood. A gap is allowed only where B's
+				// own loop woke too late to send that tick's snapshots (the
+				// process starved on a busy machine), which B counts; a gap
+				// B did not count is a snapshot lost to A's events.
+				if r := st.SnapRateServerTime(); r < 24 || uint64(st.SnapGaps) > skippedB || st.MapDownloads != 1 {
+					t.Errorf("game B client %s: %.2f snapshots/s, %d gaps (B's loop skipped %d snapshot ticks), %d map downloads", st.Name, r, st.SnapGaps, skippedB, st.MapDownloads)
 				}
-				t.Logf("game B client %s: %.2f snapshots/s over %v in game, %d gaps", st.Name, st.SnapRateServerTime(), st.InGame.Round(time.Millisecond), st.SnapGaps)
+				t.Logf("game B client %s: %.2f snapshots/s over %v in game, %d gaps, B's loop skipped %d snapshot ticks", st.Name, st.SnapRateServerTime(), st.InGame.Round(time.Millisecond), st.SnapGaps, skippedB)
 			} else if st.MapDownloads < 2 {
 				t.Errorf("game A client %s: %d map downloads, want the change to dm2 too", st.Name, st.MapDownloads)
 			}
