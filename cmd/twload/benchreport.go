@@ -373,6 +373,7 @@ func writeLoadReport(dir string, smp *sampler, sum *loadclient.Summary, rc loadc
 	row := benchRow{Server: name, Clients: rep.Config.Clients[0], Games: rep.Config.Games, Window: 1, Order: 1}
 	row.fill(smp, sum, rc.RampUp.Seconds(), false)
 	row.Phases = phases
+	serverPhases(row.Phases, row.Series)
 	if row.Error != "" {
 		rep.fail("%s", row.Error)
 	}

@@ -235,9 +235,10 @@ if (rep.ratios && rep.ratios.length) {
 
 if (PHASES.length) {
   h("h2", "Scenario phases", main);
-  table(main, ["phase", "kind", "seconds", "in game min–max (end)", "snapshots/s per client mean (min)", "failed", "crc errors", "what it did"],
+  table(main, ["phase", "kind", "seconds", "in game min–max (end)", "snapshots/s per client mean (min)", "failed", "crc errors", "server CPU %", "server RSS MB", "what it did"],
     PHASES.map(p => [p.name, p.kind, fmt(p.start_s) + "–" + fmt(p.end_s), p.in_game_min + "–" + p.in_game_max + " (" + p.in_game_end + ")",
       fmt(p.snaps_per_sec_mean) + " (" + fmt(p.snaps_per_sec_min) + ")", p.failed, p.crc_errors,
+      p.server_cpu_pct ? fmt(p.server_cpu_pct) : "-", p.server_rss_mb ? fmt(p.server_rss_mb) : "-",
       p.error ? "error: " + p.error : p.flood ? "flood: " + p.flood.sent_total + " datagrams, " + fmt(p.flood.achieved_pps) + "/s" :
       p.hold ? "hold at " + p.hold.stage + ": " + p.hold.held + " of " + p.hold.clients + " held, " + p.hold.dropped + " dropped, " + p.hold.still_held_at_end + " still held" :
       p.left ? p.left + " clients left" : (p.netem || "")]));

@@ -38,6 +38,11 @@ type phaseReport struct {
 	CRCErrors int64 `json:"crc_errors"`
 	RxBytes   int64 `json:"rx_bytes"`
 	TxBytes   int64 `json:"tx_bytes"`
+	// ServerCPUPct (mean, % of one core) and ServerRSSMB (highest) are the
+	// server's over the phase, when its processes were sampled (twload
+	// bench, or -o with -pid).
+	ServerCPUPct float64 `json:"server_cpu_pct,omitempty"`
+	ServerRSSMB  float64 `json:"server_rss_mb,omitempty"`
 	// What the phase did: its impairment, the flood's or the hold's
 	// summary, the clients that left.
 	Netem string                   `json:"netem,omitempty"`
@@ -191,10 +196,28 @@ func fillPhases(sc *scenario.Scenario, pl scenario.Plan, phases []phaseReport, l
 	}
 }
 
+// serverPhases fills the phases' server CPU and memory from the report's
+// samples (nothing when the server was not sampled).
+func serverPhases(phases []phaseReport, points []benchPoint) {
+	for i := range phases {
+		p := &phases[i]
+		var cpu []float64
+		for _, pt := range points {
+			if pt.T > p.StartS && pt.T <= p.EndS && (pt.CPUPct > 0 || pt.RSSMB > 0) {
+				cpu = append(cpu, pt.CPUPct)
+				p.ServerRSSMB = max(p.ServerRSSMB, pt.RSSMB)
+			}
+		}
+		if len(cpu) > 0 {
+			p.ServerCPUPct = round2(mean(cpu))
+		}
+	}
+}
+
 // writePhaseTable prints the phases of a scenario run, one a line.
 func writePhaseTable(w io.Writer, phases []phaseReport) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  phase\tkind\ts\tin game min–max (end)\tsnaps/s per client mean (min)\tfailed\tcrc\twhat it did")
+	fmt.Fprintln(tw, "  phase\tkind\ts\tin game min–max (end)\tsnaps/s per client mean (min)\tfailed\tcrc\tserver CPU %\twhat it did")
 	for _, p := range phases {
 		what := p.Netem
 		switch {
@@ -208,8 +231,12 @@ func writePhaseTable(w io.Writer, phases []phaseReport) {
 		case p.Left > 0:
 			what = fmt.Sprintf("%d clients left", p.Left)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%g–%g\t%d–%d (%d)\t%.2f (%.2f)\t%d\t%d\t%s\n", p.Name, p.Kind, p.StartS, p.EndS,
-			p.InGameMin, p.InGameMax, p.InGameEnd, p.SnapsPerSecMean, p.SnapsPerSecMin, p.Failed, p.CRCErrors, what)
+		cpu := "-"
+		if p.ServerCPUPct > 0 {
+			cpu = fmt.Sprintf("%.1f", p.ServerCPUPct)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%g–%g\t%d–%d (%d)\t%.2f (%.2f)\t%d\t%d\t%s\t%s\n", p.Name, p.Kind, p.StartS, p.EndS,
+			p.InGameMin, p.InGameMax, p.InGameEnd, p.SnapsPerSecMean, p.SnapsPerSecMin, p.Failed, p.CRCErrors, cpu, what)
 	}
 	tw.Flush()
 }

@@ -130,3 +130,40 @@ func TestScenarioUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchScenario: twload bench -scenario plays the scenario against a
+// server it starts and reports every phase with the server's CPU and
+// memory in it.
+func TestBenchScenario(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the bench scenario run")
+	}
+	tws := buildTwserver(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "b.toml")
+	sc := "name = \"b\"\n[[phase]]\nkind = \"ramp\"\nclients = 3\nduration = \"1s\"\n[[phase]]\nkind = \"flood\"\nduration = \"2s\"\nrate = 5000\nsources = 20\n"
+	if err := os.WriteFile(file, []byte(sc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{"bench", "-server", tws + " {configs} -no-console -log-level warn", "-scenario", file, "-windows", "1", "-o", dir}, &out, &errb)
+	t.Logf("stdout:\n%s\nstderr:\n%s", out.String(), errb.String())
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	rep := readReport(t, dir)
+	if rep.Config.Scenario != file || len(rep.Rows) != 1 || len(rep.Rows[0].Phases) != 2 {
+		t.Fatalf("report: scenario %q, %d rows", rep.Config.Scenario, len(rep.Rows))
+	}
+	f := rep.Rows[0].Phases[1]
+	if f.Flood == nil || f.Flood.SentTotal == 0 || f.ServerCPUPct <= 0 || f.ServerRSSMB <= 0 {
+		t.Errorf("flood phase: %+v", f)
+	}
+	if !strings.Contains(out.String(), "phases of "+file) {
+		t.Errorf("stdout lacks the phase table")
+	}
+	var errb2 bytes.Buffer
+	if code := run([]string{"bench", "-server", tws, "-scenario", file, "-clients", "4"}, &out, &errb2); code != 2 || !strings.Contains(errb2.String(), "-clients: not with -scenario") {
+		t.Errorf("-clients with -scenario: exit %d, %q", code, errb2.String())
+	}
+}

@@ -73,12 +73,12 @@ var keys = map[Kind][]string{
 	Blackout: nil,
 	Loss:     {"loss", "delay", "jitter", "reorder", "dup", "up", "down"},
 	Flood:    {"rate", "sources", "senders", "kinds"},
-	Hold:     {"connections", "stage", "keepalive"},
+	Hold:     {"connections", "stage", "keepalive", "lasts"},
 	Leave:    {"clients"},
 }
 
 // topKeys are the keys of the file outside its phases.
-var topKeys = []string{"name", "description", "seed", "pattern", "proto", "fresh_maps", "enter_timeout", "sources", "phase"}
+var topKeys = []string{"name", "description", "seed", "pattern", "proto", "fresh_maps", "enter_timeout", "sources", "network", "phase"}
 
 // Scenario is a parsed scenario file.
 type Scenario struct {
@@ -93,7 +93,11 @@ type Scenario struct {
 	EnterTimeout time.Duration
 	// Sources is twload's -sources (-1: one loopback address per client).
 	Sources int
-	Phases  []Phase
+	// Up and Down impair the clients' traffic for the whole run (the
+	// [network] table, with a loss phase's keys); loss and blackout
+	// phases replace them for their span.
+	Up, Down loadclient.Impair
+	Phases   []Phase
 }
 
 // Phase is one phase of a scenario.
@@ -111,10 +115,13 @@ type Phase struct {
 	// goroutines and the mix of kinds.
 	Rate, FloodSources, Senders int
 	Weights                     [len(loadclient.FloodKinds)]int
-	// A hold phase: connections, their stage, kept alive or silent.
+	// A hold phase: connections, their stage, kept alive or silent, and
+	// how long they are held from the phase's start (Lasts, at least the
+	// phase's Duration: the phases after it run meanwhile).
 	Connections int
 	Stage       loadclient.HoldStage
 	KeepAlive   bool
+	Lasts       time.Duration
 }
 
 // Label is the phase's name, or its kind when it has none.
@@ -408,6 +415,21 @@ func Parse(data []byte) (*Scenario, error) {
 	} else if ok {
 		s.Sources = int(n)
 	}
+	if v, present := raw["network"]; present {
+		m, isTable := v.(map[string]any)
+		if !isTable {
+			return nil, top.errf("network", "network: want a [network] table, not %s", typeName(v))
+		}
+		nt := &table{m: m, where: "[network]: ", line: top.line}
+		if err := nt.unknown(keys[Loss], "[network] takes "+strings.Join(keys[Loss], ", ")); err != nil {
+			return nil, err
+		}
+		var p Phase
+		if err := parseLoss(nt, &p); err != nil {
+			return nil, err
+		}
+		s.Up, s.Down = p.Up, p.Down
+	}
 	phases, ok := raw["phase"].([]map[string]any)
 	if !ok {
 		if _, present := raw["phase"]; present {
@@ -574,7 +596,16 @@ func parseHold(t *table, p *Phase) error {
 	if p.KeepAlive, err = t.boolean("keepalive"); err != nil {
 		return err
 	}
-	if r := holdRampUp(p.Connections); p.Duration <= r || p.Duration > loadclient.MaxHoldDuration {
+	p.Lasts = p.Duration
+	if d, ok, err := t.duration("lasts", loadclient.MaxHoldDuration); err != nil {
+		return err
+	} else if ok {
+		if d < p.Duration {
+			return t.errf("lasts", "lasts: %v is shorter than the phase (%v)", d, p.Duration)
+		}
+		p.Lasts = d
+	}
+	if r := holdRampUp(p.Connections); p.Lasts <= r || p.Lasts > loadclient.MaxHoldDuration {
 		return t.errf("duration", "a hold of %d connections lasts more than their ramp-up %v and at most %v",
 			p.Connections, r, loadclient.MaxHoldDuration)
 	}
@@ -616,6 +647,11 @@ func (s *Scenario) check() error {
 	if started == 0 {
 		return errors.New("no ramp phase: a scenario needs clients")
 	}
+	for i, p := range s.Phases {
+		if p.Kind == Hold && s.Start(i)+p.Lasts > s.Total() {
+			return fmt.Errorf("line %d: phase %d (hold): lasts %v, past the end of the scenario", p.Line, i+1, p.Lasts)
+		}
+	}
 	return nil
 }
 
@@ -645,7 +681,7 @@ func (s *Scenario) Plan(server netip.AddrPort) Plan {
 		Sources: s.Sources, SourceBase: netip.AddrFrom4([4]byte{127, 0, 0, 1}), Proto: s.Proto, FreshMaps: s.FreshMaps, EnterTimeout: s.EnterTimeout,
 		StartAt: make([]time.Duration, 0, n), LeaveAt: make([]time.Duration, n),
 	}}
-	netem := &loadclient.Netem{}
+	netem := &loadclient.Netem{Up: s.Up, Down: s.Down}
 	var at time.Duration
 	for i, p := range s.Phases {
 		switch p.Kind {
@@ -679,7 +715,7 @@ func (s *Scenario) Plan(server netip.AddrPort) Plan {
 			r := holdRampUp(p.Connections)
 			pl.Holds = append(pl.Holds, Timed[loadclient.HoldConfig]{At: at, Phase: i, Config: loadclient.HoldConfig{
 				Server: server, Clients: p.Connections, Stage: p.Stage, KeepAlive: p.KeepAlive,
-				SourceBase: loadclient.DefaultHoldSourceBase, RampUp: r, Duration: p.Duration - r,
+				SourceBase: loadclient.DefaultHoldSourceBase, RampUp: r, Duration: p.Lasts - r,
 			}})
 		}
 		at += p.Duration

@@ -18,6 +18,9 @@ fresh_maps = true
 enter_timeout = "1m"
 sources = 8
 
+[network]
+delay = "20ms"
+
 [[phase]]
 kind = "ramp"
 clients = 4
@@ -49,6 +52,7 @@ duration = "5s"
 connections = 200
 stage = "map"
 keepalive = true
+lasts = "6s"
 
 [[phase]]
 kind = "leave"
@@ -75,7 +79,7 @@ func TestParseFull(t *testing.T) {
 		s.EnterTimeout != time.Minute || s.Sources != 8 || len(s.Phases) != 8 || s.Total() != 29*time.Second {
 		t.Fatalf("%+v", s)
 	}
-	if p := s.Phases[1]; p.Label() != "loss P1" || p.Line != 14 || p.Up.Loss != 0 || p.Down.Loss != 0.05 || p.Up.Delay != 40*time.Millisecond {
+	if p := s.Phases[1]; p.Label() != "loss P1" || p.Line != 17 || p.Up.Loss != 0 || p.Down.Loss != 0.05 || p.Up.Delay != 40*time.Millisecond {
 		t.Fatalf("loss phase %+v", p)
 	}
 	pl := s.Plan(netip.MustParseAddrPort("127.0.0.1:8303"))
@@ -98,7 +102,10 @@ func TestParseFull(t *testing.T) {
 	if len(pl.Floods) != 1 || pl.Floods[0].At != 14*time.Second || pl.Floods[0].Config.Rate != 1000 || pl.Floods[0].Config.Sources != 10 {
 		t.Fatalf("floods %+v", pl.Floods)
 	}
-	if len(pl.Holds) != 1 || pl.Holds[0].At != 19*time.Second || pl.Holds[0].Config.RampUp+pl.Holds[0].Config.Duration != 5*time.Second {
+	if n.Up.Delay != 20*time.Millisecond || n.Down.Delay != 20*time.Millisecond || n.Up.Loss != 0 {
+		t.Fatalf("[network]: %+v", n)
+	}
+	if len(pl.Holds) != 1 || pl.Holds[0].At != 19*time.Second || pl.Holds[0].Config.RampUp+pl.Holds[0].Config.Duration != 6*time.Second {
 		t.Fatalf("holds %+v", pl.Holds)
 	}
 }
@@ -162,6 +169,11 @@ func TestParseErrors(t *testing.T) {
 		{"hold stage", ramp + "[[phase]]\nkind = \"hold\"\nduration = \"2s\"\nconnections = 5\nstage = \"lobby\"\n", `line 9: phase 2 (hold): stage: "lobby" is not`},
 		{"hold short", ramp + "[[phase]]\nkind = \"hold\"\nduration = \"1s\"\nconnections = 1000\nstage = \"map\"\n", "line 7: phase 2 (hold): a hold of 1000 connections lasts more than their ramp-up 2s"},
 		{"hold keepalive", ramp + "[[phase]]\nkind = \"hold\"\nduration = \"3s\"\nconnections = 5\nstage = \"map\"\nkeepalive = 1\n", "line 10: phase 2 (hold): keepalive: want true or false"},
+		{"network key", "[network]\nlos = \"5%\"\n" + ramp, `line 2: [network]: unknown key "los"`},
+		{"network type", "network = 5\n" + ramp, "line 1: network: want a [network] table"},
+		{"network bad", "[network]\ndelay = \"5s\"\n" + ramp, "line 2: [network]: delay: 5s is outside"},
+		{"hold lasts short", ramp + "[[phase]]\nkind = \"hold\"\nduration = \"3s\"\nconnections = 5\nstage = \"map\"\nlasts = \"1s\"\n", "line 10: phase 2 (hold): lasts: 1s is shorter than the phase"},
+		{"hold lasts past end", ramp + "[[phase]]\nkind = \"hold\"\nduration = \"3s\"\nconnections = 5\nstage = \"map\"\nlasts = \"9s\"\n", "line 5: phase 2 (hold): lasts 9s, past the end"},
 		{"too long", ramp + "[[phase]]\nkind = \"steady\"\nduration = \"2h\"\n", "the phases last 2h0m2s, more than 2h0m0s"},
 		{"too many phases", ramp + strings.Repeat("[[phase]]\nkind = \"steady\"\nduration = \"1s\"\n", 32), "line 98: more than 32 phases"},
 		{"too big", "# " + strings.Repeat("x", MaxFileSize), "larger than"},
