@@ -2,6 +2,8 @@ package scenario
 
 import (
 	"net/netip"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -198,4 +200,26 @@ func FuzzParse(f *testing.F) {
 		}
 		checkPlan(t, s.Plan(netip.MustParseAddrPort("127.0.0.1:8303")))
 	})
+}
+
+// TestShippedScenarios: every scenario file in scripts/scenarios parses
+// and makes a plan loadclient accepts.
+func TestShippedScenarios(t *testing.T) {
+	files, err := filepath.Glob("../../scripts/scenarios/*.toml")
+	if err != nil || len(files) < 10 {
+		t.Fatalf("%d scenario files (%v)", len(files), err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Parse(data)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		t.Logf("%s: %q, %d phases, %v, %d clients", filepath.Base(f), s.Name, len(s.Phases), s.Total(), s.Clients())
+		checkPlan(t, s.Plan(netip.MustParseAddrPort("127.0.0.1:8303")))
+	}
 }
