@@ -174,8 +174,21 @@ func (r *Recorder) demoAfterTick() {
 	}
 }
 
-// GameMessage records a game message sent to everybody in the demo.
-func (r *Recorder) GameMessage(m gamemsg.Message) { r.demoMsg(m) }
+// GameMessage records a game message sent to everybody in the demo and,
+// unless a world event made it (gamedemo.FromWorld: the replay makes those
+// again), in the teehistorian file as SERVER_MESSAGE: chat lines as the
+// server's formatting and spam rules let them out, emoticons, skin changes
+// (Sv_SkinChange, which the demo leaves out), votes, broadcasts and the
+// like, so that demos made from the file hold them at the same tick.
+func (r *Recorder) GameMessage(m gamemsg.Message) {
+	if r.Active() && !gamedemo.FromWorld(m.ID()) {
+		r.pk.Reset()
+		if gamemsg.Encode(&r.pk, m) == nil && r.pk.Err() == nil {
+			r.enc.RecordServerMsg(r.pk.Bytes())
+		}
+	}
+	r.demoMsg(m)
+}
 
 func (r *Recorder) demoMsg(m gamemsg.Message) {
 	if d := &r.demo; d.active() {

@@ -14,6 +14,7 @@ import (
 
 	"twserver/config"
 	"twserver/gamemsg"
+	"twserver/netproto"
 	"twserver/teehist"
 	"twserver/teehist/replay"
 	"twserver/world"
@@ -95,6 +96,7 @@ type Recorder struct {
 	teams    [world.MaxClients]int8 // last recorded team + 2 (0 = none recorded)
 	pos      replay.Positions
 	closing  []*teehist.FileWriter
+	pk       netproto.Packer // GameMessage's encoding
 
 	demo demoRecorder
 }
@@ -442,7 +444,8 @@ func (r *Recorder) Rename(cid int, name string) {
 
 // Message records a vital game message (its 0.7 encoding) from client cid
 // if the client is ready (READY or later); chat and votes are left out,
-// like the reference.
+// like the reference (the chat lines and vote messages the server sent to
+// everybody are recorded by GameMessage instead).
 func (r *Recorder) Message(cid int, ready bool, id int32, data []byte) {
 	if !r.Active() || !ready {
 		return

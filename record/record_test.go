@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -427,11 +428,24 @@ func TestDemoFromTeehistorian(t *testing.T) {
 		if i%10 == 0 {
 			time.Sleep(time.Millisecond) // a real loop's pace lets the writers keep up (their queues are bounded)
 		}
+		if i%100 == 50 { // messages the loop sends to everybody between ticks
+			g.r.GameMessage(&gamemsg.SvChat{Mode: 1, ClientID: 1, TargetID: -1, Message: fmt.Sprint("line ", i)})
+			g.r.GameMessage(&gamemsg.SvVoteSet{ClientID: 2, Type: 1, Timeout: 25, Description: "restart", Reason: "why"})
+			// an accepted skin change, as the loop makes it (the file's; no demo message)
+			info, _ := g.w.Info(3)
+			info.SkinPartNames[0] = fmt.Sprint("skin", i)
+			info.SkinPartColors[1] = int32(i)
+			g.w.SetPlayerInfo(3, info)
+			g.r.GameMessage(&gamemsg.SvSkinChange{ClientID: 3, Skin: gamemsg.Skin{PartNames: info.SkinPartNames,
+				UseCustomColors: info.UseCustomColors, PartColors: info.SkinPartColors}})
+		}
 	}
 	st := g.r.Status()
 	g.r.Stop()
 	_, _, counts := readTeehist(t, st.TeehistPath)
-	if counts["LATENCY"] < 4*8 || counts["SNAP_SKIPPED"] != 50 {
+	// SERVER_MESSAGE: the chat lines, votes and skin changes; the kill
+	// messages (the world's) are not recorded
+	if counts["LATENCY"] < 4*8 || counts["SNAP_SKIPPED"] != 50 || counts["SERVER_MESSAGE"] != 15 {
 		t.Fatalf("messages %v", counts)
 	}
 	server, err := os.ReadFile(st.DemoPath)
@@ -454,12 +468,13 @@ func TestDemoFromTeehistorian(t *testing.T) {
 	if len(got) != len(want) || len(want) < 240 {
 		t.Fatalf("%d snapshot ticks, the recorder's demo %d", len(got), len(want))
 	}
-	events, latencies := 0, 0
+	events, latencies, msgs := 0, 0, 0
 	for i := range want {
 		w, g := want[i], got[i]
-		if w.Tick != g.Tick || !snapEqual(w.Snap, g.Snap) || len(w.Messages) != len(g.Messages) {
+		if w.Tick != g.Tick || !snapEqual(w.Snap, g.Snap) || !slices.EqualFunc(w.Messages, g.Messages, bytes.Equal) {
 			t.Fatalf("tick %d (%d) differs from the recorder's demo", g.Tick, w.Tick)
 		}
+		msgs += len(w.Messages)
 		for j := range w.Snap.NumItems() {
 			switch k := w.Snap.Key(j) >> 16; {
 			case k >= world.EventCommon:
@@ -469,8 +484,8 @@ func TestDemoFromTeehistorian(t *testing.T) {
 			}
 		}
 	}
-	if events == 0 || latencies == 0 {
-		t.Fatalf("%d events, %d non-zero latencies in the demo", events, latencies)
+	if events == 0 || latencies == 0 || msgs < 10 {
+		t.Fatalf("%d events, %d non-zero latencies, %d messages in the demo", events, latencies, msgs)
 	}
 }
 

@@ -87,6 +87,8 @@ func (s *Server) handleGameMessage(c *client, m gamemsg.Message) {
 		c.skin = m.Skin
 		c.infoChanges++
 		s.world.SetPlayerInfo(c.id, s.playerInfo(c)) // demo snapshots (De_ClientInfo)
+		// for the teehistorian (SERVER_MESSAGE); demos leave Sv_SkinChange out
+		s.rec.GameMessage(&gamemsg.SvSkinChange{ClientID: int32(c.id), Skin: m.Skin})
 		for _, o := range s.clients {
 			if o.state == stateIngame && o.version >= 0x0703 {
 				s.sendGame(o, &gamemsg.SvSkinChange{ClientID: int32(c.id), Skin: m.Skin}, false)

@@ -334,6 +334,12 @@ func (e *Encoder) RecordLatency(cid int, ms int32) {
 // (twserver extension ExSnapSkipped).
 func (e *Encoder) RecordSnapSkipped(tick int32) { e.RecordExInts(ExSnapSkipped, tick) }
 
+// RecordServerMsg records a game message the server sent to everybody
+// (msg: its 0.7 encoding, message header included; twserver extension
+// ExServerMsg): chat lines, emoticons, skin changes, votes, broadcasts and
+// the other messages the world's simulation does not make, as they went out.
+func (e *Encoder) RecordServerMsg(msg []byte) { e.RecordEx(ExTable[ExServerMsg].UUID, msg) }
+
 // RecordPlayerTeam records the team of client cid if it changed (teams
 // start at 0), as PLAYER_TEAM.
 func (e *Encoder) RecordPlayerTeam(cid int, team int32) {

@@ -111,6 +111,7 @@ const (
 	ExInputMissing // twserver: cid — no predicted input for the coming tick
 	ExLatency      // twserver: cid, ms — the latency the coming per-second update shows (world.PendingLatency)
 	ExSnapSkipped  // twserver: tick — the coming tick is a snapshot tick whose snapshots the loop skips (catching up): no World.PostSnap
+	ExServerMsg    // twserver: raw — a game message the server sent to everybody that the world does not make (0.7 form, header included)
 	numExKinds
 )
 
@@ -152,6 +153,7 @@ var ExTable = [numExKinds]ExInfo{
 	ExInputMissing: {Name: "teehistorian-input-missing@twserver", Label: "INPUT_MISSING", Layout: "i"},
 	ExLatency:      {Name: "teehistorian-latency@twserver", Label: "LATENCY", Layout: "ii"},
 	ExSnapSkipped:  {Name: "teehistorian-snap-skipped@twserver", Label: "SNAP_SKIPPED", Layout: "i"},
+	ExServerMsg:    {Name: "teehistorian-server-message@twserver", Label: "SERVER_MESSAGE", Layout: "r"},
 }
 
 var exByUUID = map[UUID]ExKind{}

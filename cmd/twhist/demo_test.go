@@ -255,7 +255,7 @@ func TestIndexFind(t *testing.T) {
 		want string
 	}{
 		{[]string{"find", "-dir", dir, "-player", "twload3"}, 0, "players [\"twload0\""},
-		{[]string{"find", "-dir", dir, "-text", "gg"}, 2, "chat lines are not recorded"},
+		{[]string{"find", "-dir", dir, "-text", "gg"}, 2, "chat lines are not indexed"},
 		{[]string{"find", "-dir", dir, "-event", "dance"}, 2, "unknown event kind"},
 		{[]string{"find", "-dir", dir, "-since", "yesterday"}, 2, "-since"},
 		{[]string{"find"}, 2, "-dir DIR"},

@@ -28,6 +28,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"twserver/gamemsg"
+	"twserver/netproto"
 	"twserver/teehist"
 	"twserver/teehist/replay"
 	"twserver/world/twmap"
@@ -68,8 +70,8 @@ commands:
                   twhist demo command that shows it (-pov, -from/-to
                   filled in); -json: one JSON object per line (file,
                   game_uuid, map, tick, player, ..., command). T: 2006-01-02,
-                  "2006-01-02 15:04" or RFC 3339. Chat is not in
-                  teehistorian files: -event chat and -text fail
+                  "2006-01-02 15:04" or RFC 3339. Chat lines are not
+                  indexed: -event chat and -text fail
   help            this text
 
 exit status: 0 success; 1 a divergence, or a file that does not read to
@@ -215,6 +217,11 @@ func formatMessage(m *teehist.Message) string {
 		}
 		if err != nil {
 			fmt.Fprintf(&b, " (payload %x: %v)", m.Data, err)
+		}
+		if m.Ex == teehist.ExServerMsg {
+			if id, sys, _, err := netproto.ParseMsgHeader(m.Data); err == nil && !sys {
+				fmt.Fprintf(&b, " msg=%s", gamemsg.Name(id))
+			}
 		}
 	}
 	return b.String()

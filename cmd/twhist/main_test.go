@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"twserver/gamemsg"
+	"twserver/netproto"
 	"twserver/teehist"
 	"twserver/teehist/replay"
 	"twserver/world"
@@ -158,5 +160,25 @@ func TestUsage(t *testing.T) {
 				t.Fatalf("no usage text: stdout %q stderr %q", out, errs)
 			}
 		})
+	}
+}
+
+// TestDumpServerMessage: dump names the message a SERVER_MESSAGE holds.
+func TestDumpServerMessage(t *testing.T) {
+	e := teehist.NewEncoder()
+	e.WriteHeader(&teehist.Header{GameUUID: teehist.NameUUID("dump"), MapName: "m", UUIDs: teehist.DefaultUUIDs()})
+	var pk netproto.Packer
+	if err := gamemsg.Encode(&pk, &gamemsg.SvChat{Mode: 1, ClientID: 2, TargetID: -1, Message: "gg"}); err != nil {
+		t.Fatal(err)
+	}
+	e.RecordServerMsg(pk.Bytes())
+	e.Finish()
+	path := filepath.Join(t.TempDir(), "msg.teehistorian")
+	if err := os.WriteFile(path, e.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd("dump", path)
+	if code != 0 || !strings.Contains(out, "SERVER_MESSAGE uuid=") || !strings.Contains(out, "msg=Sv_Chat") {
+		t.Fatalf("exit %d: %s %s", code, out, errs)
 	}
 }

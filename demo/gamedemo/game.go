@@ -202,3 +202,14 @@ func EventMessage(e world.Event) gamemsg.Message {
 	}
 	return nil
 }
+
+// FromWorld reports the messages the server sends for world events (the
+// ones EventMessage makes): a replay of the world makes them again, so a
+// teehistorian file need not hold them.
+func FromWorld(id int32) bool {
+	switch id {
+	case gamemsg.MsgSvKillMsg, gamemsg.MsgSvTeam, gamemsg.MsgSvGameMsg, gamemsg.MsgSvWeaponPickup, gamemsg.MsgSvGameInfo:
+		return true
+	}
+	return false
+}

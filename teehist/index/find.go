@@ -24,8 +24,10 @@ type Query struct {
 // MaxResults bounds what one Find returns.
 const MaxResults = 10000
 
-// ErrChat is returned for chat queries: teehistorian files hold no chat.
-var ErrChat = errors.New("index: chat lines are not recorded in teehistorian files, so they cannot be searched")
+// ErrChat is returned for chat queries: the index holds no chat lines
+// (teehistorian files hold those sent to everybody, as SERVER_MESSAGE
+// records, and twhist demo shows them).
+var ErrChat = errors.New("index: chat lines are not indexed, so they cannot be searched")
 
 // ErrEventKind is returned for an unknown event kind.
 var ErrEventKind = errors.New("index: unknown event kind")

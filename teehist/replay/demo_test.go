@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"twserver/demo"
+	"twserver/gamemsg"
+	"twserver/netproto"
 	"twserver/snap"
 	"twserver/teehist"
 	"twserver/world/twmap"
@@ -18,6 +20,7 @@ import (
 func FuzzWriteDemo(f *testing.F) {
 	f.Add(simulate(f, 120, 3))
 	f.Add(simulate(f, 300, 5)[:2000])
+	f.Add(serverMsgFile(f))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		e, r := fuzzEngine(data)
 		if e == nil {
@@ -37,6 +40,32 @@ func FuzzWriteDemo(f *testing.F) {
 				res.Snapshots, res.FirstTick, res.LastTick)
 		}
 	})
+}
+
+// serverMsgFile is a short recording registering SERVER_MESSAGE with a
+// player and such messages: a chat line, a skin change, bytes that are no
+// message.
+func serverMsgFile(t testing.TB) []byte {
+	m := twmap.Default()
+	e := teehist.NewEncoder()
+	e.WriteHeader(&teehist.Header{GameUUID: teehist.NameUUID("msgs"), MapName: m.Name, MapSize: m.Size,
+		MapSHA256: m.SHA256, MapCRC: m.CRC, PrngDescription: PrngDescription(1), UUIDs: teehist.DefaultUUIDs()})
+	e.RecordJoin(0, true)
+	e.RecordPlayerName(0, "p")
+	e.RecordPlayerReady(0)
+	var pk netproto.Packer
+	for _, msg := range []gamemsg.Message{&gamemsg.SvChat{Mode: 1, ClientID: 0, TargetID: -1, Message: "hi"},
+		&gamemsg.SvSkinChange{ClientID: 0, Skin: gamemsg.Skin{PartNames: [gamemsg.NumSkinParts]string{"kitty"}}}} {
+		pk.Reset()
+		if err := gamemsg.Encode(&pk, msg); err != nil {
+			t.Fatal(err)
+		}
+		e.RecordServerMsg(pk.Bytes())
+	}
+	e.RecordServerMsg([]byte{0xff, 0x01})
+	e.BeginTick(60)
+	e.Finish()
+	return e.Bytes()
 }
 
 // game16 is a simulated 10-minute game of 16 players (made once).

@@ -51,12 +51,32 @@ func (r *received) stop() {
 	r.mu.Unlock()
 }
 
+// talk sends msgs from c once it is in the game, one every 300 ms.
+func talk(t *testing.T, c *loadclient.Client, msgs ...gamemsg.Message) {
+	go func() {
+		for deadline := time.Now().Add(5 * time.Second); !c.Entered(); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				return // the game's own checks report a client that never entered
+			}
+		}
+		for _, m := range msgs {
+			time.Sleep(300 * time.Millisecond)
+			if !c.Send(m) {
+				t.Errorf("could not send %T", m)
+			}
+		}
+	}()
+}
+
 // recordGame runs a server recording both a teehistorian and a demo of
 // every game (game type gameType, maps dm1 then second), with four
-// synthetic clients (two 0.7, two 0.6) playing at random; one 0.6 client
-// leaves after 2 s, the map changes to second after 4 s, and the clients
-// play 3 s more. It returns the recordings directory, the map directory
-// and the snapshots client 0 (p0, 0.7) received on the first map.
+// synthetic clients (two 0.7, two 0.6) playing at random; on the first
+// map the 0.7 ones chat (lines to all, one the spam rule drops, one to the
+// team), show emoticons (one too soon), change skin and call a vote that
+// the other votes for and the console passes; one 0.6 client leaves after
+// 2 s, the map changes to second after 4 s, and the clients play 3 s more.
+// It returns the recordings directory, the map directory and the
+// snapshots client 0 (p0, 0.7) received on the first map.
 func recordGame(t *testing.T, gameType, first, second string) (recDir, mapDir string, p0 *received) {
 	t.Helper()
 	recDir, mapDir = t.TempDir(), t.TempDir()
@@ -74,18 +94,35 @@ func recordGame(t *testing.T, gameType, first, second string) (recDir, mapDir st
 	cfg.Game.InactiveKickTime = 0
 	cfg.Map.Dir, cfg.Map.Rotation = mapDir, []string{first, second}
 	cfg.Record = config.RecordConfig{Teehistorian: true, Demo: true, Dir: recDir, MaxFileMB: 64}
+	cfg.Votes = []config.VoteOption{{Description: "greet", Command: "say the vote passed"}}
 	p0 = &received{snaps: map[int32]map[uint32][]int32{}}
+	skin := gamemsg.Skin{PartNames: [gamemsg.NumSkinParts]string{"kitty", "", "", "standard", "standard", "standard"}}
 	players := []recordtest.Player{
-		{Stay: 9 * time.Second, Configure: func(c *loadclient.Config) { c.OnSnapshot = p0.add }},
+		{Stay: 9 * time.Second, Configure: func(c *loadclient.Config) { c.OnSnapshot = p0.add },
+			Started: func(c *loadclient.Client) {
+				talk(t, c, &gamemsg.ClSay{Mode: 1, Target: -1, Message: "hello <b>all</b> \u00e9  "},
+					&gamemsg.ClCallVote{Type: "option", Value: "greet", Reason: "why not"},
+					&gamemsg.ClSay{Mode: 1, Target: -1, Message: "too soon: the spam rule drops it"},
+					&gamemsg.ClEmoticon{Emoticon: 2}, &gamemsg.ClEmoticon{Emoticon: 3}) // the second too soon
+			}},
 		{Proto6: true, Stay: 2 * time.Second}, // leaves mid-game
-		{Stay: 9 * time.Second},
+		{Stay: 9 * time.Second, Started: func(c *loadclient.Client) {
+			talk(t, c, &gamemsg.ClSay{Mode: 2, Target: -1, Message: "to my team only"},
+				&gamemsg.ClSkinChange{Skin: skin}, &gamemsg.ClEmoticon{Emoticon: 5},
+				&gamemsg.ClSkinChange{}, // too soon
+				&gamemsg.ClSay{Mode: 1, Target: -1, Message: "gg"}, &gamemsg.ClVote{Vote: 1})
+		}},
 		{Proto6: true, Stay: 9 * time.Second},
 	}
 	for i := range players {
 		players[i].Pattern = loadclient.PatternRandom
 	}
 	recordtest.Game(t, cfg, players, func(srv *server.Server) {
-		time.Sleep(4 * time.Second)
+		time.Sleep(3 * time.Second)
+		if err := srv.SubmitConsole(context.Background(), "vote yes"); err != nil {
+			t.Error(err)
+		}
+		time.Sleep(time.Second)
 		p0.stop()
 		if err := srv.SubmitConsole(context.Background(), "change_map "+second); err != nil {
 			t.Error(err)
@@ -123,8 +160,9 @@ func itemDiff(got, want map[uint32][]int32) []string {
 }
 
 // compareDemos checks that two demos hold the same ticks with the same
-// snapshot items.
-func compareDemos(t *testing.T, name string, server, made []byte) {
+// snapshot items and messages, and returns the server demo's message
+// counts by id.
+func compareDemos(t *testing.T, name string, server, made []byte) map[int32]int {
 	t.Helper()
 	_, want, err := demo.ReadAll(server, snap.Sizes7)
 	if err != nil {
@@ -167,6 +205,7 @@ func compareDemos(t *testing.T, name string, server, made []byte) {
 			t.Fatalf("%s: tick %d differs:\n%s", name, g.Tick, strings.Join(diff, "\n"))
 		}
 	}
+	return kinds
 }
 
 // TestDemoFromTeehistorianExact: a game recorded with record.demo and
@@ -190,8 +229,18 @@ func TestDemoFromTeehistorianExact(t *testing.T) {
 				t.Fatalf("%d teehistorian files, want 2 (one per map)", len(files))
 			}
 			for _, th := range files {
-				if h := checkExact(t, th, mapDir); h.MapName == tc.first {
-					checkView(t, th, mapDir, "p0", p0)
+				h, kinds := checkExact(t, th, mapDir)
+				if h.MapName != tc.first {
+					continue
+				}
+				checkView(t, th, mapDir, "p0", p0)
+				// the chat lines (p0's, p1's, the passed vote's say), vote
+				// start, status and end, and emoticons are in the demos
+				for id, least := range map[int32]int{gamemsg.MsgSvChat: 3, gamemsg.MsgSvVoteSet: 2,
+					gamemsg.MsgSvVoteStatus: 1, gamemsg.MsgSvEmoticon: 2} {
+					if kinds[id] < least {
+						t.Errorf("%s: %d messages of id %d in the server demo, want at least %d", h.MapName, kinds[id], id, least)
+					}
 				}
 			}
 		})
@@ -222,7 +271,7 @@ func makeDemo(t *testing.T, th, mapDir string, opt replay.DemoOptions) ([]byte, 
 
 // checkExact compares the free-view demo of a recording with the server's
 // demo of the same game.
-func checkExact(t *testing.T, th, mapDir string) *teehist.Header {
+func checkExact(t *testing.T, th, mapDir string) (*teehist.Header, map[int32]int) {
 	t.Helper()
 	made, h := makeDemo(t, th, mapDir, replay.DemoOptions{View: replay.FreeView})
 	server, err := os.ReadFile(strings.TrimSuffix(th, ".teehistorian") + ".demo")
@@ -241,8 +290,7 @@ func checkExact(t *testing.T, th, mapDir string) *teehist.Header {
 			_ = os.WriteFile(filepath.Join(keep, filepath.Base(th)+".made.demo"), made, 0o644)
 		}
 	}()
-	compareDemos(t, filepath.Base(th), server, made)
-	return h
+	return h, compareDemos(t, filepath.Base(th), server, made)
 }
 
 // checkView compares the demo from player name's view with the snapshots

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"time"
 
 	"twserver/gamemsg"
@@ -110,12 +111,17 @@ type Engine struct {
 	snapSkipped bool
 	m           *twmap.Map
 	start       time.Time // the recording's start time
+	// serverMsgs: the file records the messages the server sent to
+	// everybody (SERVER_MESSAGE); the replay takes chat, emoticons, skin
+	// changes, votes and broadcasts from them instead of deriving them
+	serverMsgs bool
 }
 
 // Observer sees the game as the server's recorders saw it live: the
 // snapshot point of every tick, the world events, the messages sent to
-// everybody that the file lets the replay know (server chat and broadcasts
-// of the console, emoticons), and players entering and leaving. Demo
+// everybody that the file lets the replay know (its SERVER_MESSAGE records:
+// chat, emoticons, votes, broadcasts; in older files, server chat and
+// broadcasts of the console and emoticons), and players entering and leaving. Demo
 // writers (demo.Game) implement it. Its methods are called from Feed.
 type Observer interface {
 	// AfterTick is called after every simulated tick, where the server
@@ -136,8 +142,11 @@ type Observer interface {
 // SetObserver installs o (nil: none); call it before the first Feed.
 func (e *Engine) SetObserver(o Observer) { e.obs = o }
 
-// Server rate limits the replay applies in ticks (the server's are in wall
-// time; the tick clock is the replay's only clock).
+// Server rate limits the replay applies in ticks to files without
+// SERVER_MESSAGE records (the server's are in wall time; the tick clock is
+// the replay's only clock, so a loop running late can make the two
+// disagree). Files with them carry the emoticons and skin changes the
+// server accepted, and the replay applies those as they are.
 const (
 	// InfoChangeTicks is the server's 5 s between two skin or info changes.
 	InfoChangeTicks = 5 * 50
@@ -165,7 +174,9 @@ func New(h *teehist.Header, m *twmap.Map) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{w: w, settings: s, res: Result{Ignored: map[string]int{}}, maxTicks: MaxTicks, m: m, start: h.StartTime}, nil
+	e := &Engine{w: w, settings: s, res: Result{Ignored: map[string]int{}}, maxTicks: MaxTicks, m: m, start: h.StartTime}
+	e.serverMsgs = slices.Contains(h.UUIDs, teehist.ExTable[teehist.ExServerMsg].Name)
+	return e, nil
 }
 
 // World returns the simulated world.
@@ -300,6 +311,10 @@ func (e *Engine) Feed(m *teehist.Message) bool {
 }
 
 func (e *Engine) ex(m *teehist.Message) {
+	if m.Ex == teehist.ExServerMsg {
+		e.serverMsg(m.Data)
+		return
+	}
 	f, err := teehist.AppendEx(e.fields[:0], m.Ex, m.Data)
 	e.fields = f[:0]
 	if err != nil || len(f) == 0 || f[0].Type != 'i' {
@@ -359,15 +374,47 @@ func (e *Engine) ex(m *teehist.Message) {
 	}
 }
 
-// message applies a recorded game message the way the server does.
-func (e *Engine) message(cid int, c *conn, data []byte) {
+// decode decodes a recorded game message (0.7 form, header included).
+func (e *Engine) decode(data []byte) (gamemsg.Message, bool) {
 	id, sys, n, err := netproto.ParseMsgHeader(data)
 	if err != nil || sys {
-		return
+		return nil, false
 	}
 	e.up.Reset(data[n:])
 	msg, err := gamemsg.Decode(id, decoder{&e.up})
-	if err != nil {
+	return msg, err == nil
+}
+
+// serverMsg applies a message the server sent to everybody
+// (SERVER_MESSAGE): a skin change goes to the world (the demo snapshots'
+// De_ClientInfo), every other message to the observer.
+func (e *Engine) serverMsg(data []byte) {
+	if !e.serverMsgs {
+		return // a file that does not register it: its messages are derived
+	}
+	msg, ok := e.decode(data)
+	if !ok {
+		return
+	}
+	if sc, ok := msg.(*gamemsg.SvSkinChange); ok {
+		cid := int(sc.ClientID)
+		if cid < 0 || cid >= teehist.MaxClients || !e.c[cid].ingame {
+			return
+		}
+		c := &e.c[cid]
+		c.info.SkinPartNames, c.info.UseCustomColors, c.info.SkinPartColors = sc.Skin.PartNames, sc.Skin.UseCustomColors, sc.Skin.PartColors
+		e.w.SetPlayerInfo(cid, c.info)
+		return
+	}
+	if e.obs != nil {
+		e.obs.Message(msg)
+	}
+}
+
+// message applies a recorded game message the way the server does.
+func (e *Engine) message(cid int, c *conn, data []byte) {
+	msg, ok := e.decode(data)
+	if !ok {
 		return
 	}
 	tick := e.w.CurrentTick()
@@ -384,6 +431,9 @@ func (e *Engine) message(cid int, c *conn, data []byte) {
 	}
 	switch m := msg.(type) {
 	case *gamemsg.ClSkinChange:
+		if e.serverMsgs {
+			return // the skin changes the server accepted are SERVER_MESSAGEs
+		}
 		if c.lastSkin != 0 && tick-c.lastSkin < InfoChangeTicks {
 			return
 		}
@@ -391,6 +441,9 @@ func (e *Engine) message(cid int, c *conn, data []byte) {
 		c.info.SkinPartNames, c.info.UseCustomColors, c.info.SkinPartColors = m.Skin.PartNames, m.Skin.UseCustomColors, m.Skin.PartColors
 		e.w.SetPlayerInfo(cid, c.info)
 	case *gamemsg.ClEmoticon:
+		if e.serverMsgs {
+			return // the emoticons the server sent are SERVER_MESSAGEs
+		}
 		if c.lastEmote != 0 && tick-c.lastEmote < EmoteTicks {
 			return
 		}
@@ -448,7 +501,7 @@ func (e *Engine) command(cmd string, args []string) {
 		}
 		e.w.SetTeamAll(arg(0))
 	case "say", "broadcast": // no effect on the world (counted in Ignored), a message for the demo
-		if e.obs != nil && len(args) > 0 {
+		if e.obs != nil && len(args) > 0 && !e.serverMsgs { // else: SERVER_MESSAGE
 			if cmd == "say" {
 				e.obs.Message(&gamemsg.SvChat{Mode: 1, ClientID: -1, TargetID: -1, Message: gamemsg.TruncUTF8(args[0], MaxChatLen)})
 			} else {
