@@ -34,7 +34,10 @@ func splitCommands(line string) []string {
 		case ch == '"':
 			inStr = !inStr
 		case ch == '\\':
-			if i+1 < len(line) && line[i+1] == '"' {
+			// \" escapes a quote anywhere; inside quotes \\ is one
+			// backslash, as parseArgs reads it, so a quoted argument may
+			// end in an escaped backslash ("a\\") and still close.
+			if i+1 < len(line) && (line[i+1] == '"' || inStr && line[i+1] == '\\') {
 				i++
 			}
 		case !inStr && ch == ';':

@@ -21,6 +21,12 @@ func TestSplitCommands(t *testing.T) {
 		{`say "a#b" # comment; echo x`, []string{`say "a#b" `}},
 		{`echo \"; echo y`, []string{`echo \"`, " echo y"}},
 		{`echo "\";"; echo z`, []string{`echo "\";"`, " echo z"}},
+		{`say "a\\"; echo z`, []string{`say "a\\"`, " echo z"}},
+		{`say "a\\" # c; echo z`, []string{`say "a\\" `}},
+		{`say "\\\\"; echo z`, []string{`say "\\\\"`, " echo z"}},
+		{`say "a\"; echo z`, []string{`say "a\"; echo z`}},
+		{`say "a\\\"; echo z`, []string{`say "a\\\"; echo z`}},
+		{`echo a\\; echo b`, []string{`echo a\\`, " echo b"}},
 		{";; ;", nil},
 		{"# all comment", nil},
 	} {
@@ -143,7 +149,8 @@ func TestReferenceCommandsCovered(t *testing.T) {
 // panicking; integer arguments read as the reference's atoi.
 func FuzzConsoleLine(f *testing.F) {
 	for _, s := range []string{"status", `say "a;b" # c`, `add_vote "x \" y" say hi; echo z`, "ban 1.2.3.4 -5 r",
-		"set_team 1 -1 99999999999", `"unclosed`, `\\"`, "tune gravity 1e40", ";;#"} {
+		"set_team 1 -1 99999999999", `"unclosed`, `\\"`, "tune gravity 1e40", ";;#",
+		`say "a\\"; echo z`, `say "a\"`, `a\`, `\\`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
@@ -177,6 +184,14 @@ func FuzzConsoleLine(f *testing.F) {
 		if total > len(line) {
 			t.Fatalf("parts longer than the line")
 		}
+		// The line as one quoted argument (\ and \" escaped) stays one
+		// command and one argument, whatever it ends in.
+		q := `say "` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(line) + `"; echo z`
+		if qp := splitCommands(q); len(qp) != 2 || qp[1] != " echo z" {
+			t.Fatalf("splitCommands(%q) = %q, want the say and the echo", q, qp)
+		} else if _, rest := splitName(qp[0]); !slices.Equal(must(parseArgs(rest, "r[text]")), []string{line}) {
+			t.Fatalf("parseArgs(%q) = %q, want %q", rest, must(parseArgs(rest, "r[text]")), line)
+		}
 		if v, err := strconv.ParseInt(strings.TrimLeft(line, " \t\n\r\v\f"), 10, 32); err == nil {
 			if got := (Args{line}).Int(0); int64(got) != v {
 				t.Fatalf("int(%q) = %d, want %d", line, got, v)
@@ -184,3 +199,6 @@ func FuzzConsoleLine(f *testing.F) {
 		}
 	})
 }
+
+// must is a []string result whose error is dropped (the caller compares it).
+func must(args []string, _ error) []string { return args }

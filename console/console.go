@@ -153,6 +153,21 @@ func (cn *Console) Run(c Caller, line string) error {
 	return cn.runLine(c, line)
 }
 
+// Exec runs the command name of the table with args for caller as Run
+// runs a parsed line (recorded, its output shown to caller): the typed path
+// of a caller that holds a command's arguments already, such as a vote's
+// kick, ban or move to the spectators. It returns an error for a name not
+// in the table, ErrShutdown as Run.
+func (cn *Console) Exec(c Caller, name string, args ...string) error {
+	h, ok := cn.table[name]
+	if !ok {
+		return fmt.Errorf("console: no command %q", name)
+	}
+	cn.runs = append(cn.runs, run{caller: c})
+	defer cn.pop()
+	return cn.call(c, name, h, args)
+}
+
 // Collect runs one console line for caller as Run does and also returns
 // the lines printed meanwhile (for a caller that shows a command's reply,
 // such as an administration page).
@@ -221,8 +236,14 @@ func (cn *Console) runCommand(c Caller, part string) error {
 		cn.Print(fmt.Sprintf("Invalid arguments... Usage: %s %s", cmd.Name, cmd.Params))
 		return nil
 	}
-	cn.host.Record(c, cmd.Name, args)
-	err = cn.table[cmd.Name](c, Args(args))
+	return cn.call(c, cmd.Name, cn.table[cmd.Name], args)
+}
+
+// call records command name and runs its handler h; a handler's error
+// other than ErrShutdown is printed.
+func (cn *Console) call(c Caller, name string, h Handler, args []string) error {
+	cn.host.Record(c, name, args)
+	err := h(c, Args(args))
 	if err != nil && err != ErrShutdown {
 		cn.Print(err.Error())
 		return nil

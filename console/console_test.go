@@ -120,6 +120,30 @@ func TestRunCaller(t *testing.T) {
 	}
 }
 
+// TestExec: a command by name runs for its caller with its arguments as
+// given (no parsing: a space stays inside an argument), recorded as Run
+// records it; an unknown name is an error and runs nothing.
+func TestExec(t *testing.T) {
+	cn, h := newTestConsole(t)
+	if err := cn.Exec(Caller{Kind: Vote}, "ban", "10.0.0.2", "5", "Banned by vote"); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"3:ban by 3 10.0.0.2|5|Banned by vote"}; !slices.Equal(h.out, want) {
+		t.Errorf("output %q, want %q", h.out, want)
+	}
+	if want := []string{"ban 10.0.0.2 5 Banned by vote"}; !slices.Equal(h.recorded, want) {
+		t.Errorf("recorded %q, want %q", h.recorded, want)
+	}
+	h.out, h.recorded = nil, nil
+	if err := cn.Exec(Caller{}, "no_such", "1"); err == nil || len(h.out) != 0 || len(h.recorded) != 0 {
+		t.Errorf("unknown command: err %v, output %q, recorded %q", err, h.out, h.recorded)
+	}
+	cn.table["kick"] = func(Caller, Args) error { return ErrShutdown }
+	if err := cn.Exec(Caller{}, "kick", "1"); !errors.Is(err, ErrShutdown) {
+		t.Errorf("err %v, want ErrShutdown", err)
+	}
+}
+
 func TestCallerCID(t *testing.T) {
 	for c, want := range map[Caller]int{{}: CIDConsole, RconCaller(7): 7, {Kind: Side}: CIDConsole, {Kind: Vote}: CIDVote, {Kind: Admin}: CIDConsole} {
 		if got := c.CID(); got != want {

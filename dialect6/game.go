@@ -19,9 +19,11 @@ type Game struct {
 	own   [MaxClients]ownSkin // the 0.6 skin each 0.6 client sent last
 	// ownChanges counts the changes of own (PlayerChanges).
 	ownChanges [MaxClients]uint32
-	tr         Translator
-	dec        Decoder
-	out        Out
+	// told is what SetPlayerVersion last set of each slot.
+	told [MaxClients]toldPlayer
+	tr   Translator
+	dec  Decoder
+	out  Out
 }
 
 // ownSkin is a 0.6 client's own skin and its 0.7 form.
@@ -29,6 +31,38 @@ type ownSkin struct {
 	ok bool
 	s  Skin6
 	k  gamemsg.Skin
+}
+
+// toldPlayer is what SetPlayerVersion last set of a slot.
+type toldPlayer struct {
+	ok      bool   // anything set
+	in      bool   // in the game
+	team    int32  // its team then
+	version uint32 // the caller's version of the player's info then
+	changes uint32 // PlayerChanges right after
+}
+
+// PlayerCurrent reports whether SetPlayerVersion(cid, p, inGame, version)
+// with p.Team = team would change nothing: its last call for cid set the
+// same inGame, team and version (the caller's counter of changes to the
+// slot's name, clan, country and skin, which also moves when the slot
+// changes hands), and nothing changed the entry since (PlayerChanges). A
+// loop that sets every slot before every round of snapshots skips those.
+func (g *Game) PlayerCurrent(cid int, inGame bool, team int32, version uint32) bool {
+	if cid < 0 || cid >= MaxClients {
+		return true
+	}
+	t := &g.told[cid]
+	return t.ok && t.in == inGame && t.team == team && t.version == version && t.changes == g.PlayerChanges(cid)
+}
+
+// SetPlayerVersion is SetPlayer noting version for PlayerCurrent.
+func (g *Game) SetPlayerVersion(cid int, p Player, inGame bool, version uint32) {
+	if cid < 0 || cid >= MaxClients {
+		return
+	}
+	g.SetPlayer(cid, p, inGame)
+	g.told[cid] = toldPlayer{ok: true, in: inGame, team: p.Team, version: version, changes: g.PlayerChanges(cid)}
 }
 
 // Connect starts the state of 0.6 client cid (a DDNet client, or vanilla

@@ -233,3 +233,42 @@ func TestPlayerChanges(t *testing.T) {
 		t.Error("bad ids have changes")
 	}
 }
+
+// TestPlayerCurrent: a slot is current after SetPlayerVersion until its
+// state, team or version moves or its entry changes another way.
+func TestPlayerCurrent(t *testing.T) {
+	var g Game
+	p := Player{Name: "a", Team: 1}
+	if g.PlayerCurrent(3, true, 1, 7) {
+		t.Fatal("current before any set")
+	}
+	g.SetPlayerVersion(3, p, true, 7)
+	for _, tc := range []struct {
+		name    string
+		in      bool
+		team    int32
+		version uint32
+		want    bool
+	}{
+		{"as set", true, 1, 7, true},
+		{"left", false, 1, 7, false},
+		{"other team", true, 0, 7, false},
+		{"info changed", true, 1, 8, false},
+	} {
+		if got := g.PlayerCurrent(3, tc.in, tc.team, tc.version); got != tc.want {
+			t.Errorf("%s: PlayerCurrent = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	g.Infos.Remove(3) // the entry changed behind the setter's back
+	if g.PlayerCurrent(3, true, 1, 7) {
+		t.Error("current after the entry was removed")
+	}
+	g.SetPlayerVersion(3, p, true, 7)
+	g.Connect(3, true) // a new 0.6 connection on the slot forgets its own skin
+	if g.PlayerCurrent(3, true, 1, 7) {
+		t.Error("current after a new connection")
+	}
+	if !g.PlayerCurrent(-1, true, 0, 0) || !g.PlayerCurrent(MaxClients, true, 0, 0) {
+		t.Error("a bad id needs setting")
+	}
+}

@@ -102,6 +102,9 @@ var identity idMap
 //     flags; GAMEOVER, SUDDENDEATH, PAUSED state flags (0.7's ROUNDOVER has no
 //     0.6 form); the warmup timer as the ticks left of a warmup, start
 //     countdown or timed pause; score and time limits, round numbers.
+//   - for DDNet clients (Snap; SnapPeer of a DDNet peer) DDNet's extended
+//     game info (gameinfoex.go: VanillaGameInfoEx, so that scores show as
+//     points) with the type-0 item announcing its type.
 //   - GameData (id 0) whenever 0.7 has GameDataTeam or GameDataFlag: team
 //     scores and flag carriers (carriers 0 without flags, as 0.6 TDM).
 //   - per 0.7 PlayerInfo: a 0.6 PlayerInfo (local = viewer, team from infos,
@@ -124,7 +127,7 @@ var identity idMap
 // Snap passes client ids 0..63 through, which suits DDNet clients; use
 // SnapPeer for a client that may be vanilla.
 func (t *Translator) Snap(dst *snap.Builder, src Items, viewer int, tick int32, infos *Infos) error {
-	return t.snap(dst, src, viewer, tick, infos, &identity)
+	return t.snap(dst, src, viewer, tick, infos, &identity, true)
 }
 
 // SnapPeer is Snap for the 0.6 client p: it first updates p's client id
@@ -133,10 +136,10 @@ func (t *Translator) Snap(dst *snap.Builder, src Items, viewer int, tick int32, 
 // such a player shows no player, a flag carried by one shows as taken.
 func (t *Translator) SnapPeer(dst *snap.Builder, src Items, p *Peer, tick int32, infos *Infos) error {
 	p.ids.update(p.ID, infos)
-	return t.snap(dst, src, p.ID, tick, infos, &p.ids)
+	return t.snap(dst, src, p.ID, tick, infos, &p.ids, p.DDNet)
 }
 
-func (t *Translator) snap(dst *snap.Builder, src Items, viewer int, tick int32, infos *Infos, ids *idMap) error {
+func (t *Translator) snap(dst *snap.Builder, src Items, viewer int, tick int32, infos *Infos, ids *idMap, ddnet bool) error {
 	t.ids = ids
 	t.first = nil
 	t.events = 0
@@ -198,6 +201,9 @@ func (t *Translator) snap(dst *snap.Builder, src Items, viewer int, tick int32, 
 		d[5] = max(gi.TimeLimit, 0)
 		d[6] = max(gi.MatchNum, 0)
 		d[7] = max(gi.MatchCurrent, 0)
+	}
+	if ddnet {
+		t.gameInfoEx(dst)
 	}
 	if haveTeam {
 		if d := t.add(dst, ObjGameData, 0, SizeGameData); d != nil {

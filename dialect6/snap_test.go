@@ -329,7 +329,7 @@ func TestSnapMalformedInput(t *testing.T) {
 	if !errors.Is(err, ErrBadItem) {
 		t.Fatalf("err = %v", err)
 	}
-	if find(b, ObjFlag, 0) == nil || find(b, ObjGameInfo, 0) == nil || b.NumItems() != 2 {
+	if find(b, ObjFlag, 0) == nil || find(b, ObjGameInfo, 0) == nil || find(b, ObjGameInfoEx, 0) == nil || b.NumItems() != 4 {
 		t.Fatalf("%d items", b.NumItems())
 	}
 }

@@ -427,6 +427,10 @@ func inner(t *testing.T, rc realClient) {
 	x1, y1, ok1 := playerPos(t, console, serverLog)
 	hold("a", -1)
 	screenshot(t, os.Getenv("DISPLAY"), out, "shot_moved.png")
+	xdo(t, "keydown", "Tab") // the scoreboard: scores as points (DDNet: not as race times)
+	time.Sleep(400 * time.Millisecond)
+	screenshot(t, os.Getenv("DISPLAY"), out, "shot_scoreboard.png")
+	xdo(t, "keyup", "Tab")
 	x2, _, ok2 := playerPos(t, console, serverLog)
 	t.Logf("positions in the server's world: start (%d,%d) after right (%d,%d) after left x=%d", x0, y0, x1, y1, x2)
 	switch {

@@ -3,9 +3,11 @@ package edge
 import (
 	"fmt"
 	"net/netip"
+	"os"
 	"strings"
 	"time"
 
+	"twserver/gamemsg"
 	"twserver/teehist/replay"
 )
 
@@ -76,6 +78,87 @@ func BanTarget(target string) (isCID bool, cid int, ip netip.Addr, errText strin
 		return false, -1, ip, "ban error (invalid network address)"
 	}
 	return false, -1, ip, ""
+}
+
+// Holder is one client slot as the ban console's checks see it.
+type Holder struct {
+	// Used says the slot holds a client (in game or joining).
+	Used bool
+	// Addr is the client's IP address, unmapped.
+	Addr netip.Addr
+	// Authed says the client is rcon-authenticated.
+	Authed bool
+}
+
+// Holders is the loop's client slots as the ban console sees them.
+type Holders interface {
+	// Len is the number of slots.
+	Len() int
+	// Holder returns slot i.
+	Holder(i int) Holder
+}
+
+// Banner is who makes a console ban: By is an rcon client's id, or a
+// negative id for the server console or a vote; Vote says a passed vote
+// makes it.
+type Banner struct {
+	// By is the rcon client's id, negative for none.
+	By int
+	// Vote says a passed vote makes the ban.
+	Vote bool
+}
+
+// BanArgs reads the ban command's arguments "ID|IP [minutes] [reason]"
+// with the reference's defaults (DefaultBanMinutes, "No reason given"): a
+// client id must name a used slot of slots, whose address is banned. On an
+// error it returns the reference's console text in errText.
+func BanArgs(args []string, slots Holders) (ip netip.Addr, minutes int, reason, errText string) {
+	minutes, reason = DefaultBanMinutes, "No reason given"
+	if len(args) > 1 {
+		minutes = BanMinutes(replay.IntArg(args[1]))
+	}
+	if len(args) > 2 {
+		reason = args[2]
+	}
+	target := ""
+	if len(args) > 0 {
+		target = args[0]
+	}
+	isCID, cid, ip, errText := BanTarget(target)
+	switch {
+	case errText != "":
+		return ip, 0, "", errText
+	case isCID:
+		if cid < 0 || cid >= slots.Len() || !slots.Holder(cid).Used {
+			return ip, 0, "", "ban error (invalid client id)"
+		}
+		ip = slots.Holder(cid).Addr
+	}
+	return ip, minutes, reason, ""
+}
+
+// BanChecked is the reference's checked ban (CServerBan::BanExt) made by
+// by: it refuses to ban the rcon user's own address, an address of another
+// authenticated client (for a passed vote, of any authenticated client)
+// and the unspecified and loopback addresses 0.0.0.0, 127.0.0.1 and ::1;
+// then it bans ip for minutes with reason (cut to MaxBanReasonLen) as
+// AddChecked. It returns the ban (nil when refused) and the reference's
+// console text.
+func (l *BanList) BanChecked(by Banner, ip netip.Addr, minutes int, reason string, slots Holders, now time.Time) (*Ban, string) {
+	if by.By >= 0 && by.By < slots.Len() && slots.Holder(by.By).Addr == ip {
+		return nil, "ban error (you can't ban yourself)"
+	}
+	if by.By >= 0 || by.Vote {
+		for i := range slots.Len() {
+			if h := slots.Holder(i); i != by.By && h.Used && h.Authed && h.Addr == ip {
+				return nil, "ban error (command denied)"
+			}
+		}
+	}
+	if ip == netip.IPv4Unspecified() || ip == netip.AddrFrom4([4]byte{127, 0, 0, 1}) || ip == netip.IPv6Loopback() {
+		return nil, "ban failed (localhost)"
+	}
+	return l.AddChecked(ip, minutes, gamemsg.TruncUTF8(reason, MaxBanReasonLen), now)
 }
 
 // BanMinutes clamps the ban command's minutes to [0, MaxBanMinutes].
@@ -149,4 +232,14 @@ func (l *BanList) SaveText(now time.Time) string {
 		fmt.Fprintf(&b, "ban %s %d %s\n", RefAddr(netip.AddrPortFrom(e.IP, 0), false), mins, e.Ban.Reason)
 	}
 	return b.String()
+}
+
+// SaveFile is the console's bans_save: it writes SaveText to path ("" for
+// an argument the console refused) and returns the reference's text,
+// naming the file as the user gave it (name).
+func (l *BanList) SaveFile(path, name string, now time.Time) string {
+	if path == "" || os.WriteFile(path, []byte(l.SaveText(now)), 0o644) != nil {
+		return fmt.Sprintf("failed to save banlist to '%s'", name)
+	}
+	return fmt.Sprintf("saved banlist to '%s'", name)
 }

@@ -162,6 +162,29 @@ func RotateTokens(t *netproto.TokenGen, now time.Duration) {
 	}
 }
 
+// Screener is the reader goroutine's side of the edge: its token
+// generator, rotated on the loop's clock, and the buffer its answers are
+// built in. Reader goroutine only (or the loop while the reader waits).
+type Screener struct {
+	e      *Edge
+	tokens *netproto.TokenGen
+	out    [netproto.MaxPacketSize]byte
+}
+
+// NewScreener returns e's screener for the reader, its tokens keyed at
+// clock (the monotonic clock of netproto).
+func (e *Edge) NewScreener(clock time.Duration) *Screener {
+	return &Screener{e: e, tokens: NewTokens(clock)}
+}
+
+// Screen rotates the tokens when due at clock, then screens datagram b
+// from addr, read at now (Edge.Screen): cid is the slot of addr (CIDNone,
+// or CIDAccepted6), pass says the loop gets it.
+func (sc *Screener) Screen(b []byte, addr netip.AddrPort, now time.Time, clock time.Duration) (cid int, pass bool) {
+	RotateTokens(sc.tokens, clock)
+	return sc.e.Screen(b, addr, sc.tokens, now, sc.out[:0])
+}
+
 func newSecret() netproto.TokenSecret {
 	var s netproto.TokenSecret
 	_, _ = rand.Read(s[:])

@@ -228,3 +228,30 @@ func TestInfo7Fits(t *testing.T) {
 		t.Fatalf("body of %d bytes lists almost no rows", len(body))
 	}
 }
+
+// TestScreener: the reader's screener drops a malformed datagram, hands a
+// slot's packet to the loop tagged with its slot, and rotates its tokens
+// when due on the clock it is given (a token stays valid one rotation).
+func TestScreener(t *testing.T) {
+	e := newTestEdge(&countWriter{})
+	sc := e.NewScreener(0)
+	peer := netip.MustParseAddrPort("198.51.100.8:4000")
+	e.Peers.Add(peer, 3)
+	now := time.Now()
+	if cid, pass := sc.Screen([]byte{1}, peer, now, 0); pass || cid != CIDNone || e.Stats.Malformed.Load() != 1 {
+		t.Errorf("malformed: cid %d pass %v, malformed %d", cid, pass, e.Stats.Malformed.Load())
+	}
+	pkt := netproto.AppendConnect6(nil, false)
+	if cid, pass := sc.Screen(pkt, peer, now, 0); !pass || cid != 3 {
+		t.Errorf("slot's packet: cid %d pass %v", cid, pass)
+	}
+	tok := sc.tokens.Token(peer.Addr())
+	sc.Screen(pkt, peer, now, netproto.SeedRotation)
+	if !sc.tokens.Check(peer.Addr(), tok) {
+		t.Error("token of the last secret refused after one rotation")
+	}
+	sc.Screen(pkt, peer, now, 2*netproto.SeedRotation)
+	if sc.tokens.Check(peer.Addr(), tok) {
+		t.Error("tokens not rotated on the clock")
+	}
+}

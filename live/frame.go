@@ -1,6 +1,7 @@
 package live
 
 import (
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -88,6 +89,9 @@ type Game struct {
 	// TeamScore is red's and blue's score in team games.
 	TeamScore [2]int
 	Teams     bool
+	// Recording are the paths of the teehistorian and the demo being
+	// written ("" when none).
+	Recording [2]string
 }
 
 // MapLayer is a game layer: one collision value per tile, row-major
@@ -99,6 +103,22 @@ type MapLayer struct {
 	Tiles         []byte
 }
 
+// NewMapLayer returns the game layer of a map of w×h tiles, tile(x, y)
+// giving each tile's collision value; a map beyond MaxMapTiles gets no
+// tiles.
+func NewMapLayer(gen uint32, name string, w, h int, tile func(x, y int) byte) *MapLayer {
+	m := &MapLayer{Gen: gen, Name: name, Width: w, Height: h}
+	if w > 0 && h > 0 && w*h <= MaxMapTiles {
+		m.Tiles = make([]byte, w*h)
+		for y := range h {
+			for x := range w {
+				m.Tiles[y*w+x] = tile(x, y)
+			}
+		}
+	}
+	return m
+}
+
 // Item is one entity of the frame's snapshot: its 0.7 object type and id
 // and its words in Frame.Words.
 type Item struct {
@@ -106,8 +126,10 @@ type Item struct {
 	Off, Len int32
 }
 
-// Frame is what a game showed at one tick. The loop fills a new Frame,
-// publishes it and never touches it again; readers must not modify it.
+// Frame is what a game showed at one tick. The loop fills a frame from
+// NewFrame, publishes it and never touches it again while a reader holds
+// it; readers get it from Acquire, must not modify it and Release it when
+// done (its buffers are then reused for a later frame).
 type Frame struct {
 	Seq   uint64 // numbers the published frames of a hub from 1
 	Tick  int32
@@ -121,7 +143,7 @@ type Frame struct {
 	// Events are the last MaxEvents events, oldest first.
 	Events []Event
 
-	next chan struct{} // closed when the next frame is published
+	refs atomic.Int32 // readers holding the frame (Acquire)
 
 	encOnce sync.Once
 	enc     any
@@ -143,14 +165,26 @@ func (f *Frame) NewItem(typ, id uint16, size int) ([]int32, error) {
 func (f *Frame) Data(it Item) []int32 { return f.Words[it.Off : it.Off+it.Len] }
 
 // Encoded returns enc(f), computed once per frame and shared by every
-// reader (enc must be the same function for every caller).
+// reader (enc must be the same function for every caller). The result
+// must not refer to the frame's buffers: it outlives the frame's Release.
 func (f *Frame) Encoded(enc func(*Frame) any) any {
 	f.encOnce.Do(func() { f.enc = enc(f) })
 	return f.enc
 }
 
-// Next returns a channel closed once a newer frame than f is published.
-func (f *Frame) Next() <-chan struct{} { return f.next }
+// Release ends a reader's hold of f (from Acquire).
+func (f *Frame) Release() { f.refs.Add(-1) }
+
+// reset empties f for reuse, keeping its buffers.
+func (f *Frame) reset(seq uint64) {
+	f.Seq, f.Tick, f.Time, f.Game, f.Map = seq, 0, time.Time{}, Game{}, nil
+	f.Items, f.Words = f.Items[:0], f.Words[:0]
+	clear(f.Players) // drop the strings of the last use
+	f.Players = f.Players[:0]
+	clear(f.Events)
+	f.Events = f.Events[:0]
+	f.encOnce, f.enc = sync.Once{}, nil
+}
 
 // errFull is NewItem's error when MaxItemWords is reached.
 type errFull struct{}
@@ -160,18 +194,91 @@ func (errFull) Error() string { return "live: frame full" }
 // ErrFull is returned by NewItem when the frame holds MaxItemWords.
 var ErrFull error = errFull{}
 
+// Feed is the loop's ring of the last MaxEvents events. The zero Feed is
+// empty and ready; it never allocates.
+type Feed struct {
+	events [MaxEvents]Event
+	seq    uint64 // Seq of the newest event
+}
+
+// Add numbers e (Seq) and keeps it as the newest event.
+func (fd *Feed) Add(e Event) {
+	fd.seq++
+	e.Seq = fd.seq
+	fd.events[fd.seq%MaxEvents] = e
+}
+
+// AppendTo appends the kept events to dst, oldest first.
+func (fd *Feed) AppendTo(dst []Event) []Event {
+	n := min(fd.seq, MaxEvents)
+	for q := fd.seq - n + 1; q <= fd.seq && n > 0; q++ {
+		dst = append(dst, fd.events[q%MaxEvents])
+	}
+	return dst
+}
+
+// Bounds of a hub.
+const (
+	// PoolFrames is how many frames a hub reuses: the newest, one or two
+	// still held by readers and the one being built. When every pooled
+	// frame is held the loop allocates a fresh one (a reader that holds a
+	// frame for long costs an allocation, never a wait).
+	PoolFrames = 4
+	// MaxReaders bounds the attached readers of one hub.
+	MaxReaders = 256
+)
+
 // Hub hands the newest frame of one game to its readers. The zero Hub is
 // not ready: use NewHub.
 type Hub struct {
 	latest    atomic.Pointer[Frame]
-	readers   atomic.Int32
 	wantUntil atomic.Int64 // unix ns until which frames are published without readers
+	nreaders  atomic.Int32
+
+	pool [PoolFrames]*Frame // the loop's frames to reuse (loop only)
+	last int                // pool index of the newest published frame
+
+	mu      sync.Mutex // guards readers
+	readers []*Reader
+}
+
+// Reader is an attached live reader: C is signalled (coalesced) when a
+// frame is published.
+type Reader struct {
+	c    chan struct{}
+	hub  *Hub
+	once sync.Once
+}
+
+// C is signalled once a frame newer than the last signal is published
+// (one pending signal at most: a slow reader skips frames).
+func (r *Reader) C() <-chan struct{} { return r.c }
+
+// Detach stops counting r as a live reader (idempotent).
+func (r *Reader) Detach() {
+	r.once.Do(func() {
+		h := r.hub
+		h.mu.Lock()
+		for i, x := range h.readers {
+			if x == r {
+				last := len(h.readers) - 1
+				h.readers[i], h.readers[last] = h.readers[last], nil
+				h.readers = h.readers[:last]
+				break
+			}
+		}
+		h.mu.Unlock()
+		h.nreaders.Add(-1)
+	})
 }
 
 // NewHub returns a hub whose newest frame is an empty one (Seq 0).
 func NewHub() *Hub {
 	h := &Hub{}
-	h.latest.Store(&Frame{next: make(chan struct{})})
+	for i := range h.pool {
+		h.pool[i] = &Frame{}
+	}
+	h.latest.Store(h.pool[0])
 	return h
 }
 
@@ -183,7 +290,7 @@ const DemandFor = 10 * time.Second
 // live reader is attached, or within DemandFor of a Demand. It does not
 // allocate.
 func (h *Hub) Wanted(now time.Time) bool {
-	if h.readers.Load() > 0 {
+	if h.nreaders.Load() > 0 {
 		return true
 	}
 	until := h.wantUntil.Load()
@@ -196,35 +303,76 @@ func (h *Hub) Demand(now time.Time) {
 	h.wantUntil.Store(now.Add(DemandFor).UnixNano())
 }
 
-// Attach counts a live reader until the returned func is called.
-func (h *Hub) Attach() (detach func()) {
-	h.readers.Add(1)
-	var once sync.Once
-	return func() { once.Do(func() { h.readers.Add(-1) }) }
+// ErrTooManyReaders is Attach's error beyond MaxReaders.
+var ErrTooManyReaders = errors.New("live: too many readers")
+
+// Attach counts a live reader until its Detach.
+func (h *Hub) Attach() (*Reader, error) {
+	r := &Reader{c: make(chan struct{}, 1), hub: h}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.readers) >= MaxReaders {
+		return nil, ErrTooManyReaders
+	}
+	h.readers = append(h.readers, r)
+	h.nreaders.Add(1)
+	return r, nil
 }
 
 // Readers is the number of attached live readers.
-func (h *Hub) Readers() int { return int(h.readers.Load()) }
+func (h *Hub) Readers() int { return int(h.nreaders.Load()) }
 
-// Latest returns the newest frame (Seq 0 before the first).
-func (h *Hub) Latest() *Frame { return h.latest.Load() }
-
-// NewFrame returns an empty frame for the loop to fill, its buffers sized
-// like the newest frame's.
-func (h *Hub) NewFrame() *Frame {
-	prev := h.latest.Load()
-	return &Frame{
-		Seq:     prev.Seq + 1,
-		Items:   make([]Item, 0, cap(prev.Items)),
-		Words:   make([]int32, 0, cap(prev.Words)),
-		Players: make([]Player, 0, cap(prev.Players)),
-		next:    make(chan struct{}),
+// Acquire returns the newest frame (Seq 0 before the first), held until
+// its Release: the loop does not reuse it meanwhile.
+func (h *Hub) Acquire() *Frame {
+	for {
+		f := h.latest.Load()
+		f.refs.Add(1)
+		// The loop reuses a frame only once a newer one is published and
+		// no reader holds it; a frame still newest after the hold is safe.
+		if h.latest.Load() == f {
+			return f
+		}
+		f.refs.Add(-1)
 	}
 }
 
-// Publish makes f the newest frame and wakes the readers waiting on the
-// previous one. Only the loop calls it, with a frame from NewFrame.
+// Seq is the Seq of the newest frame.
+func (h *Hub) Seq() uint64 {
+	f := h.Acquire()
+	defer f.Release()
+	return f.Seq
+}
+
+// NewFrame returns an empty frame for the loop to fill: a pooled one that
+// no reader holds, its buffers kept (a fresh one when all are held). Only
+// the loop calls it, and Publishes the frame before the next NewFrame.
+func (h *Hub) NewFrame() *Frame {
+	seq := h.latest.Load().Seq + 1
+	for k := 1; k < PoolFrames; k++ {
+		i := (h.last + k) % PoolFrames
+		if f := h.pool[i]; f.refs.Load() == 0 {
+			f.reset(seq)
+			h.last = i
+			return f
+		}
+	}
+	i := (h.last + 1) % PoolFrames
+	h.pool[i] = &Frame{Seq: seq}
+	h.last = i
+	return h.pool[i]
+}
+
+// Publish makes f (from NewFrame) the newest frame and signals the
+// attached readers.
 func (h *Hub) Publish(f *Frame) {
-	old := h.latest.Swap(f)
-	close(old.next)
+	h.latest.Store(f)
+	h.mu.Lock()
+	for _, r := range h.readers {
+		select {
+		case r.c <- struct{}{}:
+		default:
+		}
+	}
+	h.mu.Unlock()
 }

@@ -9,6 +9,7 @@
 // It never touches a socket: it queues chunks on the client's
 // netproto.Conn and asks the loop (Sender) to write them out. Only the
 // game loop goroutine calls it, for the slots it owns. The 0.6 download
-// (one chunk per request) lives with the 0.6 system layer in server/ and
-// uses Download's counters only.
+// (the map's 0.6 variant, one chunk per request: Variant6, Answer6) uses
+// Download's counters only; the announcements of both dialects are
+// PackChange and Variant6.PackChange.
 package mapdl

@@ -101,3 +101,23 @@ func (d *Download) Answer6(m *Variant6, chunk int32, pk *netproto.Packer) (ok, m
 	md.Pack(pk)
 	return true, moved
 }
+
+// SendMapDetails6 makes the server announce the map's SHA-256 to DDNet
+// clients before MAP_CHANGE (map-details@ddnet.tw, net.md B3.3), as
+// DDNet-Server does: the client checks the downloaded map with it (and
+// tries an HTTPS download first, falling back to the in-game download).
+const SendMapDetails6 = true
+
+// PackChange packs the 0.7 MAP_CHANGE of m (net.md A3.4) into pk,
+// replacing what it held: the map's name, CRC, size and SHA-256, and the
+// download's cpr chunks per request of ChunkSize bytes.
+func PackChange(pk *netproto.Packer, m *twmap.Map, cpr int) {
+	pk.Reset()
+	pk.AddMsgHeader(netproto.NetmsgMapChange, true)
+	pk.AddString(m.Name)
+	pk.AddInt(int32(m.CRC))
+	pk.AddInt(int32(m.Size))
+	pk.AddInt(int32(cpr))
+	pk.AddInt(ChunkSize)
+	pk.AddRaw(m.SHA256[:])
+}

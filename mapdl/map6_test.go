@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"twserver/netproto"
+	"twserver/world/twmap"
 )
 
 // TestAnswer6 checks the answers to 0.6 chunk requests: each chunk's
@@ -60,5 +61,28 @@ func TestAnswer6(t *testing.T) {
 	d.Start6()
 	if ok, moved := d.Answer6(m, 0, &pk); !ok || !moved {
 		t.Fatal("no answer after a new map change")
+	}
+}
+
+// TestPackChange: the 0.7 MAP_CHANGE carries the map's name, CRC, size,
+// the chunks per request, the chunk size and the SHA-256, in that order.
+func TestPackChange(t *testing.T) {
+	m := twmap.Default()
+	var pk netproto.Packer
+	pk.AddString("left over")
+	PackChange(&pk, m, 8)
+	id, system, n, err := netproto.ParseMsgHeader(pk.Bytes())
+	if err != nil || !system || id != netproto.NetmsgMapChange {
+		t.Fatalf("header: id %d system %v err %v", id, system, err)
+	}
+	var u netproto.Unpacker
+	u.Reset(pk.Bytes()[n:])
+	name, crc, size, cpr, chunk := u.GetString(), u.GetInt(), u.GetInt(), u.GetInt(), u.GetInt()
+	sha := u.GetRaw(32)
+	if u.Err() != nil || u.Remaining() != 0 {
+		t.Fatalf("unpack: %v, %d bytes left", u.Err(), u.Remaining())
+	}
+	if name != m.Name || uint32(crc) != m.CRC || int(size) != m.Size || cpr != 8 || chunk != ChunkSize || !bytes.Equal(sha, m.SHA256[:]) {
+		t.Errorf("MAP_CHANGE %q %08x %d %d %d %x", name, crc, size, cpr, chunk, sha)
 	}
 }

@@ -219,3 +219,41 @@ func (d *Download) Send(cid int, conn *netproto.Conn, data []byte, cpr int, requ
 func (d *Download) WaitedForRequest(conn *netproto.Conn, now time.Duration) bool {
 	return now-d.changeSent >= d.ProbeTimeout(conn)
 }
+
+// Tick runs every tick for a 0.7 client on its way into the game,
+// downloading (connecting) or READY: the tail-loss probe of its
+// unacknowledged vital chunks (map chunks and the lone messages of the way
+// in, Tail), the ack-paced refill of its download (Send of data with cpr
+// chunks per request; a first window when no request came within
+// WaitedForRequest), and the RESEND flag when its download went
+// StallProbe without a request and, once the connection saw loss, every
+// StallProbe until it is in game. It returns what Tail returned.
+func (d *Download) Tick(cid int, conn *netproto.Conn, connecting bool, data []byte, cpr int, now time.Duration, pk *netproto.Packer, out Sender) (sent time.Duration, probed bool) {
+	sent, probed = d.Tail(cid, conn, now, out)
+	total := Chunks(len(data))
+	if connecting && d.Chunk < total {
+		if d.Asked == 0 && d.WaitedForRequest(conn, now) {
+			// no request yet: the first one may be lost, the client
+			// resends it only after FlushInterval; start the first window
+			d.Asked = min(cpr, total)
+		}
+		if d.Asked > 0 {
+			d.Send(cid, conn, data, cpr, false, now, pk, out)
+		}
+	}
+	if now-d.SentAt < StallProbe {
+		return sent, probed
+	}
+	lossy := conn.Stats.ChunksResent > 0 || conn.Stats.Gaps > 0
+	if connecting {
+		downloading := d.Asked > 0 && d.Chunk < total
+		if !downloading && !(lossy && d.Chunk >= total) {
+			return sent, probed
+		}
+	} else if !lossy {
+		return sent, probed
+	}
+	d.SentAt = now
+	conn.AskResend(now)
+	return sent, probed
+}

@@ -141,3 +141,42 @@ const (
 	RefusePregameFull  // pre-game share full, nothing stalled to drop
 	RefusePregamePerIP // too many pre-game clients from one address
 )
+
+// SlotCount is one recount of the client slots (the zero value: none
+// counted), published with Gauges.PublishSlots.
+type SlotCount struct {
+	clients        [len(Dialects)][len(ClientStates)]int32
+	players, specs [len(Dialects)]int32
+}
+
+// Add counts one occupied slot: its dialect and state (index as in
+// Dialects and ClientStates) and, for an in-game client, whether it plays
+// or spectates (both false for a client not in game).
+func (n *SlotCount) Add(dialect, state int, player, spectator bool) {
+	n.clients[dialect][state]++
+	switch {
+	case player:
+		n.players[dialect]++
+	case spectator:
+		n.specs[dialect]++
+	}
+}
+
+// PublishSlots stores the recount n in Clients, Players and Spectators.
+func (g *Gauges) PublishSlots(n *SlotCount) {
+	for d := range n.clients {
+		for st := range n.clients[d] {
+			g.Clients[d][st].Store(n.clients[d][st])
+		}
+		g.Players[d].Store(n.players[d])
+		g.Spectators[d].Store(n.specs[d])
+	}
+}
+
+// PublishInfo stores the server's labels in Info when they changed (it
+// allocates only then).
+func (g *Gauges) PublishInfo(name, gameType, mapName string) {
+	if in := g.Info.Load(); in == nil || in.Map != mapName || in.Name != name || in.GameType != gameType {
+		g.Info.Store(&InfoLabels{Name: name, GameType: gameType, Map: mapName})
+	}
+}

@@ -574,3 +574,49 @@ func TestClip(t *testing.T) {
 	}
 	g.r.Stop()
 }
+
+// chatLines are the chat lines of the game TestChatGame records: quotes,
+// SQL wildcards and a line that is SQL, so that a search treats its text
+// as data (teehist/index uses the file).
+var chatLines = []struct {
+	mode, cid int32
+	text      string
+}{
+	{gamemsg.ChatAll, 0, "gg all"},
+	{gamemsg.ChatAll, 1, "it's 100% fair"},
+	{gamemsg.ChatAll, 2, "snake_case GG"},
+	{gamemsg.ChatAll, 0, "' OR 1=1 --"},
+	{gamemsg.ChatTeam, 1, "gg team only"},
+	{gamemsg.ChatAll, -1, "gg from the server"},
+	{gamemsg.ChatAll, 2, "100 percent, snakeXcase"},
+}
+
+// TestChatGame records a DM game of three players who chat (chatLines,
+// one every 40 ticks from tick 20 on) and checks that the file holds
+// every line as SERVER_MESSAGE. With TWSERVER_UPDATE_TESTDATA=1 it writes
+// the file to teehist/testdata/twserver_chat.teehistorian.
+func TestChatGame(t *testing.T) {
+	g := newGame(t, 3, nil, nil)
+	for i := range 320 {
+		g.step()
+		if k := (i - 20) / 40; i >= 20 && (i-20)%40 == 0 && k < len(chatLines) {
+			l := chatLines[k]
+			g.r.GameMessage(&gamemsg.SvChat{Mode: l.mode, ClientID: l.cid, TargetID: -1, Message: l.text})
+		}
+	}
+	st := g.r.Status()
+	g.r.Stop()
+	_, res, counts := readTeehist(t, st.TeehistPath)
+	if counts["SERVER_MESSAGE"] != len(chatLines) || res.Divergence != nil || !res.Finished {
+		t.Fatalf("messages %v, divergence %v, finished %v", counts, res.Divergence, res.Finished)
+	}
+	if os.Getenv("TWSERVER_UPDATE_TESTDATA") == "1" {
+		data, err := os.ReadFile(st.TeehistPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile("../teehist/testdata/twserver_chat.teehistorian", data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -3,32 +3,9 @@ package register
 import (
 	"encoding/hex"
 	"encoding/json"
+
+	"twserver/observe"
 )
-
-// Info is the server description sent to the master in the register body
-// (DDNet's JSON server info, ops-facts.md 1.2 and net.md B6.6). The game loop
-// builds a fresh Info on every change and never modifies it afterwards.
-type Info struct {
-	Name       string
-	GameType   string
-	Version    string
-	MapName    string
-	MapSHA256  [32]byte
-	MapSize    int
-	MaxClients int
-	MaxPlayers int
-	Passworded bool
-	Clients    []Client
-}
-
-// Client is one connected client in Info.
-type Client struct {
-	Name     string
-	Clan     string
-	Country  int
-	Score    int
-	IsPlayer bool // in the game and not a spectator
-}
 
 // jsonInfo is the wire form (key names as DDNet's UpdateRegisterServerInfo).
 type jsonInfo struct {
@@ -61,9 +38,10 @@ type jsonClient struct {
 // clients past the bound are left out.
 const MaxInfoJSON = 16 << 10
 
-// JSON encodes the info as the register body. A vanilla-style server counts
-// points, so client_score_kind is "points".
-func (in *Info) JSON() []byte {
+// InfoJSON encodes the server info as the register body (DDNet's JSON
+// server info, ops-facts.md 1.2 and net.md B6.6). A vanilla-style server
+// counts points, so client_score_kind is "points".
+func InfoJSON(in *observe.Info) []byte {
 	j := jsonInfo{
 		MaxClients: in.MaxClients, MaxPlayers: in.MaxPlayers, Passworded: in.Passworded,
 		GameType: in.GameType, Name: in.Name, Version: in.Version, ClientScoreKind: "points",

@@ -29,6 +29,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"twserver/observe"
+
 	"github.com/rs/zerolog"
 )
 
@@ -85,7 +87,7 @@ type Registerer struct {
 	clients       [2]*http.Client // by IP family: 0 IPv4, 1 IPv6
 	interval      time.Duration   // Interval; shorter in tests
 
-	info     atomic.Pointer[Info]
+	info     atomic.Pointer[observe.Info]
 	infoWake chan struct{}
 	chal     chan challenge
 	status   [NumProtocols]atomic.Int32
@@ -190,7 +192,7 @@ func (r *Registerer) EachStatus(f func(protocol string, listed bool, errors uint
 // SetInfo hands the registerer the current server info. It never blocks:
 // the newest info replaces an older one not yet taken. info must not be
 // modified afterwards. Called by the game loop.
-func (r *Registerer) SetInfo(info *Info) {
+func (r *Registerer) SetInfo(info *observe.Info) {
 	r.info.Store(info)
 	select {
 	case r.infoWake <- struct{}{}:
@@ -286,7 +288,7 @@ func (r *Registerer) Run(ctx context.Context) {
 			r.deleteAll()
 			return
 		case <-r.infoWake:
-			b := r.info.Load().JSON()
+			b := InfoJSON(r.info.Load())
 			if bytes.Equal(b, body) {
 				continue
 			}

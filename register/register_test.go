@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"twserver/internal/mastertest"
+	"twserver/observe"
 )
 
 // gamePort stands in for the server's socket: it passes the master's
@@ -83,12 +84,12 @@ func (l *logBuf) count(s string) int {
 	return strings.Count(l.b.String(), s)
 }
 
-func testInfo(players int) *Info {
-	in := &Info{Name: "twserver test", GameType: "DM", Version: "0.7.5", MapName: "dm1", MapSize: 5805,
+func testInfo(players int) *observe.Info {
+	in := &observe.Info{Name: "twserver test", GameType: "DM", Version: "0.7.5", MapName: "dm1", MapSize: 5805,
 		MaxClients: 16, MaxPlayers: 16}
 	in.MapSHA256[0] = 0xab
 	for i := range players {
-		in.Clients = append(in.Clients, Client{Name: "p" + string(rune('a'+i)), Country: -1, Score: i, IsPlayer: true})
+		in.Clients = append(in.Clients, observe.InfoClient{Name: "p" + string(rune('a'+i)), Country: -1, Score: i, IsPlayer: true})
 	}
 	return in
 }
@@ -401,13 +402,13 @@ func FuzzParseChallenge(f *testing.F) {
 func TestInfoJSONBound(t *testing.T) {
 	in := testInfo(0)
 	for range 64 {
-		in.Clients = append(in.Clients, Client{Name: strings.Repeat("n", 15), Clan: strings.Repeat("c", 11)})
+		in.Clients = append(in.Clients, observe.InfoClient{Name: strings.Repeat("n", 15), Clan: strings.Repeat("c", 11)})
 	}
-	if b := in.JSON(); len(b) > MaxInfoJSON || !json.Valid(b) {
+	if b := InfoJSON(in); len(b) > MaxInfoJSON || !json.Valid(b) {
 		t.Fatalf("%d bytes", len(b))
 	}
 	in.Name = strings.Repeat("\x01", MaxInfoJSON) // escaped six times larger
-	if b := in.JSON(); !json.Valid(b) {
+	if b := InfoJSON(in); !json.Valid(b) {
 		t.Fatal("invalid JSON")
 	}
 }

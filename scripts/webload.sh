@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # webload.sh [-n CLIENTS] [-v VIEWERS] [-d PHASE] [-r ROUNDS] [-o OUTDIR]
 #
-# What live web viewers cost a game (issue 20, proof "load"): one twserver
-# (64 slots, 16 playing, the reference dm1 map, the web page on) with
-# CLIENTS twload clients (default 63, random inputs) for the whole run, and
-# ROUNDS (default 3) pairs of phases of PHASE (default 30s) each: first no
-# viewer, then VIEWERS (default 50) curl processes reading the live stream
+# What live web viewers cost a game: one twserver (64 slots, 16 playing,
+# the reference dm1 map, the web page on) with CLIENTS twload clients
+# (default 63, random inputs) for the whole run, and ROUNDS (default 3)
+# pairs of phases of PHASE (default 30s) each: first no viewer, then
+# VIEWERS (default 50) curl processes reading the live stream
 # (/api/games/PORT/events) of the game. For every phase it prints the
-# server's CPU (share of one core, from /proc), the mean tick work (the
-# twserver_tick_duration_seconds sum and count), the tick work p99 (the
-# mean of the web page's own 5 s samples of the same histogram, /history),
-# the skipped ticks and the bytes the viewers received; then the mean of
-# each over the rounds and the change with viewers. Loopback only; every
+# server's CPU (share of one core: its threads' CPU time in
+# /proc/PID/task/*/schedstat over the phase), the mean and the p99 of the
+# tick work (the twserver_tick_duration_seconds histogram of /metrics at
+# the phase's start and end; p99 interpolated within its bucket), the
+# skipped ticks and the
+# bytes the viewers received; then per condition the mean, min and max
+# over the rounds and the change with viewers. Loopback only; every
 # process started here is stopped by PID.
 set -uo pipefail
 N=63 V=50 PHASE=30 R=3 OUT=
@@ -33,7 +35,7 @@ OUT=${OUT:-$(mktemp -d /tmp/twwebload.XXXXXX)}
 mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
 MAP=${WEBLOAD_MAP:-/usr/share/games/teeworlds/data/maps/dm1.map}
 LOG_TAG=webload
-# log, stop_pid, cpu_ticks, free_port, PIDS and lib_stop_all
+# log, stop_pid, free_port, PIDS and lib_stop_all
 . "$ROOT/scripts/lib.sh"
 trap lib_stop_all EXIT
 trap 'exit 130' INT TERM
@@ -60,22 +62,45 @@ SPID=$!
 PIDS+=("$SPID")
 sleep 1
 kill -0 "$SPID" 2>/dev/null || die "server did not start (see $OUT/server.log)"
-TOTAL=$((2 * R * PHASE + 20))
+TOTAL=$((2 * R * (PHASE + 5) + 30)) # settling, and each phase's start and wait for its viewers
 "$TWLOAD" -addr "127.0.0.1:$PORT" -n "$N" -rampup 5s -duration "${TOTAL}s" -pattern random \
 	-sources 16 -source-base 127.0.0.2 -status off -json "$OUT/twload.json" 2>"$OUT/twload.err" &
 PIDS+=("$!")
 log "server pid $SPID udp $PORT http $HPORT; $N clients; $R rounds of ${PHASE}s without and with $V viewers; output $OUT"
 sleep 15 # ramp-up and settling
 
-HZ=$(getconf CLK_TCK)
-metric() { curl -s --max-time 3 "$HTTP/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
-# p99_mean FROM_MS TO_MS: mean tick work p99 of the page's samples in the window
-p99_mean() {
-	curl -s --max-time 3 "$HTTP/api/games/$PORT/history" | python3 -c '
-import json, sys
-lo, hi = int(sys.argv[1]), int(sys.argv[2])
-s = [x["tick_p99_ms"] for x in json.load(sys.stdin)["samples"] if lo + 5000 <= x["t"] <= hi]
-print(f"{sum(s) / len(s):.3f}" if s else "nan")' "$1" "$2"
+# schedns PID: CPU time (ns) of its threads (/proc/PID/task/*/schedstat;
+# /proc/PID/schedstat is the main thread's alone)
+schedns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {print s + 0}'; }
+# phase_row ROUND VIEWERS NS0 NS1 MS0 MS1 METRICS0 METRICS1 BYTES: one row
+# of phases.tsv from the CPU nanoseconds, the times (ms) and two /metrics texts
+phase_row() {
+	python3 - "$@" <<'PY'
+import sys
+r, v, ns0, ns1, t0, t1, m0, m1, b = sys.argv[1:]
+def read(path):
+    out = {}
+    for line in open(path):
+        if line.startswith(("twserver_tick_duration_seconds", "twserver_ticks_skipped_total")):
+            k, _, val = line.rpartition(" ")
+            out[k] = float(val)
+    return out
+a, z = read(m0), read(m1)
+d = {k: z[k] - a.get(k, 0) for k in z}
+secs = (int(t1) - int(t0)) / 1000
+cpu = (int(ns1) - int(ns0)) / 1e9 / secs * 100
+n = d.get("twserver_tick_duration_seconds_count", 0)
+mean = d.get("twserver_tick_duration_seconds_sum", 0) / max(n, 1) * 1e6
+buckets = sorted((float(k.split('le="')[1].split('"')[0]), c) for k, c in d.items() if "_bucket{" in k)
+p99, lower, below = float("nan"), 0.0, 0.0
+for upper, c in buckets:
+    if n and c >= 0.99 * n:
+        p99 = (upper if c == below or upper == float("inf") else lower + (upper - lower) * (0.99 * n - below) / (c - below)) * 1000
+        break
+    lower, below = upper, c
+skipped = int(d.get("twserver_ticks_skipped_total", 0))
+print(f"{r}\t{v}\t{cpu:.2f}\t{mean:.1f}\t{p99:.3f}\t{skipped}\t{b}")
+PY
 }
 
 printf 'phase\tviewers\tcpu_pct\twork_mean_us\twork_p99_ms\tskipped\tviewer_bytes\n' | tee "$OUT/phases.tsv"
@@ -87,34 +112,28 @@ for ((round = 1; round <= R; round++)); do
 			vp+=("$!")
 		done
 		sleep 1
-		c0=$(cpu_ticks "$SPID") s0=$(metric twserver_tick_duration_seconds_sum) n0=$(metric twserver_tick_duration_seconds_count)
-		k0=$(metric twserver_ticks_skipped_total) t0=$(date +%s%3N)
+		curl -s --max-time 3 "$HTTP/metrics" >"$OUT/m0"
+		c0=$(schedns "$SPID") t0=$(date +%s%3N)
 		sleep "$PHASE"
-		c1=$(cpu_ticks "$SPID") s1=$(metric twserver_tick_duration_seconds_sum) n1=$(metric twserver_tick_duration_seconds_count)
-		k1=$(metric twserver_ticks_skipped_total) t1=$(date +%s%3N)
+		c1=$(schedns "$SPID") t1=$(date +%s%3N)
+		curl -s --max-time 3 "$HTTP/metrics" >"$OUT/m1"
 		for p in ${vp[@]+"${vp[@]}"}; do wait "$p"; done
 		bytes=0
 		[ "$viewers" -eq 0 ] || bytes=$(awk '{s += $1} END {print s + 0}' "$OUT/viewers.$round")
-		python3 -c '
-import sys
-r, v, c0, c1, hz, t0, t1, s0, s1, n0, n1, k0, k1, p99, b = sys.argv[1:]
-secs = (int(t1) - int(t0)) / 1000
-cpu = (int(c1) - int(c0)) / int(hz) / secs * 100
-mean = (float(s1) - float(s0)) / max(float(n1) - float(n0), 1) * 1e6
-print(f"{r}\t{v}\t{cpu:.1f}\t{mean:.1f}\t{p99}\t{int(float(k1) - float(k0))}\t{b}")' \
-			"$round" "$viewers" "$c0" "$c1" "$HZ" "$t0" "$t1" "$s0" "$s1" "$n0" "$n1" "$k0" "$k1" "$(p99_mean "$t0" "$t1")" "$bytes" |
-			tee -a "$OUT/phases.tsv"
+		phase_row "$round" "$viewers" "$c0" "$c1" "$t0" "$t1" "$OUT/m0" "$OUT/m1" "$bytes" | tee -a "$OUT/phases.tsv"
 	done
 done
 python3 - "$OUT/phases.tsv" <<'EOF'
-import sys
+import math, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])][1:]
-def mean(v, col):
-    xs = [float(r[col]) for r in rows if (r[1] != "0") == v and r[col] != "nan"]
-    return sum(xs) / len(xs) if xs else float("nan")
-for name, col in (("cpu %", 2), ("tick work mean µs", 3), ("tick work p99 ms", 4), ("skipped ticks", 5)):
-    off, on = mean(False, col), mean(True, col)
-    ch = (on - off) / off * 100 if off else float("nan")
-    print(f"{name}: without viewers {off:.2f}, with {on:.2f} ({ch:+.1f} %)")
+def vals(v, col):
+    return [float(r[col]) for r in rows if (r[1] != "0") == v and not math.isnan(float(r[col]))]
+for name, col in (("cpu % of a core", 2), ("tick work mean us", 3), ("tick work p99 ms", 4), ("skipped ticks", 5)):
+    off, on = vals(False, col), vals(True, col)
+    mo = sum(off) / len(off) if off else float("nan")
+    mn = sum(on) / len(on) if on else float("nan")
+    ch = (mn - mo) / mo * 100 if mo else float("nan")
+    print(f"{name}: without viewers {mo:.2f} ({min(off, default=0):.2f}-{max(off, default=0):.2f}), "
+          f"with {mn:.2f} ({min(on, default=0):.2f}-{max(on, default=0):.2f}): {mn - mo:+.2f} ({ch:+.1f} %)")
 EOF
 log "clients' result: $OUT/twload.json"

@@ -4,11 +4,11 @@ import (
 	"net/netip"
 	"testing"
 
-	"github.com/rs/zerolog"
-
 	"twserver/config"
 	"twserver/sockio"
 	"twserver/world"
+
+	"github.com/rs/zerolog"
 )
 
 // newIdleServer returns a server that is not running: tests drive its loop
@@ -85,7 +85,7 @@ func TestTickAllocs(t *testing.T) {
 	if a := testing.AllocsPerRun(100, step); a > 0 {
 		t.Errorf("steady-state tick allocates %.1f times", a)
 	}
-	if s.snapW.enc.NumMessages() == 0 {
+	if s.enc.Own.Enc.NumMessages() == 0 {
 		t.Errorf("no snapshot was encoded")
 	}
 	if s.clients[0].storage.Len() == 0 {

@@ -2,39 +2,18 @@ package server
 
 import (
 	"math/bits"
-	"strings"
 	"time"
 
+	"twserver/chat"
 	"twserver/gamemsg"
-	"twserver/netproto"
+	"twserver/mapstore"
+	"twserver/metrics"
 	"twserver/world"
 )
 
-// Chat and spam limits (net.md A7, sv_spamprotection).
-const (
-	// MaxChatLen is the longest chat message kept, in bytes.
-	MaxChatLen = 127
-	// chatInterval is the minimum time between two chat lines of one player.
-	chatInterval = time.Second
-	// emoteInterval is the minimum time between two emoticons.
-	emoteInterval = 3 * time.Second
-	// skinInterval is the minimum time between two skin changes.
-	skinInterval = 5 * time.Second
-)
-
-// Chat modes (CHAT_*).
-const (
-	chatAll     = 1
-	chatTeam    = 2
-	chatWhisper = 3
-)
-
-// decoder adapts the loop's Unpacker to gamemsg.Reader.
-type decoder struct{ u *netproto.Unpacker }
-
-func (d decoder) GetInt() int32     { return d.u.GetInt() }
-func (d decoder) GetString() string { return d.u.GetString() }
-func (d decoder) Err() error        { return d.u.Err() }
+// skinInterval is the least time between two info changes of a 0.6
+// client (rename6.go).
+const skinInterval = chat.SkinInterval
 
 // onGameMessage decodes a vital game message and acts on it.
 func (s *Server) onGameMessage(c *client, id int32, body []byte) {
@@ -42,7 +21,7 @@ func (s *Server) onGameMessage(c *client, id int32, body []byte) {
 		return
 	}
 	s.up.Reset(body)
-	m, err := gamemsg.Decode(id, decoder{&s.up})
+	m, err := gamemsg.Decode(id, &s.up)
 	if err != nil {
 		s.stats.BadMessages.Add(1)
 		return
@@ -74,13 +53,12 @@ func (s *Server) handleGameMessage(c *client, m gamemsg.Message) {
 	case *gamemsg.ClKill:
 		s.world.Kill(c.id)
 	case *gamemsg.ClEmoticon:
-		if now-c.lastEmote < emoteInterval && c.lastEmote != 0 {
+		if !c.chat.Emote(now) {
 			return
 		}
-		c.lastEmote = now
 		s.broadcastGame(-1, &gamemsg.SvEmoticon{ClientID: int32(c.id), Emoticon: m.Emoticon})
 	case *gamemsg.ClSkinChange:
-		if now-c.lastSkin < skinInterval && c.lastSkin != 0 {
+		if !chat.Spaced(c.lastSkin, now, chat.SkinInterval) {
 			return
 		}
 		c.lastSkin = now
@@ -105,60 +83,41 @@ func (s *Server) handleGameMessage(c *client, m gamemsg.Message) {
 	}
 }
 
-// onSay handles Cl_Say: trimmed, rate-limited, sent to all or to the team.
+// onSay handles Cl_Say: cleaned, rate-limited and routed by the chat
+// policy (package chat), sent to all, the team or one player.
 func (s *Server) onSay(c *client, m *gamemsg.ClSay, now time.Duration) {
-	text := strings.TrimRight(truncUTF8(m.Message, MaxChatLen), " \t\r\n")
-	if text == "" {
+	text := chat.Clean(m.Message)
+	if text == "" || !c.chat.Line(text, now) {
 		return
 	}
-	// 1 s per line plus 1 s per 20 characters, like the reference spam protection.
-	need := chatInterval + time.Duration(len(text)/20)*time.Second
-	if c.lastChat != 0 && now-c.lastChat < need {
-		return
-	}
-	c.lastChat = now
-	s.countEvent(eventChat)
-	mode := int32(chatAll)
+	s.countEvent(metrics.EventChat)
 	team := s.world.Team(c.id)
-	req := m.Mode
-	// tournament mode 2: spectators do not disturb the players while a game
-	// runs (their lines go to the spectators, whispers to players are dropped)
-	if s.cfg.Game.TournamentMode == 2 && team == world.TeamSpectators && s.world.GameRunning() && !c.rconAuthed {
-		if req != chatWhisper {
-			req = chatTeam
-		} else if s.world.HasPlayer(int(m.Target)) && s.world.Team(int(m.Target)) != world.TeamSpectators {
-			return
-		}
+	mode, ok := chat.Route(m.Mode, int(m.Target), chat.Sender{Team: team, Authed: c.rcon.Authed}, s.cfg.Game.TournamentMode, s.world.GameRunning(), s.world)
+	if !ok {
+		return
 	}
-	switch req {
-	case chatTeam:
-		mode = chatTeam
-	case chatWhisper:
+	if mode == gamemsg.ChatWhisper {
 		t := int(m.Target)
 		if t < 0 || t >= len(s.clients) || s.clients[t].state != stateIngame || t == c.id {
 			return
 		}
 		s.log.Info().Int("cid", c.id).Str("name", c.name).Int("to", t).Str("text", text).Msg("whisper")
-		w := &gamemsg.SvChat{Mode: chatWhisper, ClientID: int32(c.id), TargetID: int32(t), Message: text}
+		w := &gamemsg.SvChat{Mode: gamemsg.ChatWhisper, ClientID: int32(c.id), TargetID: int32(t), Message: text}
 		s.sendGame(s.clients[t], w, false)
 		s.sendGame(c, w, false)
 		return
 	}
-	s.log.Info().Int("cid", c.id).Str("name", c.name).Bool("team", mode == chatTeam).Str("text", text).Msg("chat")
+	s.log.Info().Int("cid", c.id).Str("name", c.name).Bool("team", mode == gamemsg.ChatTeam).Str("text", text).Msg("chat")
 	s.con.Chat(c.id, c.name, mode, team, text)
 	msg := &gamemsg.SvChat{Mode: mode, ClientID: int32(c.id), TargetID: -1, Message: text}
-	if mode == chatAll {
+	if mode == gamemsg.ChatAll {
 		s.rec.GameMessage(msg)
 		s.liveChat(c.id, c.name, text)
 	}
 	for _, o := range s.clients {
-		if o.state != stateIngame {
-			continue
+		if o.state == stateIngame && (mode != gamemsg.ChatTeam || s.world.Team(o.id) == team) {
+			s.sendGame(o, msg, false)
 		}
-		if mode == chatTeam && s.world.Team(o.id) != team {
-			continue
-		}
-		s.sendGame(o, msg, false)
 	}
 }
 
@@ -168,7 +127,7 @@ func (s *Server) serverChat(to int, text string) {
 	if to < 0 {
 		s.liveChat(-1, "", text)
 	}
-	s.broadcastGame(to, &gamemsg.SvChat{Mode: chatAll, ClientID: -1, TargetID: -1, Message: truncUTF8(text, MaxChatLen)})
+	s.broadcastGame(to, &gamemsg.SvChat{Mode: gamemsg.ChatAll, ClientID: -1, TargetID: -1, Message: gamemsg.TruncUTF8(text, chat.MaxLen)})
 }
 
 // onWorldEvent turns a world event into game messages.
@@ -176,7 +135,7 @@ func (s *Server) onWorldEvent(e world.Event) {
 	s.conWorldEvent(e)
 	switch e.Kind {
 	case world.EvKillMsg:
-		s.countEvent(eventKill)
+		s.countEvent(metrics.EventKill)
 		s.liveKill(e.Args[0], e.Args[1], e.Args[2])
 		s.broadcastGame(e.To, &gamemsg.SvKillMsg{Killer: e.Args[0], Victim: e.Args[1], Weapon: e.Args[2], ModeSpecial: e.Args[3]})
 	case world.EvTeam:
@@ -184,7 +143,7 @@ func (s *Server) onWorldEvent(e world.Event) {
 		s.voteTeamChanged(int(e.Args[0]), int(e.Args[1]))
 	case world.EvGameMsg:
 		if e.Args[0] == world.GameMsgCTFCapture {
-			s.countEvent(eventFlagCapture)
+			s.countEvent(metrics.EventFlagCapture)
 		}
 		s.broadcastGame(e.To, &gamemsg.SvGameMsg{GameMsgID: e.Args[0], Params: [3]int32{e.Args[1], e.Args[2], e.Args[3]}})
 	case world.EvWeaponPickup:
@@ -192,7 +151,7 @@ func (s *Server) onWorldEvent(e world.Event) {
 	case world.EvGameInfo:
 		s.broadcastGame(e.To, &gamemsg.SvGameInfo{GameFlags: e.Args[0], ScoreLimit: e.Args[1], TimeLimit: e.Args[2], MatchNum: e.Args[3], MatchCurrent: e.Args[4]})
 	case world.EvCycleMap:
-		s.pendingMap = s.nextRotationMap()
+		s.pendingMap = mapstore.Next(s.cfg.Map, s.curMap.Name)
 	case world.EvKick:
 		if e.To >= 0 && e.To < len(s.clients) && e.To < 64 {
 			s.pendingKicks |= 1 << e.To // dropped after DrainEvents: dropping changes the world
@@ -211,14 +170,4 @@ func (s *Server) dropKicked() {
 		}
 	}
 	s.pendingKicks = 0
-}
-
-// truncUTF8 cuts s to at most n bytes without splitting a UTF-8 sequence.
-func truncUTF8(s string, n int) string {
-	return gamemsg.TruncUTF8(s, n)
-}
-
-// cleanName trims leading/trailing whitespace and truncates to n bytes.
-func cleanName(s string, n int) string {
-	return strings.TrimSpace(truncUTF8(strings.TrimSpace(s), n))
 }

@@ -9,6 +9,7 @@ import (
 
 	"twserver/gamemsg"
 	"twserver/netproto"
+	"twserver/session"
 	"twserver/snap"
 	"twserver/sockio"
 	"twserver/world"
@@ -16,6 +17,10 @@ import (
 
 // testClient is a minimal 0.7 client for tests: it runs the connection,
 // downloads the map, enters the game, reconstructs snapshots and sends input.
+// decoder is a netproto.Unpacker as gamemsg.Decode reads it (the
+// Unpacker is a gamemsg.Reader itself; tests name it so).
+type decoder struct{ *netproto.Unpacker }
+
 type testClient struct {
 	t     *testing.T
 	name  string
@@ -82,7 +87,7 @@ func newTestClient(t *testing.T, mn *sockio.MemNet, addr, srv netip.AddrPort, na
 		t.Fatal(err)
 	}
 	tc := &testClient{t: t, name: name, mc: mc, srv: srv, start: time.Now(), in: make(chan []byte, 4096),
-		version: NetVersion, recv: snap.NewReceiver(snap.MsgIDs7, snap.Sizes7), localID: -1}
+		version: session.NetVersion, recv: snap.NewReceiver(snap.MsgIDs7, snap.Sizes7), localID: -1}
 	go func() {
 		var buf [RecvBufSize]byte
 		for {
@@ -203,7 +208,7 @@ func (tc *testClient) onMessage(ch netproto.Chunk) {
 	tc.up.Reset(body)
 	u := &tc.up
 	if !system {
-		m, err := gamemsg.Decode(id, decoder{u})
+		m, err := gamemsg.Decode(id, u)
 		if err != nil {
 			tc.t.Errorf("%s: server sent a game message the client drops (id %d): %v", tc.name, id, err)
 			return
@@ -323,7 +328,7 @@ func (tc *testClient) sendInput() {
 }
 
 func (tc *testClient) say(text string) {
-	tc.sendGame(&gamemsg.ClSay{Mode: chatAll, Target: -1, Message: text})
+	tc.sendGame(&gamemsg.ClSay{Mode: gamemsg.ChatAll, Target: -1, Message: text})
 }
 
 // charX returns the x of the client's own character, extrapolated from its

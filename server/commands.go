@@ -10,6 +10,7 @@ import (
 	"twserver/console"
 	"twserver/edge"
 	"twserver/gamemsg"
+	"twserver/mapstore"
 	"twserver/netproto"
 	"twserver/record"
 	"twserver/world"
@@ -51,9 +52,13 @@ func (s *Server) conHandlers() map[string]console.Handler {
 			s.consoleOut("unbanned all entries")
 			return nil
 		},
-		"bans":      func(console.Caller, console.Args) error { s.cmdBans(); return nil },
-		"bans_save": func(_ console.Caller, a console.Args) error { s.cmdBansSave(a.Str(0)); return nil },
-		"tune":      func(_ console.Caller, a console.Args) error { s.cmdTune(a.Str(0), a.Float(1)); return nil },
+		"bans": func(console.Caller, console.Args) error { s.bans.List(time.Now(), s.consoleOut); return nil },
+		"bans_save": func(_ console.Caller, a console.Args) error {
+			p, _ := console.RelPath(a.Str(0))
+			s.consoleOut(s.bans.SaveFile(p, a.Str(0), time.Now()))
+			return nil
+		},
+		"tune": func(_ console.Caller, a console.Args) error { s.cmdTune(a.Str(0), a.Float(1)); return nil },
 		"tune_reset": func(console.Caller, console.Args) error {
 			s.broadcastGame(-1, s.tuneParamsMsg())
 			s.consoleOut("Tuning reset")
@@ -78,7 +83,7 @@ func (s *Server) conHandlers() map[string]console.Handler {
 		"change_map": func(_ console.Caller, a console.Args) error {
 			m := a.Str(0)
 			if m == "" {
-				m = s.nextRotationMap()
+				m = mapstore.Next(s.cfg.Map, s.curMap.Name)
 			}
 			s.pendingMap = m
 			return nil
@@ -116,7 +121,12 @@ func (s *Server) conHandlers() map[string]console.Handler {
 		"add_vote":          func(_ console.Caller, a console.Args) error { s.addVoteOption(a.Str(0), a.Str(1)); return nil },
 		"remove_vote":       func(_ console.Caller, a console.Args) error { s.removeVoteOption(a.Str(0)); return nil },
 		"clear_votes":       func(console.Caller, console.Args) error { s.clearVoteOptions(); return nil },
-		"vote":              func(_ console.Caller, a console.Args) error { s.forceVoteResult(a.Str(0)); return nil },
+		"vote": func(_ console.Caller, a console.Args) error {
+			if s.vote.Force(a.Str(0)) { // the running vote passes or fails at the next tick
+				s.consoleOut("forcing vote " + a.Str(0))
+			}
+			return nil
+		},
 		"force_vote": func(c console.Caller, a console.Args) error {
 			s.callVote(c.CID(), a.Str(0), a.Str(1), a.Str(2), true, &c)
 			return nil
@@ -139,7 +149,7 @@ func (s *Server) cmdStatus(console.Caller, console.Args) error {
 			continue
 		}
 		auth := ""
-		if c.rconAuthed {
+		if c.rcon.Authed {
 			auth = "(Admin)"
 		}
 		s.consoleOut(fmt.Sprintf("id=%d addr=%s client=%x name='%s' score=%d %s", c.id, edge.RefAddr(c.addr, true),
@@ -213,12 +223,11 @@ func (s *Server) cmdLogout(by console.Caller, _ console.Args) error {
 		return nil
 	}
 	c := s.clients[by.ID]
-	if c.state == stateEmpty || !c.rconAuthed {
+	if c.state == stateEmpty || !c.rcon.Authed {
 		return nil
 	}
 	s.sendSys(c, netproto.NetmsgRconAuthOff, true, nil)
-	c.rconAuthed, c.rconTries = false, 0
-	c.rconMaps, c.rconMapNext = nil, 0 // the lists stop (rconAuthed)
+	c.rcon.Logout()
 	s.rec.Auth(c.id, false)
 	s.world.SetAuthed(c.id, false)
 	s.rconLine(c, "Logout successful.")

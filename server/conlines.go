@@ -13,22 +13,6 @@ import (
 // OnConsoleLine (console.Events formats them), and runs the lines the side
 // channels submit (console.Queue).
 
-// Console output levels (console.LevelStandard and the others).
-const (
-	// LevelStandard (0): command replies, joins, leaves, drops, votes.
-	LevelStandard = console.LevelStandard
-	// LevelAddInfo (1): chat, "player is ready", rcon commands.
-	LevelAddInfo = console.LevelAddInfo
-	// LevelDebug (2): kills, team joins, flag events, pickups.
-	LevelDebug = console.LevelDebug
-)
-
-// ErrStopped is returned by SubmitConsole once the game loop has stopped.
-var ErrStopped = console.ErrStopped
-
-// ErrLineTooLong is returned by SubmitConsole for a line over MaxConsoleLine.
-var ErrLineTooLong = console.ErrLineTooLong
-
 // conState is the console output state, owned by the loop (sinks are
 // installed before Run).
 type conState struct {
@@ -52,7 +36,7 @@ func (s *Server) OnConsoleLine(maxLevel int, f func(console.Line)) {
 // been handed to the sinks by then, so a side channel keeps a command's
 // output before whatever it prints next. It waits while the queue
 // (ConsoleQueueLen) is full, until ctx is done or the loop has stopped
-// (ErrStopped). Safe from any goroutine.
+// (console.ErrStopped). Safe from any goroutine.
 func (s *Server) SubmitConsole(ctx context.Context, line string) error {
 	_, err := s.con.q.Submit(ctx, console.Caller{Kind: console.Side}, line, false)
 	return err
@@ -84,8 +68,8 @@ func (s *Server) auditAdmin(who, line string, err error) {
 		result = err.Error()
 	}
 	s.log.Info().Str("who", who).Str("line", line).Str("result", result).Msg("admin command")
-	if s.con.On(LevelAddInfo) {
-		s.con.Print(LevelAddInfo, "server", 512, fmt.Sprintf("admin='%s' rcon='%s' result='%s'", who, line, result))
+	if s.con.On(console.LevelAddInfo) {
+		s.con.Print(console.LevelAddInfo, "server", 512, fmt.Sprintf("admin='%s' rcon='%s' result='%s'", who, line, result))
 	}
 }
 

@@ -53,12 +53,12 @@ func TestConsoleLines(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var cl conLog
 		ts := startServerWith(t, func(c *config.Config) { c.Server.RconPassword = "admin" },
-			func(s *Server) { s.OnConsoleLine(LevelDebug, cl.add) })
+			func(s *Server) { s.OnConsoleLine(console.LevelDebug, cl.add) })
 		a := join(t, ts, cl1Addr, "alice")
 		b := join(t, ts, cl2Addr, "bob")
 		a.say("hello")
 		a.run(1500 * time.Millisecond)
-		a.sendGame(&gamemsg.ClSay{Mode: chatTeam, Target: -1, Message: "psst"})
+		a.sendGame(&gamemsg.ClSay{Mode: gamemsg.ChatTeam, Target: -1, Message: "psst"})
 		a.run(100 * time.Millisecond)
 		b.rconAuth("admin")
 		b.run(100 * time.Millisecond)
@@ -90,7 +90,7 @@ func TestConsoleLines(t *testing.T) {
 			t.Fatalf("missing (in order) %q; lines:\n%s", miss, all)
 		}
 		cl.mu.Lock()
-		all := strings.Join(cl.lines, "\n")
+		all := strings.Join(cl.lines, "\n") + "\n" // the status line may come last
 		cl.mu.Unlock()
 		if !strings.Contains(all, "\n0 [server]: id=0 addr=127.0.0.2:50001 client=705 name='alice' score=0 \n") {
 			t.Errorf("status output missing:\n%s", all)
@@ -107,7 +107,7 @@ func TestConsoleWorldEventLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.OnConsoleLine(LevelDebug, cl.add)
+	s.OnConsoleLine(console.LevelDebug, cl.add)
 	for cid, name := range []string{"alice", "bob"} {
 		if err := s.world.AddPlayer(cid, world.PlayerInfo{Name: name}); err != nil {
 			t.Fatal(err)
@@ -165,7 +165,7 @@ func TestConsoleLinesOff(t *testing.T) {
 		t.Errorf("%v allocations per event without a sink", n)
 	}
 	var cl conLog
-	s.OnConsoleLine(LevelAddInfo, cl.add)
+	s.OnConsoleLine(console.LevelAddInfo, cl.add)
 	if n := testing.AllocsPerRun(100, func() { s.conWorldEvent(e) }); n != 0 || len(cl.lines) != 0 {
 		t.Errorf("level 1 sink: %v allocations, lines %q", n, cl.lines)
 	}
@@ -192,7 +192,7 @@ func TestRunConsole(t *testing.T) {
 	var mu sync.Mutex
 	var sunk []string
 	ts := startServerWith(t, nil, func(s *Server) {
-		s.OnConsoleLine(LevelStandard, func(l console.Line) { mu.Lock(); sunk = append(sunk, l.Text); mu.Unlock() })
+		s.OnConsoleLine(console.LevelStandard, func(l console.Line) { mu.Lock(); sunk = append(sunk, l.Text); mu.Unlock() })
 	})
 	ctx := context.Background()
 	got, err := ts.RunConsole(ctx, console.Caller{Kind: console.Admin}, `echo "a <b>"; sv_scorelimit 7; sv_scorelimit; kick 5`)
@@ -211,11 +211,11 @@ func TestRunConsole(t *testing.T) {
 	if !strings.Contains(ts.logs.String(), "invalid client id to kick") {
 		t.Errorf("the admin's output is not in the log")
 	}
-	if _, err := ts.RunConsole(ctx, console.Caller{Kind: console.Admin}, strings.Repeat("x", MaxConsoleLine+1)); err != ErrLineTooLong {
-		t.Errorf("long line: %v, want ErrLineTooLong", err)
+	if _, err := ts.RunConsole(ctx, console.Caller{Kind: console.Admin}, strings.Repeat("x", MaxConsoleLine+1)); err != console.ErrLineTooLong {
+		t.Errorf("long line: %v, want console.ErrLineTooLong", err)
 	}
 	ts.stop(t)
-	if _, err := ts.RunConsole(ctx, console.Caller{Kind: console.Admin}, "echo late"); err != ErrStopped {
-		t.Errorf("after the loop: %v, want ErrStopped", err)
+	if _, err := ts.RunConsole(ctx, console.Caller{Kind: console.Admin}, "echo late"); err != console.ErrStopped {
+		t.Errorf("after the loop: %v, want console.ErrStopped", err)
 	}
 }

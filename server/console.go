@@ -4,7 +4,9 @@ import (
 	"twserver/config"
 	"twserver/console"
 	"twserver/gamemsg"
+	"twserver/mapstore"
 	"twserver/netproto"
+	"twserver/session"
 )
 
 // consoleOut prints one line of command output on the console (conHost.Output
@@ -29,9 +31,9 @@ func (h conHost) Output(by console.Caller, line string) {
 	if by.Kind != console.Rcon {
 		s.log.Info().Msg(line)
 	}
-	s.con.Print(LevelStandard, "server", 0, line)
+	s.con.Print(console.LevelStandard, "server", 0, line)
 	for _, c := range s.clients {
-		if c.state != stateEmpty && c.rconAuthed {
+		if c.state != stateEmpty && c.rcon.Authed {
 			s.sendSys(c, netproto.NetmsgRconLine, false, func(p *netproto.Packer) { p.AddStringLimit(line, 512) })
 		}
 	}
@@ -64,41 +66,31 @@ func (h conHost) MapName() string { return h.s.curMap.Name }
 // Shutdown stops the server after this tick.
 func (h conHost) Shutdown() { h.s.pendingShutdown = true }
 
-// rconAuth handles NETMSG_RCON_AUTH (net.md A3.5) by the login rule of
-// console.CheckLogin. sendList is false for a 0.6 client that did not ask
-// for the command list (its optional int).
+// rconAuth handles NETMSG_RCON_AUTH (net.md A3.5; session.Rcon.Auth).
+// sendList is false for a 0.6 client that did not ask for the command
+// list (its optional int).
 func (s *Server) rconAuth(c *client, pw string, sendList bool) {
-	if s.cfg.Server.RconPassword == "" {
-		if !c.rconNoPwWarned {
-			c.rconNoPwWarned = true
-			s.rconLine(c, console.LoginNoPassword)
-		}
+	l := c.rcon.Auth(s.cfg.Server.RconPassword, pw, s.cfg.Server.RconMaxTries)
+	if l.Reply == "" {
 		return
 	}
-	if c.rconAuthed {
-		return
-	}
-	l := console.CheckLogin(s.cfg.Server.RconPassword, pw, c.rconTries, s.cfg.Server.RconMaxTries)
-	c.rconTries = l.Tries
 	if l.Granted {
-		c.rconAuthed = true
 		s.rec.Auth(c.id, true)
 		s.world.SetAuthed(c.id, true)
 		s.sendSys(c, netproto.NetmsgRconAuthOn, true, nil)
 		s.rconLine(c, l.Reply)
 		s.con.RconAuthed(c.id)
-		// The lists follow over the next ticks (sendRconLists).
-		c.rconCmdNext, c.rconMaps, c.rconMapNext = len(console.RconCommands()), nil, 0
-		if sendList {
-			c.rconCmdNext = 0
-		}
+		var maps []string // the lists follow over the next ticks (sendRconLists)
 		if c.version >= 0x0703 {
-			c.rconMaps = s.mapList()
+			maps, _ = mapstore.List(s.cfg.Map.Dir) // as the reference announces to clients 0.7.3 and newer
 		}
+		c.rcon.Announce(sendList, maps)
 		s.log.Info().Int("cid", c.id).Str("name", c.name).Msg("rcon authenticated")
 		return
 	}
-	s.rateLog().Int("cid", c.id).Str("addr", c.addr.String()).Msg("rcon wrong password")
+	if l.Reply != console.LoginNoPassword {
+		s.rateLog().Int("cid", c.id).Str("addr", c.addr.String()).Msg("rcon wrong password")
+	}
 	s.rconLine(c, l.Reply)
 	if l.Exhausted {
 		if bt := s.cfg.Server.RconBanTime; bt > 0 {
@@ -115,59 +107,14 @@ func (s *Server) rconLine(c *client, line string) {
 
 func broadcastMsg(text string) *gamemsg.SvBroadcast { return &gamemsg.SvBroadcast{Message: text} }
 
-// MaxMapListEntries bounds the map names announced to an rcon client.
-const MaxMapListEntries = 256
-
-// Pacing of the lists an rcon login announces, as the reference 0.7.5
-// (UpdateClientRconCommands, UpdateClientMapListEntries): each tick serves
-// the authenticated clients whose id ≡ tick mod RconListGroups, each with
-// at most RconCmdsPerTick RCON_CMD_ADD and RconMapsPerTick
-// MAPLIST_ENTRY_ADD, all vital. About 100 commands thus take 7 rounds of 8
-// ticks (1.1 s), and one tick adds at most
-// MaxClients/RconListGroups × (RconCmdsPerTick + RconMapsPerTick) chunks.
-const (
-	// RconListGroups is the number of client groups served in turn (MAX_RCONCMD_RATIO).
-	RconListGroups = 8
-	// RconCmdsPerTick bounds the command descriptions one client gets per tick (MAX_RCONCMD_SEND).
-	RconCmdsPerTick = 16
-	// RconMapsPerTick bounds the map list entries one client gets per tick (MAX_MAPLISTENTRY_SEND).
-	RconMapsPerTick = 32
-)
-
-// mapList returns the maps of map.dir (at most MaxMapListEntries) for
-// MAPLIST_ENTRY_ADD, as the reference announces to clients 0.7.3 and newer.
-func (s *Server) mapList() []string {
-	dir := s.cfg.Map.Dir
-	if dir == "" {
-		return nil
-	}
-	names, err := listMaps(dir)
-	if err != nil {
-		return nil
-	}
-	return names[:min(len(names), MaxMapListEntries)]
-}
-
 // sendRconLists sends the next part of the command and map lists to the
-// rcon clients whose turn tick is (see RconListGroups).
+// rcon clients whose turn tick is (session.ListTurn).
 func (s *Server) sendRconLists(tick int32) {
-	cmds := console.RconCommands()
-	for id := int(tick % RconListGroups); id < len(s.clients); id += RconListGroups {
-		c := s.clients[id]
-		if c.state == stateEmpty || !c.rconAuthed {
-			continue
-		}
-		for end := min(c.rconCmdNext+RconCmdsPerTick, len(cmds)); c.rconCmdNext < end; c.rconCmdNext++ {
-			cmd := &cmds[c.rconCmdNext]
-			s.sendSys(c, netproto.NetmsgRconCmdAdd, false, func(p *netproto.Packer) {
-				p.AddStringLimit(cmd.Name, netproto.MaxRconCmdNameLen)
-				p.AddStringLimit(cmd.Help, netproto.MaxRconCmdHelpLen)
-				p.AddStringLimit(cmd.Params, netproto.MaxRconCmdHelpLen)
-			})
-		}
-		for end := min(c.rconMapNext+RconMapsPerTick, len(c.rconMaps)); c.rconMapNext < end; c.rconMapNext++ {
-			name := c.rconMaps[c.rconMapNext]
-			s.sendSys(c, netproto.NetmsgMaplistEntryAdd, false, func(p *netproto.Packer) { p.AddStringLimit(name, 128) })
+	for _, c := range s.clients {
+		if c.state != stateEmpty && c.rcon.Authed && session.ListTurn(c.id, tick) {
+			s.sysH = sysHandler{s: s, c: c}
+			c.rcon.SendLists(c.conn.Dialect(), &s.pk, &s.sysH)
+			s.sysH = sysHandler{}
 		}
 	}
 }

@@ -13,7 +13,9 @@ import (
 	"twserver/config"
 	"twserver/console"
 	"twserver/edge"
+	"twserver/mapdl"
 	"twserver/netproto"
+	"twserver/session"
 	"twserver/sockio"
 )
 
@@ -305,7 +307,7 @@ func TestSystem6(t *testing.T) {
 		}
 		wi := netproto.DDNetUUID("what-is@ddnet.tw")
 		c.sys(netproto.Netmsg6Ex, func(p *netproto.Packer) { p.AddRaw(wi[:]); p.AddRaw(cv[:]) })
-		c.sys(netproto.Netmsg6Info, func(p *netproto.Packer) { p.AddString(NetVersion6); p.AddString("") })
+		c.sys(netproto.Netmsg6Info, func(p *netproto.Packer) { p.AddString(session.NetVersion6); p.AddString("") })
 		c.sys(netproto.Netmsg6RequestMapData, func(p *netproto.Packer) { p.AddInt(0) })
 		c.sys(netproto.Netmsg6Ping, nil)
 		c.sys(netproto.Netmsg6RconAuth, func(p *netproto.Packer) { p.AddString(""); p.AddString("pw"); p.AddInt(1) })
@@ -336,7 +338,7 @@ func TestSystem6(t *testing.T) {
 		}
 		u.Reset(c.got[3][1:])
 		var md netproto.Msg6MapData
-		if err := md.Unpack(&u); err != nil || md.Chunk != 0 || len(md.Data) != MapChunkSize6 || md.CRC != ts.map6().CRC {
+		if err := md.Unpack(&u); err != nil || md.Chunk != 0 || len(md.Data) != mapdl.ChunkSize6 || md.CRC != ts.map6().CRC {
 			t.Errorf("MAP_DATA %+v %v", md, err)
 		}
 	})
@@ -348,8 +350,8 @@ func TestRefusals6(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ts := startServer(t, nil)
 		c := newConn6Peer(t, ts)
-		c.sys(netproto.Netmsg6Info, func(p *netproto.Packer) { p.AddString(NetVersion); p.AddString("") })
-		if c.conn.State() != netproto.StateError || c.conn.Reason() != "Wrong version. Server is running '"+NetVersion6+"' and client '"+NetVersion+"'" {
+		c.sys(netproto.Netmsg6Info, func(p *netproto.Packer) { p.AddString(session.NetVersion); p.AddString("") })
+		if c.conn.State() != netproto.StateError || c.conn.Reason() != "Wrong version. Server is running '"+session.NetVersion6+"' and client '"+session.NetVersion+"'" {
 			t.Errorf("state %v reason %q", c.conn.State(), c.conn.Reason())
 		}
 	})
@@ -383,7 +385,7 @@ func TestRejoin6(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ts := startServer(t, nil)
 		c := newConn6Peer(t, ts)
-		c.sys(netproto.Netmsg6Info, func(p *netproto.Packer) { p.AddString(NetVersion6); p.AddString("") })
+		c.sys(netproto.Netmsg6Info, func(p *netproto.Packer) { p.AddString(session.NetVersion6); p.AddString("") })
 		if ts.clients[0].state != stateConnecting {
 			t.Fatalf("state %v", ts.clients[0].state)
 		}
@@ -404,7 +406,7 @@ func TestRejoin6(t *testing.T) {
 		if ts.numClients() != 1 || ts.clients[0].state != stateAuth {
 			t.Fatalf("after the rejoin: %d clients, state %v", ts.numClients(), ts.clients[0].state)
 		}
-		c.sys(netproto.Netmsg6Info, func(p *netproto.Packer) { p.AddString(NetVersion6); p.AddString("") })
+		c.sys(netproto.Netmsg6Info, func(p *netproto.Packer) { p.AddString(session.NetVersion6); p.AddString("") })
 		if ids := fmt.Sprint(c.ids()); !strings.Contains(ids, fmt.Sprint(netproto.Netmsg6MapChange)) {
 			t.Fatalf("no MAP_CHANGE after the rejoin: %s", ids)
 		}
@@ -451,7 +453,7 @@ func TestDDNetDataBehindAccept(t *testing.T) {
 		}
 		var p netproto.Packer
 		p.AddMsgHeader(netproto.Netmsg6Info, true)
-		p.AddString(NetVersion6)
+		p.AddString(session.NetVersion6)
 		p.AddString("")
 		if err := c.conn.Send(0, p.Bytes(), netproto.SendVital|netproto.SendFlush); err != nil {
 			t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"twserver/encpool"
 	"twserver/netproto"
 )
 
@@ -43,7 +44,7 @@ func sameDatagrams(t *testing.T, alone, shared *recordConn) {
 // translates and encodes the 0.6 snapshots too (a dialect6.SnapWorker per worker), and the wire is
 // the lone loop's, byte for byte, over 200 ticks.
 func TestEncodePoolSameDatagrams06(t *testing.T) {
-	pool := NewEncodePool(3)
+	pool := encpool.New(3)
 	defer pool.Close()
 	var alone, shared recordConn
 	a := poolTestServer(t, &alone, 63, nil, tickClock)
@@ -72,7 +73,7 @@ func TestEncodePoolAllocs06(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
-	pool := NewEncodePool(2)
+	pool := encpool.New(2)
 	defer pool.Close()
 	s := poolTestServer(t, &discardConn{}, 63, pool)
 	mix06(s, 63)

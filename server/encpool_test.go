@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"twserver/config"
+	"twserver/encpool"
 	"twserver/netproto"
 	"twserver/sockio"
 	"twserver/world"
@@ -31,7 +32,7 @@ func (r *recordConn) Close() error              { return nil }
 // poolTestServer returns a server with n in-game clients (16 playing,
 // moving and firing) on conn, using pool (nil: none); before as in
 // newServerInGame.
-func poolTestServer(tb testing.TB, conn sockio.PacketConn, n int, pool *EncodePool, before ...func(*Server)) *Server {
+func poolTestServer(tb testing.TB, conn sockio.PacketConn, n int, pool *encpool.Pool, before ...func(*Server)) *Server {
 	tb.Helper()
 	cfg := config.Default()
 	cfg.Server.MaxClients = 64
@@ -39,8 +40,8 @@ func poolTestServer(tb testing.TB, conn sockio.PacketConn, n int, pool *EncodePo
 	cfg.Server.MaxClientsPerIP = 64
 	cfg.Game.InactiveKickTime = 0
 	s := newServerInGame(tb, cfg, conn, n, before...)
-	s.pool = pool
-	s.fanOut, s.fanOutPinned = pool != nil, true // always, whatever the tick took
+	s.enc = encpool.NewFan(pool)
+	s.enc.Pin(true) // always, whatever the tick took
 	for _, c := range s.clients[:n] {
 		c.snapRate = snapRateFull
 	}
@@ -55,7 +56,7 @@ func stepMoving(s *Server, n int) {
 		in := world.Input{Direction: int32((int(next)/30+i)%3 - 1), TargetX: int32(100 - i*7), TargetY: int32(i*5 - 60),
 			Jump: (next / 17) % 2, Fire: next / 9, WantedWeapon: int32(1 + i%3)}
 		if c := s.clients[i]; c.inputs != nil { // nil: dropped
-			c.inputs.store(next, in)
+			c.inputs.Store(next, in)
 		}
 	}
 	stepAcked(s)
@@ -76,7 +77,7 @@ func tickClock(s *Server) {
 // write the same datagrams, byte for byte, in the same order, over 200
 // ticks (4 s of their clock, so with vital resends).
 func TestEncodePoolSameDatagrams(t *testing.T) {
-	pool := NewEncodePool(3)
+	pool := encpool.New(3)
 	defer pool.Close()
 	var alone, shared recordConn
 	a := poolTestServer(t, &alone, 63, nil, tickClock)
@@ -103,7 +104,7 @@ func TestEncodePoolAllocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
-	pool := NewEncodePool(2)
+	pool := encpool.New(2)
 	defer pool.Close()
 	s := poolTestServer(t, &discardConn{}, 63, pool)
 	for range 300 {
@@ -117,7 +118,7 @@ func TestEncodePoolAllocs(t *testing.T) {
 // TestEncodePoolShared runs two servers' snapshot ticks at once on one
 // pool (as the games of one process do) under the race detector's eye.
 func TestEncodePoolShared(t *testing.T) {
-	pool := NewEncodePool(2)
+	pool := encpool.New(2)
 	defer pool.Close()
 	a := poolTestServer(t, &discardConn{}, 40, pool)
 	b := poolTestServer(t, &discardConn{}, 40, pool)
@@ -147,9 +148,9 @@ func BenchmarkSnapshotTick63(b *testing.B) {
 		pool bool
 	}{{"sequential", false}, {"pool", true}} {
 		b.Run(tc.name, func(b *testing.B) {
-			var pool *EncodePool
+			var pool *encpool.Pool
 			if tc.pool {
-				pool = NewEncodePool(0)
+				pool = encpool.New(0)
 				defer pool.Close()
 				if pool.Workers() == 0 {
 					b.Skip("GOMAXPROCS 1: no worker")

@@ -22,7 +22,7 @@ func TestGameEventCounts(t *testing.T) {
 		a.run(100 * time.Millisecond)
 		a.sendGame(&gamemsg.ClKill{})
 		a.run(100 * time.Millisecond)
-		if k := ts.Gauges().Events[eventKill].Load(); k != 1 {
+		if k := ts.Gauges().Events[metrics.EventKill].Load(); k != 1 {
 			t.Errorf("kill events after a suicide %d, want 1", k)
 		}
 		b.sendGame(&gamemsg.ClCallVote{Type: "kick", Value: "0", Reason: "test"})
@@ -30,7 +30,7 @@ func TestGameEventCounts(t *testing.T) {
 		go func() { _, _ = io.WriteString(ts.cons, "kick 1\n") }()
 		a.run(200 * time.Millisecond)
 		ev := &ts.Gauges().Events
-		want := map[int]uint64{eventJoin: 2, eventChat: 1, eventKill: 2, eventVote: 1, eventLeave: 1, eventFlagCapture: 0}
+		want := map[int]uint64{metrics.EventJoin: 2, metrics.EventChat: 1, metrics.EventKill: 2, metrics.EventVote: 1, metrics.EventLeave: 1, metrics.EventFlagCapture: 0}
 		for i, n := range want {
 			if got := ev[i].Load(); got != n {
 				t.Errorf("%s events %d, want %d", metrics.GameEvents[i], got, n)

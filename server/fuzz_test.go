@@ -9,6 +9,7 @@ import (
 	"twserver/edge"
 	"twserver/gamemsg"
 	"twserver/netproto"
+	"twserver/session"
 	"twserver/sockio"
 )
 
@@ -24,7 +25,7 @@ func FuzzClientMessage(f *testing.F) {
 	}
 	add(func() {
 		p.AddMsgHeader(netproto.NetmsgInfo, true)
-		p.AddString(NetVersion)
+		p.AddString(session.NetVersion)
 		p.AddString("")
 		p.AddInt(0x0705)
 	})
@@ -135,7 +136,8 @@ func FuzzDatagram(f *testing.F) {
 		p := &rxPacket{addr: from, at: time.Now(), cid: -1}
 		p.n = copy(p.buf[:], data)
 		var out [netproto.MaxPacketSize]byte
-		if s.screen(p, tokens, time.Now(), out[:0]) {
+		var pass bool
+		if p.cid, pass = s.edge.Screen(p.data(), p.addr, tokens, time.Now(), out[:0]); pass {
 			s.handlePacket(p)
 		}
 		s.doTick()

@@ -10,23 +10,6 @@ import (
 // The loop's side of the operator-facing figures: it fills the metrics
 // package's Gauges and TickTiming, which readers load at any time.
 
-// Indexes in metrics.GameEvents and metrics.RefuseReasons, as the loop names them.
-const (
-	eventJoin        = metrics.EventJoin
-	eventLeave       = metrics.EventLeave
-	eventChat        = metrics.EventChat
-	eventKill        = metrics.EventKill
-	eventFlagCapture = metrics.EventFlagCapture
-	eventVote        = metrics.EventVote
-
-	refuseBanned       = metrics.RefuseBanned
-	refuseFull         = metrics.RefuseFull
-	refusePerIP        = metrics.RefusePerIP
-	refuseDialect      = metrics.RefuseDialect
-	refusePregameFull  = metrics.RefusePregameFull  // pregame.go
-	refusePregamePerIP = metrics.RefusePregamePerIP // pregame.go
-)
-
 // dialect returns the index in metrics.Dialects of the protocol the client speaks.
 func (c *client) dialect() int {
 	if c.conn.Dialect().Is6() {
@@ -46,34 +29,16 @@ func (s *Server) TickTiming() *metrics.TickTiming { return &s.ticks }
 
 // publishGauges recounts the slots (once per tick; 64 slots at most).
 func (s *Server) publishGauges() {
-	var counts [len(metrics.Dialects)][len(stateNames)]int32
-	var players, specs [len(metrics.Dialects)]int32
+	var n metrics.SlotCount
 	for _, c := range s.clients {
-		if c.state == stateEmpty {
-			continue
-		}
-		d := c.dialect()
-		counts[d][c.state]++
-		if c.state == stateIngame {
-			if s.world.Team(c.id) == teamSpectators {
-				specs[d]++
-			} else {
-				players[d]++
-			}
+		if c.state != stateEmpty {
+			spec := c.state == stateIngame && s.world.Team(c.id) == teamSpectators
+			n.Add(c.dialect(), int(c.state), c.state == stateIngame && !spec, spec)
 		}
 	}
 	g := &s.gauges
-	for d := range counts {
-		for st := range counts[d] {
-			g.Clients[d][st].Store(counts[d][st])
-		}
-		g.Players[d].Store(players[d])
-		g.Spectators[d].Store(specs[d])
-	}
-	if in := g.Info.Load(); in == nil || in.Map != s.curMap.Name || in.Name != s.cfg.Server.Name || in.GameType != s.gameTypeName() {
-		// allocates only when something changed
-		g.Info.Store(&metrics.InfoLabels{Name: s.cfg.Server.Name, GameType: s.gameTypeName(), Map: s.curMap.Name})
-	}
+	g.PublishSlots(&n)
+	g.PublishInfo(s.cfg.Server.Name, s.gameTypeName(), s.curMap.Name)
 	g.MaxClients.Store(int32(len(s.clients)))
 	if s.world.CurrentTick()%50 == 0 { // at most MaxBans entries: once a second
 		g.Bans.Store(int32(s.bans.Active(time.Now())))

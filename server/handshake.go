@@ -1,19 +1,19 @@
 package server
 
 import (
-	"fmt"
 	"time"
 
 	"twserver/console"
 	"twserver/gamemsg"
+	"twserver/mapdl"
 	"twserver/netproto"
+	"twserver/session"
 	"twserver/world"
 )
 
-// MinClientVersion is the oldest 0.7 client version accepted (0.7.0).
-const MinClientVersion = 0x0700
-
-// onMessage dispatches one received chunk that arrived at time at.
+// onMessage dispatches one received chunk that arrived at time at: system
+// messages to the session layer (session.Dispatcher, which calls back
+// through sysHandler), game messages to the game layer of c's dialect.
 func (s *Server) onMessage(c *client, ch netproto.Chunk, at time.Time) {
 	id, system, n, err := netproto.ParseMsgHeader(ch.Data)
 	if err != nil {
@@ -22,112 +22,109 @@ func (s *Server) onMessage(c *client, ch netproto.Chunk, at time.Time) {
 	}
 	body := ch.Data[n:]
 	vital := ch.Flags&netproto.ChunkVital != 0
-	if c.conn.Dialect().Is6() {
-		s.onMessage6(c, id, system, body, vital, at)
-		return
-	}
 	if system {
-		s.onSystemMessage(c, id, body, vital, at)
+		s.sysH = sysHandler{s: s, c: c, at: at}
+		st := session.Status{State: c.state, StartInfo: c.gotStartInfo, RconAuthed: c.rcon.Authed}
+		s.sess.Dispatch(c.conn.Dialect(), id, body, vital, st, &s.sysH)
+		s.sysH = sysHandler{}
 		return
 	}
 	if !vital {
 		return // game messages must be vital
 	}
+	if c.conn.Dialect().Is6() {
+		s.onGameMessage6(c, id, body)
+		return
+	}
 	s.rec.Message(c.id, c.state >= stateReady, id, ch.Data)
 	s.onGameMessage(c, id, body)
 }
 
-// onSystemMessage handles the engine messages of net.md A3.1.
-func (s *Server) onSystemMessage(c *client, id int32, body []byte, vital bool, at time.Time) {
-	u := &s.up
-	u.Reset(body)
-	switch id {
-	case netproto.NetmsgInfo:
-		if !vital || c.state != stateAuth {
-			return
-		}
-		version := u.GetString()
-		password := u.GetString()
-		clientVersion := u.GetIntOrDefault(0)
-		if u.Err() != nil {
-			s.stats.BadMessages.Add(1)
-			return
-		}
-		c.version = clientVersion
-		s.onInfo(c, NetVersion, version, password)
-	case netproto.NetmsgRequestMapData:
-		if !vital || c.state != stateConnecting {
-			return
-		}
-		if c.dl.Chunk*MapChunkSize < s.curMap.Size {
-			s.progress(c) // a request after the end of the map is no progress
-		}
-		s.sendMapData(c, true)
-	case netproto.NetmsgReady:
-		if !vital || c.state != stateConnecting {
-			return
-		}
-		c.state = stateReady
-		s.progress(c)
-		s.log.Debug().Int("cid", c.id).Str("addr", c.addr.String()).Msg("client is ready")
-		s.con.Ready(c.id, c.addr)
-		if m, ok := s.vote.Ongoing(s.now()); ok {
-			s.sendGame(c, &m, false)
-		}
-		s.sendGame(c, &gamemsg.SvMotd{Message: s.cfg.Server.MOTD}, false) // also when empty, as the reference
-		s.sendGame(c, s.serverSettings(), false)
-		s.sendSys(c, netproto.NetmsgConReady, true, nil)
-	case netproto.NetmsgEnterGame:
-		if !vital || c.state != stateReady || !c.gotStartInfo {
-			return
-		}
-		s.enterGame(c)
-	case netproto.NetmsgInput:
-		s.onInput(c, u, at)
-	case netproto.NetmsgRconAuth:
-		if !vital || c.state < stateAuth {
-			return
-		}
-		pw := u.GetString()
-		if u.Err() != nil {
-			return
-		}
-		s.rconAuth(c, pw, true)
-	case netproto.NetmsgRconCmd:
-		if !vital || !c.rconAuthed {
-			return
-		}
-		line := u.GetString()
-		if u.Err() != nil || len(line) > MaxConsoleLine {
-			return
-		}
-		s.log.Info().Int("cid", c.id).Str("name", c.name).Str("cmd", line).Msg("rcon command")
-		s.con.Rcon(c.id, line)
-		if s.runConsole(console.RconCaller(c.id), line) {
-			s.pendingShutdown = true
-		}
-	case netproto.NetmsgPing:
-		s.sendSys0(c, netproto.NetmsgPingReply)
-	default:
-		// unknown or unused ids are ignored like the reference does
-	}
+// sysHandler is the loop's side of one slot's system messages
+// (session.Handler), valid for one Dispatch.
+type sysHandler struct {
+	s  *Server
+	c  *client
+	at time.Time // the datagram's arrival
 }
 
-// onInfo checks an INFO's version (want, the dialect's) and password,
-// refusing with the reference texts, and starts the map change.
-func (s *Server) onInfo(c *client, want, version, password string) {
-	if version != want {
-		s.dropClient(c, fmt.Sprintf("Wrong version. Server is running '%s' and client '%s'", want, version))
+// Info checks the version and password (session.Refusal) and starts the
+// map change.
+func (h *sysHandler) Info(version, password string, clientVersion int32) {
+	s, c := h.s, h.c
+	if reason := session.Refusal(c.conn.Dialect(), version, password, s.cfg.Server.Password); reason != "" {
+		s.dropClient(c, reason)
 		return
 	}
-	if s.cfg.Server.Password != "" && password != s.cfg.Server.Password {
-		s.dropClient(c, "Wrong password")
-		return
-	}
+	c.version = clientVersion
 	c.state = stateConnecting
 	s.progress(c)
 	s.sendMapChange(c)
 }
+
+// RequestMapData answers with map chunks: the 0.7 window (mapdl.go), or
+// 0.6's chunk (mapdl.Download.Answer6). A request for a chunk not sent
+// before is progress (pregame.go).
+func (h *sysHandler) RequestMapData(chunk int32) {
+	s, c := h.s, h.c
+	if !c.conn.Dialect().Is6() {
+		if c.dl.Chunk*mapdl.ChunkSize < s.curMap.Size {
+			s.progress(c) // a request after the end of the map is no progress
+		}
+		s.sendMapData(c, true)
+	} else if ok, moved := c.dl.Answer6(s.map6(), chunk, &s.pk); ok {
+		if moved {
+			s.progress(c)
+		}
+		s.sendMsg(c, s.pk.Bytes(), netproto.SendVital|netproto.SendFlush)
+	}
+}
+
+// Ready moves c to READY: the ongoing vote, the MOTD, the server
+// settings and CON_READY.
+func (h *sysHandler) Ready() {
+	s, c := h.s, h.c
+	c.state = stateReady
+	s.progress(c)
+	s.log.Debug().Int("cid", c.id).Str("addr", c.addr.String()).Msg("client is ready")
+	s.con.Ready(c.id, c.addr)
+	if m, ok := s.vote.Ongoing(s.now()); ok {
+		s.sendGame(c, &m, false)
+	}
+	s.sendGame(c, &gamemsg.SvMotd{Message: s.cfg.Server.MOTD}, false) // also when empty, as the reference
+	s.sendGame(c, s.serverSettings(), false)
+	s.sendSys(c, netproto.NetmsgConReady, true, nil)
+}
+
+// EnterGame puts c into the game.
+func (h *sysHandler) EnterGame() { h.s.enterGame(h.c) }
+
+// Input applies an input (snapsend.go).
+func (h *sysHandler) Input(in *session.Input) { h.s.onInput(h.c, in, h.at) }
+
+// RconAuth checks an rcon password (console.go).
+func (h *sysHandler) RconAuth(password string, sendCmdList bool) {
+	h.s.rconAuth(h.c, password, sendCmdList)
+}
+
+// RconCmd runs an rcon command line.
+func (h *sysHandler) RconCmd(line string) {
+	s, c := h.s, h.c
+	s.log.Info().Int("cid", c.id).Str("name", c.name).Str("cmd", line).Msg("rcon command")
+	s.con.Rcon(c.id, line)
+	if s.runConsole(console.RconCaller(c.id), line) {
+		s.pendingShutdown = true
+	}
+}
+
+// ClientVersion keeps a DDNet client's version.
+func (h *sysHandler) ClientVersion(v int32) { h.c.ddnetVersion = v }
+
+// Send sends a system message the session packed.
+func (h *sysHandler) Send(msg []byte, flags netproto.SendFlags) { h.s.sendMsg(h.c, msg, flags) }
+
+// BadMessage counts a message that did not decode.
+func (h *sysHandler) BadMessage() { h.s.stats.BadMessages.Add(1) }
 
 // serverSettings is Sv_ServerSettings (net.md A3.3): the vote settings,
 // whether teams are locked and balanced, and the player slots. Clients show
@@ -141,14 +138,6 @@ func (s *Server) serverSettings() *gamemsg.SvServerSettings {
 	}
 }
 
-// sendSys0 sends an empty non-vital system message.
-func (s *Server) sendSys0(c *client, id int32) {
-	s.pk.Reset()
-	if s.sysHeader(c, &s.pk, id) {
-		s.sendMsg(c, s.pk.Bytes(), netproto.SendFlush)
-	}
-}
-
 // onStartInfo handles Cl_StartInfo (once per connection, state READY) and
 // answers with vote options, tuning and Sv_ReadyToEnter.
 func (s *Server) onStartInfo(c *client, m *gamemsg.ClStartInfo) {
@@ -156,11 +145,8 @@ func (s *Server) onStartInfo(c *client, m *gamemsg.ClStartInfo) {
 		return
 	}
 	c.gotStartInfo = true
-	c.name = cleanName(m.Name, 15)
-	if c.name == "" {
-		c.name = fmt.Sprintf("(%d)", c.id+1)
-	}
-	c.clan = truncUTF8(m.Clan, 11)
+	c.name = session.StartName(m.Name, c.id)
+	c.clan = session.Clan(m.Clan)
 	c.country = m.Country
 	c.skin = m.Skin
 	c.infoChanges++

@@ -3,6 +3,7 @@ package server
 import (
 	"net/netip"
 
+	"twserver/metrics"
 	"twserver/netproto"
 	"twserver/observe"
 )
@@ -63,9 +64,9 @@ func (s *Server) emitLeave(c *client) { s.emitPlayer(observe.EventPlayerLeave, c
 // emitPlayer reports a player entering or leaving.
 func (s *Server) emitPlayer(kind observe.EventKind, c *client) {
 	if kind == observe.EventPlayerEnter {
-		s.countEvent(eventJoin)
+		s.countEvent(metrics.EventJoin)
 	} else {
-		s.countEvent(eventLeave)
+		s.countEvent(metrics.EventLeave)
 	}
 	s.livePlayer(kind, c)
 	if s.observers.Any() {

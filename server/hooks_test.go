@@ -48,10 +48,9 @@ func newHookedServer(t testing.TB) (*Server, *countConn, *hookRecorder) {
 }
 
 func screenOnce(s *Server, tokens *netproto.TokenGen, from netip.AddrPort, data []byte) bool {
-	p := &rxPacket{addr: from, at: time.Now(), cid: -1}
-	p.n = copy(p.buf[:], data)
 	var out [netproto.MaxPacketSize]byte
-	return s.screen(p, tokens, time.Now(), out[:0])
+	_, pass := s.edge.Screen(data, from, tokens, time.Now(), out[:0])
+	return pass
 }
 
 // TestMasterRouting: the master's packets reach the hooks only in the forms

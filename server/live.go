@@ -9,23 +9,28 @@ import (
 	"twserver/world"
 )
 
-// Live frames (issue 20): on every FrameEvery-th tick, and only while the
-// hub wants frames (a viewer is attached or an API request asked), the loop
-// builds one live.Frame (the world's all-seeing snapshot, the players, the
-// last events) and publishes it; every viewer shares it. Without viewers
-// the loop only keeps the ring of the last events (no allocation).
+// Live frames: about every FrameEvery ticks, and only while the hub wants
+// frames (a viewer is attached or an API request asked), the loop fills one
+// live.Frame (the world's all-seeing snapshot, the players, the last events)
+// from the hub's pool and publishes it; every viewer shares it. Without
+// viewers the loop only keeps the feed of the last events. Neither
+// allocates (the pooled frames keep their buffers).
 
-// FrameEvery is the number of ticks between published frames (12.5 per second).
-const FrameEvery = 4
+// FrameEvery is the mean number of ticks between published frames: 10 per
+// second, what the page's minimap needs and no more (every viewer costs a
+// write per frame). A frame goes out at the first snapshot tick at or after
+// each multiple of FrameEvery (the loop builds on snapshot ticks, every
+// second one, so the frames are 4 and 6 ticks apart).
+const FrameEvery = 5
 
 // liveState is the loop's side of the live frames.
 type liveState struct {
-	hub    *live.Hub
-	events [live.MaxEvents]live.Event // ring of the last events
-	seq    uint64                     // Seq of the newest event
-	layer  *live.MapLayer             // game layer of layerOf
-	of     any                        // the map layer was built for (s.curMap)
-	gen    uint32
+	hub   *live.Hub
+	feed  live.Feed      // the last events
+	next  int32          // the tick of the next frame
+	layer *live.MapLayer // game layer of of
+	of    any            // the map layer was built for (s.curMap)
+	gen   uint32
 }
 
 // Live returns the game's frame hub. Safe from any goroutine.
@@ -33,11 +38,8 @@ func (s *Server) Live() *live.Hub { return s.live.hub }
 
 // liveEvent adds e to the ring of the last events (no allocation).
 func (s *Server) liveEvent(e live.Event) {
-	l := &s.live
-	l.seq++
-	e.Seq = l.seq
 	e.Tick = s.world.CurrentTick()
-	l.events[l.seq%live.MaxEvents] = e
+	s.live.feed.Add(e)
 }
 
 // liveChat records a public chat line (cid -1: the server).
@@ -71,12 +73,19 @@ func (s *Server) livePlayer(kind observe.EventKind, c *client) {
 // publishFrame builds and publishes the frame of tick if one is wanted.
 func (s *Server) publishFrame(tick int32, now time.Time) {
 	l := &s.live
-	if tick%FrameEvery != 0 || !l.hub.Wanted(now) {
-		return
+	if (tick < l.next && tick >= l.next-2*FrameEvery) || !l.hub.Wanted(now) {
+		return // not yet (a tick far below next: the map changed, the tick restarted)
 	}
+	l.next = tick - tick%FrameEvery + FrameEvery
 	f := l.hub.NewFrame()
 	f.Tick, f.Time = tick, now
 	f.Game = live.Game{ServerName: s.cfg.Server.Name, Map: s.curMap.Name, GameType: s.gameTypeName(), MaxClients: s.cfg.Server.MaxClients}
+	if st := s.rec.Status(); st.TeehistActive {
+		f.Game.Recording[0] = st.TeehistPath
+	}
+	if st := s.rec.Status(); st.DemoActive {
+		f.Game.Recording[1] = st.DemoPath
+	}
 	f.Map = s.liveLayer()
 	_ = s.world.Snap(-1, f) // entities beyond live.MaxItemWords are left out
 	for _, c := range s.clients {
@@ -88,11 +97,7 @@ func (s *Server) publishFrame(tick int32, now time.Time) {
 			Score: s.world.Score(c.id), Team: team, Ping: c.latencyMs, Client: liveClientKind(c),
 			IsPlayer: team != world.TeamSpectators})
 	}
-	n := min(l.seq, live.MaxEvents)
-	f.Events = make([]live.Event, 0, n)
-	for q := l.seq - n + 1; q <= l.seq && n > 0; q++ {
-		f.Events = append(f.Events, l.events[q%live.MaxEvents])
-	}
+	f.Events = l.feed.AppendTo(f.Events)
 	l.hub.Publish(f)
 }
 
@@ -114,17 +119,10 @@ func (s *Server) liveLayer() *live.MapLayer {
 		return l.layer
 	}
 	col := s.world.Collision()
-	w, h := col.Width(), col.Height()
 	l.gen++
 	l.of = s.curMap
-	l.layer = &live.MapLayer{Gen: l.gen, Name: s.curMap.Name, Width: w, Height: h}
-	if w*h <= live.MaxMapTiles {
-		l.layer.Tiles = make([]byte, w*h)
-		for y := range h {
-			for x := range w {
-				l.layer.Tiles[y*w+x] = byte(col.GetTile(x*world.TileSize, y*world.TileSize))
-			}
-		}
-	}
+	l.layer = live.NewMapLayer(l.gen, s.curMap.Name, col.Width(), col.Height(), func(x, y int) byte {
+		return byte(col.GetTile(x*world.TileSize, y*world.TileSize))
+	})
 	return l.layer
 }

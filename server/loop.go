@@ -22,7 +22,8 @@ package server
 //	            simulated. Their arrival time is the reader's stamp, so input
 //	            timing is exact, and what they answer leaves with the tick's
 //	            snapshots as before; the loop wakes 50 times a second instead
-//	            of once per datagram.
+//	            of once per datagram, and with at most PairedTicksMaxClients
+//	            in game 25 times, once per pair of ticks (pairs.go).
 //	  Sleep: a game with no client in any state whose world has nothing to
 //	            do (world.IdleTicks) does not tick: the loop wakes for a
 //	            datagram, a console line or its SleepHeartbeat, and each
@@ -43,13 +44,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rs/zerolog"
-	"golang.org/x/time/rate"
-
 	"twserver/console"
 	"twserver/edge"
 	"twserver/metrics"
 	"twserver/netproto"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/time/rate"
 )
 
 // TickDuration is the length of one server tick (SERVER_TICK_SPEED = 50).
@@ -165,10 +166,27 @@ loop:
 }
 
 // drainRx handles every packet already queued, without blocking.
-func (s *Server) drainRx() {
+func (s *Server) drainRx() { s.drainRxBefore(time.Time{}) }
+
+// drainRxBefore handles, without blocking, the queued packets that arrived
+// before t (every one when t is zero), in arrival order; the first that
+// arrived later is held for the next call (s.pairs.held).
+func (s *Server) drainRxBefore(t time.Time) {
+	if p := s.pairs.held; p != nil {
+		if !t.IsZero() && !p.at.Before(t) {
+			return
+		}
+		s.pairs.held = nil
+		s.handlePacket(p)
+		s.free <- p
+	}
 	for range RecvQueueLen {
 		select {
 		case p := <-s.rx:
+			if !t.IsZero() && !p.at.Before(t) {
+				s.pairs.held = p
+				return
+			}
 			s.handlePacket(p)
 			s.free <- p
 		default:
@@ -196,12 +214,12 @@ func (s *Server) advance() {
 		// once per tick, not once per received datagram.
 		return
 	}
-	s.ticks.ObserveLate(now.Sub(s.tickStart(s.world.CurrentTick() + 1)))
+	planned := s.plannedTicks(now)
+	s.ticks.ObserveLate(now.Sub(s.tickStart(s.world.CurrentTick() + int32(planned))))
 	s.tickWake = now
-	// Datagrams that arrived before the tick (inputs stamped for it) are
+	// Datagrams that arrived before a tick (inputs stamped for it) are
 	// handled before it is simulated; a paced reader reads them now.
 	s.readTick()
-	s.drainRx()
 	// Every due tick is simulated, and snapshots go out at most once per
 	// wake-up, so a late loop does not build snapshots nobody will use. They
 	// are built at the newest snapshot tick among the due ones: the
@@ -213,7 +231,7 @@ func (s *Server) advance() {
 	if behind {
 		s.ticks.Dropped.Add(uint64(due - MaxCatchUpTicks))
 	}
-	s.ticks.Skipped.Add(uint64(due - 1))
+	s.ticks.Skipped.Add(uint64(max(due-planned, 0))) // a pair's first tick has no wake-up of its own by plan
 	due = min(due, MaxCatchUpTicks)
 	s.ticks.Ticks.Add(uint64(due))
 	snapAt := due - 1
@@ -223,6 +241,13 @@ func (s *Server) advance() {
 	s.ticks.SnapsSkipped.Add(uint64(s.snapTicksIn(s.world.CurrentTick()+1, s.world.CurrentTick()+int32(due)) - min(1, snapAt+1)))
 	defer s.publishGauges()
 	for n := range due {
+		// What arrived before this tick's start, in arrival order; at the
+		// last tick everything queued (as a loop woken at each tick would).
+		if n < due-1 {
+			s.drainRxBefore(s.tickStart(s.world.CurrentTick() + 1))
+		} else {
+			s.drainRx()
+		}
 		if n == snapAt {
 			s.doTick()
 		} else {
@@ -266,15 +291,16 @@ func (s *Server) endTickWork() {
 }
 
 // doTick simulates one tick, then sends the snapshots if it is a snapshot
-// tick (every second tick, or every tick with snapshot_rate 50; net.md A4.3).
+// tick (every second tick, or every tick with snapshot_rate 50; net.md A4.3)
+// and publishes the live frame if it is a frame tick (live.go).
 func (s *Server) doTick() {
 	s.simulateTick(true)
 	tick := s.world.CurrentTick()
 	if s.cfg.Server.SnapshotRate == 50 || tick%2 == 0 {
 		s.sendSnapshots(tick)
-		s.publishFrame(tick, s.tickWake)
 		s.world.PostSnap() // events of ticks without snapshots went out with this one
 	}
+	s.publishFrame(tick, s.tickWake) // world.Snap only reads: any tick will do
 }
 
 // simulateTick runs one world tick and sends its messages (no snapshots);
@@ -284,7 +310,7 @@ func (s *Server) simulateTick(snapshots bool) {
 	next := s.world.CurrentTick() + 1
 	for _, c := range s.clients {
 		if c.state == stateIngame {
-			if in, ok := c.inputFor(next); ok {
+			if in, ok := c.inputs.For(next); ok {
 				s.world.SetInput(c.id, in)
 				s.rec.Input(c.id, &in)
 			} else {
@@ -337,6 +363,7 @@ func (s *Server) flushAll() {
 		}
 	}
 	s.flushOut()
+	s.countIngame(ingame)
 	if ingame != s.ingame.Load() {
 		s.ingame.Store(ingame)
 	}
@@ -422,12 +449,12 @@ type connectReq = edge.Request
 func (s *Server) onConnect(addr netip.AddrPort, req connectReq) {
 	now := s.now()
 	if on := s.cfg.Server.Accept07; req.Dialect.Is6() && !s.cfg.Server.Accept06 || !req.Dialect.Is6() && !on {
-		s.gauges.Refused[refuseDialect].Add(1)
+		s.gauges.Refused[metrics.RefuseDialect].Add(1)
 		s.sendRaw(req.AppendClose(s.sendBuf[:0], reasonDialectOff(req.Dialect)), addr)
 		return
 	}
 	if reason, banned := s.bans.Check(addr.Addr(), time.Now()); banned {
-		s.gauges.Refused[refuseBanned].Add(1)
+		s.gauges.Refused[metrics.RefuseBanned].Add(1)
 		if reason != "" {
 			s.sendRaw(req.AppendClose(s.sendBuf[:0], reason), addr)
 		}
@@ -440,13 +467,13 @@ func (s *Server) onConnect(addr netip.AddrPort, req connectReq) {
 		return
 	}
 	if s.numClients() >= s.cfg.Server.MaxClients {
-		s.gauges.Refused[refuseFull].Add(1)
+		s.gauges.Refused[metrics.RefuseFull].Add(1)
 		s.sendRaw(req.AppendClose(s.sendBuf[:0], netproto.ReasonServerFull), addr)
 		s.rateLog().Str("addr", addr.String()).Msg("refused: server full")
 		return
 	}
 	if lim := s.cfg.Server.MaxClientsPerIP; s.sameIPCount(addr.Addr()) >= lim {
-		s.gauges.Refused[refusePerIP].Add(1)
+		s.gauges.Refused[metrics.RefusePerIP].Add(1)
 		reason := strings.Replace(netproto.ReasonTooManySameIP, "%d", itoa(lim), 1)
 		s.sendRaw(req.AppendClose(s.sendBuf[:0], reason), addr)
 		s.rateLog().Str("addr", addr.String()).Msg("refused: per-IP limit")
@@ -491,7 +518,7 @@ const MaxClientPacketsPerSecond = 250
 // few milliseconds (the 0.6 variant of dm1 has 417 chunks), and the in-game
 // budget dropped one of them, which stalled the download for the client's
 // one-second resend. What a downloading client can cause stays bounded:
-// the chunks answered per map change by MaxMapRequestsFactor, the clients
+// the chunks answered per map change by mapdl.MaxRequestsFactor, the clients
 // before the game by the pre-game bounds (pregame.go).
 const MaxDownloadPacketsPerSecond = 2000
 

@@ -212,7 +212,7 @@ func TestLockTeamsSettings(t *testing.T) {
 			}
 			var u netproto.Unpacker
 			u.Reset(body)
-			m, err := gamemsg.Decode(id, decoder{&u})
+			m, err := gamemsg.Decode(id, &u)
 			if err != nil {
 				t.Fatalf("undecodable game message %d: %v", id, err)
 			}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"twserver/mapdl"
+	"twserver/mapstore"
 	"twserver/netproto"
 	"twserver/world/twmap"
 )
@@ -11,69 +12,55 @@ import (
 // MapChunkSize is the size of one MAP_DATA chunk (the reference MAP_CHUNK_SIZE).
 const MapChunkSize = mapdl.ChunkSize
 
-// sendMapChange sends NETMSG_MAP_CHANGE for the current map and resets the
-// client's download cursor (net.md A3.4).
+// sendMapChange announces the current map and restarts the client's
+// download (net.md A3.4, B3.3): the 0.7 MAP_CHANGE, or the 0.6 variant's,
+// after DDNet's map-details (with SHA-256) for DDNet clients.
 func (s *Server) sendMapChange(c *client) {
-	if c.conn.Dialect().Is6() {
-		s.sendMapChange6(c)
-		return
+	if d := c.conn.Dialect(); d.Is6() {
+		m := s.map6()
+		c.dl.Start6()
+		if mapdl.SendMapDetails6 && d == netproto.DialectDDNet {
+			m.PackDetails(&s.pk)
+			s.sendMsg(c, s.pk.Bytes(), netproto.SendVital)
+		}
+		m.PackChange(&s.pk)
+	} else {
+		c.dl.Start(s.now(), c.conn.PeerAck())
+		mapdl.PackChange(&s.pk, s.curMap, s.cfg.Server.MapDownloadSpeed)
 	}
-	m := s.curMap
-	c.dl.Start(s.now(), c.conn.PeerAck())
-	s.sendSys(c, netproto.NetmsgMapChange, true, func(p *netproto.Packer) {
-		p.AddString(m.Name)
-		p.AddInt(int32(m.CRC))
-		p.AddInt(int32(m.Size))
-		p.AddInt(int32(s.cfg.Server.MapDownloadSpeed))
-		p.AddInt(mapdl.ChunkSize)
-		p.AddRaw(m.SHA256[:])
-	})
+	s.sendMsg(c, s.pk.Bytes(), netproto.SendVital|netproto.SendFlush)
 }
 
-// probeHandshake runs every tick for a client on its way into the game
-// (0.7 only: 0.6 clients ask for each chunk themselves, sys6.go): the
-// tail-loss probe of its unacknowledged vital chunks (map chunks and the
-// lone messages of the way in), the ack-paced refill of its download, and
-// the RESEND flag when its download went mapdl.StallProbe without a request,
-// and, once the connection saw loss, every mapdl.StallProbe until it is in
-// game.
+// map6 is the map a 0.6 client is sent (the variant of the current map),
+// derived at the first call after a map change, or shared with another
+// game of the process on the same map (mapstore.Variant6); if the map
+// cannot be converted, 0.6 clients get it as it is (logged).
+func (s *Server) map6() *mapdl.Variant6 {
+	if s.curMap6 == nil {
+		s.curMap6 = mapstore.Variant6(s.curMap, func(m *twmap.Map) mapdl.Variant6 {
+			v, err := mapdl.Derive6(m)
+			if err != nil {
+				s.log.Warn().Err(err).Str("map", m.Name).Msg("no 0.6 variant of the map: 0.6 clients get it as it is")
+			}
+			return v
+		})
+	}
+	return s.curMap6
+}
+
+// probeHandshake runs mapdl.Download.Tick every tick for a client on its
+// way into the game (0.7 only: 0.6 clients ask for each chunk themselves,
+// sysHandler.RequestMapData) and logs its tail-loss probes.
 func (s *Server) probeHandshake(c *client, now time.Duration) {
 	if c.conn.Dialect().Is6() || (c.state != stateConnecting && c.state != stateReady) {
 		return
 	}
-	if sent, ok := c.dl.Tail(c.id, c.conn, now, (*mapSender)(s)); ok {
+	sent, ok := c.dl.Tick(c.id, c.conn, c.state == stateConnecting, s.curMap.Data, s.cfg.Server.MapDownloadSpeed, now, &s.pk, (*mapSender)(s))
+	if ok {
 		s.log.Debug().Int("cid", c.id).Int("chunk", c.dl.Chunk).Int("unacked", c.conn.Unacked()).
 			Dur("since_sent", now-sent).Dur("rto", c.dl.ProbeTimeout(c.conn)).Int("backoff", c.dl.Backoff()).
 			Int("probes", c.dl.Probes).Msg("tail-loss probe")
 	}
-	total := mapdl.Chunks(s.curMap.Size)
-	if c.state == stateConnecting && c.dl.Chunk < total {
-		if c.dl.Asked == 0 && c.dl.WaitedForRequest(c.conn, now) {
-			// no request yet: the first one may be lost, the client
-			// resends it only after FlushInterval; start the first window
-			c.dl.Asked = min(s.cfg.Server.MapDownloadSpeed, total)
-		}
-		if c.dl.Asked > 0 {
-			s.sendMapData(c, false)
-		}
-	}
-	if now-c.dl.SentAt < mapdl.StallProbe {
-		return
-	}
-	lossy := c.conn.Stats.ChunksResent > 0 || c.conn.Stats.Gaps > 0
-	switch c.state {
-	case stateConnecting:
-		downloading := c.dl.Asked > 0 && c.dl.Chunk < total
-		if !downloading && !(lossy && c.dl.Chunk >= total) {
-			return
-		}
-	case stateReady:
-		if !lossy {
-			return
-		}
-	}
-	c.dl.SentAt = now
-	c.conn.AskResend(now)
 }
 
 // mapSender is the loop's side of the downloads (mapdl.Sender).
@@ -96,7 +83,7 @@ func (s *Server) sendMapData(c *client, request bool) {
 // changeMap loads a map by name and moves every client back to CONNECTING
 // with a MAP_CHANGE (net.md A3.4). On failure the current map stays.
 func (s *Server) changeMap(name string) {
-	m, err := s.loadMapByName(name)
+	m, err := mapstore.ByName(s.cfg.Map, name)
 	if err != nil {
 		s.log.Error().Err(err).Str("map", name).Msg("map change failed")
 		s.consoleOut("map change failed: " + err.Error())
@@ -128,22 +115,4 @@ func (s *Server) applyMap(m *twmap.Map) {
 	s.consoleOut("map changed to " + m.Name)
 	s.publishInfo()
 	s.infoChanged6()
-}
-
-// nextRotationMap returns the map after the current one in map.rotation (or
-// in map.dir), or the current map when there is no rotation.
-func (s *Server) nextRotationMap() string {
-	names := s.cfg.Map.Rotation
-	if len(names) == 0 && s.cfg.Map.Dir != "" {
-		names, _ = listMaps(s.cfg.Map.Dir)
-	}
-	if len(names) == 0 {
-		return s.curMap.Name
-	}
-	for i, n := range names {
-		if n == s.curMap.Name {
-			return names[(i+1)%len(names)]
-		}
-	}
-	return names[0]
 }

@@ -120,7 +120,7 @@ func TestMapDownloadWindow(t *testing.T) {
 		t.Fatalf("%d datagrams for %d chunks", sent, total)
 	}
 	// READY: still copies, and probed every mapdl.StallProbe
-	s.onSystemMessage(c, netproto.NetmsgReady, nil, true, s.epoch)
+	s.sysMessage(c, netproto.NetmsgReady, nil, s.epoch)
 	if c.state != stateReady {
 		t.Fatalf("state %v after READY", c.state)
 	}
@@ -142,4 +142,17 @@ func TestMapDownloadWindow(t *testing.T) {
 	if n := datagrams(); n != 1 {
 		t.Fatalf("in game: %d datagrams for one chunk", n)
 	}
+}
+
+// sysMessage delivers vital system message id with body from c, as the
+// connection would (onMessage); nothing for an empty slot, which has no
+// connection.
+func (s *Server) sysMessage(c *client, id int32, body []byte, at time.Time) {
+	if c.state == stateEmpty {
+		return
+	}
+	var p netproto.Packer
+	p.AddMsgHeader(id, true)
+	p.AddRaw(body)
+	s.onMessage(c, netproto.Chunk{ChunkHeader: netproto.ChunkHeader{Flags: netproto.ChunkVital}, Data: p.Bytes()}, at)
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"testing"
-	"time"
 
 	"twserver/dialect6"
 	"twserver/gamemsg"
@@ -48,7 +47,7 @@ func TestSetPlayers6Incremental(t *testing.T) {
 	}{
 		{"steady", func() {}},
 		{"0.7 skin change", func() { s.handleGameMessage(s.clients[0], &gamemsg.ClSkinChange{Skin: other}) }},
-		{"0.6 change info", func() { s.onMessage6(s.clients[1], dialect6.MsgClChangeInfo, false, skin6.Bytes(), true, time.Now()) }},
+		{"0.6 change info", func() { s.onGameMessage6(s.clients[1], dialect6.MsgClChangeInfo, skin6.Bytes()) }},
 		{"team change", func() { s.handleGameMessage(s.clients[3], &gamemsg.ClSetTeam{Team: -1}) }},
 		{"drop", func() { s.dropClient(s.clients[4], "bye") }},
 		{"entry changed elsewhere", func() { s.trans6.Infos.SetTeam(5, 1) }},

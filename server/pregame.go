@@ -53,9 +53,9 @@ func (s *Server) admitPregame(addr netip.AddrPort) (string, int) {
 			Dur("idle", now-c.progressAt).Str("for", addr.String()).Msg("stalled connection dropped for a new one")
 		s.dropClient(c, edge.ReasonEvicted)
 	case perIP:
-		return reason, refusePregamePerIP
+		return reason, metrics.RefusePregamePerIP
 	case reason != "":
-		return reason, refusePregameFull
+		return reason, metrics.RefusePregameFull
 	}
 	return "", 0
 }

@@ -9,7 +9,9 @@ import (
 
 	"twserver/config"
 	"twserver/edge"
+	"twserver/metrics"
 	"twserver/netproto"
+	"twserver/session"
 )
 
 // pregameAddr is the address of test connection i (its own IP).
@@ -72,8 +74,8 @@ func TestPregameSlowDownload(t *testing.T) {
 		s := newIdleServerWith(t, 0, func(c *config.Config) { c.Server.MaxClients = 8; c.Server.MapDownloadSpeed = 1 })
 		c := connectN(s, 1)[0]
 		s.pk.Reset()
-		info := []byte(NetVersion + "\x00\x00")
-		s.onSystemMessage(c, netproto.NetmsgInfo, info, true, time.Now())
+		info := []byte(session.NetVersion + "\x00\x00")
+		s.sysMessage(c, netproto.NetmsgInfo, info, time.Now())
 		if c.state != stateConnecting {
 			t.Fatalf("state %v after INFO", c.state)
 		}
@@ -84,14 +86,14 @@ func TestPregameSlowDownload(t *testing.T) {
 			if c.state == stateEmpty {
 				t.Fatalf("a download progressing every %v dropped at window %d of %d", edge.PregameStallTimeout-time.Second, w, windows)
 			}
-			s.onSystemMessage(c, netproto.NetmsgRequestMapData, nil, true, time.Now())
+			s.sysMessage(c, netproto.NetmsgRequestMapData, nil, time.Now())
 		}
 		if c.dl.Chunk != windows {
 			t.Fatalf("sent %d chunks of %d", c.dl.Chunk, windows)
 		}
 		for range 3 { // past the end: no progress
 			time.Sleep(4 * time.Second)
-			s.onSystemMessage(c, netproto.NetmsgRequestMapData, nil, true, time.Now())
+			s.sysMessage(c, netproto.NetmsgRequestMapData, nil, time.Now())
 			s.checkPregame(s.now())
 		}
 		if c.state != stateEmpty {
@@ -117,7 +119,7 @@ func TestPregameShareAndEviction(t *testing.T) {
 		if got := connectN(s, 5); len(got) != 0 {
 			t.Fatal("a fifth pre-game client accepted with a pre-game cap of 4")
 		}
-		if n := s.gauges.Refused[refusePregameFull].Load(); n != 1 {
+		if n := s.gauges.Refused[metrics.RefusePregameFull].Load(); n != 1 {
 			t.Fatalf("pregame_full refusals %d, want 1", n)
 		}
 		time.Sleep(time.Second)
@@ -142,7 +144,7 @@ func TestPregameShareAndEviction(t *testing.T) {
 		if n := s2.sameIPCount(same); n != edge.MaxPregamePerIP {
 			t.Errorf("%d pre-game slots for one address under pressure, want %d", n, edge.MaxPregamePerIP)
 		}
-		if n := s2.gauges.Refused[refusePregamePerIP].Load(); n != 1 {
+		if n := s2.gauges.Refused[metrics.RefusePregamePerIP].Load(); n != 1 {
 			t.Errorf("pregame_per_ip refusals %d, want 1", n)
 		}
 		if !strings.Contains(edge.ReasonPregamePerIP, "%d") {

@@ -17,6 +17,7 @@ import (
 	"twserver/console"
 	"twserver/gamemsg"
 	"twserver/netproto"
+	"twserver/session"
 )
 
 // rconLines collects RCON_LINE texts and auth state changes seen by a test client.
@@ -80,7 +81,7 @@ func rconCmdNames() []string {
 
 // TestRconCmdList: after an rcon login the whole command list arrives, in
 // order, every entry vital and none lost, paced as the reference (at most
-// RconCmdsPerTick at once, one round every RconListGroups ticks); on a link
+// session.RconCmdsPerTick at once, one round every session.RconListGroups ticks); on a link
 // that loses every 5th datagram both ways it still ends whole.
 func TestRconCmdList(t *testing.T) {
 	for _, lossEvery := range []int{0, 5} {
@@ -125,7 +126,7 @@ func TestRconCmdList(t *testing.T) {
 				for _, k := range bursts {
 					biggest = max(biggest, k)
 				}
-				rounds := (len(want) + RconCmdsPerTick - 1) / RconCmdsPerTick
+				rounds := (len(want) + session.RconCmdsPerTick - 1) / session.RconCmdsPerTick
 				took := a.rconCmdAt[len(want)-1] - a.rconCmdAt[0]
 				t.Logf("%d commands in %d arrivals over %v, at most %d at once; %d datagrams lost, %d gaps at the client",
 					len(want), len(bursts), took, biggest, lost, a.conn.Stats.Gaps)
@@ -135,11 +136,11 @@ func TestRconCmdList(t *testing.T) {
 					}
 					return
 				}
-				if biggest > RconCmdsPerTick || len(bursts) < rounds {
-					t.Errorf("%d arrivals, at most %d at once: want at least %d of at most %d", len(bursts), biggest, rounds, RconCmdsPerTick)
+				if biggest > session.RconCmdsPerTick || len(bursts) < rounds {
+					t.Errorf("%d arrivals, at most %d at once: want at least %d of at most %d", len(bursts), biggest, rounds, session.RconCmdsPerTick)
 				}
-				if minTook := time.Duration(rounds-1) * RconListGroups * TickDuration; took < minTook {
-					t.Errorf("the list took %v, want at least %v (one round every %d ticks)", took, minTook, RconListGroups)
+				if minTook := time.Duration(rounds-1) * session.RconListGroups * TickDuration; took < minTook {
+					t.Errorf("the list took %v, want at least %v (one round every %d ticks)", took, minTook, session.RconListGroups)
 				}
 				if a.conn.Stats.Gaps != 0 {
 					t.Errorf("%d vital chunks came out of order on a lossless link", a.conn.Stats.Gaps)
@@ -225,7 +226,7 @@ func TestRconCmdList6(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				ts := startServer(t, func(c *config.Config) { c.Server.RconPassword = "pw" })
 				c := newConn6Peer(t, ts)
-				c.sys(netproto.Netmsg6Info, func(p *netproto.Packer) { p.AddString(NetVersion6); p.AddString("") })
+				c.sys(netproto.Netmsg6Info, func(p *netproto.Packer) { p.AddString(session.NetVersion6); p.AddString("") })
 				c.sys(netproto.Netmsg6RconAuth, func(p *netproto.Packer) { p.AddString(""); p.AddString("pw"); p.AddInt(ask) })
 				c.pump()
 				var got []string
@@ -252,7 +253,7 @@ func TestRconCmdList6(t *testing.T) {
 }
 
 // TestRconMapList: a 0.7.5 client's rcon login announces the maps of map.dir
-// (MAPLIST_ENTRY_ADD), all of them in order, RconMapsPerTick per round
+// (MAPLIST_ENTRY_ADD), all of them in order, session.RconMapsPerTick per round
 // beside the command list.
 func TestRconMapList(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -262,7 +263,7 @@ func TestRconMapList(t *testing.T) {
 			t.Fatal(err)
 		}
 		var want []string
-		for i := range RconMapsPerTick + 8 {
+		for i := range session.RconMapsPerTick + 8 {
 			name := fmt.Sprintf("m%02d", i)
 			want = append(want, name)
 			if err := os.Symlink(dm1, filepath.Join(dir, name+".map")); err != nil {
@@ -273,8 +274,8 @@ func TestRconMapList(t *testing.T) {
 		a := join(t, ts, cl1Addr, "alice")
 		a.rconAuth("admin")
 		a.run(100 * time.Millisecond)
-		if len(a.mapList) != RconMapsPerTick {
-			t.Errorf("after the first round: %d map entries, want %d", len(a.mapList), RconMapsPerTick)
+		if len(a.mapList) != session.RconMapsPerTick {
+			t.Errorf("after the first round: %d map entries, want %d", len(a.mapList), session.RconMapsPerTick)
 		}
 		a.run(time.Second)
 		if !slices.Equal(a.mapList, want) {

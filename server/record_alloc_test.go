@@ -34,7 +34,7 @@ func recordStep(s *Server, players int) {
 		// never-acking clients keep in their resend buffers
 		in := world.Input{Direction: int32(next/40%3 - 1), TargetX: 100 + next%7, TargetY: int32(i*10 - 40),
 			Jump: next / 20 % 2, WantedWeapon: 1}
-		c.inputs.store(next, in)
+		c.inputs.Store(next, in)
 		s.rec.DirectInput(c.id, &in)
 		s.world.DirectInput(c.id, in)
 	}

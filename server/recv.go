@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"twserver/edge"
-	"twserver/netproto"
 	"twserver/sockio"
 )
 
@@ -34,7 +33,7 @@ func (p *rxPacket) data() []byte { return p.buf[:p.n] }
 // socket has the batch form. It returns when the socket is closed.
 func (s *Server) readLoop(done chan<- struct{}) {
 	defer close(done)
-	r := &reader{tokens: edge.NewTokens(s.now())}
+	r := &reader{sc: s.edge.NewScreener(s.now())}
 	r.bc, r.batched = s.conn.(sockio.BatchConn)
 	pc, pacing := s.conn.(sockio.PacedConn) // paced.go
 	r.pc = pc
@@ -107,12 +106,11 @@ func (s *Server) readOnce(r *reader, paced bool) (int, time.Time, error) {
 
 // reader is the reader goroutine's state.
 type reader struct {
-	tokens *netproto.TokenGen
+	sc     *edge.Screener                  // the edge's checks, with the reader's tokens
 	pkts   [sockio.ReadBatchSize]*rxPacket // the batch's buffers; nil once handed to the loop
 	ms     [sockio.ReadBatchSize]sockio.Datagram
 	spares [sockio.ReadBatchSize]rxPacket // read targets when the pool is at its bound (one per slot)
 	pooled int                            // buffers allocated so far; the pool grows with the peak queue, up to rxPoolSize
-	out    [netproto.MaxPacketSize]byte
 	// the first datagram since the last pacing check that wanted the loop
 	// at once: its slot (-1: none) and sender, for the debug log (paced.go)
 	urgentCID  int
@@ -145,8 +143,8 @@ func (s *Server) received(r *reader, p *rxPacket, n int, addr netip.AddrPort, no
 	s.stats.Received.Add(1)
 	s.stats.ReceivedBytes.Add(uint64(n))
 	p.n, p.addr, p.at, p.cid = n, addr, now, -1
-	edge.RotateTokens(r.tokens, s.now())
-	if !s.screen(p, r.tokens, now, r.out[:0]) {
+	var pass bool
+	if p.cid, pass = r.sc.Screen(p.data(), p.addr, now, s.now()); !pass {
 		return false
 	}
 	if p.spare {
@@ -169,12 +167,4 @@ func (s *Server) received(r *reader, p *rxPacket, n int, addr netip.AddrPort, no
 		}
 	}
 	return true
-}
-
-// screen hands a datagram to the edge's screening (edge.Edge.Screen) and
-// tags it with the slot the edge found: true = hand to the loop.
-func (s *Server) screen(p *rxPacket, tokens *netproto.TokenGen, now time.Time, out []byte) bool {
-	var pass bool
-	p.cid, pass = s.edge.Screen(p.data(), p.addr, tokens, now, out)
-	return pass
 }

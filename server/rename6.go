@@ -6,6 +6,7 @@ import (
 	"twserver/dialect6"
 	"twserver/edge"
 	"twserver/gamemsg"
+	"twserver/session"
 	"twserver/world"
 )
 
@@ -26,13 +27,6 @@ import (
 // interval of 0.7 skin changes too, which share the timer.
 const changeInfoInterval = skinInterval
 
-// maxNameLen and maxClanLen are the bytes of text a name and a clan keep
-// (MAX_NAME_LENGTH 16 and MAX_CLAN_LENGTH 12, NUL included).
-const (
-	maxNameLen = 15
-	maxClanLen = 11
-)
-
 // onChangeInfo6 applies Cl_ChangeInfo of 0.6 client c (in game only, as
 // the reference).
 func (s *Server) onChangeInfo6(c *client, m *dialect6.ChangeInfo) {
@@ -47,7 +41,7 @@ func (s *Server) onChangeInfo6(c *client, m *dialect6.ChangeInfo) {
 	old := c.name
 	name := s.uniqueName(c, m.Name)
 	renamed := name != old
-	clan := truncUTF8(m.Clan, maxClanLen)
+	clan := session.Clan(m.Clan)
 	info := renamed || clan != c.clan || m.Country != c.country
 	skin := m.Skin != c.skin
 	c.name, c.clan, c.country, c.skin = name, clan, m.Country, m.Skin
@@ -81,38 +75,18 @@ func (s *Server) onChangeInfo6(c *client, m *dialect6.ChangeInfo) {
 	}
 }
 
-// uniqueName is the name client c gets when it asks for req, by the 0.6
-// reference's rule (CServer::SetClientName): req trimmed and cut to
-// maxNameLen bytes; if it is empty or another client that sent its start
-// info (of either dialect) has it, the first free "(1)req", "(2)req", …
-// (cut likewise). A name c already has stays.
+// uniqueName is the name client c gets when it asks for req
+// (session.UniqueName): the names taken are those of the other clients
+// that sent their start info, of either dialect.
 func (s *Server) uniqueName(c *client, req string) string {
-	base := cleanName(req, maxNameLen)
-	if s.nameFree(c, base) {
-		return base
-	}
-	// At most len(s.clients)-1 others hold a name, and the candidates
-	// differ in their prefix, so one of the first len(s.clients) is free.
-	for i := 1; i <= len(s.clients); i++ {
-		if try := truncUTF8(fmt.Sprintf("(%d)%s", i, base), maxNameLen); s.nameFree(c, try) {
-			return try
+	return session.UniqueName(c.name, req, len(s.clients)-1, func(name string) bool {
+		for _, o := range s.clients {
+			if o != c && o.state >= stateReady && o.name == name {
+				return true
+			}
 		}
-	}
-	return c.name // not reached
-}
-
-// nameFree reports whether name is not empty and no client but c that is
-// READY or later has it.
-func (s *Server) nameFree(c *client, name string) bool {
-	if name == "" {
 		return false
-	}
-	for _, o := range s.clients {
-		if o != c && o.state >= stateReady && o.name == name {
-			return false
-		}
-	}
-	return true
+	})
 }
 
 // playerInfo is what the world keeps of client c's info (for demo

@@ -21,6 +21,7 @@ import (
 	"twserver/gamemsg"
 	"twserver/netproto"
 	"twserver/observe"
+	"twserver/session"
 	"twserver/snap"
 	"twserver/teehist"
 	"twserver/world"
@@ -70,7 +71,7 @@ func (c *testClient6) run(d time.Duration) {
 	for time.Now().Before(end) {
 		if !c.infoSent && c.conn.State() == netproto.StateOnline {
 			c.infoSent = true
-			c.sys(netproto.Netmsg6Info, func(p *netproto.Packer) { p.AddString(NetVersion6); p.AddString("") })
+			c.sys(netproto.Netmsg6Info, func(p *netproto.Packer) { p.AddString(session.NetVersion6); p.AddString("") })
 		}
 		select {
 		case b, ok := <-c.raw.got:
@@ -218,7 +219,9 @@ func play(d time.Duration, c7 []*testClient, c6 []*testClient6) {
 	}
 }
 
-// TestUniqueName: the 0.6 reference's rule for a requested name.
+// TestUniqueName: which clients hold a name (session.UniqueName has the
+// rule): those that sent their start info, of either dialect, but the one
+// asking.
 func TestUniqueName(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -227,15 +230,10 @@ func TestUniqueName(t *testing.T) {
 		want   string
 	}{
 		{"free", []string{"alice"}, "bob", "bob"},
-		{"trimmed", []string{"alice"}, "  bob \t", "bob"},
-		{"cut to 15 bytes", nil, "abcdefghijklmnopq", "abcdefghijklmno"},
 		{"taken", []string{"alice"}, "alice", "(1)alice"},
 		{"taken twice", []string{"alice", "(1)alice"}, "alice", "(2)alice"},
 		{"own name", []string{"alice"}, "p0", "p0"},
 		{"empty", nil, " ", "(1)"},
-		{"empty, (1) taken", []string{"(1)"}, "", "(2)"},
-		{"taken, long", []string{"abcdefghijklmno"}, "abcdefghijklmnopq", "(1)abcdefghijkl"},
-		{"taken, cut in UTF-8", []string{"äääääää"}, "äääääää", "(1)ääääää"},
 		{"held by a client not ready yet", []string{"-alice"}, "alice", "alice"},
 		{"taken by a 0.6 client", []string{"6alice"}, "alice", "(1)alice"},
 	} {
@@ -275,7 +273,7 @@ func TestChangeInfo6Interval(t *testing.T) {
 		for range 3 {
 			p.AddInt(0)
 		}
-		s.onMessage6(s.clients[1], dialect6.MsgClChangeInfo, false, p.Bytes(), true, time.Now())
+		s.onGameMessage6(s.clients[1], dialect6.MsgClChangeInfo, p.Bytes())
 	}
 	for _, tc := range []struct {
 		name      string

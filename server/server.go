@@ -10,37 +10,34 @@ import (
 	"io"
 	"net"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"twserver/live"
-
-	"github.com/rs/zerolog"
-	"golang.org/x/time/rate"
 
 	"twserver/config"
 	"twserver/console"
 	"twserver/dialect6"
 	"twserver/edge"
+	"twserver/encpool"
+	"twserver/live"
 	"twserver/mapdl"
+	"twserver/mapstore"
 	"twserver/metrics"
 	"twserver/netproto"
 	"twserver/observe"
 	"twserver/record"
+	"twserver/session"
 	"twserver/snap"
 	"twserver/sockio"
 	"twserver/vote"
 	"twserver/world"
 	"twserver/world/twmap"
-)
 
-// NetVersion is the 0.7 network version string a client must send in INFO.
-const NetVersion = "0.7 802f1be60a05665f"
+	"github.com/rs/zerolog"
+	"golang.org/x/time/rate"
+)
 
 // GameVersion is the version reported in server info.
 const GameVersion = "0.7.5"
@@ -86,7 +83,7 @@ type Options struct {
 	Seed uint64
 	// Pool, if set, builds and encodes the per-client snapshots of a tick
 	// in parallel (shared by the games of a process).
-	Pool *EncodePool
+	Pool *encpool.Pool
 	// AlignTicks and TickPhase stagger the games of one process: with
 	// AlignTicks, every tick starts TickPhase past a multiple of
 	// TickDuration since a process-wide origin, so games given different
@@ -135,17 +132,15 @@ type Server struct {
 	clients         []*client
 	byAddr          map[netip.AddrPort]int
 	bans            edge.BanList
-	vote            vote.State
-	snapW           snapWorker                 // the loop's snapshot builder and encoder (encpool.go)
-	pool            *EncodePool                // shared snapshot encoders (nil: the loop encodes alone)
-	fanOut          bool                       // the next snapshot tick uses the pool (noteEncodeTime)
-	fanOutPinned    bool                       // tests: fanOut stays as set
-	encWG           sync.WaitGroup             // the pool's jobs of the current tick
-	encJobs         [maxEncodeShares]encodeJob // the shares of a tick handed to the pool
-	snapDue         []*client                  // scratch: clients getting a snapshot this tick
+	vote            vote.Game
+	enc             *encpool.Fan // the shared snapshot encoders as this game uses them, and the loop's own
+	encTick         snapTick     // the snapshot tick the encoders run (snapsend.go)
+	snapDue         []*client    // scratch: clients getting a snapshot this tick
 	empty           snap.Snapshot
 	pk              netproto.Packer
 	up              netproto.Unpacker
+	sess            session.Dispatcher // the system messages of the slots (handshake.go)
+	sysH            sysHandler         // its handler during one Dispatch
 	sendBuf         []byte
 	out             *sockio.SendBatch // datagrams written at the end of the wake-up (batch.go)
 	scratch         [netproto.MaxPayload6]byte
@@ -163,6 +158,7 @@ type Server struct {
 	ticks    metrics.TickTiming // tick measurements (ticktime.go)
 	gauges   metrics.Gauges     // published gauges and loop counters (gauges.go)
 	tickWake time.Time          // wake-up of the ticks being run; zero between them
+	pairs    pairState          // ticking in pairs while few clients play (pairs.go)
 	sleep    sleepState         // an empty game's sleep (sleep.go)
 
 	// side channels (hooks.go); installed before Run
@@ -171,11 +167,10 @@ type Server struct {
 	rec *record.Recorder // recording (package record)
 
 	// the 0.6 game layer (snapsend.go, sys6.go)
-	trans6   *dialect6.Game  // translation of the game layer for 0.6 clients
-	curMap6  *mapdl.Variant6 // what 0.6 clients are sent of curMap, nil until one asks (sys6.go map6)
-	inputBuf [netproto.MaxInputInts]int32
-	con      conState  // console output to side channels (conlines.go)
-	live     liveState // frames for the web page and API (live.go)
+	trans6  *dialect6.Game  // translation of the game layer for 0.6 clients
+	curMap6 *mapdl.Variant6 // what 0.6 clients are sent of curMap, nil until one asks (mapdl.go map6)
+	con     conState        // console output to side channels (conlines.go)
+	live    liveState       // frames for the web page and API (live.go)
 }
 
 // Stats are counters of dropped and handled packets (the edge's); read
@@ -199,7 +194,7 @@ func New(o Options) (*Server, error) {
 		free:      make(chan *rxPacket, rxPoolSize),
 		consoleCh: make(chan string, ConsoleQueueLen),
 		byAddr:    make(map[netip.AddrPort]int),
-		pool:      o.Pool,
+		enc:       encpool.NewFan(o.Pool),
 		live:      liveState{hub: live.NewHub()},
 
 		alignTicks: o.AlignTicks,
@@ -225,7 +220,7 @@ func New(o Options) (*Server, error) {
 	m := o.Map
 	if m == nil {
 		var err error
-		if m, err = s.loadMapByConfig(); err != nil {
+		if m, err = mapstore.ByConfig(s.cfg.Map); err != nil {
 			return nil, err
 		}
 	}
@@ -281,86 +276,6 @@ func (s *Server) now() time.Duration {
 		return s.clock()
 	}
 	return time.Since(s.epoch)
-}
-
-// loadMapByConfig loads map.file, the first map of map.dir's rotation, or the
-// embedded default map.
-func (s *Server) loadMapByConfig() (*twmap.Map, error) {
-	mc := s.cfg.Map
-	switch {
-	case mc.File != "":
-		return loadMapFile(mc.File)
-	case mc.Dir != "" && len(mc.Rotation) > 0:
-		return loadMapFile(filepath.Join(mc.Dir, mc.Rotation[0]+".map"))
-	case mc.Dir != "":
-		names, err := listMaps(mc.Dir)
-		if err != nil {
-			return nil, err
-		}
-		if len(names) == 0 {
-			return nil, fmt.Errorf("map.dir %s: no .map files", mc.Dir)
-		}
-		return loadMapFile(filepath.Join(mc.Dir, names[0]+".map"))
-	}
-	return twmap.Default(), nil
-}
-
-// loadMapByName finds a map by name: the embedded default, map.dir, or the
-// directory of map.file.
-func (s *Server) loadMapByName(name string) (*twmap.Map, error) {
-	if !twmap.ValidName(name) {
-		return nil, fmt.Errorf("invalid map name %q", name)
-	}
-	if d := twmap.Default(); d.Name == name {
-		return d, nil
-	}
-	dir := s.cfg.Map.Dir
-	if dir == "" && s.cfg.Map.File != "" {
-		dir = filepath.Dir(s.cfg.Map.File)
-	}
-	if dir == "" {
-		return nil, fmt.Errorf("map %q not found (no map directory configured)", name)
-	}
-	return loadMapFile(filepath.Join(dir, name+".map"))
-}
-
-// MaxMapFileSize bounds the size of a map file the server loads.
-const MaxMapFileSize = 32 << 20
-
-func loadMapFile(path string) (*twmap.Map, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > MaxMapFileSize {
-		return nil, fmt.Errorf("%s: map larger than %d bytes", path, MaxMapFileSize)
-	}
-	return cachedMapFile(path, st, func() (*twmap.Map, error) {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		name := strings.TrimSuffix(filepath.Base(path), ".map")
-		m, err := twmap.Load(name, data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		return m, nil
-	})
-}
-
-func listMaps(dir string) ([]string, error) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, e := range ents {
-		if n, ok := strings.CutSuffix(e.Name(), ".map"); ok && !e.IsDir() {
-			names = append(names, n)
-		}
-	}
-	return names, nil
 }
 
 // worldConfig maps the server configuration to the world's settings.

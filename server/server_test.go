@@ -18,6 +18,7 @@ import (
 
 	"twserver/config"
 	"twserver/edge"
+	"twserver/mapstore"
 	"twserver/netproto"
 	"twserver/sockio"
 	"twserver/world/twmap"
@@ -414,8 +415,8 @@ func TestMapRotationDir(t *testing.T) {
 		if a.mapName != "beta" || a.snaps < 2 {
 			t.Errorf("after change_map: map %q snaps %d", a.mapName, a.snaps)
 		}
-		if ts.nextRotationMap() != "alpha" {
-			t.Errorf("next rotation map %q", ts.nextRotationMap())
+		if mapstore.Next(ts.cfg.Map, ts.curMap.Name) != "alpha" {
+			t.Errorf("next rotation map %q", mapstore.Next(ts.cfg.Map, ts.curMap.Name))
 		}
 		if !strings.Contains(ts.logs.String(), "map change failed") {
 			t.Errorf("bad map name not refused:\n%s", ts.logs.String())

@@ -28,9 +28,22 @@ const (
 	// SleepHeartbeat is how often a sleeping game's loop wakes without a
 	// datagram or a console line: it refreshes the health stamp (well
 	// inside the 2 s that /healthz and Agones allow) and catches the
-	// world up.
+	// world up. The heartbeats of every game in the process fall on the
+	// same instants (heartbeatIn), so the runtime wakes once for all of
+	// them, not once per game.
 	SleepHeartbeat = time.Second
 )
+
+// heartbeatIn returns how long a sleeping loop waits at now for its next
+// heartbeat: until the next multiple of SleepHeartbeat since tickOrigin,
+// an instant shared by every game of the process (at most SleepHeartbeat).
+func heartbeatIn(now time.Time) time.Duration {
+	r := now.Sub(tickOrigin) % SleepHeartbeat
+	if r < 0 {
+		r += SleepHeartbeat
+	}
+	return SleepHeartbeat - r
+}
 
 // sleepState is the loop's state of sleeping (loop only).
 type sleepState struct {
@@ -53,8 +66,9 @@ func (s *Server) canSleep() bool {
 }
 
 // nextWake decides whether the game sleeps and returns how long the loop
-// waits for its timer: until the next tick's start, or while asleep a
-// heartbeat.
+// waits for its timer: until the start of the next tick (of the next
+// snapshot tick while ticking in pairs, pairs.go), or while asleep until
+// the next heartbeat instant (heartbeatIn).
 func (s *Server) nextWake() time.Duration {
 	was := s.sleep.asleep
 	s.sleep.asleep = s.canSleep()
@@ -63,15 +77,17 @@ func (s *Server) nextWake() time.Duration {
 		if was {
 			s.log.Debug().Int32("tick", s.world.CurrentTick()).Msg("game awake")
 		}
-		return max(time.Until(s.tickStart(s.world.CurrentTick()+1)), 0)
+		s.pairs.wakeAt = s.wakeTick()
+		return max(time.Until(s.tickStart(s.pairs.wakeAt)), 0)
 	}
+	s.pairs.wakeAt = 0
 	if !was {
 		s.gauges.Sleeps.Add(1)
 		s.log.Debug().Int32("tick", s.world.CurrentTick()).Msg("game asleep: nobody here and nothing to do")
 	}
 	s.ticks.LastTick.Store(time.Now().UnixNano()) // the loop is alive
 	s.freeReader()
-	return SleepHeartbeat
+	return heartbeatIn(time.Now())
 }
 
 // freeReader hands a paced reader's state back to the reader goroutine for

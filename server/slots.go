@@ -3,30 +3,29 @@ package server
 import (
 	"net/netip"
 	"time"
+
+	"twserver/chat"
+	"twserver/encpool"
+	"twserver/gamemsg"
 	"twserver/mapdl"
+	"twserver/netproto"
+	"twserver/session"
+	"twserver/snap"
 
 	"golang.org/x/time/rate"
-
-	"twserver/gamemsg"
-	"twserver/netproto"
-	"twserver/snap"
-	"twserver/world"
 )
 
-// clientState is the engine-side state of a slot (net.md A3.2).
-type clientState uint8
+// clientState is the state of a slot in the join (session.State).
+type clientState = session.State
 
+// The slot states of the session layer.
 const (
-	stateEmpty      clientState = iota // free slot
-	stateAuth                          // connection accepted, waiting for INFO
-	stateConnecting                    // INFO accepted, map change sent
-	stateReady                         // READY received, CON_READY sent
-	stateIngame                        // ENTERGAME processed, gets snapshots
+	stateEmpty      = session.Empty
+	stateAuth       = session.Auth
+	stateConnecting = session.Connecting
+	stateReady      = session.Ready
+	stateIngame     = session.Ingame
 )
-
-var stateNames = [...]string{"empty", "auth", "connecting", "ready", "ingame"}
-
-func (st clientState) String() string { return stateNames[st] }
 
 // Snapshot rates (net.md A4.3): SNAPRATE_INIT, SNAPRATE_FULL, SNAPRATE_RECOVER.
 const (
@@ -37,33 +36,6 @@ const (
 
 // teamSpectators is TEAM_SPECTATORS.
 const teamSpectators = -1
-
-// inputRingSize is the number of stored inputs per client (the reference's 200).
-const inputRingSize = 200
-
-// storedInputs is a client's ring of the last inputs: the tick each is for
-// and the input. The ticks are kept apart so the per-tick search reads 800
-// contiguous bytes instead of the whole ring.
-type storedInputs struct {
-	ticks [inputRingSize]int32
-	ins   [inputRingSize]world.Input
-	head  int
-}
-
-// store overwrites the oldest stored input with in, for tick.
-func (r *storedInputs) store(tick int32, in world.Input) {
-	r.ticks[r.head] = tick
-	r.ins[r.head] = in
-	r.head = (r.head + 1) % inputRingSize
-}
-
-// reset forgets every input.
-func (r *storedInputs) reset() {
-	for i := range r.ticks {
-		r.ticks[i] = -1
-	}
-	r.head = 0
-}
 
 // client is one slot; owned by the game loop.
 type client struct {
@@ -80,7 +52,7 @@ type client struct {
 	entered bool
 
 	version      int32
-	ddnetVersion int32 // DDNet clients: the version from clientver@ddnet.tw (sys6.go)
+	ddnetVersion int32 // DDNet clients: the version from clientver@ddnet.tw (session)
 	// rejoinOffered is when a DDNet client's new CONNECT from this slot's
 	// address was answered (rejoin6.go); 0 for none.
 	rejoinOffered time.Duration
@@ -92,11 +64,10 @@ type client struct {
 
 	snapRate      int
 	lastAckedTick int32
-	lastInputTick int32
 	latencyMs     int
 	storage       snap.Storage
-	out           snapOut       // the snapshot messages the encode pool made for this tick
-	inputs        *storedInputs // with the Conn (openConn); nil while the slot is empty
+	out           encpool.Out     // the snapshot messages the encode pool made for this tick
+	inputs        *session.Inputs // with the Conn (openConn); nil while the slot is empty
 	lastDirection int32
 
 	// packet budget (flood bound), set when the connection is accepted
@@ -105,31 +76,23 @@ type client struct {
 	// (MaxDownloadPacketsPerSecond), set with budget
 	dlBudget *rate.Limiter
 
-	rconAuthed     bool
-	rconTries      int
-	rconNoPwWarned bool
-	rconCmdNext    int      // next index of rconCommands() to announce (sendRconLists)
-	rconMaps       []string // the map list to announce (clients 0.7.3 and newer)
-	rconMapNext    int      // next index of rconMaps to announce
+	rcon session.Rcon // the rcon login and the lists it announces
 
-	// infoChanges counts the changes of name, clan, country and skin;
-	// sent6 is what setPlayers6 last told the 0.6 translation of this slot.
+	// infoChanges counts the changes of name, clan, country and skin, and
+	// the slot's resets (dialect6.Game.PlayerCurrent's version).
 	infoChanges uint32
-	sent6       player6Sent
 
-	lastChat, lastEmote, lastVote, lastSkin time.Duration
-	vote                                    int // this client's vote in the running vote: -1, 0, 1
-	votePos                                 int // when it voted (1 = first)
+	chat     chat.Limiter  // chat and emoticon spam limits (its vote: Server.vote)
+	lastSkin time.Duration // its last skin or info change
 }
 
 // openConn gives a slot just reset for a new connection its Conn and input
 // ring. A Conn embeds its resend buffer and outbox (about 70 kB), the ring
-// holds inputRingSize inputs (9 kB): allocated per connection, so an empty
+// holds session.InputRingSize inputs (9 kB): allocated per connection, so an empty
 // slot costs a few hundred bytes and a server's memory follows its
 // clients, not max_clients.
 func (c *client) openConn() {
-	c.conn, c.inputs = new(netproto.Conn), new(storedInputs)
-	c.inputs.reset()
+	c.conn, c.inputs = new(netproto.Conn), session.NewInputs()
 }
 
 // reset clears a slot for reuse. The buffers that grow with use (the
@@ -143,16 +106,13 @@ func (c *client) reset() {
 	c.ddnetVersion, c.rejoinOffered = 0, 0
 	c.skin = gamemsg.Skin{}
 	c.infoChanges++
-	c.sent6 = player6Sent{}
 	c.gotStartInfo = false
 	c.dl = mapdl.Download{}
 	c.entered = false
 	c.resetSnapState()
 	c.storage = snap.Storage{}
-	c.rconAuthed, c.rconTries, c.rconNoPwWarned = false, 0, false
-	c.rconCmdNext, c.rconMaps, c.rconMapNext = 0, nil, 0
-	c.lastChat, c.lastEmote, c.lastVote, c.lastSkin = 0, 0, 0, 0
-	c.vote, c.votePos = 0, 0
+	c.rcon = session.Rcon{}
+	c.chat, c.lastSkin = chat.Limiter{}, 0
 	c.budget, c.dlBudget = nil, nil
 }
 
@@ -160,10 +120,9 @@ func (c *client) reset() {
 func (c *client) resetSnapState() {
 	c.snapRate = snapRateInit
 	c.lastAckedTick = -1
-	c.lastInputTick = -1
 	c.storage.PurgeAll()
 	if c.inputs != nil {
-		c.inputs.reset()
+		c.inputs.Reset()
 	}
 }
 
@@ -236,7 +195,7 @@ func (s *Server) sendMsg(c *client, msg []byte, flags netproto.SendFlags) {
 // sendSys packs a system message with fill and sends it vital (and flushed).
 func (s *Server) sendSys(c *client, id int32, flush bool, fill func(p *netproto.Packer)) {
 	s.pk.Reset()
-	if !s.sysHeader(c, &s.pk, id) {
+	if !session.SysHeader(c.conn.Dialect(), &s.pk, id) {
 		return
 	}
 	if fill != nil {
@@ -325,6 +284,7 @@ func (s *Server) dropClient(c *client, reason string) {
 		s.emitLeave(c)
 	}
 	c.reset()
+	s.vote.Clear(c.id) // its ballot and last call
 	if wasIngame {
 		for _, o := range s.clients {
 			if o.state == stateIngame {

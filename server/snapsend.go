@@ -3,7 +3,9 @@ package server
 import (
 	"time"
 
+	"twserver/encpool"
 	"twserver/netproto"
+	"twserver/session"
 	"twserver/snap"
 	"twserver/world"
 )
@@ -46,27 +48,51 @@ func (s *Server) sendSnapshots(tick int32) {
 	}
 	s.snapDue = due
 	start := time.Now()
-	defer func() { s.noteEncodeTime(time.Since(start)) }()
-	if s.fanOut && len(due) >= minParallelClients {
-		s.encodeSnapshots(due, tick, now)
+	defer func() { s.enc.Note(time.Since(start)) }()
+	if s.enc.Use(len(due)) {
+		s.encTick = snapTick{s: s, due: due, tick: tick, now: now}
+		s.enc.Run(&s.encTick, len(due))
+		s.encTick.due = nil
 		for _, c := range due {
-			s.sendEncoded(c)
+			s.sendEncoded(c, c.out.Len(), c.out.Msg)
 		}
 		return
 	}
+	w := &s.enc.Own
 	for _, c := range due {
-		if s.encodeSnap(&s.snapW, c, tick, now) {
-			s.sendSnapW(c)
+		if s.encodeSnap(w, c, tick, now) {
+			s.sendEncoded(c, w.Enc.NumMessages(), w.Enc.Message)
 		}
 	}
 }
 
-// sendSnapW sends the snapshot messages encoded in the loop's own worker.
-func (s *Server) sendSnapW(c *client) {
-	for i := range s.snapW.enc.NumMessages() {
-		s.sendMsg(c, s.snapW.enc.Message(i), netproto.SendFlush)
+// snapTick is a snapshot tick as the encode pool runs it: the due clients
+// built and encoded into their Out.
+type snapTick struct {
+	s    *Server
+	due  []*client
+	tick int32
+	now  time.Duration
+}
+
+// Encode builds and encodes client i's snapshot with w's scratch into its
+// Out (encodeSnap: it touches only the client and read-only state).
+func (t *snapTick) Encode(w *encpool.Worker, i int) {
+	c := t.due[i]
+	if t.s.encodeSnap(w, c, t.tick, t.now) {
+		c.out.Keep(&w.Enc)
+	} else {
+		c.out.Skip()
+	}
+}
+
+// sendEncoded queues client c's n snapshot messages (msg(i)), stopping
+// when the client is dropped meanwhile.
+func (s *Server) sendEncoded(c *client, n int, msg func(int) []byte) {
+	for i := range n {
+		s.sendMsg(c, msg(i), netproto.SendFlush)
 		if c.state == stateEmpty {
-			break
+			return
 		}
 	}
 }
@@ -77,9 +103,9 @@ func (s *Server) sendSnapW(c *client) {
 // (the world after its tick, the 0.6 translation's players, set before the
 // round by setPlayers6) and c's own 0.6 id map, so the pool runs it for
 // several clients at once, 0.7 and 0.6 alike.
-func (s *Server) encodeSnap(w *snapWorker, c *client, tick int32, now time.Duration) bool {
-	w.b.Reset()
-	if err := s.world.Snap(c.id, &w.b); err != nil {
+func (s *Server) encodeSnap(w *encpool.Worker, c *client, tick int32, now time.Duration) bool {
+	w.B.Reset()
+	if err := s.world.Snap(c.id, &w.B); err != nil {
 		s.warn().Err(err).Int("cid", c.id).Msg("snapshot incomplete")
 	}
 	cur := c.storage.Alloc(tick, now)
@@ -88,12 +114,12 @@ func (s *Server) encodeSnap(w *snapWorker, c *client, tick int32, now time.Durat
 		// The one place where a 0.6 client's snapshot differs: the world's
 		// 0.7 snapshot translated with w's scratch, then stored and
 		// delta-encoded with the 0.6 ids and static sizes.
-		if err := s.trans6.SnapshotTo(&w.w6, cur, &w.b, c.id, tick); err != nil {
+		if err := s.trans6.SnapshotTo(&w.W6, cur, &w.B, c.id, tick); err != nil {
 			s.warn().Err(err).Int("cid", c.id).Msg("0.6 snapshot incomplete")
 		}
 		ids, sizes = snap.MsgIDs6, snap.Sizes6
 	} else {
-		w.b.Finish(cur)
+		w.B.Finish(cur)
 	}
 
 	base, baseTick := &s.empty, int32(-1)
@@ -102,13 +128,13 @@ func (s *Server) encodeSnap(w *snapWorker, c *client, tick int32, now time.Durat
 	} else if c.snapRate == snapRateFull {
 		c.snapRate = snapRateRecover // acked snapshot unknown (or -1): full snapshots at 1/s
 	}
-	if err := w.enc.Encode(ids, tick, baseTick, base, cur, sizes); err != nil {
+	if err := w.Enc.Encode(ids, tick, baseTick, base, cur, sizes); err != nil {
 		s.warn().Err(err).Int("cid", c.id).Msg("snapshot too large")
 		return false
 	}
 	size := 0
-	for i := range w.enc.NumMessages() {
-		size += len(w.enc.Message(i))
+	for i := range w.Enc.NumMessages() {
+		size += len(w.Enc.Message(i))
 	}
 	s.gauges.Snapshots.Add(1)
 	s.gauges.SnapshotBytes.Observe(size)
@@ -119,26 +145,10 @@ func (s *Server) encodeSnap(w *snapWorker, c *client, tick int32, now time.Durat
 // datagram, taken by the reader when it read it: the time left reported in
 // INPUTTIMING and the latency are measured against it, so time the packet
 // spent queued behind a tick does not count against the client.
-func (s *Server) onInput(c *client, u *netproto.Unpacker, at time.Time) {
-	ackTick := u.GetInt()
-	intended := u.GetInt()
-	size := u.GetInt()
-	if u.Err() != nil || size < 0 || size/4 > netproto.MaxInputInts {
-		s.stats.BadMessages.Add(1)
-		return
-	}
-	data := &s.inputBuf // a field: the translator (an interface) would make a local escape
-	n := int(size / 4)
-	for i := range n {
-		data[i] = u.GetInt()
-	}
+func (s *Server) onInput(c *client, m *session.Input, at time.Time) {
+	ackTick, intended, pingCorrection := m.AckTick, m.Intended, m.PingCorrection
 	if c.conn.Dialect().Is6() {
-		s.trans6.Input(data[:n])
-	}
-	pingCorrection := u.GetIntOrDefault(0)
-	if u.Err() != nil {
-		s.stats.BadMessages.Add(1)
-		return
+		s.trans6.Input(m.Data)
 	}
 	if c.state != stateIngame {
 		return
@@ -150,50 +160,32 @@ func (s *Server) onInput(c *client, u *netproto.Unpacker, at time.Time) {
 	if ackTick > 0 {
 		c.snapRate = snapRateFull
 	}
-	cur := s.world.CurrentTick()
-	if intended > c.lastInputTick {
+	stamp, newest := c.inputs.Accept(intended, s.world.CurrentTick())
+	if newest {
 		timeLeft := s.tickStart(intended).Sub(at) / time.Millisecond
 		s.pk.Reset()
-		if s.sysHeader(c, &s.pk, netproto.NetmsgInputTiming) {
+		if session.SysHeader(c.conn.Dialect(), &s.pk, netproto.NetmsgInputTiming) {
 			s.pk.AddInt(intended)
 			s.pk.AddInt(int32(timeLeft))
 			s.sendMsg(c, s.pk.Bytes(), 0)
 		}
-	}
-	c.lastInputTick = intended
-	if intended <= cur {
-		intended = cur + 1
 	}
 	pingCorrection = min(max(pingCorrection, 0), 50)
 	if _, tag, ok := c.storage.Get(c.lastAckedTick); ok && c.lastAckedTick >= 0 {
 		c.latencyMs = max(0, int((at.Sub(s.epoch)-tag)/time.Millisecond)-int(pingCorrection))
 		s.world.SetLatency(c.id, c.latencyMs)
 	}
-	in, err := world.DecodeInput(data[:n])
+	in, err := world.DecodeInput(m.Data)
 	if err != nil {
 		return
 	}
 	if in.Direction != c.lastDirection {
 		c.lastDirection = in.Direction
-		s.log.Debug().Int("cid", c.id).Int32("direction", in.Direction).Int32("tick", intended).Msg("input direction")
+		s.log.Debug().Int("cid", c.id).Int32("direction", in.Direction).Int32("tick", stamp).Msg("input direction")
 	}
-	c.inputs.store(intended, in)
+	c.inputs.Store(stamp, in)
 	s.rec.DirectInput(c.id, &in)
 	s.world.DirectInput(c.id, in)
-}
-
-// inputFor returns the stored input stamped for tick.
-func (c *client) inputFor(tick int32) (world.Input, bool) {
-	// the first stored for tick in ring order from index 0, as the reference
-	if c.inputs == nil {
-		return world.Input{}, false
-	}
-	for i, t := range &c.inputs.ticks {
-		if t == tick {
-			return c.inputs.ins[i], true
-		}
-	}
-	return world.Input{}, false
 }
 
 // maxEvolveTicks bounds the ticks a character core is extrapolated (the

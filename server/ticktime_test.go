@@ -12,6 +12,7 @@ import (
 	"twserver/console"
 	"twserver/metrics"
 	"twserver/netproto"
+	"twserver/session"
 )
 
 // dueTicks makes n ticks due now on an idle server.
@@ -146,7 +147,12 @@ func testStatsShowsTickTiming(t *testing.T) {
 // TestGaugeStateNames: the slot states index metrics.Gauges.Clients, so
 // their names and order are the metrics package's.
 func TestGaugeStateNames(t *testing.T) {
-	if stateNames != metrics.ClientStates {
-		t.Fatalf("slot states %v, metrics counts %v", stateNames, metrics.ClientStates)
+	if len(metrics.ClientStates) != session.NumStates {
+		t.Fatalf("%d slot states, metrics counts %d", session.NumStates, len(metrics.ClientStates))
+	}
+	for i, want := range metrics.ClientStates {
+		if got := session.State(i).String(); got != want {
+			t.Errorf("slot state %d is %q, metrics counts %q", i, got, want)
+		}
 	}
 }

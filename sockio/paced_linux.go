@@ -58,9 +58,12 @@ const (
 	// pacedReadTimeout is the receive timeout of the socket: a blocked
 	// ReadBatch or ReadFrom looks whether the socket was closed this often.
 	// Close wakes a blocked read at once (shutdown), so this is only a
-	// fallback; each timeout is a wake-up of the reading thread, which an
-	// empty game that sleeps (server/sleep.go) pays while it waits.
-	pacedReadTimeout = 2 * time.Second
+	// fallback. Each timeout wakes the reading thread, and its return into
+	// the blocking call wakes the runtime's sysmon thread, which an empty
+	// game that sleeps (server/sleep.go) pays while it waits: at 2 s that
+	// was a sixth of an idle game's wake-ups, and with 64 sleeping games 32
+	// wake-ups a second. Hence long.
+	pacedReadTimeout = 30 * time.Second
 	// pacedWriteWait bounds the wait for room in a full send buffer; the
 	// datagram is dropped after it, as UDP may.
 	pacedWriteWait = 20 * time.Millisecond

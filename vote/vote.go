@@ -50,8 +50,12 @@ type State struct {
 	Caller int
 	// Target is the client id of a kick or spectate vote, else -1.
 	Target int
-	// Command is the console command run when the vote passes.
+	// Command is the console command run when the vote passes: an
+	// option's console line, or the text of Action.
 	Command string
+	// Action is a kick or spectate vote's command (Name empty for an
+	// option's vote, which runs Command).
+	Action Action
 	// Desc is the description shown to the clients.
 	Desc string
 	// Reason is the caller's reason (Reason cuts it).
@@ -151,47 +155,47 @@ func (s *State) Decide(yes, no, total int, now time.Duration) int {
 	return 0
 }
 
-// Ballot is one client slot as the count sees it.
-type Ballot struct {
+// Slot is one client slot as the vote sees it.
+type Slot struct {
 	// Ingame says the slot holds a client in the game.
 	Ingame bool
 	// Spectator says the client is a spectator (spectators do not vote).
 	Spectator bool
 	// Addr is the client's IP address.
 	Addr netip.Addr
-	// Vote is the client's vote: -1, 0 (none) or 1.
-	Vote int
-	// Pos is when it voted (1 = first).
-	Pos int
+	// Name is the client's name.
+	Name string
+	// Authed says the client is rcon-authenticated (kick votes spare it).
+	Authed bool
 }
 
-// Ballots is the loop's view of its client slots (at most 64).
-type Ballots interface {
+// Slots is the loop's view of its client slots (at most MaxSlots).
+type Slots interface {
 	// Len is the number of slots.
 	Len() int
-	// Ballot returns slot i.
-	Ballot(i int) Ballot
+	// Slot returns slot i.
+	Slot(i int) Slot
 }
 
 // Count counts the votes as the reference: spectators do not vote, and of
 // clients sharing an address only the first vote cast counts.
-func Count(b Ballots) (yes, no, total int) {
+func (g *Game) Count(view Slots) (yes, no, total int) {
 	var checked uint64
-	n := b.Len()
+	n := min(view.Len(), MaxSlots)
 	for i := range n {
-		o := b.Ballot(i)
+		o := view.Slot(i)
 		if !o.Ingame || o.Spectator || checked&(1<<i) != 0 {
 			continue
 		}
-		act, pos := o.Vote, o.Pos
+		act, pos := g.slots[i].vote, g.slots[i].pos
 		for j := i + 1; j < n; j++ {
-			p := b.Ballot(j)
+			p := view.Slot(j)
 			if !p.Ingame || checked&(1<<j) != 0 || p.Addr != o.Addr {
 				continue
 			}
 			checked |= 1 << j
-			if p.Vote != 0 && (act == 0 || pos > p.Pos) {
-				act, pos = p.Vote, p.Pos
+			if pv := g.slots[j]; pv.vote != 0 && (act == 0 || pos > pv.pos) {
+				act, pos = pv.vote, pv.pos
 			}
 		}
 		total++

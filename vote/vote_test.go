@@ -8,22 +8,101 @@ import (
 	"twserver/gamemsg"
 )
 
-type slots []Ballot
+type slots []Slot
 
-func (s slots) Len() int            { return len(s) }
-func (s slots) Ballot(i int) Ballot { return s[i] }
+func (s slots) Len() int        { return len(s) }
+func (s slots) Slot(i int) Slot { return s[i] }
 
 func TestCountOneVotePerAddress(t *testing.T) {
 	a, b := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
 	s := slots{
-		{Ingame: true, Addr: a, Vote: 1, Pos: 2},
-		{Ingame: true, Addr: a, Vote: -1, Pos: 1}, // same address, voted first: counts
-		{Ingame: true, Addr: b, Vote: 1, Pos: 3},
-		{Ingame: true, Spectator: true, Addr: netip.MustParseAddr("10.0.0.3"), Vote: 1, Pos: 4},
-		{Ingame: false, Addr: netip.MustParseAddr("10.0.0.4"), Vote: 1, Pos: 5},
+		{Ingame: true, Addr: a},
+		{Ingame: true, Addr: a}, // same address, voted first: counts
+		{Ingame: true, Addr: b},
+		{Ingame: true, Spectator: true, Addr: netip.MustParseAddr("10.0.0.3")},
+		{Ingame: false, Addr: netip.MustParseAddr("10.0.0.4")},
 	}
-	if yes, no, total := Count(s); yes != 1 || no != 1 || total != 2 {
+	var g Game
+	g.Start(State{Active: true, Caller: -1, Target: -1}, 0)
+	for _, cv := range [][2]int{{1, -1}, {0, 1}, {2, 1}, {3, 1}, {4, 1}} {
+		if !g.Cast(cv[0], cv[1]) {
+			t.Fatalf("Cast(%d, %d) not counted", cv[0], cv[1])
+		}
+	}
+	if yes, no, total := g.Count(s); yes != 1 || no != 1 || total != 2 {
 		t.Fatalf("Count = %d yes %d no %d total, want 1 1 2", yes, no, total)
+	}
+}
+
+// TestGame: a player's call, the caller's yes, one vote per client, the
+// pass that lets the caller call again at once, and the aborts of a vote
+// whose target left or went to the spectators.
+func TestGame(t *testing.T) {
+	s := time.Second
+	view := slots{{Ingame: true, Addr: netip.MustParseAddr("10.0.0.1")}, {Ingame: true, Addr: netip.MustParseAddr("10.0.0.2")},
+		{Ingame: true, Addr: netip.MustParseAddr("10.0.0.3")}}
+	var g Game
+	if _, ok := g.MayCall(0, true, s); ok {
+		t.Error("a spectator may call")
+	}
+	if _, ok := g.MayCall(0, false, s); !ok {
+		t.Fatal("first call refused")
+	}
+	if _, ok := g.MayCall(0, false, s+CallInterval-1); ok {
+		t.Error("second call within CallInterval")
+	}
+	m := g.Start(State{Active: true, Kind: StartSpec, Caller: 0, Target: 2, Desc: " 2: c"}, 10*s)
+	if m.ClientID != 0 || m.Type != StartSpec || g.Ends != 10*s+Duration {
+		t.Errorf("Start = %+v, ends %v", m, g.Ends)
+	}
+	if text, ok := g.MayCall(1, false, 11*s); ok || text == "" {
+		t.Errorf("call during a vote: %q %v", text, ok)
+	}
+	if g.Cast(0, -1) || g.Cast(1, 0) {
+		t.Error("the caller voted twice, or a 0 vote counted")
+	}
+	if st := g.Status(view); st.Yes != 1 || st.No != 0 || st.Pass != 2 || st.Total != 3 {
+		t.Errorf("Status = %+v", st)
+	}
+	if _, r, _ := g.Tick(view, 11*s); r != 0 {
+		t.Errorf("decided at 1 of 3: %d", r)
+	}
+	if _, ok := g.TeamChanged(2, false); ok {
+		t.Error("aborted on a move to a team")
+	}
+	if _, ok := g.Left(1, false); ok {
+		t.Error("aborted when another client left")
+	}
+	if !g.Cast(1, 5) { // counted as yes
+		t.Fatal("second client's vote not counted")
+	}
+	v, r, end := g.Tick(view, 12*s)
+	if r != EndPass || v.Target != 2 || end.Type != EndPass || g.Active {
+		t.Fatalf("Tick = %+v %d %+v", v, r, end)
+	}
+	if _, ok := g.MayCall(0, false, 12*s); !ok {
+		t.Error("a passed vote's caller may not call again at once")
+	}
+
+	g.Start(State{Active: true, Kind: StartSpec, Caller: 0, Target: 2}, 20*s)
+	if m, ok := g.TeamChanged(2, true); !ok || m.Type != EndAbort || g.Active {
+		t.Errorf("TeamChanged = %+v %v", m, ok)
+	}
+	g.Start(State{Active: true, Kind: StartKick, Caller: 0, Target: 2, Action: Action{Name: "ban"}}, 30*s)
+	if _, ok := g.Left(2, false); ok {
+		t.Error("a ban vote aborted when its target left unbanned")
+	}
+	if m, ok := g.Left(2, true); !ok || m.Type != EndAbort {
+		t.Errorf("Left(banned) = %+v %v", m, ok)
+	}
+	g.Start(State{Active: true, Kind: StartKick, Caller: 0, Target: 2, Action: Action{Name: "kick"}}, 40*s)
+	if _, ok := g.Left(2, false); !ok {
+		t.Error("a kick vote not aborted when its target left")
+	}
+	g.Start(State{Active: true, Caller: 0, Target: -1}, 50*s)
+	g.Clear(0)
+	if !g.Cast(0, -1) {
+		t.Error("a cleared slot cannot vote")
 	}
 }
 

@@ -36,7 +36,7 @@ var (
 	ErrBadID         = errors.New("id: a client id 0..63")
 	ErrBadTarget     = errors.New("target: a client id or an IP address or range")
 	ErrBadMinutes    = errors.New("minutes: 0.." + strconv.Itoa(MaxBanMinutes))
-	ErrBadText       = errors.New("text: 1.." + strconv.Itoa(MaxArgLen) + " bytes of UTF-8 without control characters, not ending in a backslash")
+	ErrBadText       = errors.New("text: 1.." + strconv.Itoa(MaxArgLen) + " bytes of UTF-8 without control characters")
 	ErrBadSetting    = errors.New("setting: a name of letters, digits and _")
 	ErrBadCommand    = errors.New("command: one line of at most " + strconv.Itoa(server.MaxConsoleLine) + " bytes")
 )
@@ -169,10 +169,9 @@ func settingName(s string) bool {
 }
 
 // quote returns s as one quoted console argument (\" and \\ escaped). It
-// refuses empty, long or invalid text, control characters, and a trailing
-// backslash (which the console's command splitter would misread).
+// refuses empty, long or invalid text and control characters.
 func quote(s string) (string, error) {
-	if s == "" || len(s) > MaxArgLen || !utf8.ValidString(s) || strings.HasSuffix(s, "\\") {
+	if s == "" || len(s) > MaxArgLen || !utf8.ValidString(s) {
 		return "", ErrBadText
 	}
 	var b strings.Builder

@@ -171,10 +171,12 @@ func frameOf(f *live.Frame) apiFrame {
 }
 
 // streamMsgs are a frame's two messages of the live stream, encoded once
-// and shared by every viewer.
+// and shared by every viewer as the bytes each one is sent.
 type streamMsgs struct {
-	frame []byte // the "frame" message's data
-	game  []byte // the "game" message's data (apiGame without the tick)
+	frame []byte // the "frame" message, framed (event: frame, data, blank line)
+	game  []byte // the "game" message, framed (apiGame without the tick)
+	seq   uint64 // the frame's Seq
+	last  uint64 // Seq of the frame's newest event (0: none)
 }
 
 // streamEncoder returns the live stream's encoding of a frame of game port.
@@ -184,7 +186,11 @@ func streamEncoder(port int) func(*live.Frame) any {
 		g := gameOf(port, f)
 		g.Tick = 0 // the frame has it; without it the game message changes only with the game
 		gb, _ := json.Marshal(g)
-		return &streamMsgs{frame: fb, game: gb}
+		m := &streamMsgs{frame: appendSSE(nil, "frame", fb), game: appendSSE(nil, "game", gb), seq: f.Seq}
+		if n := len(f.Events); n > 0 {
+			m.last = f.Events[n-1].Seq
+		}
+		return m
 	}
 }
 
@@ -217,7 +223,9 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 func (h *Handler) apiGames(w http.ResponseWriter, r *http.Request) {
 	games := make([]apiGame, 0, len(h.games))
 	for _, g := range h.games {
-		games = append(games, gameOf(g.Port, h.frame(r.Context(), g)))
+		f := h.frame(r.Context(), g)
+		games = append(games, gameOf(g.Port, f))
+		f.Release()
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"version": APIVersion, "games": games})
 }
@@ -228,8 +236,9 @@ func (h *Handler) apiGame(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := h.frame(r.Context(), g)
-	writeJSON(w, http.StatusOK, map[string]any{"version": APIVersion, "game": gameOf(g.Port, f),
-		"events": eventsOf(f, 0, h.opt.PublicChat)})
+	game, events := gameOf(g.Port, f), eventsOf(f, 0, h.opt.PublicChat)
+	f.Release()
+	writeJSON(w, http.StatusOK, map[string]any{"version": APIVersion, "game": game, "events": events})
 }
 
 func (h *Handler) apiMap(w http.ResponseWriter, r *http.Request) {
@@ -238,15 +247,17 @@ func (h *Handler) apiMap(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := h.frame(r.Context(), g)
-	if f.Map == nil {
+	layer := f.Map // immutable: it outlives the frame
+	f.Release()
+	if layer == nil {
 		writeError(w, http.StatusServiceUnavailable, "no frame yet")
 		return
 	}
 	g.mu.Lock()
-	if g.mapLayer != f.Map {
-		b, _ := json.Marshal(map[string]any{"version": APIVersion, "gen": f.Map.Gen, "name": f.Map.Name,
-			"width": f.Map.Width, "height": f.Map.Height, "tiles": f.Map.Tiles})
-		g.mapLayer, g.mapJSON = f.Map, b
+	if g.mapLayer != layer {
+		b, _ := json.Marshal(map[string]any{"version": APIVersion, "gen": layer.Gen, "name": layer.Name,
+			"width": layer.Width, "height": layer.Height, "tiles": layer.Tiles})
+		g.mapLayer, g.mapJSON = layer, b
 	}
 	b := g.mapJSON
 	g.mu.Unlock()
@@ -259,6 +270,12 @@ func (h *Handler) apiMap(w http.ResponseWriter, r *http.Request) {
 // (apiFrame) at the loop's frame rate, skipping frames the viewer is too
 // slow for, "game" messages (apiGame) when the game or its players
 // changed, and "feed" messages (new apiEvents) when lines were added.
+//
+// Every viewer gets the frame's shared encoding (streamMsgs) and at most
+// one write per frame: its messages are gathered in the viewer's buffer and
+// written and flushed once. A viewer whose write has not finished when the
+// next frame comes skips to the newest one (the hub's signal is coalesced):
+// nothing is queued for it.
 func (h *Handler) apiEvents(w http.ResponseWriter, r *http.Request) {
 	g := h.game(w, r)
 	if g == nil {
@@ -271,8 +288,12 @@ func (h *Handler) apiEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	defer h.streams.Add(-1)
 	hub := g.Server.Live()
-	detach := hub.Attach()
-	defer detach()
+	rd, err := hub.Attach()
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, "too many live viewers")
+		return
+	}
+	defer rd.Detach()
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
@@ -280,40 +301,42 @@ func (h *Handler) apiEvents(w http.ResponseWriter, r *http.Request) {
 	enc := streamEncoder(g.Port)
 	end := time.NewTimer(StreamMaxAge)
 	defer end.Stop()
-	var sent uint64
+	var sent, lastSeq uint64
 	var lastGame []byte
 	var lastGameAt time.Time
-	f := hub.Latest()
+	var buf []byte // this viewer's messages of one frame
 	for {
-		if f.Seq != 0 {
-			_ = rc.SetWriteDeadline(time.Now().Add(StreamWriteTimeout))
-			m := f.Encoded(enc).(*streamMsgs)
-			if lastGame == nil || (!bytes.Equal(m.game, lastGame) && time.Since(lastGameAt) >= GameEvery) {
-				if _, err := writeSSE(w, "game", m.game); err != nil {
-					return
-				}
-				lastGame, lastGameAt = m.game, time.Now()
+		f := hub.Acquire()
+		m := f.Encoded(enc).(*streamMsgs)
+		buf = buf[:0]
+		if m.seq != 0 && m.seq != lastSeq {
+			lastSeq = m.seq
+			now := time.Now()
+			if lastGame == nil || (!bytes.Equal(m.game, lastGame) && now.Sub(lastGameAt) >= GameEvery) {
+				buf = append(buf, m.game...)
+				lastGame, lastGameAt = m.game, now
 			}
-			if _, err := writeSSE(w, "frame", m.frame); err != nil {
-				return
-			}
-			if n := len(f.Events); n > 0 && f.Events[n-1].Seq > sent {
-				ev := eventsOf(f, sent, h.opt.PublicChat)
-				sent = f.Events[n-1].Seq
-				if len(ev) > 0 {
+			buf = append(buf, m.frame...)
+			if m.last > sent {
+				if ev := eventsOf(f, sent, h.opt.PublicChat); len(ev) > 0 {
 					b, _ := json.Marshal(ev)
-					if _, err := writeSSE(w, "feed", b); err != nil {
-						return
-					}
+					buf = appendSSE(buf, "feed", b)
 				}
+				sent = m.last
+			}
+		}
+		f.Release()
+		if len(buf) > 0 {
+			_ = rc.SetWriteDeadline(time.Now().Add(StreamWriteTimeout))
+			if _, err := w.Write(buf); err != nil {
+				return
 			}
 			if err := rc.Flush(); err != nil {
 				return
 			}
 		}
 		select {
-		case <-f.Next():
-			f = hub.Latest()
+		case <-rd.C():
 		case <-r.Context().Done():
 			return
 		case <-end.C:
@@ -322,16 +345,11 @@ func (h *Handler) apiEvents(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// writeSSE writes one Server-Sent Event (data without newlines: JSON).
-func writeSSE(w http.ResponseWriter, event string, data []byte) (int, error) {
-	n, err := w.Write([]byte("event: " + event + "\ndata: "))
-	if err != nil {
-		return n, err
-	}
-	m, err := w.Write(data)
-	if err != nil {
-		return n + m, err
-	}
-	k, err := w.Write([]byte("\n\n"))
-	return n + m + k, err
+// appendSSE appends one Server-Sent Event (data without newlines: JSON).
+func appendSSE(b []byte, event string, data []byte) []byte {
+	b = append(b, "event: "...)
+	b = append(b, event...)
+	b = append(b, "\ndata: "...)
+	b = append(b, data...)
+	return append(b, "\n\n"...)
 }

@@ -191,7 +191,11 @@ func TestAPI(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	getJSON(t, c, ts.URL+"/api/games/"+port+"/history", &h)
 	if len(h.Samples) < 2 || h.Samples[len(h.Samples)-1].Players != 2 {
-		t.Errorf("history %+v", h.Samples)
+		t.Fatalf("history %+v", h.Samples)
+	}
+	// every snapshot is at least an empty delta (SNAPEMPTY: 4 or 5 bytes)
+	if last := h.Samples[len(h.Samples)-1]; last.SnapshotBytes < 4 || last.SnapshotBytes > last.SnapshotBytesMax {
+		t.Errorf("snapshot bytes mean %v max %v", last.SnapshotBytes, last.SnapshotBytesMax)
 	}
 }
 

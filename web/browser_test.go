@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -168,6 +169,23 @@ func TestBrowserPage(t *testing.T) {
 	pts0, _ := strconv.Atoi(evalString(t, ctx, `document.getElementById('plot-players').dataset.points`))
 	waitJS(t, ctx, 12*time.Second, "plot gains points",
 		`Number(document.getElementById('plot-players').dataset.points) > `+strconv.Itoa(pts0))
+	// the snapshot plot draws the history's snapshot_bytes of the same sample
+	lastT := evalString(t, ctx, `document.getElementById('plot-snapshot_bytes').dataset.lastT`)
+	drawn, _ := strconv.ParseFloat(evalString(t, ctx, `document.getElementById('plot-snapshot_bytes').dataset.last`), 64)
+	var hist struct{ Samples []Sample }
+	getJSON(t, ts.Client(), ts.URL+"/api/games/"+strconv.Itoa(int(a.Addr().Port()))+"/history", &hist)
+	found := false
+	for _, s := range hist.Samples {
+		if strconv.FormatInt(s.Time, 10) == lastT {
+			found = true
+			if math.Abs(s.SnapshotBytes-drawn) > 1e-9 || drawn < 4 {
+				t.Errorf("snapshot plot draws %v, the sample has snapshot_bytes %v", drawn, s.SnapshotBytes)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("snapshot plot's last sample %q not in the history", lastT)
+	}
 	screenshot(t, ctx, "page.png")
 	if err := chromedp.Run(ctx, chromedp.Click(`#follow`, chromedp.ByQuery), chromedp.SetValue(`#follow`, "0", chromedp.ByQuery),
 		chromedp.Evaluate(`document.getElementById('follow').dispatchEvent(new Event('change'))`, nil)); err != nil {
@@ -238,6 +256,46 @@ func TestBrowserAdmin(t *testing.T) {
 	if n := evalString(t, ctx, `String(document.querySelectorAll('#aplayers b, #output b').length)`); n != "0" {
 		t.Errorf("%s elements made from player strings", n)
 	}
+	if n := dialogs.Load(); n != 0 {
+		t.Errorf("%d JavaScript dialogs opened", n)
+	}
+}
+
+// TestBrowserRecordings: on the page of a recording game no recording is
+// listed while its first game runs; after a map change the first game's
+// demo and teehistorian appear as links that download the files.
+func TestBrowserRecordings(t *testing.T) {
+	ctx, dialogs := browser(t)
+	dir := t.TempDir()
+	s := startRecordingGame(t, dir)
+	_, ts := startWebGames(t, Options{}, Game{Port: int(s.Addr().Port()), Server: s, RecordDir: dir})
+	if err := chromedp.Run(ctx, chromedp.Navigate(ts.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 5*time.Second, "game shown", `document.getElementById('g-name').textContent === 'recorded'`)
+	time.Sleep(500 * time.Millisecond) // the first listing
+	if got := evalString(t, ctx, `String(document.querySelectorAll('#recordings a').length) + ' ' + document.getElementById('rec-section').hidden`); got != "0 true" {
+		t.Errorf("before the map change: links and hidden: %s", got)
+	}
+	rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := s.RunAdmin(rctx, "test", "change_map beta"); err != nil {
+		t.Fatal(err)
+	}
+	took := waitJS(t, ctx, 12*time.Second, "links to the first game's recordings",
+		`(() => { const a = [...document.querySelectorAll('#recordings a')];
+		  return a.length === 2 && a.some(x => x.textContent.endsWith('.demo')) && a.some(x => x.textContent.endsWith('.teehistorian')) &&
+		    !document.getElementById('rec-section').hidden })()`)
+	t.Logf("links shown %v after the map change", took)
+	var n int
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`fetch(document.querySelector('#recordings a').href).then(r => r.ok ? r.arrayBuffer() : null).then(b => b ? b.byteLength : -1)`,
+		&n, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) })); err != nil {
+		t.Fatal(err)
+	}
+	if n <= 0 {
+		t.Errorf("the link's file: %d bytes", n)
+	}
+	screenshot(t, ctx, "recordings.png")
 	if n := dialogs.Load(); n != 0 {
 		t.Errorf("%d JavaScript dialogs opened", n)
 	}

@@ -36,6 +36,12 @@ func startWeb(t *testing.T, o Options, srvs ...*server.Server) (*Handler, *httpt
 	for i, s := range srvs {
 		games[i] = Game{Port: int(s.Addr().Port()), Server: s}
 	}
+	return startWebGames(t, o, games...)
+}
+
+// startWebGames serves the web handler of games on a loopback httptest server.
+func startWebGames(t *testing.T, o Options, games ...Game) (*Handler, *httptest.Server) {
+	t.Helper()
 	h, err := New(games, o)
 	if err != nil {
 		t.Fatal(err)

@@ -35,8 +35,16 @@ type Sample struct {
 	// BytesIn and BytesOut are the socket's bytes per second.
 	BytesIn  float64 `json:"bytes_in_per_s"`
 	BytesOut float64 `json:"bytes_out_per_s"`
-	// SnapshotBytes is the mean size of the snapshots sent in the interval.
+	// SnapshotBytes is the mean size in bytes of one snapshot sent to one
+	// client in the interval (its messages before Huffman compression:
+	// the delta to the client's acknowledged snapshot, so an idle game
+	// sends empty deltas of about 5 bytes), from the server's
+	// twserver_snapshot_bytes histogram (sum and count).
 	SnapshotBytes float64 `json:"snapshot_bytes"`
+	// SnapshotBytesMax is the largest snapshot of the interval, rounded up
+	// to its histogram bucket's bound (metrics.SizeBuckets); 0 without
+	// snapshots.
+	SnapshotBytesMax float64 `json:"snapshot_bytes_max"`
 }
 
 // history is the ring of one game's samples and the counters of the last.
@@ -48,6 +56,7 @@ type history struct {
 	primed                  bool
 	at                      time.Time
 	in, out, snapN, snapSum uint64
+	snapBuckets             [len(metrics.SizeBuckets)]uint64
 	work                    [len(metrics.TickBuckets)]uint64
 	workCount               uint64
 }
@@ -56,7 +65,7 @@ type history struct {
 func (h *history) sample(s *server.Server, now time.Time) {
 	g, st, tt := s.Gauges(), s.Stats(), s.TickTiming()
 	in, out := st.ReceivedBytes.Load(), g.SentBytes.Load()
-	snapN, snapSum := g.SnapshotBytes.Count(), g.SnapshotBytes.Sum()
+	snapN, snapSum, snapBuckets := g.SnapshotBytes.Count(), g.SnapshotBytes.Sum(), g.SnapshotBytes.Buckets()
 	work, workCount := tt.Work.Buckets(), tt.Work.Count()
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -72,6 +81,7 @@ func (h *history) sample(s *server.Server, now time.Time) {
 		}
 		if n := snapN - h.snapN; n > 0 {
 			p.SnapshotBytes = float64(snapSum-h.snapSum) / float64(n)
+			p.SnapshotBytesMax = maxBound(snapBuckets[:], h.snapBuckets[:])
 		}
 		var diff [len(metrics.TickBuckets)]uint64
 		for i := range diff {
@@ -83,8 +93,26 @@ func (h *history) sample(s *server.Server, now time.Time) {
 		h.n = min(h.n+1, HistoryLen)
 	}
 	h.primed, h.at = true, now
-	h.in, h.out, h.snapN, h.snapSum = in, out, snapN, snapSum
+	h.in, h.out, h.snapN, h.snapSum, h.snapBuckets = in, out, snapN, snapSum, snapBuckets
 	h.work, h.workCount = work, workCount
+}
+
+// maxBound returns the bound of metrics.SizeBuckets of the largest
+// observation between two readings of a histogram's cumulative counts
+// (taken when there were some): the bound of the highest bucket that
+// gained one, the last bound when none did (all above every bound).
+func maxBound(cum, prev []uint64) float64 {
+	below := uint64(0) // observations of the interval in the buckets below i
+	top := -1
+	for i := range cum {
+		if d := cum[i] - prev[i]; d > below {
+			top, below = i, d
+		}
+	}
+	if top < 0 {
+		return metrics.SizeBuckets[len(metrics.SizeBuckets)-1]
+	}
+	return metrics.SizeBuckets[top]
 }
 
 // quantileMs returns quantile q (milliseconds) of the observations counted

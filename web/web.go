@@ -59,6 +59,9 @@ type Game struct {
 	Port int
 	// Server is the game.
 	Server *server.Server
+	// RecordDir is the directory of the game's recordings ([record] dir)
+	// when it records; its finished recordings are listed and served.
+	RecordDir string
 }
 
 // Options configure a Handler.
@@ -160,6 +163,8 @@ func (h *Handler) routes() {
 	m.HandleFunc("GET /api/games/{port}/events", h.apiEvents)
 	m.HandleFunc("GET /api/games/{port}/map", h.apiMap)
 	m.HandleFunc("GET /api/games/{port}/history", h.apiHistory)
+	m.HandleFunc("GET /api/games/{port}/recordings", h.apiRecordings)
+	m.HandleFunc("GET /api/games/{port}/recordings/{name}", h.apiRecording)
 	m.HandleFunc("GET /admin", h.adminPage)
 	m.HandleFunc("POST /admin/login", h.adminLogin)
 	m.HandleFunc("POST /admin/logout", h.adminLogout)
@@ -227,25 +232,36 @@ func (h *Handler) game(w http.ResponseWriter, r *http.Request) *gameView {
 	return nil
 }
 
-// frame returns a recent frame of g: the newest if it is fresh, else it
-// asks the loop for frames and waits up to FrameWait for one.
+// frame returns a recent frame of g, held until the caller's Release: the
+// newest if it is fresh, else it asks the loop for frames and waits up to
+// FrameWait for one.
 func (h *Handler) frame(ctx context.Context, g *gameView) *live.Frame {
 	hub := g.Server.Live()
 	now := h.opt.Now()
 	hub.Demand(now)
-	f := hub.Latest()
+	f := hub.Acquire()
 	if f.Seq != 0 && now.Sub(f.Time) < 4*FrameEvery() {
 		return f
 	}
+	seq := f.Seq
+	f.Release()
+	r, err := hub.Attach()
+	if err != nil {
+		return hub.Acquire()
+	}
+	defer r.Detach()
 	t := time.NewTimer(FrameWait)
 	defer t.Stop()
-	select {
-	case <-f.Next():
-		return hub.Latest()
-	case <-t.C:
-	case <-ctx.Done():
+	for hub.Seq() == seq {
+		select {
+		case <-r.C():
+		case <-t.C:
+			return hub.Acquire()
+		case <-ctx.Done():
+			return hub.Acquire()
+		}
 	}
-	return hub.Latest()
+	return hub.Acquire()
 }
 
 // FrameEvery is the interval of the loop's frames.

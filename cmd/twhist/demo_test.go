@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -211,21 +213,29 @@ func FuzzParseTime(f *testing.F) {
 	})
 }
 
-// TestIndexFind: twhist index and find on a directory with the LMS game;
-// the found kill's command, run as it is printed, makes the demo of that
-// moment from the killer's view.
-func TestIndexFind(t *testing.T) {
+// indexedDir is a directory holding a copy of file src as name, indexed
+// with twhist index.
+func indexedDir(t *testing.T, src, name string) string {
+	t.Helper()
 	dir := t.TempDir()
-	b, err := os.ReadFile(lmsFile)
+	b, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "lms.teehistorian"), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if code, out, errs := runCmd("index", dir); code != 0 || !strings.Contains(out, "indexed 1") {
 		t.Fatalf("index: exit %d %q %q", code, out, errs)
 	}
+	return dir
+}
+
+// TestIndexFind: twhist index and find on a directory with the LMS game;
+// the found kill's command, run as it is printed, makes the demo of that
+// moment from the killer's view.
+func TestIndexFind(t *testing.T) {
+	dir := indexedDir(t, lmsFile, "lms.teehistorian")
 	code, out, errs := runCmd("find", "-dir", dir, "-event", "kill", "-json")
 	if code != 0 {
 		t.Fatalf("find: exit %d %q", code, errs)
@@ -255,7 +265,8 @@ func TestIndexFind(t *testing.T) {
 		want string
 	}{
 		{[]string{"find", "-dir", dir, "-player", "twload3"}, 0, "players [\"twload0\""},
-		{[]string{"find", "-dir", dir, "-text", "gg"}, 2, "chat lines are not indexed"},
+		{[]string{"find", "-dir", dir, "-text", "gg"}, 0, ""},
+		{[]string{"find", "-dir", dir, "-text", "gg", "-event", "kill"}, 2, "a text selects chat lines"},
 		{[]string{"find", "-dir", dir, "-event", "dance"}, 2, "unknown event kind"},
 		{[]string{"find", "-dir", dir, "-since", "yesterday"}, 2, "-since"},
 		{[]string{"find"}, 2, "-dir DIR"},
@@ -264,6 +275,63 @@ func TestIndexFind(t *testing.T) {
 		if code != tc.code || !strings.Contains(out+errs, tc.want) {
 			t.Errorf("%v: exit %d, %q %q; want %d and %q", tc.args, code, out, errs, tc.code, tc.want)
 		}
+	}
+}
+
+// TestFindChat: twhist find -text on a recorded game with chat (record's
+// TestChatGame) prints the line as a demo command of the speaker's view
+// around the line, with the raw line in -json; the command makes the demo.
+func TestFindChat(t *testing.T) {
+	dir := indexedDir(t, "../../teehist/testdata/twserver_chat.teehistorian", "chat.teehistorian")
+	for _, tc := range []struct {
+		text string
+		want []string // the lines found, in order
+	}{
+		{"100%", []string{"it's 100% fair"}},
+		{"gg", []string{"gg all", "snake_case GG"}},
+		{"_", []string{"snake_case GG"}},
+		{"' OR 1=1 --", []string{"' OR 1=1 --"}},
+		{"team only", nil},
+	} {
+		code, out, errs := runCmd("find", "-dir", dir, "-text", tc.text, "-json")
+		if code != 0 {
+			t.Fatalf("find -text %q: exit %d %q", tc.text, code, errs)
+		}
+		var got []string
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			if line == "" {
+				continue
+			}
+			var f found
+			if err := json.Unmarshal([]byte(line), &f); err != nil {
+				t.Fatalf("%q: %v", line, err)
+			}
+			if f.File != "chat.teehistorian" || f.Map != "twsrv_arena" || f.GameUUID == "" || f.Player == "" || f.Tick < 20 ||
+				f.Event != "chat" || !strings.Contains(f.Command, fmt.Sprintf("-pov %s -from @0 -to @%d ", f.Player, f.Tick+ClipMargin)) {
+				t.Errorf("-text %q: found %+v", tc.text, f)
+			}
+			got = append(got, f.Text)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("-text %q: %q, want %q", tc.text, got, tc.want)
+		}
+	}
+	code, out, errs := runCmd("find", "-dir", dir, "-text", "FAIR")
+	if code != 0 || strings.Count(out, "\n") != 1 {
+		t.Fatalf("find: exit %d %q %q", code, out, errs)
+	}
+	cmd, comment, _ := strings.Cut(out, "  # ")
+	if !strings.Contains(comment, `chat "playerb" tick 61 (0:01): "it's 100% fair"`) {
+		t.Errorf("comment %q", comment)
+	}
+	args := strings.Fields(cmd)
+	for i, a := range args {
+		if a == "-o" {
+			args[i+1] = filepath.Join(dir, args[i+1])
+		}
+	}
+	if code, out, errs := runCmd(args[1:]...); code != 0 || !strings.Contains(out, "ticks 2..310") {
+		t.Fatalf("%s: exit %d %q %q", cmd, code, out, errs)
 	}
 }
 

@@ -105,7 +105,7 @@ func findCmd(args []string, stdout, stderr io.Writer) int {
 	since := fs.String("since", "", "games started at or after")
 	until := fs.String("until", "", "games started at or before")
 	fs.StringVar(&q.Event, "event", "", "join, leave, kill, death or capture (default: games)")
-	text := fs.String("text", "", "a word of a chat line")
+	fs.StringVar(&q.Text, "text", "", "chat lines holding this text")
 	asJSON := fs.Bool("json", false, "one JSON object per line")
 	fs.IntVar(&q.Limit, "limit", 1000, "at most this many results")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
@@ -127,9 +127,6 @@ func findCmd(args []string, stdout, stderr io.Writer) int {
 		if q.Until, err = parseDate(*until); err != nil {
 			return usageError(stderr, "find: -until: %v", err)
 		}
-	}
-	if *text != "" {
-		q.Event = "chat"
 	}
 	db, err := index.Open(*dir)
 	if err != nil {
@@ -153,7 +150,10 @@ func findCmd(args []string, stdout, stderr io.Writer) int {
 			}
 			continue
 		}
-		if r.Tick >= 0 {
+		if r.Event == index.EventChat {
+			fmt.Fprintf(stdout, "%s  # %s %s chat %q tick %d (%s): %q\n", cmd, r.Start.Format("2006-01-02 15:04"), r.Map,
+				r.Player, r.Tick, clock(r.Tick), r.Text)
+		} else if r.Tick >= 0 {
 			fmt.Fprintf(stdout, "%s  # %s %s %s %q tick %d (%s) %q\n", cmd, r.Start.Format("2006-01-02 15:04"), r.Map, r.Event,
 				r.Player, r.Tick, clock(r.Tick), r.Other)
 		} else {

@@ -62,16 +62,16 @@ commands:
   index [-mapdir DIR] DIR
                   index the teehistorian files of DIR (incrementally) into
                   DIR/.twhist-index.sqlite: games, players' names, joins,
-                  leaves, kills, deaths, flag captures
+                  leaves, kills, deaths, flag captures, chat lines to all
   find -dir DIR [-player NAME] [-map NAME] [-type dm|tdm|ctf|lms|lts]
-       [-since T] [-until T] [-event join|leave|kill|death|capture]
-       [-mapdir DIR] [-limit N] [-json]
+       [-since T] [-until T] [-event join|leave|kill|death|capture|chat]
+       [-text WORD] [-mapdir DIR] [-limit N] [-json]
                   games (or events) of the index, one per line as the
                   twhist demo command that shows it (-pov, -from/-to
                   filled in); -json: one JSON object per line (file,
                   game_uuid, map, tick, player, ..., command). T: 2006-01-02,
-                  "2006-01-02 15:04" or RFC 3339. Chat lines are not
-                  indexed: -event chat and -text fail
+                  "2006-01-02 15:04" or RFC 3339. -text: chat lines
+                  holding WORD (plain text, ASCII case ignored)
   help            this text
 
 exit status: 0 success; 1 a divergence, or a file that does not read to

@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"twserver/config"
+	"twserver/encpool"
 	"twserver/metrics"
 	"twserver/server"
 )
@@ -103,7 +104,7 @@ func runGames(ctx context.Context, stop context.CancelFunc, cfgs []config.Config
 	}
 	raiseProcs(len(cfgs), log)
 	setGCPercent(log)
-	pool := server.NewEncodePool(0) // one per process: every game's snapshots share it
+	pool := encpool.New(0) // one per process: every game's snapshots share it
 	defer pool.Close()
 	games, err := startGames(ctx, cfgs, consoles, pool, log)
 	defer stopSides(games)
@@ -122,7 +123,7 @@ func runGames(ctx context.Context, stop context.CancelFunc, cfgs []config.Config
 // startGames creates the servers (bound sockets, loaded maps) and their
 // side channels, not yet running; consoles[i], if not nil, is game i's
 // console input. On an error the games started so far are returned with it.
-func startGames(ctx context.Context, cfgs []config.Config, consoles []io.Reader, pool *server.EncodePool, log zerolog.Logger) ([]*game, error) {
+func startGames(ctx context.Context, cfgs []config.Config, consoles []io.Reader, pool *encpool.Pool, log zerolog.Logger) ([]*game, error) {
 	games := make([]*game, 0, len(cfgs))
 	for i, cfg := range cfgs {
 		g := &game{cfg: cfg, log: log}

@@ -16,12 +16,12 @@ import (
 	"github.com/rs/zerolog"
 
 	"twserver/config"
+	"twserver/encpool"
 	"twserver/gamemsg"
 	"twserver/internal/heavytest"
 	"twserver/internal/refserver"
 	"twserver/internal/testenv"
 	"twserver/loadclient"
-	"twserver/server"
 	"twserver/snap"
 	"twserver/world"
 )
@@ -108,7 +108,7 @@ func TestTwoGamesIsolated(t *testing.T) {
 	defer toA.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	pool := server.NewEncodePool(2) // the games share an encode pool, as in the process
+	pool := encpool.New(2) // the games share an encode pool, as in the process
 	defer pool.Close()
 	games, err := startGames(ctx, cfgs, []io.Reader{consoleA, nil}, pool, zerolog.Nop())
 	defer stopSides(games)

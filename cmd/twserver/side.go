@@ -148,7 +148,7 @@ func (sc *sideChannels) startRegister(ctx context.Context, cfg config.Config, sr
 	srv.OnMasterChallenge(reg.HandleChallenge)
 	srv.Observe(func(e observe.Event) {
 		if e.Kind == observe.EventInfo {
-			reg.SetInfo(registerInfo(e.Info))
+			reg.SetInfo(e.Info)
 		}
 	})
 	var hb *register.Heartbeat
@@ -199,18 +199,4 @@ func registerFamilies(families []string, bind netip.Addr) (v4, v6 bool) {
 		v4 = false
 	}
 	return v4, v6
-}
-
-// registerInfo converts the server's info into the registration's.
-func registerInfo(in *observe.Info) *register.Info {
-	out := &register.Info{
-		Name: in.Name, GameType: in.GameType, Version: in.Version,
-		MapName: in.MapName, MapSHA256: in.MapSHA256, MapSize: in.MapSize,
-		MaxClients: in.MaxClients, MaxPlayers: in.MaxPlayers, Passworded: in.Passworded,
-		Clients: make([]register.Client, len(in.Clients)),
-	}
-	for i, c := range in.Clients {
-		out.Clients[i] = register.Client(c)
-	}
-	return out
 }

@@ -51,6 +51,9 @@ func startHTTP(ctx context.Context, hc httpConfig, games []*game, log zerolog.Lo
 	wg := make([]web.Game, len(games))
 	for i, g := range games {
 		wg[i] = web.Game{Port: int(g.srv.Addr().Port()), Server: g.srv}
+		if rc := g.cfg.Record; rc.Teehistorian || rc.Demo {
+			wg[i].RecordDir = rc.Dir
+		}
 	}
 	h, err := web.New(wg, web.Options{AdminToken: hc.web.AdminToken, PublicChat: hc.web.PublicChat, Log: log})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"twserver/demo"
+	"twserver/dialect6"
 	"twserver/gamemsg"
 	"twserver/snap"
 	"twserver/world"
@@ -60,6 +61,11 @@ func TestViews(t *testing.T) {
 			s := ticks[0].Snap
 			if n := s.CountType(tc.clientInfo); n != 3 {
 				t.Errorf("%d client infos of type %d, want 3", n, tc.clientInfo)
+			}
+			// DDNet's extended game info, read back from the demo, so that
+			// DDNet shows the scores as points
+			if ex := s.CountType(dialect6.ObjGameInfoEx); tc.ddnet && (ex != 1 || s.CountType(dialect6.ObjEx) != 1) {
+				t.Errorf("0.6 demo: %d GameInfoEx items, %d type items; want 1 and 1", ex, s.CountType(dialect6.ObjEx))
 			}
 			local := -1
 			for i := range s.NumItems() {

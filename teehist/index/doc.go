@@ -2,12 +2,12 @@
 // recordings in an embedded SQLite database (modernc.org/sqlite, pure Go):
 // per file its game (uuid, map, game type, start time, length), every name
 // its players had, and its events (joins, leaves, kills, deaths, flag
-// captures, with the tick). Update brings the index up to date
+// captures, chat lines to everybody, with the tick). Update brings the index up to date
 // incrementally; Find answers queries by player (also past names), map,
-// game type, time range and event. Kills, deaths and captures come from
-// replaying the file (teehist/replay), so they are known for twserver
-// recordings only. Chat lines are not in teehistorian files (the server,
-// like DDNet's, does not record them) and so cannot be searched.
+// game type, time range, event and chat text. Kills, deaths and captures
+// come from replaying the file (teehist/replay), so they are known for
+// twserver recordings only; chat lines come from the file's SERVER_MESSAGE
+// records (twserver recordings that register that extension).
 //
 // Callers: cmd/twhist (index, find); anything else that wants to offer "a
 // demo of this moment". A *sql.DB from Open may be shared by goroutines;

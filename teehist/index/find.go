@@ -16,18 +16,16 @@ type Query struct {
 	Type   string // dm, tdm, ctf, lms, lts
 	Since  time.Time
 	Until  time.Time
-	Event  string // EventJoin, EventLeave, EventKill, EventDeath, EventCapture
+	Event  string // EventJoin, EventLeave, EventKill, EventDeath, EventCapture, EventChat
+	// Text selects chat lines holding it (case-insensitive for ASCII
+	// letters, taken as plain text: no wildcards); it implies EventChat.
+	Text string
 	// Limit bounds the results (0: MaxResults).
 	Limit int
 }
 
 // MaxResults bounds what one Find returns.
 const MaxResults = 10000
-
-// ErrChat is returned for chat queries: the index holds no chat lines
-// (teehistorian files hold those sent to everybody, as SERVER_MESSAGE
-// records, and twhist demo shows them).
-var ErrChat = errors.New("index: chat lines are not indexed, so they cannot be searched")
 
 // ErrEventKind is returned for an unknown event kind.
 var ErrEventKind = errors.New("index: unknown event kind")
@@ -45,18 +43,23 @@ type Result struct {
 	CID      int       `json:"cid"`
 	Player   string    `json:"player"`
 	Other    string    `json:"other,omitempty"`
+	Text     string    `json:"text,omitempty"` // a chat line, as said
 	Weapon   int32     `json:"weapon,omitempty"`
 	Players  []string  `json:"players,omitempty"` // games: every name seen
 }
 
 // Find answers q from the index db.
 func Find(ctx context.Context, db *sql.DB, q Query) ([]Result, error) {
+	if q.Text != "" && q.Event == "" {
+		q.Event = EventChat
+	}
 	switch q.Event {
-	case "", EventJoin, EventLeave, EventKill, EventDeath, EventCapture:
-	case "chat":
-		return nil, ErrChat
+	case "", EventJoin, EventLeave, EventKill, EventDeath, EventCapture, EventChat:
 	default:
-		return nil, fmt.Errorf("%w %q (want join, leave, kill, death or capture)", ErrEventKind, q.Event)
+		return nil, fmt.Errorf("%w %q (want join, leave, kill, death, capture or chat)", ErrEventKind, q.Event)
+	}
+	if q.Text != "" && q.Event != EventChat {
+		return nil, fmt.Errorf("%w: a text selects chat lines, not %s events", ErrEventKind, q.Event)
 	}
 	limit := q.Limit
 	if limit <= 0 || limit > MaxResults {
@@ -88,6 +91,9 @@ func Find(ctx context.Context, db *sql.DB, q Query) ([]Result, error) {
 		if q.Player != "" {
 			add("e.player = ?", q.Player)
 		}
+		if q.Text != "" { // instr, not LIKE: the text is data, % and _ included
+			add("instr(lower(e.other), lower(?)) > 0", q.Text)
+		}
 		sqlq = `SELECT g.file, g.game_uuid, g.map, g.type, g.start, g.ticks, e.tick, e.kind, e.cid, e.player, e.other, e.weapon
 			FROM events e JOIN games g ON g.file = e.file`
 	}
@@ -113,6 +119,9 @@ func Find(ctx context.Context, db *sql.DB, q Query) ([]Result, error) {
 			return nil, err
 		}
 		r.Start = time.Unix(start, 0).UTC()
+		if r.Event == EventChat {
+			r.Text, r.Other = r.Other, ""
+		}
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {

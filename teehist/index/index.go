@@ -13,6 +13,7 @@ import (
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver ("sqlite")
 
 	"twserver/gamemsg"
+	"twserver/netproto"
 	"twserver/teehist"
 	"twserver/teehist/replay"
 	"twserver/world"
@@ -29,7 +30,18 @@ const (
 	MaxEventsPerFile = 1 << 20
 	// MaxNameLen bounds a stored player name, in bytes.
 	MaxNameLen = 64
+	// MaxChatLen bounds a stored chat line, in bytes (the server keeps
+	// 127).
+	MaxChatLen = 256
 )
+
+// SchemaVersion is the index's layout (SQLite user_version). Open rebuilds
+// an index of an older version from scratch (the next Update reads every
+// file again) and refuses a newer one.
+const SchemaVersion = 2
+
+// ErrNewerIndex is returned by Open for an index a newer twhist wrote.
+var ErrNewerIndex = errors.New("index: written by a newer twhist (delete it to rebuild)")
 
 // Event kinds stored in the index.
 const (
@@ -38,6 +50,9 @@ const (
 	EventKill    = "kill"
 	EventDeath   = "death"
 	EventCapture = "capture"
+	// EventChat is a chat line to everybody: the speaker (player, cid) and
+	// the line (Result.Text), from the file's SERVER_MESSAGE records.
+	EventChat = "chat"
 )
 
 const schema = `
@@ -58,11 +73,32 @@ func Open(dir string) (*sql.DB, error) {
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(schema); err != nil {
+	if err := migrate(db); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return db, nil
+}
+
+// migrate creates the tables, dropping those of an older schema version.
+func migrate(db *sql.DB) error {
+	var v int
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
+		return err
+	}
+	switch {
+	case v > SchemaVersion:
+		return fmt.Errorf("%w: version %d, this twhist reads %d", ErrNewerIndex, v, SchemaVersion)
+	case v < SchemaVersion:
+		if _, err := db.Exec(`DROP TABLE IF EXISTS games; DROP TABLE IF EXISTS names; DROP TABLE IF EXISTS events;`); err != nil {
+			return err
+		}
+	}
+	if _, err := db.Exec(schema); err != nil {
+		return err
+	}
+	_, err := db.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, SchemaVersion))
+	return err
 }
 
 // Stats says what Update did.
@@ -185,6 +221,7 @@ func scan(path, mapDir string) (*game, error) {
 	var ingame [teehist.MaxClients]bool
 	var m teehist.Message
 	var fields []teehist.ExField
+	var up netproto.Unpacker
 	for {
 		err := r.Next(&m)
 		if err == io.EOF {
@@ -205,6 +242,10 @@ func scan(path, mapDir string) (*game, error) {
 				g.add(event{tick: m.Tick, kind: EventLeave, cid: cid, player: names[cid], other: clip(m.Reason)})
 			}
 		case teehist.KindEx:
+			if m.Ex == teehist.ExServerMsg {
+				g.chat(&up, m.Tick, m.Data, &names)
+				continue
+			}
 			if m.Ex != teehist.ExPlayerName && m.Ex != teehist.ExPlayerReady {
 				continue
 			}
@@ -230,6 +271,22 @@ func scan(path, mapDir string) (*game, error) {
 		g.note = "no kills, deaths or captures: " + err.Error()
 	}
 	return g, nil
+}
+
+// chat adds the chat line to everybody that SERVER_MESSAGE data holds, if
+// it holds one from a player (not the server's, a team line or a whisper).
+func (g *game) chat(up *netproto.Unpacker, tick int32, data []byte, names *[teehist.MaxClients]string) {
+	id, sys, n, err := netproto.ParseMsgHeader(data)
+	if err != nil || sys || id != gamemsg.MsgSvChat {
+		return
+	}
+	up.Reset(data[n:])
+	var c gamemsg.SvChat
+	if c.Decode(up) != nil || c.Mode != gamemsg.ChatAll || c.ClientID < 0 || int(c.ClientID) >= teehist.MaxClients {
+		return
+	}
+	text := strings.ToValidUTF8(truncate(c.Message, MaxChatLen), "?")
+	g.add(event{tick: tick, kind: EventChat, cid: int(c.ClientID), player: names[c.ClientID], other: text})
 }
 
 // clip bounds a stored name or reason.

@@ -3,13 +3,147 @@ package index
 import (
 	"bytes"
 	"context"
+	"database/sql"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"twserver/teehist"
 )
+
+// copyTestdata copies teehist/testdata files into dir under the given names.
+func copyTestdata(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, src := range files {
+		b, err := os.ReadFile("../testdata/" + src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestChat: the chat lines to everybody of a recorded game (record's
+// TestChatGame: players say lines with quotes, % and _, a team line and a
+// server line) are indexed with speaker, tick and the raw text, and a
+// text search takes the text as data.
+func TestChat(t *testing.T) {
+	dir := t.TempDir()
+	copyTestdata(t, dir, map[string]string{"chat.teehistorian": "twserver_chat.teehistorian",
+		"lms.teehistorian": "twserver_lms.teehistorian"})
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if st, err := Update(ctx, db, dir, ""); err != nil || st.Indexed != 2 {
+		t.Fatalf("update: %+v %v", st, err)
+	}
+	all, err := Find(ctx, db, Query{Event: EventChat})
+	if err != nil || len(all) != 5 {
+		t.Fatalf("chat lines: %d, %v", len(all), err)
+	}
+	if c := all[1]; c.File != "chat.teehistorian" || c.Map != "twsrv_arena" || c.Player != "playerb" || c.CID != 1 ||
+		c.Text != "it's 100% fair" || c.Tick != all[0].Tick+40 || c.Event != EventChat || c.Other != "" {
+		t.Errorf("second line %+v (first at tick %d)", c, all[0].Tick)
+	}
+	for _, tc := range []struct {
+		name string
+		q    Query
+		want []string
+	}{
+		{"word", Query{Text: "gg"}, []string{"gg all", "snake_case GG"}},
+		{"word and player", Query{Text: "GG", Player: "playera"}, []string{"gg all"}},
+		{"percent is a character", Query{Text: "%"}, []string{"it's 100% fair"}},
+		{"underscore is a character", Query{Text: "snake_case"}, []string{"snake_case GG"}},
+		{"quote", Query{Text: "'"}, []string{"it's 100% fair", "' OR 1=1 --"}},
+		{"sql", Query{Text: "' OR 1=1 --"}, []string{"' OR 1=1 --"}},
+		{"quote closing the string", Query{Text: "x' OR '1'='1"}, nil},
+		{"team line and server line not indexed", Query{Text: "team only"}, nil},
+		{"server line", Query{Text: "from the server"}, nil},
+		{"no such word", Query{Text: "zzz"}, nil},
+		{"other map", Query{Text: "gg", Map: "dm1"}, nil},
+	} {
+		res, err := Find(ctx, db, tc.q)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		var got []string
+		for _, r := range res {
+			got = append(got, r.Text)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	if _, err := Find(ctx, db, Query{Text: "gg", Event: EventKill}); !errors.Is(err, ErrEventKind) {
+		t.Errorf("text with kill events: %v", err)
+	}
+	// incremental: a changed file is read again, its lines not doubled
+	now := time.Now().Add(time.Minute)
+	if err := os.Chtimes(filepath.Join(dir, "chat.teehistorian"), now, now); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := Update(ctx, db, dir, ""); err != nil || st.Indexed != 1 || st.Unchanged != 1 {
+		t.Fatalf("update after a change: %+v %v", st, err)
+	}
+	if res, err := Find(ctx, db, Query{Event: EventChat}); err != nil || len(res) != 5 {
+		t.Fatalf("chat lines after re-indexing: %d, %v", len(res), err)
+	}
+}
+
+// TestSchemaVersion: an index of the schema before chat lines (no
+// user_version) is rebuilt, so every file is read again; an index of a
+// newer version is refused.
+func TestSchemaVersion(t *testing.T) {
+	dir := t.TempDir()
+	copyTestdata(t, dir, map[string]string{"chat.teehistorian": "twserver_chat.teehistorian"})
+	old, err := sql.Open("sqlite", filepath.Join(dir, DBName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, "chat.teehistorian"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the old layout, with the file recorded as indexed (and no chat)
+	if _, err := old.Exec(schema); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.Exec(`INSERT INTO games (file, size, mtime) VALUES (?, ?, ?)`, "chat.teehistorian", fi.Size(),
+		fi.ModTime().UnixNano()); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if st, err := Update(ctx, db, dir, ""); err != nil || st.Indexed != 1 {
+		t.Fatalf("update of an old index: %+v %v", st, err)
+	}
+	if res, err := Find(ctx, db, Query{Text: "gg"}); err != nil || len(res) != 2 {
+		t.Fatalf("chat after rebuilding: %d, %v", len(res), err)
+	}
+	if _, err := db.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, SchemaVersion+1)); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if db, err := Open(dir); !errors.Is(err, ErrNewerIndex) {
+		if db != nil {
+			db.Close()
+		}
+		t.Fatalf("newer index: %v", err)
+	}
+}
 
 // TestIndexAndFind: two recordings (twserver's LMS game, a DDNet one) are
 // indexed, a second Update changes nothing, a removed file is forgotten;
@@ -85,8 +219,8 @@ func TestIndexAndFind(t *testing.T) {
 	if d := deaths[0]; d.File != "lms.teehistorian" || d.Map != "twsrv_arena" || d.Tick <= 0 || d.Player == "" || d.GameUUID == "" {
 		t.Errorf("first death %+v", d)
 	}
-	if _, err := Find(ctx, db, Query{Event: "chat"}); err != ErrChat {
-		t.Errorf("chat query: %v", err)
+	if res, err := Find(ctx, db, Query{Event: EventChat}); err != nil || len(res) != 0 {
+		t.Errorf("chat query: %d results, %v (the files hold no chat)", len(res), err)
 	}
 	if err := os.Remove(filepath.Join(dir, "ddnet.teehistorian")); err != nil {
 		t.Fatal(err)
@@ -99,7 +233,7 @@ func TestIndexAndFind(t *testing.T) {
 // FuzzScan: any file either fails to read or is indexed without panics,
 // with its events bounded.
 func FuzzScan(f *testing.F) {
-	for _, p := range []string{"../testdata/twserver_lms.teehistorian", "../testdata/ddnet_07.teehistorian"} {
+	for _, p := range []string{"../testdata/twserver_lms.teehistorian", "../testdata/ddnet_07.teehistorian", "../testdata/twserver_chat.teehistorian"} {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b[:min(len(b), 4000)])
 		}

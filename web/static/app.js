@@ -55,11 +55,33 @@ function select(port) {
   if (stream) stream.close();
   layer = null; layerGen = -1; frame = null; game = null; lastFeedSeq = 0; follow = -1;
   $('feed').replaceChildren();
+  $('recordings').replaceChildren();
   stream = new EventSource('/api/games/' + port + '/events');
   stream.addEventListener('frame', (e) => onFrame(JSON.parse(e.data)));
   stream.addEventListener('game', (e) => { game = JSON.parse(e.data); showGame(game); });
   stream.addEventListener('feed', (e) => onFeed(JSON.parse(e.data)));
   loadHistory();
+  loadRecordings();
+}
+
+// the finished games' recordings (empty when the game does not record)
+async function loadRecordings() {
+  if (current === null) return;
+  const port = current;
+  let j;
+  try { j = await getJSON('/api/games/' + port + '/recordings'); } catch (e) { return; }
+  if (port !== current) return;
+  const list = $('recordings');
+  list.replaceChildren();
+  for (const r of j.recordings) {
+    const li = el('li');
+    const a = el('a', r.name);
+    a.href = r.url; // built by the server from a checked file name
+    a.setAttribute('download', '');
+    li.append(a, el('span', ' ' + r.kind + ', ' + Math.ceil(r.bytes / 1024) + ' KiB, ' + new Date(r.modified).toLocaleString()));
+    list.append(li);
+  }
+  $('rec-section').hidden = j.recordings.length === 0;
 }
 
 function onFrame(f) {
@@ -203,13 +225,14 @@ function dot(ctx, x, y, r, colour) {
   ctx.fill();
 }
 
-// plots of the last hour, as inline SVG
+// plots of the last hour, as inline SVG: key of the sample, caption,
+// scale, and the key of a second series drawn dashed on the same axis
 const PLOTS = [
   ['players', 'players', 1],
   ['tick_p99_ms', 'tick work p99 (ms)', 1],
   ['bytes_in_per_s', 'bytes in (kB/s)', 1 / 1000],
   ['bytes_out_per_s', 'bytes out (kB/s)', 1 / 1000],
-  ['snapshot_bytes', 'snapshot size (bytes)', 1],
+  ['snapshot_bytes', 'snapshot per client (bytes, mean; max dashed)', 1, 'snapshot_bytes_max'],
 ];
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -219,26 +242,36 @@ async function loadHistory() {
   try { h = await getJSON('/api/games/' + current + '/history'); } catch (e) { return; }
   const box = $('plots');
   box.replaceChildren();
-  for (const [key, label, scale] of PLOTS) {
+  for (const [key, label, scale, key2] of PLOTS) {
     const pts = h.samples.map((s) => [s.t, s[key] * scale]);
+    const pts2 = key2 ? h.samples.map((s) => [s.t, s[key2] * scale]) : [];
     const div = el('div', null, 'plot');
     const last = pts.length ? pts[pts.length - 1][1] : 0;
-    div.append(el('div', label + ': ' + (Math.round(last * 100) / 100), 'cap'));
+    let cap = label + ': ' + (Math.round(last * 100) / 100);
+    if (key2 && pts2.length) cap += ' (max ' + pts2[pts2.length - 1][1] + ')';
+    div.append(el('div', cap, 'cap'));
     const svg = document.createElementNS(SVG, 'svg');
     svg.setAttribute('viewBox', '0 0 300 90');
     svg.setAttribute('preserveAspectRatio', 'none');
     svg.dataset.points = String(pts.length);
+    // the newest sample's time and value, as drawn (the browser test reads them)
+    svg.dataset.lastT = pts.length ? String(pts[pts.length - 1][0]) : '';
+    svg.dataset.last = String(last);
     svg.id = 'plot-' + key;
     const now = Date.now();
     // the x axis spans the samples kept (at least a minute, at most the hour)
     const span = Math.min(3600000, Math.max(60000, pts.length ? now - pts[0][0] : 0));
-    const max = Math.max(1e-9, ...pts.map((p) => p[1])) * 1.1;
-    const line = document.createElementNS(SVG, 'polyline');
-    line.setAttribute('points', pts.map((p) => {
-      const x = 300 - (now - p[0]) / span * 300;
-      return x.toFixed(1) + ',' + (88 - p[1] / max * 86).toFixed(1);
-    }).join(' '));
-    svg.append(line);
+    const max = Math.max(1e-9, ...pts.map((p) => p[1]), ...pts2.map((p) => p[1])) * 1.1;
+    for (const [series, cls] of [[pts, ''], [pts2, 'second']]) {
+      if (!series.length) continue;
+      const line = document.createElementNS(SVG, 'polyline');
+      if (cls) line.setAttribute('class', cls);
+      line.setAttribute('points', series.map((p) => {
+        const x = 300 - (now - p[0]) / span * 300;
+        return x.toFixed(1) + ',' + (88 - p[1] / max * 86).toFixed(1);
+      }).join(' '));
+      svg.append(line);
+    }
     div.append(svg);
     box.append(div);
   }
@@ -247,5 +280,6 @@ async function loadHistory() {
 setInterval(() => { $('fps').textContent = frames + ' frames'; }, 1000);
 setInterval(loadGames, 5000);
 setInterval(loadHistory, 5000);
+setInterval(loadRecordings, 5000);
 $('follow').addEventListener('change', (e) => { follow = Number(e.target.value); draw(); });
 loadGames();

@@ -1,4 +1,4 @@
-package server
+package mapstore
 
 import (
 	"os"
@@ -38,9 +38,9 @@ type map6Key struct {
 	name string
 }
 
-// cachedMapFile returns the map loaded from path by this process's games
+// cachedFile returns the map loaded from path by this process's games
 // if the file has not changed since, else loads it with load.
-func cachedMapFile(path string, st os.FileInfo, load func() (*twmap.Map, error)) (*twmap.Map, error) {
+func cachedFile(path string, st os.FileInfo, load func() (*twmap.Map, error)) (*twmap.Map, error) {
 	key := mapFileKey{path: path, size: st.Size(), mtime: st.ModTime()}
 	mapCacheMu.Lock()
 	defer mapCacheMu.Unlock()
@@ -60,10 +60,10 @@ func cachedMapFile(path string, st os.FileInfo, load func() (*twmap.Map, error))
 	return m, nil
 }
 
-// sharedMap6 returns the 0.6 variant of m, derived by derive unless a game
+// Variant6 returns the 0.6 variant of m, derived by derive unless a game
 // of this process has it already. Deriving takes a few milliseconds of the
 // calling loop (once per map and process).
-func sharedMap6(m *twmap.Map, derive func(*twmap.Map) mapdl.Variant6) *mapdl.Variant6 {
+func Variant6(m *twmap.Map, derive func(*twmap.Map) mapdl.Variant6) *mapdl.Variant6 {
 	mapCacheMu.Lock()
 	defer mapCacheMu.Unlock()
 	key := map6Key{m.SHA256, m.Name}

@@ -1,0 +1,183 @@
+package web
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// The recordings of finished games (teehistorian and demo files of
+// [record] dir): listed by /api/games/{port}/recordings and served
+// read-only by /api/games/{port}/recordings/{name}. Only plain files named
+// like the recorder names them are listed or served, opened through an
+// os.Root of the directory (no "..", no absolute path, no symbolic link
+// out of it); the files of the game being recorded are left out.
+
+// Bounds of the recordings.
+const (
+	// MaxRecordings bounds the recordings listed (the newest first).
+	MaxRecordings = 100
+	// MaxRecordingEntries bounds the directory entries read per listing.
+	MaxRecordingEntries = 10000
+	// MaxRecordingName bounds a recording's file name.
+	MaxRecordingName = 128
+)
+
+// Recording kinds (apiRecording.Kind) and their file name suffixes.
+const (
+	KindTeehistorian = "teehistorian"
+	KindDemo         = "demo"
+)
+
+// apiRecording is one finished recording.
+type apiRecording struct {
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
+	Bytes    int64  `json:"bytes"`
+	Modified int64  `json:"modified"` // Unix ms
+	URL      string `json:"url"`
+}
+
+// ErrBadRecordingName is recordingKind's error.
+var ErrBadRecordingName = errors.New("web: not a recording's name")
+
+// recordingKind returns the kind of a recording's file name: letters,
+// digits, '-', '_' and '.' only, not starting with '.', ending in
+// ".teehistorian" or ".demo".
+func recordingKind(name string) (string, error) {
+	if name == "" || len(name) > MaxRecordingName || name[0] == '.' {
+		return "", ErrBadRecordingName
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return "", ErrBadRecordingName
+		}
+	}
+	for _, k := range []string{KindTeehistorian, KindDemo} {
+		if base, ok := strings.CutSuffix(name, "."+k); ok && base != "" {
+			return k, nil
+		}
+	}
+	return "", ErrBadRecordingName
+}
+
+// recordingsOf lists the finished recordings of dir, newest first, at
+// most MaxRecordings; busy are the base names being written.
+func recordingsOf(dir string, port string, busy ...string) ([]apiRecording, error) {
+	d, err := os.Open(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return []apiRecording{}, nil
+		}
+		return nil, err
+	}
+	defer d.Close()
+	ents, err := d.ReadDir(MaxRecordingEntries)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	out := []apiRecording{}
+	for _, e := range ents {
+		kind, err := recordingKind(e.Name())
+		if err != nil || !e.Type().IsRegular() || slices.Contains(busy, e.Name()) {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		out = append(out, apiRecording{Name: e.Name(), Kind: kind, Bytes: info.Size(), Modified: info.ModTime().UnixMilli(),
+			URL: "/api/games/" + port + "/recordings/" + e.Name()})
+	}
+	slices.SortFunc(out, func(a, b apiRecording) int {
+		if a.Modified != b.Modified {
+			return int(b.Modified - a.Modified)
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return out[:min(len(out), MaxRecordings)], nil
+}
+
+// busyRecordings are the base names of the files g's loop is writing,
+// from its newest frame.
+func (h *Handler) busyRecordings(r *http.Request, g *gameView) []string {
+	f := h.frame(r.Context(), g)
+	defer f.Release()
+	var busy []string
+	for _, p := range f.Game.Recording {
+		if p != "" {
+			busy = append(busy, filepath.Base(p))
+		}
+	}
+	return busy
+}
+
+func (h *Handler) apiRecordings(w http.ResponseWriter, r *http.Request) {
+	g := h.game(w, r)
+	if g == nil {
+		return
+	}
+	if g.RecordDir == "" {
+		writeJSON(w, http.StatusOK, map[string]any{"version": APIVersion, "recordings": []apiRecording{}})
+		return
+	}
+	list, err := recordingsOf(g.RecordDir, r.PathValue("port"), h.busyRecordings(r, g)...)
+	if err != nil {
+		h.opt.Log.Warn().Err(err).Str("dir", g.RecordDir).Msg("web: recordings not listed")
+		writeError(w, http.StatusInternalServerError, "recordings not readable")
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"version": APIVersion, "recordings": list})
+}
+
+func (h *Handler) apiRecording(w http.ResponseWriter, r *http.Request) {
+	g := h.game(w, r)
+	if g == nil {
+		return
+	}
+	name := r.PathValue("name")
+	if _, err := recordingKind(name); err != nil || g.RecordDir == "" || slices.Contains(h.busyRecordings(r, g), name) {
+		writeError(w, http.StatusNotFound, "no such recording")
+		return
+	}
+	f, info, err := openRecording(g.RecordDir, name)
+	if err != nil {
+		writeError(w, http.StatusNotFound, "no such recording")
+		return
+	}
+	defer f.Close()
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
+	w.Header().Set("Cache-Control", "no-cache")
+	http.ServeContent(w, r, name, info.ModTime(), f)
+}
+
+// openRecording opens the plain file name (a checked recording's name) of
+// dir, refusing anything else (a symbolic link, a directory, a path that
+// leaves dir).
+func openRecording(dir, name string) (*os.File, fs.FileInfo, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer root.Close()
+	if li, err := root.Lstat(name); err != nil || !li.Mode().IsRegular() {
+		return nil, nil, ErrBadRecordingName
+	}
+	f, err := root.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, ErrBadRecordingName
+	}
+	return f, info, nil
+}
