@@ -241,7 +241,7 @@ func Default() Config {
 			Name:             "twserver",
 			Bind:             "",
 			Port:             8303,
-			MaxClients:       8,
+			MaxClients:       16,
 			PlayerSlots:      8,
 			MaxClientsPerIP:  4,
 			RconMaxTries:     3,

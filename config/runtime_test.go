@@ -19,7 +19,8 @@ func TestSetSetting(t *testing.T) {
 	}{
 		{"sv_scorelimit", "5", "5", "", ""},
 		{"SV_SCORELIMIT", "5000", "1000", "outside 0..1000", ""},
-		{"sv_player_slots", "12", "8", "", ""}, // sv_max_clients is 8
+		{"sv_player_slots", "12", "12", "", ""}, // sv_max_clients is 16
+		{"sv_player_slots", "16", "16", "", ""},
 		{"sv_high_bandwidth", "7", "1", "outside 0..1", ""},
 		{"sv_vote_kick", "0", "0", "", ""},
 		{"sv_name", "  two   words ", "two words", "", ""},

@@ -293,6 +293,7 @@ var Differences = map[string]string{
 	"sv_map":               "default: the embedded map twsrv_arena (reference dm1); NAME is NAME.map in map.dir or the reference's map directories (see above); a path (with / or ending in .map) is used as it is",
 	"sv_maprotation":       "the maps are looked up like sv_map, in one directory; twserver starts the rotation at sv_map",
 	"sv_gametype":          "dm, tdm, ctf, lms or lts in lower case (the reference takes any case and plays dm for anything else)",
+	"sv_max_clients":       "default 16 (reference 8): with sv_player_slots 8 as in the reference, 8 play and 8 more join as spectators, so a full DM game's 16 (MAX_PLAYERS) fit and `twload -n 16` gets in against a twserver started with no flags",
 	"sv_register":          "off by default (reference on), so no test or trial run contacts a master; registers over DDNet's HTTP protocol (and the 0.7 UDP masters listed in register.udp_masters)",
 	"console_output_level": "0 is log.level info, 1 and 2 are debug",
 	"sv_spamprotection":    "chat is always limited (one line per second plus one per 20 characters)",

@@ -93,6 +93,8 @@ type Config struct {
 	// alive (keep-alives and acks) instead of going silent.
 	Hold          HoldStage
 	HoldKeepAlive bool
+	// HoldLive, when set, counts the client when it stalls (Held).
+	HoldLive *HoldLive
 }
 
 // Stage names, reported in Stats.Stage.
@@ -251,7 +253,7 @@ func (c *Client) Live() *Live { return &c.live }
 func (c *Client) Run(ctx context.Context) Stats {
 	var st Stats
 	drive(ctx, 1, func(int) time.Duration { return 0 }, func(int) *Client { return c },
-		func(_ int, s Stats) { st = s })
+		func(_ int, s Stats) { st = s }, nil)
 	return st
 }
 

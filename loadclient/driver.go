@@ -25,9 +25,10 @@ const phaseDuration = netproto.TickDuration / driverPhases
 // and one INPUT per tick on an absolute schedule (wake-up k is at
 // start + k*phaseDuration; a late wake-up catches up, it does not drift).
 // When ctx is done or a client fails, the client is closed and done(i, stats)
-// is called.
+// is called. leaveAt, when not nil, gives the time client i leaves (closes
+// its connection cleanly, Stats.Left) before the end; 0 is never.
 func drive(ctx context.Context, n int, startAt func(int) time.Duration, newClient func(int) *Client,
-	done func(int, Stats)) {
+	done func(int, Stats), leaveAt func(int) time.Duration) {
 	clients := make([]*Client, n)
 	busy := make([]int, n) // clients whose reader held the lock (hold runs have more than MaxClients)
 	finished := make([]bool, n)
@@ -100,6 +101,17 @@ func drive(ctx context.Context, n int, startAt func(int) time.Duration, newClien
 				defer readers.Done()
 				c.readLoop()
 			}()
+		}
+		if leaveAt != nil {
+			for i := range opened {
+				if at := leaveAt(i); !finished[i] && at > 0 && at <= due.Sub(start) {
+					c := clients[i]
+					c.mu.Lock()
+					c.stats.Left = true
+					c.mu.Unlock()
+					finish(i)
+				}
+			}
 		}
 		// Impaired datagrams that fell due go out (or in) at every wake-up.
 		for i := range opened {

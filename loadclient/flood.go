@@ -66,6 +66,8 @@ type FloodConfig struct {
 	Weights    [numFloodKinds]int
 	Senders    int
 	Seed       uint64
+	// Live, when set, counts the datagrams sent so far (for a status line).
+	Live *atomic.Uint64
 }
 
 // ParseFloodWeights parses "token=1,connect=1,info=1,garbage=1" (kinds left
@@ -159,6 +161,7 @@ type floodSender struct {
 	bytes  atomic.Uint64
 	errs   atomic.Uint64
 	server *net.UDPAddr
+	live   *atomic.Uint64 // FloodConfig.Live
 }
 
 // fill writes one datagram of a random kind into buf and returns it with its kind.
@@ -206,7 +209,7 @@ func RunFlood(ctx context.Context, fc FloodConfig) (FloodSummary, error) {
 	base := fc.SourceBase.As4()
 	baseN := uint32(base[1])<<16 | uint32(base[2])<<8 | uint32(base[3])
 	for w := range senders {
-		f := &floodSender{server: server, rng: rand.New(rand.NewPCG(fc.Seed, uint64(w)+1))}
+		f := &floodSender{server: server, live: fc.Live, rng: rand.New(rand.NewPCG(fc.Seed, uint64(w)+1))}
 		sum := 0
 		for k, x := range fc.Weights {
 			sum += x
@@ -303,6 +306,9 @@ func (f *floodSender) run(ctx context.Context, start time.Time, perSec float64) 
 			nbytes += uint64(len(f.bufs[i]))
 		}
 		f.bytes.Add(nbytes)
+		if f.live != nil {
+			f.live.Add(uint64(done))
+		}
 		sent += int64(n) // a failed batch counts against the schedule too (no catch-up storm)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"twserver/netproto"
@@ -56,6 +57,9 @@ func (c *Client) holdAt(st HoldStage) bool {
 		return false
 	}
 	c.held, c.heldAt = true, c.now
+	if c.cfg.HoldLive != nil {
+		c.cfg.HoldLive.Held.Add(1)
+	}
 	c.stage = "held:" + st.String()
 	if !c.cfg.HoldKeepAlive {
 		c.holdSend = c.conn.send
@@ -106,6 +110,20 @@ type HoldConfig struct {
 	RampUp     time.Duration
 	Duration   time.Duration
 	Maps       *MapCache
+	// Live, when set, counts the run's progress while it runs (for a
+	// status line).
+	Live *HoldLive
+}
+
+// HoldLive is a hold run's progress so far: connections started, those
+// that reached their stage and those the server dropped or refused.
+type HoldLive struct {
+	Started, Held, Dropped atomic.Int64
+}
+
+// String renders the progress for a status line.
+func (h *HoldLive) String() string {
+	return fmt.Sprintf("started %d  held %d  dropped or refused %d", h.Started.Load(), h.Held.Load(), h.Dropped.Load())
 }
 
 // DefaultHoldSourceBase is the first source address of a hold run.
@@ -206,8 +224,11 @@ func RunHold(ctx context.Context, hc HoldConfig) (HoldSummary, error) {
 		if hc.Stage == HoldMap {
 			maps = &MapCache{} // always download (and stall in it)
 		}
+		if hc.Live != nil {
+			hc.Live.Started.Add(1)
+		}
 		return New(Config{
-			Server: hc.Server, Source: hc.holdSource(i), Name: fmt.Sprintf("hold%d", i),
+			Server: hc.Server, Source: hc.holdSource(i), Name: fmt.Sprintf("hold%d", i), HoldLive: hc.Live,
 			Pattern: PatternIdle, Maps: maps, Index: i,
 			EnterTimeout: hc.RampUp + hc.Duration + time.Minute, // the run's end stops them
 			Hold:         hc.Stage, HoldKeepAlive: hc.KeepAlive,
@@ -219,6 +240,9 @@ func RunHold(ctx context.Context, hc HoldConfig) (HoldSummary, error) {
 			r.HeldAfterS = st.HeldAt.Seconds()
 		}
 		if st.Failure != "" {
+			if hc.Live != nil {
+				hc.Live.Dropped.Add(1)
+			}
 			r.Dropped = true
 			r.Reason = strings.TrimPrefix(st.Failure, "closed by server: ")
 			from := time.Duration(0)
@@ -231,7 +255,7 @@ func RunHold(ctx context.Context, hc HoldConfig) (HoldSummary, error) {
 		res[i] = r
 		mu.Unlock()
 	}
-	drive(runCtx, hc.Clients, startAt, newClient, done)
+	drive(runCtx, hc.Clients, startAt, newClient, done, nil)
 	return summarizeHold(hc, res), nil
 }
 

@@ -138,11 +138,26 @@ type Netem struct {
 	Up, Down   Impair
 	BlackoutAt time.Duration
 	Blackout   time.Duration
+	// Phases impair spans of the run (a scenario's loss and blackout
+	// phases): from From to To after the start, a phase's Up and Down
+	// replace the ones above, and a Blackout phase drops every datagram.
+	// At most MaxNetemPhases; the first phase covering a time wins.
+	Phases []NetemPhase
+}
+
+// MaxNetemPhases bounds Netem.Phases.
+const MaxNetemPhases = 64
+
+// NetemPhase is the impairment of one span of a run (see Netem.Phases).
+type NetemPhase struct {
+	From, To time.Duration
+	Up, Down Impair
+	Blackout bool
 }
 
 // Active reports whether anything is impaired.
 func (n *Netem) Active() bool {
-	return n != nil && (n.Up.Active() || n.Down.Active() || n.Blackout > 0)
+	return n != nil && (n.Up.Active() || n.Down.Active() || n.Blackout > 0 || len(n.Phases) > 0)
 }
 
 // Validate checks the bounds.
@@ -156,6 +171,23 @@ func (n *Netem) Validate() error {
 	if n.Blackout < 0 || n.Blackout > MaxBlackout || n.BlackoutAt < 0 {
 		return fmt.Errorf("blackout must be 0..%v, starting at >= 0", MaxBlackout)
 	}
+	if len(n.Phases) > MaxNetemPhases {
+		return fmt.Errorf("at most %d impairment phases", MaxNetemPhases)
+	}
+	for i, p := range n.Phases {
+		switch {
+		case p.From < 0 || p.To <= p.From:
+			return fmt.Errorf("impairment phase %d: its span %v..%v is empty", i+1, p.From, p.To)
+		case p.Blackout && p.To-p.From > MaxBlackout:
+			return fmt.Errorf("impairment phase %d: a blackout lasts at most %v", i+1, MaxBlackout)
+		}
+		if err := p.Up.Validate(); err != nil {
+			return fmt.Errorf("impairment phase %d up: %w", i+1, err)
+		}
+		if err := p.Down.Validate(); err != nil {
+			return fmt.Errorf("impairment phase %d down: %w", i+1, err)
+		}
+	}
 	return nil
 }
 
@@ -167,6 +199,13 @@ func (n *Netem) String() string {
 	s := "up " + n.Up.String() + "; down " + n.Down.String()
 	if n.Blackout > 0 {
 		s += fmt.Sprintf("; blackout %v@%v", n.Blackout, n.BlackoutAt)
+	}
+	for _, p := range n.Phases {
+		if p.Blackout {
+			s += fmt.Sprintf("; %v..%v blackout", p.From, p.To)
+		} else {
+			s += fmt.Sprintf("; %v..%v up %v; down %v", p.From, p.To, p.Up, p.Down)
+		}
 	}
 	return s
 }
@@ -228,6 +267,8 @@ type link struct {
 	rng       rand.PCG
 	blackFrom time.Duration
 	blackTo   time.Duration
+	phases    []NetemPhase // Netem.Phases (shared, read only)
+	down      bool         // the server-to-client direction (the phases' Down)
 
 	held  [MaxHeld]heldDgram
 	nHeld int
@@ -243,9 +284,13 @@ type link struct {
 // newLink returns the impairment of one direction. seed and stream select
 // its random sequence.
 func newLink(imp Impair, n *Netem, seed, stream uint64) *link {
-	l := &link{imp: imp, blackFrom: n.BlackoutAt, blackTo: n.BlackoutAt + n.Blackout}
+	l := &link{imp: imp, blackFrom: n.BlackoutAt, blackTo: n.BlackoutAt + n.Blackout, phases: n.Phases, down: stream == 2}
 	l.rng.Seed(seed, stream)
-	if imp.Delay > 0 || imp.Jitter > 0 || imp.Reorder > 0 {
+	holds := imp.holds()
+	for _, p := range n.Phases {
+		holds = holds || p.Up.holds() || p.Down.holds()
+	}
+	if holds {
 		l.bufs = make([]byte, MaxHeld*heldSlot)
 		for i := range MaxHeld {
 			l.free[i] = MaxHeld - 1 - i
@@ -263,32 +308,55 @@ func (l *link) chance(p float64) bool {
 	return float64(l.rng.Uint64()>>11)/(1<<53) < p
 }
 
-func (l *link) inBlackout(t time.Duration) bool { return t >= l.blackFrom && t < l.blackTo }
+// holds reports whether the impairment holds datagrams back (needs buffers).
+func (m Impair) holds() bool { return m.Delay > 0 || m.Jitter > 0 || m.Reorder > 0 }
+
+// at returns the impairment at run time t and whether t is in a blackout.
+func (l *link) at(t time.Duration) (Impair, bool) {
+	if t >= l.blackFrom && t < l.blackTo {
+		return l.imp, true
+	}
+	for i := range l.phases {
+		if p := &l.phases[i]; t >= p.From && t < p.To {
+			if l.down {
+				return p.Down, p.Blackout
+			}
+			return p.Up, p.Blackout
+		}
+	}
+	return l.imp, false
+}
+
+func (l *link) inBlackout(t time.Duration) bool {
+	_, b := l.at(t)
+	return b
+}
 
 // admit takes one datagram at run time now: it is dropped, passed to out at
 // once, or held (copied) for release.
 func (l *link) admit(now time.Duration, b []byte, out func([]byte)) {
 	l.stats.Datagrams++
-	if l.inBlackout(now) {
+	imp, black := l.at(now)
+	if black {
 		l.stats.Blackout++
 		return
 	}
-	if l.chance(l.imp.Loss) {
+	if l.chance(imp.Loss) {
 		l.stats.Dropped++
 		return
 	}
 	copies := 1
-	if l.chance(l.imp.Dup) {
+	if l.chance(imp.Dup) {
 		l.stats.Duplicated++
 		copies = 2
 	}
 	for range copies {
-		d := l.imp.Delay
-		if l.imp.Jitter > 0 {
-			d += time.Duration(l.rng.Uint64()%uint64(2*l.imp.Jitter+1)) - l.imp.Jitter
+		d := imp.Delay
+		if imp.Jitter > 0 {
+			d += time.Duration(l.rng.Uint64()%uint64(2*imp.Jitter+1)) - imp.Jitter
 		}
 		due := now + d
-		if l.chance(l.imp.Reorder) {
+		if l.chance(imp.Reorder) {
 			l.stats.Reordered++
 			due += ReorderHold
 		} else {

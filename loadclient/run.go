@@ -39,6 +39,11 @@ type RunConfig struct {
 	FreshMaps bool
 	// Status, when set, is called about twice a second with live totals.
 	Status func(Status)
+	// StartAt, when not nil, is every client's start time after the start
+	// of the run (a scenario's ramps; RampUp is then not used to spread
+	// them) and LeaveAt the time each leaves (closes its connection
+	// itself; 0: stays to the end). Both have Clients entries.
+	StartAt, LeaveAt []time.Duration
 	// Proto is the dialect of the clients: Proto07 (zero value), Proto06
 	// (DDNet's 0.6 with the security token) or ProtoMix (even indices 0.7,
 	// odd 0.6).
@@ -120,6 +125,8 @@ func (rc *RunConfig) Validate() error {
 		return fmt.Errorf("server %v is not a loopback address: load clients only run against this machine", rc.Server)
 	case rc.Sources > 0 && !rc.SourceBase.IsLoopback():
 		return errors.New("source base must be a loopback address")
+	case rc.StartAt != nil && len(rc.StartAt) != rc.Clients || rc.LeaveAt != nil && len(rc.LeaveAt) != rc.Clients:
+		return errors.New("StartAt and LeaveAt need one entry per client")
 	case rc.Proto != "" && rc.Proto != Proto07 && rc.Proto != Proto06 && rc.Proto != ProtoMix && rc.Proto != Proto06Vanilla:
 		return errors.New("proto must be 07, 06, 06vanilla or mix")
 	}
@@ -208,6 +215,9 @@ func Run(ctx context.Context, rc RunConfig) (Summary, error) {
 	}()
 
 	startAt := func(i int) time.Duration {
+		if rc.StartAt != nil {
+			return rc.StartAt[i]
+		}
 		if rc.Clients > 1 && rc.RampUp > 0 {
 			return rc.RampUp * time.Duration(i) / time.Duration(rc.Clients-1)
 		}
@@ -245,7 +255,11 @@ func Run(ctx context.Context, rc RunConfig) (Summary, error) {
 		stats[i], done[i] = st, true
 		mu.Unlock()
 	}
-	drive(runCtx, rc.Clients, startAt, newClient, finished)
+	var leaveAt func(int) time.Duration
+	if rc.LeaveAt != nil {
+		leaveAt = func(i int) time.Duration { return rc.LeaveAt[i] }
+	}
+	drive(runCtx, rc.Clients, startAt, newClient, finished, leaveAt)
 	close(stopStatus)
 	<-statusDone
 

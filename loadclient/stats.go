@@ -110,6 +110,9 @@ type Stats struct {
 	Failure string `json:"failure,omitempty"`
 	// Stage the client was in when it failed or stopped.
 	Stage string `json:"stage"`
+	// Left: the client left before the end of the run as its scenario
+	// said (RunConfig.LeaveAt), closing its connection itself.
+	Left bool `json:"left,omitempty"`
 
 	ConnectTime  time.Duration `json:"connect_ns"` // start to in game
 	InGame       time.Duration `json:"ingame_ns"`  // in game to stop
@@ -322,8 +325,11 @@ type Summary struct {
 	Proto     string  `json:"proto"` // 07, 06 or mix
 	Clients6  int     `json:"clients_06"`
 
-	Connected    int            `json:"connected"`
-	Failed       int            `json:"failed"`
+	Connected int `json:"connected"`
+	Failed    int `json:"failed"`
+	// Left counts the clients that left before the end as planned
+	// (RunConfig.LeaveAt); they count as connected when they got in.
+	Left         int            `json:"left,omitempty"`
 	Failures     map[string]int `json:"failures"`
 	MapDownloads int            `json:"map_downloads"`
 
@@ -451,6 +457,9 @@ func Summarize(stats []Stats) Summary {
 		}
 		if st.Proto == "0.6" {
 			s.Clients6++
+		}
+		if st.Left {
+			s.Left++
 		}
 		if st.Entered {
 			s.Connected++

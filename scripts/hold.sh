@@ -1,26 +1,28 @@
 #!/usr/bin/env bash
-# hold.sh [-n CONNS] [-k] [STAGE ...]
+# hold.sh [-k] [STAGE ...]
 #
 # Slot-holding, twserver against the 0.7.5 reference server (issue 11,
 # proof 5, the comparison in docs/reliability.md): for each STAGE (default: connect map
 # ready) and each server, a fresh 64-slot server on 127.0.0.1 (dm1, 4
-# clients per IP, sv_register 0), `twload hold` with CONNS (default 200)
-# connections from as many loopback addresses stalling at STAGE (-k: kept
-# alive with acks, keep-alives and a PING every 2 s; default silent), and
-# 3.5 s later one normal client from 127.0.0.1. Prints, per run, whether the
+# clients per IP, sv_register 0) and the scenario scripts/scenarios/hold-STAGE.toml
+# (-k; hold-STAGE-silent.toml without): 200 connections from as many loopback
+# addresses stalling at STAGE (-k: kept alive with acks, keep-alives and a
+# PING every 2 s; default silent) for 15 s, and 3.5 s in one normal client
+# from 127.0.0.1 (twload -scenario). Prints, per run, whether the
 # new client got in and how fast (or its refusal), and what the server did
 # with the stalled connections (held, dropped after how long, reasons).
 # Loopback only; every process started here is stopped by PID.
 set -uo pipefail
-N=200 KEEP=
-while getopts "n:kh" opt; do
+KEEP=
+while getopts "kh" opt; do
 	case $opt in
-	n) N=$OPTARG ;;
 	k) KEEP=-keepalive ;;
 	*) sed -n '2,14p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
+SFX=-silent
+[ -n "$KEEP" ] && SFX=
 STAGES=("$@")
 [ ${#STAGES[@]} -gt 0 ] || STAGES=(connect map ready)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -61,13 +63,10 @@ for st in "${STAGES[@]}"; do
 		dir=$OUT/$kind-$st
 		port=$(free_port)
 		start "$kind" "$port" "$dir"
-		"$TWLOAD" hold -addr "127.0.0.1:$port" -n "$N" -stage "$st" $KEEP -rampup 1s -duration 14s -json "$dir/hold.json" 2>"$dir/hold.err" &
-		HP=$!
-		sleep 3.5
-		"$TWLOAD" -addr "127.0.0.1:$port" -n 1 -rampup 0 -duration 1s -enter-timeout 5s -status off -json "$dir/new.json" 2>/dev/null
-		wait "$HP"
+		"$TWLOAD" -addr "127.0.0.1:$port" -scenario "$ROOT/scripts/scenarios/hold-$st$SFX.toml" -status off -json "$dir/scenario.json" 2>"$dir/scenario.err"
 		kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null; SPID=
-		new=$(jq -r 'if .connected == 1 then "in game after \(.connect_ms.max|floor) ms" else "refused: " + (.failures|keys|join(";")) end' "$dir/new.json")
+		jq '.phases[0].hold' "$dir/scenario.json" >"$dir/hold.json"
+		new=$(jq -r '.load | if .connected == 1 then "in game after \(.connect_ms.max|floor) ms" else "refused: " + (.failures|keys|join(";")) end' "$dir/scenario.json")
 		jq -r --arg k "$kind" --arg st "$st" --arg m "${KEEP:-silent}" --arg new "$new" \
 			'[$k, $st, ($m|ltrimstr("-")), $new, .held, .dropped, "\(.dropped_after_s.p50)/\(.dropped_after_s.max)", (.reasons|to_entries|map("\(.value)x \(.key)")|join("; "))] |
 			 "\(.[0]|.+"         "|.[:9]) \(.[1]|.+"        "|.[:8]) \(.[2]|.+"         "|.[:9]) \(.[3]|.+"                                                "|.[:48]) \(.[4]|tostring|.+"      "|.[:6]) \(.[5]|tostring|.+"      "|.[:6]) \(.[6]|.+"         "|.[:12]) \(.[7])"' "$dir/hold.json"

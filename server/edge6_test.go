@@ -209,7 +209,7 @@ func TestInfo6(t *testing.T) {
 			t.Fatalf("inf3 = %q, want prefix %q", b, want)
 		}
 		fields := strings.Split(string(b[14:]), "\x00")
-		if len(fields) != 11 || fields[7] != "8" || fields[9] != "8" { // max players and clients of the default config
+		if len(fields) != 11 || fields[7] != "8" || fields[9] != "16" { // max players and clients of the default config
 			t.Fatalf("inf3 fields %q", fields)
 		}
 		ext := append([]byte("xe\x12\x34\x00\x00"), []byte(edge.MagicGetInfo)...)

@@ -29,7 +29,7 @@ func TestLiveSettings(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ts, a, b, c := adminServer(t, nil) // TDM
 		others := []*testClient{b, c}
-		port := config.Default().Server.Port
+		port, slots := config.Default().Server.Port, config.Default().Server.MaxClients
 		runSteps(t, a, others, []consoleStep{
 			{"sv_scorelimit", []string{"Value: 20"}},
 			{"sv_scorelimit 3", nil},
@@ -43,9 +43,9 @@ func TestLiveSettings(t *testing.T) {
 			{"sv_high_bandwidth 1", nil},
 			{"sv_port 9000", []string{"sv_port cannot change while twserver runs: set it in the configuration and restart (the value stays " +
 				itoa(port) + ")"}},
-			{"sv_max_clients 8; sv_port " + itoa(port), nil}, // the values they have
+			{"sv_max_clients " + itoa(slots) + "; sv_port " + itoa(port), nil}, // the values they have
 			{"sv_max_clients 2; sv_max_clients", []string{
-				"sv_max_clients cannot change while twserver runs: set it in the configuration and restart (the value stays 8)", "Value: 8"}},
+				"sv_max_clients cannot change while twserver runs: set it in the configuration and restart (the value stays " + itoa(slots) + ")", "Value: " + itoa(slots)}},
 			{"sv_gametype nosuch", []string{`sv_gametype not changed: invalid value for game.type: "nosuch": must be dm, tdm, ctf, lms or lts`}},
 			{"sv_gametype ctf", nil},
 			{"sv_warmup 10", nil},

@@ -510,7 +510,7 @@ func TestServerInfoWithPlayers(t *testing.T) {
 			t.Fatalf("unpack: %v", u.Err())
 		}
 		if version != GameVersion || name != "info test" || host != "" || mapName != ts.curMap.Name || gt != "DM" ||
-			flags != 1 || skill != 1 || numPlayers != 1 || maxPlayers != 8 || numClients != 1 || maxClients != 8 {
+			flags != 1 || skill != 1 || numPlayers != 1 || maxPlayers != 8 || numClients != 1 || maxClients != 16 {
 			t.Errorf("header: %q %q %q %q %q flags=%d skill=%d players=%d/%d clients=%d/%d",
 				version, name, host, mapName, gt, flags, skill, numPlayers, maxPlayers, numClients, maxClients)
 		}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -22,6 +23,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"twserver/loadclient"
+	"twserver/loadclient/scenario"
 )
 
 // Bounds of `twload bench`.
@@ -80,11 +82,15 @@ type benchConfig struct {
 	// DDNetExtensions: snapshot items and messages of DDNet-Server's own
 	// extensions, which twload's vanilla decoders reject, are not errors.
 	DDNetExtensions bool `json:"ddnet_extensions"`
-	window          time.Duration
-	rampUp          time.Duration
-	startTimeout    time.Duration
-	pattern         loadclient.Pattern
-	out             string
+	// Scenario is the scenario file every run plays (-scenario) instead
+	// of -clients, -rampup and -window.
+	Scenario     string `json:"scenario,omitempty"`
+	scenario     *scenario.Scenario
+	window       time.Duration
+	rampUp       time.Duration
+	startTimeout time.Duration
+	pattern      loadclient.Pattern
+	out          string
 }
 
 // multiFlag collects a repeated string flag.
@@ -113,12 +119,33 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	ddnetExt := fs.Bool("ddnet-extensions", false, "snapshot items and messages twload's vanilla decoders reject (DDNet-Server's own extensions) are counted apart, not as errors")
 	startTimeout := fs.Duration("start-timeout", 20*time.Second, "a server that has not bound its ports after this long fails the run")
 	out := fs.String("o", "", "directory for report.json, report.html and the servers' logs (default: a new temporary directory)")
+	scenarioFile := fs.String("scenario", "", "every run plays this scenario file's phases (TOML) instead of -clients, -rampup, -window, -proto and -pattern; one game")
 	if _, code := c.parse(args); code != 0 {
 		return code
 	}
 	bc := benchConfig{Games: *games, Windows: *windows, WindowS: window.Seconds(), RampUpS: rampUp.Seconds(),
 		Proto: *proto, Pattern: *pattern, Map: *mapFile, GameConfig: *gameConfig,
 		Metrics: *metrics, DDNetExtensions: *ddnetExt, window: *window, rampUp: *rampUp, startTimeout: *startTimeout, out: *out}
+	if *scenarioFile != "" {
+		var clash []string
+		c.fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "clients", "rampup", "window", "proto", "pattern", "games":
+				clash = append(clash, "-"+f.Name)
+			}
+		})
+		if len(clash) > 0 {
+			return c.usage("%s: not with -scenario (the scenario file sets the clients and their times; one game)", strings.Join(clash, ", "))
+		}
+		sc, err := loadScenario(*scenarioFile)
+		if err != nil {
+			return c.usage("%v", err)
+		}
+		bc.scenario, bc.Scenario = sc, *scenarioFile
+		bc.window, bc.rampUp = sc.Total(), 0
+		bc.WindowS, bc.RampUpS, bc.Proto, bc.Pattern = sc.Total().Seconds(), 0, sc.Proto, sc.Pattern.String()
+		*clients = strconv.Itoa(sc.Clients())
+	}
 	if err := bc.init(servers, names, *clients); err != nil {
 		return c.usage("%v", err)
 	}
@@ -145,6 +172,12 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	rep := bc.run(ctx, stderr, live)
 	rep.summarize()
 	rep.writeText(stdout)
+	for _, r := range rep.Rows {
+		if len(r.Phases) > 0 {
+			fmt.Fprintf(stdout, "%s, window %d, phases of %s:\n", r.Server, r.Window, bc.Scenario)
+			writePhaseTable(stdout, r.Phases)
+		}
+	}
 	if code := writeReport(&rep, bc.out); code != nil {
 		return c.fail(code)
 	}
@@ -205,7 +238,7 @@ func (bc *benchConfig) init(servers, names []string, clients string) error {
 		return fmt.Errorf("-games must be 1..%d", maxBenchGames)
 	case bc.Windows < 1 || bc.Windows > maxBenchWindows:
 		return fmt.Errorf("-windows must be 1..%d", maxBenchWindows)
-	case bc.window <= 0 || bc.window > maxBenchWindow:
+	case bc.window <= 0 || bc.window > maxBenchWindow && bc.scenario == nil:
 		return fmt.Errorf("-window must be in (0, %v]", maxBenchWindow)
 	case bc.rampUp < 0 || bc.rampUp > maxBenchWindow:
 		return fmt.Errorf("-rampup must be in [0, %v]", maxBenchWindow)
@@ -363,7 +396,9 @@ func (bc *benchConfig) runOne(ctx context.Context, s *benchServer, n, window, po
 	smpDone := make(chan struct{})
 	go func() { defer close(smpDone); smp.run(smpCtx) }()
 	var sum *loadclient.Summary
-	if n > 0 {
+	if bc.scenario != nil {
+		sum, row.Phases, row.Error = bc.runScenario(ctx, ports[0], smp, log, live)
+	} else if n > 0 {
 		rcs := make([]loadclient.RunConfig, len(ports))
 		for g, port := range ports {
 			addr := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port))
@@ -407,7 +442,37 @@ func (bc *benchConfig) runOne(ctx context.Context, s *benchServer, n, window, po
 		row.Error = "refused: the server has a " + smp.offLoopback + " (not loopback)"
 	}
 	row.fill(smp, sum, bc.rampUp.Seconds(), bc.DDNetExtensions)
+	serverPhases(row.Phases, row.Series)
 	return row
+}
+
+// runScenario plays the bench's scenario against the server on port.
+func (bc *benchConfig) runScenario(ctx context.Context, port int, smp *sampler, log io.Writer, live bool) (*loadclient.Summary, []phaseReport, string) {
+	addr := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port))
+	pl, err := scenarioRunConfig(bc.scenario, addr, scenarioOpts{sourceBase: "127.0.0.2"})
+	if err != nil {
+		return nil, nil, err.Error()
+	}
+	cpu0, t0 := cpuTime(), time.Now()
+	s, phases, err := runScenario(ctx, bc.scenario, pl, func(phase string, st loadclient.Status) {
+		smp.status(st)
+		if live {
+			fmt.Fprintf(log, "\r%s  %s\x1b[K", phase, st)
+		}
+	})
+	noteCPU(&s, cpuTime()-cpu0, time.Since(t0))
+	if live {
+		fmt.Fprintln(log)
+	}
+	if err != nil {
+		return nil, nil, err.Error()
+	}
+	for _, p := range phases {
+		if p.Error != "" {
+			return &s, phases, "phase " + p.Name + ": " + p.Error
+		}
+	}
+	return &s, phases, ""
 }
 
 // safeName keeps letters, digits, '-', '_' and '.' of a server name for a

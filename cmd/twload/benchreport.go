@@ -58,6 +58,9 @@ type benchRow struct {
 
 	Series []benchPoint        `json:"series"`
 	Load   *loadclient.Summary `json:"load,omitempty"`
+	// Phases are the figures of a scenario's phases (the plots show them
+	// as bands over Series).
+	Phases []phaseReport `json:"phases,omitempty"`
 }
 
 // fill computes the row's figures from the samples and the load summary;
@@ -352,7 +355,7 @@ func mean(v []float64) float64 {
 // writeLoadReport writes the report of a single load run (twload -o):
 // one server, one window, the clients' time series and, with a -pid, the
 // server process's CPU and memory.
-func writeLoadReport(dir string, smp *sampler, sum *loadclient.Summary, rc loadclient.RunConfig, pid int) error {
+func writeLoadReport(dir string, smp *sampler, sum *loadclient.Summary, rc loadclient.RunConfig, pid int, phases []phaseReport) error {
 	smp.sample(time.Now())
 	name := sum.Server
 	cmd := "(not started by twload)"
@@ -369,6 +372,8 @@ func writeLoadReport(dir string, smp *sampler, sum *loadclient.Summary, rc loadc
 	}
 	row := benchRow{Server: name, Clients: rep.Config.Clients[0], Games: rep.Config.Games, Window: 1, Order: 1}
 	row.fill(smp, sum, rc.RampUp.Seconds(), false)
+	row.Phases = phases
+	serverPhases(row.Phases, row.Series)
 	if row.Error != "" {
 		rep.fail("%s", row.Error)
 	}

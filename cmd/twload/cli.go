@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"time"
 )
 
 // command is what the three modes of twload (load, hold, flood) share on
@@ -18,6 +19,7 @@ type command struct {
 	fs      *flag.FlagSet
 	addr    *string
 	jsonOut *string
+	status  *string
 }
 
 // newCommand makes the flag set of mode name with the flags every mode has:
@@ -27,7 +29,53 @@ func newCommand(name, addrHelp string, stderr io.Writer) *command {
 	c.fs.SetOutput(stderr)
 	c.addr = c.fs.String("addr", "127.0.0.1:8303", addrHelp)
 	c.jsonOut = c.fs.String("json", "-", "write the JSON summary to this file (- for stdout)")
+	c.status = c.fs.String("status", "auto", "live status line on standard error: auto (when it is a terminal), on, off")
 	return c
+}
+
+// liveStatus reports whether -status asks for the live status line (auto:
+// when standard error is a terminal); ok is false for a bad value.
+func (c *command) liveStatus() (live, ok bool) {
+	switch *c.status {
+	case "on":
+		return true, true
+	case "auto":
+		return isTerminal(os.Stderr), true
+	case "off":
+		return false, true
+	}
+	return false, false
+}
+
+// statusLine shows line() on one rewritten line of standard error every
+// half second, prefixed with the time elapsed and left of total, until
+// the returned stop is called (which ends the line). With live false it
+// shows nothing.
+func (c *command) statusLine(live bool, total time.Duration, line func() string) (stop func()) {
+	if !live {
+		return func() {}
+	}
+	start := time.Now()
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				fmt.Fprintln(c.stderr)
+				return
+			case <-t.C:
+			}
+			el := time.Since(start)
+			fmt.Fprintf(c.stderr, "\r%5.1fs (%.0fs left)  %s\x1b[K", el.Seconds(), max(total-el, 0).Seconds(), line())
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
 }
 
 // usage prints a usage error and returns exit status 2.

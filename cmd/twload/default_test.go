@@ -20,13 +20,14 @@ const (
 )
 
 // TestDefaultTwserver is what a new user does first: start twserver with
-// no flags at all (port 8303, 8 slots and 4 clients per address, the
-// reference's defaults) and run `twload -n 8` with no flags but the count.
-// Every client must get in (twload spreads them over loopback addresses by
-// itself) and the summary table must say so. `twload -n 16` then fills the
-// 8 slots and its table names the limit that refused the other 8 and the
-// flag that lifts it. It runs in a private network namespace, where the
-// fixed port 8303 is free and nothing but lo exists.
+// no flags at all (port 8303, 16 slots of which 8 play, 4 clients per
+// address) and run `twload -n 16` with no flags but the count. Every
+// client must get in (twload spreads them over loopback addresses by
+// itself; the 8 beyond the player slots spectate) and the summary table
+// must say so. `twload -n 17` then finds the 16 slots full and its table
+// names the limit that refused the last client and the setting that lifts
+// it. It runs in a private network namespace, where the fixed port 8303 is
+// free and nothing but lo exists.
 func TestDefaultTwserver(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the default-server run")
@@ -40,30 +41,31 @@ func TestDefaultTwserver(t *testing.T) {
 	cmd.Dir = t.TempDir()
 	startProcess(t, cmd, "server started")
 	var out, errb bytes.Buffer
-	code := run([]string{"-n", "8", "-duration", "4s", "-status", "off"}, &out, &errb)
-	t.Logf("twload -n 8, stderr:\n%s", errb.String())
+	code := run([]string{"-n", "16", "-duration", "4s", "-status", "off"}, &out, &errb)
+	t.Logf("twload -n 16, stderr:\n%s", errb.String())
 	if code != 0 {
-		t.Fatalf("twload -n 8 exit %d", code)
+		t.Fatalf("twload -n 16 exit %d", code)
 	}
 	var sum loadclient.Summary
 	if err := json.Unmarshal(out.Bytes(), &sum); err != nil {
 		t.Fatalf("summary is not JSON: %v", err)
 	}
-	if sum.Connected != 8 || sum.Sources != 8 {
-		t.Fatalf("connected %d over %d source addresses, want 8 over 8", sum.Connected, sum.Sources)
+	if sum.Connected != 16 || sum.Sources != 16 {
+		t.Fatalf("connected %d over %d source addresses, want 16 over 16", sum.Connected, sum.Sources)
 	}
-	if !strings.Contains(errb.String(), "in game                 8/8 (failed 0)") {
-		t.Errorf("the summary table does not show 8/8 in game")
+	if !strings.Contains(errb.String(), "in game                 16/16 (failed 0)") {
+		t.Errorf("the summary table does not show 16/16 in game")
 	}
 
 	out.Reset()
 	errb.Reset()
-	code = run([]string{"-n", "16", "-duration", "2s", "-status", "off"}, &out, &errb)
-	t.Logf("twload -n 16, stderr:\n%s", errb.String())
+	code = run([]string{"-n", "17", "-duration", "2s", "-status", "off"}, &out, &errb)
+	t.Logf("twload -n 17, stderr:\n%s", errb.String())
 	if code != 1 {
-		t.Fatalf("twload -n 16 against 8 slots: exit %d, want 1", code)
+		t.Fatalf("twload -n 17 against 16 slots: exit %d, want 1", code)
 	}
-	for _, want := range []string{"in game                 8/16 (failed 8)", "8 failed: closed by server: This server is full", "twserver -max-clients"} {
+	for _, want := range []string{"in game                 16/17 (failed 1)", "1 failed: closed by server: This server is full",
+		"max clients", "twserver -max-clients", "server.max_clients"} {
 		if !strings.Contains(errb.String(), want) {
 			t.Errorf("the summary table does not say %q", want)
 		}

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -81,8 +82,12 @@ func runFlood(args []string, stdout, stderr io.Writer) int {
 	if *players < 0 || *players > 16 || *baseline < 0 || *baseline > time.Minute {
 		return usage("-players must be 0..16 and -baseline 0..1m")
 	}
+	live, ok := c.liveStatus()
+	if !ok {
+		return usage("-status must be auto, on or off")
+	}
 	fc := loadclient.FloodConfig{Server: server, Rate: *rateF, Duration: *duration, Sources: *sources,
-		SourceBase: src, Weights: w, Senders: *senders, Seed: *seed}
+		SourceBase: src, Weights: w, Senders: *senders, Seed: *seed, Live: new(atomic.Uint64)}
 	if err := fc.Validate(); err != nil {
 		return usage("%v", err)
 	}
@@ -92,10 +97,23 @@ func runFlood(args []string, stdout, stderr io.Writer) int {
 	var rep floodReport
 	const ramp = 2 * time.Second
 	playDone := make(chan loadclient.Summary, 1)
+	var players0 atomic.Pointer[loadclient.Status]
+	total := *duration
+	if *players > 0 { // the players' ramp-up and run, which outlasts the flood by a second
+		total += time.Second + ramp + *baseline + time.Second
+	}
+	stopStatus := c.statusLine(live, total, func() string {
+		line := fmt.Sprintf("flood sent %d", fc.Live.Load())
+		if p := players0.Load(); p != nil {
+			line += fmt.Sprintf("  players in game %d/%d  %.1f snaps/s/client  failed %d", p.InGame, p.Started, p.SnapRate, p.Failed)
+		}
+		return line
+	})
 	if *players > 0 {
 		rc := loadclient.RunConfig{Server: server, Clients: *players, RampUp: time.Second,
 			Duration: ramp + *baseline + *duration + time.Second, Pattern: loadclient.PatternRandom, Seed: *seed,
-			Maps: &loadclient.MapCache{}, EnterTimeout: loadclient.DefaultEnterTimeout, NamePrefix: "player"}
+			Maps: &loadclient.MapCache{}, EnterTimeout: loadclient.DefaultEnterTimeout, NamePrefix: "player",
+			Status: func(s loadclient.Status) { players0.Store(&s) }}
 		go func() {
 			s, _ := loadclient.Run(ctx, rc)
 			playDone <- s
@@ -111,6 +129,7 @@ func runFlood(args []string, stdout, stderr io.Writer) int {
 	}
 	sum, err := loadclient.RunFlood(ctx, fc)
 	if err != nil {
+		stopStatus()
 		return c.fail(err)
 	}
 	if *pid > 0 {
@@ -138,10 +157,28 @@ func runFlood(args []string, stdout, stderr io.Writer) int {
 			status = 1
 		}
 	}
+	stopStatus()
 	if rc := c.writeJSON(rep, stdout); rc != 0 {
 		return rc
 	}
+	writeFloodTable(stderr, &rep)
 	return status
+}
+
+// writeFloodTable prints the short human summary of a flood: what was
+// sent, how the players fared and the server's CPU.
+func writeFloodTable(w io.Writer, r *floodReport) {
+	f := &r.Flood
+	fmt.Fprintf(w, "twload flood: %d datagrams in %.1f s against %s from %d addresses: %.0f/s (target %d/s), %d send errors\n",
+		f.SentTotal, f.DurationS, f.Server, f.Sources, f.AchievedPPS, f.RatePPS, f.SendErrors)
+	if p := r.Players; p != nil {
+		fmt.Fprintf(w, "  players in game %d/%d (failed %d), snapshots/s per client min %.2f mean %.2f, gaps %d, bad %d\n",
+			p.Connected, p.Clients, p.Failed, p.SnapsPerSec.Min, p.SnapsPerSec.Mean, p.SnapGaps, p.Bad)
+		writeReasons(w, p.Failures)
+	}
+	if c := r.ServerCPU; c != nil {
+		fmt.Fprintf(w, "  server CPU %.1f %% of a core (players only %.1f %%): %.3f µs per datagram\n", c.FloodPct, c.BaselinePct, c.USPerPacket)
+	}
 }
 
 // procCPU returns utime+stime of a process in seconds (0 when unreadable).

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"sort"
 	"syscall"
 	"time"
 
@@ -37,20 +38,62 @@ func runHold(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.usage("bad -source-base: %v", err)
 	}
+	live, ok := c.liveStatus()
+	if !ok {
+		return c.usage("-status must be auto, on or off")
+	}
 	hc := loadclient.HoldConfig{Server: server, Clients: *n, Stage: st, KeepAlive: *keep,
-		SourceBase: src, RampUp: *rampUp, Duration: *duration}
+		SourceBase: src, RampUp: *rampUp, Duration: *duration, Live: new(loadclient.HoldLive)}
 	if err := hc.Validate(); err != nil {
 		fmt.Fprintf(stderr, "twload %v\n", err)
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	stopStatus := c.statusLine(live, hc.RampUp+hc.Duration, hc.Live.String)
 	sum, err := loadclient.RunHold(ctx, hc)
+	stopStatus()
 	if err != nil {
 		return c.fail(err)
 	}
 	if !*perClient {
 		sum.PerClient = nil
 	}
-	return c.writeJSON(sum, stdout)
+	if code := c.writeJSON(sum, stdout); code != 0 {
+		return code
+	}
+	writeHoldTable(stderr, &sum)
+	return 0
+}
+
+// writeHoldTable prints the short human summary of a hold run: how many
+// connections reached their stage, how many the server refused or dropped
+// and after how long, and its reasons.
+func writeHoldTable(w io.Writer, s *loadclient.HoldSummary) {
+	alive := "silent"
+	if s.KeepAlive {
+		alive = "kept alive"
+	}
+	fmt.Fprintf(w, "twload hold: %d connections stalling at %s (%s) against %s for %gs + %gs ramp-up\n",
+		s.Clients, s.Stage, alive, s.Server, s.DurationS, s.RampUpS)
+	fmt.Fprintf(w, "  reached the stage %d, never did %d, dropped %d (after stalling: p50 %.2f s, max %.2f s), still held at the end %d\n",
+		s.Held, s.NeverHeld, s.Dropped, s.DroppedAfterS.P50, s.DroppedAfterS.Max, s.StillHeld)
+	writeReasons(w, s.Reasons)
+}
+
+// writeReasons prints reasons and their counts, most frequent first.
+func writeReasons(w io.Writer, reasons map[string]int) {
+	keys := make([]string, 0, len(reasons))
+	for r := range reasons {
+		keys = append(keys, r)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if reasons[keys[i]] != reasons[keys[j]] {
+			return reasons[keys[i]] > reasons[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	for _, r := range keys {
+		fmt.Fprintf(w, "  %dx %s\n", reasons[r], r)
+	}
 }

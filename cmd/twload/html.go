@@ -52,6 +52,9 @@ const FONT = "font-family: sans-serif; font-size: 11px";
 const servers = rep.config.servers.map(s => s.name);
 const color = name => COLORS[Math.max(0, servers.indexOf(name)) % COLORS.length];
 const plots = [];
+const TIME = "seconds since the load started";
+// a scenario run's phases (twload -scenario): bands in the time plots
+const PHASES = ((rep.rows || []).find(r => r.phases && r.phases.length) || {}).phases || [];
 
 function h(tag, text, parent, cls) {
   const e = document.createElement(tag);
@@ -150,7 +153,9 @@ function lineChart(parent, title, xlabel, ylabel, series) {
   const svg = figure(parent, title, w, hgt);
   const xs = series.flatMap(r => r.pts.map(p => p[0])), ys = series.flatMap(r => r.pts.map(p => p[1]));
   if (!xs.length) { s("text", { x: w / 2, y: hgt / 2, "text-anchor": "middle" }, svg, "no data"); return; }
-  const a = axes(svg, w, hgt, [Math.min(...xs), Math.max(...xs)], [Math.min(0, ...ys), Math.max(...ys)], xlabel, ylabel);
+  const xr = [Math.min(...xs), Math.max(...xs)];
+  const a = axes(svg, w, hgt, xr, [Math.min(0, ...ys), Math.max(...ys)], xlabel, ylabel);
+  if (xlabel === TIME) phaseBands(svg, a, xr, hgt);
   series.forEach((r, i) => {
     if (!r.pts.length) return;
     const d = r.pts.map((p, j) => (j ? "L" : "M") + a.X(p[0]).toFixed(1) + " " + a.Y(p[1]).toFixed(1)).join(" ");
@@ -159,6 +164,17 @@ function lineChart(parent, title, xlabel, ylabel, series) {
     s("rect", { x: w - 154, y: ly - 6, width: 150, height: 13, fill: "#fff", "fill-opacity": 0.85 }, svg);
     s("line", { x1: w - 150, x2: w - 132, y1: ly, y2: ly, stroke: r.color, "stroke-width": 2, "stroke-dasharray": r.dash || "none" }, svg);
     s("text", { x: w - 128, y: ly + 4, fill: "#222" }, svg, r.name);
+  });
+}
+
+// phaseBands shades a scenario's phases (alternately) behind a time plot
+// and names them at the top.
+function phaseBands(svg, a, xr, hgt) {
+  PHASES.forEach((p, i) => {
+    const x0 = a.X(Math.max(p.start_s, xr[0])), x1 = a.X(Math.min(p.end_s, xr[1]));
+    if (x1 <= x0) return;
+    s("rect", { x: x0, y: a.T, width: x1 - x0, height: hgt - a.B - a.T, fill: i % 2 ? "#f3f0e6" : "#e8eef6", "fill-opacity": 0.7, class: "phase" }, svg);
+    s("text", { x: x0 + 2, y: a.T + 10, fill: "#555" }, svg, p.name);
   });
 }
 
@@ -217,6 +233,17 @@ if (rep.ratios && rep.ratios.length) {
     rep.ratios.map(r => [r.clients, r.server + " / " + r.other, spread(r.cpu), spread(r.peak_rss), spread(r.rx_bytes_per_client)]));
 }
 
+if (PHASES.length) {
+  h("h2", "Scenario phases", main);
+  table(main, ["phase", "kind", "seconds", "in game min–max (end)", "snapshots/s per client mean (min)", "failed", "crc errors", "server CPU %", "server RSS MB", "what it did"],
+    PHASES.map(p => [p.name, p.kind, fmt(p.start_s) + "–" + fmt(p.end_s), p.in_game_min + "–" + p.in_game_max + " (" + p.in_game_end + ")",
+      fmt(p.snaps_per_sec_mean) + " (" + fmt(p.snaps_per_sec_min) + ")", p.failed, p.crc_errors,
+      p.server_cpu_pct ? fmt(p.server_cpu_pct) : "-", p.server_rss_mb ? fmt(p.server_rss_mb) : "-",
+      p.error ? "error: " + p.error : p.flood ? "flood: " + p.flood.sent_total + " datagrams, " + fmt(p.flood.achieved_pps) + "/s" :
+      p.hold ? "hold at " + p.hold.stage + ": " + p.hold.held + " of " + p.hold.clients + " held, " + p.hold.dropped + " dropped, " + p.hold.still_held_at_end + " still held" :
+      p.left ? p.left + " clients left" : (p.netem || "")]));
+}
+
 // side-by-side bars per client count
 h("h2", "Side by side", main);
 const bars = h("div", null, main, "plots");
@@ -244,21 +271,22 @@ for (const n of counts) {
   const line = (field) => runs.map(r => ({ name: r.server + " w" + r.window, color: color(r.server), dash: DASH[(r.window - 1) % DASH.length],
     pts: r.series.filter(p => p[field] !== undefined).map(p => [p.t, p[field]]) }));
   if (rep.server_sampled) {
-    lineChart(box, "Server CPU, " + n + " clients", "seconds since the load started", "% of a core", line("cpu_pct"));
-    lineChart(box, "Server RSS, " + n + " clients", "seconds since the load started", "MB", line("rss_mb"));
+    lineChart(box, "Server CPU, " + n + " clients", TIME, "% of a core", line("cpu_pct"));
+    lineChart(box, "Server RSS, " + n + " clients", TIME, "MB", line("rss_mb"));
   }
   if (n > 0) {
-    lineChart(box, "Snapshots per client, " + n + " clients", "seconds since the load started", "snapshots/s", line("snaps_per_sec"));
+    lineChart(box, "Snapshots per client, " + n + " clients", TIME, "snapshots/s", line("snaps_per_sec"));
     lineChart(box, "Join times, " + n + " clients", "clients, fastest first", "ms to enter the game",
       runs.map(r => ({ name: r.server + " w" + r.window, color: color(r.server), dash: DASH[(r.window - 1) % DASH.length],
         pts: (r.join_ms || []).slice().sort((x, y) => x - y).map((v, i) => [i + 1, v]) })));
   }
   if (runs.some(r => r.series.some(p => p.tick_ms > 0))) {
-    lineChart(box, "Tick work, " + n + " clients", "seconds since the load started", "ms per tick (mean)",
+    lineChart(box, "Tick work, " + n + " clients", TIME, "ms per tick (mean)",
       runs.map(r => ({ name: r.server + " w" + r.window, color: color(r.server), dash: DASH[(r.window - 1) % DASH.length],
         pts: r.series.filter(p => p.tick_ms > 0).map(p => [p.t, p.tick_ms]) })).filter(r => r.pts.length));
   }
 }
+document.body.setAttribute("data-phase-bands", String(document.querySelectorAll("rect.phase").length));
 document.body.setAttribute("data-plots", String(plots.length));
 </script>
 </body></html>

@@ -86,7 +86,7 @@ func failureHint(reason string, s *loadclient.Summary) string {
 	case strings.Contains(r, "same ip"):
 		return fmt.Sprintf("the server's per-address limit refused them (%d source addresses used): -sources %d gives every client its own loopback address", s.Sources, min(s.Clients, maxAutoSources))
 	case strings.Contains(r, "server is full"):
-		return "the server has fewer free slots than clients: raise its max clients (twserver -max-clients, sv_max_clients) or lower -n"
+		return fmt.Sprintf("the server's connection slots (max clients) were all taken, %d clients wanted in: raise them (twserver -max-clients N or server.max_clients, the reference's sv_max_clients) or lower -n", s.Clients)
 	case strings.Contains(r, "wrong password"):
 		return "the server has a password: give it with -password"
 	case strings.Contains(r, "no token reply"), strings.Contains(r, "no reply"):

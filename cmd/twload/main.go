@@ -27,12 +27,14 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"net/netip"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -69,7 +71,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	enterTimeout := fs.Duration("enter-timeout", loadclient.DefaultEnterTimeout, "a client that is not in game after this long fails")
 	perClient := fs.Bool("per-client", false, "include per-client statistics in the JSON summary")
 	proto := fs.String("proto", "07", "client dialect: 07, 06 (DDNet 0.6 with the security token), 06vanilla (0.6 without it) or mix (alternating 07 and 06)")
-	status := fs.String("status", "auto", "live status line on standard error: auto (when it is a terminal), on, off")
 	freshMaps := fs.Bool("fresh-maps", false, "every client downloads the map (no sharing between the clients of the run)")
 	// network impairment inside the clients' own sockets: both directions,
 	// then -up / -down override single settings for one direction
@@ -84,9 +85,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 	outDir := fs.String("o", "", "also write report.json and report.html (time series, plots) into this directory")
 	pid := fs.Int("pid", 0, "with -o: sample this server process (and its children) for CPU and memory in the report")
 	targets := fs.Int("targets", 1, "load this many servers at once, on consecutive ports from -addr's (-clients each)")
+	scenarioFile := fs.String("scenario", "", "run the phases of this scenario file (TOML; see docs/load-testing.md) instead of -n/-duration/-rampup and the impairment flags")
 	server, code := c.parse(args)
 	if code != 0 {
 		return code
+	}
+	if *scenarioFile != "" {
+		var clash []string
+		fs.Visit(func(f *flag.Flag) {
+			if scenarioSets[f.Name] {
+				clash = append(clash, "-"+f.Name)
+			}
+		})
+		if len(clash) > 0 {
+			return usage("%s: the scenario file sets these (drop the flags or edit the file)", strings.Join(clash, ", "))
+		}
+		live, ok := c.liveStatus()
+		if !ok {
+			return usage("-status must be auto, on or off")
+		}
+		if *pid < 0 || *pid > 0 && *outDir == "" {
+			return usage("-pid needs -o and a process id")
+		}
+		return runScenarioCmd(c, server, *scenarioFile, scenarioOpts{mapDir: *mapDir, password: *password, sourceBase: *sourceBase,
+			perClient: *perClient, live: live, outDir: *outDir, pid: *pid}, stdout, stderr)
 	}
 	pat, err := loadclient.ParsePattern(*pattern)
 	if err != nil {
@@ -118,29 +140,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usage("%v", err)
 	}
-	live := false
-	switch *status {
-	case "on":
-		live = true
-	case "auto":
-		live = isTerminal(os.Stderr)
-	case "off":
-	default:
+	live, ok := c.liveStatus()
+	if !ok {
 		return usage("-status must be auto, on or off")
 	}
 	if *pid < 0 || *pid > 0 && *outDir == "" {
 		return usage("-pid needs -o and a process id")
 	}
-	var smp *sampler
-	if *outDir != "" {
-		if err := os.MkdirAll(*outDir, 0o755); err != nil {
-			return c.fail(err)
-		}
-		pids := func() []int { return nil }
-		if *pid > 0 {
-			pids = func() []int { return procTree(*pid) }
-		}
-		smp = newSampler(time.Now(), pids, "")
+	smp, err := reportSampler(*outDir, *pid)
+	if err != nil {
+		return c.fail(err)
 	}
 	if live || smp != nil {
 		attachStatus(rcs, func(s loadclient.Status) {
@@ -155,11 +164,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	smpCtx, smpStop := context.WithCancel(ctx)
+	smpStop := smp.sampleIn(ctx)
 	defer smpStop()
-	if smp != nil {
-		go smp.run(smpCtx)
-	}
 	cpu0, start := cpuTime(), time.Now()
 	sum, err := loadclient.RunMany(ctx, rcs)
 	noteCPU(&sum, cpuTime()-cpu0, time.Since(start))
@@ -171,7 +177,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return c.fail(err)
 	}
 	if smp != nil {
-		if err := writeLoadReport(*outDir, smp, &sum, rc, *pid); err != nil {
+		if err := writeLoadReport(*outDir, smp, &sum, rc, *pid, nil); err != nil {
 			return c.fail(err)
 		}
 		fmt.Fprintf(stderr, "twload: report in %s\n", filepath.Join(*outDir, "report.html"))
@@ -184,11 +190,44 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	writeTable(stderr, &sum)
 	if !sum.OK() {
-		fmt.Fprintf(stderr, "twload: FAIL: %d/%d connected, %d failed, %d crc errors, %d delta errors, %d bad items, %d bad messages\n",
-			sum.Connected, sum.Clients, sum.Failed, sum.CRCErrors, sum.DeltaErrors, sum.BadItems, sum.BadMessages)
+		writeFail(stderr, &sum)
 		return 1
 	}
 	return 0
+}
+
+// reportSampler returns the sampler of a run's report (-o dir, created
+// here; with pid > 0 it samples that process tree), or nil without -o.
+func reportSampler(dir string, pid int) (*sampler, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	pids := func() []int { return nil }
+	if pid > 0 {
+		pids = func() []int { return procTree(pid) }
+	}
+	return newSampler(time.Now(), pids, ""), nil
+}
+
+// sampleIn samples in the background until ctx ends or the returned stop
+// is called (which may be called more than once); a nil sampler does
+// nothing.
+func (s *sampler) sampleIn(ctx context.Context) (stop func()) {
+	if s == nil {
+		return func() {}
+	}
+	ctx, stop = context.WithCancel(ctx)
+	go s.run(ctx)
+	return stop
+}
+
+// writeFail prints the verdict line of a failed run.
+func writeFail(w io.Writer, sum *loadclient.Summary) {
+	fmt.Fprintf(w, "twload: FAIL: %d/%d connected, %d failed, %d crc errors, %d delta errors, %d bad items, %d bad messages\n",
+		sum.Connected, sum.Clients, sum.Failed, sum.CRCErrors, sum.DeltaErrors, sum.BadItems, sum.BadMessages)
 }
 
 // parseNetem builds the impairment from the flags: the both-direction

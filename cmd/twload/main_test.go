@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -80,7 +81,7 @@ func TestParseNetem(t *testing.T) {
 		Down:       loadclient.Impair{Loss: 0.1, Delay: 20 * time.Millisecond, Jitter: 50 * time.Millisecond, Reorder: 0.1, Dup: 0.01},
 		BlackoutAt: 30 * time.Second, Blackout: 2 * time.Second,
 	}
-	if *n != want {
+	if !reflect.DeepEqual(*n, want) {
 		t.Fatalf("%+v, want %+v", *n, want)
 	}
 	if n, err := parseNetem("0%", 0, 0, "0%", "0%", "", "", ""); n != nil || err != nil {

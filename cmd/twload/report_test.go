@@ -40,13 +40,14 @@ const noChromium = "no chromium to open the report in (apt-get install chromium)
 // uncaught exception, requires at least minPlots plots with drawn lines or
 // bars and every plot's PNG export, and saves a screenshot next to the
 // report (report.png) and, with TWLOAD_REPORT_SHOT=FILE, there too.
-// Without a browser it only logs that it could not look.
-func checkReportInBrowser(t *testing.T, report string, minPlots int) {
+// Without a browser it only logs that it could not look (and returns -1).
+// It returns the number of phase bands drawn (a scenario's).
+func checkReportInBrowser(t *testing.T, report string, minPlots int) (bands int) {
 	t.Helper()
 	browser := chromium()
 	if browser == "" {
 		t.Log(noChromium)
-		return
+		return -1
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.WindowSize(1400, 1000),
@@ -80,12 +81,13 @@ func checkReportInBrowser(t *testing.T, report string, minPlots int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var nplots, drawn string
+	var nplots, drawn, nbands string
 	var shot []byte
 	if err := chromedp.Run(ctx,
 		chromedp.Navigate("file://"+abs),
 		chromedp.WaitReady("body[data-plots]"),
 		chromedp.AttributeValue("body", "data-plots", &nplots, nil),
+		chromedp.AttributeValue("body", "data-phase-bands", &nbands, nil),
 		chromedp.Evaluate(`String([...document.querySelectorAll("figure svg")].filter(s => s.querySelector("path.series, rect.bar")).length)`, &drawn),
 		chromedp.FullScreenshot(&shot, 90),
 	); err != nil {
@@ -120,6 +122,8 @@ func checkReportInBrowser(t *testing.T, report string, minPlots int) {
 			}
 		}
 	}
+	bands, _ = strconv.Atoi(nbands)
+	return bands
 }
 
 // TestLoadReport: a single twload run with -o against a twserver process
