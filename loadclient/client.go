@@ -863,7 +863,7 @@ func (c *Client) onSnapshot(tick int32, empty bool) {
 		if c.cfg.Proto6 {
 			rules = objRules6[:]
 		}
-		if bad, first := validateSnapshot(sn, rules); bad > 0 {
+		if bad, first := validateSnapshot(sn, rules, c.cfg.Proto6 && !c.cfg.Vanilla6); bad > 0 {
 			c.stats.BadItems += int64(bad)
 			c.noteBad("snapshot item", tick, errors.New(first))
 		}

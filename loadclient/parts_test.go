@@ -218,3 +218,48 @@ func TestValidateItem(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateExtendedItems: a DDNet client's snapshot may hold DDNet's
+// extended items (type-0 announcements and the announced types, GameInfoEx
+// with its size checked); the 0.7.5 and vanilla 0.6 clients' may not.
+func TestValidateExtendedItems(t *testing.T) {
+	type item struct {
+		typ, id uint16
+		data    []int32
+	}
+	announce := func(id uint16, uuid [exSize]int32) item { return item{0, id, uuid[:]} }
+	other := [exSize]int32{1, 2, 3, 4}
+	tests := []struct {
+		name  string
+		items []item
+		ex    bool
+		bad   int
+		want  string
+	}{
+		{"GameInfoEx announced", []item{announce(0x7fff, gameInfoExUUID), {0x7fff, 0, []int32{0, 8, 0}}}, true, 0, ""},
+		{"unknown type announced", []item{announce(0x7ffe, other), {0x7ffe, 0, []int32{1, 2, 3, 4, 5}}}, true, 0, ""},
+		{"GameInfoEx of the wrong size", []item{announce(0x7fff, gameInfoExUUID), {0x7fff, 0, []int32{0, 8}}}, true, 1, "GameInfoEx (id 0) has 2 ints"},
+		{"not announced", []item{{0x7fff, 0, []int32{0, 8, 0}}}, true, 1, "does not announce"},
+		{"announcement below the range", []item{announce(5, other)}, true, 1, "extended type announcement"},
+		{"announcement without a UUID", []item{{0, 0x7fff, []int32{1}}}, true, 1, "extended type announcement"},
+		{"vanilla client", []item{announce(0x7fff, gameInfoExUUID), {0x7fff, 0, []int32{0, 8, 0}}}, false, 2, "outside 1..63"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b snap.Builder
+			for _, it := range tt.items {
+				d, err := b.NewItem(it.typ, it.id, len(it.data))
+				if err != nil {
+					t.Fatal(err)
+				}
+				copy(d, it.data)
+			}
+			var s snap.Snapshot
+			b.Finish(&s)
+			bad, first := validateSnapshot(&s, objRules6[:], tt.ex)
+			if bad != tt.bad || !strings.Contains(first, tt.want) {
+				t.Fatalf("validateSnapshot = %d %q, want %d %q", bad, first, tt.bad, tt.want)
+			}
+		})
+	}
+}

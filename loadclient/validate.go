@@ -1,8 +1,10 @@
 package loadclient
 
 import (
+	"encoding/binary"
 	"fmt"
 
+	"twserver/netproto"
 	"twserver/snap"
 )
 
@@ -96,12 +98,55 @@ func validateItem(it snap.Item, rules []objRule) string {
 	return ""
 }
 
+// DDNet's extended snapshot items (net.md B4, B5.2), which a DDNet client
+// reads and the 0.7.5 and vanilla 0.6 clients must never see: an extended
+// type travels under an internal type number from exTypeMin up to
+// snap.MaxType, announced in the same snapshot by an item of type 0 whose id
+// is that number and whose four ints are the type's UUID (big-endian
+// words). The client skips extended types it does not know; the one it
+// knows here is gameinfo@netobj.ddnet.tw (flags, version, flags2).
+const (
+	exTypeMin      = 0x4000 // OFFSET_UUID_TYPE
+	exSize         = 4
+	gameInfoExSize = 3
+	maxExTypes     = 16 // announcements checked per snapshot
+)
+
+// gameInfoExUUID is the UUID of gameinfo@netobj.ddnet.tw as four ints.
+var gameInfoExUUID = func() (w [exSize]int32) {
+	u := netproto.DDNetUUID("gameinfo@netobj.ddnet.tw")
+	for i := range w {
+		w[i] = int32(binary.BigEndian.Uint32(u[4*i:]))
+	}
+	return w
+}()
+
 // validateSnapshot counts the items of s that a client checking by rules
 // (objRules7: the 0.7.5 client; objRules6: 0.6) would drop and returns the
-// first problem.
-func validateSnapshot(s *snap.Snapshot, rules []objRule) (bad int, first string) {
+// first problem; ex allows DDNet's extended items (a DDNet client).
+func validateSnapshot(s *snap.Snapshot, rules []objRule, ex bool) (bad int, first string) {
+	var exTypes [maxExTypes]int32 // the announced types; -1 past the end
+	var exKnown [maxExTypes]bool  // whether it is GameInfoEx
+	nEx := 0
+	if ex {
+		for i := range s.NumItems() {
+			it := s.Item(i)
+			if it.Type == 0 && it.ID >= exTypeMin && it.ID <= snap.MaxType && len(it.Data) == exSize && nEx < maxExTypes {
+				exTypes[nEx] = int32(it.ID)
+				exKnown[nEx] = [exSize]int32(it.Data) == gameInfoExUUID
+				nEx++
+			}
+		}
+	}
 	for i := range s.NumItems() {
-		if msg := validateItem(s.Item(i), rules); msg != "" {
+		it := s.Item(i)
+		msg := ""
+		if ex && (it.Type == 0 || it.Type >= exTypeMin) {
+			msg = validateEx(it, exTypes[:nEx], exKnown[:nEx])
+		} else {
+			msg = validateItem(it, rules)
+		}
+		if msg != "" {
 			if bad == 0 {
 				first = msg
 			}
@@ -109,4 +154,24 @@ func validateSnapshot(s *snap.Snapshot, rules []objRule) (bad int, first string)
 		}
 	}
 	return bad, first
+}
+
+// validateEx checks an extended item of a DDNet client's snapshot against
+// the types the snapshot announced.
+func validateEx(it snap.Item, types []int32, known []bool) string {
+	if it.Type == 0 {
+		if it.ID < exTypeMin || it.ID > snap.MaxType || len(it.Data) != exSize {
+			return fmt.Sprintf("extended type announcement (id %d, %d ints) is not an id in %#x..%#x with a UUID", it.ID, len(it.Data), exTypeMin, snap.MaxType)
+		}
+		return ""
+	}
+	for i, t := range types {
+		if t == int32(it.Type) {
+			if known[i] && len(it.Data) != gameInfoExSize {
+				return fmt.Sprintf("GameInfoEx (id %d) has %d ints, want %d", it.ID, len(it.Data), gameInfoExSize)
+			}
+			return ""
+		}
+	}
+	return fmt.Sprintf("item type %#x (id %d) is an extended type the snapshot does not announce", it.Type, it.ID)
 }
