@@ -360,7 +360,6 @@ func (s *Server) flushAll() {
 		}
 	}
 	s.flushOut()
-	s.countIngame(ingame)
 	if ingame != s.ingame.Load() {
 		s.ingame.Store(ingame)
 	}

@@ -33,7 +33,6 @@ const PairedTicksMaxClients = 16
 
 // pairState is the loop's state of ticking in pairs (loop only).
 type pairState struct {
-	ingame int   // clients in game at the last flush (flushAll)
 	wakeAt int32 // the tick whose start the loop's timer waits for; 0 when not ticking
 	// held is a queued packet that arrived after the start of the tick
 	// being simulated, handled before the next (drainRxBefore).
@@ -42,7 +41,7 @@ type pairState struct {
 
 // pairTicks reports whether the game ticks in pairs now.
 func (s *Server) pairTicks() bool {
-	return s.cfg.Server.SnapshotRate != 50 && s.pairs.ingame <= PairedTicksMaxClients && !s.rec.DemoRecording()
+	return s.cfg.Server.SnapshotRate != 50 && bits.OnesCount64(s.ingame.Load()) <= PairedTicksMaxClients && !s.rec.DemoRecording()
 }
 
 // wakeTick returns the tick whose start the loop's timer waits for: the
@@ -65,7 +64,3 @@ func (s *Server) plannedTicks(now time.Time) int {
 	}
 	return 1
 }
-
-// countIngame records how many clients are in game (bits of the flush's
-// in-game mask).
-func (s *Server) countIngame(ingame uint64) { s.pairs.ingame = bits.OnesCount64(ingame) }
