@@ -98,6 +98,8 @@ type gameView struct {
 	mu       sync.Mutex
 	mapLayer *live.MapLayer
 	mapJSON  []byte
+
+	stream *streamer // writes the live stream to the game's viewers
 }
 
 //go:embed static
@@ -119,7 +121,7 @@ func New(games []Game, o Options) (*Handler, error) {
 		if g.Server == nil || g.Port <= 0 || g.Port > 65535 || h.byPort[g.Port] != nil {
 			return nil, errors.New("web: games need a server and distinct ports")
 		}
-		v := &gameView{Game: g}
+		v := &gameView{Game: g, stream: newStreamer(g.Server.Live(), streamEncoder(g.Port), o.PublicChat)}
 		h.games = append(h.games, v)
 		h.byPort[g.Port] = v
 	}
