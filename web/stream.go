@@ -141,6 +141,9 @@ func (s *streamer) run() {
 	defer rd.Detach()
 	for s.take() {
 		s.writeFrame(time.Now())
+		if len(s.viewers) == 0 {
+			continue // stop now unless one joined meanwhile
+		}
 		select {
 		case <-rd.C():
 		case <-s.wake:
