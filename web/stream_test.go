@@ -16,14 +16,21 @@ import (
 	"twserver/live"
 )
 
-// tcpPair returns both ends of a loopback TCP connection: the server's
-// end (a viewer's hijacked connection) and the client's.
-func tcpPair(t testing.TB) (srv, cli *net.TCPConn) {
+// listenLoopback listens on a free loopback TCP port.
+func listenLoopback(t testing.TB) net.Listener {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ln
+}
+
+// tcpPair returns both ends of a loopback TCP connection: the server's
+// end (a viewer's hijacked connection) and the client's.
+func tcpPair(t testing.TB) (srv, cli *net.TCPConn) {
+	t.Helper()
+	ln := listenLoopback(t)
 	defer ln.Close()
 	c, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
@@ -161,10 +168,7 @@ func TestStreamShutdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := listenLoopback(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	served := make(chan error, 1)
