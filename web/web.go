@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	"golang.org/x/net/netutil"
 
 	"twserver/internal/httpserve"
 	"twserver/live"
@@ -307,7 +306,7 @@ func (h *Handler) ServeListener(ctx context.Context, ln net.Listener) error {
 	if h.admin != nil && !Loopback(addr) {
 		h.opt.Log.Warn().Str("addr", addr).Msg("web admin page served without TLS on a non-loopback address: the token and session travel in clear; put a TLS proxy in front or listen on 127.0.0.1")
 	}
-	ln = netutil.LimitListener(ln, MaxConnections)
+	ln = newLimitListener(ln, MaxConnections)
 	go h.Run(ctx)
 	return httpserve.Serve(ctx, hs, ln, ShutdownTimeout)
 }
