@@ -169,28 +169,31 @@ func frameOf(f *live.Frame) apiFrame {
 	return e
 }
 
-// streamMsgs are a frame's two messages of the live stream, encoded once
-// and shared by every viewer as the bytes each one is sent.
+// streamMsgs are a frame's "frame" message of the live stream, encoded
+// once and shared by every viewer as the bytes each one is sent.
 type streamMsgs struct {
 	frame []byte // the "frame" message, framed (event: frame, data, blank line)
-	game  []byte // the "game" message, framed (apiGame without the tick)
 	seq   uint64 // the frame's Seq
 	last  uint64 // Seq of the frame's newest event (0: none)
 }
 
-// streamEncoder returns the live stream's encoding of a frame of game port.
-func streamEncoder(port int) func(*live.Frame) any {
-	return func(f *live.Frame) any {
-		fb, _ := json.Marshal(frameOf(f))
-		g := gameOf(port, f)
-		g.Tick = 0 // the frame has it; without it the game message changes only with the game
-		gb, _ := json.Marshal(g)
-		m := &streamMsgs{frame: appendSSE(nil, "frame", fb), game: appendSSE(nil, "game", gb), seq: f.Seq}
-		if n := len(f.Events); n > 0 {
-			m.last = f.Events[n-1].Seq
-		}
-		return m
+// encodeFrame is the live stream's encoding of a frame (Frame.Encoded).
+func encodeFrame(f *live.Frame) any {
+	fb, _ := json.Marshal(frameOf(f))
+	m := &streamMsgs{frame: appendSSE(nil, "frame", fb), seq: f.Seq}
+	if n := len(f.Events); n > 0 {
+		m.last = f.Events[n-1].Seq
 	}
+	return m
+}
+
+// gameMsg is the live stream's "game" message of frame f of game port
+// (apiGame without the tick: it changes only with the game).
+func gameMsg(port int, f *live.Frame) []byte {
+	g := gameOf(port, f)
+	g.Tick = 0
+	gb, _ := json.Marshal(g)
+	return appendSSE(nil, "game", gb)
 }
 
 // eventsOf lists the events of f after seq (chat only when public).

@@ -34,6 +34,7 @@ const StreamWriteWait = 5 * time.Millisecond
 // streamer writes the live stream of one game to its viewers.
 type streamer struct {
 	hub        *live.Hub
+	port       int
 	enc        func(*live.Frame) any
 	publicChat bool
 	wake       chan struct{} // a viewer joined or left (coalesced)
@@ -44,15 +45,19 @@ type streamer struct {
 
 	// The writer goroutine's own.
 	viewers   []*viewer
-	feed      []byte // the "feed" message of frame feedSeq after event feedAfter
+	game      []byte    // the "game" message, encoded at most once per GameEvery
+	gameGen   uint64    // numbers the distinct game messages from 1
+	gameAt    time.Time // when game was encoded
+	feed      []byte    // the "feed" message of frame feedSeq after event feedAfter
 	feedSeq   uint64
 	feedAfter uint64
 }
 
-// newStreamer returns the streamer of a game's hub; its goroutine runs
-// while the game has viewers.
-func newStreamer(hub *live.Hub, enc func(*live.Frame) any, publicChat bool) *streamer {
-	return &streamer{hub: hub, enc: enc, publicChat: publicChat, wake: make(chan struct{}, 1)}
+// newStreamer returns the streamer of the hub of game port; its goroutine
+// runs while the game has viewers. enc encodes a frame as *streamMsgs
+// (Frame.Encoded: the same function for every frame).
+func newStreamer(hub *live.Hub, port int, enc func(*live.Frame) any, publicChat bool) *streamer {
+	return &streamer{hub: hub, port: port, enc: enc, publicChat: publicChat, wake: make(chan struct{}, 1)}
 }
 
 // viewer is one live stream's connection and what it was sent.
@@ -65,16 +70,15 @@ type viewer struct {
 	done  chan struct{} // closed by the writer once it dropped the viewer
 
 	// The writer goroutine's own.
-	buf        []byte    // messages of the frame being written
-	off        int       // bytes of buf written
-	stalled    time.Time // when a write of buf first could not finish (zero: none)
-	lastSeq    uint64    // the last frame sent
-	sent       uint64    // Seq of the last event sent
-	lastGame   []byte    // the last "game" message sent
-	lastGameAt time.Time
-	p          []byte // rawWrite's input and results
-	n          int
-	werr       error
+	buf     []byte    // messages of the frame being written
+	off     int       // bytes of buf written
+	stalled time.Time // when a write of buf first could not finish (zero: none)
+	lastSeq uint64    // the last frame sent
+	sent    uint64    // Seq of the last event sent
+	gameGen uint64    // the last "game" message sent (streamer.gameGen)
+	p       []byte    // rawWrite's input and results
+	n       int
+	werr    error
 }
 
 // newViewer returns the viewer of a hijacked connection.
@@ -156,6 +160,13 @@ func (s *streamer) run() {
 func (s *streamer) writeFrame(now time.Time) {
 	f := s.hub.Acquire()
 	m := f.Encoded(s.enc).(*streamMsgs)
+	if m.seq != 0 && (s.game == nil || now.Sub(s.gameAt) >= GameEvery) {
+		if b := gameMsg(s.port, f); !bytes.Equal(b, s.game) {
+			s.game = b
+			s.gameGen++
+		}
+		s.gameAt = now
+	}
 	keep := s.viewers[:0]
 	for _, v := range s.viewers {
 		if v.gone.Load() || now.Sub(v.start) >= StreamMaxAge || !s.send(v, f, m, now) {
@@ -185,9 +196,9 @@ func (s *streamer) send(v *viewer, f *live.Frame, m *streamMsgs, now time.Time) 
 	}
 	v.lastSeq = m.seq
 	v.buf, v.off = v.buf[:0], 0
-	if v.lastGame == nil || (!bytes.Equal(m.game, v.lastGame) && now.Sub(v.lastGameAt) >= GameEvery) {
-		v.buf = append(v.buf, m.game...)
-		v.lastGame, v.lastGameAt = m.game, now
+	if v.gameGen != s.gameGen {
+		v.buf = append(v.buf, s.game...)
+		v.gameGen = s.gameGen
 	}
 	v.buf = append(v.buf, m.frame...)
 	if m.last > v.sent {

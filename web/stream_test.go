@@ -76,7 +76,7 @@ func countFrames(r io.Reader, n *atomic.Int64) {
 func TestStreamSlowViewer(t *testing.T) {
 	hub := live.NewHub()
 	big := bytes.Repeat([]byte("x"), 64<<10)
-	s := newStreamer(hub, fixedEncoder(&streamMsgs{frame: appendSSE(nil, "frame", big), game: appendSSE(nil, "game", []byte("{}"))}), false)
+	s := newStreamer(hub, 0, fixedEncoder(&streamMsgs{frame: appendSSE(nil, "frame", big)}), false)
 
 	slowSrv, slowCli := tcpPair(t)
 	_ = slowSrv.SetWriteBuffer(16 << 10)
@@ -129,7 +129,7 @@ func TestStreamSlowViewer(t *testing.T) {
 // frame, and the writer stops with its last viewer.
 func TestStreamGone(t *testing.T) {
 	hub := live.NewHub()
-	s := newStreamer(hub, fixedEncoder(&streamMsgs{frame: appendSSE(nil, "frame", []byte("{}")), game: appendSSE(nil, "game", []byte("{}"))}), false)
+	s := newStreamer(hub, 0, fixedEncoder(&streamMsgs{frame: appendSSE(nil, "frame", []byte("{}"))}), false)
 	srv, cli := tcpPair(t)
 	var got atomic.Int64
 	go countFrames(cli, &got)
@@ -213,7 +213,7 @@ func TestStreamShutdown(t *testing.T) {
 func BenchmarkStreamWrite(b *testing.B) {
 	const viewers = 50
 	hub := live.NewHub()
-	s := newStreamer(hub, fixedEncoder(&streamMsgs{frame: appendSSE(nil, "frame", bytes.Repeat([]byte("1"), 1200)), game: appendSSE(nil, "game", []byte("{}"))}), false)
+	s := newStreamer(hub, 0, fixedEncoder(&streamMsgs{frame: appendSSE(nil, "frame", bytes.Repeat([]byte("1"), 1200))}), false)
 	now := time.Now()
 	for range viewers {
 		srv, cli := tcpPair(b)

@@ -120,7 +120,7 @@ func New(games []Game, o Options) (*Handler, error) {
 		if g.Server == nil || g.Port <= 0 || g.Port > 65535 || h.byPort[g.Port] != nil {
 			return nil, errors.New("web: games need a server and distinct ports")
 		}
-		v := &gameView{Game: g, stream: newStreamer(g.Server.Live(), streamEncoder(g.Port), o.PublicChat)}
+		v := &gameView{Game: g, stream: newStreamer(g.Server.Live(), g.Port, encodeFrame, o.PublicChat)}
 		h.games = append(h.games, v)
 		h.byPort[g.Port] = v
 	}
