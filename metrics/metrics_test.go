@@ -475,3 +475,26 @@ func TestConnectionBound(t *testing.T) {
 		c.Close()
 	}
 }
+
+// TestEscapedLabelsLint: a server name with a double quote, a backslash,
+// a newline and a byte that is not UTF-8 (the name comes from the
+// configuration) is escaped so that promtool accepts the exposition and
+// the name parses back (the bad byte as U+FFFD).
+func TestEscapedLabelsLint(t *testing.T) {
+	src := &idleSource{}
+	src.gauges.PublishInfo("say \"gg\" \\o/\nline two \xff", "DM", "dm1")
+	ep, err := metrics.New(src, metrics.Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(ep.Exposition(nil))
+	promtoolCheck(t, body)
+	fams, err := parseExposition(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "say \"gg\" \\o/\nline two \uFFFD"
+	if v, _ := value(fams, "teeworlds_server_info", map[string]string{"name": want, "map": "dm1"}); v != 1 {
+		t.Errorf("teeworlds_server_info{name=%q} not found:\n%s", want, body)
+	}
+}
