@@ -3,6 +3,7 @@ package metrics
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -49,32 +50,20 @@ func newFamily(name, help, typ string, labels ...string) *family {
 	for i := range f.order {
 		f.order[i] = i
 	}
-	slices.SortFunc(f.order, func(a, b int) int {
-		switch {
-		case names[a] < names[b]:
-			return -1
-		case names[a] > names[b]:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(f.order, func(a, b int) int { return strings.Compare(names[a], names[b]) })
 	for i, j := range f.order {
 		if j == len(labels) {
 			f.order[i] = -1
 		}
 	}
 	families = append(families, f)
-	sortedFamilies = slices.Clone(families)
-	slices.SortFunc(sortedFamilies, func(a, b *family) int {
-		switch {
-		case a.name < b.name:
-			return -1
-		case a.name > b.name:
-			return 1
-		}
-		return 0
-	})
 	return f
+}
+
+// init sorts the families once every package variable has registered its.
+func init() {
+	sortedFamilies = slices.Clone(families)
+	slices.SortFunc(sortedFamilies, func(a, b *family) int { return strings.Compare(a.name, b.name) })
 }
 
 // expo collects the samples of one scrape, grouped by family, into
