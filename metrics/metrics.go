@@ -192,16 +192,18 @@ func (e *Endpoint) metrics(w http.ResponseWriter, r *http.Request) {
 // ServeHTTP serves /metrics and /healthz.
 func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) { e.mux.ServeHTTP(w, r) }
 
-// Healthy reports whether every game loop ticked within HealthMaxTickAge,
-// and how long ago the stalest did (negative: one never ticked).
+// Healthy reports whether every game loop is on schedule: it ticked within
+// HealthMaxTickAge, or its empty game sleeps and its heartbeat is not
+// HealthMaxTickAge overdue (TickTiming.Overdue). age is how far the most
+// overdue loop is behind (negative: one never ticked).
 func (e *Endpoint) Healthy() (bool, time.Duration) {
 	var worst time.Duration
 	for _, src := range e.srcs {
-		last := src.TickTiming().LastTick.Load()
-		if last == 0 {
+		d, ok := src.TickTiming().Overdue(e.now())
+		if !ok {
 			return false, -1
 		}
-		worst = max(worst, e.now().Sub(time.Unix(0, last)))
+		worst = max(worst, d)
 	}
 	return worst <= HealthMaxTickAge, worst
 }
@@ -219,7 +221,7 @@ func (e *Endpoint) healthz(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte("game loop has not ticked yet\n"))
 	default:
 		w.WriteHeader(http.StatusServiceUnavailable)
-		_, _ = w.Write([]byte("game loop last ticked " + strconv.FormatFloat(age.Seconds(), 'f', 1, 64) + " s ago\n"))
+		_, _ = w.Write([]byte("game loop " + strconv.FormatFloat(age.Seconds(), 'f', 1, 64) + " s behind its schedule\n"))
 	}
 }
 

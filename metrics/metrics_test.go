@@ -373,8 +373,9 @@ func (s *idleSource) Gauges() *metrics.Gauges           { return &s.gauges }
 func (s *idleSource) TickTiming() *metrics.TickTiming   { return &s.ticks }
 func (s *idleSource) RecordCounters() map[string]uint64 { return nil }
 
-// TestHealthz: 503 before the first tick and when the last is older than
-// HealthMaxTickAge, 200 in between.
+// TestHealthz: 503 before the first tick and when the loop is more than
+// HealthMaxTickAge behind its schedule (its last tick, or the heartbeat a
+// sleeping game promised), 200 in between.
 func TestHealthz(t *testing.T) {
 	src := &idleSource{}
 	now := time.Unix(1000, 0)
@@ -394,7 +395,29 @@ func TestHealthz(t *testing.T) {
 	src.ticks.LastTick.Store(now.Add(-100 * time.Millisecond).UnixNano())
 	check(http.StatusOK, "ok")
 	now = now.Add(metrics.HealthMaxTickAge)
-	check(http.StatusServiceUnavailable, "last ticked 2.1 s ago")
+	check(http.StatusServiceUnavailable, "2.1 s behind its schedule")
+
+	// The game falls asleep and will wake 5 s later: healthy until 2 s
+	// past that heartbeat, whatever the age of its last tick.
+	src.ticks.LastTick.Store(now.UnixNano())
+	src.ticks.WakeBy.Store(now.Add(5 * time.Second).UnixNano())
+	for _, c := range []struct {
+		after time.Duration
+		code  int
+		body  string
+	}{
+		{4 * time.Second, http.StatusOK, "ok"},
+		{5*time.Second + metrics.HealthMaxTickAge, http.StatusOK, "ok"},
+		{5*time.Second + metrics.HealthMaxTickAge + 100*time.Millisecond, http.StatusServiceUnavailable, "2.1 s behind its schedule"},
+	} {
+		now = time.Unix(0, src.ticks.LastTick.Load()).Add(c.after)
+		check(c.code, c.body)
+	}
+	// It wakes and ticks again: its ticks count, not the past heartbeat.
+	src.ticks.LastTick.Store(now.UnixNano())
+	check(http.StatusOK, "ok")
+	now = now.Add(metrics.HealthMaxTickAge + 100*time.Millisecond)
+	check(http.StatusServiceUnavailable, "2.1 s behind its schedule")
 }
 
 // TestIdleExpositionLints: the exposition of a server without clients or

@@ -186,8 +186,12 @@ type TickTiming struct {
 	// LastTick is the wall time (Unix nanoseconds) of the end of the last
 	// tick-running wake-up, or of the last wake-up of a sleeping game
 	// (at least every SleepHeartbeat); health checks compare it with the
-	// clock.
+	// clock (Overdue).
 	LastTick atomic.Int64
+	// WakeBy is, while the empty game sleeps, the wall time (Unix
+	// nanoseconds) of the heartbeat its loop will wake at; a past instant
+	// (or 0) once it ticks again.
+	WakeBy atomic.Int64
 
 	// The recent figures (loop-owned): work and lateness of the current and
 	// previous TickWindow, since when they run, and the skipped-tick count
@@ -195,6 +199,18 @@ type TickTiming struct {
 	recentWork, recentLate  recentHist
 	recentStart             time.Time
 	skippedPrev, skippedCur uint64
+}
+
+// Overdue returns how far the loop is behind its own schedule at now: the
+// time since it last ran ticks, or while its empty game sleeps, the time
+// since the heartbeat it will wake at (negative before that instant). ok is
+// false before the loop's first tick or wake-up.
+func (t *TickTiming) Overdue(now time.Time) (d time.Duration, ok bool) {
+	last := t.LastTick.Load()
+	if last == 0 {
+		return 0, false
+	}
+	return now.Sub(time.Unix(0, max(last, t.WakeBy.Load()))), true
 }
 
 // ObserveLate records the lateness of a wake-up (loop only).

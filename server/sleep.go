@@ -31,12 +31,15 @@ import (
 // Bounds of a sleeping game's wake-ups.
 const (
 	// SleepHeartbeat is how often a sleeping game's loop wakes without a
-	// datagram or a console line: it refreshes the health stamp (well
-	// inside the 2 s that /healthz and Agones allow) and catches the
-	// world up. The heartbeats of every game in the process fall on the
-	// same instants (heartbeatIn), so the runtime wakes once for all of
-	// them, not once per game.
-	SleepHeartbeat = time.Second
+	// datagram or a console line: it refreshes the health stamp and
+	// catches the world up. Before it sleeps the loop publishes when it
+	// will wake (TickTiming.WakeBy), and /healthz and the Agones health
+	// pings allow 2 s past that instant, as past each tick of a ticking
+	// game; the stall alert of deploy/prometheus allows 10 s since the
+	// last wake-up. The heartbeats of every game in the process fall on
+	// the same instants (heartbeatIn), so the runtime wakes once for all
+	// of them, not once per game.
+	SleepHeartbeat = 5 * time.Second
 )
 
 // heartbeatIn returns how long a sleeping loop waits at now for its next
@@ -90,9 +93,12 @@ func (s *Server) nextWake() time.Duration {
 		s.gauges.Sleeps.Add(1)
 		s.log.Debug().Int32("tick", s.world.CurrentTick()).Msg("game asleep: nobody here and nothing to do")
 	}
-	s.ticks.LastTick.Store(time.Now().UnixNano()) // the loop is alive
+	now := time.Now()
+	d := heartbeatIn(now)
+	s.ticks.WakeBy.Store(now.Add(d).UnixNano()) // first: a health check between the two stores sees the newer promise
+	s.ticks.LastTick.Store(now.UnixNano())      // the loop is alive
 	s.freeReader()
-	return heartbeatIn(time.Now())
+	return d
 }
 
 // freeReader hands a paced reader's state back to the reader goroutine for

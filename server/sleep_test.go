@@ -37,8 +37,8 @@ func TestSleepEmptyGame(t *testing.T) {
 			if got := ts.ticks.Ticks.Load(); got != ticks {
 				t.Fatalf("after %d s empty: %d ticks simulated, want none", i+1, got-ticks)
 			}
-			if age := time.Since(time.Unix(0, ts.ticks.LastTick.Load())); age > SleepHeartbeat {
-				t.Fatalf("health stamp %v old while asleep", age)
+			if d, ok := ts.ticks.Overdue(time.Now()); !ok || d > 0 {
+				t.Fatalf("loop %v behind its schedule while asleep (ok %v)", d, ok)
 			}
 			name := "sleepy" + itoa(i)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -54,6 +54,21 @@ func TestSleepEmptyGame(t *testing.T) {
 		}
 		if got := ts.ticks.Slept.Load() - slept; got < 10*50-5 {
 			t.Fatalf("%d ticks slept over 10 s, want about 500", got)
+		}
+		// Nothing but the heartbeats: the loop wakes at each one it
+		// promised, and no more often.
+		wakes, last := 0, ts.ticks.LastTick.Load()
+		for i := range 3 * int(SleepHeartbeat/time.Second) {
+			time.Sleep(time.Second)
+			if d, ok := ts.ticks.Overdue(time.Now()); !ok || d > 0 {
+				t.Fatalf("%d s without a datagram: loop %v behind its heartbeat", i+1, d)
+			}
+			if l := ts.ticks.LastTick.Load(); l != last { // each wake-up stamps it
+				wakes, last = wakes+1, l
+			}
+		}
+		if wakes < 2 || wakes > 4 {
+			t.Fatalf("%d wake-ups in 3 heartbeats", wakes)
 		}
 		if ts.gauges.Sleeps.Load() == 0 {
 			t.Fatal("Sleeps gauge not counted")

@@ -77,8 +77,10 @@ func (sc *sideChannels) startConsoles(ctx context.Context, cfg config.Config, sr
 	return nil
 }
 
-// loopMaxTickAge is how long ago the game loop may have ticked to count as
-// alive for the Agones health pings (it ticks every 20 ms).
+// loopMaxTickAge is how far the game loop may be behind its schedule
+// (metrics.TickTiming.Overdue: it ticks every 20 ms, or wakes at its
+// heartbeat while the empty game sleeps) to count as alive for the Agones
+// health pings.
 const loopMaxTickAge = 2 * time.Second
 
 // startAgones starts the Agones agent when [agones] enables it. It returns
@@ -92,8 +94,8 @@ func (sc *sideChannels) startAgones(ctx context.Context, cfg config.Config, srv 
 		Client:       agones.NewClient(port),
 		HealthPeriod: time.Duration(cfg.Agones.HealthPeriod) * time.Second,
 		Alive: func() bool {
-			last := srv.TickTiming().LastTick.Load()
-			return last != 0 && time.Since(time.Unix(0, last)) < loopMaxTickAge
+			d, ok := srv.TickTiming().Overdue(time.Now())
+			return ok && d < loopMaxTickAge
 		},
 		Capacity: cfg.Server.MaxClients,
 		Logger:   log.With().Str("component", "agones").Logger(),
