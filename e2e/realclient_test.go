@@ -92,8 +92,9 @@ func runIsolated(t *testing.T, name string) {
 	bin := os.Getenv(binEnv) // a prebuilt twserver, else build one
 	if bin == "" {
 		bin = filepath.Join(out, "twserver")
-		build := exec.Command("go", "build", "-o", bin, "twserver/cmd/twserver")
+		build := exec.Command("go", "build", "-trimpath", "-o", bin, "twserver/cmd/twserver")
 		build.Dir = ".."
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if b, err := build.CombinedOutput(); err != nil {
 			t.Fatalf("go build twserver: %v\n%s", err, b)
 		}

@@ -2,6 +2,7 @@ package edge
 
 import (
 	"net/netip"
+	"sync"
 	"time"
 
 	"twserver/netproto"
@@ -65,8 +66,9 @@ const (
 )
 
 // antispoofMap is the tiny map of the anti-spoof reply: a 2x2 game layer,
-// made by twmap.Encode (a few hundred bytes).
-var antispoofMap = func() *twmap.Map {
+// made by twmap.Encode (a few hundred bytes) when a 0.6 client first needs
+// it, not at start: a server without 0.6 clients never pays for the encoder.
+var antispoofMap = sync.OnceValue(func() *twmap.Map {
 	data, err := twmap.Encode(&twmap.Spec{Info: twmap.Info{Author: "twserver"}, Width: 2, Height: 2, Game: make([]byte, 4)})
 	if err != nil {
 		panic("edge: anti-spoof map: " + err.Error())
@@ -76,7 +78,7 @@ var antispoofMap = func() *twmap.Map {
 		panic("edge: anti-spoof map: " + err.Error())
 	}
 	return m
-}()
+})
 
 // AppendAntispoof6 appends the packet of the anti-spoof reply for token
 // tick (full: with the map, else naming dm1).
@@ -93,7 +95,7 @@ func AppendAntispoof6(dst []byte, tick int32, full bool) []byte {
 	mc := netproto.Msg6MapChange{Name: dm1Name, CRC: dm1CRC, Size: dm1Size}
 	md := netproto.Msg6MapData{Last: 1}
 	if full {
-		m := antispoofMap
+		m := antispoofMap()
 		mc = netproto.Msg6MapChange{Name: m.Name, CRC: m.CRC, Size: int32(m.Size)}
 		md = netproto.Msg6MapData{Last: 1, CRC: m.CRC, Data: m.Data}
 	}
@@ -305,4 +307,4 @@ func (r *acceptedRing) has(a netip.AddrPort, now time.Time) bool {
 }
 
 // AntispoofMap returns the tiny map of the anti-spoof reply (never modify it).
-func AntispoofMap() *twmap.Map { return antispoofMap }
+func AntispoofMap() *twmap.Map { return antispoofMap() }

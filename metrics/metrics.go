@@ -5,13 +5,9 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"runtime"
 	"strconv"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/rs/zerolog"
 	"golang.org/x/net/netutil"
 
@@ -30,7 +26,8 @@ const (
 	WriteTimeout = 10 * time.Second
 	// MaxHeaderBytes bounds the request headers.
 	MaxHeaderBytes = 8 << 10
-	// MaxInFlightScrapes bounds concurrent /metrics requests (more get 503).
+	// MaxInFlightScrapes bounds concurrent /metrics requests (more get
+	// 503); each has its own scratch buffers, kept for the next scrape.
 	MaxInFlightScrapes = 4
 	// MaxConnections bounds the open HTTP connections; more wait to be accepted.
 	MaxConnections = 16
@@ -76,10 +73,20 @@ type RegisterState struct {
 // Endpoint is the HTTP handler of /metrics and /healthz for one server
 // process (one game, or several: NewGames).
 type Endpoint struct {
-	srcs []Source
-	reg  *prometheus.Registry
-	mux  *http.ServeMux
-	now  func() time.Time
+	srcs    []Source
+	games   []Game
+	version string
+	mux     *http.ServeMux
+	now     func() time.Time
+	// scratch holds MaxInFlightScrapes scrape buffers (nil until first
+	// used): a scrape takes one or answers 503.
+	scratch chan *scrape
+}
+
+// scrape is the scratch space of one /metrics request.
+type scrape struct {
+	x  expo
+	rt runtimeStats
 }
 
 // GameLabel is the label that tells the games of one process apart
@@ -96,8 +103,8 @@ type Game struct {
 	Register func() []RegisterState
 }
 
-// New returns the endpoint of src with its own registry: the server's
-// collector, build info, and the Go runtime and process collectors.
+// New returns the endpoint of src: the server's figures, build info, and
+// the Go runtime's and the process's.
 func New(src Source, o Options) (*Endpoint, error) {
 	return NewGames([]Game{{Source: src, Register: o.Register}}, o)
 }
@@ -111,53 +118,76 @@ func NewGames(games []Game, o Options) (*Endpoint, error) {
 	if len(games) == 0 {
 		return nil, errors.New("metrics: no game")
 	}
-	e := &Endpoint{reg: prometheus.NewRegistry(), mux: http.NewServeMux(), now: o.Now}
+	e := &Endpoint{mux: http.NewServeMux(), now: o.Now, version: o.Version, scratch: make(chan *scrape, MaxInFlightScrapes)}
 	if e.now == nil {
 		e.now = time.Now
 	}
-	if o.Version == "" {
-		o.Version = "unknown"
+	if e.version == "" {
+		e.version = "unknown"
 	}
-	build := prometheus.NewGauge(prometheus.GaugeOpts{
-		Name:        "twserver_build_info",
-		Help:        "Always 1; the labels name the twserver and Go versions.",
-		ConstLabels: prometheus.Labels{"version": o.Version, "go": runtime.Version()},
-	})
-	build.Set(1)
 	seen := map[string]bool{}
 	for _, g := range games {
-		e.srcs = append(e.srcs, g.Source)
-		var r prometheus.Registerer = e.reg
 		if len(games) > 1 {
 			if g.Name == "" || seen[g.Name] {
 				return nil, errors.New("metrics: games need distinct names")
 			}
 			seen[g.Name] = true
-			r = prometheus.WrapRegistererWith(prometheus.Labels{GameLabel: g.Name}, e.reg)
+		} else {
+			g.Name = "" // a single game's figures carry no game label
 		}
-		if err := r.Register(newCollector(g.Source, g.Register)); err != nil {
-			return nil, err
-		}
+		e.srcs = append(e.srcs, g.Source)
+		e.games = append(e.games, g)
 	}
-	for _, c := range []prometheus.Collector{
-		build,
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-	} {
-		if err := e.reg.Register(c); err != nil {
-			return nil, err
-		}
+	for range MaxInFlightScrapes {
+		e.scratch <- nil
 	}
-	e.mux.Handle("/metrics", promhttp.HandlerFor(e.reg, promhttp.HandlerOpts{
-		MaxRequestsInFlight: MaxInFlightScrapes,
-		Timeout:             WriteTimeout / 2,
-	}))
+	e.mux.HandleFunc("/metrics", e.metrics)
 	e.mux.HandleFunc("/healthz", e.healthz)
 	return e, nil
 }
 
-// Registry returns the endpoint's registry (tests gather from it).
-func (e *Endpoint) Registry() *prometheus.Registry { return e.reg }
+// Exposition appends the current figures in the text format to dst: what
+// /metrics serves.
+func (e *Endpoint) Exposition(dst []byte) []byte {
+	var s scrape
+	return append(dst, e.expose(&s)...)
+}
+
+// expose collects every figure into s and returns the exposition, which
+// lives in s's buffers.
+func (e *Endpoint) expose(s *scrape) []byte {
+	s.x.reset()
+	for _, g := range e.games {
+		s.x.game = g.Name
+		(&collector{src: g.Source, reg: g.Register}).collect(&s.x)
+	}
+	s.x.game = ""
+	s.rt.collect(&s.x, e.version)
+	return s.x.finish()
+}
+
+// metrics serves /metrics (uncompressed: a scrape is about 15 kB).
+func (e *Endpoint) metrics(w http.ResponseWriter, r *http.Request) {
+	var s *scrape
+	select {
+	case s = <-e.scratch:
+	default:
+		http.Error(w, "too many concurrent scrapes", http.StatusServiceUnavailable)
+		return
+	}
+	defer func() { e.scratch <- s }()
+	if s == nil {
+		s = new(scrape)
+	}
+	body := e.expose(s)
+	h := w.Header()
+	h.Set("Content-Type", ContentType)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	if r.Method == http.MethodHead {
+		return
+	}
+	_, _ = w.Write(body)
+}
 
 // ServeHTTP serves /metrics and /healthz.
 func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) { e.mux.ServeHTTP(w, r) }

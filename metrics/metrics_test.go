@@ -3,20 +3,19 @@ package metrics_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	"github.com/rs/zerolog"
 
 	"twserver/config"
@@ -95,15 +94,109 @@ func get(t *testing.T, url string) (int, string, http.Header) {
 	return resp.StatusCode, string(b), resp.Header
 }
 
+// sample is one line of a text exposition.
+type sample struct {
+	name   string
+	labels map[string]string
+	value  float64
+}
+
+// family is a metric family of a parsed exposition.
+type family struct {
+	typ     string
+	samples []sample
+}
+
+// all returns f's samples (none for a nil family).
+func (f *family) all() []sample {
+	if f == nil {
+		return nil
+	}
+	return f.samples
+}
+
+// parseExposition parses the text format as far as these tests need:
+// # TYPE lines and samples with escaped label values (the real promtool
+// checks the rest).
+func parseExposition(body string) (map[string]*family, error) {
+	fams := map[string]*family{}
+	var cur *family
+	for line := range strings.Lines(body) {
+		line = strings.TrimSuffix(line, "\n")
+		if rest, ok := strings.CutPrefix(line, "# TYPE "); ok {
+			name, typ, _ := strings.Cut(rest, " ")
+			if fams[name] != nil {
+				return nil, fmt.Errorf("family %s twice", name)
+			}
+			cur = &family{typ: typ}
+			fams[name] = cur
+			continue
+		}
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		if cur == nil {
+			return nil, fmt.Errorf("sample before any TYPE: %q", line)
+		}
+		s := sample{labels: map[string]string{}}
+		i := strings.IndexAny(line, "{ ")
+		if i < 0 {
+			return nil, fmt.Errorf("no value: %q", line)
+		}
+		s.name, line = line[:i], line[i:]
+		if line[0] == '{' {
+			line = line[1:]
+			for line != "" && line[0] != '}' {
+				name, rest, ok := strings.Cut(line, "=\"")
+				if !ok {
+					return nil, fmt.Errorf("bad label in %q", line)
+				}
+				var v strings.Builder
+				for rest != "" && rest[0] != '"' {
+					c := rest[0]
+					if c == '\\' && len(rest) > 1 {
+						rest = rest[1:]
+						switch rest[0] {
+						case 'n':
+							c = '\n'
+						case '\\', '"':
+							c = rest[0]
+						default:
+							return nil, fmt.Errorf("bad escape in %q", line)
+						}
+					}
+					v.WriteByte(c)
+					rest = rest[1:]
+				}
+				if rest == "" {
+					return nil, fmt.Errorf("unterminated label value in %q", line)
+				}
+				s.labels[name] = v.String()
+				line = strings.TrimPrefix(rest[1:], ",")
+			}
+			line = strings.TrimPrefix(line, "}")
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(line), 64)
+		if err != nil {
+			return nil, fmt.Errorf("value of %s: %v", s.name, err)
+		}
+		s.value = f
+		cur.samples = append(cur.samples, s)
+	}
+	return fams, nil
+}
+
 // scrape fetches /metrics and parses the text exposition.
-func scrape(t *testing.T, base string) (string, map[string]*dto.MetricFamily) {
+func scrape(t *testing.T, base string) (string, map[string]*family) {
 	t.Helper()
-	code, body, _ := get(t, base+"/metrics")
+	code, body, h := get(t, base+"/metrics")
 	if code != http.StatusOK {
 		t.Fatalf("/metrics: status %d: %s", code, body)
 	}
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(strings.NewReader(body))
+	if ct := h.Get("Content-Type"); ct != metrics.ContentType {
+		t.Errorf("/metrics Content-Type %q", ct)
+	}
+	fams, err := parseExposition(body)
 	if err != nil {
 		t.Fatalf("/metrics does not parse: %v\n%s", err, body)
 	}
@@ -111,31 +204,19 @@ func scrape(t *testing.T, base string) (string, map[string]*dto.MetricFamily) {
 }
 
 // value sums the samples of a gauge or counter family whose labels include want.
-func value(fams map[string]*dto.MetricFamily, name string, want map[string]string) (float64, bool) {
+func value(fams map[string]*family, name string, want map[string]string) (float64, bool) {
 	f, ok := fams[name]
 	if !ok {
 		return 0, false
 	}
 	sum := 0.0
-	for _, m := range f.GetMetric() {
-		match := true
+	for _, m := range f.samples {
+		match := m.name == name
 		for k, v := range want {
-			found := false
-			for _, l := range m.GetLabel() {
-				if l.GetName() == k && l.GetValue() == v {
-					found = true
-				}
-			}
-			match = match && found
+			match = match && m.labels[k] == v
 		}
-		if !match {
-			continue
-		}
-		switch {
-		case m.Gauge != nil:
-			sum += m.GetGauge().GetValue()
-		case m.Counter != nil:
-			sum += m.GetCounter().GetValue()
+		if match {
+			sum += m.value
 		}
 	}
 	return sum, true
@@ -182,7 +263,7 @@ func TestScrapeWithClients(t *testing.T) {
 
 	// Poll until the clients are in game as the server counts them.
 	var body string
-	var fams map[string]*dto.MetricFamily
+	var fams map[string]*family
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		body, fams = scrape(t, r.base)
@@ -232,17 +313,22 @@ func TestScrapeWithClients(t *testing.T) {
 		t.Errorf("twserver_build_info{version=\"test\"} = %v", v)
 	}
 	for _, h := range []string{"twserver_tick_duration_seconds", "twserver_tick_lateness_seconds", "twserver_snapshot_bytes"} {
-		f := fams[h]
-		if f == nil || f.GetType() != dto.MetricType_HISTOGRAM || f.GetMetric()[0].GetHistogram().GetSampleCount() == 0 {
+		f, count := fams[h], 0.0
+		for _, m := range f.all() {
+			if m.name == h+"_count" {
+				count = m.value
+			}
+		}
+		if f == nil || f.typ != "histogram" || count == 0 {
 			t.Errorf("histogram %s missing or empty", h)
 		}
 	}
 	// No label carries a player name or an address.
 	for name, f := range fams {
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if strings.Contains(l.GetValue(), "127.0.0.1") || strings.Contains(l.GetValue(), "client") {
-					t.Errorf("%s has label %s=%q", name, l.GetName(), l.GetValue())
+		for _, m := range f.samples {
+			for k, v := range m.labels {
+				if strings.Contains(v, "127.0.0.1") || strings.Contains(v, "client") {
+					t.Errorf("%s has label %s=%q", name, k, v)
 				}
 			}
 		}
@@ -410,5 +496,28 @@ func TestConnectionBound(t *testing.T) {
 	resp.Body.Close()
 	for _, c := range idle[1:] {
 		c.Close()
+	}
+}
+
+// TestEscapedLabelsLint: a server name with a double quote, a backslash,
+// a newline and a byte that is not UTF-8 (the name comes from the
+// configuration) is escaped so that promtool accepts the exposition and
+// the name parses back (the bad byte as U+FFFD).
+func TestEscapedLabelsLint(t *testing.T) {
+	src := &idleSource{}
+	src.gauges.PublishInfo("say \"gg\" \\o/\nline two \xff", "DM", "dm1")
+	ep, err := metrics.New(src, metrics.Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(ep.Exposition(nil))
+	promtoolCheck(t, body)
+	fams, err := parseExposition(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "say \"gg\" \\o/\nline two \uFFFD"
+	if v, _ := value(fams, "teeworlds_server_info", map[string]string{"name": want, "map": "dm1"}); v != 1 {
+		t.Errorf("teeworlds_server_info{name=%q} not found:\n%s", want, body)
 	}
 }

@@ -52,7 +52,7 @@ export PATH=$PATH:/usr/local/go/bin
 for b in twserver twload; do
 	var=${b^^}
 	if [ -z "${!var:-}" ]; then
-		(cd "$ROOT" && go build -o "$OUT/$b" "./cmd/$b") || die "cannot build $b"
+		(cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$OUT/$b" "./cmd/$b") || die "cannot build $b"
 		printf -v "$var" %s "$OUT/$b"
 	fi
 done

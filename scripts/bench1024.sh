@@ -64,11 +64,11 @@ trap 'exit 130' INT TERM
 export PATH=$PATH:/usr/local/go/bin
 if [ -z "${TWLOAD:-}" ]; then
 	TWLOAD=$OUT/bin/twload
-	(cd "$ROOT" && go build -o "$TWLOAD" ./cmd/twload) || die "cannot build twload"
+	(cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$TWLOAD" ./cmd/twload) || die "cannot build twload"
 fi
 if [[ " $SIDES " == *" twserver "* ]] && [ -z "${TWSERVER:-}" ]; then
 	TWSERVER=$OUT/bin/twserver
-	(cd "$ROOT" && go build -o "$TWSERVER" ./cmd/twserver) || die "cannot build twserver"
+	(cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$TWSERVER" ./cmd/twserver) || die "cannot build twserver"
 fi
 [[ " $SIDES " == *" reference "* ]] && { [ -x "$TW07_SERVER" ] || die "reference server $TW07_SERVER missing (apt-get install teeworlds-server)"; }
 [ -f "$BENCH_MAP" ] || die "map $BENCH_MAP missing (set BENCH_MAP)"

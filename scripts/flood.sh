@@ -38,8 +38,8 @@ MAP=${FLOOD_MAP:-/usr/share/games/teeworlds/data/maps/dm1.map}
 export PATH=$PATH:/usr/local/go/bin
 TWSERVER=${TWSERVER:-$OUT/twserver}
 TWLOAD=${TWLOAD:-$OUT/twload}
-[ -x "$TWSERVER" ] || (cd "$ROOT" && go build -o "$TWSERVER" ./cmd/twserver) || exit 2
-[ -x "$TWLOAD" ] || (cd "$ROOT" && go build -o "$TWLOAD" ./cmd/twload) || exit 2
+[ -x "$TWSERVER" ] || (cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$TWSERVER" ./cmd/twserver) || exit 2
+[ -x "$TWLOAD" ] || (cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$TWLOAD" ./cmd/twload) || exit 2
 [ -x "$TW07_SERVER" ] || { echo "reference server $TW07_SERVER missing" >&2; exit 2; }
 SPID=
 stop() { [ -n "$SPID" ] && { kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null; }; SPID=; }

@@ -32,8 +32,8 @@ MAP=${HOLD_MAP:-/usr/share/games/teeworlds/data/maps/dm1.map}
 export PATH=$PATH:/usr/local/go/bin
 TWSERVER=${TWSERVER:-$OUT/twserver}
 TWLOAD=${TWLOAD:-$OUT/twload}
-[ -x "$TWSERVER" ] || (cd "$ROOT" && go build -o "$TWSERVER" ./cmd/twserver) || exit 2
-[ -x "$TWLOAD" ] || (cd "$ROOT" && go build -o "$TWLOAD" ./cmd/twload) || exit 2
+[ -x "$TWSERVER" ] || (cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$TWSERVER" ./cmd/twserver) || exit 2
+[ -x "$TWLOAD" ] || (cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$TWLOAD" ./cmd/twload) || exit 2
 SPID=
 trap '[ -n "$SPID" ] && kill "$SPID" 2>/dev/null; exit 130' INT TERM
 free_port() { python3 -c 'import socket;s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM);s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }

@@ -52,7 +52,7 @@ trap 'exit 130' INT TERM
 export PATH=$PATH:/usr/local/go/bin
 if [ -z "${TWSERVER:-}" ]; then
 	TWSERVER=$OUT/twserver
-	(cd "$ROOT" && go build -o "$TWSERVER" ./cmd/twserver) || die "cannot build twserver"
+	(cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$TWSERVER" ./cmd/twserver) || die "cannot build twserver"
 fi
 [ -x "$TW07_SERVER" ] || die "reference server $TW07_SERVER missing (apt-get install teeworlds-server)"
 [ -f "$BENCH_MAP" ] || die "map $BENCH_MAP missing (set BENCH_MAP)"

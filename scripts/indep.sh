@@ -96,11 +96,11 @@ if [ "${INDEP_INNER:-0}" != 1 ]; then
 	[ -f "$SERVER_MAP" ] || die "map $SERVER_MAP missing (set INDEP_MAP)"
 	if [[ " $SERVERS " == *" twserver "* ]] && [ -z "${TWSERVER:-}" ]; then
 		TWSERVER=$OUT/twserver
-		(cd "$ROOT" && nice -n 19 go build -o "$TWSERVER" ./cmd/twserver) || die "cannot build twserver"
+		(cd "$ROOT" && CGO_ENABLED=0 nice -n 19 go build -trimpath -o "$TWSERVER" ./cmd/twserver) || die "cannot build twserver"
 	fi
 	if [[ " $CLIENTS " == *" twload "* ]] && [ -z "${TWLOAD:-}" ]; then
 		TWLOAD=$OUT/twload
-		(cd "$ROOT" && nice -n 19 go build -o "$TWLOAD" ./cmd/twload) || die "cannot build twload"
+		(cd "$ROOT" && CGO_ENABLED=0 nice -n 19 go build -trimpath -o "$TWLOAD" ./cmd/twload) || die "cannot build twload"
 	fi
 	if [[ " $CLIENTS " == *" npm"* ]] && ! (cd "$ROOT/scripts/indep" && node -e 'process.exit(require("teeworlds/package.json").version === require("./package-lock.json").packages["node_modules/teeworlds"].version ? 0 : 1)' 2>/dev/null); then
 		log "installing the pinned teeworlds library (npm ci in scripts/indep)"

@@ -53,11 +53,11 @@ trap 'exit 130' INT TERM
 export PATH=$PATH:/usr/local/go/bin
 if [ -z "${TWLOAD:-}" ]; then
 	TWLOAD=$OUT/twload
-	(cd "$ROOT" && go build -o "$TWLOAD" ./cmd/twload) || die "cannot build twload"
+	(cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$TWLOAD" ./cmd/twload) || die "cannot build twload"
 fi
 if [[ " ${SERVERS[*]} " == *" twserver "* ]] && [ -z "${TWSERVER:-}" ]; then
 	TWSERVER=$OUT/twserver
-	(cd "$ROOT" && go build -o "$TWSERVER" ./cmd/twserver) || die "cannot build twserver"
+	(cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$TWSERVER" ./cmd/twserver) || die "cannot build twserver"
 fi
 [[ " ${SERVERS[*]} " == *" reference "* ]] && { [ -x "$TW07_SERVER" ] || die "reference server $TW07_SERVER missing (apt-get install teeworlds-server)"; }
 MAP=$OUT/twsrv_big2m.map

@@ -21,8 +21,8 @@ BIN=${BIN:-$WORK/bin}
 export PATH=$PATH:/usr/local/go/bin
 if [ ! -x "$BIN/twserver" ]; then
 	mkdir -p "$BIN"
-	(cd "$ROOT" && go build -o "$BIN/twserver" ./cmd/twserver && go build -o "$BIN/twload" ./cmd/twload &&
-		go build -o "$BIN/twhist" ./cmd/twhist) || exit 2
+	(cd "$ROOT" && export CGO_ENABLED=0 && go build -trimpath -o "$BIN/twserver" ./cmd/twserver && go build -trimpath -o "$BIN/twload" ./cmd/twload &&
+		go build -trimpath -o "$BIN/twhist" ./cmd/twhist) || exit 2
 fi
 PORT=${PORT:-8393}
 pass=0

@@ -26,7 +26,7 @@ if [ "${RC_ISOLATED:-0}" != 1 ]; then
 	mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
 	[ -f "$MAP" ] && MAP=$(cd "$(dirname "$MAP")" && pwd)/$(basename "$MAP")
 	cd "$(dirname "$0")/.."
-	go build -o "$OUT/twload" ./cmd/twload
+	CGO_ENABLED=0 go build -trimpath -o "$OUT/twload" ./cmd/twload
 	exec unshare --net -- env RC_ISOLATED=1 bash -c 'ip link set lo up && exec "$@"' refcapture \
 		"$(pwd)/scripts/refcapture.sh" "$GT" "$MAP" "$OUT" "$CLIENTS" "$SECS" "$SEED" "$@"
 fi

@@ -24,8 +24,8 @@ BIN=${BIN:-$WORK/bin}
 export PATH=$PATH:/usr/local/go/bin
 if [ ! -x "$BIN/twserver" ]; then
 	mkdir -p "$BIN"
-	(cd "$ROOT" && go build -o "$BIN/twserver" ./cmd/twserver && go build -o "$BIN/twload" ./cmd/twload &&
-		go build -o "$BIN/twhist" ./cmd/twhist) || exit 2
+	(cd "$ROOT" && export CGO_ENABLED=0 && go build -trimpath -o "$BIN/twserver" ./cmd/twserver && go build -trimpath -o "$BIN/twload" ./cmd/twload &&
+		go build -trimpath -o "$BIN/twhist" ./cmd/twhist) || exit 2
 fi
 free_port() { python3 -c 'import socket;s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM);s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
 pass=0 fail=0 SP= LP=

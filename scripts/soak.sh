@@ -59,8 +59,8 @@ BASE=300
 
 TWSERVER=${TWSERVER:-$OUT/twserver}
 TWLOAD=${TWLOAD:-$OUT/twload}
-[ -x "$TWSERVER" ] || (cd "$ROOT" && go build -o "$TWSERVER" ./cmd/twserver) || exit 2
-[ -x "$TWLOAD" ] || (cd "$ROOT" && go build -o "$TWLOAD" ./cmd/twload) || exit 2
+[ -x "$TWSERVER" ] || (cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$TWSERVER" ./cmd/twserver) || exit 2
+[ -x "$TWLOAD" ] || (cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$TWLOAD" ./cmd/twload) || exit 2
 [ -f "$MAP" ] || { echo "map $MAP missing (SOAK_MAP)" >&2; exit 2; }
 
 free_port() { python3 -c 'import socket,sys;s=socket.socket(socket.AF_INET,getattr(socket,sys.argv[1]));s.bind(("127.0.0.1",0));print(s.getsockname()[1])' "$1"; }

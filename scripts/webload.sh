@@ -41,8 +41,8 @@ trap lib_stop_all EXIT
 trap 'exit 130' INT TERM
 TWSERVER=${TWSERVER:-$OUT/twserver}
 TWLOAD=${TWLOAD:-$OUT/twload}
-[ -x "$TWSERVER" ] || (cd "$ROOT" && go build -o "$TWSERVER" ./cmd/twserver) || exit 2
-[ -x "$TWLOAD" ] || (cd "$ROOT" && go build -o "$TWLOAD" ./cmd/twload) || exit 2
+[ -x "$TWSERVER" ] || (cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$TWSERVER" ./cmd/twserver) || exit 2
+[ -x "$TWLOAD" ] || (cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$TWLOAD" ./cmd/twload) || exit 2
 [ -f "$MAP" ] || { echo "map $MAP missing (WEBLOAD_MAP)" >&2; exit 2; }
 
 PORT=$(free_port)

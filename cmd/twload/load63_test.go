@@ -65,7 +65,7 @@ func startProcess(t *testing.T, cmd *exec.Cmd, ready string) *refserver.Buffer {
 	return &out
 }
 
-// buildTwserver builds cmd/twserver into a temporary directory.
+// buildTwserver builds a static cmd/twserver into a temporary directory.
 func buildTwserver(t *testing.T) string {
 	t.Helper()
 	gobin, err := exec.LookPath("go")
@@ -74,7 +74,9 @@ func buildTwserver(t *testing.T) string {
 	}
 	bin := filepath.Join(t.TempDir(), "twserver")
 	start := time.Now()
-	out, err := exec.Command(gobin, "build", "-o", bin, "twserver/cmd/twserver").CombinedOutput()
+	build := exec.Command(gobin, "build", "-trimpath", "-o", bin, "twserver/cmd/twserver")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as the scripts and images build it
+	out, err := build.CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build twserver: %v\n%s", err, out)
 	}
