@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"time"
@@ -170,28 +169,31 @@ func frameOf(f *live.Frame) apiFrame {
 	return e
 }
 
-// streamMsgs are a frame's two messages of the live stream, encoded once
-// and shared by every viewer as the bytes each one is sent.
+// streamMsgs are a frame's "frame" message of the live stream, encoded
+// once and shared by every viewer as the bytes each one is sent.
 type streamMsgs struct {
 	frame []byte // the "frame" message, framed (event: frame, data, blank line)
-	game  []byte // the "game" message, framed (apiGame without the tick)
 	seq   uint64 // the frame's Seq
 	last  uint64 // Seq of the frame's newest event (0: none)
 }
 
-// streamEncoder returns the live stream's encoding of a frame of game port.
-func streamEncoder(port int) func(*live.Frame) any {
-	return func(f *live.Frame) any {
-		fb, _ := json.Marshal(frameOf(f))
-		g := gameOf(port, f)
-		g.Tick = 0 // the frame has it; without it the game message changes only with the game
-		gb, _ := json.Marshal(g)
-		m := &streamMsgs{frame: appendSSE(nil, "frame", fb), game: appendSSE(nil, "game", gb), seq: f.Seq}
-		if n := len(f.Events); n > 0 {
-			m.last = f.Events[n-1].Seq
-		}
-		return m
+// encodeFrame is the live stream's encoding of a frame (Frame.Encoded).
+func encodeFrame(f *live.Frame) any {
+	fb, _ := json.Marshal(frameOf(f))
+	m := &streamMsgs{frame: appendSSE(nil, "frame", fb), seq: f.Seq}
+	if n := len(f.Events); n > 0 {
+		m.last = f.Events[n-1].Seq
 	}
+	return m
+}
+
+// gameMsg is the live stream's "game" message of frame f of game port
+// (apiGame without the tick: it changes only with the game).
+func gameMsg(port int, f *live.Frame) []byte {
+	g := gameOf(port, f)
+	g.Tick = 0
+	gb, _ := json.Marshal(g)
+	return appendSSE(nil, "game", gb)
 }
 
 // eventsOf lists the events of f after seq (chat only when public).
@@ -271,11 +273,10 @@ func (h *Handler) apiMap(w http.ResponseWriter, r *http.Request) {
 // slow for, "game" messages (apiGame) when the game or its players
 // changed, and "feed" messages (new apiEvents) when lines were added.
 //
-// Every viewer gets the frame's shared encoding (streamMsgs) and at most
-// one write per frame: its messages are gathered in the viewer's buffer and
-// written and flushed once. A viewer whose write has not finished when the
-// next frame comes skips to the newest one (the hub's signal is coalesced):
-// nothing is queued for it.
+// The handler takes the connection over (HTTP/1.1; the body ends when the
+// connection closes) and hands it to the game's streamer, which writes
+// the frames' shared encoding (streamMsgs) to every viewer, one write per
+// viewer and frame; the handler only waits for the stream's end.
 func (h *Handler) apiEvents(w http.ResponseWriter, r *http.Request) {
 	g := h.game(w, r)
 	if g == nil {
@@ -287,61 +288,25 @@ func (h *Handler) apiEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer h.streams.Add(-1)
-	hub := g.Server.Live()
-	rd, err := hub.Attach()
-	if err != nil {
-		writeError(w, http.StatusServiceUnavailable, "too many live viewers")
-		return
-	}
-	defer rd.Detach()
-	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	enc := streamEncoder(g.Port)
-	end := time.NewTimer(StreamMaxAge)
-	defer end.Stop()
-	var sent, lastSeq uint64
-	var lastGame []byte
-	var lastGameAt time.Time
-	var buf []byte // this viewer's messages of one frame
-	for {
-		f := hub.Acquire()
-		m := f.Encoded(enc).(*streamMsgs)
-		buf = buf[:0]
-		if m.seq != 0 && m.seq != lastSeq {
-			lastSeq = m.seq
-			now := time.Now()
-			if lastGame == nil || (!bytes.Equal(m.game, lastGame) && now.Sub(lastGameAt) >= GameEvery) {
-				buf = append(buf, m.game...)
-				lastGame, lastGameAt = m.game, now
-			}
-			buf = append(buf, m.frame...)
-			if m.last > sent {
-				if ev := eventsOf(f, sent, h.opt.PublicChat); len(ev) > 0 {
-					b, _ := json.Marshal(ev)
-					buf = appendSSE(buf, "feed", b)
-				}
-				sent = m.last
-			}
-		}
-		f.Release()
-		if len(buf) > 0 {
-			_ = rc.SetWriteDeadline(time.Now().Add(StreamWriteTimeout))
-			if _, err := w.Write(buf); err != nil {
-				return
-			}
-			if err := rc.Flush(); err != nil {
-				return
-			}
-		}
-		select {
-		case <-rd.C():
-		case <-r.Context().Done():
-			return
-		case <-end.C:
-			return
-		}
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		writeError(w, http.StatusHTTPVersionNotSupported, "the live stream needs HTTP/1.1")
+		return
+	}
+	if err := streamHead(conn, w.Header()); err != nil {
+		_ = conn.Close()
+		return
+	}
+	v := newViewer(conn, time.Now())
+	g.stream.join(v)
+	select {
+	case <-v.done:
+	case <-r.Context().Done(): // the server shuts down
+		v.gone.Store(true)
+		g.stream.poke()
+		<-v.done
 	}
 }
 

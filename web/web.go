@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	"golang.org/x/net/netutil"
 
 	"twserver/internal/httpserve"
 	"twserver/live"
@@ -98,6 +97,8 @@ type gameView struct {
 	mu       sync.Mutex
 	mapLayer *live.MapLayer
 	mapJSON  []byte
+
+	stream *streamer // writes the live stream to the game's viewers
 }
 
 //go:embed static
@@ -119,7 +120,7 @@ func New(games []Game, o Options) (*Handler, error) {
 		if g.Server == nil || g.Port <= 0 || g.Port > 65535 || h.byPort[g.Port] != nil {
 			return nil, errors.New("web: games need a server and distinct ports")
 		}
-		v := &gameView{Game: g}
+		v := &gameView{Game: g, stream: newStreamer(g.Server.Live(), g.Port, encodeFrame, o.PublicChat)}
 		h.games = append(h.games, v)
 		h.byPort[g.Port] = v
 	}
@@ -305,7 +306,7 @@ func (h *Handler) ServeListener(ctx context.Context, ln net.Listener) error {
 	if h.admin != nil && !Loopback(addr) {
 		h.opt.Log.Warn().Str("addr", addr).Msg("web admin page served without TLS on a non-loopback address: the token and session travel in clear; put a TLS proxy in front or listen on 127.0.0.1")
 	}
-	ln = netutil.LimitListener(ln, MaxConnections)
+	ln = newLimitListener(ln, MaxConnections)
 	go h.Run(ctx)
 	return httpserve.Serve(ctx, hs, ln, ShutdownTimeout)
 }
