@@ -45,6 +45,11 @@ func TestMapDownloadWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The server's clock stands still: every send, ack and request happens
+	// at the same instant unless the test names another, so the timeouts
+	// do not depend on how fast the test runs (it ran slow enough under
+	// -race on a busy machine for a probe to be due before its time).
+	s.clock = func() time.Duration { return time.Second }
 	c := s.clients[0]
 	c.state = session.Connecting
 	c.openConn()
