@@ -73,6 +73,13 @@ func (c *eclient) expect(text string) {
 // framing and the prefix of every line it reads.
 func (c *eclient) await(re *regexp.Regexp) string {
 	c.t.Helper()
+	seen := c.awaitAll(re)
+	return seen[len(seen)-1]
+}
+
+// awaitAll is await returning every line it read, the match last.
+func (c *eclient) awaitAll(re *regexp.Regexp) []string {
+	c.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	var seen []string
 	for {
@@ -90,7 +97,7 @@ func (c *eclient) await(re *regexp.Regexp) string {
 			c.t.Fatalf("line %q lacks the [HH:MM:SS][system]: prefix", body)
 		}
 		if re.MatchString("[" + m[2] + "]: " + body[len(m[0]):]) {
-			return f
+			return seen
 		}
 	}
 }

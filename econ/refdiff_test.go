@@ -124,6 +124,13 @@ func runDiffSession(t *testing.T, game, ec netip.AddrPort) diffSession {
 		time.Sleep(200 * time.Millisecond)
 	}
 	obs.send("say hello\n")
+	// An empty reference server may handle the line only after a player's
+	// datagrams woke it (it was seen printing it after "player is
+	// ready"): wait for its effect before a player comes, so that both
+	// servers print it first.
+	for _, l := range obs.awaitAll(regexp.MustCompile(`^\[chat\]: \*\*\* hello$`)) {
+		d.observer = append(d.observer, mask(l))
+	}
 
 	ctx, stop := context.WithCancel(context.Background())
 	alice := loadclient.New(loadclient.Config{Server: game, Name: "alice", Pattern: loadclient.PatternIdle})
