@@ -29,29 +29,52 @@ var startTime = sync.OnceValue(func() float64 {
 	if err != nil {
 		return 0
 	}
-	fields := statFields(st)
+	i := bytes.LastIndexByte(st, ')')
 	boot, err := os.ReadFile("/proc/stat")
-	if err != nil || len(fields) < 20 {
+	if err != nil || i < 0 {
 		return 0
 	}
-	ticks, _ := strconv.ParseUint(string(fields[19]), 10, 64)
+	// proc(5) field 22 (starttime): index 19 after the command name.
+	var v [20]uint64
+	if statUints(st[i+1:], v[:]) < len(v) {
+		return 0
+	}
 	for line := range bytes.Lines(boot) {
-		if v, ok := bytes.CutPrefix(line, []byte("btime ")); ok {
-			btime, _ := strconv.ParseUint(string(bytes.TrimSpace(v)), 10, 64)
-			return float64(btime) + float64(ticks)/userHZ
+		if b, ok := bytes.CutPrefix(line, []byte("btime ")); ok {
+			btime, _ := strconv.ParseUint(string(bytes.TrimSpace(b)), 10, 64)
+			return float64(btime) + float64(v[19])/userHZ
 		}
 	}
 	return 0
 })
 
-// statFields splits /proc/PID/stat after the command name, which may hold
-// spaces and parentheses: field 0 is the state (field 3 of proc(5)).
-func statFields(st []byte) [][]byte {
-	i := bytes.LastIndexByte(st, ')')
-	if i < 0 {
-		return nil
+// statUints reads the leading fields of /proc/PID/stat after the command
+// name (which may hold spaces and parentheses: field 0 is the state, field
+// 3 of proc(5)) into v as unsigned decimals, without allocating; a field
+// that is not a number reads as its digits. It returns how many it read.
+func statUints(st []byte, v []uint64) int {
+	i, n := 0, 0
+	for n < len(v) && i < len(st) {
+		for i < len(st) && st[i] == ' ' {
+			i++
+		}
+		j := i
+		for j < len(st) && st[j] != ' ' && st[j] != '\n' {
+			j++
+		}
+		if j == i {
+			break
+		}
+		v[n] = 0
+		for _, c := range st[i:j] {
+			if c >= '0' && c <= '9' {
+				v[n] = v[n]*10 + uint64(c-'0')
+			}
+		}
+		n++
+		i = j
 	}
-	return bytes.Fields(st[i+1:])
+	return n
 }
 
 // collectProcess writes the process_* figures, reading /proc into buf;
@@ -61,24 +84,7 @@ func collectProcess(x *expo, buf []byte) {
 		// proc(5) fields 14, 15 (utime, stime), 23 (vsize), 24 (rss
 		// pages): indexes 11, 12, 20, 21 after the command name.
 		var v [22]uint64
-		i, n := 0, 0
-		for n < len(v) && i < len(st) {
-			for i < len(st) && st[i] == ' ' {
-				i++
-			}
-			j := i
-			for j < len(st) && st[j] != ' ' && st[j] != '\n' {
-				j++
-			}
-			for _, c := range st[i:j] {
-				if c >= '0' && c <= '9' {
-					v[n] = v[n]*10 + uint64(c-'0')
-				}
-			}
-			n++
-			i = j
-		}
-		if n == len(v) {
+		if statUints(st, v[:]) == len(v) {
 			x.float(descCPU, float64(v[11]+v[12])/userHZ)
 			x.uint(descVirt, v[20])
 			x.uint(descRSS, v[21]*uint64(os.Getpagesize()))
