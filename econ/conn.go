@@ -167,14 +167,20 @@ func (c *conn) handle(ses *session, line string) bool {
 		return false
 	}
 	st := ses.line(line)
-	if st.reply != "" {
+	if st.authed {
+		// Logged in and the success reply queued under the broadcast lock:
+		// every line printed once the client has seen the reply reaches it.
+		e.mu.Lock()
+		c.authed.Store(true)
+		c.queue(st.reply)
+		e.mu.Unlock()
+	} else if st.reply != "" {
 		c.queue(st.reply)
 	}
 	cid := strconv.Itoa(c.id)
 	switch {
 	case st.authed:
 		_ = c.nc.SetReadDeadline(time.Time{})
-		c.authed.Store(true)
 		if ev := e.rateLog(); ev != nil {
 			ev.Int("cid", c.id).Str("addr", c.addr.String()).Msg("econ login")
 		}

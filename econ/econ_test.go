@@ -281,11 +281,11 @@ func TestOutputLevel(t *testing.T) {
 	e := startEcon(t, econ.Options{OutputLevel: 0})
 	c := dialEcon(t, e.Addr(), "")
 	c.login("secret")
+	c.awaitText("[econ]: cid=0 authed")
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local)
 	e.Print(econ.Line{Time: now, Level: 1, System: "chat", Text: "not sent"})
 	e.Print(econ.Line{Time: now, Level: 2, System: "game", Text: "not sent"})
 	e.Print(econ.Line{Time: now, Level: 0, System: "server", Text: "sent"})
-	c.awaitText("[econ]: cid=0 authed")
 	c.expect("[03:04:05][server]: sent")
 }
 
