@@ -91,7 +91,7 @@ type streamer struct {
 	feedAfter uint64
 	frameSeq  uint64    // the newest frame taken
 	frameAt   time.Time // when it was taken
-	credit    int64     // the budget left at this frame: viewers × ns; a write costs interval ns
+	credit    int64     // the budget left at this frame (viewers × ns; a write costs interval ns)
 	next      int       // index of the viewer whose turn comes first
 }
 
@@ -228,12 +228,14 @@ func (s *streamer) writeFrame(now time.Time) {
 	every := s.interval(n)
 	paced := every > frameInterval // else every viewer is written every frame
 	if m.seq != 0 && m.seq != s.frameSeq {
-		// the budget accrued since the last frame, and the fraction left
+		// the budget accrued since the last frame, and at most a write
+		// left from before (a viewer's turn and the budget need not
+		// coincide)
 		gap := every
 		if !s.frameAt.IsZero() {
 			gap = min(max(now.Sub(s.frameAt), 0), every)
 		}
-		s.credit = s.credit%int64(every) + int64(n)*int64(gap)
+		s.credit = min(s.credit, int64(every)) + int64(n)*int64(gap)
 		s.frameSeq, s.frameAt = m.seq, now
 	}
 	first := -1 // the first due viewer the budget left waiting
