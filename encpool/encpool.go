@@ -56,6 +56,7 @@ type Encoder interface {
 type Pool struct {
 	jobs    chan *job
 	workers int
+	usable  atomic.Int32 // workers the games hand shares to (Limit)
 	wg      sync.WaitGroup
 }
 
@@ -68,6 +69,7 @@ func New(workers int) *Pool {
 	}
 	workers = min(max(workers, 0), MaxWorkers)
 	p := &Pool{jobs: make(chan *job, QueueLen), workers: workers}
+	p.usable.Store(int32(workers))
 	for range workers {
 		p.wg.Go(func() {
 			var w Worker
@@ -81,6 +83,16 @@ func New(workers int) *Pool {
 
 // Workers returns the number of worker goroutines.
 func (p *Pool) Workers() int { return p.workers }
+
+// Limit makes the games hand shares to at most n of the workers (0: the
+// loops encode alone), for a process whose runtime runs fewer goroutines
+// at once than the pool has workers (package procs): a share handed to a
+// worker that cannot run beside the loop only costs a goroutine switch.
+// Safe from any goroutine; it takes effect at the games' next ticks.
+func (p *Pool) Limit(n int) { p.usable.Store(int32(min(max(n, 0), p.workers))) }
+
+// Usable returns the workers the games hand shares to (see Limit).
+func (p *Pool) Usable() int { return int(p.usable.Load()) }
 
 // Close stops the workers once the queued shares are done. No game may use
 // the pool afterwards.
@@ -141,7 +153,7 @@ func (f *Fan) Use(n int) bool { return f.on && n >= MinParallel }
 func (f *Fan) Note(d time.Duration) {
 	switch {
 	case f.pinned:
-	case f.pool == nil || f.pool.workers == 0:
+	case f.pool == nil || f.pool.Usable() == 0:
 		f.on = false
 	case !f.on && d > FanOutAbove:
 		f.on = true
@@ -156,7 +168,7 @@ func (f *Fan) Note(d time.Duration) {
 func (f *Fan) Run(enc Encoder, n int) {
 	shares := min(n, len(f.jobs)+1)
 	if f.pool != nil {
-		shares = min(shares, f.pool.workers+1)
+		shares = min(shares, f.pool.Usable()+1)
 	}
 	shares = max(shares, 1)
 	per := (n + shares - 1) / shares

@@ -48,12 +48,42 @@ func TestRunEveryItemOnce(t *testing.T) {
 // TestRunQueueFull: shares that find the queue full are done by the loop.
 func TestRunQueueFull(t *testing.T) {
 	p := &Pool{jobs: make(chan *job), workers: 4} // no goroutine reads: every send finds it full
+	p.Limit(4)
 	f := NewFan(p)
 	c := &counter{done: make([]atomic.Int32, 40)}
 	f.Run(c, 40)
 	for i := range c.done {
 		if d := c.done[i].Load(); d != 1 {
 			t.Fatalf("item %d done %d times", i, d)
+		}
+	}
+}
+
+// TestLimit: a tick is cut into at most Usable+1 shares (the loop's and one
+// per usable worker), and with no usable worker it never fans out.
+func TestLimit(t *testing.T) {
+	for _, tc := range []struct{ limit, usable, queued int }{
+		{-1, 0, 0}, {0, 0, 0}, {1, 1, 1}, {2, 2, 2}, {4, 4, 4}, {9, 4, 4},
+	} {
+		p := &Pool{jobs: make(chan *job, QueueLen), workers: 4} // no goroutine: shares stay queued
+		p.Limit(tc.limit)
+		if p.Usable() != tc.usable {
+			t.Errorf("Limit(%d): Usable %d, want %d", tc.limit, p.Usable(), tc.usable)
+		}
+		f := NewFan(p)
+		c := &counter{done: make([]atomic.Int32, 40)}
+		f.Run(c, 40)
+		if len(p.jobs) != tc.queued {
+			t.Errorf("Limit(%d): %d shares queued, want %d", tc.limit, len(p.jobs), tc.queued)
+		}
+		for i := range c.done {
+			if d := c.done[i].Load(); d != 1 {
+				t.Fatalf("Limit(%d): item %d done %d times", tc.limit, i, d)
+			}
+		}
+		f.Note(time.Second)
+		if got := f.Use(MinParallel); got != (tc.usable > 0) {
+			t.Errorf("Limit(%d): Use after a long tick %v", tc.limit, got)
 		}
 	}
 }

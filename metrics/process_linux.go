@@ -7,6 +7,8 @@ import (
 	"sync"
 	"syscall"
 	"unsafe"
+
+	"twserver/internal/procfs"
 )
 
 // Process figures read from /proc (Linux).
@@ -29,65 +31,33 @@ var startTime = sync.OnceValue(func() float64 {
 	if err != nil {
 		return 0
 	}
-	i := bytes.LastIndexByte(st, ')')
+	rest, ok := procfs.AfterComm(st)
 	boot, err := os.ReadFile("/proc/stat")
-	if err != nil || i < 0 {
+	if err != nil || !ok {
 		return 0
 	}
-	// proc(5) field 22 (starttime): index 19 after the command name.
-	var v [20]uint64
-	if statUints(st[i+1:], v[:]) < len(v) {
+	var v [procfs.StartTime + 1]uint64
+	if procfs.Uints(rest, v[:]) < len(v) {
 		return 0
 	}
 	for line := range bytes.Lines(boot) {
 		if b, ok := bytes.CutPrefix(line, []byte("btime ")); ok {
 			btime, _ := strconv.ParseUint(string(bytes.TrimSpace(b)), 10, 64)
-			return float64(btime) + float64(v[19])/userHZ
+			return float64(btime) + float64(v[procfs.StartTime])/userHZ
 		}
 	}
 	return 0
 })
 
-// statUints reads the leading fields of /proc/PID/stat after the command
-// name (which may hold spaces and parentheses: field 0 is the state, field
-// 3 of proc(5)) into v as unsigned decimals, without allocating; a field
-// that is not a number reads as its digits. It returns how many it read.
-func statUints(st []byte, v []uint64) int {
-	i, n := 0, 0
-	for n < len(v) && i < len(st) {
-		for i < len(st) && st[i] == ' ' {
-			i++
-		}
-		j := i
-		for j < len(st) && st[j] != ' ' && st[j] != '\n' {
-			j++
-		}
-		if j == i {
-			break
-		}
-		v[n] = 0
-		for _, c := range st[i:j] {
-			if c >= '0' && c <= '9' {
-				v[n] = v[n]*10 + uint64(c-'0')
-			}
-		}
-		n++
-		i = j
-	}
-	return n
-}
-
 // collectProcess writes the process_* figures, reading /proc into buf;
 // one that cannot be read is left out.
 func collectProcess(x *expo, buf []byte) {
 	if st, ok := readSmall(procStat, buf); ok {
-		// proc(5) fields 14, 15 (utime, stime), 23 (vsize), 24 (rss
-		// pages): indexes 11, 12, 20, 21 after the command name.
-		var v [22]uint64
-		if statUints(st, v[:]) == len(v) {
-			x.float(descCPU, float64(v[11]+v[12])/userHZ)
-			x.uint(descVirt, v[20])
-			x.uint(descRSS, v[21]*uint64(os.Getpagesize()))
+		var v [procfs.RSS + 1]uint64
+		if procfs.Uints(st, v[:]) == len(v) {
+			x.float(descCPU, float64(v[procfs.UTime]+v[procfs.STime])/userHZ)
+			x.uint(descVirt, v[procfs.VSize])
+			x.uint(descRSS, v[procfs.RSS]*uint64(os.Getpagesize()))
 		}
 	}
 	if n, ok := countFDs(buf); ok {
@@ -132,11 +102,7 @@ func readSmall(path, buf []byte) ([]byte, bool) {
 	if err != nil || n <= 0 || n == len(buf) {
 		return nil, false
 	}
-	i := bytes.LastIndexByte(buf[:n], ')')
-	if i < 0 {
-		return nil, false
-	}
-	return buf[i+1 : n], true
+	return procfs.AfterComm(buf[:n])
 }
 
 // countFDs counts the entries of /proc/self/fd, reading the directory into

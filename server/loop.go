@@ -140,6 +140,9 @@ loop:
 		s.advance()
 		s.flushAll()
 		s.endTickWork()
+		if s.procs != nil {
+			s.procs.Note(time.Now())
+		}
 		if s.pendingShutdown {
 			break loop
 		}

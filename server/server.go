@@ -27,6 +27,7 @@ import (
 	"twserver/metrics"
 	"twserver/netproto"
 	"twserver/observe"
+	"twserver/procs"
 	"twserver/record"
 	"twserver/session"
 	"twserver/snap"
@@ -84,6 +85,9 @@ type Options struct {
 	// Pool, if set, builds and encodes the per-client snapshots of a tick
 	// in parallel (shared by the games of a process).
 	Pool *encpool.Pool
+	// Procs, if set, sizes the process's runtime parallelism: the loop
+	// calls its Note after each wake-up (shared by the games of a process).
+	Procs *procs.Sizer
 	// AlignTicks and TickPhase stagger the games of one process: with
 	// AlignTicks, every tick starts TickPhase past a multiple of
 	// TickDuration since a process-wide origin, so games given different
@@ -134,6 +138,7 @@ type Server struct {
 	bans            edge.BanList
 	vote            vote.Game
 	enc             *encpool.Fan // the shared snapshot encoders as this game uses them, and the loop's own
+	procs           *procs.Sizer // Options.Procs (nil: none)
 	encTick         snapTick     // the snapshot tick the encoders run (snapsend.go)
 	snapDue         []*client    // scratch: clients getting a snapshot this tick
 	empty           snap.Snapshot
@@ -191,6 +196,7 @@ func New(o Options) (*Server, error) {
 		consoleCh: make(chan string, ConsoleQueueLen),
 		byAddr:    make(map[netip.AddrPort]int),
 		enc:       encpool.NewFan(o.Pool),
+		procs:     o.Procs,
 		live:      liveState{hub: live.NewHub()},
 
 		alignTicks: o.AlignTicks,

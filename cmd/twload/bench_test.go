@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"net/netip"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"twserver/internal/heavytest"
 	"twserver/internal/refserver"
@@ -144,6 +148,28 @@ func FuzzSplitWords(f *testing.F) {
 			t.Fatalf("%q: %d words", s, len(w))
 		}
 	})
+}
+
+// TestProcTree: the tree of this test process holds a child it started
+// and that child's own child (from the parents in /proc/PID/stat).
+func TestProcTree(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "sleep 5 & wait")
+	if err := cmd.Start(); err != nil {
+		t.Skip("no sh:", err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	var tree []int
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if tree = procTree(os.Getpid()); len(tree) >= 3 {
+			break
+		}
+	}
+	if len(tree) < 3 || tree[0] != os.Getpid() || !slices.Contains(tree, cmd.Process.Pid) {
+		t.Fatalf("tree of %d: %v, want it, sh %d and sleep", os.Getpid(), tree, cmd.Process.Pid)
+	}
+	if p, ok := ppid(tree[len(tree)-1]); !ok || !slices.Contains(tree[:len(tree)-1], p) {
+		t.Errorf("the last of the tree %v has parent %d (%v), not in the tree", tree, p, ok)
+	}
 }
 
 func TestParseProcAddr(t *testing.T) {

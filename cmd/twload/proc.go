@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"twserver/internal/procfs"
 )
 
 // maxCmdWords bounds the words of one -server command line.
@@ -90,10 +92,8 @@ func procTree(root int) []int {
 		if err != nil {
 			continue
 		}
-		if f, err := statFields(pid); err == nil && len(f) > 1 {
-			if ppid, err := strconv.Atoi(f[1]); err == nil {
-				children[ppid] = append(children[ppid], pid)
-			}
+		if parent, ok := ppid(pid); ok {
+			children[parent] = append(children[parent], pid)
 		}
 	}
 	tree := []int{root}
@@ -103,18 +103,18 @@ func procTree(root int) []int {
 	return tree
 }
 
-// statFields returns the fields of /proc/PID/stat after the command name
-// (field 3, the state, first).
-func statFields(pid int) ([]string, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+// ppid returns the parent of process pid (from /proc/PID/stat).
+func ppid(pid int) (int, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return nil, err
+		return 0, false
 	}
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
-		return nil, errors.New("bad stat")
+	rest, ok := procfs.AfterComm(b)
+	var v [procfs.PPID + 1]uint64
+	if !ok || procfs.Uints(rest, v[:]) < len(v) {
+		return 0, false
 	}
-	return strings.Fields(string(b[i+1:])), nil
+	return int(v[procfs.PPID]), true
 }
 
 // cpuNanos returns the CPU time the threads of pid have run, in

@@ -19,6 +19,7 @@ import (
 	"twserver/encpool"
 	"twserver/metrics"
 	"twserver/netproto"
+	"twserver/procs"
 	"twserver/server"
 )
 
@@ -103,11 +104,11 @@ func runGames(ctx context.Context, stop context.CancelFunc, cfgs []config.Config
 	} else if console != nil {
 		log.Info().Int("games", len(cfgs)).Msg("running several games in one process; the console on standard input is off (use each game's rcon or econ)")
 	}
-	raiseProcs(len(cfgs), log)
 	setGCPercent(log)
-	pool := encpool.New(0) // one per process: every game's snapshots share it
+	pool, sizer, restore := runtimeProcs(len(cfgs), log) // one per process: every game's snapshots share it
+	defer restore()
 	defer pool.Close()
-	games, err := startGames(ctx, cfgs, consoles, pool, log)
+	games, err := startGames(ctx, cfgs, consoles, pool, sizer, log)
 	defer stopSides(games)
 	if err != nil {
 		return 1
@@ -124,7 +125,7 @@ func runGames(ctx context.Context, stop context.CancelFunc, cfgs []config.Config
 // startGames creates the servers (bound sockets, loaded maps) and their
 // side channels, not yet running; consoles[i], if not nil, is game i's
 // console input. On an error the games started so far are returned with it.
-func startGames(ctx context.Context, cfgs []config.Config, consoles []io.Reader, pool *encpool.Pool, log zerolog.Logger) ([]*game, error) {
+func startGames(ctx context.Context, cfgs []config.Config, consoles []io.Reader, pool *encpool.Pool, sizer *procs.Sizer, log zerolog.Logger) ([]*game, error) {
 	games := make([]*game, 0, len(cfgs))
 	for i, cfg := range cfgs {
 		g := &game{cfg: cfg, log: log}
@@ -133,7 +134,7 @@ func startGames(ctx context.Context, cfgs []config.Config, consoles []io.Reader,
 		}
 		// Several games tick at phases spread over the tick, so their
 		// snapshot bursts do not coincide.
-		srv, err := server.New(server.Options{Config: cfg, Logger: g.log, Console: consoles[i], Pool: pool,
+		srv, err := server.New(server.Options{Config: cfg, Logger: g.log, Console: consoles[i], Pool: pool, Procs: sizer,
 			AlignTicks: len(cfgs) > 1, TickPhase: time.Duration(i) * netproto.TickDuration / time.Duration(len(cfgs))})
 		if err != nil {
 			g.log.Error().Err(err).Msg("cannot start")
@@ -247,19 +248,29 @@ func setGCPercent(log zerolog.Logger) {
 	log.Debug().Int("gogc", DefaultGOGC).Msg("garbage collector target")
 }
 
-// raiseProcs gives a process with several games one runtime thread (P) per
-// two games, at least the CPUs, unless GOMAXPROCS is set in the
-// environment. With 16 games on 2 Ps their loops and readers queue behind
-// each other in the Go scheduler, and on a busy machine the process's 2
-// threads get 2 threads' share of the CPUs: measured with 1024 clients
-// (scripts/bench1024.sh), 11 % of the ticks were skipped with 2 Ps and
-// none with 8.
-func raiseProcs(games int, log zerolog.Logger) {
-	if games < 2 || os.Getenv("GOMAXPROCS") != "" {
-		return
+// runtimeProcs starts the encode pool of a process with games games and,
+// unless GOMAXPROCS is set in the environment, the Sizer of its runtime
+// threads (Ps): one P while the process uses little CPU, up to a ceiling
+// as soon as it uses more (package procs), the pool's usable workers
+// following. The ceiling is the CPUs the runtime found, or one P per two
+// games when that is more: with 16 games on 2 Ps their loops and readers
+// queue behind each other in the Go scheduler, and on a busy machine the
+// process's 2 threads get 2 threads' share of the CPUs (measured with 1024
+// clients, scripts/bench1024.sh: 11 % of the ticks were skipped with 2 Ps
+// and none with 8). restore gives the runtime back its Ps of before (for
+// a caller that goes on, such as a test).
+func runtimeProcs(games int, log zerolog.Logger) (pool *encpool.Pool, sizer *procs.Sizer, restore func()) {
+	before := runtime.GOMAXPROCS(0)
+	restore = func() { runtime.GOMAXPROCS(before) }
+	if os.Getenv("GOMAXPROCS") != "" {
+		return encpool.New(0), nil, restore
 	}
-	if n := games / 2; n > runtime.GOMAXPROCS(0) {
-		runtime.GOMAXPROCS(n)
-		log.Info().Int("gomaxprocs", n).Int("games", games).Msg("one runtime thread per two games")
-	}
+	ceiling := max(before, games/2)
+	pool = encpool.New(ceiling - 1)
+	sizer = procs.New(ceiling, time.Now(), func(c procs.Change) {
+		pool.Limit(c.To - 1)
+		log.Debug().Int("from", c.From).Int("to", c.To).Float64("cpu_share", c.Share).Msg("runtime threads (GOMAXPROCS)")
+	})
+	log.Debug().Int("ceiling", ceiling).Int("games", games).Msg("runtime threads sized to the CPU used")
+	return pool, sizer, restore
 }

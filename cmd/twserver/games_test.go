@@ -110,7 +110,7 @@ func TestTwoGamesIsolated(t *testing.T) {
 	defer cancel()
 	pool := encpool.New(2) // the games share an encode pool, as in the process
 	defer pool.Close()
-	games, err := startGames(ctx, cfgs, []io.Reader{consoleA, nil}, pool, zerolog.Nop())
+	games, err := startGames(ctx, cfgs, []io.Reader{consoleA, nil}, pool, nil, zerolog.Nop())
 	defer stopSides(games)
 	if err != nil {
 		t.Fatal(err)
