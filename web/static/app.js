@@ -27,13 +27,16 @@ let lastFeedSeq = 0;
 // each is drawn at its game time: TICK_MS per tick after the earliest
 // arrival seen for a tick (the clock), plus a delay that follows the
 // largest gap between arrivals of the last WINDOW_MS (so that the next
-// bundle comes before the queue runs dry). A frame is never drawn before
-// one it follows; late ones are skipped.
+// bundle comes before the queue runs dry; it grows at once and shrinks by
+// DELAY_STEP_MS a frame, so that playback speeds up a little instead of
+// jumping). A frame is never drawn before one it follows; late ones are
+// skipped.
 const TICK_MS = 20;       // the game's tick
 const QUEUE_MAX = 64;     // frames waiting to be drawn
 const WINDOW_MS = 5000;   // the arrivals the clock and the delay follow
 const BUNDLE_MS = 20;     // arrivals this close are one bundle
 const DELAY_MIN_MS = 100; // the delay before two arrivals were seen
+const DELAY_STEP_MS = 10; // how much the delay shrinks a frame
 const UPDATE_MS = 40;     // draws closer than this count as one update
 let queue = [];           // frames waiting to be drawn, oldest first
 let clock = [];           // [arrival, arrival - tick * TICK_MS] of recent frames
@@ -123,9 +126,11 @@ function onFrame(f) {
   if (lastArrival >= 0 && now - lastArrival > BUNDLE_MS) gaps.push([now, now - lastArrival]);
   while (gaps.length && gaps[0][0] < now - WINDOW_MS) gaps.shift();
   lastArrival = now;
-  delay = gaps.length ? Math.max(...gaps.map((g) => g[1])) : DELAY_MIN_MS;
+  const want = gaps.length ? Math.max(...gaps.map((g) => g[1])) : DELAY_MIN_MS;
+  delay = Math.max(want, delay - DELAY_STEP_MS);
   queue.push(f);
   if (queue.length > QUEUE_MAX) queue.shift();
+  if (timer) { clearTimeout(timer); timer = 0; } // the clock or the delay may have moved
   schedule();
 }
 
