@@ -11,10 +11,11 @@
 # /proc/PID/task/*/schedstat over the phase), the mean and the p99 of the
 # tick work (the twserver_tick_duration_seconds histogram of /metrics at
 # the phase's start and end; p99 interpolated within its bucket), the
-# skipped ticks and the
-# bytes the viewers received; then per condition the mean, min and max
-# over the rounds and the change with viewers. Loopback only; every
-# process started here is stopped by PID.
+# skipped ticks, the server's write(2) calls a second (syscw of
+# /proc/PID/io: the viewers' writes; the game's UDP goes out with
+# sendmmsg, not counted) and the bytes the viewers received; then per
+# condition the mean, min and max over the rounds and the change with
+# viewers. Loopback only; every process started here is stopped by PID.
 set -uo pipefail
 N=63 V=50 PHASE=30 R=3 OUT=
 while getopts "n:v:d:r:o:h" opt; do
@@ -24,7 +25,7 @@ while getopts "n:v:d:r:o:h" opt; do
 	d) PHASE=${OPTARG%s} ;;
 	r) R=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) sed -n '2,16p' "$0"; exit 2 ;;
+	*) sed -n '2,18p' "$0"; exit 2 ;;
 	esac
 done
 [ "$V" -ge 1 ] && [ "$V" -le 100 ] || { echo "-v: 1..100 viewers (web.MaxStreams)" >&2; exit 2; }
@@ -72,12 +73,15 @@ sleep 15 # ramp-up and settling
 # schedns PID: CPU time (ns) of its threads (/proc/PID/task/*/schedstat;
 # /proc/PID/schedstat is the main thread's alone)
 schedns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {print s + 0}'; }
-# phase_row ROUND VIEWERS NS0 NS1 MS0 MS1 METRICS0 METRICS1 BYTES: one row
-# of phases.tsv from the CPU nanoseconds, the times (ms) and two /metrics texts
+# syscw PID: the write(2)-family calls of the process so far (/proc/PID/io)
+syscw() { awk '$1 == "syscw:" {print $2}' /proc/"$1"/io 2>/dev/null || echo 0; }
+# phase_row ROUND VIEWERS NS0 NS1 MS0 MS1 METRICS0 METRICS1 BYTES W0 W1: one
+# row of phases.tsv from the CPU nanoseconds, the times (ms), two /metrics
+# texts, the viewers' bytes and the write calls
 phase_row() {
 	python3 - "$@" <<'PY'
 import sys
-r, v, ns0, ns1, t0, t1, m0, m1, b = sys.argv[1:]
+r, v, ns0, ns1, t0, t1, m0, m1, b, w0, w1 = sys.argv[1:]
 def read(path):
     out = {}
     for line in open(path):
@@ -99,11 +103,12 @@ for upper, c in buckets:
         break
     lower, below = upper, c
 skipped = int(d.get("twserver_ticks_skipped_total", 0))
-print(f"{r}\t{v}\t{cpu:.2f}\t{mean:.1f}\t{p99:.3f}\t{skipped}\t{b}")
+writes = (int(w1) - int(w0)) / secs
+print(f"{r}\t{v}\t{cpu:.2f}\t{mean:.1f}\t{p99:.3f}\t{skipped}\t{writes:.0f}\t{b}")
 PY
 }
 
-printf 'phase\tviewers\tcpu_pct\twork_mean_us\twork_p99_ms\tskipped\tviewer_bytes\n' | tee "$OUT/phases.tsv"
+printf 'phase\tviewers\tcpu_pct\twork_mean_us\twork_p99_ms\tskipped\twrites_per_s\tviewer_bytes\n' | tee "$OUT/phases.tsv"
 for ((round = 1; round <= R; round++)); do
 	for viewers in 0 "$V"; do
 		vp=()
@@ -113,14 +118,14 @@ for ((round = 1; round <= R; round++)); do
 		done
 		sleep 1
 		curl -s --max-time 3 "$HTTP/metrics" >"$OUT/m0"
-		c0=$(schedns "$SPID") t0=$(date +%s%3N)
+		c0=$(schedns "$SPID") t0=$(date +%s%3N) w0=$(syscw "$SPID")
 		sleep "$PHASE"
-		c1=$(schedns "$SPID") t1=$(date +%s%3N)
+		c1=$(schedns "$SPID") t1=$(date +%s%3N) w1=$(syscw "$SPID")
 		curl -s --max-time 3 "$HTTP/metrics" >"$OUT/m1"
 		for p in ${vp[@]+"${vp[@]}"}; do wait "$p"; done
 		bytes=0
 		[ "$viewers" -eq 0 ] || bytes=$(awk '{s += $1} END {print s + 0}' "$OUT/viewers.$round")
-		phase_row "$round" "$viewers" "$c0" "$c1" "$t0" "$t1" "$OUT/m0" "$OUT/m1" "$bytes" | tee -a "$OUT/phases.tsv"
+		phase_row "$round" "$viewers" "$c0" "$c1" "$t0" "$t1" "$OUT/m0" "$OUT/m1" "$bytes" "$w0" "$w1" | tee -a "$OUT/phases.tsv"
 	done
 done
 python3 - "$OUT/phases.tsv" <<'EOF'
@@ -128,7 +133,7 @@ import math, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])][1:]
 def vals(v, col):
     return [float(r[col]) for r in rows if (r[1] != "0") == v and not math.isnan(float(r[col]))]
-for name, col in (("cpu % of a core", 2), ("tick work mean us", 3), ("tick work p99 ms", 4), ("skipped ticks", 5)):
+for name, col in (("cpu % of a core", 2), ("tick work mean us", 3), ("tick work p99 ms", 4), ("skipped ticks", 5), ("write calls a second", 6)):
     off, on = vals(False, col), vals(True, col)
     mo = sum(off) / len(off) if off else float("nan")
     mn = sum(on) / len(on) if on else float("nan")

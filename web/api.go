@@ -275,8 +275,9 @@ func (h *Handler) apiMap(w http.ResponseWriter, r *http.Request) {
 //
 // The handler takes the connection over (HTTP/1.1; the body ends when the
 // connection closes) and hands it to the game's streamer, which writes
-// the frames' shared encoding (streamMsgs) to every viewer, one write per
-// viewer and frame; the handler only waits for the stream's end.
+// the frames' shared encoding (streamMsgs) to every viewer within the
+// game's write budget (StreamWritesPerSecond: with many viewers several
+// frames a write); the handler only waits for the stream's end.
 func (h *Handler) apiEvents(w http.ResponseWriter, r *http.Request) {
 	g := h.game(w, r)
 	if g == nil {

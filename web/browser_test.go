@@ -18,6 +18,7 @@ import (
 	"twserver/internal/heavytest"
 	"twserver/internal/testenv"
 	"twserver/loadclient"
+	"twserver/server"
 )
 
 // chromiumPath is the headless browser of the browser tests (Debian's
@@ -108,16 +109,47 @@ func teePos(t *testing.T, ctx context.Context, id int) string {
 	return ""
 }
 
+// checkPlayback: over 3 s the minimap draws every frame the game
+// published (one per server.FrameEvery ticks), each at least 40 ms after
+// the one before (app.js's updates), at least 9.5 a second (the game's 10
+// a second, within the window's edges); it returns the page's playback
+// delay in ms.
+func checkPlayback(t *testing.T, ctx context.Context, what string) int {
+	t.Helper()
+	const expr = `(() => { const d = document.getElementById('minimap').dataset;
+	  return [d.frames, d.tick, d.delay, performance.now(), d.updates].map(Number) })()`
+	var p0, p1 [5]float64
+	if err := chromedp.Run(ctx, chromedp.Evaluate(expr, &p0)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second)
+	if err := chromedp.Run(ctx, chromedp.Evaluate(expr, &p1)); err != nil {
+		t.Fatal(err)
+	}
+	frames, ticks, ms, updates := p1[0]-p0[0], p1[1]-p0[1], p1[3]-p0[3], p1[4]-p0[4]
+	rate := updates * 1000 / ms
+	t.Logf("%s: %v frames drawn over %v ticks in %.0f ms, %v updates (%.1f/s), playback delay %v ms", what, frames, ticks, ms, updates, rate, p1[2])
+	if rate < 9.5 || frames < ticks/server.FrameEvery-1 {
+		t.Errorf("%s: the minimap drew %v frames over %v ticks in %.0f ms, %v updates (%.1f/s)", what, frames, ticks, ms, updates, rate)
+	}
+	return int(p1[2])
+}
+
 // TestBrowserPage: the public page in headless Chromium against two real
 // games of one process with synthetic clients: both games are listed; the
 // names and scores show; a chat line appears within 2 s; the minimap's
-// tee moves with its client; a plot gains points; a hostile name and chat
-// line are shown as text and open no dialog.
+// tee moves with its client and the minimap draws every frame at its pace,
+// also when they come in bundles (a low write budget); a plot gains
+// points; a hostile name and chat line are shown as text and open no
+// dialog.
 func TestBrowserPage(t *testing.T) {
 	ctx, dialogs := browser(t)
 	a := startGame(t, "Arena <i>one</i>", "ctf")
 	b := startGame(t, "Second game", "dm")
-	_, ts := startWeb(t, Options{PublicChat: true, SampleEvery: 500 * time.Millisecond}, a, b)
+	h, ts := startWeb(t, Options{PublicChat: true, SampleEvery: 500 * time.Millisecond}, a, b)
+	// the second game writes its viewer twice a second: the frames come in
+	// bundles of five, as with 50 viewers and StreamWritesPerSecond
+	h.byPort[int(b.Addr().Port())].stream.budget = 2
 	var bs bots
 	alice := bs.join(t, a, "alice", loadclient.PatternWalk)
 	evil := bs.join(t, a, "<b>x", loadclient.PatternIdle)
@@ -158,13 +190,8 @@ func TestBrowserPage(t *testing.T) {
 	if p0 == "" || seen[len(seen)-1] == p0 {
 		t.Errorf("alice's tee on the minimap does not move in 4 s: %q (all: %q)", seen, evalString(t, ctx, `document.getElementById('minimap').dataset.tees`))
 	}
-	frames0 := evalString(t, ctx, `document.getElementById('minimap').dataset.frames`)
-	time.Sleep(time.Second)
-	frames1 := evalString(t, ctx, `document.getElementById('minimap').dataset.frames`)
-	f0, _ := strconv.Atoi(frames0)
-	f1, _ := strconv.Atoi(frames1)
-	if f1-f0 < 10 {
-		t.Errorf("minimap: %d frames in a second, want at least 10", f1-f0)
+	if delay := checkPlayback(t, ctx, "one viewer, a write per frame"); delay >= 400 {
+		t.Errorf("minimap: playback delay %d ms with a frame per write", delay)
 	}
 	pts0, _ := strconv.Atoi(evalString(t, ctx, `document.getElementById('plot-players').dataset.points`))
 	waitJS(t, ctx, 12*time.Second, "plot gains points",
@@ -198,6 +225,11 @@ func TestBrowserPage(t *testing.T) {
 	}
 	waitJS(t, ctx, 5*time.Second, "switch to the second game",
 		`document.getElementById('g-name').textContent === 'Second game' && [...document.querySelectorAll('#players tbody tr')].some(r => r.cells[0].textContent === 'bob')`)
+	waitJS(t, ctx, 5*time.Second, "playback delay follows the bundles", `Number(document.getElementById('minimap').dataset.delay) >= 400`)
+	time.Sleep(2 * time.Second) // the delay grows to the largest gap of the first bundles
+	if delay := checkPlayback(t, ctx, "one viewer, five frames per write"); delay < 400 || delay > 1000 {
+		t.Errorf("minimap: playback delay %d ms with writes 500 ms apart", delay)
+	}
 	if n := dialogs.Load(); n != 0 {
 		t.Errorf("%d JavaScript dialogs opened", n)
 	}

@@ -3,8 +3,9 @@
 // minimap), its JSON API (/api/...) and the audited admin page (/admin).
 //
 // It reads each game through what the game loop publishes: the frames of
-// package live (one per published tick, shared by every viewer; a slow
-// viewer skips frames), the atomic counters and histograms of package
+// package live (one per published tick, shared by every viewer, written
+// to a game's viewers within a budget of writes a second; a slow viewer
+// skips frames), the atomic counters and histograms of package
 // server (sampled here for the plots), and for admin actions
 // Server.RunAdmin, which queues the console line on the loop's bounded
 // command queue like rcon and econ lines and writes the audit line. Nothing

@@ -13,11 +13,38 @@ let current = null;
 let stream = null;
 let layer = null;       // {gen, width, height, image}
 let layerGen = -1;
-let frame = null;       // the newest "frame" message (positions)
+let frame = null;       // the "frame" message shown (positions)
 let game = null;        // the newest "game" message (state, players)
 let follow = -1;
-let frames = 0;
+let frames = 0;         // frames drawn
+let updates = 0;        // frames drawn UPDATE_MS or more after the one before
+let drawnAt = -Infinity;
+let received = 0;       // frames received
 let lastFeedSeq = 0;
+
+// Playback. With many viewers the server writes each one only a few
+// times a second, several frames at once, so the frames are queued and
+// each is drawn at its game time: TICK_MS per tick after the earliest
+// arrival seen for a tick (the clock), plus a delay that follows the
+// largest gap between arrivals of the last WINDOW_MS (so that the next
+// bundle comes before the queue runs dry; it grows at once and shrinks by
+// DELAY_STEP_MS a frame, so that playback speeds up a little instead of
+// jumping). A frame is never drawn before one it follows; late ones are
+// skipped.
+const TICK_MS = 20;       // the game's tick
+const QUEUE_MAX = 64;     // frames waiting to be drawn
+const WINDOW_MS = 5000;   // the arrivals the clock and the delay follow
+const BUNDLE_MS = 20;     // arrivals this close are one bundle
+const DELAY_MIN_MS = 100; // the delay before two arrivals were seen
+const DELAY_STEP_MS = 10; // how much the delay shrinks a frame
+const UPDATE_MS = 40;     // draws closer than this count as one update
+let queue = [];           // frames waiting to be drawn, oldest first
+let clock = [];           // [arrival, arrival - tick * TICK_MS] of recent frames
+let gaps = [];            // [arrival, gap to the bundle before] of recent bundles
+let lastArrival = -1;
+let lastSeq = 0;          // the newest frame received on this connection
+let delay = DELAY_MIN_MS;
+let timer = 0;
 
 function el(tag, text, cls) {
   const e = document.createElement(tag);
@@ -54,9 +81,12 @@ function select(port) {
   for (const b of $('games').children) b.classList.toggle('on', Number(b.dataset.port) === port);
   if (stream) stream.close();
   layer = null; layerGen = -1; frame = null; game = null; lastFeedSeq = 0; follow = -1;
+  resetPlayback();
+  gaps = []; lastArrival = -1; delay = DELAY_MIN_MS;
   $('feed').replaceChildren();
   $('recordings').replaceChildren();
   stream = new EventSource('/api/games/' + port + '/events');
+  stream.addEventListener('open', () => { lastSeq = 0; }); // (re)connected: seq may start over
   stream.addEventListener('frame', (e) => onFrame(JSON.parse(e.data)));
   stream.addEventListener('game', (e) => { game = JSON.parse(e.data); showGame(game); });
   stream.addEventListener('feed', (e) => onFeed(JSON.parse(e.data)));
@@ -85,10 +115,59 @@ async function loadRecordings() {
 }
 
 function onFrame(f) {
-  frame = f;
-  frames++;
-  if (f.map_gen !== layerGen) { layerGen = f.map_gen; loadLayer(current, f.map_gen); }
-  draw();
+  const now = performance.now();
+  received++;
+  if (f.seq <= lastSeq) return; // not newer than one had on this connection
+  lastSeq = f.seq;
+  const newest = queue.length ? queue[queue.length - 1] : frame;
+  if (newest && f.tick < newest.tick) resetPlayback(); // the game's tick started over
+  clock.push([now, now - f.tick * TICK_MS]);
+  while (clock.length && clock[0][0] < now - WINDOW_MS) clock.shift();
+  if (lastArrival >= 0 && now - lastArrival > BUNDLE_MS) gaps.push([now, now - lastArrival]);
+  while (gaps.length && gaps[0][0] < now - WINDOW_MS) gaps.shift();
+  lastArrival = now;
+  const want = gaps.length ? Math.max(...gaps.map((g) => g[1])) : DELAY_MIN_MS;
+  delay = Math.max(want, delay - DELAY_STEP_MS);
+  queue.push(f);
+  if (queue.length > QUEUE_MAX) queue.shift();
+  if (timer) { clearTimeout(timer); timer = 0; } // the clock or the delay may have moved
+  schedule();
+}
+
+// when frame f is due to be drawn (performance.now time)
+function dueAt(f) {
+  let base = Infinity;
+  for (const c of clock) base = Math.min(base, c[1]);
+  return base + f.tick * TICK_MS + delay;
+}
+
+// forget the queue and the clock (another game, or its tick started over)
+function resetPlayback() {
+  queue = []; clock = [];
+  if (timer) { clearTimeout(timer); timer = 0; }
+}
+
+// sets the timer for the next queued frame
+function schedule() {
+  if (timer || !queue.length) return;
+  timer = setTimeout(play, Math.max(0, dueAt(queue[0]) - performance.now()));
+}
+
+// draws the newest frame that is due (skipping older due ones)
+function play() {
+  timer = 0;
+  const now = performance.now();
+  let next = null;
+  while (queue.length && dueAt(queue[0]) <= now + 1) next = queue.shift();
+  if (next) {
+    frame = next;
+    frames++;
+    if (now - drawnAt >= UPDATE_MS) updates++;
+    drawnAt = now;
+    if (frame.map_gen !== layerGen) { layerGen = frame.map_gen; loadLayer(current, frame.map_gen); }
+    draw();
+  }
+  schedule();
 }
 
 async function loadLayer(port, gen) {
@@ -216,6 +295,10 @@ function draw() {
   }
   cv.dataset.tees = drawn.join(' ');
   cv.dataset.frames = String(frames);
+  cv.dataset.updates = String(updates);
+  cv.dataset.received = String(received);
+  cv.dataset.tick = String(frame.tick);
+  cv.dataset.delay = String(Math.round(delay));
 }
 
 function dot(ctx, x, y, r, colour) {
