@@ -203,3 +203,22 @@ func BenchmarkLoop63Mixed(b *testing.B) {
 		ls.step()
 	}
 }
+
+// BenchmarkLoop63ClientsLive is BenchmarkLoop63Clients with a live viewer
+// attached: the loop also publishes a frame every FrameEvery ticks.
+func BenchmarkLoop63ClientsLive(b *testing.B) {
+	ls := newLoadServer(b, 63, 16)
+	rd, err := ls.live.hub.Attach()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rd.Detach()
+	for range 500 { // spawn, match start, warm up buffers
+		ls.step()
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		ls.step()
+		ls.step()
+	}
+}
