@@ -4,18 +4,23 @@
 # What live web viewers cost a game: one twserver (64 slots, 16 playing,
 # the reference dm1 map, the web page on) with CLIENTS twload clients
 # (default 63, random inputs) for the whole run, and ROUNDS (default 3)
-# pairs of phases of PHASE (default 30s) each: first no viewer, then
-# VIEWERS (default 50) curl processes reading the live stream
-# (/api/games/PORT/events) of the game. For every phase it prints the
-# server's CPU (share of one core: its threads' CPU time in
-# /proc/PID/task/*/schedstat over the phase), the mean and the p99 of the
-# tick work (the twserver_tick_duration_seconds histogram of /metrics at
-# the phase's start and end; p99 interpolated within its bucket), the
-# skipped ticks, the server's write(2) calls a second (syscw of
-# /proc/PID/io: the viewers' writes; the game's UDP goes out with
+# rounds of three phases of PHASE (default 30s) each: no viewer; VIEWERS
+# (default 50) viewers as as many curl processes, each reading the live
+# stream (/api/games/PORT/events) of the game; the same VIEWERS streams
+# read by one curl process (--parallel). The two viewer phases cost the
+# server the same work (connections, frames, writes); they differ in what
+# the readers do to the machine: 50 processes woken on the same 2 cores
+# slow the game's own work, as viewers elsewhere would not. For every
+# phase it prints the server's CPU (share of one core: its threads' CPU
+# time in /proc/PID/task/*/schedstat over the phase), the mean and the p99
+# of the tick work (the twserver_tick_duration_seconds histogram of
+# /metrics at the phase's start and end; p99 interpolated within its
+# bucket), the skipped ticks, the server's write(2) calls a second (syscw
+# of /proc/PID/io: the viewers' writes; the game's UDP goes out with
 # sendmmsg, not counted) and the bytes the viewers received; then per
-# condition the mean, min and max over the rounds and the change with
-# viewers. Loopback only; every process started here is stopped by PID.
+# condition the mean, min and max over the rounds and the change from the
+# phases without viewers. Loopback only; every process started here is
+# stopped by PID.
 set -uo pipefail
 N=63 V=50 PHASE=30 R=3 OUT=
 while getopts "n:v:d:r:o:h" opt; do
@@ -25,7 +30,7 @@ while getopts "n:v:d:r:o:h" opt; do
 	d) PHASE=${OPTARG%s} ;;
 	r) R=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) sed -n '2,18p' "$0"; exit 2 ;;
+	*) sed -n '2,23p' "$0"; exit 2 ;;
 	esac
 done
 [ "$V" -ge 1 ] && [ "$V" -le 100 ] || { echo "-v: 1..100 viewers (web.MaxStreams)" >&2; exit 2; }
@@ -63,7 +68,7 @@ SPID=$!
 PIDS+=("$SPID")
 sleep 1
 kill -0 "$SPID" 2>/dev/null || die "server did not start (see $OUT/server.log)"
-TOTAL=$((2 * R * (PHASE + 5) + 30)) # settling, and each phase's start and wait for its viewers
+TOTAL=$((3 * R * (PHASE + 5) + 30)) # settling, and each phase's start and wait for its viewers
 "$TWLOAD" -addr "127.0.0.1:$PORT" -n "$N" -rampup 5s -duration "${TOTAL}s" -pattern random \
 	-sources 16 -source-base 127.0.0.2 -status off -json "$OUT/twload.json" 2>"$OUT/twload.err" &
 PIDS+=("$!")
@@ -75,13 +80,13 @@ sleep 15 # ramp-up and settling
 schedns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {print s + 0}'; }
 # syscw PID: the write(2)-family calls of the process so far (/proc/PID/io)
 syscw() { awk '$1 == "syscw:" {print $2}' /proc/"$1"/io 2>/dev/null || echo 0; }
-# phase_row ROUND VIEWERS NS0 NS1 MS0 MS1 METRICS0 METRICS1 BYTES W0 W1: one
-# row of phases.tsv from the CPU nanoseconds, the times (ms), two /metrics
-# texts, the viewers' bytes and the write calls
+# phase_row VIEWERS NS0 NS1 MS0 MS1 METRICS0 METRICS1 BYTES W0 W1: the rest
+# of a row of phases.tsv from the CPU nanoseconds, the times (ms), two
+# /metrics texts, the viewers' bytes and the write calls
 phase_row() {
 	python3 - "$@" <<'PY'
 import sys
-r, v, ns0, ns1, t0, t1, m0, m1, b, w0, w1 = sys.argv[1:]
+v, ns0, ns1, t0, t1, m0, m1, b, w0, w1 = sys.argv[1:]
 def read(path):
     out = {}
     for line in open(path):
@@ -104,18 +109,29 @@ for upper, c in buckets:
     lower, below = upper, c
 skipped = int(d.get("twserver_ticks_skipped_total", 0))
 writes = (int(w1) - int(w0)) / secs
-print(f"{r}\t{v}\t{cpu:.2f}\t{mean:.1f}\t{p99:.3f}\t{skipped}\t{writes:.0f}\t{b}")
+print(f"{v}\t{cpu:.2f}\t{mean:.1f}\t{p99:.3f}\t{skipped}\t{writes:.0f}\t{b}")
 PY
 }
 
-printf 'phase\tviewers\tcpu_pct\twork_mean_us\twork_p99_ms\tskipped\twrites_per_s\tviewer_bytes\n' | tee "$OUT/phases.tsv"
+printf 'phase\treaders\tviewers\tcpu_pct\twork_mean_us\twork_p99_ms\tskipped\twrites_per_s\tviewer_bytes\n' | tee "$OUT/phases.tsv"
+URL="$HTTP/api/games/$PORT/events"
 for ((round = 1; round <= R; round++)); do
-	for viewers in 0 "$V"; do
-		vp=()
-		for ((i = 0; i < viewers; i++)); do
-			curl -sN --max-time "$((PHASE + 2))" -o /dev/null -w '%{size_download}\n' "$HTTP/api/games/$PORT/events" >>"$OUT/viewers.$round" 2>/dev/null &
-			vp+=("$!")
-		done
+	for readers in none processes one; do
+		vp=() viewers=$V out="$OUT/viewers.$round.$readers"
+		case $readers in
+		none) viewers=0 ;;
+		processes)
+			for ((i = 0; i < V; i++)); do
+				curl -sN --max-time "$((PHASE + 2))" -o /dev/null -w '%{size_download}\n' "$URL" >>"$out" 2>/dev/null &
+				vp+=("$!")
+			done ;;
+		one)
+			args=()
+			for ((i = 0; i < V; i++)); do args+=(-o /dev/null "$URL"); done
+			curl -sN -Z --parallel-max "$V" --parallel-immediate --max-time "$((PHASE + 2))" -w '%{size_download}\n' \
+				"${args[@]}" >>"$out" 2>/dev/null &
+			vp+=("$!") ;;
+		esac
 		sleep 1
 		curl -s --max-time 3 "$HTTP/metrics" >"$OUT/m0"
 		c0=$(schedns "$SPID") t0=$(date +%s%3N) w0=$(syscw "$SPID")
@@ -124,21 +140,25 @@ for ((round = 1; round <= R; round++)); do
 		curl -s --max-time 3 "$HTTP/metrics" >"$OUT/m1"
 		for p in ${vp[@]+"${vp[@]}"}; do wait "$p"; done
 		bytes=0
-		[ "$viewers" -eq 0 ] || bytes=$(awk '{s += $1} END {print s + 0}' "$OUT/viewers.$round")
-		phase_row "$round" "$viewers" "$c0" "$c1" "$t0" "$t1" "$OUT/m0" "$OUT/m1" "$bytes" "$w0" "$w1" | tee -a "$OUT/phases.tsv"
+		[ "$viewers" -eq 0 ] || bytes=$(awk '{s += $1} END {print s + 0}' "$out")
+		printf '%s\t' "$round" "$readers" | tee -a "$OUT/phases.tsv"
+		phase_row "$viewers" "$c0" "$c1" "$t0" "$t1" "$OUT/m0" "$OUT/m1" "$bytes" "$w0" "$w1" | tee -a "$OUT/phases.tsv"
 	done
 done
 python3 - "$OUT/phases.tsv" <<'EOF'
 import math, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])][1:]
-def vals(v, col):
-    return [float(r[col]) for r in rows if (r[1] != "0") == v and not math.isnan(float(r[col]))]
-for name, col in (("cpu % of a core", 2), ("tick work mean us", 3), ("tick work p99 ms", 4), ("skipped ticks", 5), ("write calls a second", 6)):
-    off, on = vals(False, col), vals(True, col)
-    mo = sum(off) / len(off) if off else float("nan")
-    mn = sum(on) / len(on) if on else float("nan")
-    ch = (mn - mo) / mo * 100 if mo else float("nan")
-    print(f"{name}: without viewers {mo:.2f} ({min(off, default=0):.2f}-{max(off, default=0):.2f}), "
-          f"with {mn:.2f} ({min(on, default=0):.2f}-{max(on, default=0):.2f}): {mn - mo:+.2f} ({ch:+.1f} %)")
+def vals(readers, col):
+    return [float(r[col]) for r in rows if r[1] == readers and not math.isnan(float(r[col]))]
+def stat(v):
+    return (sum(v) / len(v) if v else float("nan")), min(v, default=0), max(v, default=0)
+for name, col in (("cpu % of a core", 3), ("tick work mean us", 4), ("tick work p99 ms", 5), ("skipped ticks", 6), ("write calls a second", 7)):
+    mo, lo, hi = stat(vals("none", col))
+    line = f"{name}: without viewers {mo:.2f} ({lo:.2f}-{hi:.2f})"
+    for readers, what in (("processes", "one process each"), ("one", "in one process")):
+        mn, a, b = stat(vals(readers, col))
+        ch = (mn - mo) / mo * 100 if mo else float("nan")
+        line += f"; viewers {what} {mn:.2f} ({a:.2f}-{b:.2f}): {mn - mo:+.2f} ({ch:+.1f} %)"
+    print(line)
 EOF
 log "clients' result: $OUT/twload.json"
