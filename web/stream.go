@@ -46,7 +46,7 @@ const (
 	// the writes a second to all its viewers together (the first write to
 	// a viewer that joins is not counted). Up to a tenth as many viewers
 	// are written every frame; more share the budget.
-	StreamWritesPerSecond = 100
+	StreamWritesPerSecond = 50
 	// StreamMaxInterval caps the time between two writes to one viewer
 	// (more viewers than the budget allows a second then cost more writes).
 	StreamMaxInterval = time.Second
