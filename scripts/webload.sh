@@ -9,18 +9,19 @@
 # stream (/api/games/PORT/events) of the game; the same VIEWERS streams
 # read by one curl process (--parallel). The two viewer phases cost the
 # server the same work (connections, frames, writes); they differ in what
-# the readers do to the machine: 50 processes woken on the same 2 cores
-# slow the game's own work, as viewers elsewhere would not. For every
+# the readers cost the machine the server shares with them (as many woken
+# processes, or one). For every
 # phase it prints the server's CPU (share of one core: its threads' CPU
 # time in /proc/PID/task/*/schedstat over the phase), the mean and the p99
 # of the tick work (the twserver_tick_duration_seconds histogram of
 # /metrics at the phase's start and end; p99 interpolated within its
-# bucket), the skipped ticks, the server's write(2) calls a second (syscw
-# of /proc/PID/io: the viewers' writes; the game's UDP goes out with
-# sendmmsg, not counted) and the bytes the viewers received; then per
-# condition the mean, min and max over the rounds and the change from the
-# phases without viewers. Loopback only; every process started here is
-# stopped by PID.
+# bucket), the p99 of the loop's lateness (twserver_tick_lateness_seconds:
+# how late it woke for a due tick), the skipped ticks, the server's
+# write(2) calls a second (syscw of /proc/PID/io: the viewers' writes; the
+# game's UDP goes out with sendmmsg, not counted) and the bytes the viewers
+# received; then per condition the mean, min and max over the rounds and
+# the change from the phases without viewers. Loopback only; every process
+# started here is stopped by PID.
 set -uo pipefail
 N=63 V=50 PHASE=30 R=3 OUT=
 while getopts "n:v:d:r:o:h" opt; do
@@ -30,7 +31,7 @@ while getopts "n:v:d:r:o:h" opt; do
 	d) PHASE=${OPTARG%s} ;;
 	r) R=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) sed -n '2,23p' "$0"; exit 2 ;;
+	*) sed -n '2,24p' "$0"; exit 2 ;;
 	esac
 done
 [ "$V" -ge 1 ] && [ "$V" -le 100 ] || { echo "-v: 1..100 viewers (web.MaxStreams)" >&2; exit 2; }
@@ -72,7 +73,7 @@ TOTAL=$((3 * R * (PHASE + 5) + 30)) # settling, and each phase's start and wait 
 "$TWLOAD" -addr "127.0.0.1:$PORT" -n "$N" -rampup 5s -duration "${TOTAL}s" -pattern random \
 	-sources 16 -source-base 127.0.0.2 -status off -json "$OUT/twload.json" 2>"$OUT/twload.err" &
 PIDS+=("$!")
-log "server pid $SPID udp $PORT http $HPORT; $N clients; $R rounds of ${PHASE}s without and with $V viewers; output $OUT"
+log "server pid $SPID udp $PORT http $HPORT; $N clients; $R rounds of ${PHASE}s without viewers, with $V viewer processes and with $V viewers in one process; output $OUT"
 sleep 15 # ramp-up and settling
 
 # schedns PID: CPU time (ns) of its threads (/proc/PID/task/*/schedstat;
@@ -90,7 +91,7 @@ v, ns0, ns1, t0, t1, m0, m1, b, w0, w1 = sys.argv[1:]
 def read(path):
     out = {}
     for line in open(path):
-        if line.startswith(("twserver_tick_duration_seconds", "twserver_ticks_skipped_total")):
+        if line.startswith(("twserver_tick_duration_seconds", "twserver_tick_lateness_seconds", "twserver_ticks_skipped_total")):
             k, _, val = line.rpartition(" ")
             out[k] = float(val)
     return out
@@ -98,22 +99,27 @@ a, z = read(m0), read(m1)
 d = {k: z[k] - a.get(k, 0) for k in z}
 secs = (int(t1) - int(t0)) / 1000
 cpu = (int(ns1) - int(ns0)) / 1e9 / secs * 100
-n = d.get("twserver_tick_duration_seconds_count", 0)
-mean = d.get("twserver_tick_duration_seconds_sum", 0) / max(n, 1) * 1e6
-buckets = sorted((float(k.split('le="')[1].split('"')[0]), c) for k, c in d.items() if "_bucket{" in k)
-p99, lower, below = float("nan"), 0.0, 0.0
-for upper, c in buckets:
-    if n and c >= 0.99 * n:
-        p99 = (upper if c == below or upper == float("inf") else lower + (upper - lower) * (0.99 * n - below) / (c - below)) * 1000
-        break
-    lower, below = upper, c
+def hist(name):
+    """the mean (us) and the p99 (ms, interpolated within its bucket) of histogram name over the phase"""
+    n = d.get(name + "_count", 0)
+    mean = d.get(name + "_sum", 0) / max(n, 1) * 1e6
+    buckets = sorted((float(k.split('le="')[1].split('"')[0]), c) for k, c in d.items() if k.startswith(name + "_bucket{"))
+    p99, lower, below = float("nan"), 0.0, 0.0
+    for upper, c in buckets:
+        if n and c >= 0.99 * n:
+            p99 = (upper if c == below or upper == float("inf") else lower + (upper - lower) * (0.99 * n - below) / (c - below)) * 1000
+            break
+        lower, below = upper, c
+    return mean, p99
+mean, p99 = hist("twserver_tick_duration_seconds")
+_, late99 = hist("twserver_tick_lateness_seconds")
 skipped = int(d.get("twserver_ticks_skipped_total", 0))
 writes = (int(w1) - int(w0)) / secs
-print(f"{v}\t{cpu:.2f}\t{mean:.1f}\t{p99:.3f}\t{skipped}\t{writes:.0f}\t{b}")
+print(f"{v}\t{cpu:.2f}\t{mean:.1f}\t{p99:.3f}\t{late99:.3f}\t{skipped}\t{writes:.0f}\t{b}")
 PY
 }
 
-printf 'phase\treaders\tviewers\tcpu_pct\twork_mean_us\twork_p99_ms\tskipped\twrites_per_s\tviewer_bytes\n' | tee "$OUT/phases.tsv"
+printf 'phase\treaders\tviewers\tcpu_pct\twork_mean_us\twork_p99_ms\tlate_p99_ms\tskipped\twrites_per_s\tviewer_bytes\n' | tee "$OUT/phases.tsv"
 URL="$HTTP/api/games/$PORT/events"
 for ((round = 1; round <= R; round++)); do
 	for readers in none processes one; do
@@ -152,7 +158,7 @@ def vals(readers, col):
     return [float(r[col]) for r in rows if r[1] == readers and not math.isnan(float(r[col]))]
 def stat(v):
     return (sum(v) / len(v) if v else float("nan")), min(v, default=0), max(v, default=0)
-for name, col in (("cpu % of a core", 3), ("tick work mean us", 4), ("tick work p99 ms", 5), ("skipped ticks", 6), ("write calls a second", 7)):
+for name, col in (("cpu % of a core", 3), ("tick work mean us", 4), ("tick work p99 ms", 5), ("tick lateness p99 ms", 6), ("skipped ticks", 7), ("write calls a second", 8)):
     mo, lo, hi = stat(vals("none", col))
     line = f"{name}: without viewers {mo:.2f} ({lo:.2f}-{hi:.2f})"
     for readers, what in (("processes", "one process each"), ("one", "in one process")):
