@@ -116,8 +116,23 @@ func (ls *loadServer) step() {
 // BenchmarkLoop63Clients measures the game loop with 63 in-game clients (16
 // players, 47 spectators): per iteration two ticks (one snapshot round), 126
 // INPUT datagrams handled, 63 snapshots built, delta-encoded and sent.
-func BenchmarkLoop63Clients(b *testing.B) {
+func BenchmarkLoop63Clients(b *testing.B) { benchLoop63(b, false) }
+
+// BenchmarkLoop63ClientsLive is BenchmarkLoop63Clients with a live viewer
+// attached: the loop also publishes a frame every FrameEvery ticks.
+func BenchmarkLoop63ClientsLive(b *testing.B) { benchLoop63(b, true) }
+
+// benchLoop63 runs the loop with 63 in-game clients, two ticks an
+// iteration, with a live reader attached when live.
+func benchLoop63(b *testing.B, live bool) {
 	ls := newLoadServer(b, 63, 16)
+	if live {
+		rd, err := ls.live.hub.Attach()
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer rd.Detach()
+	}
 	for range 500 { // spawn, match start, warm up buffers
 		ls.step()
 	}
@@ -195,25 +210,6 @@ func TestLoopMixedAllocs(t *testing.T) {
 func BenchmarkLoop63Mixed(b *testing.B) {
 	ls := newMixedLoadServer(b, 63, 16)
 	for range 500 {
-		ls.step()
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		ls.step()
-		ls.step()
-	}
-}
-
-// BenchmarkLoop63ClientsLive is BenchmarkLoop63Clients with a live viewer
-// attached: the loop also publishes a frame every FrameEvery ticks.
-func BenchmarkLoop63ClientsLive(b *testing.B) {
-	ls := newLoadServer(b, 63, 16)
-	rd, err := ls.live.hub.Attach()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rd.Detach()
-	for range 500 { // spawn, match start, warm up buffers
 		ls.step()
 	}
 	b.ReportAllocs()
