@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"syscall"
@@ -33,9 +32,13 @@ const (
 // FIFO reads console commands from a named pipe, one per line, like
 // DDNet's sv_input_fifo: `echo "say hello" > PATH`. The pipe is created
 // (mode 0600) when missing; a path that exists and is not a named pipe is an
-// error. Run opens it for reading (which waits for a writer), reads until
-// the writers closed it, and opens it again: writers come and go, and a last
-// line without a newline ends with its writer.
+// error. Run holds the pipe open for reading the whole time, so a writer's
+// open never waits and nothing a writer wrote is lost or refused between
+// writers; it waits in the runtime's poller (no polling) for data, and a
+// last line without a newline ends when every writer has closed the pipe.
+// (Two writers that follow each other before the first one's close is seen
+// share the pipe's stream, as with any reader of a pipe: end lines with a
+// newline, as echo does.)
 type FIFO struct {
 	path  string
 	exec  func(ctx context.Context, line string) error
@@ -60,83 +63,89 @@ func OpenFIFO(path string, exec func(ctx context.Context, line string) error, lo
 		limit: rate.NewLimiter(FIFOLinesPerSecond, FIFOLinesPerSecond)}, nil
 }
 
-// Run reads and runs lines until ctx is done, which also ends a wait for a
-// writer or for data at once.
+// Run reads and runs lines until ctx is done, which also ends a wait for
+// data at once.
 func (p *FIFO) Run(ctx context.Context) {
 	p.log.Info().Str("path", p.path).Msg("reading console commands from the input fifo")
 	buf := make([]byte, fifoReadSize)
 	for ctx.Err() == nil {
-		f, err := p.openReader(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			p.log.Warn().Err(err).Msg("input fifo cannot be opened; trying again")
-			select {
-			case <-time.After(fifoRetry):
-				continue
-			case <-ctx.Done():
-				return
-			}
+		// Non-blocking: the open does not wait for a writer, and the
+		// reads wait in the poller.
+		f, err := os.OpenFile(p.path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err == nil {
+			err = p.read(ctx, f, buf)
+			_ = f.Close()
 		}
-		p.readWriters(ctx, f, buf)
-		_ = f.Close()
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		p.log.Warn().Err(err).Msg("input fifo cannot be read; opening it again")
+		select {
+		case <-time.After(fifoRetry):
+		case <-ctx.Done():
+			return
+		}
 	}
 }
 
-// openReader opens the pipe for reading; the open waits until a writer
-// opens it. When ctx ends first, a writer end opened and closed at once
-// releases the wait.
-func (p *FIFO) openReader(ctx context.Context) (*os.File, error) {
-	opened := make(chan struct{})
-	stop := context.AfterFunc(ctx, func() {
-		for {
-			if w, err := os.OpenFile(p.path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-				_ = w.Close()
-			}
-			select {
-			case <-opened:
-				return
-			case <-time.After(10 * time.Millisecond):
-			}
-		}
-	})
-	f, err := os.OpenFile(p.path, os.O_RDONLY, 0)
-	close(opened)
-	stop()
-	if err == nil && ctx.Err() != nil {
-		_ = f.Close()
-		return nil, ctx.Err()
+// read runs the lines of f until ctx ends (nil) or reading fails.
+//
+// A read of the pipe gives data, EAGAIN while writers hold it open with
+// nothing written, or 0 bytes while no writer holds it. Only data and a
+// writer's close wake the poller (not the mere presence of no writer), so a
+// 0-byte read after data means the writers are gone: the line they left
+// without a newline is run then, and the wait goes on for the next writer.
+func (p *FIFO) read(ctx context.Context, f *os.File, buf []byte) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
 	}
-	return f, err
-}
-
-// readWriters runs the lines of f until every writer closed it (the last
-// line may lack its newline) or ctx ends.
-func (p *FIFO) readWriters(ctx context.Context, f *os.File, buf []byte) {
 	stop := context.AfterFunc(ctx, func() { _ = f.Close() })
 	defer stop()
-	var sp fifoSplitter
+	var (
+		sp   fifoSplitter
+		n    int
+		rerr error
+	)
+	readOnce := func(fd uintptr) bool {
+		for {
+			n, rerr = syscall.Read(int(fd), buf)
+			if rerr != syscall.EINTR {
+				break
+			}
+		}
+		switch {
+		case rerr == syscall.EAGAIN:
+			return false // writers, no data yet
+		case rerr != nil:
+			return true
+		case n == 0:
+			return sp.pending() // no writer: a line left to end, or wait
+		}
+		return true
+	}
 	for {
-		n, err := f.Read(buf)
+		if err := rc.Read(readOnce); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		if rerr != nil {
+			return rerr
+		}
 		rest := buf[:n]
 		for {
 			line, tooLong, more := sp.next(&rest)
-			if !more && err != nil {
+			if !more && n == 0 {
 				line, tooLong, more = sp.end()
 			}
 			if !more {
 				break
 			}
 			if !p.run(ctx, line, tooLong) {
-				return
+				return nil
 			}
-		}
-		if err != nil {
-			if !errors.Is(err, io.EOF) && ctx.Err() == nil {
-				p.log.Warn().Err(err).Msg("input fifo read failed; opening it again")
-			}
-			return
 		}
 	}
 }
@@ -200,6 +209,9 @@ func (s *fifoSplitter) next(in *[]byte) (line []byte, tooLong, more bool) {
 	}
 	return nil, false, false
 }
+
+// pending reports whether a line without its newline is held.
+func (s *fifoSplitter) pending() bool { return s.n > 0 || s.skip }
 
 // end takes the line left without a newline when the input ended.
 func (s *fifoSplitter) end() (line []byte, tooLong, more bool) {

@@ -2,6 +2,7 @@ package econ_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -122,9 +123,9 @@ func TestFIFO(t *testing.T) {
 	}
 }
 
-// TestFIFORate: a script writing faster than FIFOLinesPerSecond is slowed
-// down (after a burst of as many), not dropped.
-func TestFIFORate(t *testing.T) {
+// runFIFO runs a FIFO at a new path until the test ends.
+func runFIFO(t *testing.T) (string, *recorder) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "input")
 	rec := &recorder{}
 	p, err := econ.OpenFIFO(path, rec.exec, zerolog.Nop())
@@ -132,8 +133,32 @@ func TestFIFORate(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	go p.Run(ctx)
+	return path, rec
+}
+
+// TestFIFOWritersBackToBack: writers that open, write and close the pipe
+// one right after the other, as a script running echo in a loop does, are
+// never refused (no EPIPE between two writers) and none of their lines is
+// lost or reordered.
+func TestFIFOWritersBackToBack(t *testing.T) {
+	path, rec := runFIFO(t)
+	const n = econ.FIFOLinesPerSecond // one burst of the rate
+	want := make([]string, n)
+	for i := range want {
+		want[i] = fmt.Sprintf("say writer %d", i)
+		writeFIFO(t, path, want[i]+"\n")
+	}
+	if got := waitLines(t, rec, n); !slices.Equal(got, want) {
+		t.Fatalf("run %q, want %q", got, want)
+	}
+}
+
+// TestFIFORate: a script writing faster than FIFOLinesPerSecond is slowed
+// down (after a burst of as many), not dropped.
+func TestFIFORate(t *testing.T) {
+	path, rec := runFIFO(t)
 	const n = 2*econ.FIFOLinesPerSecond + 50
 	var b strings.Builder
 	for i := range n {
