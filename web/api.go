@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"time"
 
 	"twserver/live"
@@ -39,22 +40,6 @@ type apiGame struct {
 	TeamScore  [2]int      `json:"team_score"`
 	MaxClients int         `json:"max_clients"`
 	Clients    []apiClient `json:"clients"`
-}
-
-// apiFrame is the "frame" message of the live stream: the positions on
-// the minimap in world units (32 per tile), as arrays to keep it small:
-// tees [id, x, y], flags [x, y, team], projectiles and pickups [x, y,
-// type], lasers [x, y, from_x, from_y].
-type apiFrame struct {
-	Version     int        `json:"version"`
-	Seq         uint64     `json:"seq"`
-	Tick        int32      `json:"tick"`
-	MapGen      uint32     `json:"map_gen"`
-	Tees        [][3]int32 `json:"tees"`
-	Flags       [][3]int32 `json:"flags"`
-	Projectiles [][3]int32 `json:"projectiles"`
-	Pickups     [][3]int32 `json:"pickups"`
-	Lasers      [][4]int32 `json:"lasers"`
 }
 
 // apiEvent is one line of the chat and kill feed.
@@ -134,39 +119,79 @@ func stateName(flags int32) string {
 	return StateRunning
 }
 
-// frameOf lists the entities of frame f.
-func frameOf(f *live.Frame) apiFrame {
-	e := apiFrame{Version: APIVersion, Seq: f.Seq, Tick: f.Tick, Tees: [][3]int32{}, Flags: [][3]int32{},
-		Projectiles: [][3]int32{}, Pickups: [][3]int32{}, Lasers: [][4]int32{}}
+// The "frame" message of the live stream: the positions on the minimap in
+// world units (32 per tile), as arrays to keep it small:
+//
+//	{"version":1,"seq":S,"tick":T,"map_gen":G,"tees":[[id,x,y],...],
+//	 "flags":[[x,y,team],...],"projectiles":[[x,y,type],...],
+//	 "pickups":[[x,y,type],...],"lasers":[[x,y,from_x,from_y],...]}
+//
+// It is written by hand (appendFrame), once a frame for all viewers,
+// without reflection or allocation; the tests hold it to encoding/json's
+// output of the same fields.
+
+// frameList is one array of the frame message: the items of one type,
+// each as the listed words of its data (-1: the item's id), items with
+// fewer than need words left out.
+type frameList struct {
+	key   string
+	typ   uint16
+	need  int
+	words []int
+}
+
+// frameLists are the frame message's arrays in their order.
+var frameLists = [...]frameList{
+	{`,"tees":[`, world.ObjCharacter, 3, []int{-1, 1, 2}},
+	{`,"flags":[`, world.ObjFlag, 3, []int{0, 1, 2}},
+	{`,"projectiles":[`, world.ObjProjectile, 5, []int{0, 1, 4}},
+	{`,"pickups":[`, world.ObjPickup, 3, []int{0, 1, 2}},
+	{`,"lasers":[`, world.ObjLaser, 4, []int{0, 1, 2, 3}},
+}
+
+// appendFrame appends the "frame" message's JSON of frame f to b.
+func appendFrame(b []byte, f *live.Frame) []byte {
+	var gen uint32
 	if f.Map != nil {
-		e.MapGen = f.Map.Gen
+		gen = f.Map.Gen
 	}
-	for _, it := range f.Items {
-		d := f.Data(it)
-		switch it.Type {
-		case world.ObjCharacter:
-			if len(d) >= 3 {
-				e.Tees = append(e.Tees, [3]int32{int32(it.ID), d[1], d[2]})
+	b = append(b, `{"version":`...)
+	b = strconv.AppendInt(b, APIVersion, 10)
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendUint(b, f.Seq, 10)
+	b = append(b, `,"tick":`...)
+	b = strconv.AppendInt(b, int64(f.Tick), 10)
+	b = append(b, `,"map_gen":`...)
+	b = strconv.AppendUint(b, uint64(gen), 10)
+	for _, l := range &frameLists {
+		b = append(b, l.key...)
+		first := true
+		for _, it := range f.Items {
+			d := f.Data(it)
+			if it.Type != l.typ || len(d) < l.need {
+				continue
 			}
-		case world.ObjFlag:
-			if len(d) >= 3 {
-				e.Flags = append(e.Flags, [3]int32{d[0], d[1], d[2]})
+			if !first {
+				b = append(b, ',')
 			}
-		case world.ObjProjectile:
-			if len(d) >= 5 {
-				e.Projectiles = append(e.Projectiles, [3]int32{d[0], d[1], d[4]})
+			first = false
+			for k, w := range l.words {
+				if k == 0 {
+					b = append(b, '[')
+				} else {
+					b = append(b, ',')
+				}
+				v := int64(it.ID)
+				if w >= 0 {
+					v = int64(d[w])
+				}
+				b = strconv.AppendInt(b, v, 10)
 			}
-		case world.ObjPickup:
-			if len(d) >= 3 {
-				e.Pickups = append(e.Pickups, [3]int32{d[0], d[1], d[2]})
-			}
-		case world.ObjLaser:
-			if len(d) >= 4 {
-				e.Lasers = append(e.Lasers, [4]int32{d[0], d[1], d[2], d[3]})
-			}
+			b = append(b, ']')
 		}
+		b = append(b, ']')
 	}
-	return e
+	return append(b, '}')
 }
 
 // streamMsgs are a frame's "frame" message of the live stream, encoded
@@ -179,8 +204,10 @@ type streamMsgs struct {
 
 // encodeFrame is the live stream's encoding of a frame (Frame.Encoded).
 func encodeFrame(f *live.Frame) any {
-	fb, _ := json.Marshal(frameOf(f))
-	m := &streamMsgs{frame: appendSSE(nil, "frame", fb), seq: f.Seq}
+	b := make([]byte, 0, 64+16*len(f.Items))
+	b = append(b, "event: frame\ndata: "...)
+	b = appendFrame(b, f)
+	m := &streamMsgs{frame: append(b, "\n\n"...), seq: f.Seq}
 	if n := len(f.Events); n > 0 {
 		m.last = f.Events[n-1].Seq
 	}

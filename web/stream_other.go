@@ -1,8 +1,8 @@
-//go:build !unix
+//go:build !linux
 
 package web
 
-// canRawWrite: without unix sockets the writer writes with a deadline.
+// canRawWrite: outside Linux the writer writes with a deadline.
 const canRawWrite = false
 
 // rawWrite is not used (canRawWrite).
