@@ -147,9 +147,11 @@ func TestBrowserPage(t *testing.T) {
 	a := startGame(t, "Arena <i>one</i>", "ctf")
 	b := startGame(t, "Second game", "dm")
 	h, ts := startWeb(t, Options{PublicChat: true, SampleEvery: 500 * time.Millisecond}, a, b)
-	// the second game writes its viewer once a second: the frames come in
-	// bundles of ten, as with 50 viewers and StreamWritesPerSecond
+	// the second game writes one write a second to two viewers, the page
+	// and a plain reader: the page's frames come in bundles of twenty, 2 s
+	// apart, as with 50 viewers and StreamWritesPerSecond
 	h.byPort[int(b.Addr().Port())].stream.budget = 1
+	readStream(t, ts.URL+"/api/games/"+strconv.Itoa(int(b.Addr().Port()))+"/events")
 	var bs bots
 	alice := bs.join(t, a, "alice", loadclient.PatternWalk)
 	evil := bs.join(t, a, "<b>x", loadclient.PatternIdle)
@@ -225,10 +227,10 @@ func TestBrowserPage(t *testing.T) {
 	}
 	waitJS(t, ctx, 5*time.Second, "switch to the second game",
 		`document.getElementById('g-name').textContent === 'Second game' && [...document.querySelectorAll('#players tbody tr')].some(r => r.cells[0].textContent === 'bob')`)
-	waitJS(t, ctx, 5*time.Second, "playback delay follows the bundles", `Number(document.getElementById('minimap').dataset.delay) >= 800`)
-	time.Sleep(2 * time.Second) // the delay grows to the largest gap of the first bundles
-	if delay := checkPlayback(t, ctx, "one viewer, ten frames per write"); delay < 800 || delay > 1800 {
-		t.Errorf("minimap: playback delay %d ms with writes a second apart", delay)
+	waitJS(t, ctx, 8*time.Second, "playback delay follows the bundles", `Number(document.getElementById('minimap').dataset.delay) >= 1600`)
+	time.Sleep(4 * time.Second) // the delay grows to the largest gap of the first bundles
+	if delay := checkPlayback(t, ctx, "two viewers at one write a second, twenty frames per write"); delay < 1600 || delay > 3000 {
+		t.Errorf("minimap: playback delay %d ms with writes 2 s apart", delay)
 	}
 	if n := dialogs.Load(); n != 0 {
 		t.Errorf("%d JavaScript dialogs opened", n)

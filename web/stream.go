@@ -46,10 +46,11 @@ const (
 	// the writes a second to all its viewers together (the first write to
 	// a viewer that joins is not counted). Up to a tenth as many viewers
 	// are written every frame; more share the budget.
-	StreamWritesPerSecond = 50
+	StreamWritesPerSecond = 25
 	// StreamMaxInterval caps the time between two writes to one viewer
-	// (more viewers than the budget allows a second then cost more writes).
-	StreamMaxInterval = time.Second
+	// (more viewers than the budget allows in this time then cost more
+	// writes): 50 viewers share the budget.
+	StreamMaxInterval = 2 * time.Second
 	// StreamPendingBytes bounds the frames pending for one viewer between
 	// its writes; beyond it the oldest whole "frame" messages are dropped
 	// (its "game" and "feed" messages are kept, at most one "game" message
