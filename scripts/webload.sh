@@ -20,7 +20,10 @@
 # write(2) calls a second (syscw of /proc/PID/io: the viewers' writes; the
 # game's UDP goes out with sendmmsg, not counted) and the bytes the viewers
 # received; then per condition the mean, min and max over the rounds and
-# the change from the phases without viewers. Loopback only; every process
+# the change from the phases without viewers, and the median (min, max)
+# over the rounds of each round's change, of the CPU and of the CPU outside
+# the tick work (CPU less mean tick work x 50 ticks a second), which the
+# game's own ups and downs move less. Loopback only; every process
 # started here is stopped by PID.
 set -uo pipefail
 N=63 V=50 PHASE=30 R=3 OUT=
@@ -31,7 +34,7 @@ while getopts "n:v:d:r:o:h" opt; do
 	d) PHASE=${OPTARG%s} ;;
 	r) R=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) sed -n '2,24p' "$0"; exit 2 ;;
+	*) sed -n '2,27p' "$0"; exit 2 ;;
 	esac
 done
 [ "$V" -ge 1 ] && [ "$V" -le 100 ] || { echo "-v: 1..100 viewers (web.MaxStreams)" >&2; exit 2; }
@@ -165,6 +168,24 @@ for name, col in (("cpu % of a core", 3), ("tick work mean us", 4), ("tick work 
         mn, a, b = stat(vals(readers, col))
         ch = (mn - mo) / mo * 100 if mo else float("nan")
         line += f"; viewers {what} {mn:.2f} ({a:.2f}-{b:.2f}): {mn - mo:+.2f} ({ch:+.1f} %)"
+    print(line)
+# Per round, the change from the round's phase without viewers: of the CPU,
+# and of the CPU outside the game's tick work (the phase's CPU less its mean
+# tick work x 50 ticks a second: the streamer, HTTP, the runtime, the UDP
+# reader), which the game's own ups and downs move less.
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return float("nan") if n == 0 else (v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2)
+by = {(r[0], r[1]): r for r in rows}
+base = [float(by[k][3]) for k in by if k[1] == "none"]
+bmean = sum(base) / len(base) if base else float("nan")
+for name, f in (("cpu", lambda r: float(r[3])), ("cpu outside the tick work", lambda r: float(r[3]) - float(r[4]) * 50 / 1e4)):
+    line = f"{name}, change per round, median (min-max)"
+    for readers, what in (("processes", "one process each"), ("one", "in one process")):
+        ch = [f(by[(rd, readers)]) - f(by[(rd, "none")]) for (rd, x) in by if x == readers and (rd, "none") in by]
+        m = median(ch)
+        line += f"; viewers {what} {m:+.2f} ({min(ch, default=0):+.2f}-{max(ch, default=0):+.2f}) = {m / bmean * 100:+.1f} % of the cpu without viewers"
     print(line)
 EOF
 log "clients' result: $OUT/twload.json"
