@@ -204,10 +204,9 @@ type streamMsgs struct {
 
 // encodeFrame is the live stream's encoding of a frame (Frame.Encoded).
 func encodeFrame(f *live.Frame) any {
-	b := make([]byte, 0, 64+16*len(f.Items))
-	b = append(b, "event: frame\ndata: "...)
-	b = appendFrame(b, f)
-	m := &streamMsgs{frame: append(b, "\n\n"...), seq: f.Seq}
+	b := make([]byte, 0, 64+16*len(f.Items)) // the head, and about an item's array
+	b = appendFrame(beginSSE(b, "frame"), f)
+	m := &streamMsgs{frame: endSSE(b), seq: f.Seq}
 	if n := len(f.Events); n > 0 {
 		m.last = f.Events[n-1].Seq
 	}
@@ -340,9 +339,16 @@ func (h *Handler) apiEvents(w http.ResponseWriter, r *http.Request) {
 
 // appendSSE appends one Server-Sent Event (data without newlines: JSON).
 func appendSSE(b []byte, event string, data []byte) []byte {
+	return endSSE(append(beginSSE(b, event), data...))
+}
+
+// beginSSE appends the head of an event, up to its data: the data is
+// appended next (without newlines), then endSSE ends the event.
+func beginSSE(b []byte, event string) []byte {
 	b = append(b, "event: "...)
 	b = append(b, event...)
-	b = append(b, "\ndata: "...)
-	b = append(b, data...)
-	return append(b, "\n\n"...)
+	return append(b, "\ndata: "...)
 }
+
+// endSSE ends the event whose data b ends with.
+func endSSE(b []byte) []byte { return append(b, "\n\n"...) }

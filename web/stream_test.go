@@ -216,7 +216,8 @@ func TestStreamShutdown(t *testing.T) {
 // loopback TCP (the viewers read on other goroutines), by frame size and
 // budget (the frames 100 ms apart): no allocation per frame nor per
 // viewer (only the "game" message, encoded once a second); with
-// StreamWritesPerSecond each viewer is written every tenth frame, with
+// StreamWritesPerSecond each viewer is written every twentieth frame
+// (StreamMaxInterval), with
 // budget=unlimited every frame. ns/write is nearly all the kernel's
 // write (on loopback the sender also delivers to the reader).
 func BenchmarkStreamWrite(b *testing.B) {
