@@ -1,7 +1,7 @@
 # lib.sh - shell functions the load scripts share (sourced, not run):
 # starting a server on 127.0.0.1 and stopping it by PID, and reading a
-# process's CPU time and peak memory from /proc. Used by scripts/indep.sh, loss.sh
-# and soak.sh.
+# process's CPU time and peak memory from /proc. Used by scripts/bench1024.sh, idle.sh,
+# indep.sh, loss.sh, rssfloor.sh, soak.sh and webload.sh.
 #
 # The caller sets LOG_TAG (the prefix of its log lines) and, for
 # start_server, the binaries and map: TWSERVER, TW07_SERVER, DDNET_SERVER,
