@@ -5,7 +5,8 @@
 # twload process (-targets G), the two sides one after the other.
 #
 # Reports per side: total server CPU (utime+stime of every server process
-# over the load run, % of one core), total peak RSS (sum of VmHWM), twload's
+# over the load run, % of one core, and of it the system time, stime: the
+# kernel's work in the servers' system calls), total peak RSS (sum of VmHWM), twload's
 # own CPU (total and per client), snapshots/s per client (min and mean),
 # failures and bad snapshots; for twserver also, per game, the tick work
 # p99 bound and the share of ticks under 5 ms (Prometheus histogram
@@ -95,6 +96,9 @@ free_ports() {
 }
 # cpu_ticks PID...: their user+system CPU time together, in clock ticks.
 cpu_ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0))); done; echo $t; }
+# sys_ticks PID...: their system CPU time (stime: the kernel's work in their
+# system calls, such as sending and receiving the datagrams), in clock ticks.
+sys_ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $15}' "/proc/$p/stat" 2>/dev/null || echo 0))); done; echo $t; }
 hwm_kb() { local t=0 p; for p in "$@"; do t=$((t + $(awk '/^VmHWM:/ {print $2}' "/proc/$p/status" 2>/dev/null || echo 0))); done; echo $t; }
 wait_bound() { # wait_bound BASE N PID...
 	local base=$1 n=$2 i p; shift 2
@@ -109,7 +113,7 @@ wait_bound() { # wait_bound BASE N PID...
 
 STATUS=0
 RESULTS=$OUT/results.tsv
-printf 'side\tcpu_pct\trss_kb\tload_cpu_pct\tload_cpu_pct_per_client\tclients\tconnected\tfailed\tbad\tsnaps_min\tsnaps_mean\tsrv_snaps_ps\tprocs\n' >"$RESULTS"
+printf 'side\tcpu_pct\trss_kb\tload_cpu_pct\tload_cpu_pct_per_client\tclients\tconnected\tfailed\tbad\tsnaps_min\tsnaps_mean\tsrv_snaps_ps\tprocs\tsys_pct\n' >"$RESULTS"
 for side in $SIDES; do
 	dir=$OUT/$side; mkdir -p "$dir"
 	base=$(free_ports "$GAMES"); [ -n "$base" ] || die "no $GAMES consecutive free ports"
@@ -155,11 +159,11 @@ for side in $SIDES; do
 	wait_bound "$base" "$GAMES" || { log "$side: not every port of $base..$((base + GAMES - 1)) bound (see $dir)"; STATUS=1; continue; }
 	sleep 1
 	log "$side: $GAMES games x $CLIENTS clients on 127.0.0.1:$base.., $RAMP ramp-up + $DUR, twload at nice $NICE (load average $(cut -d' ' -f1-3 /proc/loadavg))"
-	t0=$(cpu_ticks "${spids[@]}"); w0=$EPOCHREALTIME
+	t0=$(cpu_ticks "${spids[@]}"); s0=$(sys_ticks "${spids[@]}"); w0=$EPOCHREALTIME
 	nice -n "$NICE" "$TWLOAD" -addr "127.0.0.1:$base" -targets "$GAMES" -n "$CLIENTS" -duration "$DUR" -rampup "$RAMP" -pattern random \
 		-sources 16 -source-base 127.0.0.2 -status off -json "$dir/twload.json" 2>"$dir/twload.err"
 	rc=$?
-	t1=$(cpu_ticks "${spids[@]}"); w1=$EPOCHREALTIME
+	t1=$(cpu_ticks "${spids[@]}"); s1=$(sys_ticks "${spids[@]}"); w1=$EPOCHREALTIME
 	hwm=$(hwm_kb "${spids[@]}")
 	log "$side: done (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 	if [ "$side" = twserver ]; then
@@ -171,13 +175,14 @@ for side in $SIDES; do
 	for p in "${spids[@]}"; do stop_pid "$p"; done
 	[ $rc -eq 0 ] || { STATUS=1; log "$side: twload exit $rc: $(tail -1 "$dir/twload.err")"; }
 	cpu=$(awk -v a="$t0" -v b="$t1" -v w0="$w0" -v w1="$w1" -v hz="$HZ" 'BEGIN{printf "%.1f", (b-a)/hz/(w1-w0)*100}')
+	sys=$(awk -v a="$s0" -v b="$s1" -v w0="$w0" -v w1="$w1" -v hz="$HZ" 'BEGIN{printf "%.1f", (b-a)/hz/(w1-w0)*100}')
 	if [ -s "$dir/twload.json" ]; then
-		jq -r --arg side "$side" --arg cpu "$cpu" --arg hwm "$hwm" --arg procs "${#spids[@]}" \
+		jq -r --arg side "$side" --arg cpu "$cpu" --arg hwm "$hwm" --arg procs "${#spids[@]}" --arg sys "$sys" \
 			'[$side, $cpu, $hwm, .twload_cpu_pct, .twload_cpu_pct_per_client, .clients, .connected, .failed,
 			  (.crc_errors + .delta_errors + .bad_messages + .bad_items), .snapshots_per_sec_per_client.min,
-			  .snapshots_per_sec_per_client.mean, .server_snapshots_per_sec, $procs] | @tsv' "$dir/twload.json" >>"$RESULTS"
+			  .snapshots_per_sec_per_client.mean, .server_snapshots_per_sec, $procs, $sys] | @tsv' "$dir/twload.json" >>"$RESULTS"
 	else
-		printf '%s\t%s\t%s\t0\t0\t%s\t0\t%s\t0\t0\t0\t0\t%s\n' "$side" "$cpu" "$hwm" $((GAMES * CLIENTS)) $((GAMES * CLIENTS)) "${#spids[@]}" >>"$RESULTS"
+		printf '%s\t%s\t%s\t0\t0\t%s\t0\t%s\t0\t0\t0\t0\t%s\t%s\n' "$side" "$cpu" "$hwm" $((GAMES * CLIENTS)) $((GAMES * CLIENTS)) "${#spids[@]}" "$sys" >>"$RESULTS"
 	fi
 done
 
@@ -187,9 +192,9 @@ rows = {r["side"]: r for r in csv.DictReader(open(sys.argv[1]), delimiter="\t")}
 games, clients = int(sys.argv[3]), int(sys.argv[4])
 f = float
 print(f"{games} games x {clients} clients ({games * clients}), 16 playing per game:")
-print(f"{'side':<10} {'procs':>5} {'server CPU %':>12} {'peak RSS MB':>11} {'twload CPU %':>12} {'per client':>10} {'in game':>9} {'failed':>6} {'bad':>4} {'snap/s min':>10} {'snap/s mean':>11}")
+print(f"{'side':<10} {'procs':>5} {'server CPU %':>12} {'of it system':>12} {'peak RSS MB':>11} {'twload CPU %':>12} {'per client':>10} {'in game':>9} {'failed':>6} {'bad':>4} {'snap/s min':>10} {'snap/s mean':>11}")
 for s, r in rows.items():
-    print(f"{s:<10} {r['procs']:>5} {f(r['cpu_pct']):12.1f} {f(r['rss_kb'])/1024:11.1f} {f(r['load_cpu_pct']):12.1f} {f(r['load_cpu_pct_per_client']):10.3f} "
+    print(f"{s:<10} {r['procs']:>5} {f(r['cpu_pct']):12.1f} {f(r['sys_pct']):12.1f} {f(r['rss_kb'])/1024:11.1f} {f(r['load_cpu_pct']):12.1f} {f(r['load_cpu_pct_per_client']):10.3f} "
           f"{r['connected']:>4}/{r['clients']:<4} {r['failed']:>6} {r['bad']:>4} {f(r['snaps_min']):10.2f} {f(r['snaps_mean']):11.2f}")
 if "twserver" in rows and "reference" in rows:
     t, ref = rows["twserver"], rows["reference"]

@@ -53,6 +53,7 @@ trap 'exit 130' INT TERM
 export PATH=$PATH:/usr/local/go/bin
 [ -x "$TW07_SERVER" ] || die "reference server $TW07_SERVER missing (apt-get install teeworlds-server)"
 [ -f "$BENCH_MAP" ] || die "map $BENCH_MAP missing (set BENCH_MAP)"
+for t in readelf python3; do command -v "$t" >/dev/null || die "$t missing (apt-get install binutils python3)"; done
 
 # gen_inits DIR FILTER: a main package in DIR that blank-imports twserver's
 # dependencies outside the module (less those matching the extended regexp
