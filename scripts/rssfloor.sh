@@ -113,8 +113,7 @@ run_one() {
 	twserver | reference)
 		port=$(free_port)
 		dir=$OUT/runs/$row.$RANDOM
-		if [ "$row" = twserver ]; then start_server twserver "$port" "$dir"
-		else start_server reference "$port" "$dir"; fi
+		start_server "$row" "$port" "$dir"
 		pid=$SPID ;;
 	*)
 		"$OUT/$row" & pid=$!
@@ -133,7 +132,8 @@ med_range() { sort -g | awk '{v[NR] = $1} END {printf "%.2f (%.2f-%.2f)", v[int(
 ROWS=(twserver inits inits-nohttp reference)
 for ((i = 1; i <= STARTS; i++)); do
 	for row in "${ROWS[@]}"; do
-		echo "$row $(run_one "$row")" >>"$OUT/starts.txt"
+		out=$(run_one "$row") && [ -n "$out" ] || die "$row: no reading (start $i)"
+		echo "$row $out" >>"$OUT/starts.txt"
 	done
 	log "start $i/$STARTS done"
 done
