@@ -56,8 +56,7 @@ TW07_DATA=${TW07_DATA:-/usr/share/games/teeworlds/data}
 BENCH_MAP=${BENCH_MAP:-$TW07_DATA/maps/dm1.map}
 HZ=$(getconf CLK_TCK)
 LOG_TAG=bench1024
-# log, die, stop_pid, udp_bound, PIDS and lib_stop_all (cpu_ticks is
-# redefined below for several processes)
+# log, die, stop_pid, udp_bound, cpu_ticks, sys_ticks, mem_kb, PIDS and lib_stop_all
 . "$ROOT/scripts/lib.sh"
 trap lib_stop_all EXIT
 trap 'exit 130' INT TERM
@@ -94,12 +93,6 @@ free_ports() {
 		        for s in socks: s.close()
 	EOF
 }
-# cpu_ticks PID...: their user+system CPU time together, in clock ticks.
-cpu_ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0))); done; echo $t; }
-# sys_ticks PID...: their system CPU time (stime: the kernel's work in their
-# system calls, such as sending and receiving the datagrams), in clock ticks.
-sys_ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $15}' "/proc/$p/stat" 2>/dev/null || echo 0))); done; echo $t; }
-hwm_kb() { local t=0 p; for p in "$@"; do t=$((t + $(awk '/^VmHWM:/ {print $2}' "/proc/$p/status" 2>/dev/null || echo 0))); done; echo $t; }
 wait_bound() { # wait_bound BASE N PID...
 	local base=$1 n=$2 i p; shift 2
 	for ((i = 0; i < 200; i++)); do
@@ -164,7 +157,7 @@ for side in $SIDES; do
 		-sources 16 -source-base 127.0.0.2 -status off -json "$dir/twload.json" 2>"$dir/twload.err"
 	rc=$?
 	t1=$(cpu_ticks "${spids[@]}"); s1=$(sys_ticks "${spids[@]}"); w1=$EPOCHREALTIME
-	hwm=$(hwm_kb "${spids[@]}")
+	hwm=$(mem_kb VmHWM "${spids[@]}")
 	log "$side: done (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 	if [ "$side" = twserver ]; then
 		curl -s --max-time 5 "http://127.0.0.1:$mport/metrics" >"$dir/metrics.txt" || log "metrics scrape failed"

@@ -44,7 +44,7 @@ TW07_DATA=${TW07_DATA:-/usr/share/games/teeworlds/data}
 BENCH_MAP=${BENCH_MAP:-$TW07_DATA/maps/dm1.map}
 SERVERS=(${IDLE_SERVERS:-twserver reference})
 LOG_TAG=idle SERVER_MAP=$BENCH_MAP
-# log, die, stop_pid, free_ports, udp_bound, twserver_toml, start_server
+# log, die, stop_pid, free_ports, udp_bound, twserver_toml, start_server, mem_kb
 . "$ROOT/scripts/lib.sh"
 trap lib_stop_all EXIT
 trap 'exit 130' INT TERM
@@ -67,16 +67,6 @@ cpu_ns() {
 		for t in /proc/"$p"/task/*/schedstat; do
 			read -r v _ <"$t" 2>/dev/null && sum=$((sum + v))
 		done
-	done
-	echo "$sum"
-}
-# mem_kb FIELD PID...: the processes' /proc status FIELD (VmRSS, VmHWM) summed, KiB.
-mem_kb() {
-	local f=$1 p sum=0 v
-	shift
-	for p in "$@"; do
-		v=$(awk -v f="$f:" '$1 == f {print $2}' "/proc/$p/status" 2>/dev/null)
-		sum=$((sum + ${v:-0}))
 	done
 	echo "$sum"
 }

@@ -151,7 +151,7 @@ run_row() {
 	t0=$(cpu_ticks "$SPID"); c0=$(cpu_ticks "$cpid"); w0=$EPOCHREALTIME
 	sleep "$DUR"
 	t1=$(cpu_ticks "$SPID"); c1=$(cpu_ticks "$cpid"); w1=$EPOCHREALTIME
-	hwm=$(vm_hwm_kb "$SPID")
+	hwm=$(mem_kb VmHWM "$SPID")
 	wait "$cpid" || rc=$?
 	la1=$(cut -d' ' -f1 /proc/loadavg)
 	kill -0 "$SPID" 2>/dev/null || { log "$srv died during the run (see $dir/server.log)"; rc=1; }

@@ -36,10 +36,26 @@ lib_stop_all() {
 
 free_port() { python3 -c 'import socket;s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM);s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
 udp_bound() { ss -Hulpn "sport = :$1" 2>/dev/null | grep -q .; }
-# cpu_ticks PID: its user+system CPU time in clock ticks (getconf CLK_TCK).
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
-# vm_hwm_kb PID: its peak resident set (VmHWM) in KiB.
-vm_hwm_kb() { awk '/^VmHWM:/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
+# stat_ticks EXPR PID...: the awk expression EXPR of the fields of each
+# process's /proc/PID/stat, summed over the processes (0 for one gone).
+stat_ticks() {
+	local expr=$1 p
+	shift
+	for p in "$@"; do cat "/proc/$p/stat" 2>/dev/null; done | awk "{t += $expr} END {print t + 0}"
+}
+# cpu_ticks PID...: their user+system CPU time (utime+stime), in clock ticks
+# (getconf CLK_TCK).
+cpu_ticks() { stat_ticks '$14 + $15' "$@"; }
+# sys_ticks PID...: their system time (stime: the kernel's work in their
+# system calls, such as sending and receiving the datagrams), in clock ticks.
+sys_ticks() { stat_ticks '$15' "$@"; }
+# mem_kb FIELD PID...: the processes' /proc/PID/status FIELD (VmRSS, VmHWM,
+# RssFile, RssAnon) summed, in KiB.
+mem_kb() {
+	local f=$1 p
+	shift
+	for p in "$@"; do cat "/proc/$p/status" 2>/dev/null; done | awk -v f="$f:" '$1 == f {t += $2} END {print t + 0}'
+}
 
 # twserver_toml PORT: prints start_server's twserver configuration for PORT.
 twserver_toml() {
