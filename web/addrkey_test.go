@@ -1,0 +1,28 @@
+package web
+
+import (
+	"net/netip"
+	"testing"
+)
+
+func TestAddrKey(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"127.0.0.1", "127.0.0.1", true},
+		{"127.0.0.1", "127.0.0.2", false},
+		{"::ffff:127.0.0.1", "127.0.0.1", true},
+		{"2001:db8:1:2::1", "2001:db8:1:2:ffff::9", true},
+		{"2001:db8:1:2::1", "2001:db8:1:3::1", false},
+		{"fe80::1%eth0", "fe80::2", true},
+	} {
+		ka, kb := addrKey(netip.MustParseAddr(tc.a)), addrKey(netip.MustParseAddr(tc.b))
+		if (ka == kb) != tc.same {
+			t.Errorf("addrKey(%s)=%v, addrKey(%s)=%v: same=%v, want %v", tc.a, ka, tc.b, kb, ka == kb, tc.same)
+		}
+		if !ka.IsValid() {
+			t.Errorf("addrKey(%s) is not a valid prefix", tc.a)
+		}
+	}
+}
