@@ -129,33 +129,6 @@ func BenchmarkSendUnbatched63(b *testing.B) {
 	}
 }
 
-// TestFirstTickStart checks the staggered schedules of several games:
-// tick 0 starts at the first instant from now on that is the game's phase
-// past a tick boundary of the process-wide origin, and unaligned games
-// start at once.
-func TestFirstTickStart(t *testing.T) {
-	ms := time.Millisecond
-	for _, tc := range []struct {
-		align        bool
-		phase, after time.Duration // after: now - tickOrigin
-		want         time.Duration // start - tickOrigin
-	}{
-		{false, 5 * ms, 33 * ms, 33 * ms},
-		{true, 0, 0, 0},
-		{true, 0, 1, 20 * ms},
-		{true, 5 * ms, 33 * ms, 45 * ms},
-		{true, 5 * ms, 45 * ms, 45 * ms},
-		{true, 5 * ms, 46 * ms, 65 * ms},
-		{true, 15 * ms, 2 * ms, 15 * ms},
-	} {
-		s := &Server{alignTicks: tc.align, tickPhase: tc.phase}
-		got := s.firstTickStart(tickOrigin.Add(tc.after)).Sub(tickOrigin)
-		if got != tc.want {
-			t.Errorf("align %v phase %v at %v: tick 0 at %v, want %v", tc.align, tc.phase, tc.after, got, tc.want)
-		}
-	}
-}
-
 // TestSocketNamed: a server that opens its own socket names it (Socket, the
 // twserver_socket_info gauge): on Linux the paced socket, and a fallback
 // fails the test under CI=true with its reason; a socket handed in is named

@@ -11,7 +11,7 @@ package server
 //	            reader owns only its buffers and token generator.
 //	  Run loop: the only goroutine touching slots, Conns, the world, snapshot
 //	            storage, votes and bans. It ticks the world at 50 Hz on an
-//	            absolute schedule (tick N starts at gameStart + N*20ms),
+//	            absolute schedule (package tickclock: tick N starts at the game's start + N*20ms),
 //	            handles packets and console lines between ticks (every queued
 //	            packet before a tick), runs the connection timers once per
 //	            tick and writes every outgoing datagram (batch.go).
@@ -56,30 +56,6 @@ import (
 // ReasonShutdown is the CLOSE reason sent to every client on shutdown.
 const ReasonShutdown = "Server shutdown"
 
-// tickStart returns the wall time at which tick t starts.
-func (s *Server) tickStart(t int32) time.Time {
-	return s.gameStart.Add(time.Duration(t) * netproto.TickDuration)
-}
-
-// tickOrigin is the process-wide origin of aligned tick schedules
-// (Options.AlignTicks).
-var tickOrigin = time.Now()
-
-// firstTickStart returns the start of tick 0 of a schedule begun at now:
-// now itself, or with AlignTicks the first instant from now on that lies
-// TickPhase past a multiple of TickDuration since tickOrigin.
-func (s *Server) firstTickStart(now time.Time) time.Time {
-	if !s.alignTicks {
-		return now
-	}
-	since := now.Sub(tickOrigin) - s.tickPhase
-	k := (since + netproto.TickDuration - 1) / netproto.TickDuration
-	if since < 0 {
-		k = 0
-	}
-	return tickOrigin.Add(k*netproto.TickDuration + s.tickPhase)
-}
-
 // Run serves until ctx is cancelled (or a console, rcon or vote "shutdown").
 // Shutdown order, like net/http's Server.Shutdown: first the game loop stops
 // ticking and handling packets; then every connected client is sent CLOSE
@@ -111,7 +87,7 @@ func (s *Server) run(ctx context.Context) error {
 	s.log.Info().Str("map", s.curMap.Name).Int("size", s.curMap.Size).
 		Str("gametype", s.cfg.Game.Type).Int("max_clients", s.cfg.Server.MaxClients).Msg("server started")
 
-	s.gameStart = s.firstTickStart(time.Now())
+	s.sched.Begin(time.Now())
 	s.emitStarted()
 	s.publishInfo() // observers installed after New get the info too
 	timer := time.NewTimer(0)
@@ -209,13 +185,14 @@ func (s *Server) advance() {
 		return
 	}
 	now := time.Now()
-	if now.Before(s.tickStart(s.world.CurrentTick() + 1)) {
+	due := s.sched.Due(now, s.world.CurrentTick())
+	if due == 0 {
 		// No tick due. Connection timers (resends, flushes, timeouts) run
 		// once per tick, not once per received datagram.
 		return
 	}
 	planned := s.plannedTicks(now)
-	s.ticks.ObserveLate(now.Sub(s.tickStart(s.world.CurrentTick() + int32(planned))))
+	s.ticks.ObserveLate(now.Sub(s.sched.TickStart(s.world.CurrentTick() + int32(planned))))
 	s.tickWake = now
 	// Datagrams that arrived before a tick (inputs stamped for it) are
 	// handled before it is simulated; a paced reader reads them now.
@@ -226,7 +203,6 @@ func (s *Server) advance() {
 	// reference only snapshots when the last due tick is itself a snapshot
 	// tick, which halves its snapshot rate whenever it wakes late; doing it
 	// at the newest even tick keeps 25 snapshots per second under load.
-	due := int(now.Sub(s.tickStart(s.world.CurrentTick()+1))/netproto.TickDuration) + 1
 	behind := due > MaxCatchUpTicks
 	if behind {
 		s.ticks.Dropped.Add(uint64(due - MaxCatchUpTicks))
@@ -244,7 +220,7 @@ func (s *Server) advance() {
 		// What arrived before this tick's start, in arrival order; at the
 		// last tick everything queued (as a loop woken at each tick would).
 		if n < due-1 {
-			s.drainRxBefore(s.tickStart(s.world.CurrentTick() + 1))
+			s.drainRxBefore(s.sched.TickStart(s.world.CurrentTick() + 1))
 		} else {
 			s.drainRx()
 		}
@@ -262,7 +238,7 @@ func (s *Server) advance() {
 	}
 	if behind {
 		// Far behind (suspended or overloaded): move the schedule instead of spinning.
-		s.gameStart = s.firstTickStart(now).Add(-time.Duration(s.world.CurrentTick()) * netproto.TickDuration)
+		s.sched.Rebase(now, s.world.CurrentTick())
 		s.warn().Msg("game loop fell behind; tick schedule moved")
 	}
 	s.updateConns()

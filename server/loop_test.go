@@ -107,7 +107,7 @@ func TestInputTimingArrivalTime(t *testing.T) {
 			{"rounds toward zero", 20, 399*time.Millisecond + 500*time.Microsecond, 0, 0},
 		}
 		for _, tt := range tests {
-			time.Sleep(time.Until(s.tickStart(0).Add(tt.arrival)))
+			time.Sleep(time.Until(s.sched.TickStart(0).Add(tt.arrival)))
 			p := &rxPacket{cid: c.id, addr: c.addr, at: time.Now()}
 			p.n = copy(p.buf[:], inputPacket(tt.intended))
 			time.Sleep(tt.queued) // the loop is busy elsewhere
@@ -173,7 +173,7 @@ func TestCatchUpSnapshotsOnce(t *testing.T) {
 			start := s.world.CurrentTick()
 			stored := c.storage.Len()
 			newest := c.storage.Newest()
-			s.gameStart = time.Now().Add(-time.Duration(start+tc.due)*netproto.TickDuration - netproto.TickDuration/2)
+			s.sched.SetStart(time.Now().Add(-time.Duration(start+tc.due)*netproto.TickDuration - netproto.TickDuration/2))
 			s.advance()
 			if got := s.world.CurrentTick(); got != start+tc.due {
 				t.Fatalf("tick %d after catching up, want %d", got, start+tc.due)

@@ -59,7 +59,7 @@ func (s *Server) wakeTick() int32 {
 // 1): the ticks beyond them are a late loop's catch-up.
 func (s *Server) plannedTicks(now time.Time) int {
 	cur := s.world.CurrentTick()
-	if s.pairs.wakeAt == cur+2 && !now.Before(s.tickStart(cur+2)) {
+	if s.pairs.wakeAt == cur+2 && !now.Before(s.sched.TickStart(cur+2)) {
 		return 2
 	}
 	return 1

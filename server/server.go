@@ -32,6 +32,7 @@ import (
 	"twserver/session"
 	"twserver/snap"
 	"twserver/sockio"
+	"twserver/tickclock"
 	"twserver/vote"
 	"twserver/world"
 	"twserver/world/twmap"
@@ -106,8 +107,7 @@ type Server struct {
 	console io.Reader
 	seed    uint64
 
-	alignTicks bool          // Options.AlignTicks
-	tickPhase  time.Duration // Options.TickPhase
+	sched tickclock.Clock // the tick schedule of the current map (Options.AlignTicks, TickPhase)
 
 	epoch time.Time // origin of the monotonic durations given to netproto
 	// clock, if set, replaces the wall clock of now: tests that step the
@@ -132,7 +132,6 @@ type Server struct {
 	// game loop state (owned by the loop goroutine only)
 	curMap          *twmap.Map
 	world           *world.World
-	gameStart       time.Time // start of tick 0 of the current map
 	clients         []*client
 	byAddr          map[netip.AddrPort]int
 	bans            edge.BanList
@@ -199,9 +198,8 @@ func New(o Options) (*Server, error) {
 		procs:     o.Procs,
 		live:      liveState{hub: live.NewHub()},
 
-		alignTicks: o.AlignTicks,
-		tickPhase:  o.TickPhase % netproto.TickDuration,
-		out:        new(sockio.SendBatch),
+		sched: tickclock.New(o.AlignTicks, o.TickPhase),
+		out:   new(sockio.SendBatch),
 	}
 	s.edge = edge.New(s.write)
 	s.stats = &s.edge.Stats
@@ -323,7 +321,7 @@ func (s *Server) setMap(m *twmap.Map) error {
 	// give the pages back, so the memory a server settles at is its
 	// working set from the start.
 	debug.FreeOSMemory()
-	s.gameStart = s.firstTickStart(time.Now())
+	s.sched.Begin(time.Now())
 	s.rec.GameStart(record.Game{World: w, Map: m, Seed: s.seed})
 	for _, c := range s.clients { // every connected client joins the new game on the engine level
 		if c.state != session.Empty {

@@ -3,8 +3,8 @@ package server
 import (
 	"time"
 
-	"twserver/netproto"
 	"twserver/session"
+	"twserver/tickclock"
 )
 
 // Sleeping through an empty game. A game with no client in any state whose
@@ -37,21 +37,10 @@ const (
 	// pings allow 2 s past that instant, as past each tick of a ticking
 	// game; the stall alert of deploy/prometheus allows 10 s since the
 	// last wake-up. The heartbeats of every game in the process fall on
-	// the same instants (heartbeatIn), so the runtime wakes once for all
+	// the same instants (tickclock.HeartbeatIn), so the runtime wakes once for all
 	// of them, not once per game.
 	SleepHeartbeat = 5 * time.Second
 )
-
-// heartbeatIn returns how long a sleeping loop waits at now for its next
-// heartbeat: until the next multiple of SleepHeartbeat since tickOrigin,
-// an instant shared by every game of the process (at most SleepHeartbeat).
-func heartbeatIn(now time.Time) time.Duration {
-	r := now.Sub(tickOrigin) % SleepHeartbeat
-	if r < 0 {
-		r += SleepHeartbeat
-	}
-	return SleepHeartbeat - r
-}
 
 // sleepState is the loop's state of sleeping (loop only).
 type sleepState struct {
@@ -76,7 +65,7 @@ func (s *Server) canSleep() bool {
 // nextWake decides whether the game sleeps and returns how long the loop
 // waits for its timer: until the start of the next tick (of the next
 // snapshot tick while ticking in pairs, pairs.go), or while asleep until
-// the next heartbeat instant (heartbeatIn).
+// the next heartbeat instant (tickclock.HeartbeatIn).
 func (s *Server) nextWake() time.Duration {
 	was := s.sleep.asleep
 	s.sleep.asleep = s.canSleep()
@@ -86,7 +75,7 @@ func (s *Server) nextWake() time.Duration {
 			s.log.Debug().Int32("tick", s.world.CurrentTick()).Msg("game awake")
 		}
 		s.pairs.wakeAt = s.wakeTick()
-		return max(time.Until(s.tickStart(s.pairs.wakeAt)), 0)
+		return max(time.Until(s.sched.TickStart(s.pairs.wakeAt)), 0)
 	}
 	s.pairs.wakeAt = 0
 	if !was {
@@ -94,7 +83,7 @@ func (s *Server) nextWake() time.Duration {
 		s.log.Debug().Int32("tick", s.world.CurrentTick()).Msg("game asleep: nobody here and nothing to do")
 	}
 	now := time.Now()
-	d := heartbeatIn(now)
+	d := tickclock.HeartbeatIn(now, SleepHeartbeat)
 	s.ticks.WakeBy.Store(now.Add(d).UnixNano()) // first: a health check between the two stores sees the newer promise
 	s.ticks.LastTick.Store(now.UnixNano())      // the loop is alive
 	s.freeReader()
@@ -117,7 +106,7 @@ func (s *Server) catchUp() {
 		return
 	}
 	now := time.Now()
-	target := int32(now.Sub(s.gameStart) / netproto.TickDuration)
+	target := s.sched.TickAt(now)
 	for s.world.CurrentTick() < target && s.pendingMap == "" {
 		if k := min(s.world.IdleTicks(), target-s.world.CurrentTick()); k > 0 {
 			s.world.SkipIdle(k)

@@ -338,28 +338,3 @@ func TestSleepJoinTimeUDP(t *testing.T) {
 		t.Fatalf("joining a sleeping game takes %v, a busy one %v", median(idle), median(busy))
 	}
 }
-
-// TestHeartbeatAligned: sleeping games wake for their heartbeats at the
-// same instants, the multiples of SleepHeartbeat since tickOrigin, never
-// later than SleepHeartbeat from now (the health stamp's bound), also for
-// times before tickOrigin (the fake clock of synctest starts in 2000).
-func TestHeartbeatAligned(t *testing.T) {
-	for _, base := range []time.Time{tickOrigin, tickOrigin.Add(-100 * SleepHeartbeat)} {
-		var instant time.Time
-		for i, off := range []time.Duration{0, time.Millisecond, 300 * time.Millisecond, SleepHeartbeat - time.Nanosecond} {
-			now := base.Add(7*SleepHeartbeat + off)
-			d := heartbeatIn(now)
-			if d <= 0 || d > SleepHeartbeat {
-				t.Fatalf("heartbeatIn(origin%+v) = %v, want in (0, %v]", now.Sub(tickOrigin), d, SleepHeartbeat)
-			}
-			at := now.Add(d)
-			if r := at.Sub(tickOrigin) % SleepHeartbeat; r != 0 {
-				t.Errorf("heartbeat at origin%+v: not a multiple of %v", at.Sub(tickOrigin), SleepHeartbeat)
-			}
-			if i > 0 && !at.Equal(instant) {
-				t.Errorf("a game sleeping at origin%+v wakes at %v, the others at %v", now.Sub(tickOrigin), at, instant)
-			}
-			instant = at
-		}
-	}
-}

@@ -162,7 +162,7 @@ func (s *Server) onInput(c *client, m *session.Input, at time.Time) {
 	}
 	stamp, newest := c.inputs.Accept(intended, s.world.CurrentTick())
 	if newest {
-		timeLeft := s.tickStart(intended).Sub(at) / time.Millisecond
+		timeLeft := s.sched.TickStart(intended).Sub(at) / time.Millisecond
 		s.pk.Reset()
 		if session.SysHeader(c.conn.Dialect(), &s.pk, netproto.NetmsgInputTiming) {
 			s.pk.AddInt(intended)

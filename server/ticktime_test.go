@@ -18,7 +18,7 @@ import (
 // dueTicks makes n ticks due now on an idle server.
 func dueTicks(s *Server, n int) {
 	cur := s.world.CurrentTick()
-	s.gameStart = time.Now().Add(-time.Duration(cur)*netproto.TickDuration - time.Duration(n)*netproto.TickDuration - time.Millisecond)
+	s.sched.SetStart(time.Now().Add(-time.Duration(cur)*netproto.TickDuration - time.Duration(n)*netproto.TickDuration - time.Millisecond))
 }
 
 // TestTickTimingCounts: the loop counts its ticks, the skipped ones (run

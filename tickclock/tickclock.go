@@ -1,0 +1,106 @@
+// Package tickclock is a game's tick schedule on the wall clock: tick N
+// starts at a game's start plus N tick durations. It answers when a tick
+// starts, how many ticks are due at an instant, which tick the clock is
+// at, and when the shared heartbeat of sleeping games comes. The game loop
+// (package server) owns one Clock per game; the clock holds no goroutine
+// and reads no time itself: every instant is passed in.
+package tickclock
+
+import (
+	"time"
+
+	"twserver/netproto"
+)
+
+// TickDuration is the length of one tick (20 ms at 50 ticks a second).
+const TickDuration = netproto.TickDuration
+
+// origin is the process-wide origin of aligned schedules and of the
+// heartbeat instants, so that every game of a process aligns to the same
+// grid.
+var origin = time.Now()
+
+// Clock is the tick schedule of one game: tick t starts at Start + t ×
+// TickDuration. The zero Clock is not aligned and starts at the zero time;
+// call Begin before asking it anything.
+type Clock struct {
+	start time.Time     // start of tick 0
+	align bool          // schedules begin on the process-wide grid
+	phase time.Duration // offset of this game's grid from origin, in [0, TickDuration)
+}
+
+// New returns a clock. With align, every schedule it begins starts phase
+// past a multiple of TickDuration since the process started, so several
+// games of a process can be spread over the tick (phase modulo
+// TickDuration); without it a schedule starts when it begins.
+func New(align bool, phase time.Duration) Clock {
+	phase %= TickDuration
+	if phase < 0 {
+		phase += TickDuration
+	}
+	return Clock{align: align, phase: phase}
+}
+
+// Begin starts a new schedule at now (a new game or map): tick 0 starts
+// at now, or with alignment at the first grid instant from now on.
+func (c *Clock) Begin(now time.Time) { c.start = c.firstStart(now) }
+
+// Start returns the start of tick 0.
+func (c *Clock) Start() time.Time { return c.start }
+
+// SetStart sets the start of tick 0 (a schedule handed over from
+// elsewhere).
+func (c *Clock) SetStart(t time.Time) { c.start = t }
+
+// TickStart returns the wall time at which tick t starts.
+func (c *Clock) TickStart(t int32) time.Time {
+	return c.start.Add(time.Duration(t) * TickDuration)
+}
+
+// TickAt returns the newest tick that has started at now (negative before
+// tick 0).
+func (c *Clock) TickAt(now time.Time) int32 {
+	return int32(now.Sub(c.start) / TickDuration)
+}
+
+// Due returns how many ticks after tick cur have started at now (0 when
+// the next has not).
+func (c *Clock) Due(now time.Time, cur int32) int {
+	next := c.TickStart(cur + 1)
+	if now.Before(next) {
+		return 0
+	}
+	return int(now.Sub(next)/TickDuration) + 1
+}
+
+// Rebase moves the schedule so that tick cur starts at (or, aligned,
+// just after) now: a loop that fell far behind starts afresh instead of
+// running every tick it missed.
+func (c *Clock) Rebase(now time.Time, cur int32) {
+	c.start = c.firstStart(now).Add(-time.Duration(cur) * TickDuration)
+}
+
+// firstStart returns the start of tick 0 of a schedule begun at now.
+func (c *Clock) firstStart(now time.Time) time.Time {
+	if !c.align {
+		return now
+	}
+	since := now.Sub(origin) - c.phase
+	k := (since + TickDuration - 1) / TickDuration
+	if since < 0 {
+		k = 0
+	}
+	return origin.Add(k*TickDuration + c.phase)
+}
+
+// HeartbeatIn returns how long a sleeping game waits at now for its next
+// heartbeat: until the next multiple of every since the process started,
+// an instant shared by every game of the process so the runtime wakes
+// once for all of them (at most every; every must be positive).
+func HeartbeatIn(now time.Time, every time.Duration) time.Duration {
+	r := now.Sub(origin) % every
+	if r < 0 {
+		r += every
+	}
+	return every - r
+}

@@ -1,0 +1,128 @@
+package tickclock
+
+import (
+	"testing"
+	"time"
+)
+
+func TestSchedule(t *testing.T) {
+	now := origin.Add(1234567 * time.Microsecond)
+	c := New(false, 0)
+	c.Begin(now)
+	if !c.Start().Equal(now) || !c.TickStart(3).Equal(now.Add(60*time.Millisecond)) {
+		t.Fatalf("start %v, tick 3 at %v", c.Start(), c.TickStart(3))
+	}
+	for _, tc := range []struct {
+		after time.Duration
+		cur   int32
+		due   int
+		at    int32
+	}{
+		{0, 0, 0, 0},
+		{19 * time.Millisecond, 0, 0, 0},
+		{20 * time.Millisecond, 0, 1, 1},
+		{59 * time.Millisecond, 0, 2, 2},
+		{60 * time.Millisecond, 0, 3, 3},
+		{60 * time.Millisecond, 2, 1, 3},
+		{60 * time.Millisecond, 3, 0, 3},
+		{-time.Millisecond, 0, 0, 0},
+	} {
+		if got := c.Due(now.Add(tc.after), tc.cur); got != tc.due {
+			t.Errorf("Due(+%v, %d) = %d, want %d", tc.after, tc.cur, got, tc.due)
+		}
+		if got := c.TickAt(now.Add(tc.after)); got != tc.at {
+			t.Errorf("TickAt(+%v) = %d, want %d", tc.after, got, tc.at)
+		}
+	}
+	c.Rebase(now.Add(time.Second), 10)
+	if !c.TickStart(10).Equal(now.Add(time.Second)) {
+		t.Errorf("after Rebase tick 10 starts at %v, want %v", c.TickStart(10), now.Add(time.Second))
+	}
+}
+
+func TestAligned(t *testing.T) {
+	for _, phase := range []time.Duration{0, 5 * time.Millisecond, 25 * time.Millisecond, -3 * time.Millisecond} {
+		c := New(true, phase)
+		want := phase % TickDuration
+		if want < 0 {
+			want += TickDuration
+		}
+		for _, off := range []time.Duration{0, time.Millisecond, 19 * time.Millisecond, 3*time.Second + 7*time.Millisecond} {
+			now := origin.Add(off)
+			c.Begin(now)
+			s := c.Start()
+			if s.Before(now) || s.Sub(now) >= TickDuration {
+				t.Errorf("phase %v at +%v: start %v is not within a tick from now", phase, off, s.Sub(origin))
+			}
+			if got := s.Sub(origin) % TickDuration; got != want {
+				t.Errorf("phase %v at +%v: start is %v past the grid, want %v", phase, off, got, want)
+			}
+		}
+	}
+}
+
+func TestHeartbeatIn(t *testing.T) {
+	every := 5 * time.Second
+	for _, off := range []time.Duration{0, time.Millisecond, 4999 * time.Millisecond, 12 * time.Second} {
+		d := HeartbeatIn(origin.Add(off), every)
+		if d <= 0 || d > every || (off+d)%every != 0 {
+			t.Errorf("HeartbeatIn(+%v) = %v: not the next multiple of %v", off, d, every)
+		}
+	}
+}
+
+// TestFirstTickStart checks the staggered schedules of several games:
+// tick 0 starts at the first instant from now on that is the game's phase
+// past a tick boundary of the process-wide origin, and unaligned games
+// start at once.
+func TestFirstTickStart(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		align        bool
+		phase, after time.Duration // after: now - origin
+		want         time.Duration // start - origin
+	}{
+		{false, 5 * ms, 33 * ms, 33 * ms},
+		{true, 0, 0, 0},
+		{true, 0, 1, 20 * ms},
+		{true, 5 * ms, 33 * ms, 45 * ms},
+		{true, 5 * ms, 45 * ms, 45 * ms},
+		{true, 5 * ms, 46 * ms, 65 * ms},
+		{true, 15 * ms, 2 * ms, 15 * ms},
+	} {
+		c := New(tc.align, tc.phase)
+		c.Begin(origin.Add(tc.after))
+		got := c.Start().Sub(origin)
+		if got != tc.want {
+			t.Errorf("align %v phase %v at %v: tick 0 at %v, want %v", tc.align, tc.phase, tc.after, got, tc.want)
+		}
+	}
+}
+
+// TestHeartbeatAligned: sleeping games wake for their heartbeats at the
+// same instants, the multiples of SleepHeartbeat since origin, never
+// later than SleepHeartbeat from now (the health stamp's bound), also for
+// times before origin (the fake clock of synctest starts in 2000).
+// SleepHeartbeat is the heartbeat of package server.
+const SleepHeartbeat = 5 * time.Second
+
+func TestHeartbeatAligned(t *testing.T) {
+	for _, base := range []time.Time{origin, origin.Add(-100 * SleepHeartbeat)} {
+		var instant time.Time
+		for i, off := range []time.Duration{0, time.Millisecond, 300 * time.Millisecond, SleepHeartbeat - time.Nanosecond} {
+			now := base.Add(7*SleepHeartbeat + off)
+			d := HeartbeatIn(now, SleepHeartbeat)
+			if d <= 0 || d > SleepHeartbeat {
+				t.Fatalf("HeartbeatIn(origin%+v) = %v, want in (0, %v]", now.Sub(origin), d, SleepHeartbeat)
+			}
+			at := now.Add(d)
+			if r := at.Sub(origin) % SleepHeartbeat; r != 0 {
+				t.Errorf("heartbeat at origin%+v: not a multiple of %v", at.Sub(origin), SleepHeartbeat)
+			}
+			if i > 0 && !at.Equal(instant) {
+				t.Errorf("a game sleeping at origin%+v wakes at %v, the others at %v", now.Sub(origin), at, instant)
+			}
+			instant = at
+		}
+	}
+}
