@@ -169,11 +169,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		defer h.requests.release(key)
 	}
-	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Now().Add(WriteTimeout))
-	if pattern == downloadPattern {
-		w = &progressWriter{ResponseWriter: w, rc: rc}
-	}
+	w = boundWrites(w, pattern == downloadPattern, WriteTimeout, DownloadStallTimeout)
 	hd := w.Header()
 	hd.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 	hd.Set("X-Content-Type-Options", "nosniff")
@@ -212,19 +208,31 @@ func remoteAddr(r *http.Request) netip.Addr {
 	return ap.Addr().Unmap()
 }
 
+// boundWrites sets w's write deadline to d from now; a download's
+// (progress) instead moves on by stall before each DownloadChunk.
+func boundWrites(w http.ResponseWriter, progress bool, d, stall time.Duration) http.ResponseWriter {
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Now().Add(d))
+	if progress {
+		return &progressWriter{ResponseWriter: w, rc: rc, stall: stall}
+	}
+	return w
+}
+
 // progressWriter writes a download in chunks of DownloadChunk, each within
 // DownloadStallTimeout: a reader that keeps reading gets the whole file,
 // one that stalls is dropped.
 type progressWriter struct {
 	http.ResponseWriter
-	rc *http.ResponseController
+	rc    *http.ResponseController
+	stall time.Duration
 }
 
 // Write writes p a chunk at a time, moving the deadline on before each.
 func (p *progressWriter) Write(b []byte) (int, error) {
 	n := 0
 	for n < len(b) {
-		_ = p.rc.SetWriteDeadline(time.Now().Add(DownloadStallTimeout))
+		_ = p.rc.SetWriteDeadline(time.Now().Add(p.stall))
 		k, err := p.ResponseWriter.Write(b[n:min(len(b), n+DownloadChunk)])
 		n += k
 		if err != nil {
