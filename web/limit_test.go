@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"twserver/server"
 )
 
 // dialFrom connects to addr from the loopback address src (127.0.0.x).
@@ -276,6 +278,55 @@ func TestSecurityHeaders(t *testing.T) {
 		}
 		if got := resp.Header.Get("X-Frame-Options"); got != "DENY" {
 			t.Errorf("%s: X-Frame-Options %q", p, got)
+		}
+	}
+}
+
+// TestGamesWaitOnce: /api/games with three sleeping games wakes them all
+// at once and waits once: within FrameWait, not one heartbeat per game
+// (the games' heartbeats fall on the same instants, and a game woken
+// without a demand sleeps on), and every game's frame is fresh.
+func TestGamesWaitOnce(t *testing.T) {
+	var games []*server.Server
+	for _, n := range []string{"one", "two", "three"} {
+		games = append(games, startGame(t, n, "dm"))
+	}
+	_, ts := startWeb(t, Options{}, games...)
+	asleep := func() bool {
+		for _, g := range games {
+			f := g.Live().Acquire()
+			stale := f.Seq == 0 || time.Since(f.Time) > time.Second
+			f.Release()
+			if !stale {
+				return false
+			}
+		}
+		return true
+	}
+	for deadline := time.Now().Add(15 * time.Second); !asleep(); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the empty games did not go to sleep")
+		}
+	}
+	var ticks [3]int32
+	for i, g := range games {
+		f := g.Live().Acquire()
+		ticks[i] = f.Tick
+		f.Release()
+	}
+	start := time.Now()
+	var l struct{ Games []apiGame }
+	if st := getJSON(t, ts.Client(), ts.URL+"/api/games", &l); st != http.StatusOK || len(l.Games) != 3 {
+		t.Fatalf("status %d, %d games", st, len(l.Games))
+	}
+	took := time.Since(start)
+	t.Logf("/api/games with three sleeping games: %v", took)
+	if took > FrameWait+500*time.Millisecond {
+		t.Errorf("/api/games took %v with three sleeping games, want within FrameWait %v", took, FrameWait)
+	}
+	for i, g := range l.Games {
+		if g.Tick <= ticks[i] {
+			t.Errorf("game %d: tick %d, asleep at %d: not a fresh frame", g.Port, g.Tick, ticks[i])
 		}
 	}
 }
