@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -49,6 +50,61 @@ const (
 	// after the hogs leave.
 	attackSettle = 10 * time.Second
 )
+
+// Environment of the hog process (the test binary run again).
+const (
+	hogEnvTarget = "TWSERVER_WEB_HOG_TARGET" // the web address
+	hogEnvCount  = "TWSERVER_WEB_HOG_COUNT"  // hogs of each kind
+	hogEnvPort   = "TWSERVER_WEB_HOG_PORT"   // the game's port (in the paths)
+)
+
+// TestMain runs the hog process when the attack test starts the test
+// binary as one, else the tests.
+func TestMain(m *testing.M) {
+	if os.Getenv(hogEnvTarget) != "" {
+		os.Exit(hogProcess())
+	}
+	os.Exit(m.Run())
+}
+
+// hogProcess attacks $TWSERVER_WEB_HOG_TARGET (loopback only) with
+// $TWSERVER_WEB_HOG_COUNT hogs of each kind for AttackTime, then prints
+// what they did, a line per kind: dials, failed, closed.
+func hogProcess() int {
+	addr, port := os.Getenv(hogEnvTarget), os.Getenv(hogEnvPort)
+	n, err := strconv.Atoi(os.Getenv(hogEnvCount))
+	if err != nil || n < 1 || n > MaxAttackHogs {
+		fmt.Fprintln(os.Stderr, "hog process: bad count")
+		return 2
+	}
+	if err := raiseFilesTo(uint64(2*int(hogKinds)*n + 64)); err != nil {
+		fmt.Fprintln(os.Stderr, "hog process:", err)
+		return 2
+	}
+	ctx, stop := context.WithTimeout(context.Background(), AttackTime)
+	defer stop()
+	var st [hogKinds]hogStats
+	var hogs sync.WaitGroup
+	paths := [hogKinds][]string{
+		hogUnread: {"/api/games/" + port + "/recordings/old_game.demo", "/app.js", "/", "/api/games/" + port + "/map"},
+		hogStream: {"/api/games/" + port + "/events"},
+	}
+	for k := range hogKinds {
+		for i := range n {
+			hogs.Add(1)
+			go func() {
+				defer hogs.Done()
+				sleepCtx(ctx, time.Duration(i)*time.Second/time.Duration(n)) // spread over the first second
+				hog(ctx, k, addr, paths[k], &st[k])
+			}()
+		}
+	}
+	hogs.Wait()
+	for k := range hogKinds {
+		fmt.Printf("%d %d %d\n", st[k].dials.Load(), st[k].failed.Load(), st[k].closed.Load())
+	}
+	return 0
+}
 
 // hogKind is what a hostile connection does.
 type hogKind int
@@ -206,23 +262,22 @@ func attackHogs(t *testing.T) int {
 	return n
 }
 
-// raiseFiles raises the open files' soft limit to what n hogs of each
-// kind need (with the server's side and the rest), or fails.
-func raiseFiles(t *testing.T, n int) {
-	need := uint64(2*int(hogKinds)*n + 2*MaxConnections + 256)
+// raiseFilesTo raises the open files' soft limit to need, or fails.
+func raiseFilesTo(need uint64) error {
 	var r syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
-		t.Fatal(err)
+		return err
 	}
 	if r.Cur < need {
 		r.Cur = min(need, r.Max)
 		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
-			t.Fatal(err)
+			return err
 		}
 	}
 	if r.Cur < need {
-		t.Fatalf("open files limited to %d, the attack needs %d", r.Cur, need)
+		return fmt.Errorf("open files limited to %d, the attack needs %d", r.Cur, need)
 	}
+	return nil
 }
 
 // percentile is the p-th percentile of sorted ds.
@@ -232,7 +287,8 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 
 // TestWebUnderAttack: a real game with four players and the web page on a
 // loopback port (the bounds of the production listener), metrics on
-// their own listener. From 127.0.0.1, AttackHogs connections of each kind
+// their own listener. From 127.0.0.1, a process of its own (the test
+// binary run again) opens AttackHogs connections of each kind
 // (idle; a request's head one byte a second; large answers, a
 // recording's download and the page pipelined, never read with a 2 KiB
 // receive buffer; live streams never read) attack for AttackTime, coming
@@ -246,7 +302,9 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 func TestWebUnderAttack(t *testing.T) {
 	heavytest.Lock(t)
 	n := attackHogs(t)
-	raiseFiles(t, n)
+	if err := raiseFilesTo(uint64(2*MaxConnections + 256)); err != nil {
+		t.Fatal(err)
+	}
 	game := startGame(t, "attack", "ctf")
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "old_game.demo"), bytes.Repeat([]byte{0x5a}, 4<<20), 0o644); err != nil {
@@ -289,25 +347,24 @@ func TestWebUnderAttack(t *testing.T) {
 		return n
 	}
 
+	// the hogs: the test binary run again, as a process of their own
 	actx, stop := context.WithTimeout(context.Background(), AttackTime)
 	defer stop()
-	var st [hogKinds]hogStats
-	var hogs sync.WaitGroup
-	paths := [hogKinds][]string{
-		hogUnread: {"/api/games/" + port + "/recordings/old_game.demo", "/app.js", "/", "/api/games/" + port + "/map"},
-		hogStream: {"/api/games/" + port + "/events"},
-	}
+	hp := exec.Command(os.Args[0], "-test.run=^$")
+	hp.Env = append(os.Environ(), hogEnvTarget+"="+webLn.Addr().String(), hogEnvCount+"="+strconv.Itoa(n), hogEnvPort+"="+port)
+	var hogOut bytes.Buffer
+	hp.Stdout, hp.Stderr = &hogOut, &hogOut
 	start, s0 := time.Now(), snaps()
-	for k := range hogKinds {
-		for i := range n {
-			hogs.Add(1)
-			go func() {
-				defer hogs.Done()
-				sleepCtx(actx, time.Duration(i)*time.Second/time.Duration(n)) // spread over the first second
-				hog(actx, k, webLn.Addr().String(), paths[k], &st[k])
-			}()
-		}
+	if err := hp.Start(); err != nil {
+		t.Fatal(err)
 	}
+	hogDone := make(chan error, 1)
+	go func() { hogDone <- hp.Wait() }()
+	t.Cleanup(func() {
+		if hp.ProcessState == nil {
+			_ = hp.Process.Kill()
+		}
+	})
 	var probes [3][]time.Duration
 	var pw sync.WaitGroup
 	for i, u := range []string{web + "/", web + "/api/games", healthz} {
@@ -322,8 +379,22 @@ func TestWebUnderAttack(t *testing.T) {
 	}
 	pw.Wait()
 	s1, took := snaps(), time.Since(start)
-	hogs.Wait()
+	select {
+	case err := <-hogDone:
+		if err != nil {
+			t.Fatalf("hog process: %v: %s", err, hogOut.Bytes())
+		}
+	case <-time.After(AttackTime):
+		_ = hp.Process.Kill()
+		t.Fatalf("the hog process outlived its time: %s", hogOut.Bytes())
+	}
 	left := time.Now()
+	var st [hogKinds][3]int64
+	for k, l := range strings.Split(strings.TrimSpace(hogOut.String()), "\n") {
+		if k < int(hogKinds) {
+			_, _ = fmt.Sscan(l, &st[k][0], &st[k][1], &st[k][2])
+		}
+	}
 
 	// every answer within the second
 	var all []time.Duration
@@ -343,7 +414,7 @@ func TestWebUnderAttack(t *testing.T) {
 	slices.Sort(all)
 	for k := range hogKinds {
 		t.Logf("hogs %-18s %d: %d connections, %d failed to connect, %d closed by the server", hogNames[k], n,
-			st[k].dials.Load(), st[k].failed.Load(), st[k].closed.Load())
+			st[k][0], st[k][1], st[k][2])
 	}
 	bl := h.conns.Load()
 	t.Logf("server: %d connections refused, %d idle ones closed for new ones; at the peak %d connections, %d goroutines, RSS %d kB",
