@@ -89,6 +89,13 @@ command = "change_map b"
 		{name: "econ bind", in: "[econ]\nbind = \"localhost\"\n", wantErr: "econ.bind"},
 		{name: "register url", in: "[register]\nenabled = true\nurl = \"ftp://x\"\n", wantErr: "register.url"},
 		{name: "metrics listen", in: "[metrics]\nlisten = \":9100\"\n", wantErr: "metrics.listen"},
+		{name: "web listen is metrics listen", in: "[metrics]\nlisten = \"127.0.0.1:9100\"\n[web]\nlisten = \"127.0.0.1:9100\"\n", wantErr: "web.listen"},
+		{name: "web and metrics listen apart", in: "[metrics]\nlisten = \"127.0.0.1:9100\"\n[web]\nlisten = \"127.0.0.1:9101\"\n",
+			check: func(t *testing.T, c Config) {
+				if c.Web.Listen != "127.0.0.1:9101" {
+					t.Errorf("web.listen %q", c.Web.Listen)
+				}
+			}},
 		{name: "ops sections", in: "[register]\nport = 8310\n[econ]\nport = 8304\npassword = \"e\"\n[metrics]\nlisten = \"127.0.0.1:9100\"\n[agones]\nenabled = true\n",
 			check: func(t *testing.T, c Config) {
 				if c.Register.Enabled || c.Register.Port != 8310 || c.Econ.Port != 8304 || c.Econ.Bind != "127.0.0.1" ||

@@ -62,8 +62,9 @@ type MetricsConfig struct {
 // WebConfig selects the status page, its JSON API and the admin page
 // (package web).
 type WebConfig struct {
-	// Listen is the "address:port" to serve on; empty = off. When it equals
-	// metrics.listen, one HTTP server serves both.
+	// Listen is the "address:port" to serve on; empty = off. It differs
+	// from metrics.listen: /healthz keeps answering while the page is
+	// under load.
 	Listen string `toml:"listen"`
 	// AdminToken opens /admin to whoever presents it; empty = no admin page.
 	AdminToken string `toml:"admin_token"`
@@ -155,6 +156,9 @@ func (c *Config) validateOps() error {
 	if l := c.Web.Listen; l != "" {
 		if _, err := netip.ParseAddrPort(l); err != nil {
 			return invalid("web.listen", "%q is not address:port", l)
+		}
+		if l == c.Metrics.Listen {
+			return invalid("web.listen", "%q is also metrics.listen: /healthz and /metrics need their own listener, out of reach of the page's visitors", l)
 		}
 	}
 	if t := c.Web.AdminToken; t != "" && (len(t) < MinAdminTokenLen || len(t) > MaxAdminTokenLen) {

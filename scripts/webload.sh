@@ -7,7 +7,9 @@
 # rounds of three phases of PHASE (default 30s) each: no viewer; VIEWERS
 # (default 50) viewers as as many curl processes, each reading the live
 # stream (/api/games/PORT/events) of the game; the same VIEWERS streams
-# read by one curl process (--parallel). The two viewer phases cost the
+# read by one curl process (--parallel). The viewers come from
+# 127.0.1.1, 127.0.1.2, ... (web.MaxStreamsPerAddr each, as many people
+# behind one address at most). The two viewer phases cost the
 # server the same work (connections, frames, writes); they differ in what
 # the readers cost the machine the server shares with them (as many woken
 # processes, or one). For every
@@ -34,10 +36,12 @@ while getopts "n:v:d:r:o:h" opt; do
 	d) PHASE=${OPTARG%s} ;;
 	r) R=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) sed -n '2,27p' "$0"; exit 2 ;;
+	*) sed -n '2,29p' "$0"; exit 2 ;;
 	esac
 done
-[ "$V" -ge 1 ] && [ "$V" -le 100 ] || { echo "-v: 1..100 viewers (web.MaxStreams)" >&2; exit 2; }
+[ "$V" -ge 1 ] && [ "$V" -le 200 ] || { echo "-v: 1..200 viewers (web.MaxStreams)" >&2; exit 2; }
+PER_ADDR=8 # web.MaxStreamsPerAddr
+viewer_addr() { echo "127.0.1.$(($1 / PER_ADDR + 1))"; }
 [ "$PHASE" -ge 10 ] && [ "$PHASE" -le 600 ] || { echo "-d: 10s..600s" >&2; exit 2; }
 [ "$R" -ge 1 ] && [ "$R" -le 10 ] || { echo "-r: 1..10" >&2; exit 2; }
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -57,12 +61,14 @@ TWLOAD=${TWLOAD:-$OUT/twload}
 
 PORT=$(free_port)
 HPORT=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
+MPORT=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
 HTTP="http://127.0.0.1:$HPORT"
+METRICS="http://127.0.0.1:$MPORT"
 {
 	SERVER_MAP=$MAP twserver_toml "$PORT"
 	cat <<EOT
 [metrics]
-listen = "127.0.0.1:$HPORT"
+listen = "127.0.0.1:$MPORT"
 [web]
 listen = "127.0.0.1:$HPORT"
 EOT
@@ -131,22 +137,24 @@ for ((round = 1; round <= R; round++)); do
 		none) viewers=0 ;;
 		processes)
 			for ((i = 0; i < V; i++)); do
-				curl -sN --max-time "$((PHASE + 2))" -o /dev/null -w '%{size_download}\n' "$URL" >>"$out" 2>/dev/null &
+				curl -sN --interface "$(viewer_addr "$i")" --max-time "$((PHASE + 2))" -o /dev/null -w '%{size_download}\n' "$URL" >>"$out" 2>/dev/null &
 				vp+=("$!")
 			done ;;
 		one)
 			args=()
-			for ((i = 0; i < V; i++)); do args+=(-o /dev/null "$URL"); done
-			curl -sN -Z --parallel-max "$V" --parallel-immediate --max-time "$((PHASE + 2))" -w '%{size_download}\n' \
-				"${args[@]}" >>"$out" 2>/dev/null &
+			for ((i = 0; i < V; i++)); do
+				[ "$i" -gt 0 ] && args+=(--next)
+				args+=(--interface "$(viewer_addr "$i")" --max-time "$((PHASE + 2))" -w '%{size_download}\n' -o /dev/null "$URL")
+			done
+			curl -sN -Z --parallel-max "$V" --parallel-immediate "${args[@]}" >>"$out" 2>/dev/null &
 			vp+=("$!") ;;
 		esac
 		sleep 1
-		curl -s --max-time 3 "$HTTP/metrics" >"$OUT/m0"
+		curl -s --max-time 3 "$METRICS/metrics" >"$OUT/m0"
 		c0=$(schedns "$SPID") t0=$(date +%s%3N) w0=$(syscw "$SPID")
 		sleep "$PHASE"
 		c1=$(schedns "$SPID") t1=$(date +%s%3N) w1=$(syscw "$SPID")
-		curl -s --max-time 3 "$HTTP/metrics" >"$OUT/m1"
+		curl -s --max-time 3 "$METRICS/metrics" >"$OUT/m1"
 		for p in ${vp[@]+"${vp[@]}"}; do wait "$p"; done
 		bytes=0
 		[ "$viewers" -eq 0 ] || bytes=$(awk '{s += $1} END {print s + 0}' "$out")

@@ -248,10 +248,17 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, map[string]any{"version": APIVersion, "error": msg})
 }
 
+// apiGames answers every game: it wakes them all at once, then waits for
+// their frames within one FrameWait.
 func (h *Handler) apiGames(w http.ResponseWriter, r *http.Request) {
 	games := make([]apiGame, 0, len(h.games))
+	now := h.opt.Now()
 	for _, g := range h.games {
-		f := h.frame(r.Context(), g)
+		g.Server.Live().Demand(now)
+	}
+	deadline := time.Now().Add(FrameWait)
+	for _, g := range h.games {
+		f := h.frameBy(r.Context(), g, deadline)
 		games = append(games, gameOf(g.Port, f))
 		f.Release()
 	}
@@ -309,12 +316,12 @@ func (h *Handler) apiEvents(w http.ResponseWriter, r *http.Request) {
 	if g == nil {
 		return
 	}
-	if h.streams.Add(1) > MaxStreams {
-		h.streams.Add(-1)
-		writeError(w, http.StatusServiceUnavailable, "too many live viewers")
+	key := addrKey(h.clientAddr(r))
+	if h.streams.acquire(key, false) != admitted {
+		overBound(w, "too many live viewers")
 		return
 	}
-	defer h.streams.Add(-1)
+	defer h.streams.release(key)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	conn, _, err := http.NewResponseController(w).Hijack()

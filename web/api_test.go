@@ -218,18 +218,6 @@ func TestPublicChatOff(t *testing.T) {
 	}
 }
 
-// TestStreamBound: more than MaxStreams live streams are refused.
-func TestStreamBound(t *testing.T) {
-	a := startGame(t, "bound", "dm")
-	h, ts := startWeb(t, Options{}, a)
-	h.streams.Store(MaxStreams)
-	defer h.streams.Store(0)
-	st := getJSON(t, ts.Client(), ts.URL+"/api/games/"+strconv.Itoa(int(a.Addr().Port()))+"/events", nil)
-	if st != http.StatusServiceUnavailable {
-		t.Errorf("status %d, want 503", st)
-	}
-}
-
 // TestBodyBound: a body over MaxBodyBytes is refused.
 func TestBodyBound(t *testing.T) {
 	a := startGame(t, "body", "dm")

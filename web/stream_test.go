@@ -204,10 +204,10 @@ func TestStreamShutdown(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("ServeListener did not return")
 	}
-	for deadline := time.Now().Add(5 * time.Second); h.streams.Load() != 0 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(5 * time.Second); h.streamCount() != 0 && time.Now().Before(deadline); {
 		time.Sleep(time.Millisecond)
 	}
-	if n := h.streams.Load(); n != 0 {
+	if n := h.streamCount(); n != 0 {
 		t.Errorf("%d streams counted after the end", n)
 	}
 }

@@ -23,16 +23,23 @@ import (
 
 // Bounds of the web endpoint.
 const (
-	// MaxConnections bounds the open HTTP connections; more wait to be accepted.
-	MaxConnections = 128
-	// MaxStreams bounds the live streams (/events) of all games; more get 503.
-	MaxStreams = 100
 	// MaxBodyBytes bounds a request body (the admin forms).
 	MaxBodyBytes = 8 << 10
 	// MaxHeaderBytes bounds the request headers.
 	MaxHeaderBytes = 8 << 10
 	// ReadTimeout bounds the time to read one request.
 	ReadTimeout = 5 * time.Second
+	// WriteTimeout bounds the time to write one answer (live streams and
+	// downloads have their own).
+	WriteTimeout = 10 * time.Second
+	// DownloadStallTimeout bounds the time to write each DownloadChunk of
+	// a recording's download: the download's deadline moves on with its
+	// progress.
+	DownloadStallTimeout = 30 * time.Second
+	// DownloadChunk is the unit of a download's progress.
+	DownloadChunk = 64 << 10
+	// IdleTimeout closes a keep-alive connection idle this long.
+	IdleTimeout = 30 * time.Second
 	// StreamMaxAge ends a live stream after this long (the page reconnects).
 	StreamMaxAge = 30 * time.Minute
 	// StreamWriteTimeout bounds the time to write one message of a live
@@ -76,17 +83,26 @@ type Options struct {
 	Log zerolog.Logger
 	// Now is the clock (nil = time.Now).
 	Now func() time.Time
+	// TrustedProxies are the addresses of reverse proxies: their
+	// connections are not bounded per address (MaxConnsPerAddr), as they
+	// carry many clients.
+	TrustedProxies []netip.Prefix
 }
 
 // Handler serves the page, the API and the admin page of some games.
 type Handler struct {
-	games   []*gameView
-	byPort  map[int]*gameView
-	opt     Options
-	mux     *http.ServeMux
-	streams atomic.Int32
-	admin   *admin
-	static  fs.FS
+	games    []*gameView
+	byPort   map[int]*gameView
+	opt      Options
+	mux      *http.ServeMux
+	streams  *addrCounter // live streams per client address (MaxStreamsPerAddr, MaxStreams)
+	requests *addrCounter // requests being answered (MaxRequestsPerAddr, MaxRequests)
+	admin    *admin
+	static   fs.FS
+	// clientAddr is the address a request counts for (the peer's).
+	clientAddr func(*http.Request) netip.Addr
+	// conns is the listener's connection count (nil until ServeListener).
+	conns atomic.Pointer[boundListener]
 }
 
 // gameView is one game as the handler sees it.
@@ -115,7 +131,9 @@ func New(games []Game, o Options) (*Handler, error) {
 	if o.SampleEvery <= 0 {
 		o.SampleEvery = SampleInterval
 	}
-	h := &Handler{byPort: map[int]*gameView{}, opt: o, mux: http.NewServeMux()}
+	h := &Handler{byPort: map[int]*gameView{}, opt: o, mux: http.NewServeMux(),
+		streams: newAddrCounter(MaxStreamsPerAddr, MaxStreams), requests: newAddrCounter(MaxRequestsPerAddr, MaxRequests),
+		clientAddr: remoteAddr}
 	for _, g := range games {
 		if g.Server == nil || g.Port <= 0 || g.Port > 65535 || h.byPort[g.Port] != nil {
 			return nil, errors.New("web: games need a server and distinct ports")
@@ -137,8 +155,21 @@ func New(games []Game, o Options) (*Handler, error) {
 }
 
 // ServeHTTP serves the page, the API and the admin page, with the
-// security headers on every answer.
+// security headers on every answer, a write deadline (WriteTimeout; a
+// download's moves on with its progress), and within the bounds of
+// requests per client address (MaxRequestsPerAddr, MaxRequests; the live
+// streams count apart, MaxStreamsPerAddr).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	_, pattern := h.mux.Handler(r)
+	if pattern != eventsPattern {
+		key := addrKey(h.clientAddr(r))
+		if h.requests.acquire(key, false) != admitted {
+			overBound(w, "too many requests")
+			return
+		}
+		defer h.requests.release(key)
+	}
+	w = boundWrites(w, pattern == downloadPattern, WriteTimeout, DownloadStallTimeout)
 	hd := w.Header()
 	hd.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 	hd.Set("X-Content-Type-Options", "nosniff")
@@ -150,9 +181,69 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r)
 }
 
-// Handle adds another handler to the mux (cmd/twserver mounts /metrics and
-// /healthz when both share one listener).
-func (h *Handler) Handle(pattern string, hd http.Handler) { h.mux.Handle(pattern, hd) }
+// Patterns of the routes the bounds tell apart.
+const (
+	eventsPattern   = "GET /api/games/{port}/events"
+	downloadPattern = "GET /api/games/{port}/recordings/{name}"
+)
+
+// overBound answers 503 with Retry-After: a bound is full.
+func overBound(w http.ResponseWriter, msg string) {
+	w.Header().Set("Retry-After", strconv.Itoa(RetryAfter))
+	writeError(w, http.StatusServiceUnavailable, msg)
+}
+
+// streamCount is the number of live streams.
+func (h *Handler) streamCount() int {
+	_, n := h.streams.count(netip.Prefix{})
+	return n
+}
+
+// remoteAddr is the address of a request's peer.
+func remoteAddr(r *http.Request) netip.Addr {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return netip.Addr{}
+	}
+	return ap.Addr().Unmap()
+}
+
+// boundWrites sets w's write deadline to d from now; a download's
+// (progress) instead moves on by stall before each DownloadChunk.
+func boundWrites(w http.ResponseWriter, progress bool, d, stall time.Duration) http.ResponseWriter {
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Now().Add(d))
+	if progress {
+		return &progressWriter{ResponseWriter: w, rc: rc, stall: stall}
+	}
+	return w
+}
+
+// progressWriter writes a download in chunks of DownloadChunk, each within
+// DownloadStallTimeout: a reader that keeps reading gets the whole file,
+// one that stalls is dropped.
+type progressWriter struct {
+	http.ResponseWriter
+	rc    *http.ResponseController
+	stall time.Duration
+}
+
+// Write writes p a chunk at a time, moving the deadline on before each.
+func (p *progressWriter) Write(b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		_ = p.rc.SetWriteDeadline(time.Now().Add(p.stall))
+		k, err := p.ResponseWriter.Write(b[n:min(len(b), n+DownloadChunk)])
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// Unwrap is the ResponseWriter written to (for http.ResponseController).
+func (p *progressWriter) Unwrap() http.ResponseWriter { return p.ResponseWriter }
 
 func (h *Handler) routes() {
 	m := h.mux
@@ -162,11 +253,11 @@ func (h *Handler) routes() {
 	m.HandleFunc("GET /admin.js", h.serveFile("admin.js"))
 	m.HandleFunc("GET /api/games", h.apiGames)
 	m.HandleFunc("GET /api/games/{port}", h.apiGame)
-	m.HandleFunc("GET /api/games/{port}/events", h.apiEvents)
+	m.HandleFunc(eventsPattern, h.apiEvents)
 	m.HandleFunc("GET /api/games/{port}/map", h.apiMap)
 	m.HandleFunc("GET /api/games/{port}/history", h.apiHistory)
 	m.HandleFunc("GET /api/games/{port}/recordings", h.apiRecordings)
-	m.HandleFunc("GET /api/games/{port}/recordings/{name}", h.apiRecording)
+	m.HandleFunc(downloadPattern, h.apiRecording)
 	m.HandleFunc("GET /admin", h.adminPage)
 	m.HandleFunc("POST /admin/login", h.adminLogin)
 	m.HandleFunc("POST /admin/logout", h.adminLogout)
@@ -238,6 +329,11 @@ func (h *Handler) game(w http.ResponseWriter, r *http.Request) *gameView {
 // newest if it is fresh, else it asks the loop for frames and waits up to
 // FrameWait for one.
 func (h *Handler) frame(ctx context.Context, g *gameView) *live.Frame {
+	return h.frameBy(ctx, g, time.Now().Add(FrameWait))
+}
+
+// frameBy is frame waiting until deadline at most.
+func (h *Handler) frameBy(ctx context.Context, g *gameView, deadline time.Time) *live.Frame {
 	hub := g.Server.Live()
 	now := h.opt.Now()
 	hub.Demand(now)
@@ -252,7 +348,7 @@ func (h *Handler) frame(ctx context.Context, g *gameView) *live.Frame {
 		return hub.Acquire()
 	}
 	defer r.Detach()
-	t := time.NewTimer(FrameWait)
+	t := time.NewTimer(max(time.Until(deadline), 0))
 	defer t.Stop()
 	for hub.Seq() == seq {
 		select {
@@ -297,18 +393,20 @@ func (h *Handler) ServeListener(ctx context.Context, ln net.Listener) error {
 		Handler:           h,
 		ReadHeaderTimeout: ReadTimeout,
 		ReadTimeout:       ReadTimeout,
-		IdleTimeout:       time.Minute,
+		IdleTimeout:       IdleTimeout,
 		MaxHeaderBytes:    MaxHeaderBytes,
 		BaseContext:       func(net.Listener) context.Context { return ctx }, // ends the live streams
 	}
+	bl := newBoundListener(ln, MaxConnsPerAddr, MaxConnections, h.opt.TrustedProxies)
+	hs.ConnState = bl.trackState
+	h.conns.Store(bl)
 	addr := ln.Addr().String()
 	h.opt.Log.Info().Str("addr", addr).Bool("admin", h.admin != nil).Msg("web page listening (/, /api/games, /admin)")
 	if h.admin != nil && !Loopback(addr) {
 		h.opt.Log.Warn().Str("addr", addr).Msg("web admin page served without TLS on a non-loopback address: the token and session travel in clear; put a TLS proxy in front or listen on 127.0.0.1")
 	}
-	ln = newLimitListener(ln, MaxConnections)
 	go h.Run(ctx)
-	return httpserve.Serve(ctx, hs, ln, ShutdownTimeout)
+	return httpserve.Serve(ctx, hs, bl, ShutdownTimeout)
 }
 
 // Loopback reports whether a listen address is on a loopback interface.

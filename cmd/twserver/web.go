@@ -9,12 +9,12 @@ import (
 	"github.com/rs/zerolog"
 
 	"twserver/config"
-	"twserver/metrics"
 	"twserver/web"
 )
 
 // httpConfig is the process's HTTP side: the metrics address and the web
-// page's section (both "" = off; one listener when they are equal).
+// page's section (both "" = off; two listeners, config refuses one
+// address for both).
 type httpConfig struct {
 	metrics string
 	web     config.WebConfig
@@ -41,9 +41,9 @@ func checkWeb(cfgs []config.Config, c config.Config, path string) error {
 	return nil
 }
 
-// startHTTP opens the metrics endpoint and the web page as hc says (one
-// HTTP server for both when their addresses are equal) and serves them
-// until ctx ends; the returned func waits for them to stop.
+// startHTTP opens the metrics endpoint and the web page as hc says (each
+// on its own listener: the page's visitors cannot take /healthz down) and
+// serves them until ctx ends; the returned func waits for them to stop.
 func startHTTP(ctx context.Context, hc httpConfig, games []*game, log zerolog.Logger) (wait func(), err error) {
 	if hc.web.Listen == "" {
 		return startMetrics(ctx, hc.metrics, games, log)
@@ -59,15 +59,11 @@ func startHTTP(ctx context.Context, hc httpConfig, games []*game, log zerolog.Lo
 	if err != nil {
 		return nil, err
 	}
-	waitMetrics := func() {}
-	if hc.metrics == hc.web.Listen {
-		ep, err := metrics.NewGames(metricsGames(games), metrics.Options{Version: version})
-		if err != nil {
-			return nil, err
-		}
-		h.Handle("/metrics", ep)
-		h.Handle("/healthz", ep)
-	} else if waitMetrics, err = startMetrics(ctx, hc.metrics, games, log); err != nil {
+	if hc.metrics == hc.web.Listen { // config.Check refuses it
+		return nil, fmt.Errorf("web.listen %q is also metrics.listen: /healthz and /metrics need their own listener", hc.web.Listen)
+	}
+	waitMetrics, err := startMetrics(ctx, hc.metrics, games, log)
+	if err != nil {
 		return nil, err
 	}
 	ln, err := net.Listen("tcp", hc.web.Listen)

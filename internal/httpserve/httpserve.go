@@ -14,20 +14,26 @@ import (
 // Serve serves hs on ln until ctx ends; then it shuts hs down, waiting up
 // to timeout for requests to finish and closing what is left (live
 // streams), and returns nil once that is done. An error of the listener
-// is returned as it comes.
+// is returned as it comes, after the same shutdown (no goroutine of Serve
+// outlives it).
 func Serve(ctx context.Context, hs *http.Server, ln net.Listener, timeout time.Duration) error {
 	done := make(chan struct{})
+	stopped := make(chan struct{}) // hs.Serve returned
 	go func() {
 		defer close(done)
-		<-ctx.Done()
+		select {
+		case <-ctx.Done():
+		case <-stopped:
+		}
 		sctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		_ = hs.Shutdown(sctx)
 		_ = hs.Close()
 	}()
 	err := hs.Serve(ln)
+	close(stopped)
+	<-done // Shutdown has finished
 	if errors.Is(err, http.ErrServerClosed) {
-		<-done // Shutdown has finished
 		return nil
 	}
 	return err

@@ -361,8 +361,14 @@ async function loadHistory() {
 }
 
 setInterval(() => { $('fps').textContent = frames + ' frames'; }, 1000);
-setInterval(loadGames, 5000);
-setInterval(loadHistory, 5000);
-setInterval(loadRecordings, 5000);
+// one poll every 5 s, its requests one after the other: with the live
+// stream a page holds two connections (the server's bounds count on it)
+async function poll() {
+  await loadGames();
+  await loadHistory();
+  await loadRecordings();
+  setTimeout(poll, 5000);
+}
+setTimeout(poll, 5000);
 $('follow').addEventListener('change', (e) => { follow = Number(e.target.value); draw(); });
 loadGames();
