@@ -150,7 +150,10 @@ func Update(ctx context.Context, db *sql.DB, dir, mapDir string) (*Stats, error)
 			st.Unchanged++
 			continue
 		}
-		g, err := scan(path, mapDir)
+		g, err := scan(ctx, path, mapDir)
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
 		if err != nil {
 			st.Failed = append(st.Failed, fmt.Sprintf("%s: %v", name, err))
 			continue
@@ -205,7 +208,7 @@ func (g *game) add(e event) {
 
 // scan reads one recording: the header, names, joins and leaves from the
 // messages, then kills, deaths and captures from a replay.
-func scan(path, mapDir string) (*game, error) {
+func scan(ctx context.Context, path, mapDir string) (*game, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -267,7 +270,10 @@ func scan(path, mapDir string) (*game, error) {
 			}
 		}
 	}
-	if err := replayEvents(path, mapDir, g); err != nil {
+	if err := replayEvents(ctx, path, mapDir, g); err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
 		g.note = "no kills, deaths or captures: " + err.Error()
 	}
 	return g, nil
@@ -332,8 +338,10 @@ func (k *killWatcher) Message(gamemsg.Message)   {}
 func (k *killWatcher) Enter(int)                 {}
 func (k *killWatcher) Leave(int, string, string) {}
 
-// replayEvents replays the file and adds its kills, deaths and captures to g.
-func replayEvents(path, mapDir string, g *game) error {
+// replayEvents replays the file and adds its kills, deaths and captures to
+// g, skipping idle stretches; a file over its budget (replay.ErrBudget) or
+// the end of ctx stops it.
+func replayEvents(ctx context.Context, path, mapDir string, g *game) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -353,7 +361,8 @@ func replayEvents(path, mapDir string, g *game) error {
 		return err
 	}
 	e.SetObserver(&killWatcher{w: e.World(), g: g})
-	res, err := e.Run(r)
+	e.SetSkipIdle(true)
+	res, err := e.Run(ctx, r)
 	if err != nil {
 		return err
 	}

@@ -9,10 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"twserver/teehist"
+	"twserver/teehist/replay"
 )
 
 // copyTestdata copies teehist/testdata files into dir under the given names.
@@ -231,12 +233,15 @@ func TestIndexAndFind(t *testing.T) {
 }
 
 // FuzzScan: any file either fails to read or is indexed without panics,
-// with its events bounded.
+// with its events bounded, within a bounded time (the replay's budget, and
+// a deadline for each input that the replay must heed inside the file).
 func FuzzScan(f *testing.F) {
 	for _, p := range []string{"../testdata/twserver_lms.teehistorian", "../testdata/ddnet_07.teehistorian", "../testdata/twserver_chat.teehistorian"} {
-		if b, err := os.ReadFile(p); err == nil {
-			f.Add(b[:min(len(b), 4000)])
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
 		}
+		f.Add(b[:min(len(b), 4000)])
 	}
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -247,7 +252,13 @@ func FuzzScan(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		g, err := scan(path, "")
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		g, err := scan(ctx, path, "")
+		if took := time.Since(start); took > 3*time.Second {
+			t.Fatalf("scan took %v", took)
+		}
 		if err != nil {
 			return
 		}
@@ -255,4 +266,88 @@ func FuzzScan(f *testing.F) {
 			t.Fatalf("%d events, %d names", len(g.events), len(g.names))
 		}
 	})
+}
+
+// hostileFile writes name in dir: the header of twserver_chat.teehistorian
+// (the embedded map, replayable), a pause at tick 1 (the world is never
+// idle), pad bytes of console lines, then one skip to tick to.
+func hostileFile(t *testing.T, dir, name string, pad int, to int32) {
+	t.Helper()
+	f, err := os.Open("../testdata/twserver_chat.teehistorian")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h, err := teehist.NewReader(f).ReadHeader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := teehist.NewEncoder()
+	e.WriteHeader(h)
+	e.BeginTick(1)
+	e.RecordConsoleCommand(-1, 0, "pause", nil)
+	for n := 0; n < pad; n += 16000 {
+		e.RecordConsoleCommand(-1, 0, "pad", []string{strings.Repeat("p", 16000)})
+	}
+	e.BeginTick(to)
+	e.RecordConsoleCommand(-1, 0, "say", []string{"end"})
+	e.Finish()
+	if err := os.WriteFile(filepath.Join(dir, name), e.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestHostileFile: a small file that asks for 2^24 ticks is indexed
+// quickly, with the reason it has no kills; a large one is cancelled in
+// the middle of its replay.
+func TestHostileFile(t *testing.T) {
+	dir := t.TempDir()
+	hostileFile(t, dir, "skip.teehistorian", 0, replay.MaxTicks)
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	start := time.Now()
+	st, err := Update(context.Background(), db, dir, "")
+	took := time.Since(start)
+	if err != nil || st.Indexed != 1 {
+		t.Fatalf("update: %+v %v", st, err)
+	}
+	var note string
+	if err := db.QueryRow(`SELECT note FROM games`).Scan(&note); err != nil || !strings.Contains(note, replay.ErrBudget.Error()) {
+		t.Fatalf("note %q, %v", note, err)
+	}
+	t.Logf("indexed in %v: %s", took, note)
+	if took > 5*time.Second {
+		t.Errorf("indexing took %v", took)
+	}
+
+	dir = t.TempDir()
+	hostileFile(t, dir, "big.teehistorian", 1<<20, replay.MaxTicks)
+	db2, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db2.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	defer cancel()
+	start = time.Now()
+	st, err = Update(ctx, db2, dir, "")
+	took = time.Since(start)
+	if !errors.Is(err, context.DeadlineExceeded) || st.Indexed != 0 {
+		t.Fatalf("cancelled update: %+v %v after %v", st, err, took)
+	}
+	if took > 2*time.Second {
+		t.Errorf("cancelling took %v", took)
+	}
+	// positive control: the file's replay runs past a longer deadline
+	// (its budget pays for millions of ticks)
+	ctx, cancel = context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	start = time.Now()
+	if _, err := scan(ctx, filepath.Join(dir, "big.teehistorian"), ""); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("scan with a deadline of 500 ms: %v after %v", err, time.Since(start))
+	}
+	t.Logf("cancelled after %v", took)
 }
