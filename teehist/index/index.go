@@ -17,7 +17,6 @@ import (
 	"twserver/teehist"
 	"twserver/teehist/replay"
 	"twserver/world"
-	"twserver/world/twmap"
 )
 
 // DBName is the index file Update creates in the recordings directory.
@@ -352,7 +351,7 @@ func replayEvents(ctx context.Context, path, mapDir string, g *game) error {
 	if err != nil {
 		return err
 	}
-	m, err := findMap(h, mapDir)
+	m, err := replay.LoadMap(mapDir, h.MapName)
 	if err != nil {
 		return err
 	}
@@ -370,23 +369,6 @@ func replayEvents(ctx context.Context, path, mapDir string, g *game) error {
 		return fmt.Errorf("%w at %v", replay.ErrDivergence, res.Divergence)
 	}
 	return nil
-}
-
-// findMap returns the recording's map from mapDir, or the embedded map.
-func findMap(h *teehist.Header, mapDir string) (*twmap.Map, error) {
-	if mapDir != "" {
-		data, err := os.ReadFile(filepath.Join(mapDir, h.MapName+".map"))
-		if err == nil {
-			return twmap.Load(h.MapName, data)
-		}
-		if !errors.Is(err, os.ErrNotExist) {
-			return nil, err
-		}
-	}
-	if d := twmap.Default(); d.Name == h.MapName {
-		return d, nil
-	}
-	return nil, fmt.Errorf("map %q not found (give the map directory)", h.MapName)
 }
 
 func forget(ctx context.Context, db *sql.DB, file string) error {

@@ -15,6 +15,7 @@ import (
 
 	"twserver/teehist"
 	"twserver/teehist/replay"
+	"twserver/world/twmap"
 )
 
 // copyTestdata copies teehist/testdata files into dir under the given names.
@@ -273,6 +274,12 @@ func FuzzScan(f *testing.F) {
 // idle), pad bytes of console lines, then one skip to tick to.
 func hostileFile(t *testing.T, dir, name string, pad int, to int32) {
 	t.Helper()
+	craftFile(t, dir, name, nil, pad, to)
+}
+
+// craftFile is hostileFile with the header changed by mod.
+func craftFile(t *testing.T, dir, name string, mod func(*teehist.Header), pad int, to int32) {
+	t.Helper()
 	f, err := os.Open("../testdata/twserver_chat.teehistorian")
 	if err != nil {
 		t.Fatal(err)
@@ -281,6 +288,9 @@ func hostileFile(t *testing.T, dir, name string, pad int, to int32) {
 	h, err := teehist.NewReader(f).ReadHeader()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if mod != nil {
+		mod(h)
 	}
 	e := teehist.NewEncoder()
 	e.WriteHeader(h)
@@ -350,4 +360,38 @@ func TestHostileFile(t *testing.T) {
 		t.Fatalf("scan with a deadline of 500 ms: %v after %v", err, time.Since(start))
 	}
 	t.Logf("cancelled after %v", took)
+}
+
+// TestMapOutsideDir: a header naming ../secret does not reach secret.map
+// beside the map directory; the same map named secret in the directory
+// that holds it is found and replayed (the positive control).
+func TestMapOutsideDir(t *testing.T) {
+	top := t.TempDir()
+	dir, mapDir := filepath.Join(top, "rec"), filepath.Join(top, "maps")
+	for _, d := range []string{dir, mapDir} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	secret, err := twmap.Load("secret", twmap.Default().Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(top, "secret.map"), secret.Data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"../secret", "secret"} {
+		craftFile(t, dir, "a.teehistorian", func(h *teehist.Header) { h.MapName, h.MapSHA256 = name, secret.SHA256 }, 0, 100)
+		md := mapDir
+		if name == "secret" {
+			md = top
+		}
+		g, err := scan(context.Background(), filepath.Join(dir, "a.teehistorian"), md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := name == "../secret"; want != strings.Contains(g.note, replay.ErrMapName.Error()) || !want && g.note != "" {
+			t.Errorf("map %q: note %q", name, g.note)
+		}
+	}
 }
