@@ -131,6 +131,10 @@ func Update(ctx context.Context, db *sql.DB, dir, mapDir string) (*Stats, error)
 		}
 		known[f] = [2]int64{size, mtime}
 	}
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return nil, err
+	}
 	rows.Close()
 	st := &Stats{}
 	present := map[string]bool{}
@@ -290,12 +294,16 @@ func (g *game) chat(up *netproto.Unpacker, tick int32, data []byte, names *[teeh
 	if c.Decode(up) != nil || c.Mode != gamemsg.ChatAll || c.ClientID < 0 || int(c.ClientID) >= teehist.MaxClients {
 		return
 	}
-	text := strings.ToValidUTF8(truncate(c.Message, MaxChatLen), "?")
-	g.add(event{tick: tick, kind: EventChat, cid: int(c.ClientID), player: names[c.ClientID], other: text})
+	g.add(event{tick: tick, kind: EventChat, cid: int(c.ClientID), player: names[c.ClientID], other: clipN(c.Message, MaxChatLen)})
 }
 
-// clip bounds a stored name or reason.
-func clip(s string) string { return strings.ToValidUTF8(truncate(s, MaxNameLen), "?") }
+// clip bounds a stored name or reason, in a copy of its own.
+func clip(s string) string { return clipN(s, MaxNameLen) }
+
+// clipN returns s cut to n bytes and made valid UTF-8, in a copy: what is
+// kept of a file must not keep alive the string it was cut from (a
+// payload of up to teehist.MaxDataSize bytes).
+func clipN(s string, n int) string { return strings.Clone(strings.ToValidUTF8(truncate(s, n), "?")) }
 
 func truncate(s string, n int) string {
 	if len(s) > n {
@@ -371,9 +379,23 @@ func replayEvents(ctx context.Context, path, mapDir string, g *game) error {
 	return nil
 }
 
+// forget removes what the index holds of file, in one transaction.
 func forget(ctx context.Context, db *sql.DB, file string) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
+	if err := remove(ctx, tx, file); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// remove deletes the rows of file in tx.
+func remove(ctx context.Context, tx *sql.Tx, file string) error {
 	for _, q := range []string{`DELETE FROM games WHERE file = ?`, `DELETE FROM names WHERE file = ?`, `DELETE FROM events WHERE file = ?`} {
-		if _, err := db.ExecContext(ctx, q, file); err != nil {
+		if _, err := tx.ExecContext(ctx, q, file); err != nil {
 			return err
 		}
 	}
@@ -387,10 +409,8 @@ func store(ctx context.Context, db *sql.DB, file string, g *game) error {
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
-	for _, q := range []string{`DELETE FROM games WHERE file = ?`, `DELETE FROM names WHERE file = ?`, `DELETE FROM events WHERE file = ?`} {
-		if _, err := tx.ExecContext(ctx, q, file); err != nil {
-			return err
-		}
+	if err := remove(ctx, tx, file); err != nil {
+		return err
 	}
 	h := g.h
 	if _, err := tx.ExecContext(ctx, `INSERT INTO games VALUES (?,?,?,?,?,?,?,?,?,?)`, file, g.size, g.mtime,

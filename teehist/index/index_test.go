@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"twserver/teehist"
 	"twserver/teehist/replay"
@@ -393,5 +394,116 @@ func TestMapOutsideDir(t *testing.T) {
 		if want := name == "../secret"; want != strings.Contains(g.note, replay.ErrMapName.Error()) || !want && g.note != "" {
 			t.Errorf("map %q: note %q", name, g.note)
 		}
+	}
+}
+
+// TestFindPlayers: the games Find returns carry the distinct names of their
+// players in order of appearance, each game its own (read in one query).
+func TestFindPlayers(t *testing.T) {
+	dir := t.TempDir()
+	copyTestdata(t, dir, map[string]string{"twserver_chat.teehistorian": "twserver_chat.teehistorian",
+		"twserver_lms.teehistorian": "twserver_lms.teehistorian", "ddnet.teehistorian": "ddnet_07.teehistorian"})
+	hostileFile(t, dir, "empty.teehistorian", 0, 10) // no player
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if st, err := Update(ctx, db, dir, ""); err != nil || st.Indexed != 4 {
+		t.Fatalf("update: %+v %v", st, err)
+	}
+	games, err := Find(ctx, db, Query{})
+	if err != nil || len(games) != 4 {
+		t.Fatalf("%d games, %v", len(games), err)
+	}
+	for _, g := range games {
+		// the oracle: the file's PLAYER_NAME records, first appearance first
+		sg, err := scan(ctx, filepath.Join(dir, g.File), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := map[string]int32{}
+		var want []string
+		for _, n := range sg.names {
+			if _, ok := first[n.name]; !ok {
+				first[n.name] = n.tick
+				want = append(want, n.name)
+			}
+		}
+		slices.SortStableFunc(want, func(a, b string) int {
+			if first[a] != first[b] {
+				return int(first[a] - first[b])
+			}
+			return strings.Compare(a, b)
+		})
+		if !slices.Equal(g.Players, want) || strings.HasPrefix(g.File, "twserver") && len(want) < 2 {
+			t.Errorf("%s: players %q, want %q", g.File, g.Players, want)
+		}
+	}
+}
+
+// TestClipCopies: what the index keeps of a string is a copy, never a
+// part of the (possibly large) string it was cut from.
+func TestClipCopies(t *testing.T) {
+	for _, s := range []string{strings.Repeat("a", 70000), "short", "bad \xff utf-8", strings.Repeat("é", 200)} {
+		for _, c := range []string{clip(s), clipN(s, MaxChatLen)} {
+			p, q := uintptr(unsafe.Pointer(unsafe.StringData(c))), uintptr(unsafe.Pointer(unsafe.StringData(s)))
+			if p >= q && p < q+uintptr(len(s)) {
+				t.Errorf("clip of %d bytes shares its memory", len(s))
+			}
+			if len(c) == 0 || len(c) > MaxChatLen {
+				t.Errorf("clip of %d bytes: %d bytes", len(s), len(c))
+			}
+		}
+	}
+	// positive control: a plain cut does share it
+	s := strings.Repeat("a", 100)
+	if unsafe.StringData(truncate(s, 10)) != unsafe.StringData(s) {
+		t.Fatal("the sharing check sees nothing")
+	}
+}
+
+// TestForgetAtomic: forget removes a file's rows all together or not at
+// all (a failing delete of its events keeps its game and names).
+func TestForgetAtomic(t *testing.T) {
+	dir := t.TempDir()
+	copyTestdata(t, dir, map[string]string{"chat.teehistorian": "twserver_chat.teehistorian"})
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if _, err := Update(ctx, db, dir, ""); err != nil {
+		t.Fatal(err)
+	}
+	rowsOf := func() (n int) {
+		for _, tb := range []string{"games", "names", "events"} {
+			var k int
+			if err := db.QueryRow(`SELECT count(*) FROM ` + tb + ` WHERE file = 'chat.teehistorian'`).Scan(&k); err != nil {
+				t.Fatal(err)
+			}
+			n += min(k, 1)
+		}
+		return n
+	}
+	if rowsOf() != 3 {
+		t.Fatal("the file is not in all three tables")
+	}
+	if _, err := db.Exec(`CREATE TRIGGER keep BEFORE DELETE ON events BEGIN SELECT RAISE(ABORT, 'kept'); END`); err != nil {
+		t.Fatal(err)
+	}
+	if err := forget(ctx, db, "chat.teehistorian"); err == nil {
+		t.Fatal("forget passed the trigger")
+	}
+	if n := rowsOf(); n != 3 {
+		t.Fatalf("a failed forget left the file in %d of 3 tables", n)
+	}
+	if _, err := db.Exec(`DROP TRIGGER keep`); err != nil {
+		t.Fatal(err)
+	}
+	if err := forget(ctx, db, "chat.teehistorian"); err != nil || rowsOf() != 0 {
+		t.Fatalf("forget: %v", err)
 	}
 }
