@@ -380,17 +380,7 @@ func replayEvents(ctx context.Context, path, mapDir string, g *game) error {
 }
 
 // forget removes what the index holds of file, in one transaction.
-func forget(ctx context.Context, db *sql.DB, file string) error {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
-	if err := remove(ctx, tx, file); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
+func forget(ctx context.Context, db *sql.DB, file string) error { return store(ctx, db, file, nil) }
 
 // remove deletes the rows of file in tx.
 func remove(ctx context.Context, tx *sql.Tx, file string) error {
@@ -402,15 +392,19 @@ func remove(ctx context.Context, tx *sql.Tx, file string) error {
 	return nil
 }
 
-// store replaces what the index holds of file by g, in one transaction.
+// store replaces what the index holds of file by g (nil: nothing), in one
+// transaction.
 func store(ctx context.Context, db *sql.DB, file string, g *game) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
-	if err := remove(ctx, tx, file); err != nil {
-		return err
+	if err := remove(ctx, tx, file); err != nil || g == nil {
+		if err != nil {
+			return err
+		}
+		return tx.Commit()
 	}
 	h := g.h
 	if _, err := tx.ExecContext(ctx, `INSERT INTO games VALUES (?,?,?,?,?,?,?,?,?,?)`, file, g.size, g.mtime,
