@@ -227,11 +227,15 @@ func TestReadAllBound(t *testing.T) {
 			t.Fatalf("tick %d: snapshot not shared with the keyframe", tk.Tick)
 		}
 	}
+	// the 200 markers (one byte each but a Tick in memory) count too
+	if _, _, err := readAll(e.Bytes(), snap.Sizes7, s.Size()+199*tickHeld); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("a marker over the bound: %v", err)
+	}
 	_ = e.Message([]byte{1, 2, 3, 4, 5})
-	if _, _, err := readAll(e.Bytes(), snap.Sizes7, s.Size()+4); !errors.Is(err, ErrTooLarge) {
+	if _, _, err := readAll(e.Bytes(), snap.Sizes7, s.Size()+200*tickHeld+4); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("over the bound: %v", err)
 	}
-	if _, _, err := readAll(e.Bytes(), snap.Sizes7, s.Size()+8); err != nil {
+	if _, _, err := readAll(e.Bytes(), snap.Sizes7, s.Size()+200*tickHeld+8); err != nil {
 		t.Fatalf("at the bound: %v", err)
 	}
 }

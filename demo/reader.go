@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"unsafe"
 
 	"twserver/netproto"
 	"twserver/snap"
@@ -213,9 +214,13 @@ type Tick struct {
 }
 
 // MaxReadAllBytes bounds what ReadAll keeps: the serialized size of every
-// distinct snapshot plus the message bytes. A demo of a few bytes per tick
-// could otherwise ask for a copy of a 64 KiB snapshot per tick.
+// distinct snapshot, the message bytes, and a Tick per tick marker. A demo
+// of a few bytes per tick could otherwise ask for a copy of a 64 KiB
+// snapshot per tick, or a Tick (about 50 bytes) per 1-byte marker.
 const MaxReadAllBytes = 1 << 30
+
+// tickHeld is what ReadAll keeps of a tick marker.
+const tickHeld = int(unsafe.Sizeof(Tick{}))
 
 // ReadAll decodes a whole demo into ticks (for tests and tools). sizes is
 // the static size table of the demo's protocol (snap.Sizes7 for 0.7). On an
@@ -245,6 +250,9 @@ func readAll(data []byte, sizes *snap.SizeTable, maxBytes int) (*Reader, []Tick,
 			return r, ticks, err
 		}
 		if c.Marker {
+			if held += tickHeld; held > maxBytes {
+				return r, ticks, fmt.Errorf("offset %d: %w: demo holds over %d bytes", c.Offset, ErrTooLarge, maxBytes)
+			}
 			ticks = append(ticks, Tick{Tick: c.Tick, Keyframe: c.Keyframe, Snap: last})
 			continue
 		}

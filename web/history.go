@@ -42,7 +42,9 @@ type Sample struct {
 	// twserver_snapshot_bytes histogram (sum and count).
 	SnapshotBytes float64 `json:"snapshot_bytes"`
 	// SnapshotBytesMax is the largest snapshot of the interval, rounded up
-	// to its histogram bucket's bound (metrics.SizeBuckets); 0 without
+	// to its histogram bucket's bound (metrics.SizeBuckets); above the top
+	// bound, the most the histogram's sum proves (at least the top bound
+	// and the interval's mean; exact for one such snapshot); 0 without
 	// snapshots.
 	SnapshotBytesMax float64 `json:"snapshot_bytes_max"`
 }
@@ -81,7 +83,7 @@ func (h *history) sample(s *server.Server, now time.Time) {
 		}
 		if n := snapN - h.snapN; n > 0 {
 			p.SnapshotBytes = float64(snapSum-h.snapSum) / float64(n)
-			p.SnapshotBytesMax = maxBound(snapBuckets[:], h.snapBuckets[:])
+			p.SnapshotBytesMax = maxBound(snapBuckets[:], h.snapBuckets[:], n, snapSum-h.snapSum)
 		}
 		var diff [len(metrics.TickBuckets)]uint64
 		for i := range diff {
@@ -97,22 +99,28 @@ func (h *history) sample(s *server.Server, now time.Time) {
 	h.work, h.workCount = work, workCount
 }
 
-// maxBound returns the bound of metrics.SizeBuckets of the largest
-// observation between two readings of a histogram's cumulative counts
-// (taken when there were some): the bound of the highest bucket that
-// gained one, the last bound when none did (all above every bound).
-func maxBound(cum, prev []uint64) float64 {
-	below := uint64(0) // observations of the interval in the buckets below i
+// maxBound returns the bound of metrics.SizeBuckets of the largest of the
+// n observations (summing to sum) between two readings of a histogram's
+// cumulative counts: the bound of the highest bucket that gained one when
+// all are within the bounds. When some are above every bound, the largest
+// lower bound of their maximum the readings prove: the top bound, the mean
+// of all, and the mean of those above, taking the others at their buckets'
+// bounds (exact for one observation above).
+func maxBound(cum, prev []uint64, n, sum uint64) float64 {
+	below := uint64(0) // observations of the interval in the buckets up to i
 	top := -1
+	atBounds := 0.0 // the most the observations within the bounds can sum to
 	for i := range cum {
 		if d := cum[i] - prev[i]; d > below {
+			atBounds += float64(d-below) * metrics.SizeBuckets[i]
 			top, below = i, d
 		}
 	}
-	if top < 0 {
-		return metrics.SizeBuckets[len(metrics.SizeBuckets)-1]
+	if below == n && top >= 0 {
+		return metrics.SizeBuckets[top]
 	}
-	return metrics.SizeBuckets[top]
+	over := float64(n - below)
+	return max(metrics.SizeBuckets[len(metrics.SizeBuckets)-1], float64(sum)/float64(n), (float64(sum)-atBounds)/over)
 }
 
 // quantileMs returns quantile q (milliseconds) of the observations counted

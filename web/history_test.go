@@ -23,8 +23,17 @@ func TestHistorySnapshotBytes(t *testing.T) {
 	h.sample(s, t0.Add(15*time.Second))
 	g.SnapshotBytes.Observe(100000)
 	h.sample(s, t0.Add(20*time.Second))
+	for _, n := range []int{20000, 50000, 10, 1000} { // the mean 17752.5 is above the top bound
+		g.SnapshotBytes.Observe(n)
+	}
+	h.sample(s, t0.Add(25*time.Second))
+	for _, n := range []int{30000, 10, 10, 10, 10} { // the mean 6008 is below it
+		g.SnapshotBytes.Observe(n)
+	}
+	h.sample(s, t0.Add(30*time.Second))
 	got := h.samples()
-	want := []struct{ mean, max float64 }{{300, 1024}, {20, 64}, {0, 0}, {100000, 16384}}
+	want := []struct{ mean, max float64 }{{300, 1024}, {20, 64}, {0, 0}, {100000, 100000},
+		{17752.5, (71010 - 16 - 1024) / 2.0}, {6008, 30040 - 4*16}}
 	if len(got) != len(want) {
 		t.Fatalf("%d samples, want %d", len(got), len(want))
 	}

@@ -5,15 +5,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"twserver/demo"
+	"twserver/internal/testenv"
 	"twserver/snap"
 	"twserver/teehist"
+	"twserver/teehist/index"
 	"twserver/world"
 )
 
@@ -336,9 +340,42 @@ func TestFindChat(t *testing.T) {
 }
 
 func TestShellQuote(t *testing.T) {
-	for in, want := range map[string]string{"p0": "p0", "a b": "'a b'", "it's": `'it'\''s'`, "": "''", "$(x)": "'$(x)'"} {
+	for in, want := range map[string]string{"p0": "p0", "a b": "'a b'", "it's": `'it'\''s'`, "": "''", "$(x)": "'$(x)'",
+		"\x1b[2J'\\": `$'\x1b[2J\'\\'`, "a\u009bb\xffé": `$'a\xc2\x9bb\xffé'`} {
 		if got := shellQuote(in); got != want {
 			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+// TestFindControlChars: the command and comment twhist find prints for a
+// name, map and file holding terminal escapes carry no control byte, and
+// the shell reads the exact name back from the command.
+func TestFindControlChars(t *testing.T) {
+	bash := testenv.LookPath(t, "bash", "bash")
+	name := "a\x1b]0;x\x07\x1b[31mb\u009b1m\xff'\\$(id)"
+	r := index.Result{File: "f\x1b[2J.teehistorian", GameUUID: "0123456789abcdef", Map: "m\x1b[H", Type: "dm", Tick: 100,
+		Event: index.EventKill, Player: name, Other: "v\x1b"}
+	cmd := demoCommand(&r, "/rec\x1b", "")
+	var out bytes.Buffer
+	err := findLine(&out, &r, cmd)
+	for i, c := range []byte(out.String()) {
+		if c < 0x20 && c != '\n' || c == 0x7f {
+			t.Fatalf("byte %#x at %d of %q", c, i, out.String())
+		}
+	}
+	if err != nil || strings.ContainsRune(out.String(), 0x9b) || !utf8.ValidString(out.String()) {
+		t.Fatalf("printed %q", out.String())
+	}
+	// the shell gets the name back byte for byte from -pov
+	_, after, _ := strings.Cut(cmd, " -pov ")
+	arg, _, _ := strings.Cut(after, " -from ")
+	got, err := exec.Command(bash, "-c", "printf %s "+arg).Output()
+	if err != nil || string(got) != name {
+		t.Fatalf("bash read %q from %s: %v", got, arg, err)
+	}
+	// positive control: the raw name does carry the bytes checked above
+	if !strings.ContainsRune(name, 0x1b) || !strings.ContainsRune(name, 0x9b) {
+		t.Fatal("the name holds no escape")
 	}
 }

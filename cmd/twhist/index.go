@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"twserver/teehist/index"
 )
@@ -65,12 +67,52 @@ type found struct {
 	Command string `json:"command"`
 }
 
-// shellQuote quotes s for a POSIX shell (names are the players' own).
+// shellQuote quotes s for a POSIX shell (names are the players' own). A
+// string holding a control character (C0, DEL, C1) or bytes that are not
+// UTF-8 is written as $'...' (POSIX.1-2024, bash, zsh, ksh) with those bytes
+// as \xHH, so that printing the command sends none of them to the terminal
+// and the shell still gets the exact string.
 func shellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./@:") == "" {
 		return s
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	if strings.IndexFunc(s, unprintable) < 0 {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case unprintable(r):
+			for _, c := range []byte(s[i : i+n]) {
+				fmt.Fprintf(&b, `\x%02x`, c)
+			}
+		case r == '\'' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	b.WriteByte('\'')
+	return b.String()
+}
+
+// plain returns s as it is, or quoted (strconv.Quote) if it holds a control
+// character or bytes that are not UTF-8: a recorded map name or game type.
+func plain(s string) string {
+	if strings.IndexFunc(s, unprintable) < 0 {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
+// unprintable reports a control character (C0, DEL, C1) or a byte that is
+// not UTF-8 (utf8.RuneError: U+FFFD itself is counted too, harmlessly).
+func unprintable(r rune) bool {
+	return r < 0x20 || r >= 0x7f && r <= 0x9f || r == utf8.RuneError
 }
 
 // demoCommand is the twhist demo command line showing r.
@@ -150,18 +192,29 @@ func findCmd(args []string, stdout, stderr io.Writer) int {
 			}
 			continue
 		}
-		if r.Event == index.EventChat {
-			fmt.Fprintf(stdout, "%s  # %s %s chat %q tick %d (%s): %q\n", cmd, r.Start.Format("2006-01-02 15:04"), r.Map,
-				r.Player, r.Tick, clock(r.Tick), r.Text)
-		} else if r.Tick >= 0 {
-			fmt.Fprintf(stdout, "%s  # %s %s %s %q tick %d (%s) %q\n", cmd, r.Start.Format("2006-01-02 15:04"), r.Map, r.Event,
-				r.Player, r.Tick, clock(r.Tick), r.Other)
-		} else {
-			fmt.Fprintf(stdout, "%s  # %s %s %s %.0f s, players %q\n", cmd, r.Start.Format("2006-01-02 15:04"), r.Map, r.Type,
-				float64(r.Ticks)/50, r.Players)
+		if err := findLine(stdout, r, cmd); err != nil {
+			fmt.Fprintln(stderr, "twhist:", err)
+			return 2
 		}
 	}
 	return 0
+}
+
+// findLine prints result r of twhist find: its demo command, and a comment
+// with the recorded strings quoted (names, lines) or plain (map, type).
+func findLine(w io.Writer, r *index.Result, cmd string) error {
+	var err error
+	if r.Event == index.EventChat {
+		_, err = fmt.Fprintf(w, "%s  # %s %s chat %q tick %d (%s): %q\n", cmd, r.Start.Format("2006-01-02 15:04"), plain(r.Map),
+			r.Player, r.Tick, clock(r.Tick), r.Text)
+	} else if r.Tick >= 0 {
+		_, err = fmt.Fprintf(w, "%s  # %s %s %s %q tick %d (%s) %q\n", cmd, r.Start.Format("2006-01-02 15:04"), plain(r.Map), r.Event,
+			r.Player, r.Tick, clock(r.Tick), r.Other)
+	} else {
+		_, err = fmt.Fprintf(w, "%s  # %s %s %s %.0f s, players %q\n", cmd, r.Start.Format("2006-01-02 15:04"), plain(r.Map), plain(r.Type),
+			float64(r.Ticks)/50, r.Players)
+	}
+	return err
 }
 
 // clock formats a tick as m:ss from the game's start.

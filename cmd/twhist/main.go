@@ -310,15 +310,15 @@ func summary(r *teehist.Reader, h *teehist.Header, stdout, stderr io.Writer) int
 	return code
 }
 
+// loadMap returns the map file at path, else the recording's map from dir
+// or the embedded map (replay.LoadMap: the name cannot leave dir).
 func loadMap(h *teehist.Header, path, dir string) (*twmap.Map, error) {
-	if path == "" && dir != "" {
-		path = filepath.Join(dir, h.MapName+".map")
-	}
 	if path == "" {
-		if d := twmap.Default(); d.Name == h.MapName {
-			return d, nil
+		m, err := replay.LoadMap(dir, h.MapName)
+		if err != nil && dir == "" {
+			return nil, fmt.Errorf("%w: give -map or -mapdir", err)
 		}
-		return nil, fmt.Errorf("map %q is not the embedded map: give -map or -mapdir", h.MapName)
+		return m, err
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -128,11 +129,11 @@ func Find(ctx context.Context, db *sql.DB, q Query) ([]Result, error) {
 		return nil, err
 	}
 	if q.Event == "" {
-		for i := range out {
-			if out[i].Players, err = players(ctx, db, out[i].File); err != nil {
-				return nil, err
-			}
-			if q.Player != "" {
+		if err := addPlayers(ctx, db, out); err != nil {
+			return nil, err
+		}
+		if q.Player != "" {
+			for i := range out {
 				out[i].Player = q.Player
 			}
 		}
@@ -140,20 +141,36 @@ func Find(ctx context.Context, db *sql.DB, q Query) ([]Result, error) {
 	return out, nil
 }
 
-// players returns the distinct names of a game's players, in order of appearance.
-func players(ctx context.Context, db *sql.DB, file string) ([]string, error) {
-	rows, err := db.QueryContext(ctx, `SELECT name FROM names WHERE file = ? GROUP BY name ORDER BY MIN(tick), name`, file)
+// addPlayers fills in the distinct names of the players of every game of
+// out, in order of appearance, with one query.
+func addPlayers(ctx context.Context, db *sql.DB, out []Result) error {
+	if len(out) == 0 {
+		return nil
+	}
+	files := make([]string, len(out))
+	at := make(map[string][]int, len(out)) // file -> its results
+	for i := range out {
+		files[i] = out[i].File
+		at[files[i]] = append(at[files[i]], i)
+	}
+	list, err := json.Marshal(files)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	rows, err := db.QueryContext(ctx, `SELECT file, name FROM names WHERE file IN (SELECT value FROM json_each(?))
+		GROUP BY file, name ORDER BY file, MIN(tick), name`, string(list))
+	if err != nil {
+		return err
 	}
 	defer rows.Close()
-	var out []string
 	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
+		var f, n string
+		if err := rows.Scan(&f, &n); err != nil {
+			return err
 		}
-		out = append(out, n)
+		for _, i := range at[f] {
+			out[i].Players = append(out[i].Players, n)
+		}
 	}
-	return out, rows.Err()
+	return rows.Err()
 }

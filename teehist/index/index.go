@@ -17,7 +17,6 @@ import (
 	"twserver/teehist"
 	"twserver/teehist/replay"
 	"twserver/world"
-	"twserver/world/twmap"
 )
 
 // DBName is the index file Update creates in the recordings directory.
@@ -132,6 +131,10 @@ func Update(ctx context.Context, db *sql.DB, dir, mapDir string) (*Stats, error)
 		}
 		known[f] = [2]int64{size, mtime}
 	}
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return nil, err
+	}
 	rows.Close()
 	st := &Stats{}
 	present := map[string]bool{}
@@ -150,7 +153,10 @@ func Update(ctx context.Context, db *sql.DB, dir, mapDir string) (*Stats, error)
 			st.Unchanged++
 			continue
 		}
-		g, err := scan(path, mapDir)
+		g, err := scan(ctx, path, mapDir)
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
 		if err != nil {
 			st.Failed = append(st.Failed, fmt.Sprintf("%s: %v", name, err))
 			continue
@@ -205,7 +211,7 @@ func (g *game) add(e event) {
 
 // scan reads one recording: the header, names, joins and leaves from the
 // messages, then kills, deaths and captures from a replay.
-func scan(path, mapDir string) (*game, error) {
+func scan(ctx context.Context, path, mapDir string) (*game, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -267,7 +273,10 @@ func scan(path, mapDir string) (*game, error) {
 			}
 		}
 	}
-	if err := replayEvents(path, mapDir, g); err != nil {
+	if err := replayEvents(ctx, path, mapDir, g); err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
 		g.note = "no kills, deaths or captures: " + err.Error()
 	}
 	return g, nil
@@ -285,12 +294,16 @@ func (g *game) chat(up *netproto.Unpacker, tick int32, data []byte, names *[teeh
 	if c.Decode(up) != nil || c.Mode != gamemsg.ChatAll || c.ClientID < 0 || int(c.ClientID) >= teehist.MaxClients {
 		return
 	}
-	text := strings.ToValidUTF8(truncate(c.Message, MaxChatLen), "?")
-	g.add(event{tick: tick, kind: EventChat, cid: int(c.ClientID), player: names[c.ClientID], other: text})
+	g.add(event{tick: tick, kind: EventChat, cid: int(c.ClientID), player: names[c.ClientID], other: clipN(c.Message, MaxChatLen)})
 }
 
-// clip bounds a stored name or reason.
-func clip(s string) string { return strings.ToValidUTF8(truncate(s, MaxNameLen), "?") }
+// clip bounds a stored name or reason, in a copy of its own.
+func clip(s string) string { return clipN(s, MaxNameLen) }
+
+// clipN returns s cut to n bytes and made valid UTF-8, in a copy: what is
+// kept of a file must not keep alive the string it was cut from (a
+// payload of up to teehist.MaxDataSize bytes).
+func clipN(s string, n int) string { return strings.Clone(strings.ToValidUTF8(truncate(s, n), "?")) }
 
 func truncate(s string, n int) string {
 	if len(s) > n {
@@ -332,8 +345,10 @@ func (k *killWatcher) Message(gamemsg.Message)   {}
 func (k *killWatcher) Enter(int)                 {}
 func (k *killWatcher) Leave(int, string, string) {}
 
-// replayEvents replays the file and adds its kills, deaths and captures to g.
-func replayEvents(path, mapDir string, g *game) error {
+// replayEvents replays the file and adds its kills, deaths and captures to
+// g, skipping idle stretches; a file over its budget (replay.ErrBudget) or
+// the end of ctx stops it.
+func replayEvents(ctx context.Context, path, mapDir string, g *game) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -344,7 +359,7 @@ func replayEvents(path, mapDir string, g *game) error {
 	if err != nil {
 		return err
 	}
-	m, err := findMap(h, mapDir)
+	m, err := replay.LoadMap(mapDir, h.MapName)
 	if err != nil {
 		return err
 	}
@@ -353,7 +368,8 @@ func replayEvents(path, mapDir string, g *game) error {
 		return err
 	}
 	e.SetObserver(&killWatcher{w: e.World(), g: g})
-	res, err := e.Run(r)
+	e.SetSkipIdle(true)
+	res, err := e.Run(ctx, r)
 	if err != nil {
 		return err
 	}
@@ -363,43 +379,32 @@ func replayEvents(path, mapDir string, g *game) error {
 	return nil
 }
 
-// findMap returns the recording's map from mapDir, or the embedded map.
-func findMap(h *teehist.Header, mapDir string) (*twmap.Map, error) {
-	if mapDir != "" {
-		data, err := os.ReadFile(filepath.Join(mapDir, h.MapName+".map"))
-		if err == nil {
-			return twmap.Load(h.MapName, data)
-		}
-		if !errors.Is(err, os.ErrNotExist) {
-			return nil, err
-		}
-	}
-	if d := twmap.Default(); d.Name == h.MapName {
-		return d, nil
-	}
-	return nil, fmt.Errorf("map %q not found (give the map directory)", h.MapName)
-}
+// forget removes what the index holds of file, in one transaction.
+func forget(ctx context.Context, db *sql.DB, file string) error { return store(ctx, db, file, nil) }
 
-func forget(ctx context.Context, db *sql.DB, file string) error {
+// remove deletes the rows of file in tx.
+func remove(ctx context.Context, tx *sql.Tx, file string) error {
 	for _, q := range []string{`DELETE FROM games WHERE file = ?`, `DELETE FROM names WHERE file = ?`, `DELETE FROM events WHERE file = ?`} {
-		if _, err := db.ExecContext(ctx, q, file); err != nil {
+		if _, err := tx.ExecContext(ctx, q, file); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// store replaces what the index holds of file by g, in one transaction.
+// store replaces what the index holds of file by g (nil: nothing), in one
+// transaction.
 func store(ctx context.Context, db *sql.DB, file string, g *game) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
-	for _, q := range []string{`DELETE FROM games WHERE file = ?`, `DELETE FROM names WHERE file = ?`, `DELETE FROM events WHERE file = ?`} {
-		if _, err := tx.ExecContext(ctx, q, file); err != nil {
+	if err := remove(ctx, tx, file); err != nil || g == nil {
+		if err != nil {
 			return err
 		}
+		return tx.Commit()
 	}
 	h := g.h
 	if _, err := tx.ExecContext(ctx, `INSERT INTO games VALUES (?,?,?,?,?,?,?,?,?,?)`, file, g.size, g.mtime,

@@ -9,10 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"twserver/teehist"
+	"twserver/teehist/replay"
+	"twserver/world/twmap"
 )
 
 // copyTestdata copies teehist/testdata files into dir under the given names.
@@ -231,12 +235,15 @@ func TestIndexAndFind(t *testing.T) {
 }
 
 // FuzzScan: any file either fails to read or is indexed without panics,
-// with its events bounded.
+// with its events bounded, within a bounded time (the replay's budget, and
+// a deadline for each input that the replay must heed inside the file).
 func FuzzScan(f *testing.F) {
 	for _, p := range []string{"../testdata/twserver_lms.teehistorian", "../testdata/ddnet_07.teehistorian", "../testdata/twserver_chat.teehistorian"} {
-		if b, err := os.ReadFile(p); err == nil {
-			f.Add(b[:min(len(b), 4000)])
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
 		}
+		f.Add(b[:min(len(b), 4000)])
 	}
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -247,7 +254,13 @@ func FuzzScan(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		g, err := scan(path, "")
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		g, err := scan(ctx, path, "")
+		if took := time.Since(start); took > 3*time.Second {
+			t.Fatalf("scan took %v", took)
+		}
 		if err != nil {
 			return
 		}
@@ -255,4 +268,242 @@ func FuzzScan(f *testing.F) {
 			t.Fatalf("%d events, %d names", len(g.events), len(g.names))
 		}
 	})
+}
+
+// hostileFile writes name in dir: the header of twserver_chat.teehistorian
+// (the embedded map, replayable), a pause at tick 1 (the world is never
+// idle), pad bytes of console lines, then one skip to tick to.
+func hostileFile(t *testing.T, dir, name string, pad int, to int32) {
+	t.Helper()
+	craftFile(t, dir, name, nil, pad, to)
+}
+
+// craftFile is hostileFile with the header changed by mod.
+func craftFile(t *testing.T, dir, name string, mod func(*teehist.Header), pad int, to int32) {
+	t.Helper()
+	f, err := os.Open("../testdata/twserver_chat.teehistorian")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h, err := teehist.NewReader(f).ReadHeader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mod != nil {
+		mod(h)
+	}
+	e := teehist.NewEncoder()
+	e.WriteHeader(h)
+	e.BeginTick(1)
+	e.RecordConsoleCommand(-1, 0, "pause", nil)
+	for n := 0; n < pad; n += 16000 {
+		e.RecordConsoleCommand(-1, 0, "pad", []string{strings.Repeat("p", 16000)})
+	}
+	e.BeginTick(to)
+	e.RecordConsoleCommand(-1, 0, "say", []string{"end"})
+	e.Finish()
+	if err := os.WriteFile(filepath.Join(dir, name), e.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestHostileFile: a small file that asks for 2^24 ticks is indexed
+// quickly, with the reason it has no kills; a large one is cancelled in
+// the middle of its replay.
+func TestHostileFile(t *testing.T) {
+	dir := t.TempDir()
+	hostileFile(t, dir, "skip.teehistorian", 0, replay.MaxTicks)
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	start := time.Now()
+	st, err := Update(context.Background(), db, dir, "")
+	took := time.Since(start)
+	if err != nil || st.Indexed != 1 {
+		t.Fatalf("update: %+v %v", st, err)
+	}
+	var note string
+	if err := db.QueryRow(`SELECT note FROM games`).Scan(&note); err != nil || !strings.Contains(note, replay.ErrBudget.Error()) {
+		t.Fatalf("note %q, %v", note, err)
+	}
+	t.Logf("indexed in %v: %s", took, note)
+	if took > 5*time.Second {
+		t.Errorf("indexing took %v", took)
+	}
+
+	dir = t.TempDir()
+	hostileFile(t, dir, "big.teehistorian", 1<<20, replay.MaxTicks)
+	db2, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db2.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	defer cancel()
+	start = time.Now()
+	st, err = Update(ctx, db2, dir, "")
+	took = time.Since(start)
+	if !errors.Is(err, context.DeadlineExceeded) || st.Indexed != 0 {
+		t.Fatalf("cancelled update: %+v %v after %v", st, err, took)
+	}
+	if took > 2*time.Second {
+		t.Errorf("cancelling took %v", took)
+	}
+	// positive control: the file's replay runs past a longer deadline
+	// (its budget pays for millions of ticks)
+	ctx, cancel = context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	start = time.Now()
+	if _, err := scan(ctx, filepath.Join(dir, "big.teehistorian"), ""); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("scan with a deadline of 500 ms: %v after %v", err, time.Since(start))
+	}
+	t.Logf("cancelled after %v", took)
+}
+
+// TestMapOutsideDir: a header naming ../secret does not reach secret.map
+// beside the map directory; the same map named secret in the directory
+// that holds it is found and replayed (the positive control).
+func TestMapOutsideDir(t *testing.T) {
+	top := t.TempDir()
+	dir, mapDir := filepath.Join(top, "rec"), filepath.Join(top, "maps")
+	for _, d := range []string{dir, mapDir} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	secret, err := twmap.Load("secret", twmap.Default().Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(top, "secret.map"), secret.Data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"../secret", "secret"} {
+		craftFile(t, dir, "a.teehistorian", func(h *teehist.Header) { h.MapName, h.MapSHA256 = name, secret.SHA256 }, 0, 100)
+		md := mapDir
+		if name == "secret" {
+			md = top
+		}
+		g, err := scan(context.Background(), filepath.Join(dir, "a.teehistorian"), md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := name == "../secret"; want != strings.Contains(g.note, replay.ErrMapName.Error()) || !want && g.note != "" {
+			t.Errorf("map %q: note %q", name, g.note)
+		}
+	}
+}
+
+// TestFindPlayers: the games Find returns carry the distinct names of their
+// players in order of appearance, each game its own (read in one query).
+func TestFindPlayers(t *testing.T) {
+	dir := t.TempDir()
+	copyTestdata(t, dir, map[string]string{"twserver_chat.teehistorian": "twserver_chat.teehistorian",
+		"twserver_lms.teehistorian": "twserver_lms.teehistorian", "ddnet.teehistorian": "ddnet_07.teehistorian"})
+	hostileFile(t, dir, "empty.teehistorian", 0, 10) // no player
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if st, err := Update(ctx, db, dir, ""); err != nil || st.Indexed != 4 {
+		t.Fatalf("update: %+v %v", st, err)
+	}
+	games, err := Find(ctx, db, Query{})
+	if err != nil || len(games) != 4 {
+		t.Fatalf("%d games, %v", len(games), err)
+	}
+	for _, g := range games {
+		// the oracle: the file's PLAYER_NAME records, first appearance first
+		sg, err := scan(ctx, filepath.Join(dir, g.File), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := map[string]int32{}
+		var want []string
+		for _, n := range sg.names {
+			if _, ok := first[n.name]; !ok {
+				first[n.name] = n.tick
+				want = append(want, n.name)
+			}
+		}
+		slices.SortStableFunc(want, func(a, b string) int {
+			if first[a] != first[b] {
+				return int(first[a] - first[b])
+			}
+			return strings.Compare(a, b)
+		})
+		if !slices.Equal(g.Players, want) || strings.HasPrefix(g.File, "twserver") && len(want) < 2 {
+			t.Errorf("%s: players %q, want %q", g.File, g.Players, want)
+		}
+	}
+}
+
+// TestClipCopies: what the index keeps of a string is a copy, never a
+// part of the (possibly large) string it was cut from.
+func TestClipCopies(t *testing.T) {
+	for _, s := range []string{strings.Repeat("a", 70000), "short", "bad \xff utf-8", strings.Repeat("é", 200)} {
+		for _, c := range []string{clip(s), clipN(s, MaxChatLen)} {
+			p, q := uintptr(unsafe.Pointer(unsafe.StringData(c))), uintptr(unsafe.Pointer(unsafe.StringData(s)))
+			if p >= q && p < q+uintptr(len(s)) {
+				t.Errorf("clip of %d bytes shares its memory", len(s))
+			}
+			if len(c) == 0 || len(c) > MaxChatLen {
+				t.Errorf("clip of %d bytes: %d bytes", len(s), len(c))
+			}
+		}
+	}
+	// positive control: a plain cut does share it
+	s := strings.Repeat("a", 100)
+	if unsafe.StringData(truncate(s, 10)) != unsafe.StringData(s) {
+		t.Fatal("the sharing check sees nothing")
+	}
+}
+
+// TestForgetAtomic: forget removes a file's rows all together or not at
+// all (a failing delete of its events keeps its game and names).
+func TestForgetAtomic(t *testing.T) {
+	dir := t.TempDir()
+	copyTestdata(t, dir, map[string]string{"chat.teehistorian": "twserver_chat.teehistorian"})
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if _, err := Update(ctx, db, dir, ""); err != nil {
+		t.Fatal(err)
+	}
+	rowsOf := func() (n int) {
+		for _, tb := range []string{"games", "names", "events"} {
+			var k int
+			if err := db.QueryRow(`SELECT count(*) FROM ` + tb + ` WHERE file = 'chat.teehistorian'`).Scan(&k); err != nil {
+				t.Fatal(err)
+			}
+			n += min(k, 1)
+		}
+		return n
+	}
+	if rowsOf() != 3 {
+		t.Fatal("the file is not in all three tables")
+	}
+	if _, err := db.Exec(`CREATE TRIGGER keep BEFORE DELETE ON events BEGIN SELECT RAISE(ABORT, 'kept'); END`); err != nil {
+		t.Fatal(err)
+	}
+	if err := forget(ctx, db, "chat.teehistorian"); err == nil {
+		t.Fatal("forget passed the trigger")
+	}
+	if n := rowsOf(); n != 3 {
+		t.Fatalf("a failed forget left the file in %d of 3 tables", n)
+	}
+	if _, err := db.Exec(`DROP TRIGGER keep`); err != nil {
+		t.Fatal(err)
+	}
+	if err := forget(ctx, db, "chat.teehistorian"); err != nil || rowsOf() != 0 {
+		t.Fatalf("forget: %v", err)
+	}
 }

@@ -182,6 +182,9 @@ func (e *Engine) writeDemo(out io.Writer, r *teehist.Reader, d *demoWriter, opt 
 			break
 		}
 		if e.Feed(&msg) {
+			if e.err != nil {
+				return res, e.err
+			}
 			break
 		}
 		if d.err != nil {

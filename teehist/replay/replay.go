@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -95,6 +96,31 @@ const MaxTicks = 1 << 24
 // ErrTooLong is returned for a file whose ticks exceed the replay's bound.
 var ErrTooLong = errors.New("replay: recording longer than the replay bound")
 
+// The replay's work is bounded by the size of the file: the ticks it
+// simulates up to a message at offset B of the file are at most
+// TicksPerByte×B + FreeTicks, so a small crafted file cannot ask for
+// hours of simulation (a TICK_SKIP of millions of ticks costs a few
+// bytes). Ticks an idle world skips (SetSkipIdle) are free. The recordings
+// in the repository's testdata and captured vectors hold at most 0.21
+// ticks per byte (a DDNet server's dm1 file; twserver's own: 0.04), 19
+// times less than TicksPerByte. A simulated tick costs about 2-3 µs with
+// few players (more with many), so a 1 MB file may cost about 10 s.
+const (
+	// TicksPerByte is the simulated ticks a recording's byte pays for.
+	TicksPerByte = 4
+	// FreeTicks is the ticks every recording may simulate whatever its
+	// size: an hour of game (a player idle as spectator for that long
+	// writes next to nothing).
+	FreeTicks = 60 * 60 * 50
+	// CheckEvery is how many simulated ticks pass between two looks at
+	// the context of Run.
+	CheckEvery = 1024
+)
+
+// ErrBudget is returned for a file that asks for more simulated ticks than
+// its size pays for (TicksPerByte, FreeTicks).
+var ErrBudget = errors.New("replay: recording asks for more ticks than its size allows")
+
 // Engine replays one file. Create it with New, then feed messages in order.
 type Engine struct {
 	maxTicks  int32
@@ -115,6 +141,12 @@ type Engine struct {
 	// everybody (SERVER_MESSAGE); the replay takes chat, emoticons, skin
 	// changes, votes and broadcasts from them instead of deriving them
 	serverMsgs bool
+	ctx        context.Context // the context of the running Run (nil: none)
+	// stepped counts the simulated ticks (against the budget of
+	// TicksPerByte and FreeTicks); skipIdle lets idle stretches be skipped
+	err      error // why the replay stopped early (budget, context)
+	stepped  int64
+	skipIdle bool
 }
 
 // Observer sees the game as the server's recorders saw it live: the
@@ -179,21 +211,34 @@ func New(h *teehist.Header, m *twmap.Map) (*Engine, error) {
 	return e, nil
 }
 
+// SetSkipIdle makes the replay skip the ticks of an idle world
+// (world.IdleTicks: no player, nothing pending) at once, as the server's
+// sleeping loop does, without calling the observer's AfterTick for them.
+// The world ends up exactly as if those ticks were simulated; use it when
+// the observer needs the events only (an index), not every tick (a demo).
+func (e *Engine) SetSkipIdle(on bool) { e.skipIdle = on }
+
 // World returns the simulated world.
 func (e *Engine) World() *world.World { return e.w }
 
-// Run reads every message of r (after its header) and replays it. It stops at
-// the first divergence; the error is non-nil only for unreadable input.
+// Run reads every message of r (after its header) and replays it, skipping
+// idle stretches (SetSkipIdle). It stops at the first divergence; the error
+// is non-nil only for unreadable input or a file over its budget (ErrBudget).
 func Run(r *teehist.Reader, h *teehist.Header, m *twmap.Map) (*Result, error) {
 	e, err := New(h, m)
 	if err != nil {
 		return nil, err
 	}
-	return e.Run(r)
+	e.SetSkipIdle(true)
+	return e.Run(context.Background(), r)
 }
 
-// Run feeds every remaining message of r to e (see the package function Run).
-func (e *Engine) Run(r *teehist.Reader) (*Result, error) {
+// Run feeds every remaining message of r to e (see the package function
+// Run); it stops with ctx's error when ctx ends, also inside a long stretch
+// of ticks (every CheckEvery simulated ticks).
+func (e *Engine) Run(ctx context.Context, r *teehist.Reader) (*Result, error) {
+	e.ctx = ctx
+	defer func() { e.ctx = nil }()
 	var msg teehist.Message
 	for {
 		ok, err := e.read(r, &msg)
@@ -204,11 +249,46 @@ func (e *Engine) Run(r *teehist.Reader) (*Result, error) {
 			break
 		}
 		if e.Feed(&msg) {
-			return e.Result(), nil
+			return e.Result(), e.err
 		}
 	}
 	e.compare()
 	return e.Result(), nil
+}
+
+// Err returns why Feed stopped the replay other than a divergence: the file
+// went over its budget (ErrBudget) or the context of Run ended.
+func (e *Engine) Err() error { return e.err }
+
+// spend charges one simulated tick to the budget of a file read up to
+// offset, and looks at the context every CheckEvery ticks; false (and
+// e.err set) stops the replay.
+func (e *Engine) spend(offset int64) bool {
+	if e.stepped >= TicksPerByte*max(offset, 0)+FreeTicks {
+		e.err = fmt.Errorf("%w: %d ticks simulated by tick %d at offset %d (%d per byte and %d free)",
+			ErrBudget, e.stepped, e.w.CurrentTick(), offset, TicksPerByte, FreeTicks)
+		return false
+	}
+	e.stepped++
+	if e.ctx != nil && e.stepped%CheckEvery == 0 {
+		if err := e.ctx.Err(); err != nil {
+			e.err = err
+			return false
+		}
+	}
+	return true
+}
+
+// skip skips the idle ticks before tick at once (SetSkipIdle), right after
+// a simulated tick, so nothing is pending: no event to drain, no position
+// changed since Positions.Update, no skipped snapshot.
+func (e *Engine) skip(tick int32) {
+	if !e.skipIdle || e.snapSkipped {
+		return
+	}
+	if n := min(e.w.IdleTicks(), tick-1-e.w.CurrentTick()); n > 0 {
+		e.w.SkipIdle(n)
+	}
 }
 
 // read reads the next message into msg; it reports false at the end of the
@@ -241,16 +321,21 @@ func (e *Engine) Result() *Result {
 }
 
 // Feed applies one message (as Reader.Next returns them; client ids out of
-// range are ignored). It reports true once a divergence was found.
+// range are ignored). It reports true once a divergence was found or the
+// replay had to stop (Err: over the file's budget, context ended).
 func (e *Engine) Feed(m *teehist.Message) bool {
-	if e.res.Divergence != nil {
+	if e.res.Divergence != nil || e.err != nil {
 		return true
 	}
 	for e.w.CurrentTick() < m.Tick {
 		if e.compare() {
 			return true
 		}
+		if !e.spend(m.Offset) {
+			return true
+		}
 		e.step()
+		e.skip(m.Tick)
 	}
 	cid := int(m.CID)
 	var c *conn

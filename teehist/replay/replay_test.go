@@ -3,6 +3,7 @@ package replay
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -364,7 +365,7 @@ func FuzzReplay(f *testing.F) {
 		if e == nil {
 			return
 		}
-		res, _ := e.Run(r)
+		res, _ := e.Run(context.Background(), r)
 		if res != nil && res.Ticks > 2001 {
 			t.Fatalf("simulated %d ticks past the bound", res.Ticks)
 		}

@@ -1,0 +1,149 @@
+package replay
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"twserver/teehist"
+	"twserver/world"
+	"twserver/world/twmap"
+)
+
+// skipFile returns a recording on the embedded map that pauses the game at
+// tick 1 (so the world is never idle), holds pad bytes of console lines,
+// and then skips to tick to (one TICK_SKIP of a few bytes).
+func skipFile(t testing.TB, pause bool, pad int, to int32) []byte {
+	t.Helper()
+	m := twmap.Default()
+	settings := Settings{World: world.DefaultConfig(), SnapshotRate: 25}
+	e := teehist.NewEncoder()
+	e.WriteHeader(&teehist.Header{
+		GameUUID: teehist.NameUUID("skip"), StartTime: time.Unix(0, 0), MapName: m.Name, MapSize: m.Size,
+		MapSHA256: m.SHA256, MapCRC: m.CRC, PrngDescription: PrngDescription(1),
+		Config: ConfigKVs(settings), GameType: "DM",
+	})
+	e.BeginTick(1)
+	if pause {
+		e.RecordConsoleCommand(-1, 0, "pause", nil)
+	}
+	line := strings.Repeat("x", 16000)
+	for n := 0; n < pad; n += len(line) {
+		e.RecordConsoleCommand(-1, 0, "pad", []string{line})
+	}
+	e.BeginTick(to)
+	e.RecordConsoleCommand(-1, 0, "say", []string{"end"})
+	e.Finish()
+	return e.Bytes()
+}
+
+// runFile replays data with ctx, skipping idle stretches or not, and
+// returns the result, the error and how long it took.
+func runFile(t testing.TB, ctx context.Context, data []byte, skipIdle bool) (*Result, error, time.Duration) {
+	t.Helper()
+	r := teehist.NewReader(bufio.NewReader(bytes.NewReader(data)))
+	h, err := r.ReadHeader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(h, twmap.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.SetSkipIdle(skipIdle)
+	start := time.Now()
+	res, err := e.Run(ctx, r)
+	return res, err, time.Since(start)
+}
+
+// TestBudget: a small file that skips to near MaxTicks in a world that is
+// never idle (paused) is refused with ErrBudget after the ticks its size
+// pays for, quickly; the same skip within the budget replays whole.
+func TestBudget(t *testing.T) {
+	ctx := context.Background()
+	data := skipFile(t, true, 0, MaxTicks-10)
+	if len(data) > 4096 {
+		t.Fatalf("the crafted file has %d bytes", len(data))
+	}
+	res, err, took := runFile(t, ctx, data, true)
+	if !errors.Is(err, ErrBudget) {
+		t.Fatalf("a %d-byte file skipping %d ticks: %v (%d ticks)", len(data), MaxTicks-10, err, res.Ticks)
+	}
+	if lim := int32(FreeTicks + TicksPerByte*len(data)); res.Ticks > lim+1 || res.Ticks < FreeTicks {
+		t.Errorf("refused at tick %d, budget %d", res.Ticks, lim)
+	}
+	t.Logf("refused after %d ticks in %v", res.Ticks, took)
+	if took > 5*time.Second {
+		t.Errorf("refusing took %v", took)
+	}
+	// positive control: a skip the budget pays for is replayed to its end
+	data = skipFile(t, true, 0, FreeTicks/2)
+	if res, err, _ := runFile(t, ctx, data, true); err != nil || res.Ticks != FreeTicks/2 || !res.Finished {
+		t.Fatalf("a skip within the budget: %v, %d ticks, finished %v", err, res.Ticks, res.Finished)
+	}
+}
+
+// TestSkipIdle: an idle world's skip costs nothing with SetSkipIdle (the
+// whole file replays at once) and is charged tick by tick without it.
+func TestSkipIdle(t *testing.T) {
+	ctx := context.Background()
+	data := skipFile(t, false, 0, MaxTicks-10)
+	res, err, took := runFile(t, ctx, data, true)
+	if err != nil || res.Ticks != MaxTicks-10 || !res.Finished {
+		t.Fatalf("skipping idle: %v, %d ticks, finished %v", err, res.Ticks, res.Finished)
+	}
+	if took > 2*time.Second {
+		t.Errorf("skipping %d idle ticks took %v", res.Ticks, took)
+	}
+	if _, err, _ := runFile(t, ctx, data, false); !errors.Is(err, ErrBudget) {
+		t.Fatalf("without skipping: %v, want ErrBudget", err)
+	}
+}
+
+// TestCancel: a file whose size pays for millions of ticks stops soon after
+// its context ends, in the middle of its one long skip.
+func TestCancel(t *testing.T) {
+	data := skipFile(t, true, 1<<20, MaxTicks-10)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	res, err, took := runFile(t, ctx, data, true)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("%v after %v (%d ticks)", err, took, res.Ticks)
+	}
+	if res.Ticks <= 1 || res.Ticks >= MaxTicks-10 {
+		t.Fatalf("stopped at tick %d: not inside the skip", res.Ticks)
+	}
+	t.Logf("stopped at tick %d after %v", res.Ticks, took)
+	if took > 2*time.Second {
+		t.Errorf("stopping took %v", took)
+	}
+}
+
+// TestSkipIdleSame: skipping idle stretches changes nothing in the result
+// of an idle or paused game, a simulated one, and twserver's recordings.
+func TestSkipIdleSame(t *testing.T) {
+	files := map[string][]byte{"paused": skipFile(t, true, 0, 3000), "idle": skipFile(t, false, 0, 3000), "sim": simulate(t, 400, 7)}
+	for _, name := range []string{"twserver_lms", "twserver_chat"} {
+		b, err := os.ReadFile("../testdata/" + name + ".teehistorian")
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = b
+	}
+	for name, data := range files {
+		a, errA, _ := runFile(t, context.Background(), data, false)
+		b, errB, _ := runFile(t, context.Background(), data, true)
+		if errA != nil || errB != nil || !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: without skipping %+v %v, with %+v %v", name, a, errA, b, errB)
+		}
+		if a.Ticks < 300 {
+			t.Errorf("%s: %d ticks replayed", name, a.Ticks)
+		}
+	}
+}
