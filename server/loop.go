@@ -110,6 +110,10 @@ loop:
 			if sub.Run(s.cons, s.auditAdmin) {
 				break loop
 			}
+		case h := <-s.holds: // Hold
+			h <- struct{}{}
+			<-h
+			s.catchUp()
 		case <-timer.C:
 			s.catchUp()
 		}
