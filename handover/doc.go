@@ -10,17 +10,20 @@
 //
 // "state" is the read end of a pipe that carries the state: the line
 // Format, then one JSON document (State), at most MaxState bytes, then the
-// end of the pipe. "status" is the write end of a pipe back to the parent:
-// the child writes "ready\n" once it serves (its sockets read, its games
-// tick) or "refuse REASON\n" when it cannot take the state over (an unknown
-// format, a changed port), and then exits. Every other key names an
-// inherited socket.
+// end of the pipe. "status" is the write end of a pipe back to the parent,
+// one line per step. Every other key names an inherited socket.
 //
-// The parent stops its games' loops before it writes the state and keeps
-// everything it has; Child.Wait returns Ready, or why the child failed:
-// it exited, refused, or did not answer within ReadyTimeout (then it is
-// killed). On failure the parent resumes; on Ready it exits, and the child
-// goes on with the sockets.
+// The dance: the child reads its configuration, checks it and writes
+// "prepared\n" (within PrepareTimeout; the parent's games go on meanwhile).
+// The parent then holds its games' loops, so nothing changes any more, and
+// writes the state (Child.Hand). The child reads it, starts its games on
+// the inherited sockets and writes "ready\n" once every game runs (within
+// ReadyTimeout), or at any step "refuse REASON\n" when it cannot take the
+// state over (an unknown format, a changed port) and exits. Child.Prepared
+// and Child.Wait return Ready, or why the child failed: it exited, refused,
+// or did not answer in time (then it is killed). The parent keeps
+// everything until the child is ready: on a failure it resumes its games;
+// on Ready it exits, and the child goes on with the sockets.
 //
 // The package knows neither the server nor its games: cmd/twserver says
 // which sockets and what state pass.

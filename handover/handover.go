@@ -24,11 +24,16 @@ const EnvVar = "TWSERVER_HANDOVER"
 // envVersion is the first field of EnvVar's value.
 const envVersion = "v1"
 
-// ReadyTimeout bounds the time the old process waits for the new one to
-// report "ready" or "refuse": a new binary that hangs longer is killed and
-// the old one resumes. Clients keep their connections through such a
-// pause (their timeout is 10 s and more).
-const ReadyTimeout = 5 * time.Second
+// PrepareTimeout bounds the time the old process waits for the new one to
+// report "prepared" (its configuration read and checked, its maps loaded)
+// while the games go on: a new binary that hangs longer is killed.
+const PrepareTimeout = 10 * time.Second
+
+// ReadyTimeout bounds the time the old process, its games held, waits for
+// the new one to report "ready" after it handed the state over: a new
+// process that takes longer is killed and the games resume. Clients keep
+// their connections through such a pause (their timeout is 10 s and more).
+const ReadyTimeout = 2 * time.Second
 
 // MaxState bounds the state a handover carries; a larger one is refused.
 const MaxState = 16 << 20
@@ -173,19 +178,16 @@ func (r Result) String() string {
 type Child struct {
 	cmd    *exec.Cmd
 	status *os.File // the read end of the status pipe
+	state  *os.File // the write end of the state pipe
+	lines  chan string
 	exited chan struct{}
 	code   int
 }
 
-// Start starts path with args (without the program name), the files and
-// state, and its standard input, output and error as given. The state is
-// written in a goroutine (the pipe's buffer is small). The caller must
-// call Wait.
-func Start(path string, args []string, files []File, state State, stdin io.Reader, stdout, stderr io.Writer) (*Child, error) {
-	var body bytes.Buffer
-	if err := Encode(&body, state); err != nil {
-		return nil, err
-	}
+// Start starts path with args (without the program name), the files, and
+// its standard input, output and error as given. The caller then waits for
+// Prepared, hands the state over with Hand and waits for Ready.
+func Start(path string, args []string, files []File, stdin io.Reader, stdout, stderr io.Writer) (*Child, error) {
 	stateR, stateW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -216,17 +218,41 @@ func Start(path string, args []string, files []File, state State, stdin io.Reade
 		statusR.Close()
 		return nil, err
 	}
-	go func() {
-		_, _ = stateW.Write(body.Bytes()) // a child that does not read gets EPIPE at its exit
-		stateW.Close()
-	}()
-	c := &Child{cmd: cmd, status: statusR, exited: make(chan struct{})}
+	c := &Child{cmd: cmd, status: statusR, state: stateW, lines: make(chan string, 2), exited: make(chan struct{})}
 	go func() {
 		_ = cmd.Wait()
 		c.code = cmd.ProcessState.ExitCode()
 		close(c.exited)
 	}()
+	go c.readStatus()
 	return c, nil
+}
+
+// readStatus passes the child's status lines to c.lines; "" at the end.
+func (c *Child) readStatus() {
+	br := bufio.NewReaderSize(c.status, MaxStatusLine)
+	for i := 0; i < 2; i++ { // "prepared", then "ready" or "refuse"
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			break
+		}
+		c.lines <- string(line)
+	}
+	c.lines <- ""
+}
+
+// Hand writes the state to the child (in a goroutine: the pipe's buffer
+// is small; a child that does not read it fails the Wait that follows).
+func (c *Child) Hand(s State) error {
+	var body bytes.Buffer
+	if err := Encode(&body, s); err != nil {
+		return err
+	}
+	go func() {
+		_, _ = c.state.Write(body.Bytes())
+		c.state.Close()
+	}()
+	return nil
 }
 
 // withoutVar is env without EnvVar (a process that was itself a new one
@@ -244,36 +270,45 @@ func withoutVar(env []string) []string {
 // Pid is the child's process id.
 func (c *Child) Pid() int { return c.cmd.Process.Pid }
 
-// Wait waits at most timeout for the child's status and says how the
-// handover ended, with the child's reason or exit status in detail. On
-// anything but Ready the child is gone when Wait returns (killed if it
-// still ran).
+// Prepared waits at most timeout for the child's "prepared" (its
+// configuration read and checked, ready to take the state). On anything
+// but Ready the child is gone when it returns.
+func (c *Child) Prepared(timeout time.Duration) (r Result, detail string) {
+	return c.await("prepared\n", timeout)
+}
+
+// Wait waits at most timeout for the child's "ready" after Hand and says
+// how the handover ended, with the child's reason or exit status in
+// detail. On anything but Ready the child is gone when it returns (killed
+// if it still ran).
 func (c *Child) Wait(timeout time.Duration) (r Result, detail string) {
-	line := make(chan string, 1)
-	go func() {
-		br := bufio.NewReaderSize(io.LimitReader(c.status, MaxStatusLine), MaxStatusLine)
-		s, _ := br.ReadString('\n')
-		line <- s
-	}()
+	r, detail = c.await("ready\n", timeout)
+	if r == Ready {
+		c.status.Close()
+	}
+	return r, detail
+}
+
+// await waits for the status line want.
+func (c *Child) await(want string, timeout time.Duration) (r Result, detail string) {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
-	case s := <-line:
+	case s := <-c.lines:
 		switch {
-		case s == "ready\n":
-			c.status.Close()
+		case s == want:
 			return Ready, ""
 		case strings.HasPrefix(s, "refuse "):
 			r, detail = Refused, strings.TrimSpace(strings.TrimPrefix(s, "refuse "))
 		case s == "":
 			r = Exited
 		default:
-			r, detail = Refused, fmt.Sprintf("unknown status %.64q", s)
+			r, detail = Refused, fmt.Sprintf("unexpected status %.64q", s)
 		}
 	case <-timer.C:
-		r, detail = Hung, "no status within "+timeout.String()
+		r, detail = Hung, "no "+strings.TrimSpace(want)+" within "+timeout.String()
 	}
-	c.status.Close()
+	c.state.Close()
 	grace := time.Second // a refusing child exits by itself
 	if r == Hung {
 		grace = 0
@@ -284,6 +319,7 @@ func (c *Child) Wait(timeout time.Duration) (r Result, detail string) {
 		_ = c.cmd.Process.Kill()
 		<-c.exited
 	}
+	c.status.Close()
 	if r == Exited {
 		detail = "exit status " + strconv.Itoa(c.code)
 	}
@@ -355,6 +391,13 @@ func (in *Incoming) Names() []string {
 	}
 	sort.Strings(n)
 	return n
+}
+
+// Prepared tells the old process this one is ready to take the state
+// (State next); the old one then holds its games.
+func (in *Incoming) Prepared() error {
+	_, err := io.WriteString(in.status, "prepared\n")
+	return err
 }
 
 // Ready tells the old process this one serves; it then exits.

@@ -36,6 +36,13 @@ func child(mode string) int {
 		time.Sleep(time.Minute)
 		return 0
 	}
+	if err := in.Prepared(); err != nil {
+		return 11
+	}
+	if mode == "hangready" {
+		time.Sleep(time.Minute)
+		return 0
+	}
 	st, err := in.State()
 	if err != nil {
 		_ = in.Refuse(err.Error())
@@ -102,8 +109,7 @@ func startChild(t *testing.T, mode string) (*Child, *net.UDPConn, *net.UDPConn) 
 	addr := srv.LocalAddr().String()
 	t.Setenv(modeVar, mode)
 	var stderr bytes.Buffer
-	c, err := Start(path, []string{"-test.run=^$"}, []File{{Name: "udp/" + addr, F: f}},
-		State{Games: []GameState{{Addr: addr}}}, nil, &stderr, &stderr)
+	c, err := Start(path, []string{"-test.run=^$"}, []File{{Name: "udp/" + addr, F: f}}, nil, &stderr, &stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +119,13 @@ func startChild(t *testing.T, mode string) (*Child, *net.UDPConn, *net.UDPConn) 
 // TestReady: the new process reads the datagram that waited in the kernel
 // on the inherited socket, answers it and reports ready.
 func TestReady(t *testing.T) {
-	c, _, peer := startChild(t, "ready")
+	c, srv, peer := startChild(t, "ready")
+	if r, detail := c.Prepared(PrepareTimeout); r != Ready {
+		t.Fatalf("prepared: %v (%s)", r, detail)
+	}
+	if err := c.Hand(State{Games: []GameState{{Addr: srv.LocalAddr().String()}}}); err != nil {
+		t.Fatal(err)
+	}
 	r, detail := c.Wait(ReadyTimeout)
 	if r != Ready {
 		t.Fatalf("result %v (%s), want ready", r, detail)
@@ -136,7 +148,8 @@ func TestFailures(t *testing.T) {
 		detail string
 	}{
 		{"exit", "", Exited, "exit status 3"},
-		{"hang", "", Hung, "no status within"},
+		{"hang", "", Hung, "no prepared within"},
+		{"hangready", "", Hung, "no ready within"},
 		{"ready", "twserver-handover/99", Refused, "unknown state format"},
 	} {
 		t.Run(tc.mode+tc.format, func(t *testing.T) {
@@ -151,7 +164,13 @@ func TestFailures(t *testing.T) {
 				timeout = 300 * time.Millisecond
 			}
 			start := time.Now()
-			r, detail := c.Wait(timeout)
+			r, detail := c.Prepared(timeout)
+			if r == Ready {
+				if err := c.Hand(State{Games: []GameState{{Addr: srv.LocalAddr().String()}}}); err != nil {
+					t.Fatal(err)
+				}
+				r, detail = c.Wait(timeout)
+			}
 			if r != tc.want || !strings.Contains(detail, tc.detail) {
 				t.Fatalf("result %v (%s), want %v (%s)", r, detail, tc.want, tc.detail)
 			}

@@ -159,8 +159,9 @@ var errUpgradeBusy = errors.New("an upgrade is under way")
 var upgrading atomic.Bool
 
 // upgrade hands the process's sockets and games to a new process started
-// from the path twserver was started from, with args: it holds every
-// game's loop, starts the new process and waits for its word. It returns
+// from the path twserver was started from, with args: it starts the new
+// process, waits until it is prepared, holds every game's loop, hands the
+// state over and waits for its word. It returns
 // true when the new process serves (the caller exits at once, without the
 // shutdown of its games); on false every game was resumed and the reason
 // was logged.
@@ -177,6 +178,25 @@ func upgrade(games []*game, args []string, log zerolog.Logger) bool {
 		log.Error().Err(err).Msg("upgrade failed: the path of the binary is unknown")
 		return false
 	}
+	log.Info().Str("binary", exe).Int("games", len(games)).Msg("upgrade: starting the new process")
+	child, err := handover.Start(exe, args, procSockets.list(), os.Stdin, os.Stdout, os.Stderr)
+	if err != nil {
+		upgradeCounts[handover.StartFailed].Add(1)
+		log.Error().Err(err).Str("binary", exe).Msg("upgrade failed: cannot start the new process; the games go on")
+		return false
+	}
+	failed := func(r handover.Result, detail string, paused time.Duration) bool {
+		upgradeCounts[r].Add(1)
+		log.Error().Str("result", r.String()).Str("detail", detail).Int("pid", child.Pid()).Dur("paused", paused).
+			Msg("upgrade failed: the new process was abandoned; the games go on")
+		return false
+	}
+	if r, detail := child.Prepared(handover.PrepareTimeout); r != handover.Ready {
+		return failed(r, detail, 0)
+	}
+	// From here to the end nothing in the games changes: the state handed
+	// over stays true, and stays ours if the new process fails.
+	held := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), HoldTimeout)
 	defer cancel()
 	var releases []func()
@@ -191,41 +211,41 @@ func upgrade(games []*game, args []string, log zerolog.Logger) bool {
 		r, err := g.srv.Hold(ctx)
 		if err != nil {
 			resume()
+			child.Hand(handover.State{}) // refused: the games do not match
+			child.Wait(handover.ReadyTimeout)
 			upgradeCounts[handover.StartFailed].Add(1)
-			log.Error().Err(err).Str("game", g.name).Msg("upgrade failed: a game loop did not stop")
+			log.Error().Err(err).Str("game", g.name).Msg("upgrade failed: a game loop did not stop; the games go on")
 			return false
 		}
 		releases = append(releases, r)
 		st.Games = append(st.Games, handover.GameState{Addr: gameAddr(g.cfg)})
 	}
-	log.Info().Str("binary", exe).Int("games", len(games)).Msg("upgrade: starting the new process")
-	child, err := handover.Start(exe, args, procSockets.list(), st, os.Stdin, os.Stdout, os.Stderr)
-	if err != nil {
+	if err := child.Hand(st); err != nil {
 		resume()
-		upgradeCounts[handover.StartFailed].Add(1)
-		log.Error().Err(err).Str("binary", exe).Msg("upgrade failed: cannot start the new process; the games go on")
-		return false
+		child.Wait(0)
+		return failed(handover.StartFailed, err.Error(), time.Since(held))
 	}
-	r, detail := child.Wait(handover.ReadyTimeout)
-	upgradeCounts[r].Add(1)
-	if r != handover.Ready {
+	if r, detail := child.Wait(handover.ReadyTimeout); r != handover.Ready {
 		resume()
-		log.Error().Str("result", r.String()).Str("detail", detail).Int("pid", child.Pid()).
-			Dur("paused", time.Since(start)).Msg("upgrade failed: the new process was abandoned; the games go on")
-		return false
+		return failed(r, detail, time.Since(held))
 	}
+	upgradeCounts[handover.Ready].Add(1)
 	if err := handover.NotifyMainPID(child.Pid()); err != nil {
 		log.Warn().Err(err).Msg("upgrade: cannot tell systemd the new main process")
 	}
-	log.Info().Int("pid", child.Pid()).Dur("paused", time.Since(start)).Msg("upgrade: the new process serves; this one exits")
+	log.Info().Int("pid", child.Pid()).Dur("paused", time.Since(held)).Dur("took", time.Since(start)).Msg("upgrade: the new process serves; this one exits")
 	return true
 }
 
-// takeOver is the new process's start of a handover: it reads the state
+// takeOver is the new process's start of a handover: it says it is
+// prepared (the configuration was read and checked), reads the state
 // and refuses it (telling the old process, which goes on) when the games
 // of the configuration read now are not the games handed over: a changed
 // server.port or server.bind, or a game added or removed, needs a restart.
 func takeOver(in *handover.Incoming, cfgs []config.Config) error {
+	if err := in.Prepared(); err != nil {
+		return err
+	}
 	st, err := in.State()
 	if err != nil {
 		return err
