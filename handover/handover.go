@@ -91,9 +91,9 @@ type GameState struct {
 	// Addr is the game's UDP address as configured (bind:port); its socket
 	// is the inherited file named "udp/"+Addr.
 	Addr string `json:"addr"`
-	// Bans are the game's bans as ban-list lines (address, seconds left,
-	// reason), restored by the new process.
-	Bans []string `json:"bans,omitempty"`
+	// Slots are the game's connected clients in the form the game's own
+	// package exports them (server.ExportSlots: session.Handover, JSON).
+	Slots json.RawMessage `json:"slots,omitempty"`
 }
 
 // Encode writes s in the handover's form: the Format line, then JSON.

@@ -189,11 +189,11 @@ func TestFailures(t *testing.T) {
 
 func TestDecodeBounds(t *testing.T) {
 	var b bytes.Buffer
-	if err := Encode(&b, State{Games: []GameState{{Addr: "0.0.0.0:8303", Bans: []string{"1.2.3.4 60 x"}}}}); err != nil {
+	if err := Encode(&b, State{Games: []GameState{{Addr: "0.0.0.0:8303", Slots: []byte(`[{"ID":3}]`)}}}); err != nil {
 		t.Fatal(err)
 	}
 	s, err := Decode(bytes.NewReader(b.Bytes()))
-	if err != nil || s.Games[0].Addr != "0.0.0.0:8303" || s.Games[0].Bans[0] != "1.2.3.4 60 x" {
+	if err != nil || s.Games[0].Addr != "0.0.0.0:8303" || string(s.Games[0].Slots) != `[{"ID":3}]` {
 		t.Fatalf("round trip: %+v, %v", s, err)
 	}
 	if _, err := Decode(strings.NewReader("twserver-handover/0\n{}")); !errors.Is(err, ErrFormat) {

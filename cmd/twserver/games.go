@@ -113,6 +113,9 @@ func runGames(ctx context.Context, stop context.CancelFunc, cfgs []config.Config
 	games, err := startGames(ctx, cfgs, consoles, pool, sizer, log)
 	defer stopSides(games)
 	if err != nil {
+		if up.in != nil {
+			_ = up.in.Refuse(err.Error()) // the old process goes on
+		}
 		return 1
 	}
 	if memProf != "" {
@@ -152,6 +155,12 @@ func startGames(ctx context.Context, cfgs []config.Config, consoles []io.Reader,
 			return games, err
 		}
 		g.srv = srv
+		if n, err := procSockets.adopt(gameAddr(cfg), srv); err != nil {
+			g.log.Error().Err(err).Msg("cannot take over the clients handed over")
+			return games, err
+		} else if n > 0 {
+			g.log.Info().Int("clients", n).Msg("upgrade: clients taken over; they join the new game as after a map change")
+		}
 		g.name = strconv.Itoa(int(srv.Addr().Port()))
 		g.log.Info().Str("addr", srv.Addr().String()).Str("map", srv.MapName()).Str("socket", string(srv.Socket())).Msg("listening")
 		if g.side, err = startSideChannels(ctx, cfg, srv, g.log); err != nil {

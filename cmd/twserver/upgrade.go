@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -16,6 +17,8 @@ import (
 
 	"twserver/config"
 	"twserver/handover"
+	"twserver/server"
+	"twserver/session"
 	"twserver/sockio"
 )
 
@@ -33,6 +36,7 @@ type sockets struct {
 	in    *handover.Incoming // nil on a plain start
 	files []handover.File
 	kinds map[string]sockio.Kind // the UDP sockets' kind, whose blocking mode an upgrade restores
+	state handover.State         // what the old process handed over (takeOver)
 }
 
 // procSockets are the sockets of this process.
@@ -218,7 +222,13 @@ func upgrade(games []*game, args []string, log zerolog.Logger) bool {
 			return false
 		}
 		releases = append(releases, r)
-		st.Games = append(st.Games, handover.GameState{Addr: gameAddr(g.cfg)})
+		slots, err := json.Marshal(g.srv.ExportSlots())
+		if err != nil {
+			resume()
+			child.Wait(0)
+			return failed(handover.StartFailed, err.Error(), time.Since(held))
+		}
+		st.Games = append(st.Games, handover.GameState{Addr: gameAddr(g.cfg), Slots: slots})
 	}
 	if err := child.Hand(st); err != nil {
 		resume()
@@ -260,8 +270,24 @@ func takeOver(in *handover.Incoming, cfgs []config.Config) error {
 	if !slices.Equal(had, have) {
 		return fmt.Errorf("the games' addresses changed from %v to %v (server.bind, server.port or the -config files): that needs a restart", had, have)
 	}
-	procSockets.in = in
+	procSockets.in, procSockets.state = in, st
 	return nil
+}
+
+// adopt gives the new game srv of address addr the clients the old
+// process handed over (none on a plain start).
+func (s *sockets) adopt(addr string, srv *server.Server) (int, error) {
+	for _, g := range s.state.Games {
+		if g.Addr != addr || len(g.Slots) == 0 {
+			continue
+		}
+		var slots []session.Handover
+		if err := json.Unmarshal(g.Slots, &slots); err != nil {
+			return 0, fmt.Errorf("the clients of %s: %w", addr, err)
+		}
+		return len(slots), srv.AdoptSlots(slots)
+	}
+	return 0, nil
 }
 
 // reportReady tells the old process of a handover that this one serves
