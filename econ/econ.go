@@ -89,6 +89,9 @@ type Options struct {
 	Exec func(ctx context.Context, line string) error
 	// Logger receives the operator log lines.
 	Logger zerolog.Logger
+	// Listen, if set, opens the listener of Addr instead of net.Listen
+	// (cmd/twserver: a socket kept for, or taken over at, a live upgrade).
+	Listen func(addr string) (net.Listener, error)
 }
 
 // Server is one game's external console. Create it with Listen, then Run.
@@ -119,7 +122,11 @@ func Listen(o Options) (*Server, error) {
 	if o.AuthTimeout <= 0 {
 		return nil, errors.New("econ: no auth timeout")
 	}
-	ln, err := net.Listen("tcp", o.Addr)
+	listen := o.Listen
+	if listen == nil {
+		listen = func(addr string) (net.Listener, error) { return net.Listen("tcp", addr) }
+	}
+	ln, err := listen(o.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("econ: %w", err)
 	}

@@ -60,7 +60,7 @@ func newServerInGame(tb testing.TB, cfg config.Config, conn sockio.PacketConn, n
 		c.state = session.Ingame
 		c.addr = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 1, byte(i)}), 40000) // nobody listens: writes are dropped
 		c.conn.Accept(s.now(), 1, 2)
-		c.budget, c.dlBudget = newClientBudget(), newDownloadBudget()
+		c.budget, c.dlBudget = session.NewClientBudget(), session.NewDownloadBudget()
 		s.byAddr[c.addr] = i
 		s.edge.Peers.Add(c.addr, i)
 		c.name = "p" + itoa(i)

@@ -9,7 +9,7 @@ import (
 	"twserver/session"
 )
 
-// TestClientPacketBudget: a connected client gets MaxClientPacketsPerSecond
+// TestClientPacketBudget: a connected client gets session.MaxClientPacketsPerSecond
 // datagrams at once, the rest are counted as flood; the budget refills at
 // that rate per second; checking it allocates nothing.
 func TestClientPacketBudget(t *testing.T) {
@@ -22,12 +22,12 @@ func TestClientPacketBudget(t *testing.T) {
 				s.feedClient(c, pkt, time.Now())
 			}
 		}
-		feed(MaxClientPacketsPerSecond + 50)
+		feed(session.MaxClientPacketsPerSecond + 50)
 		if got := s.stats.Flood.Load(); got != 50 {
-			t.Fatalf("flood %d after a burst of %d, want 50", got, MaxClientPacketsPerSecond+50)
+			t.Fatalf("flood %d after a burst of %d, want 50", got, session.MaxClientPacketsPerSecond+50)
 		}
 		time.Sleep(time.Second / 5) // refills a fifth of the budget
-		feed(MaxClientPacketsPerSecond / 5)
+		feed(session.MaxClientPacketsPerSecond / 5)
 		if got := s.stats.Flood.Load(); got != 50 {
 			t.Fatalf("flood %d after 200 ms, want still 50", got)
 		}
@@ -36,7 +36,7 @@ func TestClientPacketBudget(t *testing.T) {
 			t.Fatalf("flood %d, want 51: the refilled budget was spent", got)
 		}
 		time.Sleep(10 * time.Second) // refills to the burst, not beyond
-		feed(MaxClientPacketsPerSecond + 1)
+		feed(session.MaxClientPacketsPerSecond + 1)
 		if got := s.stats.Flood.Load(); got != 52 {
 			t.Fatalf("flood %d after a long pause, want 52", got)
 		}
@@ -47,7 +47,7 @@ func TestClientPacketBudget(t *testing.T) {
 }
 
 // TestDownloadPacketBudget: before it is in game a client gets the larger
-// MaxDownloadPacketsPerSecond (a 0.6 client asks for each map chunk with a
+// session.MaxDownloadPacketsPerSecond (a 0.6 client asks for each map chunk with a
 // packet of its own), and the in-game budget once it entered.
 func TestDownloadPacketBudget(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -60,14 +60,14 @@ func TestDownloadPacketBudget(t *testing.T) {
 			}
 		}
 		c.state = session.Connecting
-		feed(MaxDownloadPacketsPerSecond + 10)
+		feed(session.MaxDownloadPacketsPerSecond + 10)
 		if got := s.stats.Flood.Load(); got != 10 {
-			t.Fatalf("flood %d after a burst of %d while connecting, want 10", got, MaxDownloadPacketsPerSecond+10)
+			t.Fatalf("flood %d after a burst of %d while connecting, want 10", got, session.MaxDownloadPacketsPerSecond+10)
 		}
 		c.state = session.Ingame
-		feed(MaxClientPacketsPerSecond + 10)
+		feed(session.MaxClientPacketsPerSecond + 10)
 		if got := s.stats.Flood.Load(); got != 20 {
-			t.Fatalf("flood %d after a burst of %d in game, want 20", got, MaxClientPacketsPerSecond+10)
+			t.Fatalf("flood %d after a burst of %d in game, want 20", got, session.MaxClientPacketsPerSecond+10)
 		}
 	})
 }

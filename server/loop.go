@@ -31,14 +31,12 @@ package server
 //	            SkipIdle (catchUp), so the tick a joining client sees, the
 //	            match timer and the recordings are those of a game that
 //	            ticked all along (sleep.go).
-//	  consoleReader: reads console lines into consoleCh (bounded).
+//	  console.ReadLines: reads console lines into consoleCh (bounded).
 //	  side channels (econ, FIFO): SubmitConsole queues lines (bounded).
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"io"
 	"net/netip"
 	"strings"
 	"time"
@@ -80,7 +78,7 @@ func (s *Server) run(ctx context.Context) error {
 	consoleDone := make(chan struct{})
 	stopConsole := make(chan struct{})
 	if s.console != nil {
-		go s.consoleReader(s.console, stopConsole, consoleDone)
+		go console.ReadLines(s.console, MaxConsoleLine, s.consoleCh, stopConsole, consoleDone)
 	} else {
 		close(consoleDone)
 	}
@@ -110,6 +108,10 @@ loop:
 			if sub.Run(s.cons, s.auditAdmin) {
 				break loop
 			}
+		case h := <-s.holds: // Hold
+			h <- struct{}{}
+			<-h
+			s.catchUp()
 		case <-timer.C:
 			s.catchUp()
 		}
@@ -359,24 +361,6 @@ func (s *Server) shutdown() {
 	}
 }
 
-// consoleReader reads lines into consoleCh until r ends or stop closes.
-func (s *Server) consoleReader(r io.Reader, stop <-chan struct{}, done chan<- struct{}) {
-	defer close(done)
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, MaxConsoleLine), MaxConsoleLine)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		select {
-		case s.consoleCh <- line:
-		case <-stop:
-			return
-		}
-	}
-}
-
 // handlePacket processes one datagram in the loop.
 func (s *Server) handlePacket(p *rxPacket) {
 	// The reader tagged the packet with the slot of its address; the slot
@@ -462,7 +446,7 @@ func (s *Server) onConnect(addr netip.AddrPort, req edge.Request) {
 	if req.Dialect.Is6() {
 		s.trans6.Connect(c.id, req.Dialect == netproto.DialectDDNet)
 	}
-	c.budget, c.dlBudget = newClientBudget(), newDownloadBudget()
+	c.budget, c.dlBudget = session.NewClientBudget(), session.NewDownloadBudget()
 	s.rec.Join(c.id, !c.conn.Dialect().Is6())
 	s.byAddr[addr] = c.id
 	s.edge.Peers.Add(addr, c.id)
@@ -474,36 +458,6 @@ func (s *Server) onConnect(addr netip.AddrPort, req edge.Request) {
 	}
 	s.flushConn(c)
 	s.log.Debug().Int("cid", c.id).Str("addr", addr.String()).Str("dialect", req.Dialect.String()).Msg("connection accepted")
-}
-
-// MaxClientPacketsPerSecond bounds the datagrams processed per connected
-// client and second (the 0.7.5 client sends about 50 inputs plus a few
-// messages per second). It bounds the work a peer can cause with floods of
-// inputs, RESEND-flagged packets or map requests.
-const MaxClientPacketsPerSecond = 250
-
-// MaxDownloadPacketsPerSecond bounds the datagrams processed per second
-// from a client that is not in game yet (handshake, map download, READY).
-// A 0.6 or DDNet client asks for every map chunk with a packet of its own
-// and keeps many requests in flight: on a LAN it sends hundreds within a
-// few milliseconds (the 0.6 variant of dm1 has 417 chunks), and the in-game
-// budget dropped one of them, which stalled the download for the client's
-// one-second resend. What a downloading client can cause stays bounded:
-// the chunks answered per map change by mapdl.MaxRequestsFactor, the clients
-// before the game by the pre-game bounds (pregame.go).
-const MaxDownloadPacketsPerSecond = 2000
-
-// newClientBudget returns a connection's packet budget: a token bucket of
-// MaxClientPacketsPerSecond per second with a burst of one second's worth.
-func newClientBudget() *rate.Limiter {
-	return rate.NewLimiter(MaxClientPacketsPerSecond, MaxClientPacketsPerSecond)
-}
-
-// newDownloadBudget returns a connection's packet budget for the time
-// before it enters the game: MaxDownloadPacketsPerSecond, burst of one
-// second's worth.
-func newDownloadBudget() *rate.Limiter {
-	return rate.NewLimiter(MaxDownloadPacketsPerSecond, MaxDownloadPacketsPerSecond)
 }
 
 // packetBudget is the budget c's next datagram is charged to.

@@ -128,6 +128,7 @@ type Server struct {
 
 	// console lines from stdin (console.go)
 	consoleCh chan string
+	holds     chan chan struct{} // Hold's requests (hold.go)
 
 	// game loop state (owned by the loop goroutine only)
 	curMap          *twmap.Map
@@ -193,6 +194,7 @@ func New(o Options) (*Server, error) {
 		wake:      make(chan struct{}, 1),
 		free:      make(chan *rxPacket, rxPoolSize),
 		consoleCh: make(chan string, ConsoleQueueLen),
+		holds:     make(chan chan struct{}),
 		byAddr:    make(map[netip.AddrPort]int),
 		enc:       encpool.NewFan(o.Pool),
 		procs:     o.Procs,

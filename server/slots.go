@@ -58,7 +58,7 @@ type client struct {
 	// packet budget (flood bound), set when the connection is accepted
 	budget *rate.Limiter
 	// dlBudget is the packet budget before the client is in game
-	// (MaxDownloadPacketsPerSecond), set with budget
+	// (session.MaxDownloadPacketsPerSecond), set with budget
 	dlBudget *rate.Limiter
 
 	rcon session.Rcon // the rcon login and the lists it announces

@@ -56,6 +56,20 @@ func listenUDP(addr string, paced func(*net.UDPConn) (PacedConn, error)) (Packet
 	if err != nil {
 		return nil, Choice{}, err
 	}
+	return wrapUDP(c, paced)
+}
+
+// WrapUDP makes the game socket of an open UDP socket, as ListenUDP does
+// after it opened one: c is, for example, a socket inherited from the old
+// process of a live upgrade (package handover). The paced socket puts the
+// socket's file in blocking mode, the batch socket in non-blocking mode (a
+// mode every descriptor of that socket shares).
+func WrapUDP(c *net.UDPConn) (PacketConn, Choice, error) {
+	return wrapUDP(c, pacedSocket)
+}
+
+// wrapUDP is WrapUDP with the paced socket's setup as a parameter.
+func wrapUDP(c *net.UDPConn, paced func(*net.UDPConn) (PacedConn, error)) (PacketConn, Choice, error) {
 	p, perr := paced(c)
 	if perr == nil {
 		return p, Choice{Kind: KindPaced}, nil

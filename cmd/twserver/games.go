@@ -7,10 +7,12 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/signal"
 	"runtime"
 	"runtime/debug"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -97,7 +99,7 @@ type game struct {
 // blocks until ctx ends (a signal) or every game has stopped, and returns
 // the process exit code. console, if not nil, feeds the console of the
 // only game (with several games each has rcon and econ instead).
-func runGames(ctx context.Context, stop context.CancelFunc, cfgs []config.Config, console io.Reader, log zerolog.Logger, memProf string) int {
+func runGames(ctx context.Context, stop context.CancelFunc, cfgs []config.Config, console io.Reader, log zerolog.Logger, memProf string, up upgradeArgs) int {
 	consoles := make([]io.Reader, len(cfgs))
 	if len(cfgs) == 1 {
 		consoles[0] = console
@@ -111,6 +113,9 @@ func runGames(ctx context.Context, stop context.CancelFunc, cfgs []config.Config
 	games, err := startGames(ctx, cfgs, consoles, pool, sizer, log)
 	defer stopSides(games)
 	if err != nil {
+		if up.in != nil {
+			_ = up.in.Refuse(err.Error()) // the old process goes on
+		}
 		return 1
 	}
 	if memProf != "" {
@@ -119,7 +124,7 @@ func runGames(ctx context.Context, stop context.CancelFunc, cfgs []config.Config
 			runtime.KeepAlive(games) // profile the servers' memory, not their absence
 		}()
 	}
-	return serveGames(ctx, stop, games, httpConfig{metrics: metricsListen(cfgs), web: webConfig(cfgs)}, log)
+	return serveGames(ctx, stop, games, httpConfig{metrics: metricsListen(cfgs), web: webConfig(cfgs)}, log, up)
 }
 
 // startGames creates the servers (bound sockets, loaded maps) and their
@@ -132,15 +137,30 @@ func startGames(ctx context.Context, cfgs []config.Config, consoles []io.Reader,
 		if len(cfgs) > 1 {
 			g.log = log.With().Str("game", gameAddr(cfg)).Logger()
 		}
+		conn, choice, err := procSockets.udp(gameAddr(cfg))
+		if err != nil {
+			g.log.Error().Err(err).Msg("cannot start")
+			return games, err
+		}
+		if choice.Fallback != nil && !errors.Is(choice.Fallback, errors.ErrUnsupported) {
+			g.log.Warn().Str("socket", string(choice.Kind)).Err(choice.Fallback).
+				Msg("the paced socket cannot be set up: reading through the runtime's poller, a wake-up per datagram")
+		}
 		// Several games tick at phases spread over the tick, so their
 		// snapshot bursts do not coincide.
-		srv, err := server.New(server.Options{Config: cfg, Logger: g.log, Console: consoles[i], Pool: pool, Procs: sizer,
+		srv, err := server.New(server.Options{Config: cfg, Logger: g.log, Console: consoles[i], Pool: pool, Procs: sizer, Conn: conn,
 			AlignTicks: len(cfgs) > 1, TickPhase: time.Duration(i) * netproto.TickDuration / time.Duration(len(cfgs))})
 		if err != nil {
 			g.log.Error().Err(err).Msg("cannot start")
 			return games, err
 		}
 		g.srv = srv
+		if n, err := procSockets.adopt(gameAddr(cfg), srv); err != nil {
+			g.log.Error().Err(err).Msg("cannot take over the clients handed over")
+			return games, err
+		} else if n > 0 {
+			g.log.Info().Int("clients", n).Msg("upgrade: clients taken over; they join the new game as after a map change")
+		}
 		g.name = strconv.Itoa(int(srv.Addr().Port()))
 		g.log.Info().Str("addr", srv.Addr().String()).Str("map", srv.MapName()).Str("socket", string(srv.Socket())).Msg("listening")
 		if g.side, err = startSideChannels(ctx, cfg, srv, g.log); err != nil {
@@ -165,7 +185,7 @@ func stopSides(games []*game) {
 // page as hc says, until ctx ends or every game has stopped; it returns the
 // process exit code. One game stopping (rcon shutdown, an error) leaves the
 // others running.
-func serveGames(ctx context.Context, stop context.CancelFunc, games []*game, hc httpConfig, log zerolog.Logger) int {
+func serveGames(ctx context.Context, stop context.CancelFunc, games []*game, hc httpConfig, log zerolog.Logger, up upgradeArgs) int {
 	mctx, stopMetrics := context.WithCancel(ctx)
 	waitMetrics, err := startHTTP(mctx, hc, games, log)
 	if err != nil {
@@ -175,6 +195,7 @@ func serveGames(ctx context.Context, stop context.CancelFunc, games []*game, hc 
 	}
 	defer func() { stopMetrics(); waitMetrics() }()
 
+	started := time.Now().UnixNano() // a game's tick (or sleep) after this proves it runs (reportReady)
 	var wg sync.WaitGroup
 	for _, g := range games {
 		wg.Go(func() {
@@ -186,15 +207,29 @@ func serveGames(ctx context.Context, stop context.CancelFunc, games []*game, hc 
 	}
 	allDone := make(chan struct{})
 	go func() { wg.Wait(); close(allDone) }()
-	select {
-	case <-allDone:
-	case <-ctx.Done():
-		stop() // a second signal kills the process
+	if up.in != nil {
+		go reportReady(up.in, games, started, log)
+	}
+	usr2 := make(chan os.Signal, 1)
+	signal.Notify(usr2, syscall.SIGUSR2)
+	defer signal.Stop(usr2)
+	for waiting := true; waiting; {
+		waiting = false
 		select {
+		case <-usr2:
+			if upgrade(games, up.args, log) {
+				exitUpgraded()
+			}
+			waiting = true // the games go on
 		case <-allDone:
-		case <-time.After(shutdownGrace):
-			log.Error().Msg("server stopped: shutdown did not finish in time")
-			return 1
+		case <-ctx.Done():
+			stop() // a second signal kills the process
+			select {
+			case <-allDone:
+			case <-time.After(shutdownGrace):
+				log.Error().Msg("server stopped: shutdown did not finish in time")
+				return 1
+			}
 		}
 	}
 	code := 0

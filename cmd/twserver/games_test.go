@@ -116,7 +116,7 @@ func TestTwoGamesIsolated(t *testing.T) {
 		t.Fatal(err)
 	}
 	served := make(chan int, 1)
-	go func() { served <- serveGames(ctx, cancel, games, httpConfig{}, zerolog.Nop()) }()
+	go func() { served <- serveGames(ctx, cancel, games, httpConfig{}, zerolog.Nop(), upgradeArgs{}) }()
 
 	watch := make([]*gameWatch, 2)
 	for g := range watch {

@@ -28,6 +28,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"twserver/config"
+	"twserver/handover"
 )
 
 // shutdownGrace bounds the time between the signal and the process exit.
@@ -72,12 +73,14 @@ func loadGame(path string, refFiles, commands []string, override func(*config.Lo
 }
 
 func main() {
+	handover.Remember() // before the binary can be replaced: an upgrade starts the file at this path
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stderr))
 }
 
 // run parses args, starts the server and blocks until a signal or a fatal error.
 // It returns the process exit code: 0 clean, 1 runtime error, 2 usage/config error.
 func run(args []string, stdin io.Reader, stderr io.Writer) int {
+	allArgs := args // an upgrade starts the new binary with them
 	fs := flag.NewFlagSet("twserver", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
@@ -198,6 +201,18 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 			Int("player_slots", c.Server.PlayerSlots).Str("gametype", c.Game.Type).Int("warmup", c.Game.Warmup).
 			Bool("register", c.Register.Enabled).Msg("configuration")
 	}
+	in, err := handover.Inherited()
+	if err != nil {
+		log.Error().Err(err).Msg("cannot read the upgrade's handover")
+		return 2
+	}
+	if in != nil {
+		if err := takeOver(in, cfgs); err != nil {
+			log.Error().Err(err).Msg("upgrade refused: the old process goes on")
+			_ = in.Refuse(err.Error())
+			return 1
+		}
+	}
 	if *cpuProf != "" {
 		stopProf, err := startCPUProfile(*cpuProf)
 		if err != nil {
@@ -214,7 +229,7 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 	if !*noStdin {
 		console = stdin
 	}
-	return runGames(ctx, stop, cfgs, console, log, *memProf)
+	return runGames(ctx, stop, cfgs, console, log, *memProf, upgradeArgs{args: allArgs, in: in})
 }
 
 func newLogger(c config.LogConfig, w io.Writer) zerolog.Logger {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -31,7 +30,7 @@ func startMetrics(ctx context.Context, listen string, games []*game, log zerolog
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", listen)
+	ln, err := procSockets.tcp(listen)
 	if err != nil {
 		return nil, err
 	}

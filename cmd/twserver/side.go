@@ -60,6 +60,7 @@ func (sc *sideChannels) startConsoles(ctx context.Context, cfg config.Config, sr
 			BanTime:     time.Duration(ec.BanTime) * time.Second,
 			Exec:        srv.SubmitConsole,
 			Logger:      log.With().Str("component", "econ").Logger(),
+			Listen:      procSockets.tcp,
 		})
 		if err != nil {
 			return fmt.Errorf("econ.bind/econ.port: %w", err)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 
 	"github.com/rs/zerolog"
@@ -66,7 +65,7 @@ func startHTTP(ctx context.Context, hc httpConfig, games []*game, log zerolog.Lo
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", hc.web.Listen)
+	ln, err := procSockets.tcp(hc.web.Listen)
 	if err != nil {
 		return nil, err
 	}

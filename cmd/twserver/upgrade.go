@@ -1,0 +1,331 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"twserver/config"
+	"twserver/handover"
+	"twserver/server"
+	"twserver/session"
+	"twserver/sockio"
+)
+
+// HoldTimeout bounds the wait for every game's loop to stop at an upgrade;
+// a loop that does not stop in time cancels the upgrade.
+const HoldTimeout = 2 * time.Second
+
+// sockets are the process's sockets, kept so that they pass to a new
+// process at an upgrade: the games' UDP sockets ("udp/"+bind:port) and the
+// TCP listeners of the metrics endpoint, the web page and the econ
+// ("tcp/"+address). A process that is the new side of a handover takes
+// them from it instead of opening them.
+type sockets struct {
+	mu    sync.Mutex
+	in    *handover.Incoming // nil on a plain start
+	files []handover.File
+	kinds map[string]sockio.Kind // the UDP sockets' kind, whose blocking mode an upgrade restores
+	state handover.State         // what the old process handed over (takeOver)
+}
+
+// procSockets are the sockets of this process.
+var procSockets = &sockets{kinds: map[string]sockio.Kind{}}
+
+// udp opens (or takes over) the game socket of addr (bind:port).
+func (s *sockets) udp(addr string) (sockio.PacketConn, sockio.Choice, error) {
+	name := "udp/" + addr
+	var uc *net.UDPConn
+	f := s.take(name)
+	if f != nil {
+		pc, err := net.FilePacketConn(f)
+		if err != nil {
+			return nil, sockio.Choice{}, fmt.Errorf("inherited %s: %w", name, err)
+		}
+		var ok bool
+		if uc, ok = pc.(*net.UDPConn); !ok {
+			return nil, sockio.Choice{}, fmt.Errorf("inherited %s is not a UDP socket", name)
+		}
+	} else {
+		ua, err := net.ResolveUDPAddr("udp", addr)
+		if err != nil {
+			return nil, sockio.Choice{}, err
+		}
+		if uc, err = net.ListenUDP("udp", ua); err != nil {
+			return nil, sockio.Choice{}, err
+		}
+		if f, err = uc.File(); err != nil {
+			uc.Close()
+			return nil, sockio.Choice{}, err
+		}
+	}
+	c, ch, err := sockio.WrapUDP(uc)
+	if err != nil {
+		f.Close()
+		return nil, ch, err
+	}
+	s.keep(name, f, ch.Kind)
+	return c, ch, nil
+}
+
+// tcp opens (or takes over) a TCP listener on addr.
+func (s *sockets) tcp(addr string) (net.Listener, error) {
+	name := "tcp/" + addr
+	if f := s.take(name); f != nil {
+		ln, err := net.FileListener(f)
+		if err != nil {
+			return nil, fmt.Errorf("inherited %s: %w", name, err)
+		}
+		s.keep(name, f, "")
+		return ln, nil
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	tl, ok := ln.(*net.TCPListener)
+	if !ok {
+		return ln, nil
+	}
+	f, err := tl.File()
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	s.keep(name, f, "")
+	return ln, nil
+}
+
+func (s *sockets) take(name string) *os.File {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.in == nil {
+		return nil
+	}
+	return s.in.File(name)
+}
+
+func (s *sockets) keep(name string, f *os.File, kind sockio.Kind) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.files = append(s.files, handover.File{Name: name, F: f})
+	if kind != "" {
+		s.kinds[name] = kind
+	}
+}
+
+// restoreModes gives each UDP socket back the blocking mode its kind reads
+// in: the file's mode is shared by every descriptor of the socket, and
+// passing it (and a new process opening it) changes it.
+func (s *sockets) restoreModes(log zerolog.Logger) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range s.files {
+		kind, ok := s.kinds[f.Name]
+		if !ok {
+			continue
+		}
+		raw, err := f.F.SyscallConn()
+		if err == nil {
+			err = raw.Control(func(fd uintptr) { err = syscall.SetNonblock(int(fd), kind != sockio.KindPaced) })
+		}
+		if err != nil {
+			log.Error().Err(err).Str("socket", f.Name).Msg("upgrade: cannot restore the socket's mode")
+		}
+	}
+}
+
+// list is the sockets to pass, in a stable order.
+func (s *sockets) list() []handover.File {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.files)
+}
+
+// upgradeCounts counts the upgrades by result (handover.Result), for the
+// log and the metrics (twserver_upgrades_total).
+var upgradeCounts [handover.StartFailed + 1]atomic.Uint64
+
+// errUpgradeBusy: an upgrade is under way.
+var errUpgradeBusy = errors.New("an upgrade is under way")
+
+// upgrading is set while an upgrade runs.
+var upgrading atomic.Bool
+
+// upgrade hands the process's sockets and games to a new process started
+// from the path twserver was started from, with args: it starts the new
+// process, waits until it is prepared, holds every game's loop, hands the
+// state over and waits for its word. It returns
+// true when the new process serves (the caller exits at once, without the
+// shutdown of its games); on false every game was resumed and the reason
+// was logged.
+func upgrade(games []*game, args []string, log zerolog.Logger) bool {
+	if !upgrading.CompareAndSwap(false, true) {
+		log.Warn().Err(errUpgradeBusy).Msg("upgrade refused")
+		return false
+	}
+	defer upgrading.Store(false)
+	start := time.Now()
+	exe, err := handover.Executable()
+	if err != nil {
+		upgradeCounts[handover.StartFailed].Add(1)
+		log.Error().Err(err).Msg("upgrade failed: the path of the binary is unknown")
+		return false
+	}
+	log.Info().Str("binary", exe).Int("games", len(games)).Msg("upgrade: starting the new process")
+	child, err := handover.Start(exe, args, procSockets.list(), os.Stdin, os.Stdout, os.Stderr)
+	if err != nil {
+		upgradeCounts[handover.StartFailed].Add(1)
+		log.Error().Err(err).Str("binary", exe).Msg("upgrade failed: cannot start the new process; the games go on")
+		return false
+	}
+	failed := func(r handover.Result, detail string, paused time.Duration) bool {
+		upgradeCounts[r].Add(1)
+		log.Error().Str("result", r.String()).Str("detail", detail).Int("pid", child.Pid()).Dur("paused", paused).
+			Msg("upgrade failed: the new process was abandoned; the games go on")
+		return false
+	}
+	if r, detail := child.Prepared(handover.PrepareTimeout); r != handover.Ready {
+		return failed(r, detail, 0)
+	}
+	// From here to the end nothing in the games changes: the state handed
+	// over stays true, and stays ours if the new process fails.
+	held := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), HoldTimeout)
+	defer cancel()
+	var releases []func()
+	resume := func() {
+		procSockets.restoreModes(log)
+		for _, r := range releases {
+			r()
+		}
+	}
+	st := handover.State{}
+	for _, g := range games {
+		r, err := g.srv.Hold(ctx)
+		if err != nil {
+			resume()
+			child.Hand(handover.State{}) // refused: the games do not match
+			child.Wait(handover.ReadyTimeout)
+			upgradeCounts[handover.StartFailed].Add(1)
+			log.Error().Err(err).Str("game", g.name).Msg("upgrade failed: a game loop did not stop; the games go on")
+			return false
+		}
+		releases = append(releases, r)
+		slots, err := json.Marshal(g.srv.ExportSlots())
+		if err != nil {
+			resume()
+			child.Wait(0)
+			return failed(handover.StartFailed, err.Error(), time.Since(held))
+		}
+		st.Games = append(st.Games, handover.GameState{Addr: gameAddr(g.cfg), Slots: slots})
+	}
+	if err := child.Hand(st); err != nil {
+		resume()
+		child.Wait(0)
+		return failed(handover.StartFailed, err.Error(), time.Since(held))
+	}
+	if r, detail := child.Wait(handover.ReadyTimeout); r != handover.Ready {
+		resume()
+		return failed(r, detail, time.Since(held))
+	}
+	upgradeCounts[handover.Ready].Add(1)
+	if err := handover.NotifyMainPID(child.Pid()); err != nil {
+		log.Warn().Err(err).Msg("upgrade: cannot tell systemd the new main process")
+	}
+	log.Info().Int("pid", child.Pid()).Dur("paused", time.Since(held)).Dur("took", time.Since(start)).Msg("upgrade: the new process serves; this one exits")
+	return true
+}
+
+// takeOver is the new process's start of a handover: it says it is
+// prepared (the configuration was read and checked), reads the state
+// and refuses it (telling the old process, which goes on) when the games
+// of the configuration read now are not the games handed over: a changed
+// server.port or server.bind, or a game added or removed, needs a restart.
+func takeOver(in *handover.Incoming, cfgs []config.Config) error {
+	if err := in.Prepared(); err != nil {
+		return err
+	}
+	st, err := in.State()
+	if err != nil {
+		return err
+	}
+	var had, have []string
+	for _, g := range st.Games {
+		had = append(had, g.Addr)
+	}
+	for _, c := range cfgs {
+		have = append(have, gameAddr(c))
+	}
+	if !slices.Equal(had, have) {
+		return fmt.Errorf("the games' addresses changed from %v to %v (server.bind, server.port or the -config files): that needs a restart", had, have)
+	}
+	procSockets.in, procSockets.state = in, st
+	return nil
+}
+
+// adopt gives the new game srv of address addr the clients the old
+// process handed over (none on a plain start).
+func (s *sockets) adopt(addr string, srv *server.Server) (int, error) {
+	for _, g := range s.state.Games {
+		if g.Addr != addr || len(g.Slots) == 0 {
+			continue
+		}
+		var slots []session.Handover
+		if err := json.Unmarshal(g.Slots, &slots); err != nil {
+			return 0, fmt.Errorf("the clients of %s: %w", addr, err)
+		}
+		return len(slots), srv.AdoptSlots(slots)
+	}
+	return 0, nil
+}
+
+// reportReady tells the old process of a handover that this one serves
+// once every game's loop has run since start (a tick, or the wake-up that
+// put an empty game to sleep), or refuses when one did not within
+// handover.ReadyTimeout; it closes the inherited sockets nothing took.
+func reportReady(in *handover.Incoming, games []*game, start int64, log zerolog.Logger) {
+	deadline := time.Now().Add(handover.ReadyTimeout)
+	for _, name := range in.Names() {
+		log.Warn().Str("socket", name).Msg("upgrade: an inherited socket no part of this process uses; closed")
+		in.File(name).Close()
+	}
+	for _, g := range games {
+		for g.srv.TickTiming().LastTick.Load() <= start {
+			if time.Now().After(deadline) {
+				_ = in.Refuse(fmt.Sprintf("game %s did not tick within %v", g.name, handover.ReadyTimeout))
+				log.Error().Str("game", g.name).Msg("upgrade: a game did not tick; refused")
+				os.Exit(1)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	if err := in.Ready(); err != nil {
+		log.Error().Err(err).Msg("upgrade: cannot tell the old process")
+		return
+	}
+	log.Info().Int("games", len(games)).Msg("upgrade: serving the games handed over")
+}
+
+// upgradeArgs are what an upgrade needs from the start: the arguments the
+// new process gets, and the handover this process took over (nil on a
+// plain start).
+type upgradeArgs struct {
+	args []string
+	in   *handover.Incoming
+}
+
+// exitUpgraded ends the old process of a successful upgrade at once: no
+// game shutdown (no "Server shutdown" to the clients, no master
+// deregistration, no Agones shutdown), the new process serves.
+func exitUpgraded() { os.Exit(0) }

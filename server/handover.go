@@ -1,0 +1,53 @@
+package server
+
+import (
+	"fmt"
+
+	"twserver/netproto"
+	"twserver/session"
+)
+
+// ExportSlots returns the connected clients for a live upgrade's new process (loop held or not running).
+func (s *Server) ExportSlots() []session.Handover {
+	var out []session.Handover
+	for _, c := range s.clients {
+		if st := c.conn; c.state != session.Empty && (st.State() == netproto.StateOnline || st.State() == netproto.StatePending) {
+			out = append(out, session.Handover{ID: c.id, State: c.state, Addr: c.addr, Conn: c.conn.Export(), Version: c.version,
+				DDNetVersion: c.ddnetVersion, Name: c.name, Clan: c.clan, Country: c.country, Skin: c.skin, Rcon: c.rcon.Authed})
+		}
+	}
+	return out
+}
+
+// AdoptSlots takes over the clients of ExportSlots before Run: each past its
+// INFO joins the game as after a map change. It stops at a slot it cannot take.
+func (s *Server) AdoptSlots(slots []session.Handover) error {
+	now := s.now()
+	defer s.publishInfo() // the browsers see the clients
+	for _, h := range slots {
+		if h.ID < 0 || h.ID >= len(s.clients) || s.clients[h.ID].state != session.Empty || h.State == session.Empty {
+			return fmt.Errorf("slot %d: not a free slot of this game", h.ID)
+		}
+		c := s.clients[h.ID]
+		c.openConn() // an empty slot: reset when it was freed
+		if err := c.conn.Import(h.Conn, now); err != nil {
+			return fmt.Errorf("slot %d: %w", h.ID, err) // the caller refuses the handover
+		}
+		c.addr, c.created, c.progressAt, c.version, c.ddnetVersion = h.Addr, now, now, h.Version, h.DDNetVersion
+		c.name, c.clan, c.country, c.skin, c.rcon.Authed = h.Name, h.Clan, h.Country, h.Skin, h.Rcon
+		c.budget, c.dlBudget = session.NewClientBudget(), session.NewDownloadBudget()
+		if d := c.conn.Dialect(); d.Is6() {
+			s.trans6.Connect(c.id, d == netproto.DialectDDNet)
+		}
+		s.rec.Join(c.id, !c.conn.Dialect().Is6())
+		s.byAddr[c.addr] = c.id
+		s.edge.Peers.Add(c.addr, c.id)
+		c.state = min(h.State, session.Auth)
+		if h.State > session.Auth {
+			c.state = session.Connecting
+			s.sendMapChange(c)
+		}
+		s.flushConn(c)
+	}
+	return nil
+}
