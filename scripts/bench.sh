@@ -8,6 +8,8 @@
 # and prints, after twload bench's table and ratios, the server-to-client
 # bytes by message kind and the tees in view per snapshot from its
 # report.json (twload bench keeps them per run but does not print them).
+# twload bench's table splits each server's CPU into user and system time
+# (utime and stime from /proc/PID/stat over the window).
 #
 # Usage: scripts/bench.sh [-d WINDOW] [-r RAMPUP] [-p PATTERN] [-w WINDOWS] [-P PROTOS] [-o OUTDIR] [N ...]
 #   -d  measured window after the ramp-up (default 30s)
@@ -23,7 +25,8 @@
 # Env: TWSERVER, TWLOAD (binaries; default: built from ./cmd), TW07_SERVER
 #      (default /usr/games/teeworlds-server), DDNET_SERVER (default
 #      /usr/games/DDNet-Server), BENCH_MAP (default the reference dm1.map),
-#      BENCH_SERVERS (default "twserver reference"; also "ddnet").
+#      BENCH_SERVERS (default "twserver reference"; also "ddnet"),
+#      BENCH_PACE (twload's -pace: real, the default, or tick).
 # Exit: twload bench's: 0 when every run had all clients in game and no error.
 set -uo pipefail
 
@@ -77,7 +80,7 @@ for proto in $PROTOS; do
 		esac
 	done
 	"$TWLOAD" bench "${args[@]}" -clients "${COUNTS// /,}" -windows "$WINDOWS" -window "$DUR" -rampup "$RAMP" \
-		-proto "$proto" -pattern "$PAT" -map "$BENCH_MAP" -o "$OUT/$proto" || STATUS=1
+		-proto "$proto" -pattern "$PAT" -pace "${BENCH_PACE:-real}" -map "$BENCH_MAP" -o "$OUT/$proto" || STATUS=1
 	echo
 	echo "server-to-client bytes by kind, per client per second (median over the windows), messages uncompressed;"
 	echo "rest: packet and chunk headers and keep-alives less what compression saved"

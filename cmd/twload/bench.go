@@ -783,6 +783,7 @@ func (s *sampler) sample(now time.Time) {
 	}
 	p := benchPoint{T: round2(t.Seconds()), RSSMB: round2(float64(ts.RSSKB) / 1024),
 		CPUPct: round2(float64(ts.CPUNanos-s.prevCPU) / float64(dt) * 100), cpuNanos: ts.CPUNanos,
+		userTicks: ts.UserTicks, sysTicks: ts.SysTicks,
 		InGame: s.lastStatus.InGame, SnapsPerSec: round2(s.lastStatus.SnapRate)}
 	if dc := tick[1] - s.prevTick[1]; scraped && dc > 0 {
 		p.TickMs = round2((tick[0] - s.prevTick[0]) / dc * 1000)
