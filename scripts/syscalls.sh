@@ -22,11 +22,13 @@
 # Env: TWSERVER, TWLOAD (default: built from ./cmd/...), TW07_SERVER,
 #      BENCH_MAP (default dm1). Needs strace (apt-get install -y strace)
 #      and root or ptrace rights over the server.
+# Runs inside its own network namespace with only lo (unshare --net, root).
 # Only loopback traffic; every process started here is stopped by PID;
 # the run is bounded by the rounds x (r + 5 + d + a few) seconds.
 set -uo pipefail
 
 N=63 DUR=10 RAMP=5 ROUNDS=1 SERVERS="twserver reference" PACE=real OUT=
+ARGS=("$@")
 while getopts "n:d:r:w:S:p:o:h" opt; do
 	case $opt in
 	n) N=$OPTARG ;;
@@ -54,10 +56,19 @@ LOG_TAG=syscalls
 . "$ROOT/scripts/lib.sh"
 trap lib_stop_all EXIT
 
-if [ -z "${TWSERVER:-}" ] || [ -z "${TWLOAD:-}" ]; then
-	(cd "$ROOT" && go build -o "$OUT/twserver" ./cmd/twserver && go build -o "$OUT/twload" ./cmd/twload) || die "build failed"
-	TWSERVER=${TWSERVER:-$OUT/twserver} TWLOAD=${TWLOAD:-$OUT/twload}
+if [ "${SYSCALLS_INNER:-0}" != 1 ]; then
+	# Outside: build, then run again inside a new network namespace with
+	# only lo (teeworlds-server 0.7.5 looks up host names when it starts,
+	# even with sv_register 0: there the look-up cannot leave the machine).
+	if [ -z "${TWSERVER:-}" ] || [ -z "${TWLOAD:-}" ]; then
+		(cd "$ROOT" && go build -o "$OUT/twserver" ./cmd/twserver && go build -o "$OUT/twload" ./cmd/twload) || die "build failed"
+		TWSERVER=${TWSERVER:-$OUT/twserver} TWLOAD=${TWLOAD:-$OUT/twload}
+	fi
+	trap - EXIT
+	exec unshare --net -- env SYSCALLS_INNER=1 TWSERVER="$TWSERVER" TWLOAD="$TWLOAD" bash "$0" "${ARGS[@]}" -o "$OUT"
+	die "cannot run unshare --net (needs root)"
 fi
+loopback_only || die "refusing to run: this network namespace has interfaces other than lo (run scripts/syscalls.sh, which makes its own)"
 
 for ((round = 1; round <= ROUNDS; round++)); do
 	for kind in $SERVERS; do
