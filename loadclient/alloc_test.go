@@ -90,7 +90,7 @@ func BenchmarkClientTick(b *testing.B) {
 // its steady-state work (after 10 warm-up ticks).
 func steadyClient(t testing.TB) (*Client, func()) {
 	t.Helper()
-	c := New(Config{Pattern: PatternRandom, Seed: 1})
+	c := New(Config{Pattern: PatternRandom, Seed: 1, Pace: PaceTick})
 	c.conn = newConn(testCT, func([]byte) {})
 	c.conn.state, c.conn.peerToken = stateOnline, testST
 	c.recv = snap.NewReceiver(snap.MsgIDs7, snap.Sizes7)

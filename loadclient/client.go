@@ -56,6 +56,7 @@ type Config struct {
 	Clan         string
 	Password     string
 	Pattern      Pattern
+	Pace         Pace // PaceReal (zero value) or PaceTick
 	Seed         uint64
 	Maps         *MapCache     // shared map cache; nil: a private one
 	EnterTimeout time.Duration // start to in game; 0: DefaultEnterTimeout
@@ -161,15 +162,20 @@ type Client struct {
 	holdPing time.Duration
 
 	// in game
-	inGame      bool
-	inGameAt    time.Duration
-	ackTick     int32
-	crcStreak   int
-	lastTick    int32
-	lastTickAt  time.Duration
-	margin      time.Duration
-	nextInput   time.Duration // scheduled time of the next input; < 0: align to the driver
-	inputs      [inputRing]sentInput
+	inGame     bool
+	inGameAt   time.Duration
+	ackTick    int32
+	crcStreak  int
+	lastTick   int32
+	lastTickAt time.Duration
+	margin     time.Duration
+	nextInput  time.Duration // scheduled time of the next input; < 0: align to the driver
+	inputs     [inputRing]sentInput
+	// the last INPUT sent (PaceReal sends an unchanged one only when it is
+	// RealPaceFloor old); sentAny false: none since entering the game
+	lastSent    [PlayerInputInts]int32
+	lastSentAt  time.Duration
+	sentAny     bool
 	inHead, inN int
 
 	// network impairment (netem.go); nil links when not impaired
@@ -886,7 +892,7 @@ func (c *Client) onSnapshot(tick int32, empty bool) {
 		c.conn.rx = &c.stats.Rx
 		c.stage = StageInGame
 		if !entering {
-			c.nextInput = -1 // inputs, but not in the game yet
+			c.nextInput, c.sentAny = -1, false // inputs, but not in the game yet
 			return
 		}
 		c.live.InGame.Store(true)
@@ -894,7 +900,7 @@ func (c *Client) onSnapshot(tick int32, empty bool) {
 			c.stats.Entered = true
 			c.stats.ConnectTime = now
 		}
-		c.nextInput = -1 // the driver aligns it to its schedule
+		c.nextInput, c.sentAny = -1, false // the driver aligns it to its schedule
 		return
 	}
 	c.stats.Snapshots++
@@ -941,6 +947,10 @@ func (c *Client) predictTick(now time.Duration) int32 {
 func (c *Client) sendInput(now, sched time.Duration) {
 	in := c.gen.Next()
 	ints := in.Ints()
+	if c.cfg.Pace == PaceReal && c.sentAny && ints == c.lastSent && sched-c.lastSentAt < RealPaceFloor {
+		return // unchanged and recent: the real clients wait too
+	}
+	c.lastSent, c.lastSentAt, c.sentAny = ints, sched, true
 	tick := c.predictTick(sched)
 	c.pk.Reset()
 	if c.cfg.Proto6 {

@@ -315,7 +315,7 @@ func runFake(t *testing.T, s *fakeServer, clients int, d time.Duration) Summary 
 	go func() { s.serve(ctx); close(done) }()
 	defer func() { cancel(); <-done; s.sock.Close() }()
 	sum, err := Run(context.Background(), RunConfig{Server: s.addr(), Clients: clients, RampUp: 200 * time.Millisecond,
-		Duration: d, Pattern: PatternRandom, Seed: 3, EnterTimeout: 5 * time.Second})
+		Duration: d, Pattern: PatternRandom, Pace: PaceTick, Seed: 3, EnterTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"twserver/netproto"
 )
 
 // Pattern selects the inputs a load client sends every tick.
@@ -44,6 +46,47 @@ func ParsePattern(s string) (Pattern, error) {
 		}
 	}
 	return 0, fmt.Errorf("unknown input pattern %q (idle, walk, jumpfire, random)", s)
+}
+
+// Pace is when a client sends its INPUTs.
+type Pace uint8
+
+// Input paces.
+const (
+	// PaceReal sends as the real 0.7.5 and DDNet 16.4 clients do: an INPUT
+	// when the input changed since the last one sent, else when the last
+	// one is RealPaceFloor old (25 a second for a player who holds still),
+	// at most one per tick (docs/load-testing.md, "What real clients
+	// send"; measured by TestRealClientPace in internal/capturetest).
+	PaceReal Pace = iota
+	// PaceTick sends an INPUT every tick, changed or not (50 a second):
+	// twload's pace before PaceReal, an upper bound on the input load.
+	PaceTick
+)
+
+// RealPaceFloor is how old the last INPUT sent may get under PaceReal
+// before an unchanged input is sent again: the real clients send an
+// unchanged input once more than 40 ms passed, i.e. on the second tick.
+const RealPaceFloor = 2 * netproto.TickDuration
+
+var paceNames = [...]string{"real", "tick"}
+
+// String returns the flag spelling of p.
+func (p Pace) String() string {
+	if int(p) < len(paceNames) {
+		return paceNames[p]
+	}
+	return fmt.Sprintf("pace(%d)", uint8(p))
+}
+
+// ParsePace parses "real" and "tick".
+func ParsePace(s string) (Pace, error) {
+	for i, n := range paceNames {
+		if n == s {
+			return Pace(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown input pace %q (real, tick)", s)
 }
 
 // PlayerInput is the 0.7 PlayerInput object (net.md A5.3, type 1): the

@@ -22,6 +22,7 @@ type RunConfig struct {
 	// stops then.
 	Duration time.Duration
 	Pattern  Pattern
+	Pace     Pace   // when clients send INPUTs (PaceReal, the zero value, or PaceTick)
 	Seed     uint64 // client i uses Seed+i
 	// Sources is the number of loopback source addresses to spread clients
 	// over, starting at SourceBase (client i uses SourceBase + i mod Sources).
@@ -234,6 +235,7 @@ func Run(ctx context.Context, rc RunConfig) (Summary, error) {
 			Name:         fmt.Sprintf("%s%d", rc.NamePrefix, i),
 			Password:     rc.Password,
 			Pattern:      rc.Pattern,
+			Pace:         rc.Pace,
 			Seed:         rc.Seed + uint64(i),
 			Maps:         maps,
 			EnterTimeout: rc.EnterTimeout,

@@ -8,6 +8,8 @@
 # and prints, after twload bench's table and ratios, the server-to-client
 # bytes by message kind and the tees in view per snapshot from its
 # report.json (twload bench keeps them per run but does not print them).
+# twload bench's table splits each server's CPU into user and system time
+# (utime and stime from /proc/PID/stat over the window).
 #
 # Usage: scripts/bench.sh [-d WINDOW] [-r RAMPUP] [-p PATTERN] [-w WINDOWS] [-P PROTOS] [-o OUTDIR] [N ...]
 #   -d  measured window after the ramp-up (default 30s)
@@ -23,7 +25,14 @@
 # Env: TWSERVER, TWLOAD (binaries; default: built from ./cmd), TW07_SERVER
 #      (default /usr/games/teeworlds-server), DDNET_SERVER (default
 #      /usr/games/DDNet-Server), BENCH_MAP (default the reference dm1.map),
-#      BENCH_SERVERS (default "twserver reference"; also "ddnet").
+#      BENCH_SERVERS (default "twserver reference"; also "ddnet"),
+#      BENCH_PACE (twload's -pace: real, the default, or tick),
+#      BENCH_INDEP=1: then, for every N, the independent client's rows
+#      beside twload's: scripts/indep.sh with the same windows, window and
+#      ramp-up (whole seconds), N clients of which min(N, 16) play, the npm
+#      `teeworlds` bots and twload -proto 06 against twserver and
+#      DDNet-Server 16.4 (the library speaks 0.6 only, so it cannot load
+#      the 0.7.5 reference; needs node, npm ci's registry access and root).
 # Exit: twload bench's: 0 when every run had all clients in game and no error.
 set -uo pipefail
 
@@ -32,7 +41,7 @@ while getopts "d:r:p:w:P:o:h" opt; do
 	case $opt in
 	d) DUR=$OPTARG ;; r) RAMP=$OPTARG ;; p) PAT=$OPTARG ;; w) WINDOWS=$OPTARG ;;
 	P) PROTOS=$OPTARG ;; o) OUT=$OPTARG ;;
-	*) sed -n '2,28p' "$0"; exit 2 ;;
+	*) sed -n '2,36p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -77,7 +86,7 @@ for proto in $PROTOS; do
 		esac
 	done
 	"$TWLOAD" bench "${args[@]}" -clients "${COUNTS// /,}" -windows "$WINDOWS" -window "$DUR" -rampup "$RAMP" \
-		-proto "$proto" -pattern "$PAT" -map "$BENCH_MAP" -o "$OUT/$proto" || STATUS=1
+		-proto "$proto" -pattern "$PAT" -pace "${BENCH_PACE:-real}" -map "$BENCH_MAP" -o "$OUT/$proto" || STATUS=1
 	echo
 	echo "server-to-client bytes by kind, per client per second (median over the windows), messages uncompressed;"
 	echo "rest: packet and chunk headers and keep-alives less what compression saved"
@@ -106,4 +115,15 @@ for (n, name), loads in by.items():
 PY
 	log "report: $OUT/$proto/report.html"
 done
+if [ "${BENCH_INDEP:-0}" = 1 ]; then
+	for n in $COUNTS; do
+		((n > 0)) || continue
+		log "independent client, $n clients: scripts/indep.sh (report in $OUT/indep-$n)"
+		TWSERVER=$TWSERVER TWLOAD=$TWLOAD "$ROOT/scripts/indep.sh" -w "$WINDOWS" -d "${DUR%s}" -r "${RAMP%s}" -n "$n" -p "$((n < 16 ? n : 16))" \
+			-C "npm twload" -o "$OUT/indep-$n" >"$OUT/indep-$n.txt" || STATUS=1
+		echo
+		echo "independent client (npm teeworlds bots, 0.6) beside twload -proto 06, $n clients, twserver and DDNet-Server 16.4:"
+		sed -n '/^median over the windows/,$p' "$OUT/indep-$n.txt"
+	done
+fi
 exit $STATUS

@@ -5,8 +5,8 @@
 # twload process (-targets G), the two sides one after the other.
 #
 # Reports per side: total server CPU (utime+stime of every server process
-# over the load run, % of one core, and of it the system time, stime: the
-# kernel's work in the servers' system calls), total peak RSS (sum of VmHWM), twload's
+# over the load run, % of one core, split into user time, utime, and
+# system time, stime: the kernel's work in the servers' system calls), total peak RSS (sum of VmHWM), twload's
 # own CPU (total and per client), snapshots/s per client (min and mean),
 # failures and bad snapshots; for twserver also, per game, the tick work
 # p99 bound and the share of ticks under 5 ms (Prometheus histogram
@@ -26,7 +26,8 @@
 #       preempt the servers under test in the middle of a tick (both sides alike)
 # Env: TWSERVER, TWLOAD (default: built from ./cmd/...), TW07_SERVER
 #      (default /usr/games/teeworlds-server), BENCH_MAP (default dm1),
-#      TWSERVER_ARGS (extra twserver flags, e.g. "-cpuprofile /tmp/cpu.out").
+#      TWSERVER_ARGS (extra twserver flags, e.g. "-cpuprofile /tmp/cpu.out"),
+#      BENCH_PACE (twload's -pace: real, the default, or tick: 50 inputs/s).
 # Exit: 0 when goal 4 holds for twserver and every client of every side
 #       entered the game, 1 otherwise, 2 for usage errors.
 # Only loopback traffic (127.0.0.1, sources 127.0.0.2-17); every process
@@ -153,7 +154,7 @@ for side in $SIDES; do
 	sleep 1
 	log "$side: $GAMES games x $CLIENTS clients on 127.0.0.1:$base.., $RAMP ramp-up + $DUR, twload at nice $NICE (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 	t0=$(cpu_ticks "${spids[@]}"); s0=$(sys_ticks "${spids[@]}"); w0=$EPOCHREALTIME
-	nice -n "$NICE" "$TWLOAD" -addr "127.0.0.1:$base" -targets "$GAMES" -n "$CLIENTS" -duration "$DUR" -rampup "$RAMP" -pattern random \
+	nice -n "$NICE" "$TWLOAD" -addr "127.0.0.1:$base" -targets "$GAMES" -n "$CLIENTS" -duration "$DUR" -rampup "$RAMP" -pattern random -pace "${BENCH_PACE:-real}" \
 		-sources 16 -source-base 127.0.0.2 -status off -json "$dir/twload.json" 2>"$dir/twload.err"
 	rc=$?
 	t1=$(cpu_ticks "${spids[@]}"); s1=$(sys_ticks "${spids[@]}"); w1=$EPOCHREALTIME
@@ -185,14 +186,15 @@ rows = {r["side"]: r for r in csv.DictReader(open(sys.argv[1]), delimiter="\t")}
 games, clients = int(sys.argv[3]), int(sys.argv[4])
 f = float
 print(f"{games} games x {clients} clients ({games * clients}), 16 playing per game:")
-print(f"{'side':<10} {'procs':>5} {'server CPU %':>12} {'of it system':>12} {'peak RSS MB':>11} {'twload CPU %':>12} {'per client':>10} {'in game':>9} {'failed':>6} {'bad':>4} {'snap/s min':>10} {'snap/s mean':>11}")
+print(f"{'side':<10} {'procs':>5} {'server CPU %':>12} {'user':>6} {'system':>6} {'peak RSS MB':>11} {'twload CPU %':>12} {'per client':>10} {'in game':>9} {'failed':>6} {'bad':>4} {'snap/s min':>10} {'snap/s mean':>11}")
 for s, r in rows.items():
-    print(f"{s:<10} {r['procs']:>5} {f(r['cpu_pct']):12.1f} {f(r['sys_pct']):12.1f} {f(r['rss_kb'])/1024:11.1f} {f(r['load_cpu_pct']):12.1f} {f(r['load_cpu_pct_per_client']):10.3f} "
+    print(f"{s:<10} {r['procs']:>5} {f(r['cpu_pct']):12.1f} {f(r['cpu_pct']) - f(r['sys_pct']):6.1f} {f(r['sys_pct']):6.1f} {f(r['rss_kb'])/1024:11.1f} {f(r['load_cpu_pct']):12.1f} {f(r['load_cpu_pct_per_client']):10.3f} "
           f"{r['connected']:>4}/{r['clients']:<4} {r['failed']:>6} {r['bad']:>4} {f(r['snaps_min']):10.2f} {f(r['snaps_mean']):11.2f}")
 if "twserver" in rows and "reference" in rows:
     t, ref = rows["twserver"], rows["reference"]
     rat = lambda k: f(t[k]) / f(ref[k]) if f(ref[k]) else float("nan")
-    print(f"ratio twserver/reference: CPU {rat('cpu_pct'):.2f}, peak RSS {rat('rss_kb'):.2f}")
+    user = lambda r: f(r['cpu_pct']) - f(r['sys_pct'])
+    print(f"ratio twserver/reference: CPU {rat('cpu_pct'):.2f} (user {user(t) / user(ref) if user(ref) else float('nan'):.2f}, system {rat('sys_pct'):.2f}), peak RSS {rat('rss_kb'):.2f}")
 ok = "twserver" in rows
 if ok:
     t = rows["twserver"]

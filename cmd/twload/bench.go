@@ -76,6 +76,7 @@ type benchConfig struct {
 	RampUpS    float64       `json:"ramp_up_s"`
 	Proto      string        `json:"proto"`
 	Pattern    string        `json:"pattern"`
+	Pace       string        `json:"pace"`
 	Map        string        `json:"map,omitempty"`
 	GameConfig string        `json:"game_config,omitempty"`
 	Metrics    bool          `json:"metrics"`
@@ -90,6 +91,7 @@ type benchConfig struct {
 	rampUp       time.Duration
 	startTimeout time.Duration
 	pattern      loadclient.Pattern
+	pace         loadclient.Pace
 	out          string
 }
 
@@ -113,6 +115,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	rampUp := fs.Duration("rampup", 3*time.Second, "clients join evenly over this time before the window")
 	proto := fs.String("proto", "07", "client dialect: 07, 06, 06vanilla or mix")
 	pattern := fs.String("pattern", "random", "input pattern: idle, walk, jumpfire, random")
+	pace := fs.String("pace", "real", "when inputs go out: real (as the real clients) or tick (every tick)")
 	mapFile := fs.String("map", "", "map file copied into every server's maps/ (and maps7/) directory, named by {map}, and the map of {configs}")
 	gameConfig := fs.String("game-config", "", "TOML file every {configs} file starts from (twload sets server.bind, server.port and metrics.listen)")
 	metrics := fs.Bool("metrics", false, "turn on the {configs} servers' /metrics and scrape every server's (also {metrics}) every "+benchScrape.String()+" for the tick work; it costs the server CPU and memory, so it is off by default")
@@ -124,7 +127,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	bc := benchConfig{Games: *games, Windows: *windows, WindowS: window.Seconds(), RampUpS: rampUp.Seconds(),
-		Proto: *proto, Pattern: *pattern, Map: *mapFile, GameConfig: *gameConfig,
+		Proto: *proto, Pattern: *pattern, Pace: *pace, Map: *mapFile, GameConfig: *gameConfig,
 		Metrics: *metrics, DDNetExtensions: *ddnetExt, window: *window, rampUp: *rampUp, startTimeout: *startTimeout, out: *out}
 	if *scenarioFile != "" {
 		var clash []string
@@ -247,6 +250,9 @@ func (bc *benchConfig) init(servers, names []string, clients string) error {
 	}
 	var err error
 	if bc.pattern, err = loadclient.ParsePattern(bc.Pattern); err != nil {
+		return err
+	}
+	if bc.pace, err = loadclient.ParsePace(bc.Pace); err != nil {
 		return err
 	}
 	rc := loadclient.RunConfig{Server: netip.MustParseAddrPort("127.0.0.1:8303"), Clients: 1, Duration: time.Second, Proto: bc.Proto}
@@ -403,7 +409,7 @@ func (bc *benchConfig) runOne(ctx context.Context, s *benchServer, n, window, po
 		for g, port := range ports {
 			addr := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port))
 			rcs[g] = loadclient.RunConfig{Server: addr, Clients: n, RampUp: bc.rampUp, Duration: bc.window,
-				Pattern: bc.pattern, Seed: 1 + uint64(g*loadclient.MaxClients), Proto: bc.Proto,
+				Pattern: bc.pattern, Pace: bc.pace, Seed: 1 + uint64(g*loadclient.MaxClients), Proto: bc.Proto,
 				Sources: autoSources(addr, n), SourceBase: netip.MustParseAddr("127.0.0.2"),
 				Maps: &loadclient.MapCache{}, EnterTimeout: loadclient.DefaultEnterTimeout}
 		}
@@ -777,6 +783,7 @@ func (s *sampler) sample(now time.Time) {
 	}
 	p := benchPoint{T: round2(t.Seconds()), RSSMB: round2(float64(ts.RSSKB) / 1024),
 		CPUPct: round2(float64(ts.CPUNanos-s.prevCPU) / float64(dt) * 100), cpuNanos: ts.CPUNanos,
+		userTicks: ts.UserTicks, sysTicks: ts.SysTicks,
 		InGame: s.lastStatus.InGame, SnapsPerSec: round2(s.lastStatus.SnapRate)}
 	if dc := tick[1] - s.prevTick[1]; scraped && dc > 0 {
 		p.TickMs = round2((tick[0] - s.prevTick[0]) / dc * 1000)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -51,6 +52,9 @@ func TestBenchTwserverVsReference(t *testing.T) {
 		t.Fatalf("report ok %v with %d rows, want 8: %s", rep.OK, len(rep.Rows), rep.FirstProblem)
 	}
 	for _, r := range rep.Rows {
+		if r.UserPct < 0 || r.SysPct < 0 || r.UserPct+r.SysPct > 0 && math.Abs(r.UserPct+r.SysPct-r.CPUPct) > 0.02 {
+			t.Errorf("%s at %d clients, window %d: user %v + system %v %% is not the CPU %v %%", r.Server, r.Clients, r.Window, r.UserPct, r.SysPct, r.CPUPct)
+		}
 		if r.CPUPct <= 0 || r.PeakRSSMB <= 0 || len(r.Series) < 4 {
 			t.Errorf("%s at %d clients, window %d: CPU %v %%, peak RSS %v MB, %d points", r.Server, r.Clients, r.Window, r.CPUPct, r.PeakRSSMB, len(r.Series))
 		}
@@ -169,6 +173,37 @@ func TestProcTree(t *testing.T) {
 	}
 	if p, ok := ppid(tree[len(tree)-1]); !ok || !slices.Contains(tree[:len(tree)-1], p) {
 		t.Errorf("the last of the tree %v has parent %d (%v), not in the tree", tree, p, ok)
+	}
+}
+
+// TestUserSysTicks: user time grows with work in this process's own code,
+// system time with system calls; a process that is gone reads as zeros.
+func TestUserSysTicks(t *testing.T) {
+	hz := 100 // USER_HZ on Linux
+	u0, s0 := userSysTicks(os.Getpid())
+	x := uint64(1)
+	for deadline := time.Now().Add(300 * time.Millisecond); time.Now().Before(deadline); {
+		for range 100000 {
+			x = x*6364136223846793005 + 1442695040888963407
+		}
+	}
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var b [1]byte
+	for deadline := time.Now().Add(300 * time.Millisecond); time.Now().Before(deadline); {
+		for range 1000 {
+			_, _ = f.ReadAt(b[:], 0)
+		}
+	}
+	u1, s1 := userSysTicks(os.Getpid())
+	if u1-u0 < int64(hz)/10 || s1-s0 < 1 {
+		t.Errorf("user %d -> %d, system %d -> %d ticks (x %d): want both to grow", u0, u1, s0, s1, x)
+	}
+	if u, s := userSysTicks(1 << 30); u != 0 || s != 0 {
+		t.Errorf("no such process: %d, %d", u, s)
 	}
 }
 

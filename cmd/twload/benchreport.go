@@ -26,6 +26,8 @@ type benchPoint struct {
 	InGame      int     `json:"in_game"`           // clients in game
 	TickMs      float64 `json:"tick_ms,omitempty"` // mean tick work since the last point (/metrics)
 	cpuNanos    int64   // the server processes' CPU time so far
+	// userTicks and sysTicks are the server processes' utime and stime so far
+	userTicks, sysTicks int64
 }
 
 // benchRow is one run: one server in one window at one client count.
@@ -38,7 +40,12 @@ type benchRow struct {
 	Ports   []int  `json:"ports"`
 	Error   string `json:"error,omitempty"`
 
-	CPUPct    float64   `json:"cpu_pct"`     // over the window after the ramp-up
+	CPUPct float64 `json:"cpu_pct"` // over the window after the ramp-up
+	// UserPct and SysPct split CPUPct into user and system time (the
+	// kernel's work in the servers' system calls) in the proportion of
+	// utime and stime over the window
+	UserPct   float64   `json:"user_pct"`
+	SysPct    float64   `json:"sys_pct"`
 	PeakRSSMB float64   `json:"peak_rss_mb"` // VmHWM summed over the server processes
 	InGame    int       `json:"in_game"`     // clients in game at the end
 	Expected  int       `json:"expected"`    // clients started
@@ -88,6 +95,10 @@ func (r *benchRow) fill(smp *sampler, sum *loadclient.Summary, rampEndS float64,
 	if last := len(r.Series) - 1; first != nil && last >= 0 && r.Series[last].T > first.T {
 		l := &r.Series[last]
 		r.CPUPct = round2(float64(l.cpuNanos-first.cpuNanos) / ((l.T - first.T) * 1e9) * 100)
+		if du, ds := l.userTicks-first.userTicks, l.sysTicks-first.sysTicks; du+ds > 0 {
+			r.SysPct = round2(r.CPUPct * float64(ds) / float64(du+ds))
+			r.UserPct = round2(r.CPUPct - r.SysPct)
+		}
 	}
 	if len(ticks) > 0 {
 		r.TickMs = round2(mean(ticks))
@@ -175,6 +186,8 @@ type benchAgg struct {
 	Server    string `json:"server"`
 	Clients   int    `json:"clients"`
 	CPUPct    spread `json:"cpu_pct"`
+	UserPct   spread `json:"user_pct"`
+	SysPct    spread `json:"sys_pct"`
 	PeakRSSMB spread `json:"peak_rss_mb"`
 	RxBps     spread `json:"rx_bytes_per_sec_per_client"`
 	SnapsMin  spread `json:"snaps_per_sec_per_client_min"`
@@ -247,9 +260,10 @@ func (rep *benchReport) summarize() {
 	for _, n := range rep.Config.Clients {
 		for _, s := range rep.Config.Servers {
 			a := benchAgg{Server: s.Name, Clients: n}
-			var cpu, rss, rx, smin, smean, join, tick []float64
+			var cpu, user, sys, rss, rx, smin, smean, join, tick []float64
 			for _, r := range rep.rows(s.Name, n) {
 				cpu, rss = append(cpu, r.CPUPct), append(rss, r.PeakRSSMB)
+				user, sys = append(user, r.UserPct), append(sys, r.SysPct)
 				if n > 0 {
 					rx, smin, smean, join = append(rx, r.RxBps), append(smin, r.SnapsMin), append(smean, r.SnapsMean), append(join, r.JoinMs)
 				}
@@ -260,6 +274,7 @@ func (rep *benchReport) summarize() {
 				a.Errors += r.Errors
 			}
 			a.CPUPct, a.PeakRSSMB, a.RxBps = spreadOf(cpu), spreadOf(rss), spreadOf(rx)
+			a.UserPct, a.SysPct = spreadOf(user), spreadOf(sys)
 			a.SnapsMin, a.SnapsMean, a.JoinMs, a.TickMs = spreadOf(smin), spreadOf(smean), spreadOf(join), spreadOf(tick)
 			rep.Summary = append(rep.Summary, a)
 		}
@@ -341,13 +356,13 @@ func (rep *benchReport) writeText(w io.Writer) {
 	fmt.Fprintf(w, "twload bench, %s: %d windows of %gs after %gs ramp-up, %d game(s) per server, proto %s, pattern %s; median (min–max) over the windows\n",
 		rep.Started, c.Windows, c.WindowS, c.RampUpS, c.Games, c.Proto, c.Pattern)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "clients/game\tserver\tCPU % of a core\tpeak RSS MB\trx B/s per client\tsnaps/s per client (min)\tjoin ms\ttick ms\tin game\terrors")
+	fmt.Fprintln(tw, "clients/game\tserver\tCPU % of a core\tuser %\tsystem %\tpeak RSS MB\trx B/s per client\tsnaps/s per client (min)\tjoin ms\ttick ms\tin game\terrors")
 	for _, a := range rep.Summary {
 		ing := make([]string, len(a.InGame))
 		for i, v := range a.InGame {
 			ing[i] = fmt.Sprint(v)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", a.Clients, a.Server, a.CPUPct, a.PeakRSSMB, a.RxBps,
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", a.Clients, a.Server, a.CPUPct, a.UserPct, a.SysPct, a.PeakRSSMB, a.RxBps,
 			a.SnapsMin, a.JoinMs, a.TickMs, strings.Join(ing, ","), a.Errors)
 	}
 	tw.Flush()

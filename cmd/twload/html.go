@@ -227,8 +227,8 @@ h("p", rep.ok ? "OK: every run had all its clients in game and no errors." : "FA
 
 const main = document.getElementById("main");
 h("h2", "Summary (median, min–max over the windows)", main);
-table(main, ["clients/game", "server", "CPU % of a core", "peak RSS MB", "rx B/s per client", "snapshots/s per client (min)", "join ms", "tick ms", "in game", "errors"],
-  (rep.summary || []).map(a => [a.clients, a.server, spread(a.cpu_pct), spread(a.peak_rss_mb), spread(a.rx_bytes_per_sec_per_client),
+table(main, ["clients/game", "server", "CPU % of a core", "user %", "system %", "peak RSS MB", "rx B/s per client", "snapshots/s per client (min)", "join ms", "tick ms", "in game", "errors"],
+  (rep.summary || []).map(a => [a.clients, a.server, spread(a.cpu_pct), spread(a.user_pct), spread(a.sys_pct), spread(a.peak_rss_mb), spread(a.rx_bytes_per_sec_per_client),
     spread(a.snaps_per_sec_per_client_min), spread(a.join_ms_mean), spread(a.tick_ms_mean), (a.in_game || []).join(", "), a.errors]));
 if (rep.ratios && rep.ratios.length) {
   table(main, ["clients/game", "ratio", "CPU", "peak RSS", "bytes per client", "windows left out (not the same load)"],

@@ -174,9 +174,11 @@ func runFullLoad(t *testing.T, addr string, extra ...string) loadclient.Summary 
 			t.Errorf("%d clients from %s, over the per-IP limit %d", n, h, fullPerIP)
 		}
 	}
-	// every client sent one input per tick (catching up after a late wake-up)
-	if sum.InputsPerSec.Min < 48 || sum.SkippedInputs != 0 {
-		t.Errorf("inputs per second per client %+v, %d skipped; want 50", sum.InputsPerSec, sum.SkippedInputs)
+	// every client kept the real clients' pace (catching up after a late
+	// wake-up): the random pattern changes its input every 5th tick, so 3
+	// INPUTs in 5 ticks, 30 a second (loadclient.TestPace)
+	if sum.InputsPerSec.Min < 28.5 || sum.InputsPerSec.Max > 31 || sum.SkippedInputs != 0 {
+		t.Errorf("inputs per second per client %+v, %d skipped; want 30", sum.InputsPerSec, sum.SkippedInputs)
 	}
 	return sum
 }

@@ -63,6 +63,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	duration := fs.Duration("duration", 30*time.Second, "how long the run lasts after the ramp-up")
 	rampUp := fs.Duration("rampup", 2*time.Second, "clients start evenly spread over this time")
 	pattern := fs.String("pattern", "random", "input pattern: idle, walk, jumpfire, random")
+	pace := fs.String("pace", "real", "when inputs go out: real (as the 0.7.5 and DDNet clients: on change, else every 2nd tick) or tick (every tick, 50/s: twload's pace before 2026-12-02)")
 	seed := fs.Uint64("seed", 1, "seed of the random pattern (client i uses seed+i)")
 	sources := fs.Int("sources", -1, "spread clients over this many loopback source addresses starting at -source-base (0: system default; -1: one address per client against an IPv4 loopback target, so a server's per-address limit accepts them all)")
 	sourceBase := fs.String("source-base", "127.0.0.1", "first source address for -sources")
@@ -114,13 +115,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usage("%v", err)
 	}
+	pc, err := loadclient.ParsePace(*pace)
+	if err != nil {
+		return usage("%v", err)
+	}
 	netem, err := parseNetem(*loss, *delay, *jitter, *reorder, *dup, *upSpec, *downSpec, *blackout)
 	if err != nil {
 		return usage("%v", err)
 	}
 	rc := loadclient.RunConfig{
 		Server: server, Clients: *clients, RampUp: *rampUp, Duration: *duration,
-		Pattern: pat, Seed: *seed, Sources: *sources, Password: *password,
+		Pattern: pat, Pace: pc, Seed: *seed, Sources: *sources, Password: *password,
 		Maps: &loadclient.MapCache{Dir: *mapDir}, EnterTimeout: *enterTimeout,
 		Netem: netem, FreshMaps: *freshMaps,
 		Proto: *proto,

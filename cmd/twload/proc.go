@@ -103,6 +103,21 @@ func procTree(root int) []int {
 	return tree
 }
 
+// userSysTicks returns the user and system CPU time of process pid (utime
+// and stime of /proc/PID/stat, in clock ticks; zeros for a process gone).
+func userSysTicks(pid int) (user, sys int64) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0
+	}
+	rest, ok := procfs.AfterComm(b)
+	var v [procfs.STime + 1]uint64
+	if !ok || procfs.Uints(rest, v[:]) < len(v) {
+		return 0, 0
+	}
+	return int64(v[procfs.UTime]), int64(v[procfs.STime])
+}
+
 // ppid returns the parent of process pid (from /proc/PID/stat).
 func ppid(pid int) (int, bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
@@ -160,6 +175,9 @@ type treeSample struct {
 	CPUNanos int64 // run time so far, summed
 	RSSKB    int64 // resident memory now, summed
 	HWMKB    int64 // peak resident memory, summed over the processes
+	// UserTicks and SysTicks are utime and stime so far, summed (clock
+	// ticks: they split CPUNanos into user and system time)
+	UserTicks, SysTicks int64
 }
 
 // sampleTree reads the CPU and memory of every process of pids.
@@ -169,6 +187,9 @@ func sampleTree(pids []int) treeSample {
 		s.CPUNanos += cpuNanos(p)
 		s.RSSKB += statusKB(p, "VmRSS")
 		s.HWMKB += statusKB(p, "VmHWM")
+		u, sy := userSysTicks(p)
+		s.UserTicks += u
+		s.SysTicks += sy
 	}
 	return s
 }
