@@ -35,7 +35,7 @@ func webConfig(cfgs []config.Config) config.WebConfig {
 // process serves one page for all its games.
 func checkWeb(cfgs []config.Config, c config.Config, path string) error {
 	w := webConfig(cfgs)
-	if c.Web.Listen != "" && c.Web != w {
+	if c.Web.Listen != "" && !c.Web.Equal(w) {
 		return fmt.Errorf("%s: [web] differs from another game's: one process serves one web page for all its games", path)
 	}
 	return nil
