@@ -215,6 +215,9 @@ func (c *Config) validateOps() error {
 	default:
 		return invalid("web.recordings", "%q is not \"off\", \"admin\" or \"public\"", c.Web.Recordings)
 	}
+	if c.Web.Recordings == RecordingsPublic && !c.Web.PublicChat {
+		return invalid("web.recordings", "\"public\" with web.public_chat = false: a recording holds every chat line sent to all")
+	}
 	if n := len(c.Web.TrustedProxies); n > MaxTrustedProxies {
 		return invalid("web.trusted_proxies", "%d networks, at most %d", n, MaxTrustedProxies)
 	}

@@ -280,6 +280,45 @@ func (h *Handler) adminLogout(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// warnExposed logs a warning when the page listens on a non-loopback
+// address: without an admin token, that everything it serves is public
+// (and, with public recordings, that anyone downloads them); with one,
+// that the token travels in clear unless a TLS proxy is in front.
+func (h *Handler) warnExposed(addr string) {
+	if Loopback(addr) {
+		return
+	}
+	public := h.opt.Recordings == RecordingsPublic
+	ev := h.opt.Log.Warn().Str("addr", addr).Bool("public_recordings", public)
+	var msg string
+	switch {
+	case h.admin == nil && public:
+		msg = "web page on a non-loopback address without web.admin_token: anyone who reaches it downloads every finished recording (all chat sent to all, console lines with their arguments such as ban targets' addresses, player names and inputs)"
+	case h.admin == nil:
+		msg = "web page on a non-loopback address without web.admin_token: no admin page, and no recordings served (web.recordings = \"admin\" needs the admin login); the game's players and public chat are shown to anyone who reaches it"
+	case public:
+		msg = "web page on a non-loopback address with public recordings: anyone who reaches it downloads every finished recording (all chat sent to all, console lines with their arguments, player names and inputs); the admin token travels in clear without a TLS proxy in front"
+	default:
+		msg = "web admin page served without TLS on a non-loopback address: the token and session travel in clear; put a TLS proxy in front (web.trusted_proxies) or listen on 127.0.0.1"
+	}
+	ev.Msg(msg)
+}
+
+// adminOnly answers 404 without an admin page and 401 to a request
+// without valid credentials (a wrong bearer token counts as a failed
+// login); it reports whether r comes from an admin.
+func (h *Handler) adminOnly(w http.ResponseWriter, r *http.Request) bool {
+	if h.admin == nil {
+		http.NotFound(w, r)
+		return false
+	}
+	if k, _ := h.auth(r); k == authNone {
+		writeError(w, http.StatusUnauthorized, "admin login required")
+		return false
+	}
+	return true
+}
+
 // adminSession tells the page its CSRF token (readable only by this origin).
 func (h *Handler) adminSession(w http.ResponseWriter, r *http.Request) {
 	if h.admin == nil {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -106,4 +107,23 @@ func readStream(t *testing.T, u string) {
 	done := make(chan struct{})
 	go func() { _, _ = io.Copy(io.Discard, resp.Body); close(done) }()
 	t.Cleanup(func() { cancel(); <-done; resp.Body.Close() })
+}
+
+// login posts the admin token to ts's login form and returns the session
+// cookie as a Cookie header value.
+func login(t *testing.T, ts *httptest.Server) string {
+	t.Helper()
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.PostForm(ts.URL+"/admin/login", url.Values{"token": {testToken}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for _, ck := range resp.Cookies() {
+		if ck.Name == CookieName && ck.Value != "" {
+			return ck.Name + "=" + ck.Value
+		}
+	}
+	t.Fatalf("login: %d, no session cookie", resp.StatusCode)
+	return ""
 }

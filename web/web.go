@@ -70,6 +70,13 @@ type Options struct {
 	AdminToken string
 	// PublicChat shows chat lines on the public page and in the API.
 	PublicChat bool
+	// Recordings says who may list and download the recordings (the zero
+	// value: only an admin); RecordingsPublic needs PublicChat, since a
+	// recording holds the chat.
+	Recordings RecordingsMode
+	// TrustedProxies are the networks of the reverse proxies whose
+	// X-Forwarded-For, -Proto and -Host headers are believed (proxy.go).
+	TrustedProxies []netip.Prefix
 	// SampleEvery is the interval of the plots' samples (0 = SampleInterval).
 	SampleEvery time.Duration
 	// Log receives the endpoint's lines.
@@ -111,6 +118,12 @@ func New(games []Game, o Options) (*Handler, error) {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Recordings == RecordingsPublic && !o.PublicChat {
+		return nil, errors.New("web: public recordings with the chat private: a recording holds the chat")
+	}
+	if o.Recordings < RecordingsAdmin || o.Recordings > RecordingsPublic {
+		return nil, errors.New("web: unknown recordings mode")
 	}
 	if o.SampleEvery <= 0 {
 		o.SampleEvery = SampleInterval
@@ -172,6 +185,8 @@ func (h *Handler) routes() {
 	m.HandleFunc("POST /admin/logout", h.adminLogout)
 	m.HandleFunc("GET /admin/api/session", h.adminSession)
 	m.HandleFunc("POST /admin/api/action", h.adminAction)
+	m.HandleFunc("GET /admin/api/games/{port}/recordings", h.adminRecordings)
+	m.HandleFunc("GET /admin/api/games/{port}/recordings/{name}", h.adminRecording)
 }
 
 // serveFile serves one embedded file.
@@ -290,8 +305,8 @@ func (h *Handler) Run(ctx context.Context) {
 }
 
 // ServeListener serves h on ln until ctx ends (and samples the plots);
-// it returns once the listener is closed. It warns when the admin page
-// would travel without TLS on a non-loopback address.
+// it returns once the listener is closed. It warns about what a
+// non-loopback address exposes (warnExposed).
 func (h *Handler) ServeListener(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
 		Handler:           h,
@@ -303,9 +318,7 @@ func (h *Handler) ServeListener(ctx context.Context, ln net.Listener) error {
 	}
 	addr := ln.Addr().String()
 	h.opt.Log.Info().Str("addr", addr).Bool("admin", h.admin != nil).Msg("web page listening (/, /api/games, /admin)")
-	if h.admin != nil && !Loopback(addr) {
-		h.opt.Log.Warn().Str("addr", addr).Msg("web admin page served without TLS on a non-loopback address: the token and session travel in clear; put a TLS proxy in front or listen on 127.0.0.1")
-	}
+	h.warnExposed(addr)
 	ln = newLimitListener(ln, MaxConnections)
 	go h.Run(ctx)
 	return httpserve.Serve(ctx, hs, ln, ShutdownTimeout)

@@ -31,6 +31,11 @@ func webConfig(cfgs []config.Config) config.WebConfig {
 	return config.WebConfig{}
 }
 
+// recordingsMode maps web.recordings to the page's mode ("" = the default).
+var recordingsMode = map[string]web.RecordingsMode{
+	config.RecordingsOff: web.RecordingsOff, config.RecordingsAdmin: web.RecordingsAdmin, config.RecordingsPublic: web.RecordingsPublic,
+}
+
 // checkWeb refuses a game whose [web] section differs from another's: one
 // process serves one page for all its games.
 func checkWeb(cfgs []config.Config, c config.Config, path string) error {
@@ -55,7 +60,12 @@ func startHTTP(ctx context.Context, hc httpConfig, games []*game, log zerolog.Lo
 			wg[i].RecordDir = rc.Dir
 		}
 	}
-	h, err := web.New(wg, web.Options{AdminToken: hc.web.AdminToken, PublicChat: hc.web.PublicChat, Log: log})
+	proxies, err := hc.web.TrustedPrefixes()
+	if err != nil {
+		return nil, err
+	}
+	h, err := web.New(wg, web.Options{AdminToken: hc.web.AdminToken, PublicChat: hc.web.PublicChat, Log: log,
+		Recordings: recordingsMode[hc.web.Recordings], TrustedProxies: proxies})
 	if err != nil {
 		return nil, err
 	}
