@@ -83,11 +83,18 @@ func TestAdminToken(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	set := url.Values{"action": {"setting"}, "name": {"sv_rcon_password"}, "value": {"hunter2-secret"}}
+	if st, out := post(t, c, u, set, map[string]string{"Authorization": "Bearer " + testToken}); st != 200 {
+		t.Fatalf("setting with token: %d %v", st, out)
+	}
 	mu.Lock()
 	audit := strings.Join(econ, "\n")
 	mu.Unlock()
 	if !strings.Contains(audit, "admin='web:127.0.0.1 (token header)' rcon='kick 0 \"test\"' result='ok'") {
 		t.Errorf("no audit line of the kick among the console lines:\n%s", audit)
+	}
+	if !strings.Contains(audit, "rcon='sv_rcon_password (set)' result='ok'") || strings.Contains(audit, "hunter2") {
+		t.Errorf("the password setting's audit line is missing or shows the value:\n%s", audit)
 	}
 	for range MaxLoginTries - 1 {
 		post(t, c, u, kick, map[string]string{"Authorization": "Bearer wrong"})
