@@ -151,7 +151,7 @@ func TestBrowserPage(t *testing.T) {
 	// and a plain reader: the page's frames come in bundles of twenty, 2 s
 	// apart, as with 50 viewers and StreamWritesPerSecond
 	h.byPort[int(b.Addr().Port())].stream.budget = 1
-	readStream(t, ts.URL+"/api/games/"+strconv.Itoa(int(b.Addr().Port()))+"/events")
+	collectStream(t, ts.URL+"/api/games/"+strconv.Itoa(int(b.Addr().Port()))+"/events")
 	var bs bots
 	alice := bs.join(t, a, "alice", loadclient.PatternWalk)
 	evil := bs.join(t, a, "<b>x", loadclient.PatternIdle)

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -89,24 +88,6 @@ func say(t *testing.T, cl *loadclient.Client, text string) {
 	if !cl.Send(&gamemsg.ClSay{Mode: 1, Target: -1, Message: text}) {
 		t.Fatal("chat line not sent")
 	}
-}
-
-// readStream reads a live stream at u (discarding it) until the test ends:
-// one more viewer of its game.
-func readStream(t *testing.T, u string) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _, _ = io.Copy(io.Discard, resp.Body); close(done) }()
-	t.Cleanup(func() { cancel(); <-done; resp.Body.Close() })
 }
 
 // login posts the admin token to ts's login form and returns the session
