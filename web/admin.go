@@ -125,8 +125,9 @@ func (a *admin) right(key netip.Prefix) {
 }
 
 // login counts an attempt of r's client and compares its token; it
-// reports whether the token is right and, when not, whether the client is
-// banned (now or by this attempt), logging the refusal as what.
+// reports whether the token is right, and whether the client was refused
+// unheard (banned). A wrong token is logged as what (with "banned" when
+// this attempt banned the client).
 func (h *Handler) login(r *http.Request, token, what string) (ok, banned bool) {
 	ip := h.clientAddr(r)
 	key := addrKey(ip)
@@ -139,7 +140,7 @@ func (h *Handler) login(r *http.Request, token, what string) (ok, banned bool) {
 		return true, false
 	}
 	h.auditFail(r, ip, what, bans)
-	return false, bans
+	return false, false
 }
 
 // pruneFails drops the counters of addresses not banned, then the oldest.
