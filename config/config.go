@@ -260,7 +260,7 @@ func Default() Config {
 		Record:   RecordConfig{Dir: "recordings", MaxFileMB: 512, MaxDirMB: 8192},
 		Register: defaultRegister(),
 		Econ:     defaultEcon(),
-		Web:      WebConfig{PublicChat: true},
+		Web:      WebConfig{PublicChat: true, Recordings: RecordingsAdmin},
 	}
 }
 
@@ -572,6 +572,8 @@ var SvNames = []SvName{
 	{"record.dir", "(none)", "directory of the recordings (default recordings)"},
 	{"record.max_file_mb", "(none)", "size at which a game's recording stops (default 512)"},
 	{"record.max_dir_mb", "(none)", "oldest recordings deleted beyond this total (0 = no limit)"},
+	{"web.recordings", "(none)", "who lists and downloads the finished recordings on the web page: off, admin (after the admin login, default) or public"},
+	{"web.trusted_proxies", "(none)", "networks (CIDR) of reverse proxies whose X-Forwarded-For, -Proto and -Host are believed (default none)"},
 	{"register.enabled", "sv_register", "register with the master servers (off by default)"},
 	{"register.port", "sv_external_port", "port announced to the masters (0 = server.port)"},
 	{"register.url", "sv_register_url", "DDNet's HTTP registration endpoint"},

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -190,5 +191,49 @@ func TestSvNamesVoteSettings(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("missing rows: %v", want)
+	}
+}
+
+// TestWebRecordingsAndProxies: web.recordings defaults to "admin" and
+// takes only its three values; web.trusted_proxies takes networks and lone
+// addresses, and refuses anything else.
+func TestWebRecordingsAndProxies(t *testing.T) {
+	c, err := Parse([]byte("[web]\nlisten = \"127.0.0.1:8080\"\n"))
+	if err != nil || c.Web.Recordings != RecordingsAdmin || len(c.Web.TrustedProxies) != 0 {
+		t.Fatalf("default: %+v, %v", c.Web, err)
+	}
+	for _, v := range []string{"off", "admin", "public"} {
+		if c, err := Parse([]byte("[web]\nrecordings = \"" + v + "\"\n")); err != nil || c.Web.Recordings != v {
+			t.Errorf("recordings = %q: %+v, %v", v, c.Web, err)
+		}
+	}
+	for _, v := range []string{"", "Public", "on", "true"} {
+		if _, err := Parse([]byte("[web]\nrecordings = \"" + v + "\"\n")); !errors.Is(err, ErrInvalid) {
+			t.Errorf("recordings = %q accepted: %v", v, err)
+		}
+	}
+	c, err = Parse([]byte("[web]\ntrusted_proxies = [\"127.0.0.1\", \"10.1.2.3/8\", \"::1\", \"fd00::/8\", \"::ffff:192.168.0.0/112\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := c.Web.TrustedPrefixes()
+	want := "[127.0.0.1/32 10.0.0.0/8 ::1/128 fd00::/8 192.168.0.0/16]"
+	if err != nil || fmt.Sprint(ps) != want {
+		t.Errorf("prefixes %v, %v; want %s", ps, err, want)
+	}
+	for _, v := range []string{"localhost", "10.0.0.0/33", "fe80::1%eth0", "1.2.3.4:80", ""} {
+		if _, err := Parse([]byte("[web]\ntrusted_proxies = [\"" + v + "\"]\n")); !errors.Is(err, ErrInvalid) {
+			t.Errorf("trusted_proxies %q accepted: %v", v, err)
+		}
+	}
+	a := c.Web
+	b := a
+	b.TrustedProxies = append([]string(nil), a.TrustedProxies...)
+	if !a.Equal(b) {
+		t.Error("equal sections differ")
+	}
+	b.TrustedProxies[0] = "127.0.0.2"
+	if a.Equal(b) {
+		t.Error("different proxies compare equal")
 	}
 }

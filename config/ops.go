@@ -1,8 +1,10 @@
 package config
 
 import (
+	"fmt"
 	"net/netip"
 	"net/url"
+	"slices"
 )
 
 // Bounds of the operations settings.
@@ -70,6 +72,54 @@ type WebConfig struct {
 	AdminToken string `toml:"admin_token"`
 	// PublicChat shows the chat on the public page and in the API (default true).
 	PublicChat bool `toml:"public_chat"`
+	// Recordings says who may list and download the finished recordings
+	// of [record] dir: RecordingsOff, RecordingsAdmin (the default: only
+	// after the admin login) or RecordingsPublic (anyone who reaches the page).
+	Recordings string `toml:"recordings"`
+	// TrustedProxies are the networks ("CIDR", or one address) of the
+	// reverse proxies whose X-Forwarded-For/-Proto/-Host headers are
+	// believed; empty = the TCP peer is the client.
+	TrustedProxies []string `toml:"trusted_proxies"`
+}
+
+// Values of web.recordings.
+const (
+	// RecordingsOff lists and serves no recording.
+	RecordingsOff = "off"
+	// RecordingsAdmin lists and serves them only to a logged-in admin.
+	RecordingsAdmin = "admin"
+	// RecordingsPublic lists and serves them to anyone.
+	RecordingsPublic = "public"
+)
+
+// MaxTrustedProxies bounds web.trusted_proxies.
+const MaxTrustedProxies = 32
+
+// Equal reports whether two [web] sections are the same.
+func (w WebConfig) Equal(o WebConfig) bool {
+	return w.Listen == o.Listen && w.AdminToken == o.AdminToken && w.PublicChat == o.PublicChat &&
+		w.Recordings == o.Recordings && slices.Equal(w.TrustedProxies, o.TrustedProxies)
+}
+
+// TrustedPrefixes parses TrustedProxies (a lone address is its own
+// network); validate has checked them.
+func (w WebConfig) TrustedPrefixes() ([]netip.Prefix, error) {
+	out := make([]netip.Prefix, 0, len(w.TrustedProxies))
+	for _, s := range w.TrustedProxies {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			a, aerr := netip.ParseAddr(s)
+			if aerr != nil || a.Zone() != "" {
+				return nil, fmt.Errorf("%q is neither a CIDR network nor an IP address", s)
+			}
+			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		}
+		if p.Addr().Is4In6() {
+			p = netip.PrefixFrom(p.Addr().Unmap(), max(p.Bits()-96, 0))
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }
 
 // Bounds of web.admin_token.
@@ -163,6 +213,20 @@ func (c *Config) validateOps() error {
 	}
 	if t := c.Web.AdminToken; t != "" && (len(t) < MinAdminTokenLen || len(t) > MaxAdminTokenLen) {
 		return invalid("web.admin_token", "%d bytes, want %d..%d", len(t), MinAdminTokenLen, MaxAdminTokenLen)
+	}
+	switch c.Web.Recordings {
+	case RecordingsOff, RecordingsAdmin, RecordingsPublic:
+	default:
+		return invalid("web.recordings", "%q is not \"off\", \"admin\" or \"public\"", c.Web.Recordings)
+	}
+	if c.Web.Recordings == RecordingsPublic && !c.Web.PublicChat {
+		return invalid("web.recordings", "\"public\" with web.public_chat = false: a recording holds every chat line sent to all")
+	}
+	if n := len(c.Web.TrustedProxies); n > MaxTrustedProxies {
+		return invalid("web.trusted_proxies", "%d networks, at most %d", n, MaxTrustedProxies)
+	}
+	if _, err := c.Web.TrustedPrefixes(); err != nil {
+		return invalid("web.trusted_proxies", "%v", err)
 	}
 	return nil
 }

@@ -127,6 +127,29 @@ func LogValue(name, v string) string {
 	return v
 }
 
+// LogLine is a console line as an audit log shows it: the arguments of
+// every command whose name holds "password" (sv_rcon_password, password,
+// ec_password; any case) replaced by "(set)", as LogValue does. A line
+// with none is returned as it is; one with some is rebuilt from its
+// commands (joined by "; ", a '#' comment dropped).
+func LogLine(line string) string {
+	parts := splitCommands(line)
+	secret := false
+	for i, p := range parts {
+		name, rest := splitName(p)
+		if strings.Contains(strings.ToLower(name), "password") && strings.TrimSpace(rest) != "" {
+			parts[i], secret = name+" (set)", true
+		}
+	}
+	if !secret {
+		return line
+	}
+	for i, p := range parts {
+		parts[i] = strings.TrimSpace(p)
+	}
+	return strings.Join(parts, "; ")
+}
+
 // RconCommands is the list announced to an authenticated rcon client for
 // its completion: the commands, then every setting of the reference's
 // server flag (CFGFLAG_SERVER: not the ec_* settings, which the reference

@@ -44,6 +44,7 @@ func (r *Recorder) Clip(seconds int, name string) (string, error) {
 	from := max(r.game.World.CurrentTick()-int32(seconds)*50, 0)
 	log := r.log
 	r.clipDone = make(chan struct{})
+	r.busy.set(out, r.clipDone)
 	go func(done chan struct{}) {
 		defer close(done)
 		defer r.clipping.Store(false)

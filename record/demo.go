@@ -113,6 +113,7 @@ func (r *Recorder) demoStart(name string) error {
 		r.log.Error().Err(err).Str("file", path).Msg("demo not recorded")
 		return err
 	}
+	r.busy.set(path, f.Done())
 	m := r.game.Map
 	d.enc = demo.NewEncoder("server", m.Name, m.Data, m.CRC, time.Now())
 	d.g = gamedemo.NewGame(d.enc, -1)
@@ -217,6 +218,7 @@ func (r *Recorder) demoEnd() {
 		}
 	}
 	d.done = append(open, done)
+	r.busy.set(path, done) // until the header is patched
 	log := r.log
 	go func() {
 		defer close(done)

@@ -96,6 +96,7 @@ type Recorder struct {
 	teams    [world.MaxClients]int8 // last recorded team + 2 (0 = none recorded)
 	pos      replay.Positions
 	closing  []*teehist.FileWriter
+	busy     busyFiles       // files written or being closed (Busy)
 	pk       netproto.Packer // GameMessage's encoding
 
 	demo demoRecorder
@@ -178,6 +179,7 @@ func (r *Recorder) thStart() {
 		r.enc = teehist.NewEncoder()
 	}
 	r.enc.Reset()
+	r.busy.set(path, f.Done())
 	r.file, r.path, r.id, r.stopped, r.produced = f, path, id, false, 0
 	r.pending = r.pending[:0]
 	r.pos = replay.Positions{}

@@ -69,9 +69,9 @@ func (s *Server) auditAdmin(who, line string, err error) {
 	if err != nil && err != console.ErrShutdown {
 		result = err.Error()
 	}
-	s.log.Info().Str("who", who).Str("line", line).Str("result", result).Msg("admin command")
+	s.log.Info().Str("who", who).Str("line", console.LogLine(line)).Str("result", result).Msg("admin command")
 	if s.con.On(console.LevelAddInfo) {
-		s.con.Print(console.LevelAddInfo, "server", 512, fmt.Sprintf("admin='%s' rcon='%s' result='%s'", who, line, result))
+		s.con.Print(console.LevelAddInfo, "server", 512, fmt.Sprintf("admin='%s' rcon='%s' result='%s'", who, console.LogLine(line), result))
 	}
 }
 

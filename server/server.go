@@ -335,3 +335,6 @@ func (s *Server) setMap(m *twmap.Map) error {
 
 // RecordCounters returns the recording counters by name.
 func (s *Server) RecordCounters() map[string]uint64 { return s.rec.Counters() }
+
+// RecordingBusy reports whether the file at path is a recording being written or closed.
+func (s *Server) RecordingBusy(path string) bool { return s.rec.Busy(path) }

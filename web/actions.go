@@ -41,8 +41,11 @@ var (
 	ErrBadCommand    = errors.New("command: one line of at most " + strconv.Itoa(server.MaxConsoleLine) + " bytes")
 )
 
-// Actions names the admin actions, for the page and the docs.
-var Actions = []string{"kick", "ban", "spectate", "map", "vote_start", "vote_cancel", "broadcast", "say", "setting", "command"}
+// Actions names the admin actions, for the page and the docs (a new
+// slice each call).
+func Actions() []string {
+	return []string{"kick", "ban", "spectate", "map", "vote_start", "vote_cancel", "broadcast", "say", "setting", "command"}
+}
 
 // ActionLine returns the console line of an admin action with its form
 // arguments: kick (id, reason), ban (target, minutes, reason), spectate

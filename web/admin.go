@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
-	"net"
 	"net/http"
 	"net/netip"
 	"strings"
@@ -18,8 +17,11 @@ import (
 // HttpOnly, SameSite=Strict, Path=/admin) may run console lines. A
 // cookie-authenticated action must also carry the session's CSRF token in
 // the X-CSRF-Token header, which only a page of this origin can read.
-// Wrong tokens are counted per address; MaxLoginTries wrong ones ban the
-// address for LoginBanTime, like rcon's.
+// Attempts are counted per client (addrKey of clientAddr: an IPv4 address
+// or an IPv6 /64) before the token is compared, under one lock, so that
+// parallel guesses cannot pass the limit: the MaxLoginTries-th wrong one
+// bans the client for LoginBanTime, like rcon's; a right token takes its
+// own attempt back.
 
 // Bounds of the admin page.
 const (
@@ -47,12 +49,11 @@ type admin struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
-	fails    map[netip.Addr]*loginFails
+	fails    map[netip.Prefix]*loginFails
 }
 
 type session struct {
 	csrf    string
-	addr    string
 	expires time.Time
 }
 
@@ -63,7 +64,7 @@ type loginFails struct {
 }
 
 func newAdmin(token string, now func() time.Time) *admin {
-	return &admin{token: sha256.Sum256([]byte(token)), now: now, sessions: map[string]*session{}, fails: map[netip.Addr]*loginFails{}}
+	return &admin{token: sha256.Sum256([]byte(token)), now: now, sessions: map[string]*session{}, fails: map[netip.Prefix]*loginFails{}}
 }
 
 // tokenOK compares a presented token with the admin token in constant time.
@@ -72,55 +73,79 @@ func (a *admin) tokenOK(given string) bool {
 	return subtle.ConstantTimeCompare(g[:], a.token[:]) == 1
 }
 
-// clientAddr is the request's peer address.
-func clientAddr(r *http.Request) netip.Addr {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	ip, _ := netip.ParseAddr(host)
-	return ip.Unmap()
-}
-
 // ErrBanned is the answer to a banned address.
 const errBanned = "too many wrong tokens: banned for a while"
 
-// banned reports whether ip may not try a token now.
-func (a *admin) banned(ip netip.Addr) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	f := a.fails[ip]
-	return f != nil && a.now().Before(f.banned)
-}
-
-// failed counts a wrong token of ip; it reports whether ip is now banned.
-func (a *admin) failed(ip netip.Addr) bool {
+// attempt counts a login attempt of client key before its token is
+// compared. It reports whether the attempt may go on (false: key is
+// banned, nothing counted) and whether this attempt banned key (it was
+// the MaxLoginTries-th: a right token takes it back, see right).
+func (a *admin) attempt(key netip.Prefix) (ok, bans bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	now := a.now()
-	f := a.fails[ip]
+	f := a.fails[key]
 	if f == nil {
 		if len(a.fails) >= MaxLoginAddrs {
 			a.pruneFails(now)
 		}
 		f = &loginFails{}
-		a.fails[ip] = f
+		a.fails[key] = f
 	}
-	if !f.banned.IsZero() && !now.Before(f.banned) {
+	if !f.banned.IsZero() {
+		if now.Before(f.banned) {
+			return false, false
+		}
 		f.n, f.banned = 0, time.Time{} // the ban ran out
 	}
 	f.n++
 	f.last = now
 	if f.n >= MaxLoginTries {
 		f.banned = now.Add(LoginBanTime)
-		return true
+		return true, true
 	}
-	return false
+	return true, false
+}
+
+// right takes back the attempt of key whose token was right (and the ban
+// that attempt set).
+func (a *admin) right(key netip.Prefix) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	f := a.fails[key]
+	if f == nil {
+		return
+	}
+	if f.n--; f.n < MaxLoginTries {
+		f.banned = time.Time{}
+	}
+	if f.n <= 0 {
+		delete(a.fails, key)
+	}
+}
+
+// login counts an attempt of r's client and compares its token; it
+// reports whether the token is right, and whether the client was refused
+// unheard (banned). A wrong token is logged as what (with "banned" when
+// this attempt banned the client).
+func (h *Handler) login(r *http.Request, token, what string) (ok, banned bool) {
+	ip := h.clientAddr(r)
+	key := addrKey(ip)
+	more, bans := h.admin.attempt(key)
+	if !more {
+		return false, true
+	}
+	if h.admin.tokenOK(token) {
+		h.admin.right(key)
+		return true, false
+	}
+	h.auditFail(r, ip, what, bans)
+	return false, false
 }
 
 // pruneFails drops the counters of addresses not banned, then the oldest.
 func (a *admin) pruneFails(now time.Time) {
-	var oldest netip.Addr
+	var oldest netip.Prefix
 	var at time.Time
 	for ip, f := range a.fails {
 		if !now.Before(f.banned) {
@@ -137,7 +162,7 @@ func (a *admin) pruneFails(now time.Time) {
 }
 
 // newSession opens a session and returns its id.
-func (a *admin) newSession(addr string) (id string, s *session) {
+func (a *admin) newSession() (id string, s *session) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	now := a.now()
@@ -151,7 +176,7 @@ func (a *admin) newSession(addr string) (id string, s *session) {
 		}
 		delete(a.sessions, oldest)
 	}
-	s = &session{csrf: randomHex(), addr: addr, expires: now.Add(SessionTTL)}
+	s = &session{csrf: randomHex(), expires: now.Add(SessionTTL)}
 	id = randomHex()
 	a.sessions[id] = s
 	return id, s
@@ -199,13 +224,11 @@ const (
 func (h *Handler) auth(r *http.Request) (authKind, *session) {
 	a := h.admin
 	if v := r.Header.Get("Authorization"); v != "" {
-		ip := clientAddr(r)
 		tok, ok := strings.CutPrefix(v, "Bearer ")
-		if !ok || a.banned(ip) {
+		if !ok {
 			return authNone, nil
 		}
-		if !a.tokenOK(tok) {
-			h.auditFail(r, "wrong token (header)", a.failed(ip))
+		if ok, _ := h.login(r, tok, "wrong token (header)"); !ok {
 			return authNone, nil
 		}
 		return authHeader, nil
@@ -218,9 +241,10 @@ func (h *Handler) auth(r *http.Request) (authKind, *session) {
 	return authNone, nil
 }
 
-// auditFail logs a refused admin login.
-func (h *Handler) auditFail(r *http.Request, what string, banned bool) {
-	h.opt.Log.Warn().Str("addr", r.RemoteAddr).Str("what", what).Bool("banned", banned).Msg("admin login refused")
+// auditFail logs a refused admin login of client ip (the TCP peer is
+// "peer": a trusted proxy's when they differ).
+func (h *Handler) auditFail(r *http.Request, ip netip.Addr, what string, banned bool) {
+	h.opt.Log.Warn().Str("addr", ip.String()).Str("peer", r.RemoteAddr).Str("what", what).Bool("banned", banned).Msg("admin login refused")
 }
 
 func (h *Handler) adminPage(w http.ResponseWriter, r *http.Request) {
@@ -240,29 +264,28 @@ func (h *Handler) adminLogin(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	if !sameOrigin(r) {
+	if !h.sameOrigin(r) {
 		writeError(w, http.StatusForbidden, "cross-origin login refused")
-		return
-	}
-	ip := clientAddr(r)
-	if h.admin.banned(ip) {
-		writeError(w, http.StatusTooManyRequests, errBanned)
 		return
 	}
 	if err := r.ParseForm(); err != nil {
 		writeError(w, http.StatusBadRequest, "bad form")
 		return
 	}
-	if !h.admin.tokenOK(r.PostForm.Get("token")) {
-		banned := h.admin.failed(ip)
-		h.auditFail(r, "wrong token (login form)", banned)
+	ok, banned := h.login(r, r.PostForm.Get("token"), "wrong token (login form)")
+	switch {
+	case !ok && banned:
+		writeError(w, http.StatusTooManyRequests, errBanned)
+		return
+	case !ok:
 		http.Redirect(w, r, "/admin?failed=1", http.StatusSeeOther)
 		return
 	}
-	id, _ := h.admin.newSession(r.RemoteAddr)
+	id, _ := h.admin.newSession()
+	scheme, _ := h.origin(r)
 	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: id, Path: "/admin", HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil, MaxAge: int(SessionTTL / time.Second)})
-	h.opt.Log.Info().Str("addr", r.RemoteAddr).Msg("admin logged in")
+		SameSite: http.SameSiteStrictMode, Secure: scheme == "https", MaxAge: int(SessionTTL / time.Second)})
+	h.opt.Log.Info().Str("addr", h.clientAddr(r).String()).Str("peer", r.RemoteAddr).Msg("admin logged in")
 	http.Redirect(w, r, "/admin", http.StatusSeeOther)
 }
 
@@ -272,12 +295,53 @@ func (h *Handler) adminLogout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	k, s := h.auth(r)
-	if k == authCookie && r.Header.Get("X-CSRF-Token") == s.csrf {
-		c, _ := r.Cookie(CookieName)
-		h.admin.endSession(c.Value)
+	if k != authCookie || !h.sameOrigin(r) || !csrfOK(r, s) {
+		writeError(w, http.StatusForbidden, "logout needs the session and its CSRF token")
+		return
 	}
+	c, _ := r.Cookie(CookieName)
+	h.admin.endSession(c.Value)
 	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: "", Path: "/admin", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: -1})
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// warnExposed logs a warning when the page listens on a non-loopback
+// address: without an admin token, that everything it serves is public
+// (and, with public recordings, that anyone downloads them); with one,
+// that the token travels in clear unless a TLS proxy is in front.
+func (h *Handler) warnExposed(addr string) {
+	if Loopback(addr) {
+		return
+	}
+	public := h.opt.Recordings == RecordingsPublic
+	ev := h.opt.Log.Warn().Str("addr", addr).Bool("public_recordings", public)
+	var msg string
+	switch {
+	case h.admin == nil && public:
+		msg = "web page on a non-loopback address without web.admin_token: anyone who reaches it downloads every finished recording (all chat sent to all, console lines with their arguments such as ban targets' addresses, player names and inputs)"
+	case h.admin == nil:
+		msg = "web page on a non-loopback address without web.admin_token: no admin page, and no recordings served (web.recordings = \"admin\" needs the admin login); the game's players and public chat are shown to anyone who reaches it"
+	case public:
+		msg = "web page on a non-loopback address with public recordings: anyone who reaches it downloads every finished recording (all chat sent to all, console lines with their arguments, player names and inputs); the admin token travels in clear without a TLS proxy in front"
+	default:
+		msg = "web admin page served without TLS on a non-loopback address: the token and session travel in clear; put a TLS proxy in front (web.trusted_proxies) or listen on 127.0.0.1"
+	}
+	ev.Msg(msg)
+}
+
+// adminOnly answers 404 without an admin page and 401 to a request
+// without valid credentials (a wrong bearer token counts as a failed
+// login); it reports whether r comes from an admin.
+func (h *Handler) adminOnly(w http.ResponseWriter, r *http.Request) bool {
+	if h.admin == nil {
+		http.NotFound(w, r)
+		return false
+	}
+	if k, _ := h.auth(r); k == authNone {
+		writeError(w, http.StatusUnauthorized, "admin login required")
+		return false
+	}
+	return true
 }
 
 // adminSession tells the page its CSRF token (readable only by this origin).
@@ -294,19 +358,10 @@ func (h *Handler) adminSession(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"version": APIVersion, "csrf": s.csrf})
 }
 
-// sameOrigin refuses a browser's cross-site form post (Origin or
-// Sec-Fetch-Site of another site); requests without either are not from a
-// browser page.
-func sameOrigin(r *http.Request) bool {
-	if s := r.Header.Get("Sec-Fetch-Site"); s != "" && s != "same-origin" && s != "none" {
-		return false
-	}
-	if o := r.Header.Get("Origin"); o != "" && o != "null" {
-		return o == "http://"+r.Host || o == "https://"+r.Host
-	} else if o == "null" {
-		return false
-	}
-	return true
+// csrfOK reports whether r carries session s's CSRF token (compared in
+// constant time).
+func csrfOK(r *http.Request, s *session) bool {
+	return subtle.ConstantTimeCompare([]byte(r.Header.Get("X-CSRF-Token")), []byte(s.csrf)) == 1
 }
 
 func (h *Handler) adminAction(w http.ResponseWriter, r *http.Request) {
@@ -319,7 +374,7 @@ func (h *Handler) adminAction(w http.ResponseWriter, r *http.Request) {
 	case k == authNone:
 		writeError(w, http.StatusUnauthorized, "admin token required")
 		return
-	case k == authCookie && (!sameOrigin(r) || subtle.ConstantTimeCompare([]byte(r.Header.Get("X-CSRF-Token")), []byte(s.csrf)) != 1):
+	case k == authCookie && (!h.sameOrigin(r) || !csrfOK(r, s)):
 		writeError(w, http.StatusForbidden, "missing or wrong CSRF token")
 		return
 	}
@@ -327,7 +382,7 @@ func (h *Handler) adminAction(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "bad form")
 		return
 	}
-	g := h.byPort[0]
+	var g *gameView
 	if p, err := parsePort(r.PostForm.Get("game")); err == nil {
 		g = h.byPort[p]
 	} else if len(h.games) == 1 && r.PostForm.Get("game") == "" {
@@ -342,7 +397,7 @@ func (h *Handler) adminAction(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	who := "web:" + clientAddr(r).String()
+	who := "web:" + h.clientAddr(r).String()
 	if k == authHeader {
 		who += " (token header)"
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/http/cookiejar"
@@ -10,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"twserver/console"
 	"twserver/loadclient"
@@ -80,11 +83,18 @@ func TestAdminToken(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	set := url.Values{"action": {"setting"}, "name": {"sv_rcon_password"}, "value": {"hunter2-secret"}}
+	if st, out := post(t, c, u, set, map[string]string{"Authorization": "Bearer " + testToken}); st != 200 {
+		t.Fatalf("setting with token: %d %v", st, out)
+	}
 	mu.Lock()
 	audit := strings.Join(econ, "\n")
 	mu.Unlock()
 	if !strings.Contains(audit, "admin='web:127.0.0.1 (token header)' rcon='kick 0 \"test\"' result='ok'") {
 		t.Errorf("no audit line of the kick among the console lines:\n%s", audit)
+	}
+	if !strings.Contains(audit, "rcon='sv_rcon_password (set)' result='ok'") || strings.Contains(audit, "hunter2") {
+		t.Errorf("the password setting's audit line is missing or shows the value:\n%s", audit)
 	}
 	for range MaxLoginTries - 1 {
 		post(t, c, u, kick, map[string]string{"Authorization": "Bearer wrong"})
@@ -166,6 +176,37 @@ func TestLoopback(t *testing.T) {
 	for addr, want := range map[string]bool{"127.0.0.1:80": true, "[::1]:80": true, "0.0.0.0:80": false, "192.168.1.2:80": false, "x": false} {
 		if Loopback(addr) != want {
 			t.Errorf("Loopback(%q) != %v", addr, want)
+		}
+	}
+}
+
+// TestWarnExposed: a non-loopback address logs a warning naming what it
+// exposes: without a token the page (and public recordings), with one the
+// token in clear; a loopback address logs nothing.
+func TestWarnExposed(t *testing.T) {
+	a := startGame(t, "exposed", "dm")
+	for _, tt := range []struct {
+		o    Options
+		addr string
+		want string // "" = no line
+	}{
+		{Options{}, "127.0.0.1:8080", ""},
+		{Options{Recordings: RecordingsPublic, PublicChat: true}, "[::1]:8080", ""},
+		{Options{}, "0.0.0.0:8080", "without web.admin_token: no admin page"},
+		{Options{Recordings: RecordingsPublic, PublicChat: true}, "0.0.0.0:8080", "without web.admin_token: anyone who reaches it downloads every finished recording"},
+		{Options{AdminToken: testToken}, "192.0.2.1:8080", "token and session travel in clear"},
+		{Options{AdminToken: testToken, Recordings: RecordingsPublic, PublicChat: true}, "192.0.2.1:8080", "with public recordings"},
+	} {
+		var buf bytes.Buffer
+		tt.o.Log = zerolog.New(&buf)
+		h, err := New([]Game{{Port: int(a.Addr().Port()), Server: a}}, tt.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.warnExposed(tt.addr)
+		got := buf.String()
+		if tt.want == "" && got != "" || tt.want != "" && (!strings.Contains(got, tt.want) || !strings.Contains(got, `"level":"warn"`)) {
+			t.Errorf("%s %+v: logged %q, want %q", tt.addr, tt.o.Recordings, got, tt.want)
 		}
 	}
 }

@@ -2,15 +2,18 @@ package web
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"twserver/internal/refserver"
 	"twserver/loadclient"
 )
 
@@ -199,23 +202,70 @@ func TestAPI(t *testing.T) {
 	}
 }
 
-// TestPublicChatOff: with public_chat off no chat line leaves the API.
+// TestPublicChatOff: with public_chat off no chat line leaves the API or
+// the live stream. The controls: a second handler of the same game with
+// public_chat on shows the line in both (so it reached the game), and the
+// quiet stream carries a join that came after the line.
 func TestPublicChatOff(t *testing.T) {
 	a := startGame(t, "quiet", "dm")
-	_, ts := startWeb(t, Options{PublicChat: false}, a)
+	port := strconv.Itoa(int(a.Addr().Port()))
+	_, quiet := startWeb(t, Options{PublicChat: false}, a)
+	_, loud := startWeb(t, Options{PublicChat: true}, a)
+	quietStream := collectStream(t, quiet.URL+"/api/games/"+port+"/events")
+	loudStream := collectStream(t, loud.URL+"/api/games/"+port+"/events")
+	apiOf := func(ts *httptest.Server) string {
+		resp, err := ts.Client().Get(ts.URL + "/api/games/" + port)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return string(body)
+	}
 	var bs bots
 	cl := bs.join(t, a, "talker", loadclient.PatternIdle)
 	say(t, cl, "secret words")
-	time.Sleep(200 * time.Millisecond)
-	resp, err := ts.Client().Get(ts.URL + "/api/games/" + strconv.Itoa(int(a.Addr().Port())))
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for end := time.Now().Add(10 * time.Second); !ok(); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatalf("%s: not within 10 s", what)
+			}
+		}
+	}
+	waitFor("the line in the public-chat API", func() bool { return strings.Contains(apiOf(loud), "secret words") })
+	waitFor("the line in the public-chat stream", func() bool { return strings.Contains(loudStream.String(), "secret words") })
+	bs.join(t, a, "came-later", loadclient.PatternIdle)
+	waitFor("the later join in the quiet stream", func() bool { return strings.Contains(quietStream.String(), "came-later") })
+	waitFor("the later join in the quiet API", func() bool { return strings.Contains(apiOf(quiet), "came-later") })
+	if body := apiOf(quiet); strings.Contains(body, "secret") || !strings.Contains(body, `"kind":"join"`) {
+		t.Errorf("quiet API: %s", body)
+	}
+	if strings.Contains(quietStream.String(), "secret") {
+		t.Errorf("the quiet stream carries the chat line")
+	}
+}
+
+// collectStream reads a live stream at u into a buffer until the test ends.
+func collectStream(t *testing.T, u string) *refserver.Buffer {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if strings.Contains(string(body), "secret") || !strings.Contains(string(body), `"kind":"join"`) {
-		t.Errorf("answer: %s", body)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
 	}
+	if resp.StatusCode != 200 {
+		t.Fatalf("%s: %d", u, resp.StatusCode)
+	}
+	var buf refserver.Buffer
+	done := make(chan struct{})
+	go func() { _, _ = io.Copy(&buf, resp.Body); close(done) }()
+	t.Cleanup(func() { cancel(); <-done; resp.Body.Close() })
+	return &buf
 }
 
 // TestBodyBound: a body over MaxBodyBytes is refused.

@@ -169,7 +169,7 @@ func TestBrowserPage(t *testing.T) {
 	// and a plain reader: the page's frames come in bundles of twenty, 2 s
 	// apart, as with 50 viewers and StreamWritesPerSecond
 	h.byPort[int(b.Addr().Port())].stream.budget = 1
-	readStream(t, ts.URL+"/api/games/"+strconv.Itoa(int(b.Addr().Port()))+"/events")
+	collectStream(t, ts.URL+"/api/games/"+strconv.Itoa(int(b.Addr().Port()))+"/events")
 	var bs bots
 	alice := bs.join(t, a, "alice", loadclient.PatternWalk)
 	evil := bs.join(t, a, "<b>x", loadclient.PatternIdle)
@@ -316,7 +316,7 @@ func TestBrowserRecordings(t *testing.T) {
 	ctx, dialogs := browser(t)
 	dir := t.TempDir()
 	s := startRecordingGame(t, dir)
-	_, ts := startWebGames(t, Options{}, Game{Port: int(s.Addr().Port()), Server: s, RecordDir: dir})
+	_, ts := startWebGames(t, Options{Recordings: RecordingsPublic, PublicChat: true}, Game{Port: int(s.Addr().Port()), Server: s, RecordDir: dir})
 	if err := chromedp.Run(ctx, chromedp.Navigate(ts.URL+"/")); err != nil {
 		t.Fatal(err)
 	}
@@ -344,5 +344,39 @@ func TestBrowserRecordings(t *testing.T) {
 		t.Errorf("the link's file: %d bytes", n)
 	}
 	screenshot(t, ctx, "recordings.png")
+
+	// the default ("admin"): the public page lists none, the admin page
+	// lists both and its links download with the session cookie
+	_, ats := startWebGames(t, Options{AdminToken: testToken}, Game{Port: int(s.Addr().Port()), Server: s, RecordDir: dir})
+	if err := chromedp.Run(ctx, chromedp.Navigate(ats.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 5*time.Second, "game shown", `document.getElementById('g-name').textContent === 'recorded'`)
+	time.Sleep(500 * time.Millisecond) // the first listing
+	if got := evalString(t, ctx, `String(document.querySelectorAll('#recordings a').length) + ' ' + document.getElementById('rec-section').hidden`); got != "0 true" {
+		t.Errorf("public page of private recordings: links and hidden: %s", got)
+	}
+	if err := chromedp.Run(ctx, chromedp.Navigate(ats.URL+"/admin"),
+		chromedp.WaitVisible(`#token`, chromedp.ByID),
+		chromedp.SendKeys(`#token`, testToken, chromedp.ByID),
+		chromedp.Submit(`#token`, chromedp.ByID)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 8*time.Second, "the admin page's recordings", `document.querySelectorAll('#arecordings a').length === 2`)
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`fetch(document.querySelector('#arecordings a').href).then(r => r.ok ? r.arrayBuffer() : null).then(b => b ? b.byteLength : -1)`,
+		&n, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) })); err != nil {
+		t.Fatal(err)
+	}
+	if n <= 0 {
+		t.Errorf("the admin link's file: %d bytes", n)
+	}
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`fetch(document.querySelector('#arecordings a').href, {credentials: 'omit'}).then(r => r.status)`,
+		&n, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) })); err != nil {
+		t.Fatal(err)
+	}
+	if n != 401 {
+		t.Errorf("the admin link without the cookie: %d, want 401", n)
+	}
+	screenshot(t, ctx, "admin-recordings.png")
 	checkDialogs(t, ctx, dialogs)
 }

@@ -2,9 +2,9 @@ package web
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -90,20 +90,21 @@ func say(t *testing.T, cl *loadclient.Client, text string) {
 	}
 }
 
-// readStream reads a live stream at u (discarding it) until the test ends:
-// one more viewer of its game.
-func readStream(t *testing.T, u string) {
+// login posts the admin token to ts's login form and returns the session
+// cookie as a Cookie header value.
+func login(t *testing.T, ts *httptest.Server) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.PostForm(ts.URL+"/admin/login", url.Values{"token": {testToken}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	resp.Body.Close()
+	for _, ck := range resp.Cookies() {
+		if ck.Name == CookieName && ck.Value != "" {
+			return ck.Name + "=" + ck.Value
+		}
 	}
-	done := make(chan struct{})
-	go func() { _, _ = io.Copy(io.Discard, resp.Body); close(done) }()
-	t.Cleanup(func() { cancel(); <-done; resp.Body.Close() })
+	t.Fatalf("login: %d, no session cookie", resp.StatusCode)
+	return ""
 }

@@ -225,7 +225,7 @@ func TestRequestAndStreamBounds(t *testing.T) {
 	// streams: MaxStreamsPerAddr real ones from 127.0.0.1, then 503
 	events := ts.URL + "/api/games/" + port + "/events"
 	for range MaxStreamsPerAddr {
-		readStream(t, events)
+		collectStream(t, events)
 	}
 	if n, _ := h.streams.count(k1); n != MaxStreamsPerAddr {
 		t.Fatalf("%d streams of 127.0.0.1 counted, want %d", n, MaxStreamsPerAddr)

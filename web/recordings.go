@@ -13,10 +13,11 @@ import (
 
 // The recordings of finished games (teehistorian and demo files of
 // [record] dir): listed by /api/games/{port}/recordings and served
-// read-only by /api/games/{port}/recordings/{name}. Only plain files named
-// like the recorder names them are listed or served, opened through an
-// os.Root of the directory (no "..", no absolute path, no symbolic link
-// out of it); the files of the game being recorded are left out.
+// read-only by /api/games/{port}/recordings/{name} (RecordingsPublic), or
+// the same under /admin (RecordingsAdmin, the default). Only plain files
+// named like the recorder names them are listed or served, opened through
+// an os.Root of the directory (no "..", no absolute path, no symbolic link
+// out of it); the files the recorder is writing or closing are left out.
 
 // Bounds of the recordings.
 const (
@@ -67,9 +68,26 @@ func recordingKind(name string) (string, error) {
 	return "", ErrBadRecordingName
 }
 
+// RecordingsMode says who may list and download the recordings ([web]
+// recordings).
+type RecordingsMode int
+
+const (
+	// RecordingsAdmin (the zero value) lists and serves them only to an
+	// admin: under /admin/api/games/{port}/recordings, with the session
+	// cookie or the bearer token. The public API lists none.
+	RecordingsAdmin RecordingsMode = iota
+	// RecordingsOff lists and serves none, to anyone.
+	RecordingsOff
+	// RecordingsPublic lists and serves them to anyone who reaches the
+	// page, under /api/games/{port}/recordings (and to the admin).
+	RecordingsPublic
+)
+
 // recordingsOf lists the finished recordings of dir, newest first, at
-// most MaxRecordings; busy are the base names being written.
-func recordingsOf(dir string, port string, busy ...string) ([]apiRecording, error) {
+// most MaxRecordings, with their URLs under prefix; busy reports the
+// paths of files still being written or closed, which are left out.
+func recordingsOf(dir, prefix string, busy func(path string) bool) ([]apiRecording, error) {
 	d, err := os.Open(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -85,7 +103,7 @@ func recordingsOf(dir string, port string, busy ...string) ([]apiRecording, erro
 	out := []apiRecording{}
 	for _, e := range ents {
 		kind, err := recordingKind(e.Name())
-		if err != nil || !e.Type().IsRegular() || slices.Contains(busy, e.Name()) {
+		if err != nil || !e.Type().IsRegular() || busy(filepath.Join(dir, e.Name())) {
 			continue
 		}
 		info, err := e.Info()
@@ -93,7 +111,7 @@ func recordingsOf(dir string, port string, busy ...string) ([]apiRecording, erro
 			continue
 		}
 		out = append(out, apiRecording{Name: e.Name(), Kind: kind, Bytes: info.Size(), Modified: info.ModTime().UnixMilli(),
-			URL: "/api/games/" + port + "/recordings/" + e.Name()})
+			URL: prefix + e.Name()})
 	}
 	slices.SortFunc(out, func(a, b apiRecording) int {
 		if a.Modified != b.Modified {
@@ -104,45 +122,80 @@ func recordingsOf(dir string, port string, busy ...string) ([]apiRecording, erro
 	return out[:min(len(out), MaxRecordings)], nil
 }
 
-// busyRecordings are the base names of the files g's loop is writing,
-// from its newest frame.
-func (h *Handler) busyRecordings(r *http.Request, g *gameView) []string {
-	f := h.frame(r.Context(), g)
-	defer f.Release()
-	var busy []string
-	for _, p := range f.Game.Recording {
-		if p != "" {
-			busy = append(busy, filepath.Base(p))
-		}
+// recordingsAllowed reports whether r may list and download recordings:
+// never when they are off; with RecordingsAdmin only an admin (admin true:
+// the /admin routes, which check the credentials first).
+func (h *Handler) recordingsAllowed(admin bool) bool {
+	switch h.opt.Recordings {
+	case RecordingsPublic:
+		return true
+	case RecordingsAdmin:
+		return admin
 	}
-	return busy
+	return false
 }
 
+// apiRecordings lists the public recordings (none unless [web] recordings
+// is "public": the answer then says so in "access").
 func (h *Handler) apiRecordings(w http.ResponseWriter, r *http.Request) {
+	h.listRecordings(w, r, false)
+}
+
+// apiRecording serves a public recording.
+func (h *Handler) apiRecording(w http.ResponseWriter, r *http.Request) {
+	h.serveRecording(w, r, false)
+}
+
+// adminRecordings lists the recordings to an admin.
+func (h *Handler) adminRecordings(w http.ResponseWriter, r *http.Request) {
+	if h.adminOnly(w, r) {
+		h.listRecordings(w, r, true)
+	}
+}
+
+// adminRecording serves a recording to an admin.
+func (h *Handler) adminRecording(w http.ResponseWriter, r *http.Request) {
+	if h.adminOnly(w, r) {
+		h.serveRecording(w, r, true)
+	}
+}
+
+// accessName is the "access" field of a listing: who may download.
+func (m RecordingsMode) accessName() string {
+	return [...]string{"admin", "off", "public"}[m]
+}
+
+func (h *Handler) listRecordings(w http.ResponseWriter, r *http.Request, admin bool) {
 	g := h.game(w, r)
 	if g == nil {
 		return
 	}
-	if g.RecordDir == "" {
-		writeJSON(w, http.StatusOK, map[string]any{"version": APIVersion, "recordings": []apiRecording{}})
+	access := h.opt.Recordings.accessName()
+	if g.RecordDir == "" || !h.recordingsAllowed(admin) {
+		writeJSON(w, http.StatusOK, map[string]any{"version": APIVersion, "access": access, "recordings": []apiRecording{}})
 		return
 	}
-	list, err := recordingsOf(g.RecordDir, r.PathValue("port"), h.busyRecordings(r, g)...)
+	prefix := "/api/games/" + r.PathValue("port") + "/recordings/"
+	if admin {
+		prefix = "/admin" + prefix
+	}
+	list, err := recordingsOf(g.RecordDir, prefix, g.Server.RecordingBusy)
 	if err != nil {
 		h.opt.Log.Warn().Err(err).Str("dir", g.RecordDir).Msg("web: recordings not listed")
 		writeError(w, http.StatusInternalServerError, "recordings not readable")
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"version": APIVersion, "recordings": list})
+	writeJSON(w, http.StatusOK, map[string]any{"version": APIVersion, "access": access, "recordings": list})
 }
 
-func (h *Handler) apiRecording(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) serveRecording(w http.ResponseWriter, r *http.Request, admin bool) {
 	g := h.game(w, r)
 	if g == nil {
 		return
 	}
 	name := r.PathValue("name")
-	if _, err := recordingKind(name); err != nil || g.RecordDir == "" || slices.Contains(h.busyRecordings(r, g), name) {
+	if _, err := recordingKind(name); err != nil || g.RecordDir == "" || !h.recordingsAllowed(admin) ||
+		g.Server.RecordingBusy(filepath.Join(g.RecordDir, name)) {
 		writeError(w, http.StatusNotFound, "no such recording")
 		return
 	}

@@ -2,11 +2,14 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,7 +81,8 @@ func TestRecordingNames(t *testing.T) {
 			t.Errorf("%q: served %q, want %q", tt.name, body, tt.body)
 		}
 	}
-	list, err := recordingsOf(dir, "8303", "game_1.demo")
+	const prefix = "/api/games/8303/recordings/"
+	list, err := recordingsOf(dir, prefix, func(p string) bool { return p == filepath.Join(dir, "game_1.demo") })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,13 +93,15 @@ func TestRecordingNames(t *testing.T) {
 	for i := range MaxRecordings + 5 {
 		write(filepath.Join(dir, "g"+strconv.Itoa(i)+".demo"), "d")
 	}
-	if list, err := recordingsOf(dir, "8303"); err != nil || len(list) != MaxRecordings {
+	if list, err := recordingsOf(dir, prefix, notBusy); err != nil || len(list) != MaxRecordings {
 		t.Errorf("listing of %d files: %d, %v", MaxRecordings+7, len(list), err)
 	}
-	if list, err := recordingsOf(filepath.Join(root, "none"), "8303"); err != nil || len(list) != 0 {
+	if list, err := recordingsOf(filepath.Join(root, "none"), prefix, notBusy); err != nil || len(list) != 0 {
 		t.Errorf("missing directory: %v, %v", list, err)
 	}
 }
+
+func notBusy(string) bool { return false }
 
 // startRecordingGame runs a real game that records demos and
 // teehistorians into dir, on the maps alpha and beta.
@@ -114,39 +120,46 @@ func startRecordingGame(t *testing.T, dir string) *server.Server {
 	return servertest.StartServer(t, cfg)
 }
 
-// recordingsOfGame returns the game's listing from the API.
-func recordingsOfGame(t *testing.T, c *http.Client, url string) []apiRecording {
+// recordingsOfGame returns the game's listing from the API (with hdr's
+// headers), and its "access".
+func recordingsOfGame(t *testing.T, c *http.Client, url string, hdr ...string) ([]apiRecording, string) {
 	t.Helper()
+	st, b := download(t, c, url, hdr...)
 	var l struct {
 		Version    int
+		Access     string
 		Recordings []apiRecording
 	}
-	if st := getJSON(t, c, url, &l); st != 200 || l.Version != APIVersion {
-		t.Fatalf("%s: %d", url, st)
+	if err := json.Unmarshal(b, &l); err != nil || st != 200 || l.Version != APIVersion {
+		t.Fatalf("%s: %d, %v", url, st, err)
 	}
-	return l.Recordings
+	return l.Recordings, l.Access
 }
 
-// TestRecordingsAPI: a recording game lists no recording while its first
-// game runs; after a map change the first game's demo and teehistorian
-// are listed and served, the running game's are not; bad names are 404.
-func TestRecordingsAPI(t *testing.T) {
-	dir := t.TempDir()
-	s := startRecordingGame(t, dir)
-	port := strconv.Itoa(int(s.Addr().Port()))
-	_, ts := startWebGames(t, Options{}, Game{Port: int(s.Addr().Port()), Server: s, RecordDir: dir})
-	c := ts.Client()
-	base := ts.URL + "/api/games/" + port + "/recordings"
-	if l := recordingsOfGame(t, c, base); len(l) != 0 {
-		t.Fatalf("recordings while the first game runs: %+v", l)
+// download GETs u with hdr's headers (name, value, ...) and returns the
+// status and body.
+func download(t *testing.T, c *http.Client, u string, hdr ...string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest("GET", u, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	running, _ := os.ReadDir(dir)
-	if len(running) != 2 {
-		t.Fatalf("%d files being recorded, want a demo and a teehistorian", len(running))
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
 	}
-	if st := getJSON(t, c, base+"/"+running[0].Name(), nil); st != 404 {
-		t.Errorf("running game's %s: %d, want 404", running[0].Name(), st)
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+// finishFirstGame changes s's map and waits until the first game's demo
+// and teehistorian are closed (listed by the public handler at list).
+func finishFirstGame(t *testing.T, s *server.Server, c *http.Client, list string) []apiRecording {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if _, err := s.RunAdmin(ctx, "test", "change_map beta"); err != nil {
@@ -154,10 +167,41 @@ func TestRecordingsAPI(t *testing.T) {
 	}
 	var l []apiRecording
 	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		if l = recordingsOfGame(t, c, base); len(l) == 2 {
+		if l, _ = recordingsOfGame(t, c, list); len(l) == 2 {
 			break
 		}
 	}
+	return l
+}
+
+// TestRecordingsAPI: with public recordings, a recording game lists no
+// recording while its first game runs; after a map change the first
+// game's demo and teehistorian are listed and served, the running game's
+// are not; bad names are 404, and a traversal does not reach the file
+// beside the directory.
+func TestRecordingsAPI(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "rec")
+	secret := filepath.Join(root, "secret.demo") // what a traversal would serve
+	if err := os.WriteFile(secret, []byte("secret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startRecordingGame(t, dir)
+	port := strconv.Itoa(int(s.Addr().Port()))
+	_, ts := startWebGames(t, Options{Recordings: RecordingsPublic, PublicChat: true}, Game{Port: int(s.Addr().Port()), Server: s, RecordDir: dir})
+	c := ts.Client()
+	base := ts.URL + "/api/games/" + port + "/recordings"
+	if l, access := recordingsOfGame(t, c, base); len(l) != 0 || access != "public" {
+		t.Fatalf("recordings while the first game runs: %+v, %q", l, access)
+	}
+	running, _ := os.ReadDir(dir)
+	if len(running) != 2 {
+		t.Fatalf("%d files being recorded, want a demo and a teehistorian", len(running))
+	}
+	if st, _ := download(t, c, base+"/"+running[0].Name()); st != 404 {
+		t.Errorf("running game's %s: %d, want 404", running[0].Name(), st)
+	}
+	l := finishFirstGame(t, s, c, base)
 	kinds := map[string]bool{}
 	for _, r := range l {
 		kinds[r.Kind] = true
@@ -175,14 +219,84 @@ func TestRecordingsAPI(t *testing.T) {
 	if len(l) != 2 || !kinds[KindDemo] || !kinds[KindTeehistorian] {
 		t.Errorf("after the map change: %+v", l)
 	}
-	for _, p := range []string{"/..%2fsecret.demo", "/%2e%2e", "/x.map", "/%2fetc%2fpasswd.demo"} {
-		resp, err := c.Get(base + p)
-		if err != nil {
-			t.Fatal(err)
+	// a name that leaves dir would reach secret (relative, absolute)
+	for _, p := range []string{"/..%2fsecret.demo", "/%2e%2e%2fsecret.demo", "/" + url.PathEscape(secret), "/%2e%2e", "/x.map", "/%2fetc%2fpasswd.demo"} {
+		st, b := download(t, c, base+p)
+		if st != 404 || strings.Contains(string(b), "secret") {
+			t.Errorf("%s: %d %q, want 404", p, st, b)
 		}
-		resp.Body.Close()
-		if resp.StatusCode != 404 {
-			t.Errorf("%s: %d, want 404", p, resp.StatusCode)
+	}
+}
+
+// TestRecordingsModes: by default ("admin") the public API lists no
+// recording and serves none, the admin routes do after the login (cookie
+// or bearer token) and refuse without; "public" serves them without a
+// login; "off" lists and serves nothing, even to the admin. Public
+// recordings with the chat private are refused.
+func TestRecordingsModes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "rec")
+	s := startRecordingGame(t, dir)
+	port := strconv.Itoa(int(s.Addr().Port()))
+	g := Game{Port: int(s.Addr().Port()), Server: s, RecordDir: dir}
+	_, pub := startWebGames(t, Options{Recordings: RecordingsPublic, PublicChat: true}, g)
+	_, adm := startWebGames(t, Options{AdminToken: testToken}, g)
+	_, off := startWebGames(t, Options{AdminToken: testToken, Recordings: RecordingsOff, PublicChat: true}, g)
+	path := "/api/games/" + port + "/recordings"
+	l := finishFirstGame(t, s, pub.Client(), pub.URL+path)
+	if len(l) != 2 {
+		t.Fatalf("public listing after the map change: %+v", l)
+	}
+	name := l[0].Name
+	want, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil || len(want) == 0 {
+		t.Fatal(name, err)
+	}
+	if st, b := download(t, pub.Client(), pub.URL+path+"/"+name); st != 200 || string(b) != string(want) {
+		t.Errorf("public: download without login: %d, %d bytes", st, len(b))
+	}
+	bearer := []string{"Authorization", "Bearer " + testToken}
+	// admin (the default): nothing public
+	c := adm.Client()
+	if l, access := recordingsOfGame(t, c, adm.URL+path); len(l) != 0 || access != "admin" {
+		t.Errorf("admin mode: public listing %+v, %q", l, access)
+	}
+	if st, _ := download(t, c, adm.URL+path+"/"+name); st != 404 {
+		t.Errorf("admin mode: public download %d, want 404", st)
+	}
+	for _, hdr := range [][]string{nil, {"Authorization", "Bearer wrong-token-0123456789"}} {
+		if st, _ := download(t, c, adm.URL+"/admin"+path, hdr...); st != 401 {
+			t.Errorf("admin mode: listing with %v: %d, want 401", hdr, st)
 		}
+		if st, _ := download(t, c, adm.URL+"/admin"+path+"/"+name, hdr...); st != 401 {
+			t.Errorf("admin mode: download with %v: %d, want 401", hdr, st)
+		}
+	}
+	al, _ := recordingsOfGame(t, c, adm.URL+"/admin"+path, bearer...)
+	if len(al) != 2 || al[0].URL != "/admin"+path+"/"+al[0].Name {
+		t.Errorf("admin mode: admin listing %+v", al)
+	}
+	if st, b := download(t, c, adm.URL+"/admin"+path+"/"+name, bearer...); st != 200 || string(b) != string(want) {
+		t.Errorf("admin mode: download with the token: %d, %d bytes", st, len(b))
+	}
+	cookie := login(t, adm)
+	if st, b := download(t, c, adm.URL+"/admin"+path+"/"+name, "Cookie", cookie); st != 200 || string(b) != string(want) {
+		t.Errorf("admin mode: download with the session cookie: %d, %d bytes", st, len(b))
+	}
+	// off: nothing, to anyone
+	for _, hdr := range [][]string{nil, bearer} {
+		for _, p := range []string{path, "/admin" + path} {
+			if hdr == nil && p != path {
+				continue // 401, as above
+			}
+			if l, access := recordingsOfGame(t, off.Client(), off.URL+p, hdr...); len(l) != 0 || access != "off" {
+				t.Errorf("off: %s with %v lists %+v, %q", p, hdr, l, access)
+			}
+			if st, _ := download(t, off.Client(), off.URL+p+"/"+name, hdr...); st != 404 {
+				t.Errorf("off: %s with %v serves: %d", p, hdr, st)
+			}
+		}
+	}
+	if _, err := New([]Game{g}, Options{Recordings: RecordingsPublic}); err == nil {
+		t.Error("public recordings with the chat private accepted")
 	}
 }

@@ -77,16 +77,21 @@ type Options struct {
 	AdminToken string
 	// PublicChat shows chat lines on the public page and in the API.
 	PublicChat bool
+	// Recordings says who may list and download the recordings (the zero
+	// value: only an admin); RecordingsPublic needs PublicChat, since a
+	// recording holds the chat.
+	Recordings RecordingsMode
+	// TrustedProxies are the networks of the reverse proxies whose
+	// X-Forwarded-For, -Proto and -Host headers are believed (proxy.go);
+	// their connections are not bounded per address (MaxConnsPerAddr), as
+	// they carry many clients.
+	TrustedProxies []netip.Prefix
 	// SampleEvery is the interval of the plots' samples (0 = SampleInterval).
 	SampleEvery time.Duration
 	// Log receives the endpoint's lines.
 	Log zerolog.Logger
 	// Now is the clock (nil = time.Now).
 	Now func() time.Time
-	// TrustedProxies are the addresses of reverse proxies: their
-	// connections are not bounded per address (MaxConnsPerAddr), as they
-	// carry many clients.
-	TrustedProxies []netip.Prefix
 }
 
 // Handler serves the page, the API and the admin page of some games.
@@ -99,8 +104,6 @@ type Handler struct {
 	requests *addrCounter // requests being answered (MaxRequestsPerAddr, MaxRequests)
 	admin    *admin
 	static   fs.FS
-	// clientAddr is the address a request counts for (the peer's).
-	clientAddr func(*http.Request) netip.Addr
 	// conns is the listener's connection count (nil until ServeListener).
 	conns atomic.Pointer[boundListener]
 }
@@ -128,12 +131,17 @@ func New(games []Game, o Options) (*Handler, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Recordings == RecordingsPublic && !o.PublicChat {
+		return nil, errors.New("web: public recordings with the chat private: a recording holds the chat")
+	}
+	if o.Recordings < RecordingsAdmin || o.Recordings > RecordingsPublic {
+		return nil, errors.New("web: unknown recordings mode")
+	}
 	if o.SampleEvery <= 0 {
 		o.SampleEvery = SampleInterval
 	}
 	h := &Handler{byPort: map[int]*gameView{}, opt: o, mux: http.NewServeMux(),
-		streams: newAddrCounter(MaxStreamsPerAddr, MaxStreams), requests: newAddrCounter(MaxRequestsPerAddr, MaxRequests),
-		clientAddr: remoteAddr}
+		streams: newAddrCounter(MaxStreamsPerAddr, MaxStreams), requests: newAddrCounter(MaxRequestsPerAddr, MaxRequests)}
 	for _, g := range games {
 		if g.Server == nil || g.Port <= 0 || g.Port > 65535 || h.byPort[g.Port] != nil {
 			return nil, errors.New("web: games need a server and distinct ports")
@@ -199,15 +207,6 @@ func (h *Handler) streamCount() int {
 	return n
 }
 
-// remoteAddr is the address of a request's peer.
-func remoteAddr(r *http.Request) netip.Addr {
-	ap, err := netip.ParseAddrPort(r.RemoteAddr)
-	if err != nil {
-		return netip.Addr{}
-	}
-	return ap.Addr().Unmap()
-}
-
 // boundWrites sets w's write deadline to d from now; a download's
 // (progress) instead moves on by stall before each DownloadChunk.
 func boundWrites(w http.ResponseWriter, progress bool, d, stall time.Duration) http.ResponseWriter {
@@ -263,6 +262,8 @@ func (h *Handler) routes() {
 	m.HandleFunc("POST /admin/logout", h.adminLogout)
 	m.HandleFunc("GET /admin/api/session", h.adminSession)
 	m.HandleFunc("POST /admin/api/action", h.adminAction)
+	m.HandleFunc("GET /admin/api/games/{port}/recordings", h.adminRecordings)
+	m.HandleFunc("GET /admin/api/games/{port}/recordings/{name}", h.adminRecording)
 }
 
 // serveFile serves one embedded file.
@@ -386,8 +387,8 @@ func (h *Handler) Run(ctx context.Context) {
 }
 
 // ServeListener serves h on ln until ctx ends (and samples the plots);
-// it returns once the listener is closed. It warns when the admin page
-// would travel without TLS on a non-loopback address.
+// it returns once the listener is closed. It warns about what a
+// non-loopback address exposes (warnExposed).
 func (h *Handler) ServeListener(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
 		Handler:           h,
@@ -402,9 +403,7 @@ func (h *Handler) ServeListener(ctx context.Context, ln net.Listener) error {
 	h.conns.Store(bl)
 	addr := ln.Addr().String()
 	h.opt.Log.Info().Str("addr", addr).Bool("admin", h.admin != nil).Msg("web page listening (/, /api/games, /admin)")
-	if h.admin != nil && !Loopback(addr) {
-		h.opt.Log.Warn().Str("addr", addr).Msg("web admin page served without TLS on a non-loopback address: the token and session travel in clear; put a TLS proxy in front or listen on 127.0.0.1")
-	}
+	h.warnExposed(addr)
 	go h.Run(ctx)
 	return httpserve.Serve(ctx, hs, bl, ShutdownTimeout)
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -59,6 +60,13 @@ func checkGames(cfgs []config.Config, paths []string) error {
 		if err := checkWeb(cfgs, c, paths[i]); err != nil {
 			return err
 		}
+		if rc := c.Record; rc.Teehistorian || rc.Demo {
+			d := "record " + recordDir(rc.Dir)
+			if prev, ok := addrs[d]; ok {
+				return fmt.Errorf("%s and %s both record into %s: every game needs its own record.dir (each prunes, lists and serves its directory)", prev, paths[i], rc.Dir)
+			}
+			addrs[d] = paths[i]
+		}
 		if c.Agones.Enabled {
 			return fmt.Errorf("%s: agones.enabled with several games: an Agones GameServer runs one game per process", paths[i])
 		}
@@ -77,6 +85,15 @@ func checkGames(cfgs []config.Config, paths []string) error {
 		}
 	}
 	return nil
+}
+
+// recordDir is a record.dir as an absolute, clean path (as given when it
+// cannot be made absolute), to compare games' directories.
+func recordDir(dir string) string {
+	if a, err := filepath.Abs(dir); err == nil {
+		return a
+	}
+	return filepath.Clean(dir)
 }
 
 // gameAddr is a game's UDP address as configured.

@@ -242,6 +242,8 @@ func TestGamesUsageErrors(t *testing.T) {
 	e2 := write("e2.toml", "[server]\nport = 8408\n[econ]\nport = 9303\npassword = \"y\"\n")
 	f1 := write("f1.toml", "[server]\nport = 8409\ninput_fifo = \"/tmp/same\"\n")
 	f2 := write("f2.toml", "[server]\nport = 8410\ninput_fifo = \"/tmp/same\"\n")
+	r1 := write("r1.toml", "[server]\nport = 8411\n[record]\nteehistorian = true\ndir = \""+dir+"/rec\"\n")
+	r2 := write("r2.toml", "[server]\nport = 8412\n[record]\ndemo = true\ndir = \""+dir+"/./rec/\"\n")
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -254,10 +256,27 @@ func TestGamesUsageErrors(t *testing.T) {
 		{[]string{"-config", a, "-config", bad}, "bad.toml: "},
 		{[]string{"-config", e1, "-config", e2}, "every game needs its own econ.port"},
 		{[]string{"-config", f1, "-config", f2}, "every game needs its own"},
+		{[]string{"-config", r1, "-config", r2}, "every game needs its own record.dir"},
 	} {
 		var errb lockedBuf
 		if code := run(tt.args, strings.NewReader(""), &errb); code != 2 || !strings.Contains(errb.String(), tt.want) {
 			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", tt.args, code, errb.String(), tt.want)
 		}
+	}
+	// the controls: distinct directories, or one game not recording, pass
+	c1, c2 := config.Default(), config.Default()
+	c1.Server.Port, c2.Server.Port = 8411, 8412
+	c1.Record.Teehistorian, c1.Record.Dir = true, filepath.Join(dir, "rec")
+	c2.Record.Demo, c2.Record.Dir = true, filepath.Join(dir, "rec2")
+	if err := checkGames([]config.Config{c1, c2}, []string{"r1", "r2"}); err != nil {
+		t.Errorf("distinct record.dir: %v", err)
+	}
+	c2.Record.Dir = c1.Record.Dir
+	if err := checkGames([]config.Config{c1, c2}, []string{"r1", "r2"}); err == nil {
+		t.Error("shared record.dir accepted")
+	}
+	c2.Record.Demo = false
+	if err := checkGames([]config.Config{c1, c2}, []string{"r1", "r2"}); err != nil {
+		t.Errorf("shared record.dir, one game not recording: %v", err)
 	}
 }

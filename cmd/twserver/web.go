@@ -30,11 +30,16 @@ func webConfig(cfgs []config.Config) config.WebConfig {
 	return config.WebConfig{}
 }
 
+// recordingsMode maps web.recordings to the page's mode ("" = the default).
+var recordingsMode = map[string]web.RecordingsMode{
+	config.RecordingsOff: web.RecordingsOff, config.RecordingsAdmin: web.RecordingsAdmin, config.RecordingsPublic: web.RecordingsPublic,
+}
+
 // checkWeb refuses a game whose [web] section differs from another's: one
 // process serves one page for all its games.
 func checkWeb(cfgs []config.Config, c config.Config, path string) error {
 	w := webConfig(cfgs)
-	if c.Web.Listen != "" && c.Web != w {
+	if c.Web.Listen != "" && !c.Web.Equal(w) {
 		return fmt.Errorf("%s: [web] differs from another game's: one process serves one web page for all its games", path)
 	}
 	return nil
@@ -54,7 +59,12 @@ func startHTTP(ctx context.Context, hc httpConfig, games []*game, log zerolog.Lo
 			wg[i].RecordDir = rc.Dir
 		}
 	}
-	h, err := web.New(wg, web.Options{AdminToken: hc.web.AdminToken, PublicChat: hc.web.PublicChat, Log: log})
+	proxies, err := hc.web.TrustedPrefixes()
+	if err != nil {
+		return nil, err
+	}
+	h, err := web.New(wg, web.Options{AdminToken: hc.web.AdminToken, PublicChat: hc.web.PublicChat, Log: log,
+		Recordings: recordingsMode[hc.web.Recordings], TrustedProxies: proxies})
 	if err != nil {
 		return nil, err
 	}

@@ -59,6 +59,24 @@ if ($('login')) {
       body.append(tr);
     }
     $('aplayers').tBodies[0].replaceWith(body);
+    recordings(String(g.port));
+  }
+
+  // the finished games' recordings, downloaded with the session cookie
+  async function recordings(port) {
+    const r = await fetch('/admin/api/games/' + port + '/recordings', { cache: 'no-store', credentials: 'same-origin' });
+    const j = await r.json().catch(() => ({ recordings: [] }));
+    const list = el('ul');
+    list.id = 'arecordings';
+    for (const x of j.recordings || []) {
+      const a = Object.assign(el('a', x.name), { href: x.url, download: '' }); // url: built by the server from a checked file name
+      const size = Math.ceil(x.bytes / 1024) + ' KiB';
+      list.append(Object.assign(el('li'), { title: new Date(x.modified).toLocaleString() }));
+      list.lastChild.append(a, ' (' + x.kind + ', ' + size + ')');
+    }
+    $('arecordings').replaceWith(list);
+    $('rec-note').textContent = j.access === 'off' ? 'Recordings are off (web.recordings = "off").'
+      : (j.recordings || []).length === 0 ? 'No finished recording.' : '';
   }
 
   for (const f of document.querySelectorAll('form[data-action]')) {
