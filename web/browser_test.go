@@ -25,17 +25,24 @@ import (
 // chromium package; CI installs it).
 const chromiumPath = "/usr/bin/chromium"
 
-// browser starts headless Chromium for the test; a JavaScript dialog
-// (alert, confirm) counts in dialogs and is dismissed.
+// browser starts headless Chromium for the test, for at most 90 s; a
+// JavaScript dialog (alert, confirm) counts in dialogs and is dismissed.
 func browser(t *testing.T) (context.Context, *atomic.Int32) {
+	t.Helper()
+	return browserFor(t, 90*time.Second)
+}
+
+// browserFor is browser for at most d, with the extra options.
+func browserFor(t *testing.T, d time.Duration, extra ...chromedp.ExecAllocatorOption) (context.Context, *atomic.Int32) {
 	t.Helper()
 	testenv.Stat(t, chromiumPath, "chromium") // skipped without it, failed under CI
 	heavytest.Lock(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromiumPath),
 		chromedp.NoSandbox, chromedp.WindowSize(1400, 1000), chromedp.Flag("proxy-server", "direct://"))
+	opts = append(opts, extra...)
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelB := chromedp.NewContext(actx)
-	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancelT := context.WithTimeout(ctx, d)
 	t.Cleanup(func() { cancelT(); cancelB(); cancelA() })
 	var dialogs atomic.Int32
 	chromedp.ListenTarget(ctx, func(ev any) {
