@@ -67,7 +67,8 @@ func TestClientAddr(t *testing.T) {
 }
 
 // TestSameOrigin: Origin must be the scheme and host the client asked
-// for, forwarded by a trusted proxy; Sec-Fetch-Site of another site and
+// for, forwarded by a trusted proxy (from another peer its Host with
+// either scheme); Sec-Fetch-Site of another site and
 // "null" are refused; no header at all is not a browser page.
 func TestSameOrigin(t *testing.T) {
 	h := &Handler{opt: Options{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}}
@@ -78,7 +79,7 @@ func TestSameOrigin(t *testing.T) {
 		{"192.0.2.1:1", "", "", "", "", true},
 		{"192.0.2.1:1", "http://page:8080", "same-origin", "", "", true},
 		{"192.0.2.1:1", "http://PAGE:8080", "", "", "", true},
-		{"192.0.2.1:1", "https://page:8080", "", "", "", false}, // not the scheme used
+		{"192.0.2.1:1", "https://page:8080", "", "", "", true}, // a TLS proxy that keeps Host, not named
 		{"192.0.2.1:1", "http://evil.example", "", "", "", false},
 		{"192.0.2.1:1", "null", "", "", "", false},
 		{"192.0.2.1:1", "", "cross-site", "", "", false},
@@ -86,7 +87,8 @@ func TestSameOrigin(t *testing.T) {
 		{"192.0.2.1:1", "", "none", "", "", true},
 		{"192.0.2.1:1", "https://game.example", "", "https", "game.example", false}, // untrusted peer's headers
 		{"127.0.0.1:1", "https://game.example", "", "https", "game.example", true},
-		{"127.0.0.1:1", "http://game.example", "", "https", "game.example", false},
+		{"127.0.0.1:1", "http://game.example", "", "https", "game.example", false}, // a trusted proxy's scheme is exact
+		{"127.0.0.1:1", "http://page:8080", "", "https", "", false},
 		{"127.0.0.1:1", "https://page:8080", "", "https", "", true}, // the proxy kept Host
 		{"127.0.0.1:1", "https://evil.example", "same-origin", "https", "game.example", false},
 	} {
