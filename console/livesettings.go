@@ -137,7 +137,7 @@ func LogLine(line string) string {
 	secret := false
 	for i, p := range parts {
 		name, rest := splitName(p)
-		if strings.Contains(strings.ToLower(name), "password") && strings.TrimSpace(rest) != "" {
+		if strings.Contains(strings.ToLower(name), "password") && identifier(name) && strings.TrimSpace(rest) != "" {
 			parts[i], secret = name+" (set)", true
 		}
 	}
@@ -148,6 +148,17 @@ func LogLine(line string) string {
 		parts[i] = strings.TrimSpace(p)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// identifier reports whether s is a command name as the console knows
+// them: letters, digits and '_'.
+func identifier(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // RconCommands is the list announced to an authenticated rcon client for

@@ -1,6 +1,9 @@
 package console
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestLogLine: the values of password settings are hidden in every
 // command of a line, quoted or not, in any case; other lines stay as
@@ -23,4 +26,21 @@ func TestLogLine(t *testing.T) {
 			t.Errorf("LogLine(%q) = %q, want %q", line, got, want)
 		}
 	}
+}
+
+// FuzzLogLine: any line is masked without a panic; a changed line has
+// "(set)" in it, and masking twice changes nothing more.
+func FuzzLogLine(f *testing.F) {
+	for _, s := range []string{`sv_rcon_password "x"`, `say "a;b"; password y # z`, `"unclosed; ec_password`, `\"; password \\`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		m := LogLine(line)
+		if m != line && !strings.Contains(m, "(set)") {
+			t.Fatalf("LogLine(%q) = %q", line, m)
+		}
+		if mm := LogLine(m); mm != m {
+			t.Fatalf("LogLine(%q) = %q, again %q", line, m, mm)
+		}
+	})
 }

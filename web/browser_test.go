@@ -313,6 +313,18 @@ func TestBrowserAdmin(t *testing.T) {
 	if n := evalString(t, ctx, `String(document.querySelectorAll('#aplayers b, #output b').length)`); n != "0" {
 		t.Errorf("%s elements made from player strings", n)
 	}
+	// logout (CSRF token and origin checked) ends the session: back to the login form
+	if err := chromedp.Run(ctx, chromedp.Click(`#logout`, chromedp.ByID)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 5*time.Second, "the login form after logout", `document.getElementById('token') !== null`)
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`fetch('/admin/api/session').then(r => r.status)`,
+		&status, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) })); err != nil {
+		t.Fatal(err)
+	}
+	if status != 401 {
+		t.Errorf("session after logout: %d, want 401", status)
+	}
 	checkDialogs(t, ctx, dialogs)
 }
 

@@ -11,4 +11,10 @@
 // command queue like rcon and econ lines and writes the audit line. Nothing
 // here runs on the loop's goroutine or can block it. cmd/twserver builds
 // the Handler and serves it (alone, or beside /metrics on one listener).
+//
+// The finished games' recordings are served to the admin only unless
+// Options.Recordings says otherwise (recordings.go); behind a reverse
+// proxy named in Options.TrustedProxies the client's address, scheme and
+// host come from its X-Forwarded-* headers (proxy.go), which the login
+// limit, the audit lines, the Secure cookie and the origin check use.
 package web

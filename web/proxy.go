@@ -148,8 +148,10 @@ func validHost(s string) bool {
 
 // sameOrigin refuses a browser's cross-site request: a Sec-Fetch-Site
 // other than same-origin or none, or an Origin other than the scheme and
-// host the client asked for (origin); requests without either header are
-// not from a browser page.
+// host the client asked for (origin: from a trusted proxy, exactly its
+// forwarded scheme and host; from any other peer r.Host with either
+// scheme, as a TLS proxy that keeps Host and is not named sends it);
+// requests without either header are not from a browser page.
 func (h *Handler) sameOrigin(r *http.Request) bool {
 	if s := r.Header.Get("Sec-Fetch-Site"); s != "" && s != "same-origin" && s != "none" {
 		return false
@@ -159,5 +161,8 @@ func (h *Handler) sameOrigin(r *http.Request) bool {
 		return true
 	}
 	scheme, host := h.origin(r)
-	return strings.EqualFold(o, scheme+"://"+host)
+	if h.trusted(peerAddr(r)) {
+		return strings.EqualFold(o, scheme+"://"+host)
+	}
+	return strings.EqualFold(o, "http://"+host) || strings.EqualFold(o, "https://"+host)
 }

@@ -67,7 +67,8 @@ func TestClientAddr(t *testing.T) {
 }
 
 // TestSameOrigin: Origin must be the scheme and host the client asked
-// for, forwarded by a trusted proxy; Sec-Fetch-Site of another site and
+// for, forwarded by a trusted proxy (from another peer its Host with
+// either scheme); Sec-Fetch-Site of another site and
 // "null" are refused; no header at all is not a browser page.
 func TestSameOrigin(t *testing.T) {
 	h := &Handler{opt: Options{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}}
@@ -78,7 +79,7 @@ func TestSameOrigin(t *testing.T) {
 		{"192.0.2.1:1", "", "", "", "", true},
 		{"192.0.2.1:1", "http://page:8080", "same-origin", "", "", true},
 		{"192.0.2.1:1", "http://PAGE:8080", "", "", "", true},
-		{"192.0.2.1:1", "https://page:8080", "", "", "", false}, // not the scheme used
+		{"192.0.2.1:1", "https://page:8080", "", "", "", true}, // a TLS proxy that keeps Host, not named
 		{"192.0.2.1:1", "http://evil.example", "", "", "", false},
 		{"192.0.2.1:1", "null", "", "", "", false},
 		{"192.0.2.1:1", "", "cross-site", "", "", false},
@@ -86,7 +87,8 @@ func TestSameOrigin(t *testing.T) {
 		{"192.0.2.1:1", "", "none", "", "", true},
 		{"192.0.2.1:1", "https://game.example", "", "https", "game.example", false}, // untrusted peer's headers
 		{"127.0.0.1:1", "https://game.example", "", "https", "game.example", true},
-		{"127.0.0.1:1", "http://game.example", "", "https", "game.example", false},
+		{"127.0.0.1:1", "http://game.example", "", "https", "game.example", false}, // a trusted proxy's scheme is exact
+		{"127.0.0.1:1", "http://page:8080", "", "https", "", false},
 		{"127.0.0.1:1", "https://page:8080", "", "https", "", true}, // the proxy kept Host
 		{"127.0.0.1:1", "https://evil.example", "same-origin", "https", "game.example", false},
 	} {
@@ -218,4 +220,45 @@ func TestLogout(t *testing.T) {
 	if st, _ := post(t, c, ts.URL+"/admin/api/action", act, map[string]string{"Cookie": cookie, "X-CSRF-Token": sess.CSRF}); st != http.StatusUnauthorized {
 		t.Errorf("after logout: %d", st)
 	}
+}
+
+// FuzzForwarded: any forwarded headers from a trusted or untrusted peer
+// give an address that is the peer or one written in X-Forwarded-For
+// (never one from an untrusted peer's headers), a scheme of http or
+// https, and a host that is r.Host or a valid forwarded one.
+func FuzzForwarded(f *testing.F) {
+	f.Add(true, "203.0.113.1", "https", "game.example")
+	f.Add(true, "junk, 10.0.0.1 , [2001:db8::1]:80,,", "HTTP, https", "a:1, b:2")
+	f.Add(false, "203.0.113.1", "https", "evil.example")
+	f.Add(true, strings.Repeat("127.0.0.1,", 40), "", "x/y")
+	h := &Handler{opt: Options{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}}
+	f.Fuzz(func(t *testing.T, trustedPeer bool, xff, proto, host string) {
+		r := httptest.NewRequest("GET", "http://page/", nil)
+		r.RemoteAddr = "192.0.2.1:1"
+		if trustedPeer {
+			r.RemoteAddr = "127.0.0.1:1"
+		}
+		r.Header["X-Forwarded-For"] = []string{xff}
+		r.Header["X-Forwarded-Proto"] = []string{proto}
+		r.Header["X-Forwarded-Host"] = []string{host}
+		a, peer := h.clientAddr(r), peerAddr(r)
+		if a != peer {
+			found := false
+			for _, part := range strings.Split(xff, ",") {
+				if b, ok := forwardedAddr(strings.TrimSpace(part)); ok && b == a {
+					found = true
+				}
+			}
+			if !trustedPeer || !found {
+				t.Fatalf("client %v is neither the peer %v nor in %q (trusted peer %v)", a, peer, xff, trustedPeer)
+			}
+		}
+		scheme, hst := h.origin(r)
+		if scheme != "http" && scheme != "https" || hst != r.Host && !validHost(hst) {
+			t.Fatalf("origin %q %q", scheme, hst)
+		}
+		if !trustedPeer && (a != peer || scheme != "http" || hst != r.Host) {
+			t.Fatalf("untrusted peer's headers believed: %v %s %s", a, scheme, hst)
+		}
+	})
 }
