@@ -47,14 +47,24 @@ func skipFile(pause bool, pad int, to int32) []byte {
 // returns the result, the error and how long it took.
 func runFile(t testing.TB, ctx context.Context, data []byte, skipIdle bool) (*Result, error, time.Duration) {
 	t.Helper()
+	res, err, took := replayFile(ctx, data, skipIdle)
+	if res == nil {
+		t.Fatal(err)
+	}
+	return res, err, took
+}
+
+// replayFile is runFile without a test: a nil result for a file without a
+// usable header.
+func replayFile(ctx context.Context, data []byte, skipIdle bool) (*Result, error, time.Duration) {
 	r := teehist.NewReader(bufio.NewReader(bytes.NewReader(data)))
 	h, err := r.ReadHeader()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err, 0
 	}
 	e, err := New(h, twmap.Default())
 	if err != nil {
-		t.Fatal(err)
+		return nil, err, 0
 	}
 	e.SetSkipIdle(skipIdle)
 	start := time.Now()
@@ -67,19 +77,8 @@ func runFile(t testing.TB, ctx context.Context, data []byte, skipIdle bool) (*Re
 // unit of the timing checks, on a loaded machine or under the race
 // detector alike.
 var calibrate = sync.OnceValues(func() (*Result, error) {
-	data := skipFile(true, 0, FreeTicks/2)
-	r := teehist.NewReader(bytes.NewReader(data))
-	h, err := r.ReadHeader()
-	if err != nil {
-		return nil, err
-	}
-	e, err := New(h, twmap.Default())
-	if err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	res, err := e.Run(context.Background(), r)
-	calibrated = time.Since(start)
+	res, err, took := replayFile(context.Background(), skipFile(true, 0, FreeTicks/2), true)
+	calibrated = took
 	return res, err
 })
 
