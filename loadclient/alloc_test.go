@@ -10,10 +10,10 @@ import (
 
 // TestSteadyStateAllocs checks that receiving a delta snapshot and the
 // driver's per-tick work for a client (timers, one INPUT, flush) do not
-// allocate.
+// allocate (the race detector's instrumentation may: not counted there).
 func TestSteadyStateAllocs(t *testing.T) {
 	c, step := steadyClient(t)
-	if allocs := testing.AllocsPerRun(200, step); allocs != 0 {
+	if allocs := testing.AllocsPerRun(200, step); allocs != 0 && !raceEnabled {
 		t.Fatalf("%v allocations per tick", allocs)
 	}
 	// 10 warm-up ticks, AllocsPerRun's own warm-up run and 200 runs

@@ -195,10 +195,12 @@ func TestReadError(t *testing.T) {
 // and ticks only grow, and that the messages read re-encode to the bytes consumed.
 func FuzzReader(f *testing.F) {
 	for _, n := range []string{"ddnet_06.teehistorian", "ddnet_07.teehistorian"} {
-		if d, err := os.ReadFile("testdata/" + n); err == nil {
-			f.Add(d)
-			f.Add(d[:len(d)/2])
+		d, err := os.ReadFile("testdata/" + n)
+		if err != nil {
+			f.Fatal(err)
 		}
+		f.Add(d)
+		f.Add(d[:len(d)/2])
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := NewReader(bytes.NewReader(data))

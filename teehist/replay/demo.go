@@ -221,10 +221,12 @@ const MaxNamesListed = 64
 
 // FindPlayer reads r (after its header) up to the first PLAYER_NAME giving
 // name and returns that client id. The error of a name never given lists
-// the names that were (at most MaxNamesListed).
+// the names that were (at most MaxNamesListed, and says when there were
+// more).
 func FindPlayer(r *teehist.Reader, name string) (int, error) {
 	var m teehist.Message
 	var names []string
+	more := false
 	for r.Next(&m) == nil {
 		if m.Kind != teehist.KindEx || m.Ex != teehist.ExPlayerName {
 			continue
@@ -236,9 +238,17 @@ func FindPlayer(r *teehist.Reader, name string) (int, error) {
 		if fs[1].Str == name {
 			return int(fs[0].Int), nil
 		}
-		if len(names) < MaxNamesListed && !slices.Contains(names, strconv.Quote(fs[1].Str)) {
-			names = append(names, strconv.Quote(fs[1].Str))
+		if q := strconv.Quote(fs[1].Str); !slices.Contains(names, q) {
+			if len(names) < MaxNamesListed {
+				names = append(names, q)
+			} else {
+				more = true
+			}
 		}
 	}
-	return 0, fmt.Errorf("no player named %q in the recording (names: %s)", name, strings.Join(names, ", "))
+	list := strings.Join(names, ", ")
+	if more {
+		list += fmt.Sprintf(" and more: only the first %d are listed", MaxNamesListed)
+	}
+	return 0, fmt.Errorf("no player named %q in the recording (names: %s)", name, list)
 }

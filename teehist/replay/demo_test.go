@@ -2,7 +2,9 @@ package replay
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"testing"
 
@@ -96,4 +98,26 @@ func BenchmarkWriteDemo10Min16(b *testing.B) {
 	perRun := b.Elapsed().Seconds() / float64(b.N)
 	b.ReportMetric(float64(res.LastTick-res.FirstTick)/50/perRun, "x-realtime")
 	b.ReportMetric(float64(res.Bytes), "demo-bytes")
+}
+
+// TestFindPlayerMore: the error of an unknown name lists the names given,
+// and says when there were more than it lists.
+func TestFindPlayerMore(t *testing.T) {
+	for _, n := range []int{MaxNamesListed, MaxNamesListed + 1} {
+		e := teehist.NewEncoder()
+		e.WriteHeader(&teehist.Header{MapName: "m"})
+		e.BeginTick(1)
+		for i := range n {
+			e.RecordPlayerName(i%teehist.MaxClients, fmt.Sprint("p", i))
+		}
+		r := teehist.NewReader(bytes.NewReader(e.Bytes()))
+		if _, err := r.ReadHeader(); err != nil {
+			t.Fatal(err)
+		}
+		_, err := FindPlayer(r, "nobody")
+		if err == nil || !strings.Contains(err.Error(), `"p63"`) || strings.Contains(err.Error(), `"p64"`) ||
+			strings.Contains(err.Error(), "and more") != (n > MaxNamesListed) {
+			t.Errorf("%d names: %v", n, err)
+		}
+	}
 }
