@@ -1,7 +1,8 @@
 // Package loadclient is a synthetic Teeworlds 0.7 client for load tests: it
 // does the real handshake (token, CONNECT, INFO), downloads the map when its
-// cache lacks it, goes through READY / start info / ENTERGAME, sends an INPUT
-// every tick acknowledging the newest snapshot, and reconstructs every
+// cache lacks it, goes through READY / start info / ENTERGAME, sends INPUTs
+// acknowledging the newest snapshot at the real clients' pace (Pace: on
+// change, else every second tick; or every tick), and reconstructs every
 // snapshot (reassembly, delta, CRC) with package snap. It measures what a
 // server gives each client: snapshots, bytes, packets, errors and the delay
 // from sending an input to receiving the first snapshot of its tick.

@@ -22,7 +22,7 @@ const phaseDuration = netproto.TickDuration / driverPhases
 // one reader goroutine per client receives. Client i is created by newClient
 // and opened at startAt(i) after the start; it is served every tick at
 // phase i mod driverPhases: timers, handshake resends, the enter timeout,
-// and one INPUT per tick on an absolute schedule (wake-up k is at
+// and the input of each tick (an INPUT when the Pace sends it) on an absolute schedule (wake-up k is at
 // start + k*phaseDuration; a late wake-up catches up, it does not drift).
 // When ctx is done or a client fails, the client is closed and done(i, stats)
 // is called. leaveAt, when not nil, gives the time client i leaves (closes

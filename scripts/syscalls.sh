@@ -14,11 +14,13 @@
 # changes the counts only through the snapshots per second, which the
 # script prints next to them.
 #
-# Usage: scripts/syscalls.sh [-n CLIENTS] [-d SECONDS] [-r RAMPUP] [-w ROUNDS] [-S SERVERS] [-p PACE] [-o OUTDIR]
+# Usage: scripts/syscalls.sh [-n CLIENTS] [-d SECONDS] [-r RAMPUP] [-w ROUNDS] [-S SERVERS] [-p PACE] [-P PROTO] [-o OUTDIR]
 #   -n clients (default 63), -d traced seconds (default 10), -r ramp-up
 #   seconds (default 5; 5 s more settle before tracing), -w rounds
 #   (default 1), -S servers in order (default "twserver reference"),
-#   -p twload's -pace (default real), -o output directory (default a temp dir)
+#   -p twload's -pace (default real), -P twload's -proto (default 07; 06 and
+#   mix only with -S twserver: the 0.7.5 reference serves 0.7 only),
+#   -o output directory (default a temp dir)
 # Env: TWSERVER, TWLOAD (default: built from ./cmd/...), TW07_SERVER,
 #      BENCH_MAP (default dm1). Needs strace (apt-get install -y strace)
 #      and root or ptrace rights over the server.
@@ -27,9 +29,9 @@
 # the run is bounded by the rounds x (r + 5 + d + a few) seconds.
 set -uo pipefail
 
-N=63 DUR=10 RAMP=5 ROUNDS=1 SERVERS="twserver reference" PACE=real OUT=
+N=63 DUR=10 RAMP=5 ROUNDS=1 SERVERS="twserver reference" PACE=real PROTO=07 OUT=
 ARGS=("$@")
-while getopts "n:d:r:w:S:p:o:h" opt; do
+while getopts "n:d:r:w:S:p:P:o:h" opt; do
 	case $opt in
 	n) N=$OPTARG ;;
 	d) DUR=$OPTARG ;;
@@ -37,8 +39,9 @@ while getopts "n:d:r:w:S:p:o:h" opt; do
 	w) ROUNDS=$OPTARG ;;
 	S) SERVERS=$OPTARG ;;
 	p) PACE=$OPTARG ;;
+	P) PROTO=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) sed -n '2,27p' "$0"; exit 2 ;;
+	*) sed -n '2,29p' "$0"; exit 2 ;;
 	esac
 done
 ((N >= 1 && N <= 64 && DUR >= 1 && DUR <= 120 && RAMP >= 0 && RAMP <= 60 && ROUNDS >= 1 && ROUNDS <= 10)) ||
@@ -77,7 +80,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
 		port=$(free_port)
 		start_server "$kind" "$port" "$dir" || die "$kind did not start"
 		"$TWLOAD" -addr "127.0.0.1:$port" -n "$N" -rampup "${RAMP}s" -duration "$((SETTLE + DUR + 2))s" \
-			-pattern random -pace "$PACE" -sources 16 -source-base 127.0.0.2 -status off -json "$dir/load.json" \
+			-pattern random -pace "$PACE" -proto "$PROTO" -sources 16 -source-base 127.0.0.2 -status off -json "$dir/load.json" \
 			>/dev/null 2>"$dir/twload.log" &
 		lpid=$!
 		PIDS+=("$lpid")

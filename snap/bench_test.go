@@ -179,3 +179,18 @@ func TestSteadyStateAllocs(t *testing.T) {
 		t.Fatalf("allocs per tick = %v, want 0", n)
 	}
 }
+
+// BenchmarkAppendDelta64 is the delta alone (no apply) between two ticks of
+// the 64-player game, where the player infos and pickups did not change.
+func BenchmarkAppendDelta64(b *testing.B) {
+	var bld Builder
+	var prev, cur Snapshot
+	game64(b, &bld, &prev, 1000)
+	game64(b, &bld, &cur, 1002)
+	delta := AppendDelta(nil, &prev, &cur, Sizes7)
+	b.ReportAllocs()
+	for b.Loop() {
+		delta = AppendDelta(delta[:0], &prev, &cur, Sizes7)
+	}
+	b.ReportMetric(float64(len(delta)), "ints/delta")
+}

@@ -133,7 +133,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		var clash []string
 		c.fs.Visit(func(f *flag.Flag) {
 			switch f.Name {
-			case "clients", "rampup", "window", "proto", "pattern", "games":
+			case "clients", "rampup", "window", "proto", "pattern", "pace", "games":
 				clash = append(clash, "-"+f.Name)
 			}
 		})

@@ -1,7 +1,7 @@
 // Command twload runs synthetic Teeworlds 0.7 clients (or, with -proto 06
 // or mix, DDNet-style 0.6 clients too) against a server: each
 // does the real handshake, downloads the map when it lacks it, enters the
-// game, sends an input every tick and decodes every snapshot (delta and CRC
+// game, sends inputs at the real clients' pace (-pace) and decodes every snapshot (delta and CRC
 // check). Against an IPv4 loopback target every client gets its own
 // loopback source address unless -sources says otherwise, so a server's
 // per-address limit does not refuse them. While it runs, a status line on

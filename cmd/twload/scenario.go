@@ -244,7 +244,7 @@ func writePhaseTable(w io.Writer, phases []phaseReport) {
 // scenarioSets names the flags of the load mode a scenario file sets
 // itself; giving one with -scenario is a usage error.
 var scenarioSets = map[string]bool{
-	"n": true, "clients": true, "duration": true, "rampup": true, "pattern": true, "seed": true, "proto": true,
+	"n": true, "clients": true, "duration": true, "rampup": true, "pattern": true, "pace": true, "seed": true, "proto": true,
 	"fresh-maps": true, "enter-timeout": true, "sources": true, "targets": true,
 	"loss": true, "delay": true, "jitter": true, "reorder": true, "dup": true, "up": true, "down": true, "blackout": true,
 }

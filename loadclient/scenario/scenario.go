@@ -78,16 +78,18 @@ var keys = map[Kind][]string{
 }
 
 // topKeys are the keys of the file outside its phases.
-var topKeys = []string{"name", "description", "seed", "pattern", "proto", "fresh_maps", "enter_timeout", "sources", "network", "phase"}
+var topKeys = []string{"name", "description", "seed", "pattern", "pace", "proto", "fresh_maps", "enter_timeout", "sources", "network", "phase"}
 
 // Scenario is a parsed scenario file.
 type Scenario struct {
 	Name        string
 	Description string
-	// Seed, Pattern, Proto, FreshMaps and EnterTimeout are the clients'
-	// (twload's -seed, -pattern, -proto, -fresh-maps, -enter-timeout).
+	// Seed, Pattern, Pace, Proto, FreshMaps and EnterTimeout are the
+	// clients' (twload's -seed, -pattern, -pace, -proto, -fresh-maps,
+	// -enter-timeout).
 	Seed         uint64
 	Pattern      loadclient.Pattern
+	Pace         loadclient.Pace
 	Proto        string
 	FreshMaps    bool
 	EnterTimeout time.Duration
@@ -392,6 +394,13 @@ func Parse(data []byte) (*Scenario, error) {
 			return nil, top.errf("pattern", "pattern: %v", err)
 		}
 	}
+	if p, ok, err := top.str("pace"); err != nil {
+		return nil, err
+	} else if ok {
+		if s.Pace, err = loadclient.ParsePace(p); err != nil {
+			return nil, top.errf("pace", "pace: %v", err)
+		}
+	}
 	if p, ok, err := top.str("proto"); err != nil {
 		return nil, err
 	} else if ok {
@@ -677,7 +686,7 @@ type Plan struct {
 func (s *Scenario) Plan(server netip.AddrPort) Plan {
 	n := s.Clients()
 	pl := Plan{Run: loadclient.RunConfig{
-		Server: server, Clients: n, Duration: s.Total(), Pattern: s.Pattern, Seed: s.Seed,
+		Server: server, Clients: n, Duration: s.Total(), Pattern: s.Pattern, Pace: s.Pace, Seed: s.Seed,
 		Sources: s.Sources, SourceBase: netip.AddrFrom4([4]byte{127, 0, 0, 1}), Proto: s.Proto, FreshMaps: s.FreshMaps, EnterTimeout: s.EnterTimeout,
 		StartAt: make([]time.Duration, 0, n), LeaveAt: make([]time.Duration, n),
 	}}

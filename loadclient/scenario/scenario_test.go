@@ -145,6 +145,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown top key", "name = \"x\"\nseeed = 3\n" + ramp, `line 2: unknown key "seeed"`},
 		{"top type", "seed = \"3\"\n" + ramp, "line 1: seed: want an integer, not a string"},
 		{"pattern", "pattern = \"dance\"\n" + ramp, "line 1: pattern:"},
+		{"pace", "pace = \"often\"\n" + ramp, "line 1: pace:"},
 		{"proto", "proto = \"0.8\"\n" + ramp, `line 1: proto: "0.8" is not`},
 		{"sources", "sources = 300\n" + ramp, "line 1: sources: 300 is outside -1..250"},
 		{"phase not table", "phase = 3\n", "line 1: phase: want [[phase]] tables"},
@@ -221,5 +222,23 @@ func TestShippedScenarios(t *testing.T) {
 		}
 		t.Logf("%s: %q, %d phases, %v, %d clients", filepath.Base(f), s.Name, len(s.Phases), s.Total(), s.Clients())
 		checkPlan(t, s.Plan(netip.MustParseAddrPort("127.0.0.1:8303")))
+	}
+}
+
+// TestParsePace: the file's pace reaches the run; without one it is the
+// real clients' pace.
+func TestParsePace(t *testing.T) {
+	ramp := "[[phase]]\nkind = \"ramp\"\nclients = 4\nduration = \"2s\"\n"
+	for _, tc := range []struct {
+		file string
+		want loadclient.Pace
+	}{{ramp, loadclient.PaceReal}, {"pace = \"tick\"\n" + ramp, loadclient.PaceTick}, {"pace = \"real\"\n" + ramp, loadclient.PaceReal}} {
+		s, err := Parse([]byte(tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Plan(netip.MustParseAddrPort("127.0.0.1:8303")).Run.Pace; s.Pace != tc.want || got != tc.want {
+			t.Errorf("%q: pace %v, run's %v, want %v", tc.file, s.Pace, got, tc.want)
+		}
 	}
 }
