@@ -17,6 +17,7 @@ import (
 
 	"twserver/config"
 	"twserver/handover"
+	"twserver/metrics"
 	"twserver/server"
 	"twserver/session"
 	"twserver/sockio"
@@ -152,9 +153,9 @@ func (s *sockets) list() []handover.File {
 	return slices.Clone(s.files)
 }
 
-// upgradeCounts counts the upgrades by result (handover.Result), for the
-// log and the metrics (twserver_upgrades_total).
-var upgradeCounts [handover.StartFailed + 1]atomic.Uint64
+// upgradeCounts counts the upgrades by result (handover.Result, in the
+// order of metrics.UpgradeResults) for twserver_upgrades_total.
+var upgradeCounts metrics.Upgrades
 
 // errUpgradeBusy: an upgrade is under way.
 var errUpgradeBusy = errors.New("an upgrade is under way")

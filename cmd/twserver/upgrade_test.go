@@ -20,6 +20,7 @@ import (
 	"twserver/internal/refserver"
 	"twserver/internal/testport"
 	"twserver/loadclient"
+	"twserver/metrics"
 )
 
 // upgradeClients is the number of twload clients in game during the
@@ -284,4 +285,17 @@ func TestUpgrade(t *testing.T) {
 		t.Fatal("the last new process is not running")
 	}
 	t.Logf("10 upgrades: %v", time.Since(start).Round(time.Millisecond))
+}
+
+// TestUpgradeResultNames: the metric's labels are the results' names, in
+// the results' order.
+func TestUpgradeResultNames(t *testing.T) {
+	if len(metrics.UpgradeResults) != int(handover.StartFailed)+1 {
+		t.Fatalf("%d labels for %d results", len(metrics.UpgradeResults), handover.StartFailed+1)
+	}
+	for r := handover.Ready; r <= handover.StartFailed; r++ {
+		if metrics.UpgradeResults[r] != r.String() {
+			t.Errorf("result %d: label %q, name %q", r, metrics.UpgradeResults[r], r.String())
+		}
+	}
 }

@@ -60,7 +60,7 @@ func startHTTP(ctx context.Context, hc httpConfig, games []*game, log zerolog.Lo
 	}
 	waitMetrics := func() {}
 	if hc.metrics == hc.web.Listen {
-		ep, err := metrics.NewGames(metricsGames(games), metrics.Options{Version: version})
+		ep, err := metrics.NewGames(metricsGames(games), metrics.Options{Version: version, Upgrades: &upgradeCounts})
 		if err != nil {
 			return nil, err
 		}
