@@ -176,6 +176,13 @@ func upgrade(games []*game, args []string, log zerolog.Logger) bool {
 		return false
 	}
 	defer upgrading.Store(false)
+	if os.Getpid() == 1 {
+		// The new process is a child: when PID 1 exits, the container
+		// ends with it (docs/operating.md, "Upgrading a live server").
+		upgradeCounts[handover.StartFailed].Add(1)
+		log.Error().Msg("upgrade refused: this process is PID 1 (a container); its exit would end the container with the new process")
+		return false
+	}
 	start := time.Now()
 	exe, err := handover.Executable()
 	if err != nil {
