@@ -284,7 +284,11 @@ func TestUpgrade(t *testing.T) {
 	if !alive(r.pid) {
 		t.Fatal("the last new process is not running")
 	}
-	t.Logf("10 upgrades: %v", time.Since(start).Round(time.Millisecond))
+	var holds []string // the games' hold of each upgrade, as the old processes logged it
+	for _, m := range regexp.MustCompile(`serves; this one exits paused=([0-9.]+)`).FindAllStringSubmatch(r.out.String(), -1) {
+		holds = append(holds, m[1])
+	}
+	t.Logf("10 upgrades: %v; the games held (ms): %s", time.Since(start).Round(time.Millisecond), strings.Join(holds, " "))
 }
 
 // TestUpgradeResultNames: the metric's labels are the results' names, in
