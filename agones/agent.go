@@ -72,6 +72,9 @@ type Agent struct {
 	Ready atomic.Bool
 }
 
+// StateAllocated is the GameServer state of a server given to a match.
+const StateAllocated = "Allocated"
+
 type playerEvent struct {
 	join bool
 	cid  int
@@ -137,11 +140,16 @@ func (a *Agent) Run(ctx context.Context) {
 	case <-ctx.Done():
 		return
 	}
-	if !a.retry(ctx, "ready", a.c.Ready) {
+	if gs.Status.State == StateAllocated {
+		// Players are in it (this process took over from the one before,
+		// a live upgrade): Ready would hand it to the next allocation.
+		a.log.Info().Msg("Agones GameServer is Allocated: it stays so (not marked Ready)")
+	} else if !a.retry(ctx, "ready", a.c.Ready) {
 		return
+	} else {
+		a.log.Info().Msg("Agones GameServer marked Ready")
 	}
 	a.Ready.Store(true)
-	a.log.Info().Msg("Agones GameServer marked Ready")
 	tracking := true
 	if err := a.c.SetPlayerCapacity(ctx, a.capacity); err != nil {
 		tracking = false

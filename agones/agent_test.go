@@ -2,6 +2,8 @@ package agones
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -224,5 +226,43 @@ func TestHealthInterval(t *testing.T) {
 	}
 	if d := HealthInterval(10 * time.Second); d != 4*time.Second {
 		t.Errorf("10 s: %v", d)
+	}
+}
+
+// TestAgentKeepsAllocated: an agent whose GameServer is already Allocated
+// (the new process of a live upgrade) does not mark it Ready, which would
+// offer it to the next allocation; a Ready one is marked (the control).
+func TestAgentKeepsAllocated(t *testing.T) {
+	for _, allocated := range []bool{true, false} {
+		s := startSidecar(t, "127.0.0.1:0", agonestest.Options{})
+		if allocated {
+			resp, err := http.Post(fmt.Sprintf("http://127.0.0.1:%d/allocate", s.Port()), "application/json", strings.NewReader("{}"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		}
+		a := NewAgent(AgentOptions{Client: NewClient(s.Port()), HealthPeriod: 500 * time.Millisecond, Logger: zerolog.Nop()})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { a.Run(ctx); close(done) }()
+		a.Started()
+		waitFor(t, "Ready", 3*time.Second, a.Ready.Load)
+		state := s.State()
+		cancel()
+		<-done
+		readies := 0
+		for _, c := range s.Calls() {
+			if c.Path == "/ready" {
+				readies++
+			}
+		}
+		want, wantReadies := "Ready", 1
+		if allocated {
+			want, wantReadies = "Allocated", 0
+		}
+		if state != want || readies != wantReadies {
+			t.Errorf("allocated before: %v: state %s with %d Ready calls, want %s with %d", allocated, state, readies, want, wantReadies)
+		}
 	}
 }

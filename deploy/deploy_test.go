@@ -287,7 +287,7 @@ func TestSystemdUnit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"DynamicUser=yes", "ProtectSystem=strict", "NoNewPrivileges=yes", "KillSignal=SIGTERM"} {
+	for _, want := range []string{"DynamicUser=yes", "ProtectSystem=strict", "NoNewPrivileges=yes", "KillSignal=SIGTERM", "ExecReload=/bin/kill -USR2 $MAINPID", "NotifyAccess=main"} {
 		if !strings.Contains(string(unit), "\n"+want+"\n") {
 			t.Errorf("unit lacks %s", want)
 		}

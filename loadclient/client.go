@@ -169,6 +169,9 @@ type Client struct {
 	crcStreak  int
 	lastTick   int32
 	lastTickAt time.Duration
+	// lastSnapAt is when the last snapshot came in game, kept across map
+	// changes (Stats.MaxSnapInterval); 0 before the first.
+	lastSnapAt time.Duration
 	margin     time.Duration
 	nextInput  time.Duration // scheduled time of the next input; < 0: align to the driver
 	inputs     [inputRing]sentInput
@@ -905,6 +908,10 @@ func (c *Client) onSnapshot(tick int32, empty bool) {
 		return
 	}
 	c.stats.Snapshots++
+	if c.lastSnapAt > 0 {
+		c.stats.MaxSnapInterval = max(c.stats.MaxSnapInterval, now-c.lastSnapAt)
+	}
+	c.lastSnapAt = now
 	if n := c.cfg.Netem; n != nil && n.Blackout > 0 && !c.recovered {
 		switch rt := now + c.netOff; {
 		case rt < n.BlackoutAt:

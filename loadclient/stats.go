@@ -168,6 +168,10 @@ type Stats struct {
 	// snapshots at the 25/s rate (a gap of more than 2 ticks): skipped
 	// ticks or lost snapshots.
 	SnapGaps int64 `json:"snap_gaps"`
+	// MaxSnapInterval is the longest time between two snapshots the client
+	// received in game, across map changes (a map change, a live upgrade):
+	// the longest pause its player saw.
+	MaxSnapInterval time.Duration `json:"max_snap_interval_ns"`
 
 	// MapTime is how long the last map download took (MAP_CHANGE to the
 	// last chunk).
@@ -373,6 +377,9 @@ type Summary struct {
 	SnapSpacingMs Percentiles `json:"snapshot_spacing_late_ms"`
 	// SnapGaps is the total of Stats.SnapGaps.
 	SnapGaps int64 `json:"snapshot_gaps"`
+	// MaxSnapIntervalMs is the largest Stats.MaxSnapInterval of the
+	// clients, in milliseconds.
+	MaxSnapIntervalMs float64 `json:"max_snapshot_interval_ms"`
 	// ServerSnapsPerSec is the rate of distinct snapshot ticks any client
 	// received: the rate the server actually produced snapshots at.
 	ServerSnapsPerSec float64 `json:"server_snapshots_per_sec"`
@@ -500,6 +507,7 @@ func Summarize(stats []Stats) Summary {
 		delay.Merge(&st.SendDelay)
 		spacing.Merge(&st.SnapSpacing)
 		s.SnapGaps += st.SnapGaps
+		s.MaxSnapIntervalMs = max(s.MaxSnapIntervalMs, float64(st.MaxSnapInterval)/float64(time.Millisecond))
 		s.SkippedInputs += st.SkippedInputs
 	}
 	s.InputsPerSec = distOf(inputs)

@@ -52,6 +52,9 @@ type Source interface {
 type Options struct {
 	// Version is the twserver version reported in twserver_build_info.
 	Version string
+	// Upgrades, if set, are the process's live upgrades by result
+	// (twserver_upgrades_total; cmd/twserver counts them).
+	Upgrades *Upgrades
 	// Now is the clock of /healthz (nil = time.Now).
 	Now func() time.Time
 	// Register, if set, reports the master registration per protocol at
@@ -76,6 +79,7 @@ type Endpoint struct {
 	srcs    []Source
 	games   []Game
 	version string
+	ups     *Upgrades
 	mux     *http.ServeMux
 	now     func() time.Time
 	// scratch holds MaxInFlightScrapes scrape buffers (nil until first
@@ -118,7 +122,7 @@ func NewGames(games []Game, o Options) (*Endpoint, error) {
 	if len(games) == 0 {
 		return nil, errors.New("metrics: no game")
 	}
-	e := &Endpoint{mux: http.NewServeMux(), now: o.Now, version: o.Version, scratch: make(chan *scrape, MaxInFlightScrapes)}
+	e := &Endpoint{mux: http.NewServeMux(), now: o.Now, version: o.Version, ups: o.Upgrades, scratch: make(chan *scrape, MaxInFlightScrapes)}
 	if e.now == nil {
 		e.now = time.Now
 	}
@@ -163,6 +167,11 @@ func (e *Endpoint) expose(s *scrape) []byte {
 	}
 	s.x.game = ""
 	s.rt.collect(&s.x, e.version)
+	if e.ups != nil {
+		for i, r := range UpgradeResults {
+			s.x.uint(descUpgrades, e.ups[i].Load(), r)
+		}
+	}
 	return s.x.finish()
 }
 

@@ -50,7 +50,7 @@ func startServer(t *testing.T, maxClients int) *running {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep, err := metrics.New(srv, metrics.Options{Version: "test"})
+	ep, err := metrics.New(srv, metrics.Options{Version: "test", Upgrades: testUpgrades})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,6 +204,13 @@ func scrape(t *testing.T, base string) (string, map[string]*family) {
 }
 
 // value sums the samples of a gauge or counter family whose labels include want.
+// testUpgrades are the upgrade counts the test endpoint shows: two hung.
+var testUpgrades = func() *metrics.Upgrades {
+	u := new(metrics.Upgrades)
+	u[3].Add(2) // "hung"
+	return u
+}()
+
 func value(fams map[string]*family, name string, want map[string]string) (float64, bool) {
 	f, ok := fams[name]
 	if !ok {
@@ -311,6 +318,15 @@ func TestScrapeWithClients(t *testing.T) {
 	}
 	if v, _ := value(fams, "twserver_build_info", map[string]string{"version": "test"}); v != 1 {
 		t.Errorf("twserver_build_info{version=\"test\"} = %v", v)
+	}
+	for _, r := range metrics.UpgradeResults {
+		want := 0.0
+		if r == "hung" {
+			want = 2 // testUpgrades
+		}
+		if v, ok := value(fams, "twserver_upgrades_total", map[string]string{"result": r}); !ok || v != want {
+			t.Errorf("twserver_upgrades_total{result=%q} = %v (%v), want %v", r, v, ok, want)
+		}
 	}
 	for _, h := range []string{"twserver_tick_duration_seconds", "twserver_tick_lateness_seconds", "twserver_snapshot_bytes"} {
 		f, count := fams[h], 0.0

@@ -3,8 +3,20 @@ package metrics
 import (
 	"runtime"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 )
+
+// UpgradeResults are the outcomes of a live upgrade, the labels of
+// twserver_upgrades_total: the new process serves, or it exited, refused
+// the state, hung (killed), or could not be started or given the state.
+var UpgradeResults = [...]string{"ready", "exited", "refused", "hung", "start_failed"}
+
+// Upgrades counts a process's live upgrades by result, indexed as
+// UpgradeResults (atomics: the upgrade adds, a scrape reads).
+type Upgrades [len(UpgradeResults)]atomic.Uint64
+
+var descUpgrades = newFamily("twserver_upgrades_total", "Live upgrades this process started, by result (ready: the new process took over).", typeCounter, "result")
 
 // Process-wide families: build info and the Go runtime's figures (the
 // names client libraries use, so dashboards and scripts keep working).

@@ -26,7 +26,7 @@ func startMetrics(ctx context.Context, listen string, games []*game, log zerolog
 	if listen == "" {
 		return func() {}, nil
 	}
-	ep, err := metrics.NewGames(metricsGames(games), metrics.Options{Version: version})
+	ep, err := metrics.NewGames(metricsGames(games), metrics.Options{Version: version, Upgrades: &upgradeCounts})
 	if err != nil {
 		return nil, err
 	}

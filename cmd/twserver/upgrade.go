@@ -17,6 +17,7 @@ import (
 
 	"twserver/config"
 	"twserver/handover"
+	"twserver/metrics"
 	"twserver/server"
 	"twserver/session"
 	"twserver/sockio"
@@ -152,9 +153,9 @@ func (s *sockets) list() []handover.File {
 	return slices.Clone(s.files)
 }
 
-// upgradeCounts counts the upgrades by result (handover.Result), for the
-// log and the metrics (twserver_upgrades_total).
-var upgradeCounts [handover.StartFailed + 1]atomic.Uint64
+// upgradeCounts counts the upgrades by result (handover.Result, in the
+// order of metrics.UpgradeResults) for twserver_upgrades_total.
+var upgradeCounts metrics.Upgrades
 
 // errUpgradeBusy: an upgrade is under way.
 var errUpgradeBusy = errors.New("an upgrade is under way")
@@ -175,6 +176,13 @@ func upgrade(games []*game, args []string, log zerolog.Logger) bool {
 		return false
 	}
 	defer upgrading.Store(false)
+	if os.Getpid() == 1 {
+		// The new process is a child: when PID 1 exits, the container
+		// ends with it (docs/operating.md, "Upgrading a live server").
+		upgradeCounts[handover.StartFailed].Add(1)
+		log.Error().Msg("upgrade refused: this process is PID 1 (a container); its exit would end the container with the new process")
+		return false
+	}
 	start := time.Now()
 	exe, err := handover.Executable()
 	if err != nil {

@@ -1,0 +1,305 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"twserver/handover"
+	"twserver/internal/heavytest"
+	"twserver/internal/refserver"
+	"twserver/internal/testport"
+	"twserver/loadclient"
+	"twserver/metrics"
+)
+
+// upgradeClients is the number of twload clients in game during the
+// upgrade tests (0.7 and DDNet 0.6 alternating).
+const upgradeClients = 8
+
+// MaxUpgradePause bounds, in the test, the longest time a client waits
+// for a snapshot across an upgrade: the games' hold plus the clients' way
+// back into the new game (map change, READY, ENTERGAME, two snapshots).
+// The issue's goal is 250 ms, which this does not meet yet
+// (docs/reliability.md has the figures measured); the margin is for a
+// loaded test machine. A client that stalls longer fails it.
+const MaxUpgradePause = 3 * time.Second
+
+// buildServer builds twserver into path with the linker flags ldflags.
+func buildServer(t *testing.T, path, ldflags string) {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("no go command: %v", err)
+	}
+	build := exec.Command(gobin, "build", "-trimpath", "-ldflags", ldflags, "-o", path, "twserver/cmd/twserver")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+}
+
+// install puts the file src at dst as an operator installs a new binary:
+// a new file renamed over the old one (the running process keeps its
+// image).
+func install(t *testing.T, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := dst + ".new"
+	if err := os.WriteFile(tmp, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// upgradeRig is a twserver process started from bin, followed across its
+// upgrades.
+type upgradeRig struct {
+	t    *testing.T
+	out  *refserver.Buffer
+	pid  int // the process serving now
+	done int // upgrade log lines seen (success or failure)
+}
+
+var servesRE = regexp.MustCompile(`upgrade: the new process serves; this one exits .*pid=(\d+)`)
+
+// upgrade sends SIGUSR2 and waits for the outcome's log line; it returns
+// the line.
+func (r *upgradeRig) upgrade() string {
+	r.t.Helper()
+	if err := syscall.Kill(r.pid, syscall.SIGUSR2); err != nil {
+		r.t.Fatalf("signal %d: %v", r.pid, err)
+	}
+	deadline := time.Now().Add(handover.PrepareTimeout + 10*time.Second)
+	for time.Now().Before(deadline) {
+		lines := regexp.MustCompile(`.*upgrade failed.*|.*the new process serves.*`).FindAllString(r.out.String(), -1)
+		if len(lines) > r.done {
+			r.done = len(lines)
+			line := lines[len(lines)-1]
+			if m := servesRE.FindStringSubmatch(line); m != nil {
+				r.pid, _ = strconv.Atoi(m[1])
+			}
+			return line
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	r.t.Fatalf("no outcome of the upgrade:\n%s", r.out.String())
+	return ""
+}
+
+// alive reports whether pid runs (not a zombie).
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b)[strings.LastIndexByte(string(b), ')')+1:])
+	return len(f) > 0 && f[0] != "Z"
+}
+
+// startRig starts bin with the configuration file cfg.
+func startRig(t *testing.T, bin, cfg string) *upgradeRig {
+	r := &upgradeRig{t: t, out: new(refserver.Buffer)}
+	cmd := exec.Command(bin, "-config", cfg, "-no-console", "-log-level", "info")
+	cmd.Dir = filepath.Dir(cfg)
+	cmd.Stdout, cmd.Stderr = r.out, r.out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go cmd.Wait()
+	r.pid = cmd.Process.Pid
+	t.Cleanup(func() {
+		_ = syscall.Kill(r.pid, syscall.SIGTERM) // the process serving now, started by this test
+		for i := 0; i < 100 && alive(r.pid); i++ {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if alive(r.pid) {
+			_ = syscall.Kill(r.pid, syscall.SIGKILL)
+		}
+		if t.Failed() {
+			t.Logf("twserver output:\n%s", r.out.String())
+		}
+	})
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(r.out.String(), "server started"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("twserver did not start:\n%s", r.out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return r
+}
+
+// loadRun runs the twload clients against addr until stop returns; it
+// waits until all are in game before it returns the result channel.
+// The run ends after d or when stop is called.
+func loadRun(t *testing.T, addr netip.AddrPort, d time.Duration, in *atomic.Int32) (sums <-chan loadclient.Summary, stop func()) {
+	inGame := make(chan struct{})
+	got := make(chan loadclient.Summary, 1)
+	once := false
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() {
+		sum, err := loadclient.Run(ctx, loadclient.RunConfig{
+			Server: addr, Clients: upgradeClients, RampUp: 500 * time.Millisecond, Duration: d, Pattern: loadclient.PatternRandom,
+			Seed: 1, Sources: upgradeClients, SourceBase: netip.MustParseAddr("127.0.0.1"), NamePrefix: "up",
+			EnterTimeout: 10 * time.Second, Proto: loadclient.ProtoMix,
+			Status: func(s loadclient.Status) {
+				in.Store(int32(s.InGame))
+				if s.InGame == upgradeClients && !once {
+					once = true
+					close(inGame)
+				}
+			},
+		})
+		if err != nil && ctx.Err() == nil {
+			t.Errorf("twload: %v", err)
+		}
+		got <- sum
+	}()
+	select {
+	case <-inGame:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the clients did not get in game")
+	}
+	return got, cancel
+}
+
+// checkRun: every client stayed connected to the end.
+func checkRun(t *testing.T, what string, sum loadclient.Summary) {
+	t.Helper()
+	t.Logf("%s: connected %d failed %d failures %v, longest time between snapshots %.0f ms, crc %d delta %d",
+		what, sum.Connected, sum.Failed, sum.Failures, sum.MaxSnapIntervalMs, sum.CRCErrors, sum.DeltaErrors)
+	if sum.Connected != upgradeClients || sum.Failed != 0 || len(sum.Failures) != 0 || sum.Timeouts != 0 {
+		t.Errorf("%s: connected %d of %d, failures %v: a client was dropped", what, sum.Connected, upgradeClients, sum.Failures)
+	}
+	if sum.CRCErrors != 0 || sum.DeltaErrors != 0 {
+		t.Errorf("%s: crc errors %d, delta errors %d", what, sum.CRCErrors, sum.DeltaErrors)
+	}
+}
+
+// TestUpgrade runs a real twserver binary with twload clients in game
+// (0.7 and DDNet) and replaces it as an operator does. First new binaries
+// that fail: one that exits at once, one that hangs after it said it is
+// prepared (the games are held meanwhile), a twserver whose state format
+// differs, and a configuration whose port changed; each is abandoned and
+// the old process serves on, nobody dropped. Then 10 upgrades in a row to
+// a twserver with another version string: every client stays connected,
+// the longest pause between snapshots within MaxUpgradePause.
+func TestUpgrade(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds twserver and runs clients")
+	}
+	heavytest.Lock(t)
+	dir := t.TempDir()
+	good, other := filepath.Join(dir, "twserver-next"), filepath.Join(dir, "twserver-format99")
+	buildServer(t, good, "-X main.version=upgrade-next")
+	buildServer(t, other, "-X twserver/handover.Format=twserver-handover/99")
+	exits, hangs := filepath.Join(dir, "exits"), filepath.Join(dir, "hangs")
+	os.WriteFile(exits, []byte("#!/bin/sh\nexit 3\n"), 0o755)
+	// the status pipe is descriptor 4 (package handover)
+	os.WriteFile(hangs, []byte("#!/bin/sh\nprintf 'prepared\\n' >&4\nexec sleep 30\n"), 0o755)
+
+	port := testport.Pick(t)
+	cfg := filepath.Join(dir, "twserver.toml")
+	writeCfg := func(port int) {
+		body := fmt.Sprintf("[server]\nbind = \"127.0.0.1\"\nport = %d\nmax_clients = 16\nmax_clients_per_ip = 16\n[game]\ninactive_kick_time = 0\n", port)
+		if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeCfg(port)
+	bin := filepath.Join(dir, "twserver")
+	install(t, good, bin)
+	r := startRig(t, bin, cfg)
+	addr := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port))
+
+	start := time.Now()
+	var in atomic.Int32
+	run, _ := loadRun(t, addr, 6*time.Second, &in)
+	first := r.pid
+	for _, tc := range []struct {
+		name, file, want string
+		port             int
+	}{
+		{"exits at once", exits, "result=exited", port},
+		{"hangs after prepared", hangs, "result=hung", port},
+		{"another state format", other, "unknown state format", port},
+		{"port changed", good, "the games' addresses changed", port + 1},
+	} {
+		install(t, tc.file, bin)
+		writeCfg(tc.port)
+		line := r.upgrade()
+		if !strings.Contains(line, "upgrade failed") || !strings.Contains(line, tc.want) {
+			t.Errorf("%s: %s, want a failed upgrade with %q", tc.name, line, tc.want)
+		}
+		if r.pid != first || !alive(first) {
+			t.Fatalf("%s: the old process %d is gone", tc.name, first)
+		}
+	}
+	writeCfg(port)
+	checkRun(t, "failed upgrades", <-run)
+	t.Logf("failed upgrades: %v", time.Since(start).Round(time.Millisecond))
+
+	start = time.Now()
+	install(t, good, bin)
+	run, stop := loadRun(t, addr, 40*time.Second, &in)
+	pids := map[int]bool{first: true}
+	for i := range 10 {
+		line := r.upgrade()
+		if !strings.Contains(line, "the new process serves") || pids[r.pid] {
+			t.Fatalf("upgrade %d: %s", i+1, line)
+		}
+		pids[r.pid] = true
+		// the next upgrade once every client is in the new game (the
+		// status comes twice a second)
+		in.Store(0)
+		for deadline := time.Now().Add(5 * time.Second); in.Load() < upgradeClients; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("upgrade %d: %d clients in game after 5 s", i+1, in.Load())
+			}
+		}
+	}
+	time.Sleep(500 * time.Millisecond)
+	stop()
+	sum := <-run
+	checkRun(t, "10 upgrades", sum)
+	if sum.MaxSnapIntervalMs <= 0 || sum.MaxSnapIntervalMs > float64(MaxUpgradePause/time.Millisecond) {
+		t.Errorf("the longest time between snapshots was %.0f ms, want at most %v", sum.MaxSnapIntervalMs, MaxUpgradePause)
+	}
+	if !alive(r.pid) {
+		t.Fatal("the last new process is not running")
+	}
+	var holds []string // the games' hold of each upgrade, as the old processes logged it
+	for _, m := range regexp.MustCompile(`serves; this one exits paused=([0-9.]+)`).FindAllStringSubmatch(r.out.String(), -1) {
+		holds = append(holds, m[1])
+	}
+	t.Logf("10 upgrades: %v; the games held (ms): %s", time.Since(start).Round(time.Millisecond), strings.Join(holds, " "))
+}
+
+// TestUpgradeResultNames: the metric's labels are the results' names, in
+// the results' order.
+func TestUpgradeResultNames(t *testing.T) {
+	if len(metrics.UpgradeResults) != int(handover.StartFailed)+1 {
+		t.Fatalf("%d labels for %d results", len(metrics.UpgradeResults), handover.StartFailed+1)
+	}
+	for r := handover.Ready; r <= handover.StartFailed; r++ {
+		if metrics.UpgradeResults[r] != r.String() {
+			t.Errorf("result %d: label %q, name %q", r, metrics.UpgradeResults[r], r.String())
+		}
+	}
+}
