@@ -166,7 +166,7 @@ func (n *Nav) solid(x, y int) bool {
 // nodePos returns the position of a tee standing on node i.
 func (n *Nav) nodePos(i int32) vmath.Vec2 {
 	nd := n.nodes[i]
-	return vmath.V(float32(int(nd.x)*32+16), float32(int(nd.y)*32+32) - world.PhysSize/2 - 1)
+	return vmath.V(float32(int(nd.x)*32+16), float32(int(nd.y)*32+32)-world.PhysSize/2-1)
 }
 
 // tileNode returns the node at tile (x, y) or -1.

@@ -1,15 +1,17 @@
 package bots
 
-// rng is a small deterministic PRNG (splitmix64) so a bot's choices depend
+// rng is a small deterministic PRNG (xorshift64*) so a bot's choices depend
 // only on its seed.
 type rng struct{ s uint64 }
 
 func (r *rng) next() uint64 {
-	r.s += 0x9e3779b97f4a7c15
-	z := r.s
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
+	if r.s == 0 {
+		r.s = 0x2545f4914f6cdd1d
+	}
+	r.s ^= r.s >> 12
+	r.s ^= r.s << 25
+	r.s ^= r.s >> 27
+	return r.s * 0x2545f4914f6cdd1d
 }
 
 // intn returns a value in [0, n); n must be > 0.
