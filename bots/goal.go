@@ -1,0 +1,147 @@
+package bots
+
+import (
+	"twserver/world"
+	"twserver/world/twmap"
+	"twserver/world/vmath"
+)
+
+// chooseGoal sets where the bot wants to go this tick, by game mode.
+func (b *Bot) chooseGoal(w *world.World) {
+	if b.gameType == world.GameCTF && b.nav.hasFlg[0] && b.nav.hasFlg[1] {
+		if b.ctfGoal(w) {
+			return
+		}
+	}
+	me := &b.v.chars[b.cid]
+	p := b.pos()
+	// pick-ups when hurt or poorly armed
+	if me.health <= 4 || (me.health < 8 && b.target < 0) {
+		if b.itemGoal(p, twmap.EntityHealth1) {
+			return
+		}
+	}
+	if b.target >= 0 {
+		if me.health < 4 && b.itemGoal(p, twmap.EntityHealth1) {
+			return
+		}
+		b.setGoal(b.tr[b.target].pos, 25)
+		return
+	}
+	if me.armor < 5 && b.itemGoal(p, twmap.EntityArmor1) {
+		return
+	}
+	if !b.owned[world.WeaponShotgun] && !b.owned[world.WeaponGrenade] && !b.owned[world.WeaponLaser] {
+		if b.itemGoal(p, twmap.EntityWeaponShotgun) || b.itemGoal(p, twmap.EntityWeaponGrenade) || b.itemGoal(p, twmap.EntityWeaponLaser) {
+			return
+		}
+	}
+	// an enemy in view but not in sight: go there
+	best, bestD := -1, float32(1e9)
+	for i := range b.tr {
+		if b.enemy(w, i) {
+			if d := vmath.Distance(p, b.tr[i].pos); d < bestD {
+				best, bestD = i, d
+			}
+		}
+	}
+	if best >= 0 {
+		b.setGoal(b.tr[best].pos, 25)
+		return
+	}
+	b.wander()
+}
+
+// setGoal makes p the goal for at least ticks ticks.
+func (b *Bot) setGoal(p vmath.Vec2, ticks int32) {
+	b.goal = p
+	b.goalNode = b.nav.nodeNear(p)
+	b.goalUntil = b.now + ticks
+}
+
+// wander keeps the current goal until reached or timed out, then picks a
+// random item of the map (or a random node) as the next one.
+func (b *Bot) wander() {
+	me := b.nav.landNode(b.pos())
+	if b.goalNode >= 0 && b.now < b.goalUntil && me != b.goalNode {
+		return
+	}
+	n := b.nav
+	if len(n.items) > 0 && b.rng.intn(3) != 0 {
+		it := &n.items[b.rng.intn(len(n.items))]
+		b.setGoal(it.pos, wanderTicks)
+		return
+	}
+	if len(n.nodes) > 0 {
+		nd := int32(b.rng.intn(len(n.nodes)))
+		b.goal, b.goalNode, b.goalUntil = n.nodePos(nd), nd, b.now+wanderTicks
+	}
+}
+
+// itemGoal heads for the nearest item of kind believed to be there.
+func (b *Bot) itemGoal(p vmath.Vec2, kind int) bool {
+	best, bestD := -1, float32(1e9)
+	for i := range b.nav.items {
+		it := &b.nav.items[i]
+		if it.kind != kind || b.taken[i] > b.now {
+			continue
+		}
+		if d := vmath.Distance(p, it.pos); d < bestD {
+			best, bestD = i, d
+		}
+	}
+	if best < 0 || bestD > 1600 {
+		return false
+	}
+	b.setGoal(b.nav.items[best].pos, 50)
+	return true
+}
+
+// ctfGoal: carry the enemy flag home, return or chase the own flag, take
+// the enemy flag; defenders stay near their stand. It reports whether it
+// set a goal.
+func (b *Bot) ctfGoal(w *world.World) bool {
+	own, enemy := b.myTeam, 1-b.myTeam
+	if own != world.TeamRed && own != world.TeamBlue {
+		return false
+	}
+	v := &b.v
+	if v.carrier[enemy] == int32(b.cid) { // carrying: home
+		b.setGoal(b.nav.stands[own], 50)
+		return true
+	}
+	// own flag away: a carrier to chase, or a dropped flag to return
+	switch c := v.carrier[own]; {
+	case c >= 0 && int(c) < world.MaxClients && b.tr[c].valid:
+		b.setGoal(b.tr[c].pos, 10)
+		return true
+	case c == world.FlagTaken && v.flagSeen[own]:
+		b.setGoal(v.flagPos[own], 10)
+		return true
+	case c >= 0 && b.role == 1:
+		b.setGoal(b.nav.stands[enemy], 50) // the carrier runs to its base
+		return true
+	}
+	if b.target >= 0 && vmath.Distance(b.pos(), b.tr[b.target].pos) < 300 {
+		b.setGoal(b.tr[b.target].pos, 10)
+		return true
+	}
+	if b.role == 1 {
+		st := b.nav.stands[own]
+		if vmath.Distance(b.pos(), st) > 250 || b.now >= b.goalUntil {
+			// patrol around the stand
+			off := vmath.V(b.rng.signed()*200, 0)
+			b.setGoal(st.Add(off), 150)
+		}
+		return true
+	}
+	switch c := v.carrier[enemy]; {
+	case c >= 0 && int(c) < world.MaxClients && b.tr[c].valid: // escort our carrier
+		b.setGoal(b.nav.stands[own], 50)
+	case c == world.FlagTaken && v.flagSeen[enemy]:
+		b.setGoal(v.flagPos[enemy], 10)
+	default:
+		b.setGoal(b.nav.stands[enemy], 50)
+	}
+	return true
+}
