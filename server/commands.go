@@ -3,8 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
+	"maps"
 	"time"
 
 	"twserver/console"
@@ -24,7 +23,7 @@ import (
 
 // conHandlers returns the handlers of the game's console commands.
 func (s *Server) conHandlers() map[string]console.Handler {
-	return map[string]console.Handler{
+	h := map[string]console.Handler{
 		"kick":   s.cmdKick,
 		"status": s.cmdStatus,
 		"logout": s.cmdLogout,
@@ -135,6 +134,8 @@ func (s *Server) conHandlers() map[string]console.Handler {
 		"players": func(console.Caller, console.Args) error { s.cmdPlayers(); return nil },
 		"stats":   func(console.Caller, console.Args) error { s.cmdStats(); return nil },
 	}
+	maps.Copy(h, s.bots.Handlers())
+	return h
 }
 
 // cmdStatus prints the reference's status lines, one per client: in game
@@ -181,20 +182,7 @@ func (s *Server) cmdPlayers() {
 }
 
 func (s *Server) cmdStats() {
-	cs := s.Counters()
-	keys := make([]string, 0, len(cs))
-	for k := range cs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "%s=%d", k, cs[k])
-	}
-	s.consoleOut(b.String())
+	s.consoleOut(s.stats.CountersLine())
 	s.consoleOut(s.pregameSummary())
 	s.consoleOut(s.ticks.Summary())
 }

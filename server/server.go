@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"twserver/botslots"
 	"twserver/config"
 	"twserver/console"
 	"twserver/dialect6"
@@ -168,7 +169,8 @@ type Server struct {
 	// side channels (hooks.go); installed before Run
 	observers observe.Observers
 
-	rec *record.Recorder // recording (package record)
+	rec  *record.Recorder // recording (package record)
+	bots *botslots.Slots  // the bots (package botslots, bots.go)
 
 	// the 0.6 game layer (snapsend.go, sys6.go)
 	trans6  *dialect6.Game  // translation of the game layer for 0.6 clients
@@ -229,6 +231,7 @@ func New(o Options) (*Server, error) {
 		s.clients[i] = &client{id: i}
 	}
 	s.rec = record.New(record.Options{Config: &s.cfg, Log: s.log, ServerVersion: ServerVersion})
+	s.bots = s.newBots()
 	if err := s.setMap(m); err != nil {
 		return nil, err
 	}
@@ -256,19 +259,7 @@ func (s *Server) Addr() netip.AddrPort { return s.conn.LocalAddr() }
 func (s *Server) MapName() string { return s.curMap.Name }
 
 // Counters returns the current counter values by name.
-func (s *Server) Counters() map[string]uint64 {
-	return map[string]uint64{
-		"received":         s.stats.Received.Load(),
-		"malformed":        s.stats.Malformed.Load(),
-		"bad_token":        s.stats.BadToken.Load(),
-		"queue_full":       s.stats.QueueFull.Load(),
-		"connless_dropped": s.stats.ConnlessDropped.Load(),
-		"token_replies":    s.stats.TokenReplies.Load(),
-		"info_replies":     s.stats.InfoReplies.Load(),
-		"bad_messages":     s.stats.BadMessages.Load(),
-		"flood":            s.stats.Flood.Load(),
-	}
-}
+func (s *Server) Counters() map[string]uint64 { return s.stats.Counters() }
 
 // now returns the monotonic time since the server's epoch, the clock of netproto.
 func (s *Server) now() time.Duration {
@@ -328,6 +319,7 @@ func (s *Server) setMap(m *twmap.Map) error {
 			s.rec.Join(c.id, !c.conn.Dialect().Is6())
 		}
 	}
+	s.bots.NewGame(w, m)
 	return nil
 }
 
