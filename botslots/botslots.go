@@ -169,18 +169,18 @@ func (s *Slots) AfterTick() {
 // balance adds fill bots while humans are fewer than fill (and one is
 // there), and removes bots beyond the room humans leave.
 func (s *Slots) balance() {
-	humans := s.o.Host.Humans()
-	want := 0
-	if humans > 0 {
-		want = max(0, s.fill-humans)
-	}
-	room := s.room()
 	fills := 0
 	for _, b := range s.by {
 		if b != nil && b.Fill {
 			fills++
 		}
 	}
+	humans := s.o.Host.Humans()
+	want := 0 // fill bots: participants missing besides the humans and the added bots
+	if humans > 0 {
+		want = max(0, s.fill-humans-(s.n-fills))
+	}
+	room := s.room()
 	switch {
 	case s.n > room:
 		s.remove(s.newest(false), "a human takes the place")

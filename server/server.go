@@ -208,6 +208,8 @@ func New(o Options) (*Server, error) {
 	s.edge.Master.Token = edge.NewGlobalToken()
 	s.trans6 = new(dialect6.Game)
 	s.con.q = console.NewQueue(ConsoleQueueLen)
+	s.rec = record.New(record.Options{Config: &s.cfg, Log: s.log, ServerVersion: ServerVersion})
+	s.bots = s.newBots()
 	cons, err := console.New(conHost{s}, s.conHandlers())
 	if err != nil {
 		return nil, err
@@ -230,8 +232,6 @@ func New(o Options) (*Server, error) {
 	for i := range s.clients {
 		s.clients[i] = &client{id: i}
 	}
-	s.rec = record.New(record.Options{Config: &s.cfg, Log: s.log, ServerVersion: ServerVersion})
-	s.bots = s.newBots()
 	if err := s.setMap(m); err != nil {
 		return nil, err
 	}
