@@ -182,6 +182,8 @@ func (s *Slots) balance() {
 	}
 	room := s.room()
 	switch {
+	case s.n > room && fills > 0:
+		s.remove(s.newest(true), "a human takes the place")
 	case s.n > room:
 		s.remove(s.newest(false), "a human takes the place")
 	case fills > want:
@@ -212,7 +214,10 @@ func (s *Slots) newest(fill bool) *Bot {
 // Evict makes room for a human who finds every slot taken: the newest bot
 // leaves. It reports whether one did.
 func (s *Slots) Evict() bool {
-	b := s.newest(false)
+	b := s.newest(true)
+	if b == nil {
+		b = s.newest(false)
+	}
 	if b == nil {
 		return false
 	}
