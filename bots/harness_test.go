@@ -23,6 +23,8 @@ type game struct {
 	kills      []int
 	deaths     []int
 	caps       [2]int
+	grabs      int
+	byWeapon   [world.NumWeapons + 3]int
 }
 
 func loadMap(tb testing.TB, path string) *twmap.Map {
@@ -91,12 +93,17 @@ func (g *game) onEvent(e world.Event) {
 	switch {
 	case e.Kind == world.EvKillMsg:
 		killer, victim := int(e.Args[0]), int(e.Args[1])
+		if wp := int(e.Args[2]) + 3; wp >= 0 && wp < len(g.byWeapon) {
+			g.byWeapon[wp]++
+		}
 		if victim >= 0 && victim < len(g.deaths) {
 			g.deaths[victim]++
 		}
 		if killer >= 0 && killer < len(g.kills) && killer != victim {
 			g.kills[killer]++
 		}
+	case e.Kind == world.EvGameMsg && e.Args[0] == world.GameMsgCTFGrab:
+		g.grabs++
 	case e.Kind == world.EvGameMsg && e.Args[0] == world.GameMsgCTFCapture:
 		if t := e.Args[1]; t == 0 || t == 1 {
 			g.caps[t]++
