@@ -390,7 +390,7 @@ func (b *Bot) fight(me *charView) {
 		}
 	}
 	// hook to pull the enemy close (shotgun, hammer) when the skill allows
-	if b.curEdge < 0 && b.sp.hookFight > 0 && d > 90 && d < 340 {
+	if b.curEdge < 0 && b.sp.hookFight > 0 && d > 90 && d < 340 && !b.running() {
 		if b.now < b.hookTil {
 			in.Hook = 1
 		} else if b.now > b.hookRest && b.rng.intn(100) < b.sp.hookFight {
@@ -407,4 +407,10 @@ func (b *Bot) edgeAims() bool {
 	e := &b.nav.edges[b.curEdge]
 	p := &prims[e.prim]
 	return p.hookDeg != 0 && b.now-b.edgeStart <= 1
+}
+
+// running reports whether the bot is on a CTF errand (an attacker, or
+// carrying the flag) and so does not stop to hook enemies.
+func (b *Bot) running() bool {
+	return b.gameType == world.GameCTF && b.role == 0
 }
