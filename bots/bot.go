@@ -58,7 +58,6 @@ type Bot struct {
 	edgeStart  int32
 	stuckRef   vmath.Vec2
 	stuckTick  int32
-	lastEdge   int32
 	unstickTil int32
 	unstickDir int32
 	role       int // CTF: 0 attacker, 1 defender
@@ -76,6 +75,49 @@ type Bot struct {
 	wantSince  int32
 
 	taken []int32 // per nav item: tick until which it is believed gone
+
+	failed   [maxFailed]failedEdge
+	nfail    int
+	edgeTry  [NumEdgeKinds]int
+	edgeDone [NumEdgeKinds]int
+}
+
+// maxFailed is how many failed moves a bot remembers (and avoids).
+const maxFailed = 8
+
+// failTicks is how long a bot avoids a move that failed.
+const failTicks = 20 * 50
+
+type failedEdge struct {
+	edge  int32
+	until int32
+}
+
+// EdgeStats returns per edge kind how many moves the bot started and how
+// many ended on their target node.
+func (b *Bot) EdgeStats() (tried, done [NumEdgeKinds]int) { return b.edgeTry, b.edgeDone }
+
+// fail remembers that move ei did not work, so plans avoid it for a while.
+func (b *Bot) fail(ei int32) {
+	slot := b.nfail % maxFailed
+	for i := range b.failed {
+		if b.failed[i].until < b.now {
+			slot = i
+			break
+		}
+	}
+	b.failed[slot] = failedEdge{edge: ei, until: b.now + failTicks}
+	b.nfail++
+}
+
+// avoided reports whether move ei failed recently.
+func (b *Bot) avoided(ei int32) bool {
+	for i := range b.failed {
+		if b.failed[i].edge == ei && b.failed[i].until >= b.now {
+			return true
+		}
+	}
+	return false
 }
 
 // New returns a bot for client id cid playing on nav's map; its random
@@ -87,7 +129,7 @@ func New(nav *Nav, cid int, skill Skill, seed uint64) *Bot {
 	b.wc.Tuning.PlayerHooking = 0
 	b.pl = newPlanner(len(nav.nodes))
 	b.taken = make([]int32, len(nav.items))
-	b.curEdge, b.goalNode, b.planGoal, b.lastEdge = -1, -1, -1, -1
+	b.curEdge, b.goalNode, b.planGoal = -1, -1, -1
 	b.target = -1
 	b.role = 0
 	if cid%3 == 2 {
@@ -147,7 +189,7 @@ func (b *Bot) spawned() {
 	b.alive = true
 	b.owned = [world.NumWeapons]bool{world.WeaponHammer: true, world.WeaponGun: true}
 	b.ammo = [world.NumWeapons]int32{world.WeaponGun: 10}
-	b.curEdge, b.goalNode, b.planGoal, b.lastEdge = -1, -1, -1, -1
+	b.curEdge, b.goalNode, b.planGoal = -1, -1, -1
 	b.pl.plen, b.pl.pidx = 0, 0
 	b.stuckRef, b.stuckTick = b.tr[b.cid].pos, b.now
 	b.target = -1
@@ -348,7 +390,7 @@ func (b *Bot) fight(me *charView) {
 		}
 	}
 	// hook to pull the enemy close (shotgun, hammer) when the skill allows
-	if b.curEdge < 0 && b.sp.hookFight > 0 && d > 90 && d < 340 {
+	if b.curEdge < 0 && b.sp.hookFight > 0 && d > 90 && d < 340 && !b.running() {
 		if b.now < b.hookTil {
 			in.Hook = 1
 		} else if b.now > b.hookRest && b.rng.intn(100) < b.sp.hookFight {
@@ -365,4 +407,10 @@ func (b *Bot) edgeAims() bool {
 	e := &b.nav.edges[b.curEdge]
 	p := &prims[e.prim]
 	return p.hookDeg != 0 && b.now-b.edgeStart <= 1
+}
+
+// running reports whether the bot is on a CTF errand (an attacker, or
+// carrying the flag) and so does not stop to hook enemies.
+func (b *Bot) running() bool {
+	return b.gameType == world.GameCTF && b.role == 0
 }

@@ -79,7 +79,10 @@ func (b *Bot) wander() {
 }
 
 // itemGoal heads for the nearest item of kind believed to be there.
-func (b *Bot) itemGoal(p vmath.Vec2, kind int) bool {
+func (b *Bot) itemGoal(p vmath.Vec2, kind int) bool { return b.itemGoalWithin(p, kind, 1600) }
+
+// itemGoalWithin is itemGoal for items closer than maxD.
+func (b *Bot) itemGoalWithin(p vmath.Vec2, kind int, maxD float32) bool {
 	best, bestD := -1, float32(1e9)
 	for i := range b.nav.items {
 		it := &b.nav.items[i]
@@ -90,7 +93,7 @@ func (b *Bot) itemGoal(p vmath.Vec2, kind int) bool {
 			best, bestD = i, d
 		}
 	}
-	if best < 0 || bestD > 1600 {
+	if best < 0 || bestD > maxD {
 		return false
 	}
 	b.setGoal(b.nav.items[best].pos, 50)
@@ -122,11 +125,26 @@ func (b *Bot) ctfGoal(w *world.World) bool {
 		b.setGoal(b.nav.stands[enemy], 50) // the carrier runs to its base
 		return true
 	}
-	if b.target >= 0 && vmath.Distance(b.pos(), b.tr[b.target].pos) < 300 {
-		b.setGoal(b.tr[b.target].pos, 10)
+	me := &b.v.chars[b.cid]
+	p := b.pos()
+	if me.health <= 5 && b.itemGoal(p, twmap.EntityHealth1) {
+		return true
+	}
+	if !b.owned[world.WeaponShotgun] && !b.owned[world.WeaponGrenade] && !b.owned[world.WeaponLaser] {
+		for _, k := range [3]int{twmap.EntityWeaponGrenade, twmap.EntityWeaponShotgun, twmap.EntityWeaponLaser} {
+			if b.itemGoalWithin(p, k, 500) {
+				return true
+			}
+		}
+	}
+	if me.armor < 3 && b.itemGoalWithin(p, twmap.EntityArmor1, 400) {
 		return true
 	}
 	if b.role == 1 {
+		if b.target >= 0 && vmath.Distance(b.nav.stands[own], b.tr[b.target].pos) < 500 {
+			b.setGoal(b.tr[b.target].pos, 10)
+			return true
+		}
 		st := b.nav.stands[own]
 		if vmath.Distance(b.pos(), st) > 250 || b.now >= b.goalUntil {
 			// patrol around the stand

@@ -15,7 +15,11 @@ func (b *Bot) move() {
 		b.stuckRef, b.stuckTick = p, b.now
 	} else if b.now-b.stuckTick > StuckTicks {
 		b.stuckRef, b.stuckTick = p, b.now
-		b.lastEdge = b.curEdge
+		if b.curEdge >= 0 {
+			b.fail(b.curEdge)
+		} else if nx := b.pl.next(); nx >= 0 {
+			b.fail(nx)
+		}
 		b.curEdge = -1
 		b.pl.plen, b.pl.pidx = 0, 0
 		b.planTick = b.now - replanTicks
@@ -62,8 +66,7 @@ func (b *Bot) move() {
 		}
 		b.planTick = b.now
 		b.planGoal = b.goalNode
-		if !b.pl.plan(n, me, b.goalNode, b.lastEdge) {
-			b.lastEdge = -1
+		if !b.pl.plan(n, me, b.goalNode, b) {
 			b.steer(p, b.goal)
 			return
 		}
@@ -75,17 +78,18 @@ func (b *Bot) move() {
 		// line up on the node's centre, slow, hook released
 		c := n.nodePos(me)
 		dx := c.X - p.X
-		if dx > 5 || dx < -5 || t.vel.X > 1.5 || t.vel.X < -1.5 || b.prevHook() {
+		if dx > 3 || dx < -3 || t.vel.X > 0.8 || t.vel.X < -0.8 || b.prevHook() {
 			in.Direction = 0
-			if dx > 5 {
+			if dx > 3 && t.vel.X < dx/4 {
 				in.Direction = 1
-			} else if dx < -5 {
+			} else if dx < -3 && t.vel.X > dx/4 {
 				in.Direction = -1
 			}
 			return
 		}
 	}
 	b.curEdge, b.edgeStart = next, b.now
+	b.edgeTry[pr.kind]++
 	b.followEdge(p, grounded)
 }
 
@@ -101,11 +105,12 @@ func (b *Bot) followEdge(p vmath.Vec2, grounded bool) {
 	if tk > 0 && grounded && b.tr[b.cid].vel.Y >= 0 && (pr.hookDeg == 0 || tk > int(pr.hookUntil)) {
 		if l := n.landNode(p); l == e.to {
 			b.pl.pidx++
+			b.edgeDone[pr.kind]++
 			b.curEdge = -1
-			b.lastEdge = -1
 			b.move()
 			return
 		} else if l >= 0 && l != nodeOfEdgeSource(n, b.curEdge) && (pr.kind != EdgeWalk || tk > 2) {
+			b.fail(b.curEdge)
 			b.curEdge = -1 // landed elsewhere: plan from here
 			b.pl.plen, b.pl.pidx = 0, 0
 			b.planTick = b.now - replanTicks
@@ -114,6 +119,7 @@ func (b *Bot) followEdge(p vmath.Vec2, grounded bool) {
 		}
 	}
 	if tk > int(e.cost)+40 {
+		b.fail(b.curEdge)
 		b.curEdge = -1
 		b.pl.plen, b.pl.pidx = 0, 0
 		return

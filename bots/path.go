@@ -86,9 +86,8 @@ func heuristic(n *Nav, a, b int32) int32 {
 
 // plan searches a path from node start to node goal and stores it; it
 // reports whether a path (possibly partial, towards the closest node found)
-// was stored. avoid, when >= 0, is an edge index the search must not use
-// (the one the bot got stuck on).
-func (p *planner) plan(n *Nav, start, goal, avoid int32) bool {
+// was stored. Moves that failed the bot b recently are not used.
+func (p *planner) plan(n *Nav, start, goal int32, b *Bot) bool {
 	p.plen, p.pidx = 0, 0
 	if start < 0 || goal < 0 || start == goal {
 		return false
@@ -119,7 +118,7 @@ func (p *planner) plan(n *Nav, start, goal, avoid int32) bool {
 			best, bestH = u, h
 		}
 		for ei := n.first[u]; ei < n.first[u+1]; ei++ {
-			if ei == avoid {
+			if b != nil && b.nfail > 0 && b.avoided(ei) {
 				continue
 			}
 			e := &n.edges[ei]
