@@ -126,6 +126,15 @@ func TestBotsFill(t *testing.T) {
 		if marked != 3 || moved < 3 {
 			t.Errorf("recording: %d PLAYER_BOT, %d bots with a moving input; want 3 and 3", marked, moved)
 		}
+		if os.Getenv("TWSERVER_UPDATE_TESTDATA") == "1" { // the recording the index and twhist tests read
+			b, err := os.ReadFile(files[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile("../teehist/testdata/twserver_bots.teehistorian", b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 		_, res := replayFile(t, files[0])
 		t.Logf("replay: %d ticks, %d positions compared", res.Ticks, res.Compared)
 		if res.Divergence != nil || !res.Finished || res.Compared < 1000 {

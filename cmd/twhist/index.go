@@ -157,8 +157,12 @@ func findCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "%s  # %s %s %s %q tick %d (%s) %q\n", cmd, r.Start.Format("2006-01-02 15:04"), r.Map, r.Event,
 				r.Player, r.Tick, clock(r.Tick), r.Other)
 		} else {
-			fmt.Fprintf(stdout, "%s  # %s %s %s %.0f s, players %q\n", cmd, r.Start.Format("2006-01-02 15:04"), r.Map, r.Type,
+			fmt.Fprintf(stdout, "%s  # %s %s %s %.0f s, players %q", cmd, r.Start.Format("2006-01-02 15:04"), r.Map, r.Type,
 				float64(r.Ticks)/50, r.Players)
+			if len(r.Bots) > 0 {
+				fmt.Fprintf(stdout, ", bots %q", r.Bots)
+			}
+			fmt.Fprintln(stdout)
 		}
 	}
 	return 0

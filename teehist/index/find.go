@@ -46,6 +46,7 @@ type Result struct {
 	Text     string    `json:"text,omitempty"` // a chat line, as said
 	Weapon   int32     `json:"weapon,omitempty"`
 	Players  []string  `json:"players,omitempty"` // games: every name seen
+	Bots     []string  `json:"bots,omitempty"`    // games: the names among Players that were bots
 }
 
 // Find answers q from the index db.
@@ -129,7 +130,7 @@ func Find(ctx context.Context, db *sql.DB, q Query) ([]Result, error) {
 	}
 	if q.Event == "" {
 		for i := range out {
-			if out[i].Players, err = players(ctx, db, out[i].File); err != nil {
+			if out[i].Players, out[i].Bots, err = players(ctx, db, out[i].File); err != nil {
 				return nil, err
 			}
 			if q.Player != "" {
@@ -140,20 +141,24 @@ func Find(ctx context.Context, db *sql.DB, q Query) ([]Result, error) {
 	return out, nil
 }
 
-// players returns the distinct names of a game's players, in order of appearance.
-func players(ctx context.Context, db *sql.DB, file string) ([]string, error) {
-	rows, err := db.QueryContext(ctx, `SELECT name FROM names WHERE file = ? GROUP BY name ORDER BY MIN(tick), name`, file)
+// players returns the distinct names of a game's players, in order of
+// appearance, and those of them that were bots.
+func players(ctx context.Context, db *sql.DB, file string) (all, bots []string, err error) {
+	rows, err := db.QueryContext(ctx, `SELECT name, MAX(bot) FROM names WHERE file = ? GROUP BY name ORDER BY MIN(tick), name`, file)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer rows.Close()
-	var out []string
 	for rows.Next() {
 		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
+		var bot bool
+		if err := rows.Scan(&n, &bot); err != nil {
+			return nil, nil, err
 		}
-		out = append(out, n)
+		all = append(all, n)
+		if bot {
+			bots = append(bots, n)
+		}
 	}
-	return out, rows.Err()
+	return all, bots, rows.Err()
 }
