@@ -229,6 +229,7 @@ func (s *Slots) Evict() bool {
 var (
 	ErrNoSlot   = errors.New("no free slot for a bot")
 	ErrMaxBots  = errors.New("bots.max bots already")
+	ErrNoPlace  = errors.New("no player place left for a bot (humans come first)")
 	ErrNameUsed = errors.New("that name is taken")
 	ErrBadName  = errors.New("a bot name is 1..15 bytes without control characters")
 )
@@ -236,8 +237,16 @@ var (
 // Add brings a bot into the game in the highest free slot: skill, name
 // ("" = the next free name of bots.names), fill (it joined to fill).
 func (s *Slots) Add(skill bots.Skill, name string, fill bool) (*Bot, error) {
+	if name != "" && (len(name) > config.MaxBotNameLen || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 })) {
+		return nil, ErrBadName
+	} else if name != "" && s.nameUsed(name) {
+		return nil, ErrNameUsed
+	}
 	if s.n >= min(s.o.Config.Bots.Max, s.o.Config.Server.MaxClients) {
 		return nil, ErrMaxBots
+	}
+	if s.n >= s.room() {
+		return nil, ErrNoPlace
 	}
 	cid := -1
 	for i := min(s.o.Config.Server.MaxClients, world.MaxClients) - 1; i >= 0; i-- {
@@ -251,10 +260,6 @@ func (s *Slots) Add(skill bots.Skill, name string, fill bool) (*Bot, error) {
 	}
 	if name == "" {
 		name = s.freeName()
-	} else if len(name) > config.MaxBotNameLen || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 }) {
-		return nil, ErrBadName
-	} else if s.nameUsed(name) {
-		return nil, ErrNameUsed
 	}
 	s.seq++
 	b := &Bot{CID: cid, Name: name, Skill: skill, Fill: fill, seq: s.seq}

@@ -105,6 +105,9 @@ func TestFillFollowsHumans(t *testing.T) {
 	if s.Len() != 0 {
 		t.Fatalf("five humans in five places: %d bots", s.Len())
 	}
+	if _, err := s.Add(0, "", false); err != ErrNoPlace {
+		t.Errorf("bot_add with every place taken by humans: %v, want ErrNoPlace", err)
+	}
 	h.humans = 0
 	run(3)
 	if s.Len() != 0 {

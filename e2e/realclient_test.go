@@ -494,6 +494,8 @@ func inner(t *testing.T, rc realClient) {
 		}
 	}
 
+	playWithBots(t, console, serverLog, clientLog, out)
+
 	if rc.map06 {
 		renameInGame(t, console, serverLog, clientLog)
 	}

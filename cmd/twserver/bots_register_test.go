@@ -6,74 +6,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"net/netip"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"twserver/edge"
 	"twserver/internal/mastertest"
+	"twserver/internal/servertest"
 	"twserver/internal/testport"
-	"twserver/netproto"
 )
-
-// infoBots asks the server for its 0.7 info over UDP and counts the client
-// rows with the bot type bit (2).
-func infoBots(t *testing.T, addr netip.AddrPort) (bots int) {
-	t.Helper()
-	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	to := net.UDPAddrFromAddrPort(addr)
-	var b [2048]byte
-	read := func() []byte {
-		_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
-		n, err := c.Read(b[:])
-		if err != nil {
-			t.Fatalf("info query: %v", err)
-		}
-		return b[:n]
-	}
-	_, _ = c.WriteToUDP(netproto.AppendTokenRequest(nil, 0x0a0b0c0d), to)
-	_, payload, err := netproto.ParsePacket(read())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctl, _ := netproto.ParseControl(payload)
-	_, _ = c.WriteToUDP(netproto.AppendConnless(nil, netproto.ConnlessHeader{Token: ctl.Token, ResponseToken: 0x0a0b0c0d},
-		append([]byte(edge.MagicGetInfo), 7)), to)
-	_, payload, err = netproto.ParseConnless(read())
-	if err != nil || !strings.HasPrefix(string(payload), edge.MagicInfo) {
-		t.Fatalf("info reply: %v", err)
-	}
-	var u netproto.Unpacker
-	u.Reset(payload[len(edge.MagicInfo)+1:])
-	for range 5 {
-		u.GetString()
-	}
-	u.GetInt()
-	u.GetInt()
-	u.GetInt()
-	u.GetInt()
-	clients := int(u.GetInt())
-	u.GetInt()
-	for range clients {
-		u.GetString()
-		u.GetString()
-		u.GetInt()
-		u.GetInt()
-		if u.GetInt()&2 != 0 {
-			bots++
-		}
-	}
-	if u.Err() != nil {
-		t.Fatalf("info: %v", u.Err())
-	}
-	return bots
-}
 
 // masterClients returns the client names of the info the master holds for
 // the 0.7 address (nil when not listed).
@@ -138,7 +79,7 @@ func TestRegisterBotsHidden(t *testing.T) {
 	expect("bot has entered the game")
 	expect("bot has entered the game")
 
-	bots := func() int { return infoBots(t, addr) }
+	bots := func() int { _, rows := servertest.Info7(t, addr); return servertest.InfoBots(rows) }
 	if n := bots(); n != 2 {
 		t.Fatalf("the 0.7 info shows %d bots, want 2", n)
 	}
