@@ -356,6 +356,16 @@ func (s *Slots) remove(b *Bot, reason string) {
 	s.o.Host.Changed()
 }
 
+// Status prints one line per bot for the console's status and players:
+// "id=N addr=(bot) name='NAME' score=S skill=SKILL team=T".
+func (s *Slots) Status(out func(string)) {
+	for _, b := range s.by {
+		if b != nil {
+			out(fmt.Sprintf("id=%d addr=(bot) name='%s' score=%d skill=%s team=%d", b.CID, b.Name, s.w.Score(b.CID), b.Skill, s.w.Team(b.CID)))
+		}
+	}
+}
+
 // Handlers returns the console commands of the bots: bot_add, bot_remove,
 // bots_fill.
 func (s *Slots) Handlers() map[string]console.Handler {

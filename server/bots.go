@@ -1,7 +1,6 @@
 package server
 
 import (
-	"twserver/botslots"
 	"twserver/gamemsg"
 	"twserver/session"
 )
@@ -28,8 +27,4 @@ func (s *Server) sendIngame(c *client, m gamemsg.Message) {
 			s.sendGame(c, s.bots.ClientInfo(b), false)
 		}
 	}
-}
-
-func (s *Server) newBots() *botslots.Slots {
-	return botslots.New(botslots.Options{Config: &s.cfg, Host: botHost{s}, Rec: s.rec, Log: s.log, Events: &s.con.Events, Seed: s.seed})
 }

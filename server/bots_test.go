@@ -1,9 +1,11 @@
 package server
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -112,9 +114,15 @@ func TestBotsFill(t *testing.T) {
 		if len(a.drops) != 1 || !slices.Contains(config.DefaultBotNames, nameOf(a, a.drops[0].ClientID)) {
 			t.Errorf("alice saw drops %+v, want one bot's", a.drops)
 		}
+		if _, err := io.WriteString(ts.cons, "status\n"); err != nil {
+			t.Fatal(err)
+		}
 		for range 3 {
 			a.run(time.Second)
 			b.run(time.Second)
+		}
+		if l := ts.logs.String(); !strings.Contains(l, "addr=(bot) name='Pebble'") || !strings.Contains(l, "bot has entered the game") {
+			t.Errorf("status does not list bot Pebble, or no log line says a bot entered")
 		}
 		ts.stop(t)
 

@@ -157,6 +157,7 @@ func (s *Server) cmdStatus(console.Caller, console.Args) error {
 		s.consoleOut(fmt.Sprintf("id=%d addr=%s client=%x name='%s' score=%d %s", c.id, edge.RefAddr(c.addr, true),
 			c.version, c.name, s.world.Score(c.id), auth))
 	}
+	s.bots.Status(s.consoleOut)
 	return nil
 }
 
@@ -178,6 +179,7 @@ func (s *Server) cmdPlayers() {
 		}
 		s.consoleOut(line)
 	}
+	s.bots.Status(s.consoleOut)
 	s.consoleOut(fmt.Sprintf("%d client(s), map %s, tick %d", n, s.curMap.Name, s.world.CurrentTick()))
 }
 

@@ -209,7 +209,7 @@ func New(o Options) (*Server, error) {
 	s.trans6 = new(dialect6.Game)
 	s.con.q = console.NewQueue(ConsoleQueueLen)
 	s.rec = record.New(record.Options{Config: &s.cfg, Log: s.log, ServerVersion: ServerVersion})
-	s.bots = s.newBots()
+	s.bots = botslots.New(botslots.Options{Config: &s.cfg, Host: botHost{s}, Rec: s.rec, Log: s.log, Events: &s.con.Events, Seed: s.seed})
 	cons, err := console.New(conHost{s}, s.conHandlers())
 	if err != nil {
 		return nil, err
