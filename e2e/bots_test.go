@@ -45,6 +45,19 @@ func playWithBots(t *testing.T, console io.Writer, serverLog, clientLog, out str
 	time.Sleep(400 * time.Millisecond)
 	screenshot(t, os.Getenv("DISPLAY"), out, "shot_bots_scoreboard.png")
 	xdo(t, "keyup", "Tab")
+	// The client follows each bot as a spectator (spectate_next on F10),
+	// so the bot and its marker are in the middle of the screen.
+	if id, ok := playerID(t, console, serverLog); ok {
+		fmt.Fprintf(console, "set_team %d -1\n", id)
+		for i := range 2 {
+			time.Sleep(1200 * time.Millisecond)
+			xdo(t, "key", "F10")
+			time.Sleep(800 * time.Millisecond)
+			screenshot(t, os.Getenv("DISPLAY"), out, fmt.Sprintf("shot_bots_follow%d.png", i+1))
+		}
+		fmt.Fprintf(console, "set_team %d 0\n", id)
+		time.Sleep(500 * time.Millisecond)
+	}
 	mark = logSize(serverLog)
 	fmt.Fprintln(console, "bot_remove all")
 	fmt.Fprintln(console, "sv_player_slots 1")

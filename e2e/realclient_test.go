@@ -372,7 +372,7 @@ func inner(t *testing.T, rc realClient) {
 		t.Fatalf("the empty game did not fall asleep (see %s)", serverLog)
 	}
 
-	binds := []string{`bind f7 "say ` + chatText + `"`, "bind f8 disconnect", "bind f9 quit"}
+	binds := []string{`bind f7 "say ` + chatText + `"`, "bind f8 disconnect", "bind f9 quit", "bind f10 spectate_next"}
 	if rc.map06 {
 		binds = append(binds, `bind f6 "player_name `+renamedTo+`"`)
 	}

@@ -204,3 +204,32 @@ func botRecords(t *testing.T, path string) (marked, moved int) {
 	}
 	return marked, len(dirs)
 }
+
+// TestBotsMapChange: after a map change the bots are players of the new
+// game (the human who comes back finds them, with PLAYERFLAG_BOT), and
+// bot_add, bot_remove and bots_fill act on them.
+func TestBotsMapChange(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := startServer(t, func(c *config.Config) { c.Bots.Fill = 3 })
+		a := join(t, ts, cl1Addr, "alice")
+		go func() { _, _ = io.WriteString(ts.cons, "reload\n") }()
+		a.run(3 * time.Second)
+		if p, b := snapBots(a); a.mapRequests < 2 || p != 3 || b != 2 {
+			t.Fatalf("after the reload: %d map requests, %d players, %d bots; want 2 bots among 3", a.mapRequests, p, b)
+		}
+		go func() { _, _ = io.WriteString(ts.cons, "bots_fill 0\nbot_add hard Ada\nbot_add nobody x\n") }()
+		a.run(2 * time.Second)
+		names := map[string]bool{}
+		for _, ci := range a.clientInfos {
+			names[ci.Name] = true
+		}
+		if p, b := snapBots(a); p != 3 || b != 2 || !names["Ada"] || !names["nobody x"] {
+			t.Errorf("after bots_fill 0 and two bot_add: %d players, %d bots, names %v", p, b, names)
+		}
+		go func() { _, _ = io.WriteString(ts.cons, "bot_remove all\n") }()
+		a.run(time.Second)
+		if p, b := snapBots(a); p != 1 || b != 0 {
+			t.Errorf("after bot_remove all: %d players, %d bots", p, b)
+		}
+	})
+}
