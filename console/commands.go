@@ -55,7 +55,7 @@ var commands = [...]Command{
 	{"players", "", "List the clients with state, team, score, latency and position"},
 	{"stats", "", "Show packet counters (received, dropped by reason, replies) and tick timing"},
 	{"demo_clip", "i[seconds] ?s[name]", "Write a demo of the last seconds of the game (from its teehistorian) to record.dir/NAME.demo"},
-	{"bot_add", "?s[skill] ?r[name]", "Add a bot (skill easy, normal or hard; default bots.skill) with a name (default the next of bots.names)"},
+	{"bot_add", "?s[skill] ?r[name]", "Add a bot (skill easy, normal or hard; default bots.skill), name (default the next free one)"},
 	{"bot_remove", "r[name|all]", "Remove the bot of that name, or every bot"},
 	{"bots_fill", "i[count]", "Keep at least count participants with bots while a human is connected (0 = off)"},
 	{"help", "", "List commands"},
