@@ -159,7 +159,7 @@ func (b *Bot) Think(w *world.World) world.Input {
 	b.myTeam = w.Team(b.cid)
 	for i := range b.tr {
 		if b.v.chars[i].seen {
-			b.tr[i].update(&b.v.chars[i], b.now, &b.wc, b)
+			b.tr[i].update(&b.v.chars[i], b.now, &b.wc, b, i == b.cid)
 		} else {
 			b.tr[i].valid = false
 		}
