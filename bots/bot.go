@@ -21,6 +21,12 @@ const (
 	// wanderTicks: a bot without anything better to do picks a new place to
 	// go after this long.
 	wanderTicks = 8 * 50
+	// itemGiveUpTicks: a bot that has gone for the same pickup this long
+	// without getting it gives up on it for a while.
+	itemGiveUpTicks = 8 * 50
+	// detourTicks: a bot whose goal the graph cannot get it closer to goes
+	// somewhere else at random this long.
+	detourTicks = 3 * 50
 )
 
 // Bot is the brain of one bot player. It sees the world only through the
@@ -74,7 +80,13 @@ type Bot struct {
 	wantWeapon int32
 	wantSince  int32
 
-	taken []int32 // per nav item: tick until which it is believed gone
+	taken         []int32 // per nav item: tick until which it is believed gone
+	goalItem      int     // nav item the bot is going for, -1 none
+	goalItemSince int32
+	detourUntil   int32
+	rescueIn      world.CoreInput
+	rescueUntil   int32
+	ownFlagPos    vmath.Vec2 // where the bot last knew its team's flag
 
 	failed   [maxFailed]failedEdge
 	nfail    int
@@ -131,6 +143,7 @@ func New(nav *Nav, cid int, skill Skill, seed uint64) *Bot {
 	b.taken = make([]int32, len(nav.items))
 	b.curEdge, b.goalNode, b.planGoal = -1, -1, -1
 	b.target = -1
+	b.goalItem = -1
 	b.role = 0
 	if cid%3 == 2 {
 		b.role = 1
@@ -159,7 +172,7 @@ func (b *Bot) Think(w *world.World) world.Input {
 	b.myTeam = w.Team(b.cid)
 	for i := range b.tr {
 		if b.v.chars[i].seen {
-			b.tr[i].update(&b.v.chars[i], b.now, &b.wc, b)
+			b.tr[i].update(&b.v.chars[i], b.now, &b.wc, b, i == b.cid)
 		} else {
 			b.tr[i].valid = false
 		}
@@ -178,9 +191,12 @@ func (b *Bot) Think(w *world.World) world.Input {
 	}
 	b.observe(me)
 	b.pickTarget(w)
-	b.chooseGoal(w)
+	if b.now >= b.detourUntil {
+		b.chooseGoal(w)
+	}
 	b.move()
 	b.fight(me)
+	b.rescue()
 	return *in
 }
 
@@ -195,6 +211,7 @@ func (b *Bot) spawned() {
 	b.target = -1
 	b.goalUntil = 0
 	b.wantWeapon = -1
+	b.detourUntil = 0
 }
 
 func (b *Bot) pos() vmath.Vec2 { return b.tr[b.cid].pos }
@@ -267,11 +284,26 @@ func (b *Bot) enemy(w *world.World, i int) bool {
 	return !b.teams || w.Team(i) != b.myTeam
 }
 
-// visible reports whether the line from the bot to p is free of solid tiles.
+// visible reports whether the line from the bot to p is free of solid
+// tiles. It samples the line every sightStep units (the world's
+// IntersectLine takes one step per unit, which is exact but eight times
+// dearer than a bot's judgement needs).
 func (b *Bot) visible(p vmath.Vec2) bool {
-	hit, _, _ := b.nav.col.IntersectLine(b.pos(), p)
-	return hit == 0
+	a := b.pos()
+	d := vmath.Distance(a, p)
+	n := int(d/sightStep) + 1
+	col := b.nav.col
+	for i := 1; i < n; i++ {
+		q := vmath.MixVec(a, p, float32(i)/float32(n))
+		if col.CheckPoint(q.X, q.Y) {
+			return false
+		}
+	}
+	return true
 }
+
+// sightStep is the sampling step of visible, in world units.
+const sightStep = 8
 
 // pickTarget chooses the enemy to fight: the nearest one in sight, keeping
 // the current one while it stays in sight.

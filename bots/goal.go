@@ -96,6 +96,14 @@ func (b *Bot) itemGoalWithin(p vmath.Vec2, kind int, maxD float32) bool {
 	if best < 0 || bestD > maxD {
 		return false
 	}
+	if b.goalItem != best {
+		b.goalItem, b.goalItemSince = best, b.now
+	} else if b.now-b.goalItemSince > itemGiveUpTicks {
+		// could not get it: treat it as gone for a while
+		b.taken[best] = b.now + 15*50
+		b.goalItem = -1
+		return false
+	}
 	b.setGoal(b.nav.items[best].pos, 50)
 	return true
 }
@@ -114,16 +122,27 @@ func (b *Bot) ctfGoal(w *world.World) bool {
 		return true
 	}
 	// own flag away: a carrier to chase, or a dropped flag to return
+	if v.flagSeen[own] {
+		b.ownFlagPos = v.flagPos[own]
+	}
 	switch c := v.carrier[own]; {
 	case c >= 0 && int(c) < world.MaxClients && b.tr[c].valid:
+		b.ownFlagPos = b.tr[c].pos
 		b.setGoal(b.tr[c].pos, 10)
 		return true
-	case c == world.FlagTaken && v.flagSeen[own]:
-		b.setGoal(v.flagPos[own], 10)
+	case c == world.FlagTaken:
+		b.setGoal(b.ownFlagPos, 10) // where it was seen last
 		return true
-	case c >= 0 && b.role == 1:
-		b.setGoal(b.nav.stands[enemy], 50) // the carrier runs to its base
+	case c >= 0:
+		// the carrier runs to its base and waits there: hunt it
+		if vmath.Distance(b.pos(), b.ownFlagPos) > 200 && b.ownFlagPos != b.nav.stands[own] {
+			b.setGoal(b.ownFlagPos, 10)
+		} else {
+			b.setGoal(b.nav.stands[enemy], 50)
+		}
 		return true
+	default:
+		b.ownFlagPos = b.nav.stands[own]
 	}
 	me := &b.v.chars[b.cid]
 	p := b.pos()

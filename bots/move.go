@@ -67,7 +67,7 @@ func (b *Bot) move() {
 		b.planTick = b.now
 		b.planGoal = b.goalNode
 		if !b.pl.plan(n, me, b.goalNode, b) {
-			b.steer(p, b.goal)
+			b.detour()
 			return
 		}
 		next = b.pl.next()
@@ -126,8 +126,8 @@ func (b *Bot) followEdge(p vmath.Vec2, grounded bool) {
 	}
 	ci := pr.input(int32(e.dir), tk)
 	in.Direction, in.Jump, in.Hook = ci.Direction, ci.Jump, ci.Hook
-	if pr.kind == EdgeWalk {
-		// walking: steer to the next node (no need to stop on each tile)
+	if pr.kind == EdgeWalk && pr.dirUntil < 0 {
+		// walking: keep going to the next node (no need to stop on each tile)
 		in.Direction = int32(e.dir)
 	}
 	if pr.hookDeg != 0 || b.target < 0 {
@@ -157,4 +157,21 @@ func (b *Bot) steer(p, q vmath.Vec2) {
 	if b.target < 0 {
 		in.TargetX, in.TargetY = in.Direction*100+1, 0
 	}
+}
+
+// detour handles a goal the graph cannot bring the bot closer to: an item
+// is given up for a while, and the bot heads for a random node for
+// detourTicks before it looks at its goal again.
+func (b *Bot) detour() {
+	if b.goalItem >= 0 {
+		b.taken[b.goalItem] = b.now + 15*50
+		b.goalItem = -1
+	}
+	n := b.nav
+	if len(n.nodes) == 0 {
+		return
+	}
+	nd := int32(b.rng.intn(len(n.nodes)))
+	b.goal, b.goalNode, b.goalUntil = n.nodePos(nd), nd, b.now+detourTicks
+	b.detourUntil = b.now + detourTicks
 }

@@ -57,9 +57,11 @@ type prim struct {
 	hookUntil int8 // hook held until this tick
 }
 
-// prims are the move templates, each tried in both directions.
+// prims are the move templates, each tried in both directions. Walking
+// templates come first: at equal cost the first found is kept.
 var prims = [...]prim{
 	{kind: EdgeWalk, jump1: -1, jump2: -1, dirUntil: -1},
+	{kind: EdgeWalk, jump1: -1, jump2: -1, dirUntil: 8}, // step off a ledge
 	{kind: EdgeJump, jump1: 0, jump2: -1, dirUntil: -1},
 	{kind: EdgeJump, jump1: 0, jump2: -1, dirUntil: 7},
 	{kind: EdgeJump, jump1: 0, jump2: -1, dirFrom: 12, dirUntil: -1},
@@ -313,9 +315,11 @@ func (n *Nav) simulate(c *world.CharacterCore, from int32, p *prim, dir int32) (
 	c.Reset()
 	c.Pos = n.nodePos(from)
 	start := n.nodes[from]
+	hooked := false
 	for t := 0; t < maxPrimTicks; t++ {
 		c.Input = p.input(dir, t)
 		c.Tick(true)
+		hooked = hooked || c.TriggeredEvents&world.CoreEventHookAttachGround != 0
 		c.Move()
 		c.Quantize()
 		n.simTicks++
@@ -327,6 +331,9 @@ func (n *Nav) simulate(c *world.CharacterCore, from int32, p *prim, dir int32) (
 		}
 		if p.hookDeg != 0 && t < int(p.hookUntil) {
 			continue
+		}
+		if p.hookDeg != 0 && !hooked {
+			return -1, 0, false // the hook held nothing: a jump template covers it
 		}
 		if (p.jump2 >= 0 && t <= int(p.jump2)) || (p.dirFrom > 0 && t <= int(p.dirFrom)) {
 			if p.kind != EdgeWalk {

@@ -51,7 +51,7 @@ type skillParams struct {
 
 var skills = [3]skillParams{
 	Easy:   {reaction: 30, aimNoise: 0.32, lead: 0, hookFight: 0, fireGap: 12, switchLag: 40},
-	Normal: {reaction: 12, aimNoise: 0.12, lead: 0.6, hookFight: 30, fireGap: 3, switchLag: 12},
+	Normal: {reaction: 12, aimNoise: 0.2, lead: 0.6, hookFight: 30, fireGap: 3, switchLag: 12},
 	Hard:   {reaction: 4, aimNoise: 0.03, lead: 1, hookFight: 70, fireGap: 0, switchLag: 3},
 }
 

@@ -155,7 +155,10 @@ type tracked struct {
 const maxEvolve = 3*50 + 2
 
 // update evolves the tracked core to tick now from the snapshot's core.
-func (t *tracked) update(c *charView, now int32, wc *world.WorldCore, bot *Bot) {
+// Only the bot's own core is simulated (it needs the ground and hook
+// state); the others are extrapolated along their sent velocity, which is
+// far cheaper and close enough to aim and choose targets.
+func (t *tracked) update(c *charView, now int32, wc *world.WorldCore, bot *Bot, self bool) {
 	n := c.net
 	if !t.valid || n != t.lastNet {
 		fresh := !t.valid
@@ -174,13 +177,19 @@ func (t *tracked) update(c *charView, now int32, wc *world.WorldCore, bot *Bot) 
 		}
 		t.valid = true
 	}
-	for t.coreTick < now {
-		t.core.Tick(false)
-		t.core.Move()
-		t.core.Quantize()
-		t.coreTick++
+	var pos vmath.Vec2
+	if self {
+		for t.coreTick < now {
+			t.core.Tick(false)
+			t.core.Move()
+			t.core.Quantize()
+			t.coreTick++
+		}
+		pos = t.core.Pos
+	} else {
+		dt := float32(now - t.coreTick)
+		pos = t.core.Pos.Add(t.core.Vel.Scale(dt))
 	}
-	pos := t.core.Pos
 	if now > t.prevTick {
 		t.vel = pos.Sub(t.prevPos).Scale(1 / float32(now-t.prevTick))
 	}
