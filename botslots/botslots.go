@@ -20,9 +20,6 @@ import (
 // content, shared by every game on that map).
 const MaxNavs = 8
 
-// navs holds the navigation graphs of the process's games.
-var navs = bots.NewNavCache(MaxNavs)
-
 // Host is the game loop's side of the bots: what they need of the slots
 // and the clients.
 type Host interface {
@@ -46,6 +43,9 @@ type Options struct {
 	Log    zerolog.Logger
 	Events *console.Events // the econ's event lines
 	Seed   uint64          // the game's seed: bots' random choices derive from it
+	// Navs holds the navigation graphs, shared by the games of a process
+	// (nil: a cache of this game's own).
+	Navs *bots.NavCache
 }
 
 // Bot is one bot in the game: a client slot without a connection.
@@ -71,7 +71,8 @@ type Slots struct {
 	w     *world.World
 	m     *twmap.Map
 	nav   *bots.Nav
-	navOK bool // nav was looked up for m (nav may be nil: no graph)
+	navOK bool      // nav was looked up for m (nav may be nil: no graph)
+	build *navBuild // the graph of m being built off the loop, nil before
 	fill  int
 	by    [world.MaxClients]*Bot
 	n     int
@@ -82,6 +83,9 @@ type Slots struct {
 // New returns the bots of a game; none has joined yet. Call NewGame with
 // the world.
 func New(o Options) *Slots {
+	if o.Navs == nil {
+		o.Navs = bots.NewNavCache(1)
+	}
 	return &Slots{o: o, fill: o.Config.Bots.Fill}
 }
 
@@ -107,7 +111,10 @@ func (s *Slots) Fill() int { return s.fill }
 func (s *Slots) NewGame(w *world.World, m *twmap.Map) {
 	s.w = w
 	if m != s.m {
-		s.m, s.nav, s.navOK = m, nil, false
+		s.m, s.nav, s.navOK, s.build = m, nil, false, nil
+	}
+	if s.fill > 0 || s.n > 0 {
+		s.startNav() // ready when the first human (and so the first fill bot) comes
 	}
 	for _, b := range s.by {
 		if b != nil {
@@ -116,16 +123,64 @@ func (s *Slots) NewGame(w *world.World, m *twmap.Map) {
 	}
 }
 
-// graph returns the navigation graph of the current map, building it on
-// first use (nil when the map has none).
-func (s *Slots) graph() *bots.Nav {
-	if !s.navOK {
-		s.navOK = true
-		nav, err := navs.Get(s.m)
-		if err != nil {
-			s.o.Log.Warn().Err(err).Str("map", s.m.Name).Msg("bots: no navigation graph")
+// navBuild is a navigation graph built by its own goroutine: building one
+// takes up to seconds on a big map, which the game loop must not wait for.
+type navBuild struct {
+	done chan struct{} // closed when nav and err are set
+	nav  *bots.Nav
+	err  error
+}
+
+// startNav starts building the graph of the current map (once per map).
+func (s *Slots) startNav() {
+	if s.build != nil || s.m == nil {
+		return
+	}
+	b := &navBuild{done: make(chan struct{})}
+	s.build = b
+	go func(m *twmap.Map) {
+		b.nav, b.err = s.o.Navs.Get(m)
+		close(b.done)
+	}(s.m)
+}
+
+// WaitGraph waits until the current map's graph is built (starting the
+// build if needed): for tests and tools that run the game faster than the
+// wall clock. The game loop never calls it.
+func (s *Slots) WaitGraph() {
+	s.startNav()
+	if s.build != nil {
+		<-s.build.done
+	}
+}
+
+// Thinking counts the bots that have their brain (the map's graph is
+// built).
+func (s *Slots) Thinking() (n int) {
+	for _, b := range s.by {
+		if b != nil && b.brain != nil {
+			n++
 		}
-		s.nav = nav
+	}
+	return n
+}
+
+// graph returns the navigation graph of the current map, nil while it is
+// being built (or when the map has none). A bot without a graph stands
+// still: it gets its brain at the first tick after the graph is ready.
+func (s *Slots) graph() *bots.Nav {
+	if s.navOK {
+		return s.nav
+	}
+	s.startNav()
+	select {
+	case <-s.build.done:
+	default:
+		return nil
+	}
+	s.navOK, s.nav = true, s.build.nav
+	if s.build.err != nil {
+		s.o.Log.Warn().Err(s.build.err).Str("map", s.m.Name).Msg("bots: no navigation graph; the bots stand still")
 	}
 	return s.nav
 }
@@ -157,6 +212,9 @@ func (s *Slots) BeforeTick() {
 // the next tick (BeforeTick).
 func (s *Slots) AfterTick() {
 	for _, b := range s.by {
+		if b != nil && b.brain == nil {
+			s.wake(b)
+		}
 		if b == nil || b.brain == nil {
 			continue
 		}
@@ -331,14 +389,19 @@ func (s *Slots) enter(b *Bot) {
 	}
 	b.has = false
 	b.brain = nil
-	if nav := s.graph(); nav != nil {
-		b.brain = bots.New(nav, b.CID, b.Skill, s.o.Seed^b.seq*0x9e3779b97f4a7c15)
-	}
+	s.wake(b)
 	s.o.Host.SendAll(s.ClientInfo(b))
 	s.o.Log.Info().Int("cid", b.CID).Str("name", b.Name).Str("skill", b.Skill.String()).
 		Int("team", s.w.Team(b.CID)).Bool("bot", true).Msg("bot has entered the game")
 	s.o.Events.Bot(b.CID, b.Name, b.Skill.String(), s.w.Team(b.CID))
 	s.o.Host.Changed()
+}
+
+// wake gives bot b its brain once the map's graph is there.
+func (s *Slots) wake(b *Bot) {
+	if nav := s.graph(); nav != nil {
+		b.brain = bots.New(nav, b.CID, b.Skill, s.o.Seed^b.seq*0x9e3779b97f4a7c15)
+	}
 }
 
 // remove takes bot b out of the game (nil: nothing).

@@ -45,6 +45,7 @@ func newGame(t testing.TB, mut func(*config.Config)) (*Slots, *host, *world.Worl
 	s := New(Options{Config: &cfg, Host: h, Rec: record.New(record.Options{Config: &cfg, Log: zerolog.Nop()}),
 		Log: zerolog.Nop(), Events: &console.Events{}, Seed: 7})
 	s.NewGame(w, m)
+	s.WaitGraph()
 	return s, h, w
 }
 
@@ -149,8 +150,8 @@ func TestBotTickAllocs(t *testing.T) {
 	for range 30 * 50 { // joins, first plans, first fights
 		tick(s, w)
 	}
-	if s.Len() != 8 {
-		t.Fatalf("%d bots, want 8", s.Len())
+	if s.Len() != 8 || s.Thinking() != 8 {
+		t.Fatalf("%d bots, %d of them thinking; want 8 and 8", s.Len(), s.Thinking())
 	}
 	if n := testing.AllocsPerRun(500, func() { s.BeforeTick(); s.AfterTick() }); n != 0 {
 		t.Errorf("%.2f allocations per tick of 8 bots, want 0", n)

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"twserver/bots"
 	"twserver/botslots"
 	"twserver/config"
 	"twserver/console"
@@ -98,6 +99,8 @@ type Options struct {
 	// starts when the loop starts or the map changes.
 	AlignTicks bool
 	TickPhase  time.Duration
+	// Navs holds the bots' navigation graphs (nil: the game's own; shared by the games of a process).
+	Navs *bots.NavCache
 }
 
 // Server is one game server. Create it with New and run it with Run.
@@ -209,7 +212,7 @@ func New(o Options) (*Server, error) {
 	s.trans6 = new(dialect6.Game)
 	s.con.q = console.NewQueue(ConsoleQueueLen)
 	s.rec = record.New(record.Options{Config: &s.cfg, Log: s.log, ServerVersion: ServerVersion})
-	s.bots = botslots.New(botslots.Options{Config: &s.cfg, Host: botHost{s}, Rec: s.rec, Log: s.log, Events: &s.con.Events, Seed: s.seed})
+	s.bots = botslots.New(botslots.Options{Config: &s.cfg, Host: botHost{s}, Rec: s.rec, Log: s.log, Events: &s.con.Events, Seed: s.seed, Navs: o.Navs})
 	cons, err := console.New(conHost{s}, s.conHandlers())
 	if err != nil {
 		return nil, err
