@@ -87,6 +87,8 @@ type Bot struct {
 	rescueIn      world.CoreInput
 	rescueUntil   int32
 	ownFlagPos    vmath.Vec2 // where the bot last knew its team's flag
+	seenTick      int32      // tick of the last snapshot the bot looked at
+	alignSince    int32      // first tick the bot was lined up for its next move
 
 	failed   [maxFailed]failedEdge
 	nfail    int
@@ -162,6 +164,10 @@ func (b *Bot) Skill() Skill { return b.skill }
 // input like a client's (DirectInput now, SetInput before the next Tick).
 func (b *Bot) Think(w *world.World) world.Input {
 	b.now = w.CurrentTick()
+	if b.alive && b.now%2 != 0 && b.seenTick == b.now-1 {
+		return b.between()
+	}
+	b.seenTick = b.now
 	b.buf.reset()
 	if err := w.Snap(b.cid, &b.buf); err == world.ErrNoPlayer {
 		return b.in
@@ -197,6 +203,40 @@ func (b *Bot) Think(w *world.World) world.Input {
 	b.move()
 	b.fight(me)
 	b.rescue()
+	return *in
+}
+
+// between plays the bot's current intentions on a tick without a snapshot:
+// like a client, a bot gets a snapshot every second tick (the server's
+// default snapshot rate), and in between it goes on with the move it is
+// making, its hook and its trigger.
+func (b *Bot) between() world.Input {
+	in := &b.in
+	in.Jump = 0
+	switch {
+	case b.now < b.rescueUntil:
+		in.Direction, in.Hook = b.rescueIn.Direction, b.rescueIn.Hook
+	case b.now < b.unstickTil:
+		in.Direction = b.unstickDir
+		in.Jump = int32((b.unstickTil - b.now) / 5 % 2)
+	case b.curEdge >= 0:
+		e := &b.nav.edges[b.curEdge]
+		pr := &prims[e.prim]
+		tk := int(b.now - b.edgeStart)
+		ci := pr.input(int32(e.dir), tk)
+		in.Direction, in.Jump, in.Hook = ci.Direction, ci.Jump, ci.Hook
+		if pr.kind == EdgeWalk && pr.dirUntil < 0 {
+			in.Direction = int32(e.dir)
+		}
+		if pr.hookDeg != 0 && tk <= 1 {
+			in.TargetX, in.TargetY = ci.TargetX, ci.TargetY
+		}
+	default:
+		in.Hook = 0
+		if b.now < b.hookTil {
+			in.Hook = 1
+		}
+	}
 	return *in
 }
 

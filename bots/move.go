@@ -75,15 +75,26 @@ func (b *Bot) move() {
 	e := &n.edges[next]
 	pr := &prims[e.prim]
 	if pr.kind != EdgeWalk {
-		// line up on the node's centre, slow, hook released
+		// a jump or hook move: start it when a simulation from the bot's own
+		// state lands where the move goes; else line up on the node's
+		// centre, slowly, hook released; if even then it would not land
+		// there, count the move as failed and plan another way
 		c := n.nodePos(me)
 		dx := c.X - p.X
-		if dx > 3 || dx < -3 || t.vel.X > 0.8 || t.vel.X < -0.8 || b.prevHook() {
+		if b.prevHook() || dx > 40 || dx < -40 || !b.lands(next) {
+			aligned := dx <= 3 && dx >= -3 && t.vel.X <= 0.8 && t.vel.X >= -0.8 && !b.prevHook()
 			in.Direction = 0
 			if dx > 3 && t.vel.X < dx/4 {
 				in.Direction = 1
 			} else if dx < -3 && t.vel.X > dx/4 {
 				in.Direction = -1
+			}
+			if !aligned {
+				b.alignSince = b.now
+			} else if b.now-b.alignSince > alignTicks {
+				b.fail(next)
+				b.pl.plen, b.pl.pidx = 0, 0
+				b.planTick = b.now - replanTicks
 			}
 			return
 		}
@@ -174,4 +185,32 @@ func (b *Bot) detour() {
 	nd := int32(b.rng.intn(len(n.nodes)))
 	b.goal, b.goalNode, b.goalUntil = n.nodePos(nd), nd, b.now+detourTicks
 	b.detourUntil = b.now + detourTicks
+}
+
+// alignTicks is how long a bot lined up for a move waits for a simulation
+// to say the move works before it gives the move up.
+const alignTicks = 10
+
+// lands simulates move ei from the bot's own current state (a copy of its
+// core) and reports whether it ends on e's target node without dying.
+func (b *Bot) lands(ei int32) bool {
+	e := &b.nav.edges[ei]
+	pr := &prims[e.prim]
+	c := b.tr[b.cid].core
+	for t := 0; t < maxPrimTicks; t++ {
+		c.Input = pr.input(int32(e.dir), t)
+		c.Tick(true)
+		c.Move()
+		c.Quantize()
+		if c.Death {
+			return false
+		}
+		if t < 2 || !c.Grounded() || c.Vel.Y < 0 || (pr.hookDeg != 0 && t < int(pr.hookUntil)) {
+			continue
+		}
+		if l := b.nav.landNode(c.Pos); l >= 0 {
+			return l == e.to
+		}
+	}
+	return false
 }

@@ -57,9 +57,13 @@ type prim struct {
 	hookUntil int8 // hook held until this tick
 }
 
-// prims are the move templates, each tried in both directions. Walking
+// basePrims are the move templates tried from every node, each in both
+// directions; prims holds them followed by the extended ones.
+var prims []prim
+
+// basePrims: Walking
 // templates come first: at equal cost the first found is kept.
-var prims = [...]prim{
+var basePrims = [...]prim{
 	{kind: EdgeWalk, jump1: -1, jump2: -1, dirUntil: -1},
 	{kind: EdgeWalk, jump1: -1, jump2: -1, dirUntil: 8}, // step off a ledge
 	{kind: EdgeJump, jump1: 0, jump2: -1, dirUntil: -1},
@@ -73,6 +77,32 @@ var prims = [...]prim{
 	{kind: EdgeHook, jump1: 0, jump2: -1, dirUntil: -1, hookDeg: 65, hookUntil: 35},
 	{kind: EdgeHook, jump1: 0, jump2: -1, dirFrom: 10, dirUntil: -1, hookDeg: 85, hookUntil: 45},
 	{kind: EdgeHook, jump1: 0, jump2: 25, dirUntil: -1, hookDeg: 60, hookUntil: 24},
+	{kind: EdgeHook, jump1: 0, jump2: -1, dirUntil: -1, hookDeg: 30, hookUntil: 20},
+	{kind: EdgeHook, jump1: 0, jump2: -1, dirUntil: -1, hookDeg: 75, hookUntil: 20},
+	{kind: EdgeHook, jump1: 0, jump2: 20, dirFrom: 0, dirUntil: -1, hookDeg: 80, hookUntil: 60},
+	{kind: EdgeHook, jump1: 0, jump2: -1, dirFrom: 0, dirUntil: -1, hookDeg: 50, hookUntil: 60},
+}
+
+// numBasePrims is the number of templates tried from every node; the
+// others (extendedPrims) only from nodes that need them.
+var numBasePrims = len(basePrims)
+
+func init() {
+	prims = append(prims, basePrims[:]...)
+	for _, dirFrom := range [2]int8{0, 16} {
+		for _, jump2 := range [3]int8{-1, 16, 28} {
+			for _, h := range [4][2]int8{{0, 0}, {45, 30}, {70, 40}, {88, 60}} {
+				k := uint8(EdgeJump)
+				if jump2 >= 0 {
+					k = EdgeDoubleJump
+				}
+				if h[0] != 0 {
+					k = EdgeHook
+				}
+				prims = append(prims, prim{kind: k, jump1: 0, jump2: jump2, dirFrom: dirFrom, dirUntil: -1, hookDeg: h[0], hookUntil: h[1]})
+			}
+		}
+	}
 }
 
 // input returns the core input of prim p in direction dir at tick t.
@@ -258,45 +288,146 @@ func BuildNav(m *twmap.Map) (*Nav, error) {
 	return n, nil
 }
 
-// buildEdges simulates every move template from every node.
+// buildEdges simulates the base move templates from every node, then the
+// extended ones from the nodes that cannot yet reach every item of the map
+// (a base, say, whose way out needs a move the base templates miss).
 func (n *Nav) buildEdges() error {
 	wc := &world.WorldCore{Tuning: world.DefaultTuning()}
 	wc.Tuning.PlayerCollision = 0
 	wc.Tuning.PlayerHooking = 0
 	var core world.CharacterCore
 	core.Init(wc, n.col)
-	n.first = make([]int32, len(n.nodes)+1)
-	var seen []int32 // targets of the current node, for de-duplication
+	per := make([][]edge, len(n.nodes))
+	total := 0
 	for i := range n.nodes {
-		n.first[i] = int32(len(n.edges))
-		seen = seen[:0]
-		for pi := range prims {
-			for _, dir := range [2]int32{-1, 1} {
-				to, ticks, ok := n.simulate(&core, int32(i), &prims[pi], dir)
-				if !ok {
-					continue
-				}
-				cost := uint16(ticks + 2 + 4*int(prims[pi].kind))
-				if j := indexOf(seen, to); j >= 0 {
-					e := &n.edges[int(n.first[i])+j]
-					if cost < e.cost {
-						*e = edge{to: to, cost: cost, prim: uint8(pi), dir: int8(dir)}
-					}
-					continue
-				}
-				if len(n.edges) >= MaxNavEdges {
-					return fmt.Errorf("%w: more than %d edges", ErrNavTooBig, MaxNavEdges)
-				}
-				seen = append(seen, to)
-				n.edges = append(n.edges, edge{to: to, cost: cost, prim: uint8(pi), dir: int8(dir)})
-			}
+		per[i] = n.nodeEdges(&core, int32(i), 0, numBasePrims, per[i])
+		total += len(per[i])
+		if total > MaxNavEdges {
+			return fmt.Errorf("%w: more than %d edges", ErrNavTooBig, MaxNavEdges)
 		}
 		if n.simTicks > MaxNavSimTicks {
 			return fmt.Errorf("%w: more than %d simulated ticks", ErrNavTooBig, MaxNavSimTicks)
 		}
 	}
+	for _, i := range n.trapped(per) {
+		total -= len(per[i])
+		per[i] = n.nodeEdges(&core, i, numBasePrims, len(prims), per[i])
+		total += len(per[i])
+		if total > MaxNavEdges {
+			return fmt.Errorf("%w: more than %d edges", ErrNavTooBig, MaxNavEdges)
+		}
+		if n.simTicks > MaxNavSimTicks {
+			return fmt.Errorf("%w: more than %d simulated ticks", ErrNavTooBig, MaxNavSimTicks)
+		}
+	}
+	n.first = make([]int32, len(n.nodes)+1)
+	n.edges = make([]edge, 0, total)
+	for i := range per {
+		n.first[i] = int32(len(n.edges))
+		n.edges = append(n.edges, per[i]...)
+	}
 	n.first[len(n.nodes)] = int32(len(n.edges))
 	return nil
+}
+
+// nodeEdges adds to list the edges of templates prims[lo:hi] from node i,
+// keeping the cheapest move per target node.
+func (n *Nav) nodeEdges(core *world.CharacterCore, i int32, lo, hi int, list []edge) []edge {
+	for pi := lo; pi < hi; pi++ {
+		for _, dir := range [2]int32{-1, 1} {
+			to, ticks, ok := n.simulate(core, i, &prims[pi], dir)
+			if !ok {
+				continue
+			}
+			e := edge{to: to, cost: uint16(ticks + 2 + 4*int(prims[pi].kind)), prim: uint8(pi), dir: int8(dir)}
+			j := 0
+			for j < len(list) && list[j].to != to {
+				j++
+			}
+			if j == len(list) {
+				list = append(list, e)
+			} else if e.cost < list[j].cost {
+				list[j] = e
+			}
+		}
+	}
+	return list
+}
+
+// trapped returns the nodes that can be reached from a spawn or flag
+// stand but from which some spawn or flag stand cannot be reached over the
+// edges in per.
+func (n *Nav) trapped(per [][]edge) []int32 {
+	// reverse adjacency
+	cnt := make([]int32, len(n.nodes)+1)
+	for i := range per {
+		for _, e := range per[i] {
+			cnt[e.to+1]++
+		}
+	}
+	for i := 1; i < len(cnt); i++ {
+		cnt[i] += cnt[i-1]
+	}
+	rev := make([]int32, cnt[len(n.nodes)])
+	fill := append([]int32(nil), cnt[:len(n.nodes)]...)
+	for i := range per {
+		for _, e := range per[i] {
+			rev[fill[e.to]] = int32(i)
+			fill[e.to]++
+		}
+	}
+	ok := make([]bool, len(n.nodes))
+	for i := range ok {
+		ok[i] = true
+	}
+	mark := make([]uint32, len(n.nodes))
+	queue := make([]int32, 0, len(n.nodes))
+	gen := uint32(0)
+	for _, it := range n.items {
+		a := n.nodeNear(it.pos)
+		if a < 0 || it.kind > twmap.EntityFlagStandBlue {
+			continue
+		}
+		gen++
+		queue = append(queue[:0], a)
+		mark[a] = gen
+		for k := 0; k < len(queue); k++ {
+			v := queue[k]
+			for _, u := range rev[cnt[v]:cnt[v+1]] {
+				if mark[u] != gen {
+					mark[u] = gen
+					queue = append(queue, u)
+				}
+			}
+		}
+		for i := range ok {
+			ok[i] = ok[i] && mark[i] == gen
+		}
+	}
+	// only nodes a player can get to matter: forward from the items
+	gen++
+	queue = queue[:0]
+	for _, it := range n.items {
+		if a := n.nodeNear(it.pos); a >= 0 && mark[a] != gen && it.kind <= twmap.EntityFlagStandBlue {
+			mark[a] = gen
+			queue = append(queue, a)
+		}
+	}
+	for k := 0; k < len(queue); k++ {
+		for _, e := range per[queue[k]] {
+			if mark[e.to] != gen {
+				mark[e.to] = gen
+				queue = append(queue, e.to)
+			}
+		}
+	}
+	var out []int32
+	for i, good := range ok {
+		if !good && mark[i] == gen {
+			out = append(out, int32(i))
+		}
+	}
+	return out
 }
 
 func indexOf(s []int32, v int32) int {

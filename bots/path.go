@@ -9,6 +9,9 @@ const MaxPlanExpansions = 6000
 // MaxPathLen is the most edges a planned path keeps.
 const MaxPathLen = 256
 
+// failPenalty is the extra cost in ticks of a move that failed lately.
+const failPenalty = 400
+
 // planner holds one bot's preallocated A* buffers, sized to its graph.
 type planner struct {
 	g      []int32
@@ -86,7 +89,7 @@ func heuristic(n *Nav, a, b int32) int32 {
 
 // plan searches a path from node start to node goal and stores it; it
 // reports whether a path (possibly partial, towards the closest node found)
-// was stored. Moves that failed the bot b recently are not used.
+// was stored. Moves that failed the bot b recently cost failPenalty more.
 func (p *planner) plan(n *Nav, start, goal int32, b *Bot) bool {
 	p.plen, p.pidx = 0, 0
 	if start < 0 || goal < 0 || start == goal {
@@ -118,11 +121,11 @@ func (p *planner) plan(n *Nav, start, goal int32, b *Bot) bool {
 			best, bestH = u, h
 		}
 		for ei := n.first[u]; ei < n.first[u+1]; ei++ {
-			if b != nil && b.nfail > 0 && b.avoided(ei) {
-				continue
-			}
 			e := &n.edges[ei]
 			g := p.g[u] + int32(e.cost)
+			if b != nil && b.nfail > 0 && b.avoided(ei) {
+				g += failPenalty // failed lately: only if nothing else goes
+			}
 			if p.stamp[e.to] == p.gen && p.g[e.to] <= g {
 				continue
 			}
