@@ -64,6 +64,8 @@ type Config struct {
 	Votes  []VoteOption `toml:"vote"`
 	Voting VotingConfig `toml:"voting"`
 	Record RecordConfig `toml:"record"`
+	// Bots are twserver's own players that play and say they are bots (bots.go).
+	Bots BotsConfig `toml:"bots"`
 	// Register, Econ, Metrics, Web and Agones are the operations side channels (ops.go).
 	Register RegisterConfig `toml:"register"`
 	Econ     EconConfig     `toml:"econ"`
@@ -258,6 +260,7 @@ func Default() Config {
 		Voting:   VotingConfig{Kick: true, KickBanTime: 5, Spectate: true, SpectateRejoinDelay: 3},
 		Log:      LogConfig{Level: "info", Format: "console"},
 		Record:   RecordConfig{Dir: "recordings", MaxFileMB: 512, MaxDirMB: 8192},
+		Bots:     defaultBots(),
 		Register: defaultRegister(),
 		Econ:     defaultEcon(),
 		Web:      WebConfig{PublicChat: true, Recordings: RecordingsAdmin},
@@ -481,6 +484,9 @@ func (c *Config) Validate() error {
 	if err := c.validateOps(); err != nil {
 		return err
 	}
+	if err := c.Bots.validate(); err != nil {
+		return err
+	}
 	if v := &c.Voting; v.KickMin < 0 || v.KickMin > MaxClientsLimit {
 		return invalid("voting.kick_min", "%d is outside 0..%d", v.KickMin, MaxClientsLimit)
 	} else if v.KickBanTime < 0 || v.KickBanTime > MaxBanTime {
@@ -574,6 +580,10 @@ var SvNames = []SvName{
 	{"record.max_dir_mb", "(none)", "oldest recordings deleted beyond this total (0 = no limit)"},
 	{"web.recordings", "(none)", "who lists and downloads the finished recordings on the web page: off, admin (after the admin login, default) or public"},
 	{"web.trusted_proxies", "(none)", "networks (CIDR) of reverse proxies whose X-Forwarded-For, -Proto and -Host are believed (default none)"},
+	{"bots.fill", "(none)", "keep at least this many participants while a human is connected: bots join while humans are fewer, one leaves per arriving human (0 = off)"},
+	{"bots.max", "(none)", "most bots at once, also with bot_add (default 8)"},
+	{"bots.skill", "(none)", "skill of the bots that fill: easy, normal or hard (default normal)"},
+	{"bots.names", "(none)", "names the bots take in turn (default a built-in list)"},
 	{"register.enabled", "sv_register", "register with the master servers (off by default)"},
 	{"register.port", "sv_external_port", "port announced to the masters (0 = server.port)"},
 	{"register.url", "sv_register_url", "DDNet's HTTP registration endpoint"},

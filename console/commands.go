@@ -13,7 +13,8 @@ type Command struct {
 
 // commands lists the console commands, also announced to rcon clients: the
 // commands of the reference server 0.7.5 that twserver implements, with
-// their parameters, then twserver's own (force_vote, players, stats, demo_clip, help).
+// their parameters, then twserver's own (force_vote, players, stats, demo_clip, bot_add,
+// bot_remove, bots_fill, help).
 // The console runs echo, exec, toggle, shutdown and help itself; the game
 // hands it a Handler for every other one (New refuses a missing one).
 var commands = [...]Command{
@@ -54,6 +55,9 @@ var commands = [...]Command{
 	{"players", "", "List the clients with state, team, score, latency and position"},
 	{"stats", "", "Show packet counters (received, dropped by reason, replies) and tick timing"},
 	{"demo_clip", "i[seconds] ?s[name]", "Write a demo of the last seconds of the game (from its teehistorian) to record.dir/NAME.demo"},
+	{"bot_add", "?s[skill] ?r[name]", "Add a bot (skill easy, normal or hard; default bots.skill), name (default the next free one)"},
+	{"bot_remove", "r[name|all]", "Remove the bot of that name, or every bot"},
+	{"bots_fill", "i[count]", "Keep at least count participants with bots while a human is connected (0 = off)"},
 	{"help", "", "List commands"},
 }
 

@@ -122,6 +122,29 @@ func (e *Events) Drop(cid int, addr netip.AddrPort, name, reason string, wasInga
 	}
 }
 
+// Bot prints a bot entering the game (twserver's own line; a bot has no
+// address) and remembers its name for the game lines about it.
+func (e *Events) Bot(cid int, name, skill string, team int) {
+	if !e.On(LevelStandard) {
+		return
+	}
+	if cid >= 0 && cid < len(e.names) {
+		e.names[cid] = name
+	}
+	e.Print(LevelStandard, "server", 256, fmt.Sprintf("bot has entered the game. ClientID=%d name='%s' skill=%s", cid, name, skill))
+	if e.On(LevelDebug) {
+		e.Print(LevelDebug, "game", 128, fmt.Sprintf("team_join player='%d:%s' team=%d", cid, name, team))
+	}
+}
+
+// BotLeave prints a bot leaving the game (twserver's own line).
+func (e *Events) BotLeave(cid int, name, reason string) {
+	if e.On(LevelStandard) {
+		e.Print(LevelStandard, "server", 256, fmt.Sprintf("bot left the game. ClientID=%d name='%s' reason='%s'", cid, name, reason))
+		e.Print(LevelStandard, "game", 128, fmt.Sprintf("leave player='%d:%s'", cid, name))
+	}
+}
+
 // Chat prints a chat line (SendChat): mode ChatAll or ChatTeam; whispers
 // are not printed.
 func (e *Events) Chat(cid int, name string, mode int32, team int, text string) {

@@ -372,7 +372,7 @@ func inner(t *testing.T, rc realClient) {
 		t.Fatalf("the empty game did not fall asleep (see %s)", serverLog)
 	}
 
-	binds := []string{`bind f7 "say ` + chatText + `"`, "bind f8 disconnect", "bind f9 quit"}
+	binds := []string{`bind f7 "say ` + chatText + `"`, "bind f8 disconnect", "bind f9 quit", "bind f10 spectate_next"}
 	if rc.map06 {
 		binds = append(binds, `bind f6 "player_name `+renamedTo+`"`)
 	}
@@ -493,6 +493,8 @@ func inner(t *testing.T, rc realClient) {
 			t.Errorf("client log has no %q after the console's add_vote and force_vote", want)
 		}
 	}
+
+	playWithBots(t, console, serverLog, clientLog, out)
 
 	if rc.map06 {
 		renameInGame(t, console, serverLog, clientLog)

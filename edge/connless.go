@@ -45,6 +45,34 @@ type InfoPlayer struct {
 	Country    int32
 	Score      int32
 	Spectator  bool
+	// Bot: a bot (package botslots). The 0.7 info shows it with client type
+	// bit 2; the 0.6 info and the masters count humans only (HumansOnly).
+	Bot bool
+}
+
+// HumansOnly returns hd and rows without the bots: the 0.6 and DDNet
+// browsers and the masters show humans only (DDNet's rule for the player
+// counts). rows is returned as it is when it holds no bot.
+func HumansOnly(hd InfoHead, rows []InfoPlayer) (InfoHead, []InfoPlayer) {
+	var out []InfoPlayer
+	for i, r := range rows {
+		if !r.Bot {
+			if out != nil {
+				out = append(out, r)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]InfoPlayer, 0, len(rows)), rows[:i]...)
+		}
+		if !r.Spectator {
+			hd.NumPlayers--
+		}
+	}
+	if out == nil {
+		return hd, rows
+	}
+	return hd, out
 }
 
 // answerConnless handles a connless packet with a valid token in the reader:
@@ -107,11 +135,15 @@ func BuildInfo7(hd InfoHead, rows []InfoPlayer) []byte {
 		row.AddStringLimit(r.Clan, 12)
 		row.AddInt(r.Country)
 		row.AddInt(r.Score)
+		// the client type: 1 spectator, 2 bot (0.7.5 masks it with 3)
+		typ := int32(0)
 		if r.Spectator {
-			row.AddInt(1)
-		} else {
-			row.AddInt(0)
+			typ |= 1
 		}
+		if r.Bot {
+			typ |= 2
+		}
+		row.AddInt(typ)
 		// The reply must fit one packet: magic (8) + token (<=5) + body.
 		if p.Len()+row.Len() > InfoMaxPayload-8-netproto.MaxVarintSize {
 			break

@@ -86,6 +86,7 @@ func appendNum6(b []byte, v int) []byte { return append(strconv.AppendInt(b, int
 // publishes the info).
 func BuildInfo6(hd InfoHead, rows []InfoPlayer) Info6 {
 	var in Info6
+	hd, rows = HumansOnly(hd, rows)
 	flags := 0
 	if hd.Passworded {
 		flags = 1

@@ -25,6 +25,7 @@ const (
 	Client07    = "0.7"
 	Client06    = "0.6"
 	ClientDDNet = "ddnet"
+	ClientBot   = "bot" // a bot: no connection
 )
 
 // EventKind says what an Event is.
@@ -72,6 +73,7 @@ type Player struct {
 	Ping     int // milliseconds
 	Client   string
 	IsPlayer bool
+	Bot      bool // a bot (Client is ClientBot)
 }
 
 // Game is the state of the game itself.

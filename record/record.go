@@ -426,6 +426,15 @@ func (r *Recorder) Drop(cid int, name string, inGame bool, reason string) {
 	}
 }
 
+// Bot records that client cid, just joined (Join), is a bot of skill (0
+// easy, 1 normal, 2 hard): PLAYER_BOT, so a replay gives the world the
+// same player (world.PlayerInfo.Bot).
+func (r *Recorder) Bot(cid int, skill int32) {
+	if r.Active() {
+		r.enc.RecordPlayerBot(cid, skill)
+	}
+}
+
 // Ready records client cid entering the game (name, then PLAYER_READY).
 func (r *Recorder) Ready(cid int, name string) {
 	if r.Active() {

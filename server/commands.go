@@ -3,8 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
+	"maps"
 	"time"
 
 	"twserver/console"
@@ -24,7 +23,7 @@ import (
 
 // conHandlers returns the handlers of the game's console commands.
 func (s *Server) conHandlers() map[string]console.Handler {
-	return map[string]console.Handler{
+	h := map[string]console.Handler{
 		"kick":   s.cmdKick,
 		"status": s.cmdStatus,
 		"logout": s.cmdLogout,
@@ -135,6 +134,8 @@ func (s *Server) conHandlers() map[string]console.Handler {
 		"players": func(console.Caller, console.Args) error { s.cmdPlayers(); return nil },
 		"stats":   func(console.Caller, console.Args) error { s.cmdStats(); return nil },
 	}
+	maps.Copy(h, s.bots.Handlers())
+	return h
 }
 
 // cmdStatus prints the reference's status lines, one per client: in game
@@ -156,6 +157,7 @@ func (s *Server) cmdStatus(console.Caller, console.Args) error {
 		s.consoleOut(fmt.Sprintf("id=%d addr=%s client=%x name='%s' score=%d %s", c.id, edge.RefAddr(c.addr, true),
 			c.version, c.name, s.world.Score(c.id), auth))
 	}
+	s.bots.Status(s.consoleOut)
 	return nil
 }
 
@@ -177,24 +179,12 @@ func (s *Server) cmdPlayers() {
 		}
 		s.consoleOut(line)
 	}
+	s.bots.Status(s.consoleOut)
 	s.consoleOut(fmt.Sprintf("%d client(s), map %s, tick %d", n, s.curMap.Name, s.world.CurrentTick()))
 }
 
 func (s *Server) cmdStats() {
-	cs := s.Counters()
-	keys := make([]string, 0, len(cs))
-	for k := range cs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "%s=%d", k, cs[k])
-	}
-	s.consoleOut(b.String())
+	s.consoleOut(s.stats.CountersLine())
 	s.consoleOut(s.pregameSummary())
 	s.consoleOut(s.ticks.Summary())
 }

@@ -60,6 +60,15 @@ func (s *Server) infoPlayers() (rows []edge.InfoPlayer, numPlayers int) {
 		}
 		rows = append(rows, r)
 	}
+	for cid := range s.clients {
+		if b := s.bots.At(cid); b != nil && s.world.HasPlayer(cid) {
+			spec := s.world.Team(cid) == world.TeamSpectators
+			rows = append(rows, edge.InfoPlayer{Name: b.Name, Country: -1, Score: int32(s.world.Score(cid)), Spectator: spec, Bot: true})
+			if !spec {
+				numPlayers++
+			}
+		}
+	}
 	s.infoRows = rows
 	return rows, numPlayers
 }
@@ -82,7 +91,7 @@ func (s *Server) infoSignature() uint64 {
 	var h uint64 = 1469598103934665603
 	for _, c := range s.clients {
 		v := uint64(c.state)
-		if c.state == session.Ingame {
+		if c.state == session.Ingame || s.bots.Has(c.id) {
 			v = v<<40 ^ uint64(uint32(s.world.Score(c.id)))<<8 ^ uint64(uint8(s.world.Team(c.id)))
 		}
 		h = (h ^ v) * 1099511628211

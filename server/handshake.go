@@ -182,6 +182,7 @@ func (s *Server) enterGame(c *client) {
 		s.sendGame(c, s.clientInfo(o, false), false)
 		s.sendGame(o, me, false)
 	}
+	s.sendIngame(c, nil) // the bots' infos
 	local := s.clientInfo(c, true)
 	local.Silent = me.Silent
 	s.sendGame(c, local, true)

@@ -81,6 +81,8 @@ func (s *Server) emitInfo(rows []edge.InfoPlayer, numPlayers int) {
 		return
 	}
 	maxPlayers, maxClients := s.infoLimits(numPlayers, len(rows))
+	hd, rows := edge.HumansOnly(edge.InfoHead{NumPlayers: numPlayers}, rows) // the masters count humans only
+	numPlayers = hd.NumPlayers
 	in := &observe.Info{
 		Name: s.cfg.Server.Name, GameType: s.gameTypeName(), Version: GameVersion,
 		MapName: s.curMap.Name, MapSHA256: s.curMap.SHA256, MapSize: s.curMap.Size,

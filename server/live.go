@@ -58,6 +58,9 @@ func (s *Server) liveKill(killer, victim, weapon int32) {
 // liveName is the name of the client in slot cid ("" when none).
 func (s *Server) liveName(cid int) string {
 	if cid < 0 || cid >= len(s.clients) || s.clients[cid].state == session.Empty {
+		if b := s.bots.At(cid); b != nil {
+			return b.Name
+		}
 		return ""
 	}
 	return s.clients[cid].name
@@ -91,13 +94,19 @@ func (s *Server) publishFrame(tick int32, now time.Time) {
 	f.Map = s.liveLayer()
 	_ = s.world.Snap(-1, f) // entities beyond live.MaxItemWords are left out
 	for _, c := range s.clients {
-		if c.state != session.Ingame || !s.world.HasPlayer(c.id) {
+		b := s.bots.At(c.id)
+		if (c.state != session.Ingame && b == nil) || !s.world.HasPlayer(c.id) {
 			continue
 		}
 		team := s.world.Team(c.id)
-		f.Players = append(f.Players, live.Player{ID: c.id, Name: c.name, Clan: c.clan, Country: int(c.country),
-			Score: s.world.Score(c.id), Team: team, Ping: c.latencyMs, Client: liveClientKind(c),
-			IsPlayer: team != world.TeamSpectators})
+		p := live.Player{ID: c.id, Name: c.name, Clan: c.clan, Country: int(c.country), Score: s.world.Score(c.id),
+			Team: team, Ping: c.latencyMs, IsPlayer: team != world.TeamSpectators, Bot: b != nil, Client: live.ClientBot}
+		if b != nil {
+			p.Name, p.Country = b.Name, -1
+		} else {
+			p.Client = liveClientKind(c)
+		}
+		f.Players = append(f.Players, p)
 	}
 	f.Events = l.feed.AppendTo(f.Events)
 	l.hub.Publish(f)

@@ -286,6 +286,7 @@ func (s *Server) doTick() {
 // notes a snapshot tick whose snapshots a catch-up skips: its events stay).
 func (s *Server) simulateTick(snapshots bool) {
 	next := s.world.CurrentTick() + 1
+	s.bots.BeforeTick()
 	for _, c := range s.clients {
 		if c.state == session.Ingame {
 			if in, ok := c.inputs.For(next); ok {
@@ -301,6 +302,7 @@ func (s *Server) simulateTick(snapshots bool) {
 	s.rec.AfterTick()
 	s.world.DrainEvents(s.onWorldEvent)
 	s.dropKicked()
+	s.bots.AfterTick()
 	s.tickVote()
 	s.sendRconLists(s.world.CurrentTick())
 	if s.world.CurrentTick()%50 == 0 {
@@ -388,16 +390,6 @@ func (s *Server) handlePacket(p *rxPacket) {
 	}
 }
 
-// reasonDialectOff is the CLOSE reason for a client of a dialect the
-// server does not accept (server.accept_07, server.accept_06), worded as
-// DDNet's refusal of 0.7 clients.
-func reasonDialectOff(d netproto.Dialect) string {
-	if d.Is6() {
-		return "0.6 connections are not accepted at this time"
-	}
-	return "0.7 connections are not accepted at this time"
-}
-
 // onConnect handles a checked connection request from an address without a
 // slot. Bans, the slot count and the per-IP limit count clients of every
 // dialect together.
@@ -405,7 +397,7 @@ func (s *Server) onConnect(addr netip.AddrPort, req edge.Request) {
 	now := s.now()
 	if on := s.cfg.Server.Accept07; req.Dialect.Is6() && !s.cfg.Server.Accept06 || !req.Dialect.Is6() && !on {
 		s.gauges.Refused[metrics.RefuseDialect].Add(1)
-		s.sendRaw(req.AppendClose(s.sendBuf[:0], reasonDialectOff(req.Dialect)), addr)
+		s.sendRaw(req.AppendClose(s.sendBuf[:0], edge.ReasonDialectOff(req.Dialect)), addr)
 		return
 	}
 	if reason, banned := s.bans.Check(addr.Addr(), time.Now()); banned {
@@ -421,7 +413,7 @@ func (s *Server) onConnect(addr netip.AddrPort, req edge.Request) {
 		s.rateLog().Str("addr", addr.String()).Str("reason", metrics.RefuseReasons[why]).Msg("refused: pre-game bound")
 		return
 	}
-	if s.numClients() >= s.cfg.Server.MaxClients {
+	if s.freeSlot() == nil && !s.bots.Evict() {
 		s.gauges.Refused[metrics.RefuseFull].Add(1)
 		s.sendRaw(req.AppendClose(s.sendBuf[:0], netproto.ReasonServerFull), addr)
 		s.rateLog().Str("addr", addr.String()).Msg("refused: server full")

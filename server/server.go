@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"twserver/bots"
+	"twserver/botslots"
 	"twserver/config"
 	"twserver/console"
 	"twserver/dialect6"
@@ -97,6 +99,8 @@ type Options struct {
 	// starts when the loop starts or the map changes.
 	AlignTicks bool
 	TickPhase  time.Duration
+	// Navs holds the bots' navigation graphs (nil: the game's own; shared by the games of a process).
+	Navs *bots.NavCache
 }
 
 // Server is one game server. Create it with New and run it with Run.
@@ -169,7 +173,8 @@ type Server struct {
 	// side channels (hooks.go); installed before Run
 	observers observe.Observers
 
-	rec *record.Recorder // recording (package record)
+	rec  *record.Recorder // recording (package record)
+	bots *botslots.Slots  // the bots (package botslots, bots.go)
 
 	// the 0.6 game layer (snapsend.go, sys6.go)
 	trans6  *dialect6.Game  // translation of the game layer for 0.6 clients
@@ -208,6 +213,8 @@ func New(o Options) (*Server, error) {
 	s.edge.Master.Token = edge.NewGlobalToken()
 	s.trans6 = new(dialect6.Game)
 	s.con.q = console.NewQueue(ConsoleQueueLen)
+	s.rec = record.New(record.Options{Config: &s.cfg, Log: s.log, ServerVersion: ServerVersion})
+	s.bots = botslots.New(botslots.Options{Config: &s.cfg, Host: botHost{s}, Rec: s.rec, Log: s.log, Events: &s.con.Events, Seed: s.seed, Navs: o.Navs})
 	cons, err := console.New(conHost{s}, s.conHandlers())
 	if err != nil {
 		return nil, err
@@ -230,7 +237,6 @@ func New(o Options) (*Server, error) {
 	for i := range s.clients {
 		s.clients[i] = &client{id: i}
 	}
-	s.rec = record.New(record.Options{Config: &s.cfg, Log: s.log, ServerVersion: ServerVersion})
 	if err := s.setMap(m); err != nil {
 		return nil, err
 	}
@@ -258,19 +264,7 @@ func (s *Server) Addr() netip.AddrPort { return s.conn.LocalAddr() }
 func (s *Server) MapName() string { return s.curMap.Name }
 
 // Counters returns the current counter values by name.
-func (s *Server) Counters() map[string]uint64 {
-	return map[string]uint64{
-		"received":         s.stats.Received.Load(),
-		"malformed":        s.stats.Malformed.Load(),
-		"bad_token":        s.stats.BadToken.Load(),
-		"queue_full":       s.stats.QueueFull.Load(),
-		"connless_dropped": s.stats.ConnlessDropped.Load(),
-		"token_replies":    s.stats.TokenReplies.Load(),
-		"info_replies":     s.stats.InfoReplies.Load(),
-		"bad_messages":     s.stats.BadMessages.Load(),
-		"flood":            s.stats.Flood.Load(),
-	}
-}
+func (s *Server) Counters() map[string]uint64 { return s.stats.Counters() }
 
 // now returns the monotonic time since the server's epoch, the clock of netproto.
 func (s *Server) now() time.Duration {
@@ -330,6 +324,7 @@ func (s *Server) setMap(m *twmap.Map) error {
 			s.rec.Join(c.id, !c.conn.Dialect().Is6())
 		}
 	}
+	s.bots.NewGame(w, m)
 	return nil
 }
 

@@ -136,7 +136,7 @@ func (s *Server) numClients() int {
 // freeSlot returns the lowest free slot or nil.
 func (s *Server) freeSlot() *client {
 	for _, c := range s.clients {
-		if c.state == session.Empty {
+		if c.state == session.Empty && !s.bots.Has(c.id) {
 			return c
 		}
 	}

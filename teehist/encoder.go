@@ -334,6 +334,13 @@ func (e *Encoder) RecordLatency(cid int, ms int32) {
 // (twserver extension ExSnapSkipped).
 func (e *Encoder) RecordSnapSkipped(tick int32) { e.RecordExInts(ExSnapSkipped, tick) }
 
+// RecordPlayerBot records that the connection of cid that just joined is a
+// bot of the given skill (0 easy, 1 normal, 2 hard; twserver extension
+// ExPlayerBot), before its PLAYER_READY.
+func (e *Encoder) RecordPlayerBot(cid int, skill int32) {
+	e.RecordExInts(ExPlayerBot, int32(cid), skill)
+}
+
 // RecordServerMsg records a game message the server sent to everybody
 // (msg: its 0.7 encoding, message header included; twserver extension
 // ExServerMsg): chat lines, emoticons, skin changes, votes, broadcasts and

@@ -112,6 +112,7 @@ const (
 	ExLatency      // twserver: cid, ms — the latency the coming per-second update shows (world.PendingLatency)
 	ExSnapSkipped  // twserver: tick — the coming tick is a snapshot tick whose snapshots the loop skips (catching up): no World.PostSnap
 	ExServerMsg    // twserver: raw — a game message the server sent to everybody that the world does not make (0.7 form, header included)
+	ExPlayerBot    // twserver: cid, skill — the joining connection is a bot (world.PlayerInfo.Bot): no client, PLAYERFLAG_BOT
 	numExKinds
 )
 
@@ -154,6 +155,7 @@ var ExTable = [numExKinds]ExInfo{
 	ExLatency:      {Name: "teehistorian-latency@twserver", Label: "LATENCY", Layout: "ii"},
 	ExSnapSkipped:  {Name: "teehistorian-snap-skipped@twserver", Label: "SNAP_SKIPPED", Layout: "i"},
 	ExServerMsg:    {Name: "teehistorian-server-message@twserver", Label: "SERVER_MESSAGE", Layout: "r"},
+	ExPlayerBot:    {Name: "teehistorian-player-bot@twserver", Label: "PLAYER_BOT", Layout: "ii"},
 }
 
 var exByUUID = map[UUID]ExKind{}

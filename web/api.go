@@ -24,6 +24,7 @@ type apiClient struct {
 	Team     int    `json:"team"`
 	Ping     int    `json:"ping"`
 	Client   string `json:"client"`
+	Bot      bool   `json:"bot"`
 }
 
 // apiGame is one game's state.
@@ -99,7 +100,7 @@ func gameOf(port int, f *live.Frame) apiGame {
 	}
 	for _, p := range f.Players {
 		g.Clients = append(g.Clients, apiClient{ID: p.ID, Name: p.Name, Clan: p.Clan, Country: p.Country,
-			Score: p.Score, IsPlayer: p.IsPlayer, Team: p.Team, Ping: p.Ping, Client: p.Client})
+			Score: p.Score, IsPlayer: p.IsPlayer, Team: p.Team, Ping: p.Ping, Client: p.Client, Bot: p.Bot})
 	}
 	return g
 }

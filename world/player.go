@@ -11,7 +11,7 @@ import (
 // snapshots (De_ClientInfo).
 type PlayerInfo struct {
 	Spectator       bool // join as a spectator regardless of free slots
-	Bot             bool // a server-side dummy: never kicked for inactivity (0.7.5 sets no PLAYERFLAG_BOT)
+	Bot             bool // a bot (no connection): never kicked for inactivity, PLAYERFLAG_BOT in its PlayerInfo
 	Name            string
 	Clan            string
 	Country         int32

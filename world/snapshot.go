@@ -185,6 +185,9 @@ func (p *Player) snap(viewer int, b SnapBuilder) error {
 	if viewer != -1 && p.spectating() && viewer == p.spectatorID {
 		flags |= PlayerFlagWatching
 	}
+	if p.info.Bot {
+		flags |= PlayerFlagBot // the 0.7 bot marker (0.6 translations drop it)
+	}
 	d[0] = flags
 	d[1] = int32(p.score)
 	if viewer == -1 {

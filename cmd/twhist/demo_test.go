@@ -23,6 +23,9 @@ import (
 
 const lmsFile = "testdata/twserver_lms.teehistorian"
 
+// botsFile is a recording with bots (teehist/testdata/README.md): Pebble is client 3.
+const botsFile = "../../teehist/testdata/twserver_bots.teehistorian"
+
 // foreign returns the recording data with the random generator of another
 // server in its header (what a DDNet recording on the same map looks like).
 func foreign(t *testing.T, data []byte) string {
@@ -94,6 +97,7 @@ func TestDemoCommand(t *testing.T) {
 		{"clip ticks", []string{"-from", "@501", "-to", "@777"}, lmsFile, 0, "", 502, 776, -1},
 		{"pov id", []string{"-pov", "2"}, lmsFile, 0, "", -1, -1, 2},
 		{"pov name", []string{"-pov", "twload3", "-to", "30"}, lmsFile, 0, "", -1, 1500, 3},
+		{"pov bot", []string{"-pov", "Pebble"}, botsFile, 0, "", -1, -1, 3},
 		{"ddnet", []string{"-format", "06"}, lmsFile, 0, "", 2, 2152, -1},
 		{"ddnet pov", []string{"-format", "06", "-pov", "1", "-from", "2"}, lmsFile, 0, "", 100, 2152, 1},
 		{"bad format", []string{"-format", "05"}, lmsFile, 2, "want 07 or 06", 0, 0, -1},

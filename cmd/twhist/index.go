@@ -211,8 +211,14 @@ func findLine(w io.Writer, r *index.Result, cmd string) error {
 		_, err = fmt.Fprintf(w, "%s  # %s %s %s %q tick %d (%s) %q\n", cmd, r.Start.Format("2006-01-02 15:04"), plain(r.Map), r.Event,
 			r.Player, r.Tick, clock(r.Tick), r.Other)
 	} else {
-		_, err = fmt.Fprintf(w, "%s  # %s %s %s %.0f s, players %q\n", cmd, r.Start.Format("2006-01-02 15:04"), plain(r.Map), plain(r.Type),
+		_, err = fmt.Fprintf(w, "%s  # %s %s %s %.0f s, players %q", cmd, r.Start.Format("2006-01-02 15:04"), plain(r.Map), plain(r.Type),
 			float64(r.Ticks)/50, r.Players)
+		if err == nil && len(r.Bots) > 0 {
+			_, err = fmt.Fprintf(w, ", bots %q", r.Bots)
+		}
+		if err == nil {
+			_, err = fmt.Fprintln(w)
+		}
 	}
 	return err
 }

@@ -18,6 +18,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"twserver/bots"
+	"twserver/botslots"
 	"twserver/config"
 	"twserver/encpool"
 	"twserver/metrics"
@@ -149,6 +151,7 @@ func runGames(ctx context.Context, stop context.CancelFunc, cfgs []config.Config
 // console input. On an error the games started so far are returned with it.
 func startGames(ctx context.Context, cfgs []config.Config, consoles []io.Reader, pool *encpool.Pool, sizer *procs.Sizer, log zerolog.Logger) ([]*game, error) {
 	games := make([]*game, 0, len(cfgs))
+	navs := bots.NewNavCache(botslots.MaxNavs) // the bots' graphs, one per map for every game
 	for i, cfg := range cfgs {
 		g := &game{cfg: cfg, log: log}
 		if len(cfgs) > 1 {
@@ -165,7 +168,7 @@ func startGames(ctx context.Context, cfgs []config.Config, consoles []io.Reader,
 		}
 		// Several games tick at phases spread over the tick, so their
 		// snapshot bursts do not coincide.
-		srv, err := server.New(server.Options{Config: cfg, Logger: g.log, Console: consoles[i], Pool: pool, Procs: sizer, Conn: conn,
+		srv, err := server.New(server.Options{Config: cfg, Logger: g.log, Console: consoles[i], Pool: pool, Procs: sizer, Conn: conn, Navs: navs,
 			AlignTicks: len(cfgs) > 1, TickPhase: time.Duration(i) * netproto.TickDuration / time.Duration(len(cfgs))})
 		if err != nil {
 			g.log.Error().Err(err).Msg("cannot start")

@@ -47,6 +47,7 @@ type Result struct {
 	Text     string    `json:"text,omitempty"` // a chat line, as said
 	Weapon   int32     `json:"weapon,omitempty"`
 	Players  []string  `json:"players,omitempty"` // games: every name seen
+	Bots     []string  `json:"bots,omitempty"`    // games: the names among Players that were bots
 }
 
 // Find answers q from the index db.
@@ -142,7 +143,8 @@ func Find(ctx context.Context, db *sql.DB, q Query) ([]Result, error) {
 }
 
 // addPlayers fills in the distinct names of the players of every game of
-// out, in order of appearance, with one query.
+// out, in order of appearance, and those of them that were bots, with one
+// query.
 func addPlayers(ctx context.Context, db *sql.DB, out []Result) error {
 	if len(out) == 0 {
 		return nil
@@ -157,7 +159,7 @@ func addPlayers(ctx context.Context, db *sql.DB, out []Result) error {
 	if err != nil {
 		return err
 	}
-	rows, err := db.QueryContext(ctx, `SELECT file, name FROM names WHERE file IN (SELECT value FROM json_each(?))
+	rows, err := db.QueryContext(ctx, `SELECT file, name, MAX(bot) FROM names WHERE file IN (SELECT value FROM json_each(?))
 		GROUP BY file, name ORDER BY file, MIN(tick), name`, string(list))
 	if err != nil {
 		return err
@@ -165,11 +167,15 @@ func addPlayers(ctx context.Context, db *sql.DB, out []Result) error {
 	defer rows.Close()
 	for rows.Next() {
 		var f, n string
-		if err := rows.Scan(&f, &n); err != nil {
+		var bot bool
+		if err := rows.Scan(&f, &n, &bot); err != nil {
 			return err
 		}
 		for _, i := range at[f] {
 			out[i].Players = append(out[i].Players, n)
+			if bot {
+				out[i].Bots = append(out[i].Bots, n)
+			}
 		}
 	}
 	return rows.Err()

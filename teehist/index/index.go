@@ -37,7 +37,7 @@ const (
 // SchemaVersion is the index's layout (SQLite user_version). Open rebuilds
 // an index of an older version from scratch (the next Update reads every
 // file again) and refuses a newer one.
-const SchemaVersion = 2
+const SchemaVersion = 3 // 3: names.bot
 
 // ErrNewerIndex is returned by Open for an index a newer twhist wrote.
 var ErrNewerIndex = errors.New("index: written by a newer twhist (delete it to rebuild)")
@@ -58,7 +58,7 @@ const schema = `
 CREATE TABLE IF NOT EXISTS games (
 	file TEXT PRIMARY KEY, size INTEGER, mtime INTEGER,
 	game_uuid TEXT, map TEXT, type TEXT, start INTEGER, ticks INTEGER, finished INTEGER, note TEXT);
-CREATE TABLE IF NOT EXISTS names (file TEXT, cid INTEGER, name TEXT, tick INTEGER);
+CREATE TABLE IF NOT EXISTS names (file TEXT, cid INTEGER, name TEXT, tick INTEGER, bot INTEGER);
 CREATE TABLE IF NOT EXISTS events (file TEXT, tick INTEGER, kind TEXT, cid INTEGER, player TEXT, other TEXT, weapon INTEGER);
 CREATE INDEX IF NOT EXISTS events_file ON events(file);
 CREATE INDEX IF NOT EXISTS events_player ON events(player);
@@ -193,6 +193,7 @@ type nameAt struct {
 	cid  int
 	name string
 	tick int32
+	bot  bool // the slot's connection is a bot (PLAYER_BOT)
 }
 
 type event struct {
@@ -224,7 +225,7 @@ func scan(ctx context.Context, path, mapDir string) (*game, error) {
 	}
 	g := &game{h: h}
 	var names [teehist.MaxClients]string
-	var ingame [teehist.MaxClients]bool
+	var ingame, bot [teehist.MaxClients]bool
 	var m teehist.Message
 	var fields []teehist.ExField
 	var up netproto.Unpacker
@@ -242,6 +243,10 @@ func scan(ctx context.Context, path, mapDir string) (*game, error) {
 		switch m.Kind {
 		case teehist.KindFinish:
 			g.finished = true
+		case teehist.KindJoin:
+			if cid >= 0 && cid < teehist.MaxClients {
+				bot[cid] = false // a new connection
+			}
 		case teehist.KindDrop:
 			if cid >= 0 && cid < teehist.MaxClients && ingame[cid] {
 				ingame[cid] = false
@@ -252,7 +257,7 @@ func scan(ctx context.Context, path, mapDir string) (*game, error) {
 				g.chat(&up, m.Tick, m.Data, &names)
 				continue
 			}
-			if m.Ex != teehist.ExPlayerName && m.Ex != teehist.ExPlayerReady {
+			if m.Ex != teehist.ExPlayerName && m.Ex != teehist.ExPlayerReady && m.Ex != teehist.ExPlayerBot {
 				continue
 			}
 			if fields, err = teehist.AppendEx(fields[:0], m.Ex, m.Data); err != nil || len(fields) == 0 {
@@ -262,10 +267,12 @@ func scan(ctx context.Context, path, mapDir string) (*game, error) {
 			if cid < 0 || cid >= teehist.MaxClients {
 				continue
 			}
-			if m.Ex == teehist.ExPlayerName && len(fields) == 2 {
+			if m.Ex == teehist.ExPlayerBot {
+				bot[cid] = true
+			} else if m.Ex == teehist.ExPlayerName && len(fields) == 2 {
 				names[cid] = clip(fields[1].Str)
 				if len(g.names) < MaxEventsPerFile {
-					g.names = append(g.names, nameAt{cid, names[cid], m.Tick})
+					g.names = append(g.names, nameAt{cid, names[cid], m.Tick, bot[cid]})
 				}
 			} else if m.Ex == teehist.ExPlayerReady {
 				ingame[cid] = true
@@ -411,12 +418,12 @@ func store(ctx context.Context, db *sql.DB, file string, g *game) error {
 		h.GameUUID.String(), clip(h.MapName), strings.ToLower(clip(h.GameType)), h.StartTime.Unix(), g.ticks, g.finished, g.note); err != nil {
 		return err
 	}
-	ns, err := tx.PrepareContext(ctx, `INSERT INTO names VALUES (?,?,?,?)`)
+	ns, err := tx.PrepareContext(ctx, `INSERT INTO names VALUES (?,?,?,?,?)`)
 	if err != nil {
 		return err
 	}
 	for _, n := range g.names {
-		if _, err := ns.ExecContext(ctx, file, n.cid, n.name, n.tick); err != nil {
+		if _, err := ns.ExecContext(ctx, file, n.cid, n.name, n.tick, n.bot); err != nil {
 			return err
 		}
 	}

@@ -524,3 +524,30 @@ func TestForgetAtomic(t *testing.T) {
 		t.Fatalf("forget: %v", err)
 	}
 }
+
+// TestIndexBots: the index knows which players were bots (PLAYER_BOT) and
+// find lists them apart; a human in a bot's former slot is no bot.
+func TestIndexBots(t *testing.T) {
+	dir := t.TempDir()
+	copyTestdata(t, dir, map[string]string{"bots.teehistorian": "twserver_bots.teehistorian"})
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if st, err := Update(ctx, db, dir, ""); err != nil || st.Indexed != 1 {
+		t.Fatalf("update: %+v %v", st, err)
+	}
+	res, err := Find(ctx, db, Query{})
+	if err != nil || len(res) != 1 {
+		t.Fatalf("find: %v %v", res, err)
+	}
+	slices.Sort(res[0].Bots)
+	if got := strings.Join(res[0].Bots, ","); got != "Juniper,Pebble,Quartz" {
+		t.Errorf("bots %q, want Juniper, Pebble, Quartz (players %q)", got, res[0].Players)
+	}
+	if !slices.Contains(res[0].Players, "bob") || !slices.Contains(res[0].Players, "alice") || len(res[0].Players) != 5 {
+		t.Errorf("players %q", res[0].Players)
+	}
+}

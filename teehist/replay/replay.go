@@ -421,6 +421,8 @@ func (e *Engine) ex(m *teehist.Message) {
 			c.info.Name = c.name
 			e.w.SetPlayerInfo(cid, c.info)
 		}
+	case teehist.ExPlayerBot:
+		c.info = world.PlayerInfo{Bot: true, Country: -1}
 	case teehist.ExPlayerReady:
 		c.info.Name = c.name
 		c.ingame = e.w.AddPlayer(cid, c.info) == nil

@@ -508,3 +508,42 @@ func fuzzEngine(data []byte) (*Engine, *teehist.Reader) {
 	e.maxTicks = 2000
 	return e, r
 }
+
+// TestReplayRecordedBots: a recording with bots (PLAYER_BOT) replays
+// without divergence, and the replayed bots carry PLAYERFLAG_BOT in their
+// PlayerInfo while the humans do not.
+func TestReplayRecordedBots(t *testing.T) {
+	f, err := os.Open("../testdata/twserver_bots.teehistorian")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := teehist.NewReader(bufio.NewReader(f))
+	h, err := r.ReadHeader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(h, twmap.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msg teehist.Message
+	sawBots := false
+	for r.Next(&msg) == nil {
+		if e.Feed(&msg) {
+			break
+		}
+		if e.World().CurrentTick() == 300 && !sawBots {
+			sawBots = true
+			for cid, want := range map[int]bool{0: false, 1: true, 2: true, 3: true} {
+				if info, ok := e.World().Info(cid); !ok || info.Bot != want {
+					t.Errorf("tick 300 cid %d: in game %v, bot %v, want bot %v", cid, ok, info.Bot, want)
+				}
+			}
+		}
+	}
+	res := e.Result()
+	if res.Divergence != nil || !res.Finished || res.Compared < 1000 || !sawBots {
+		t.Errorf("divergence %v, finished %v, %d compared, reached tick 300 %v", res.Divergence, res.Finished, res.Compared, sawBots)
+	}
+}

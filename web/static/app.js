@@ -227,7 +227,8 @@ function fillTable(table, rows, teams) {
     tr.dataset.id = c.id;
     if (teams && c.team >= 0) tr.className = 'team' + c.team;
     const team = c.team < 0 ? 'spectator' : (teams ? (c.team === 0 ? 'red' : 'blue') : '');
-    for (const v of [c.name, c.clan, c.country, c.score, team, c.ping, c.client]) tr.append(el('td', v));
+    const name = c.bot ? c.name + ' [bot]' : c.name; // bots say they are bots
+    for (const v of [name, c.clan, c.country, c.score, team, c.ping, c.client]) tr.append(el('td', v));
     body.append(tr);
   }
   table.tBodies[0].replaceWith(body);

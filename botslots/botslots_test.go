@@ -1,0 +1,180 @@
+package botslots
+
+import (
+	"testing"
+
+	"twserver/config"
+	"twserver/console"
+	"twserver/gamemsg"
+	"twserver/record"
+	"twserver/world"
+	"twserver/world/twmap"
+
+	"github.com/rs/zerolog"
+)
+
+// host is a game loop without clients: humans is the count it reports.
+type host struct {
+	humans int
+	sent   []gamemsg.Message
+	out    []string
+}
+
+func (h *host) SlotFree(cid int) bool { return cid >= h.humans }
+func (h *host) Humans() int           { return h.humans }
+func (h *host) Changed()              {}
+func (h *host) Out(line string)       { h.out = append(h.out, line) }
+func (h *host) SendAll(m gamemsg.Message) {
+	if len(h.sent) < 100 {
+		h.sent = append(h.sent, m)
+	}
+}
+
+// newGame returns bots on the default map with cfg changed by mut.
+func newGame(t testing.TB, mut func(*config.Config)) (*Slots, *host, *world.World) {
+	cfg := config.Default()
+	if mut != nil {
+		mut(&cfg)
+	}
+	h := &host{}
+	m := twmap.Default()
+	w, err := world.New(m, world.DefaultConfig(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Config: &cfg, Host: h, Rec: record.New(record.Options{Config: &cfg, Log: zerolog.Nop()}),
+		Log: zerolog.Nop(), Events: &console.Events{}, Seed: 7})
+	s.NewGame(w, m)
+	s.WaitGraph()
+	return s, h, w
+}
+
+func tick(s *Slots, w *world.World) {
+	s.BeforeTick()
+	w.Tick()
+	w.DrainEvents(func(world.Event) {})
+	s.AfterTick()
+}
+
+// TestFillFollowsHumans: no bot while nobody is there; fill - humans bots
+// while humans are fewer (one joins per tick); one leaves per arriving
+// human; never more than the player places the humans leave.
+func TestFillFollowsHumans(t *testing.T) {
+	s, h, w := newGame(t, func(c *config.Config) { c.Bots.Fill = 4; c.Server.PlayerSlots = 5 })
+	run := func(n int) {
+		for range n {
+			tick(s, w)
+		}
+	}
+	run(10)
+	if s.Len() != 0 {
+		t.Fatalf("%d bots on an empty server", s.Len())
+	}
+	h.humans = 1
+	run(3)
+	if s.Len() != 3 {
+		t.Fatalf("one human: %d bots, want 3", s.Len())
+	}
+	for cid := 1; cid < world.MaxClients; cid++ {
+		if b := s.At(cid); b != nil && (!b.Fill || b.Skill.String() != "normal" || !w.HasPlayer(cid)) {
+			t.Errorf("bot %+v", b)
+		}
+	}
+	h.humans = 2
+	run(3)
+	if s.Len() != 2 {
+		t.Fatalf("two humans: %d bots, want 2", s.Len())
+	}
+	// bot_add beyond fill stays, but not beyond the player places
+	if _, err := s.Add(2, "Ada", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Add(2, "Ada", false); err != ErrNameUsed {
+		t.Errorf("a second Ada: %v", err)
+	}
+	run(3)
+	if s.Len() != 2 || s.Fill() != 4 {
+		t.Fatalf("two humans and a bot added: %d bots, want 2 (Ada and one fill)", s.Len())
+	}
+	h.humans = 4
+	run(3)
+	if s.Len() != 1 || s.newest(false).Name != "Ada" {
+		t.Fatalf("four humans: %d bots, want Ada alone", s.Len())
+	}
+	h.humans = 5 // no player place left: Ada makes room too
+	run(3)
+	if s.Len() != 0 {
+		t.Fatalf("five humans in five places: %d bots", s.Len())
+	}
+	if _, err := s.Add(0, "", false); err != ErrNoPlace {
+		t.Errorf("bot_add with every place taken by humans: %v, want ErrNoPlace", err)
+	}
+	h.humans = 0
+	run(3)
+	if s.Len() != 0 {
+		t.Fatalf("%d bots after everybody left", s.Len())
+	}
+}
+
+// TestBotsMoveAndRecordNothingWhenOff: bots fed through the client input
+// path move about the map.
+func TestBotsMove(t *testing.T) {
+	s, h, w := newGame(t, func(c *config.Config) { c.Bots.Fill = 3 })
+	h.humans = 1
+	var start [world.MaxClients]float32
+	for i := range 60 * 50 {
+		tick(s, w)
+		if i == 100 {
+			for cid := range world.MaxClients {
+				if p, ok := w.CharacterPos(cid); ok {
+					start[cid] = p.X + p.Y
+				}
+			}
+		}
+	}
+	moved := 0
+	for cid := range world.MaxClients {
+		if p, ok := w.CharacterPos(cid); ok && s.Has(cid) && p.X+p.Y != start[cid] {
+			moved++
+		}
+	}
+	if s.Len() != 2 || moved < 1 {
+		t.Errorf("%d bots, %d moved in a minute", s.Len(), moved)
+	}
+}
+
+// TestBotTickAllocs: a tick of bots in steady state allocates nothing.
+func TestBotTickAllocs(t *testing.T) {
+	s, h, w := newGame(t, func(c *config.Config) { c.Bots.Fill = 9; c.Server.PlayerSlots = 16 })
+	h.humans = 1
+	for range 30 * 50 { // joins, first plans, first fights
+		tick(s, w)
+	}
+	if s.Len() != 8 || s.Thinking() != 8 {
+		t.Fatalf("%d bots, %d of them thinking; want 8 and 8", s.Len(), s.Thinking())
+	}
+	if n := testing.AllocsPerRun(500, func() { s.BeforeTick(); s.AfterTick() }); n != 0 {
+		t.Errorf("%.2f allocations per tick of 8 bots, want 0", n)
+	}
+}
+
+// BenchmarkBotTick is one tick of one bot's work (BeforeTick and AfterTick
+// of 8 bots, divided by 8) on the default map; the world's own tick is
+// outside the timing.
+func BenchmarkBotTick(b *testing.B) {
+	s, h, w := newGame(b, func(c *config.Config) { c.Bots.Fill = 9; c.Server.PlayerSlots = 16 })
+	h.humans = 1
+	for range 10 * 50 {
+		tick(s, w)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i += 8 {
+		b.StopTimer()
+		w.Tick()
+		w.DrainEvents(func(world.Event) {})
+		b.StartTimer()
+		s.BeforeTick()
+		s.AfterTick()
+	}
+}
