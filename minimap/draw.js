@@ -8,6 +8,8 @@ const Minimap = (() => {
   const TEAM_COLOURS = ['#ff5c5c', '#5c8cff'];
   const PICKUP_COLOURS = ['#ff4040', '#ffd040', '#c0c0c0', '#a0ff60', '#ffa040', '#d060ff'];
   const WEAPONS = ['hammer', 'gun', 'shotgun', 'grenade', 'laser', 'ninja'];
+  const WEAPON_SIGNS = ['H', 'G', 'S', 'N', 'L', 'J']; // drawn under a tee (grenade N, ninja J)
+  const HOOK_FLYING = 4; // hook states 4 (flying) and 5 (grabbed) draw the hook
 
   // the layer of a map answer ({gen, width, height, tiles: base64, name})
   // as an image of one pixel per tile
@@ -39,7 +41,9 @@ const Minimap = (() => {
   }
 
   // draws frame f ({tees: [[id, x, y], ...], flags, projectiles, pickups,
-  // lasers}) on canvas cv over layer; names maps a client id to {name,
+  // lasers}; a recorded game's tees carry more: [id, x, y, angle,
+  // direction, weapon, hook state, hook x, hook y, ...], and carriers are
+  // the ids of the red and blue flags' carriers) on canvas cv over layer; names maps a client id to {name,
   // team}; follow is the id of the tee in the middle (-1: the whole map).
   // It returns the drawn tees as "id:x,y" strings.
   function draw(cv, layer, f, names, teams, follow) {
@@ -68,11 +72,31 @@ const Minimap = (() => {
     }
     ctx.font = '11px system-ui, sans-serif';
     ctx.textAlign = 'center';
-    for (const [id, wx, wy] of f.tees) {
+    for (const t of f.tees) {
+      const [id, wx, wy] = t;
       const c = names.get(id);
       const colour = teams && c ? (TEAM_COLOURS[c.team] || '#ccc') : '#f5d76e';
       const x = X(wx), y = Y(wy);
+      if (t.length >= 9 && t[6] >= HOOK_FLYING) { // the hook's line
+        ctx.strokeStyle = '#ddd';
+        ctx.beginPath(); ctx.moveTo(x, y); ctx.lineTo(X(t[7]), Y(t[8])); ctx.stroke();
+      }
       dot(ctx, x, y, r, colour);
+      if (t.length >= 6) { // aim (angle in 1/256 rad) and weapon
+        const a = t[3] / 256;
+        ctx.strokeStyle = '#000';
+        ctx.lineWidth = Math.max(1, r / 4);
+        ctx.beginPath(); ctx.moveTo(x, y); ctx.lineTo(x + Math.cos(a) * r * 1.6, y + Math.sin(a) * r * 1.6); ctx.stroke();
+        ctx.lineWidth = 1;
+        ctx.fillStyle = '#ddd';
+        ctx.fillText(WEAPON_SIGNS[t[5]] || '', x, y + r + 11);
+      }
+      if (f.carriers && (f.carriers[0] === id || f.carriers[1] === id)) { // carries a flag
+        ctx.strokeStyle = TEAM_COLOURS[f.carriers[0] === id ? 0 : 1];
+        ctx.lineWidth = 3;
+        ctx.beginPath(); ctx.arc(x, y, r + 4, 0, 7); ctx.stroke();
+        ctx.lineWidth = 1;
+      }
       if (id === follow) { ctx.strokeStyle = '#fff'; ctx.beginPath(); ctx.arc(x, y, r + 2, 0, 7); ctx.stroke(); }
       ctx.fillStyle = '#fff';
       if (c) ctx.fillText(c.name, x, y - r - 3);

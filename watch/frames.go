@@ -79,7 +79,7 @@ type Event struct {
 	Client int    `json:"client"`
 	Victim int    `json:"victim,omitempty"`
 	Weapon int    `json:"weapon,omitempty"`
-	Team   int    `json:"team,omitempty"`
+	Team   int    `json:"team"`
 	Ticks  int    `json:"ticks,omitempty"`
 	Text   string `json:"text,omitempty"`
 }
