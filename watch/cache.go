@@ -22,6 +22,9 @@ const (
 	// MaxBuilds bounds the recordings replayed at the same time; more
 	// wait their turn.
 	MaxBuilds = 2
+	// Rebuild is how long a recording whose file ended without FINISH (or
+	// whose build failed) is kept before it is built again.
+	Rebuild = 10 * time.Second
 )
 
 // ErrBusy is Cache.Get's error when MaxFiles recordings are kept and none
@@ -50,6 +53,10 @@ type Recording struct {
 	err      error
 	finished bool
 	used     time.Time // guarded by Cache.mu
+	// unfinished: the file ended without FINISH (a game still being
+	// written, or a server that died); it is built again after Rebuild.
+	unfinished bool
+	doneAt     time.Time
 }
 
 func newRecording(name string, h *teehist.Header) *Recording {
@@ -107,7 +114,7 @@ func (r *Recording) addName(n PlayerName) {
 
 func (r *Recording) finish(err error) {
 	r.mu.Lock()
-	r.err, r.finished = err, true
+	r.err, r.finished, r.doneAt = err, true, time.Now()
 	r.mu.Unlock()
 	close(r.done)
 }
@@ -204,8 +211,14 @@ func (c *Cache) Get(name string) (*Recording, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if r := c.files[name]; r != nil {
-		r.used = now
-		return r, nil
+		r.mu.Lock()
+		stale := r.finished && (r.unfinished || r.err != nil) && now.Sub(r.doneAt) > Rebuild
+		r.mu.Unlock()
+		if !stale {
+			r.used = now
+			return r, nil
+		}
+		delete(c.files, name)
 	}
 	if len(c.files) >= MaxFiles && !c.evict() {
 		return nil, ErrBusy

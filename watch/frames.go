@@ -319,6 +319,9 @@ func build(ctx context.Context, rec *Recording, r *teehist.Reader, h *teehist.He
 		}
 	}
 	b.flush()
+	rec.mu.Lock()
+	rec.unfinished = !e.Result().Finished
+	rec.mu.Unlock()
 	if dv := e.Result().Divergence; dv != nil {
 		return fmt.Errorf("%w at %v", replay.ErrDivergence, dv)
 	}

@@ -63,8 +63,11 @@ func (d DirSource) Open(name string) (io.ReadCloser, error) {
 
 // Map implements Source.
 func (d DirSource) Map(h *teehist.Header) (*twmap.Map, error) {
-	if m := twmap.Default(); m.Name == h.MapName && m.SHA256 == h.MapSHA256 {
-		return m, nil
+	if m := twmap.Default(); m.SHA256 == h.MapSHA256 {
+		if m.Name == h.MapName {
+			return m, nil
+		}
+		return twmap.Load(h.MapName, twmap.DefaultData()) // the embedded map under another name
 	}
 	if d.MapDir == "" || h.MapName == "" || strings.ContainsAny(h.MapName, `/\`) || h.MapName[0] == '.' {
 		return nil, errors.New("watch: the recording's map is not available")

@@ -308,7 +308,7 @@ func TestBrowserRecordings(t *testing.T) {
 	}
 	waitJS(t, ctx, 5*time.Second, "game shown", `document.getElementById('g-name').textContent === 'recorded'`)
 	time.Sleep(500 * time.Millisecond) // the first listing
-	if got := evalString(t, ctx, `String(document.querySelectorAll('#recordings a').length) + ' ' + document.getElementById('rec-section').hidden`); got != "0 true" {
+	if got := evalString(t, ctx, `String(document.querySelectorAll('#recordings a[download]').length) + ' ' + document.getElementById('rec-section').hidden`); got != "0 true" {
 		t.Errorf("before the map change: links and hidden: %s", got)
 	}
 	rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -317,7 +317,7 @@ func TestBrowserRecordings(t *testing.T) {
 		t.Fatal(err)
 	}
 	took := waitJS(t, ctx, 12*time.Second, "links to the first game's recordings",
-		`(() => { const a = [...document.querySelectorAll('#recordings a')];
+		`(() => { const a = [...document.querySelectorAll('#recordings a[download]')];
 		  return a.length === 2 && a.some(x => x.textContent.endsWith('.demo')) && a.some(x => x.textContent.endsWith('.teehistorian')) &&
 		    !document.getElementById('rec-section').hidden })()`)
 	t.Logf("links shown %v after the map change", took)
@@ -330,6 +330,12 @@ func TestBrowserRecordings(t *testing.T) {
 		t.Errorf("the link's file: %d bytes", n)
 	}
 	screenshot(t, ctx, "recordings.png")
+	// the teehistorian's watch link opens the viewer on the first game
+	if err := chromedp.Run(ctx, chromedp.Click(`#recordings a:not([download])`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 10*time.Second, "the viewer of the first game",
+		`location.pathname.endsWith('.teehistorian') && !!document.getElementById('title') && document.getElementById('title').textContent.includes('alpha') && document.getElementById('timeline').max > 0`)
 	if n := dialogs.Load(); n != 0 {
 		t.Errorf("%d JavaScript dialogs opened", n)
 	}

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -41,6 +40,8 @@ type apiRecording struct {
 	Bytes    int64  `json:"bytes"`
 	Modified int64  `json:"modified"` // Unix ms
 	URL      string `json:"url"`
+	// Watch is the viewer's address of a teehistorian ("" for a demo).
+	Watch string `json:"watch,omitempty"`
 }
 
 // ErrBadRecordingName is recordingKind's error.
@@ -92,8 +93,12 @@ func recordingsOf(dir string, port string, busy ...string) ([]apiRecording, erro
 		if err != nil {
 			continue
 		}
-		out = append(out, apiRecording{Name: e.Name(), Kind: kind, Bytes: info.Size(), Modified: info.ModTime().UnixMilli(),
-			URL: "/api/games/" + port + "/recordings/" + e.Name()})
+		rec := apiRecording{Name: e.Name(), Kind: kind, Bytes: info.Size(), Modified: info.ModTime().UnixMilli(),
+			URL: "/api/games/" + port + "/recordings/" + e.Name()}
+		if kind == KindTeehistorian {
+			rec.Watch = "/watch/" + e.Name()
+		}
+		out = append(out, rec)
 	}
 	slices.SortFunc(out, func(a, b apiRecording) int {
 		if a.Modified != b.Modified {
@@ -107,15 +112,7 @@ func recordingsOf(dir string, port string, busy ...string) ([]apiRecording, erro
 // busyRecordings are the base names of the files g's loop is writing,
 // from its newest frame.
 func (h *Handler) busyRecordings(r *http.Request, g *gameView) []string {
-	f := h.frame(r.Context(), g)
-	defer f.Release()
-	var busy []string
-	for _, p := range f.Game.Recording {
-		if p != "" {
-			busy = append(busy, filepath.Base(p))
-		}
-	}
-	return busy
+	return h.busy(r.Context(), g)
 }
 
 func (h *Handler) apiRecordings(w http.ResponseWriter, r *http.Request) {

@@ -63,6 +63,9 @@ type Game struct {
 	// RecordDir is the directory of the game's recordings ([record] dir)
 	// when it records; its finished recordings are listed and served.
 	RecordDir string
+	// MapDir is where the viewer finds the maps of the recordings (the
+	// embedded map needs none).
+	MapDir string
 }
 
 // Options configure a Handler.
@@ -134,6 +137,7 @@ func New(games []Game, o Options) (*Handler, error) {
 		h.admin = newAdmin(o.AdminToken, o.Now)
 	}
 	h.routes()
+	h.mountWatch()
 	return h, nil
 }
 

@@ -106,6 +106,7 @@ async function loadRecordings() {
     a.href = r.url; // built by the server from a checked file name
     a.setAttribute('download', '');
     li.append(a, el('span', ' ' + r.kind + ', ' + Math.ceil(r.bytes / 1024) + ' KiB, ' + new Date(r.modified).toLocaleString()));
+    if (r.watch) { const w = el('a', 'watch'); w.href = r.watch; li.append(' ', w); } // the viewer (server-built address)
     list.append(li);
   }
   $('rec-section').hidden = j.recordings.length === 0;
