@@ -157,6 +157,10 @@ type Info struct {
 	ChunkTicks int          `json:"chunk_ticks"`
 	Events     []Event      `json:"events"`
 	Names      []PlayerName `json:"names"`
+	// Demo is the address of the recording's demo download (Options.Demos;
+	// "" when there is none): the page adds ddnet=1, view=CID, from=TICK
+	// and to=TICK.
+	Demo string `json:"demo,omitempty"`
 }
 
 // Info returns the recording's state; chat lines are left out unless chat.

@@ -32,6 +32,9 @@ type Options struct {
 	Allowed func(*http.Request) bool
 	// Chat shows the recordings' public chat lines.
 	Chat bool
+	// Demos, when set, is the path the demos of a recording are downloaded
+	// from, the recording's name appended (twhist serve's /demo/).
+	Demos string
 }
 
 // Handler serves the viewer: the page /watch/{name} and its API
@@ -105,7 +108,11 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request, _ *Recording) {
 func (h *Handler) info(w http.ResponseWriter, r *http.Request, rec *Recording) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(rec.Info(h.opt.Chat))
+	in := rec.Info(h.opt.Chat)
+	if h.opt.Demos != "" {
+		in.Demo = h.opt.Demos + rec.Name
+	}
+	_ = json.NewEncoder(w).Encode(in)
 }
 
 func (h *Handler) layer(w http.ResponseWriter, r *http.Request, rec *Recording) {

@@ -238,8 +238,33 @@ function nextEvent(kind) {
   if (e) seek(e.tick);
 }
 
+// the demo downloads (when the server makes them): whole or a clip of
+// CLIP_TICKS either side of the moment, free view or the followed player's
+const CLIP_TICKS = 10 * 50;
+function showDownloads() {
+  const p = $('downloads');
+  if (!info || !info.demo) return;
+  const t = Math.floor(tick);
+  const id = shown ? followId(shown) : -1;
+  const view = id >= 0 ? '&view=' + id : '';
+  const clip = '&from=' + Math.max(0, t - CLIP_TICKS) + '&to=' + (t + CLIP_TICKS);
+  const links = [
+    ['demo 0.7', '?ddnet=0' + view], ['demo DDNet', '?ddnet=1' + view],
+    ['clip 0.7', '?ddnet=0' + view + clip], ['clip DDNet', '?ddnet=1' + view + clip],
+  ];
+  p.replaceChildren(el('span', 'download' + (id >= 0 ? ' (' + follow + "'s view)" : '') + ': '));
+  for (const [text, q] of links) {
+    const a = el('a', text);
+    a.href = info.demo + q;
+    a.setAttribute('download', '');
+    p.append(a, ' ');
+  }
+  p.hidden = false;
+}
+
 function writeHash() {
   hashAt = performance.now();
+  showDownloads();
   let h = '#t=' + clock(tick);
   if (follow) h += '&follow=' + encodeURIComponent(follow);
   if (location.hash !== h) history.replaceState(null, '', h);

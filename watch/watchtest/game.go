@@ -106,6 +106,11 @@ const Seed = 7
 // Game records a CTF game of ticks ticks (50 a second) into dir with
 // the inputs of seed and returns the teehistorian's path.
 func Game(dir string, ticks int32, seed uint64) (string, error) {
+	return GameOf(dir, ticks, seed, Names)
+}
+
+// GameOf is Game with other players' names.
+func GameOf(dir string, ticks int32, seed uint64, names [4]string) (string, error) {
 	m, err := Map()
 	if err != nil {
 		return "", err
@@ -130,7 +135,7 @@ func Game(dir string, ticks int32, seed uint64) (string, error) {
 	if path == "" {
 		return "", errors.New("watchtest: the recorder did not start")
 	}
-	for cid, name := range Names {
+	for cid, name := range names {
 		r.Join(cid, true)
 		r.Ready(cid, name)
 		if err := w.AddPlayer(cid, world.PlayerInfo{Name: name}); err != nil {
@@ -165,7 +170,7 @@ func Game(dir string, ticks int32, seed uint64) (string, error) {
 			w.PostSnap()
 		}
 	}
-	for cid, name := range Names {
+	for cid, name := range names {
 		r.Drop(cid, name, true, "")
 		w.RemovePlayer(cid)
 	}
