@@ -66,10 +66,6 @@ const Minimap = (() => {
     for (const [x, y] of f.projectiles) dot(ctx, X(x), Y(y), Math.max(1, 4 * s), '#fff');
     ctx.strokeStyle = '#8ff';
     for (const [x, y, fx, fy] of f.lasers) { ctx.beginPath(); ctx.moveTo(X(fx), Y(fy)); ctx.lineTo(X(x), Y(y)); ctx.stroke(); }
-    for (const [x, y, team] of f.flags) {
-      ctx.fillStyle = TEAM_COLOURS[team] || '#fff';
-      ctx.fillRect(X(x) - r / 2, Y(y) - r * 2, r, r);
-    }
     ctx.font = '11px system-ui, sans-serif';
     ctx.textAlign = 'center';
     for (const t of f.tees) {
@@ -101,6 +97,12 @@ const Minimap = (() => {
       ctx.fillStyle = '#fff';
       if (c) ctx.fillText(c.name, x, y - r - 3);
       drawn.push(id + ':' + wx + ',' + wy);
+    }
+    for (const [x, y, team] of f.flags) { // a flag on its pole, over the tees
+      ctx.fillStyle = '#ddd';
+      ctx.fillRect(X(x) - 1, Y(y) - r * 2.5, 2, r * 2.5);
+      ctx.fillStyle = TEAM_COLOURS[team] || '#fff';
+      ctx.fillRect(X(x) + 1, Y(y) - r * 2.5, r * 1.2, r);
     }
     return drawn;
   }

@@ -18,7 +18,11 @@ import (
 const (
 	// MaxFiles bounds the recordings whose frames are kept; the least
 	// recently watched finished one makes room for another.
-	MaxFiles = 16
+	MaxFiles = 32
+	// MaxCacheBytes bounds the frames kept of all recordings (a 30-minute
+	// game of four players takes about 2 MiB): beyond it the least
+	// recently watched finished recordings are dropped.
+	MaxCacheBytes = 128 << 20
 	// MaxBuilds bounds the recordings replayed at the same time; more
 	// wait their turn.
 	MaxBuilds = 2
@@ -224,6 +228,8 @@ func (c *Cache) Get(name string) (*Recording, error) {
 		}
 		delete(c.files, name)
 	}
+	for c.size() > MaxCacheBytes && c.evict() {
+	}
 	if len(c.files) >= MaxFiles && !c.evict() {
 		return nil, ErrBusy
 	}
@@ -258,6 +264,17 @@ func (c *Cache) Get(name string) (*Recording, error) {
 		r.finish(err)
 	}()
 	return r, nil
+}
+
+// size is the bytes of frames kept (c.mu held).
+func (c *Cache) size() int {
+	n := 0
+	for _, r := range c.files {
+		r.mu.Lock()
+		n += r.bytes
+		r.mu.Unlock()
+	}
+	return n
 }
 
 // evict drops the least recently used finished recording (c.mu held).

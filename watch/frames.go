@@ -48,7 +48,7 @@ const (
 const (
 	// MaxFileBytes bounds the compressed chunks kept of one file; a longer
 	// recording is shown up to there.
-	MaxFileBytes = 48 << 20
+	MaxFileBytes = 32 << 20
 	// MaxEvents bounds the events (kills, captures, chat, joins) kept of
 	// one file; later ones are left out of the feed.
 	MaxEvents = 100000
@@ -77,8 +77,8 @@ type Event struct {
 	Tick   int32  `json:"tick"`
 	Kind   string `json:"kind"`
 	Client int    `json:"client"`
-	Victim int    `json:"victim,omitempty"`
-	Weapon int    `json:"weapon,omitempty"`
+	Victim int    `json:"victim"`
+	Weapon int    `json:"weapon"`
 	Team   int    `json:"team"`
 	Ticks  int    `json:"ticks,omitempty"`
 	Text   string `json:"text,omitempty"`
