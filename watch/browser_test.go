@@ -231,7 +231,7 @@ func TestBrowserWatch(t *testing.T) {
 	if err := chromedp.Run(ctx, chromedp.Navigate(url+"#t=0:41&follow="+"bram")); err != nil {
 		t.Fatal(err)
 	}
-	browsertest.Wait(t, ctx, 10*time.Second, "the moment of the address", `watchState().tick === 2050 && watchState().follow === 'bram'`)
+	browsertest.Wait(t, ctx, 10*time.Second, "the moment of the address", `watchState().tick === 2050 && watchState().follow === 'bram' && document.getElementById('follow').value === 'bram'`)
 	checkPositions(t, ctx)
 
 	// play at 8x: the game moves on by about 8 ticks per 20 ms
@@ -250,6 +250,9 @@ func TestBrowserWatch(t *testing.T) {
 	if !playing || t1-t0 < 150 || t1-t0 > 460 {
 		t.Fatalf("at 8x: %d ticks in 1 s (playing %v)", t1-t0, playing)
 	}
+	// paused on a moment of the whole map for the docs' screenshot
+	browsertest.Eval(t, ctx, `document.getElementById('play').click(); location.hash = '#t=0:41'; true`, nil)
+	browsertest.Wait(t, ctx, 5*time.Second, "the screenshot's moment", `!watchState().playing && watchState().tick === 2050 && watchState().follow === ''`)
 	browsertest.Screenshot(t, ctx, "watch.png")
 }
 

@@ -207,10 +207,11 @@ function fillFollow() {
   const sel = $('follow');
   const names = [...new Set(info.names.map((p) => p.name))];
   const have = Array.from(sel.options).slice(1).map((o) => o.value).join('\n');
-  if (have === names.join('\n')) return;
-  sel.replaceChildren(el('option', 'whole map'));
-  sel.options[0].value = '';
-  for (const n of names) { const o = el('option', n); o.value = n; sel.append(o); }
+  if (have !== names.join('\n')) {
+    sel.replaceChildren(el('option', 'whole map'));
+    sel.options[0].value = '';
+    for (const n of names) { const o = el('option', n); o.value = n; sel.append(o); }
+  }
   sel.value = names.includes(follow) ? follow : '';
 }
 
