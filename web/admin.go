@@ -283,7 +283,7 @@ func (h *Handler) adminLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	id, _ := h.admin.newSession()
 	scheme, _ := h.origin(r)
-	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: id, Path: "/admin", HttpOnly: true,
+	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: id, Path: "/", HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, Secure: scheme == "https", MaxAge: int(SessionTTL / time.Second)})
 	h.opt.Log.Info().Str("addr", h.clientAddr(r).String()).Str("peer", r.RemoteAddr).Msg("admin logged in")
 	http.Redirect(w, r, "/admin", http.StatusSeeOther)
@@ -301,7 +301,7 @@ func (h *Handler) adminLogout(w http.ResponseWriter, r *http.Request) {
 	}
 	c, _ := r.Cookie(CookieName)
 	h.admin.endSession(c.Value)
-	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: "", Path: "/admin", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: -1})
+	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: "", Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: -1})
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -341,7 +341,7 @@ func TestBrowserRecordings(t *testing.T) {
 	}
 	waitJS(t, ctx, 5*time.Second, "game shown", `document.getElementById('g-name').textContent === 'recorded'`)
 	time.Sleep(500 * time.Millisecond) // the first listing
-	if got := evalString(t, ctx, `String(document.querySelectorAll('#recordings a').length) + ' ' + document.getElementById('rec-section').hidden`); got != "0 true" {
+	if got := evalString(t, ctx, `String(document.querySelectorAll('#recordings a[download]').length) + ' ' + document.getElementById('rec-section').hidden`); got != "0 true" {
 		t.Errorf("before the map change: links and hidden: %s", got)
 	}
 	rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -350,7 +350,7 @@ func TestBrowserRecordings(t *testing.T) {
 		t.Fatal(err)
 	}
 	took := waitJS(t, ctx, 12*time.Second, "links to the first game's recordings",
-		`(() => { const a = [...document.querySelectorAll('#recordings a')];
+		`(() => { const a = [...document.querySelectorAll('#recordings a[download]')];
 		  return a.length === 2 && a.some(x => x.textContent.endsWith('.demo')) && a.some(x => x.textContent.endsWith('.teehistorian')) &&
 		    !document.getElementById('rec-section').hidden })()`)
 	t.Logf("links shown %v after the map change", took)
@@ -363,6 +363,12 @@ func TestBrowserRecordings(t *testing.T) {
 		t.Errorf("the link's file: %d bytes", n)
 	}
 	screenshot(t, ctx, "recordings.png")
+	// the teehistorian's watch link opens the viewer on the first game
+	if err := chromedp.Run(ctx, chromedp.Click(`#recordings a:not([download])`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 10*time.Second, "the viewer of the first game",
+		`location.pathname.endsWith('.teehistorian') && !!document.getElementById('title') && document.getElementById('title').textContent.includes('alpha') && document.getElementById('timeline').max > 0`)
 
 	// the default ("admin"): the public page lists none, the admin page
 	// lists both and its links download with the session cookie
@@ -395,6 +401,18 @@ func TestBrowserRecordings(t *testing.T) {
 	}
 	if n != 401 {
 		t.Errorf("the admin link without the cookie: %d, want 401", n)
+	}
+	// the viewer follows the downloads' rule: with the admin's session it
+	// opens a recording, without it there is no such recording
+	var watched string
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`fetch('/admin/api/games/`+strconv.Itoa(int(s.Addr().Port()))+`/recordings').then(r => r.json())
+		.then(j => j.recordings.find(x => x.watch).watch + '/info')
+		.then(u => Promise.all([fetch(u).then(r => r.status), fetch(u, {credentials: 'omit'}).then(r => r.status)]))
+		.then(a => a.join(' '))`, &watched, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) })); err != nil {
+		t.Fatal(err)
+	}
+	if watched != "200 404" {
+		t.Errorf("the viewer's info with and without the admin's session: %s, want 200 404", watched)
 	}
 	screenshot(t, ctx, "admin-recordings.png")
 	checkDialogs(t, ctx, dialogs)

@@ -42,6 +42,8 @@ type apiRecording struct {
 	Bytes    int64  `json:"bytes"`
 	Modified int64  `json:"modified"` // Unix ms
 	URL      string `json:"url"`
+	// Watch is the viewer's address of a teehistorian ("" for a demo).
+	Watch string `json:"watch,omitempty"`
 }
 
 // ErrBadRecordingName is recordingKind's error.
@@ -110,8 +112,12 @@ func recordingsOf(dir, prefix string, busy func(path string) bool) ([]apiRecordi
 		if err != nil {
 			continue
 		}
-		out = append(out, apiRecording{Name: e.Name(), Kind: kind, Bytes: info.Size(), Modified: info.ModTime().UnixMilli(),
-			URL: prefix + e.Name()})
+		rec := apiRecording{Name: e.Name(), Kind: kind, Bytes: info.Size(), Modified: info.ModTime().UnixMilli(),
+			URL: prefix + e.Name()}
+		if kind == KindTeehistorian {
+			rec.Watch = "/watch/" + e.Name()
+		}
+		out = append(out, rec)
 	}
 	slices.SortFunc(out, func(a, b apiRecording) int {
 		if a.Modified != b.Modified {

@@ -219,6 +219,38 @@ func TestRecordingsAPI(t *testing.T) {
 	if len(l) != 2 || !kinds[KindDemo] || !kinds[KindTeehistorian] {
 		t.Errorf("after the map change: %+v", l)
 	}
+	// the finished teehistorian's viewer (right after the map change the
+	// newest frame may still name the first game's files as the ones being
+	// written: the listing is asked again until the viewer opens its file)
+	for _, r := range l {
+		if (r.Kind == KindTeehistorian) != (r.Watch == "/watch/"+r.Name) {
+			t.Errorf("%s: watch %q", r.Name, r.Watch)
+		}
+	}
+	opened := ""
+	for end := time.Now().Add(5 * time.Second); opened == "" && time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		l, _ := recordingsOfGame(t, c, base)
+		for _, r := range l {
+			var info map[string]any
+			if r.Kind == KindTeehistorian && getJSON(t, c, ts.URL+r.Watch+"/info", &info) == 200 && info["map"] == "alpha" {
+				opened = r.Name
+			}
+		}
+	}
+	if opened == "" {
+		t.Error("no finished teehistorian opened in the viewer")
+	}
+	now, _ := os.ReadDir(dir) // the second game's file, being written, is not watched
+	for _, f := range now {
+		if n := f.Name(); strings.HasSuffix(n, ".teehistorian") && n != opened {
+			if st := getJSON(t, c, ts.URL+"/watch/"+n+"/info", nil); st != 404 {
+				t.Errorf("the running game's %s: %d", n, st)
+			}
+		}
+	}
+	if st := getJSON(t, c, ts.URL+"/watch/x.teehistorian/info", nil); st != 404 {
+		t.Errorf("no such recording: %d", st)
+	}
 	// a name that leaves dir would reach secret (relative, absolute)
 	for _, p := range []string{"/..%2fsecret.demo", "/%2e%2e%2fsecret.demo", "/" + url.PathEscape(secret), "/%2e%2e", "/x.map", "/%2fetc%2fpasswd.demo"} {
 		st, b := download(t, c, base+p)

@@ -17,6 +17,7 @@ import (
 
 	"twserver/internal/httpserve"
 	"twserver/live"
+	"twserver/minimap"
 	"twserver/netproto"
 	"twserver/server"
 )
@@ -69,6 +70,9 @@ type Game struct {
 	// RecordDir is the directory of the game's recordings ([record] dir)
 	// when it records; its finished recordings are listed and served.
 	RecordDir string
+	// MapDir is where the viewer finds the maps of the recordings (the
+	// embedded map needs none).
+	MapDir string
 }
 
 // Options configure a Handler.
@@ -159,6 +163,7 @@ func New(games []Game, o Options) (*Handler, error) {
 		h.admin = newAdmin(o.AdminToken, o.Now)
 	}
 	h.routes()
+	h.mountWatch()
 	return h, nil
 }
 
@@ -248,6 +253,7 @@ func (h *Handler) routes() {
 	m := h.mux
 	m.HandleFunc("GET /{$}", h.serveFile("index.html"))
 	m.HandleFunc("GET /app.js", h.serveFile("app.js"))
+	m.HandleFunc("GET /draw.js", serveBytes(minimap.DrawJS, "draw.js"))
 	m.HandleFunc("GET /style.css", h.serveFile("style.css"))
 	m.HandleFunc("GET /admin.js", h.serveFile("admin.js"))
 	m.HandleFunc("GET /api/games", h.apiGames)
@@ -274,6 +280,15 @@ func (h *Handler) serveFile(name string) http.HandlerFunc {
 			http.NotFound(w, r)
 			return
 		}
+		w.Header().Set("Content-Type", contentType(name))
+		w.Header().Set("Cache-Control", "no-cache")
+		_, _ = w.Write(b)
+	}
+}
+
+// serveBytes serves b as the file name.
+func serveBytes(b []byte, name string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", contentType(name))
 		w.Header().Set("Cache-Control", "no-cache")
 		_, _ = w.Write(b)

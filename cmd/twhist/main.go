@@ -72,6 +72,13 @@ commands:
                   game_uuid, map, tick, player, ..., command). T: 2006-01-02,
                   "2006-01-02 15:04" or RFC 3339. -text: chat lines
                   holding WORD (plain text, ASCII case ignored)
+  serve -dir DIR [-mapdir DIR] [-listen ADDR] [-chat=false]
+                  an archive site of DIR's recordings (default
+                  127.0.0.1:8399): games newest first, searchable by
+                  player, map, game type and date, each watched in the
+                  browser (/watch/NAME) or downloaded as a demo (0.7 or
+                  DDNet, free view or a player's, whole or a clip); new
+                  files are indexed as they appear
   help            this text
 
 exit status: 0 success; 1 a divergence, or a file that does not read to
@@ -115,6 +122,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return indexCmd(args[1:], stdout, stderr)
 	case "find":
 		return findCmd(args[1:], stdout, stderr)
+	case "serve":
+		return serveCmd(args[1:], stdout, stderr)
 	case "replay":
 		fs, mapPath, mapDir := mapFlags("replay")
 		if code, ok := parseFileFlags(fs, args[1:], stdout, stderr); !ok {

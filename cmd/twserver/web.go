@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"path/filepath"
 
 	"github.com/rs/zerolog"
 
@@ -57,6 +58,10 @@ func startHTTP(ctx context.Context, hc httpConfig, games []*game, log zerolog.Lo
 		wg[i] = web.Game{Port: int(g.srv.Addr().Port()), Server: g.srv}
 		if rc := g.cfg.Record; rc.Teehistorian || rc.Demo {
 			wg[i].RecordDir = rc.Dir
+			wg[i].MapDir = g.cfg.Map.Dir
+			if f := g.cfg.Map.File; f != "" {
+				wg[i].MapDir = filepath.Dir(f) // the viewer looks maps up by name
+			}
 		}
 	}
 	proxies, err := hc.web.TrustedPrefixes()

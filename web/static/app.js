@@ -3,10 +3,7 @@
 'use strict';
 
 const $ = (id) => document.getElementById(id);
-const TILE = 32;
-const TEAM_COLOURS = ['#ff5c5c', '#5c8cff'];
-const PICKUP_COLOURS = ['#ff4040', '#ffd040', '#c0c0c0', '#a0ff60', '#ffa040', '#d060ff'];
-const WEAPONS = ['hammer', 'gun', 'shotgun', 'grenade', 'laser', 'ninja'];
+const WEAPONS = Minimap.WEAPONS; // the minimap renderer: /draw.js
 
 let games = [];
 let current = null;
@@ -109,6 +106,7 @@ async function loadRecordings() {
     a.href = r.url; // built by the server from a checked file name
     a.setAttribute('download', '');
     li.append(a, el('span', ' ' + r.kind + ', ' + Math.ceil(r.bytes / 1024) + ' KiB, ' + new Date(r.modified).toLocaleString()));
+    if (r.watch) { const w = el('a', 'watch'); w.href = r.watch; li.append(' ', w); } // the viewer (server-built address)
     list.append(li);
   }
   $('rec-section').hidden = j.recordings.length === 0;
@@ -174,23 +172,7 @@ async function loadLayer(port, gen) {
   let m;
   try { m = await getJSON('/api/games/' + port + '/map'); } catch (e) { return; }
   if (port !== current) return;
-  const c = document.createElement('canvas');
-  c.width = m.width; c.height = m.height;
-  if (m.tiles) {
-    const raw = atob(m.tiles);
-    const ctx = c.getContext('2d');
-    const img = ctx.createImageData(m.width, m.height);
-    for (let i = 0; i < raw.length; i++) {
-      const t = raw.charCodeAt(i);
-      let rgb = [14, 15, 18];
-      if (t & 2) rgb = [120, 20, 20];            // death
-      else if (t & 1 && t & 4) rgb = [70, 70, 80]; // unhookable
-      else if (t & 1) rgb = [150, 140, 120];     // solid
-      img.data.set([rgb[0], rgb[1], rgb[2], 255], i * 4);
-    }
-    ctx.putImageData(img, 0, 0);
-  }
-  layer = { gen: m.gen, width: m.width, height: m.height, image: c, name: m.name };
+  layer = Minimap.layerOf(m);
   draw();
 }
 
@@ -258,55 +240,15 @@ function onFeed(events) {
 
 function draw() {
   const cv = $('minimap');
-  const ctx = cv.getContext('2d');
-  ctx.fillStyle = '#0e0f12';
-  ctx.fillRect(0, 0, cv.width, cv.height);
+  const names = new Map(game ? game.clients.map((c) => [c.id, c]) : []);
+  const drawn = Minimap.draw(cv, game ? layer : null, frame, names, game && game.teams, follow);
   if (!layer || !frame || !game) return;
-  const names = new Map(game.clients.map((c) => [c.id, c]));
-  // view: the whole map, or 40x25 tiles around the followed tee
-  let vx = 0, vy = 0, vw = layer.width * TILE, vh = layer.height * TILE;
-  const ft = frame.tees.find((t) => t[0] === follow);
-  if (ft) { vw = 40 * TILE; vh = 25 * TILE; vx = ft[1] - vw / 2; vy = ft[2] - vh / 2; }
-  const s = Math.min(cv.width / vw, cv.height / vh);
-  const ox = (cv.width - vw * s) / 2 - vx * s, oy = (cv.height - vh * s) / 2 - vy * s;
-  const X = (x) => ox + x * s, Y = (y) => oy + y * s;
-  ctx.imageSmoothingEnabled = false;
-  ctx.drawImage(layer.image, X(0), Y(0), layer.width * TILE * s, layer.height * TILE * s);
-  const r = Math.max(2, 14 * s);
-  for (const [x, y, type] of frame.pickups) dot(ctx, X(x), Y(y), Math.max(1.5, 8 * s), PICKUP_COLOURS[type] || '#fff');
-  for (const [x, y] of frame.projectiles) dot(ctx, X(x), Y(y), Math.max(1, 4 * s), '#fff');
-  ctx.strokeStyle = '#8ff';
-  for (const [x, y, fx, fy] of frame.lasers) { ctx.beginPath(); ctx.moveTo(X(fx), Y(fy)); ctx.lineTo(X(x), Y(y)); ctx.stroke(); }
-  for (const [x, y, team] of frame.flags) {
-    ctx.fillStyle = TEAM_COLOURS[team] || '#fff';
-    ctx.fillRect(X(x) - r / 2, Y(y) - r * 2, r, r);
-  }
-  const drawn = [];
-  ctx.font = '11px system-ui, sans-serif';
-  ctx.textAlign = 'center';
-  for (const [id, wx, wy] of frame.tees) {
-    const c = names.get(id);
-    const colour = game.teams && c ? (TEAM_COLOURS[c.team] || '#ccc') : '#f5d76e';
-    const x = X(wx), y = Y(wy);
-    dot(ctx, x, y, r, colour);
-    if (id === follow) { ctx.strokeStyle = '#fff'; ctx.beginPath(); ctx.arc(x, y, r + 2, 0, 7); ctx.stroke(); }
-    ctx.fillStyle = '#fff';
-    if (c) ctx.fillText(c.name, x, y - r - 3);
-    drawn.push(id + ':' + wx + ',' + wy);
-  }
   cv.dataset.tees = drawn.join(' ');
   cv.dataset.frames = String(frames);
   cv.dataset.updates = String(updates);
   cv.dataset.received = String(received);
   cv.dataset.tick = String(frame.tick);
   cv.dataset.delay = String(Math.round(delay));
-}
-
-function dot(ctx, x, y, r, colour) {
-  ctx.fillStyle = colour;
-  ctx.beginPath();
-  ctx.arc(x, y, r, 0, 7);
-  ctx.fill();
 }
 
 // plots of the last hour, as inline SVG: key of the sample, caption,

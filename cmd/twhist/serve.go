@@ -1,0 +1,339 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"twserver/internal/httpserve"
+	"twserver/teehist"
+	"twserver/teehist/index"
+	"twserver/teehist/replay"
+	"twserver/watch"
+)
+
+// Bounds of twhist serve.
+const (
+	// ServeListLimit bounds the games one archive answer lists.
+	ServeListLimit = 200
+	// ServeDemoBuilds bounds the demos made at the same time; more get 503.
+	ServeDemoBuilds = 2
+	// ServePollEvery is how often the directory is indexed again (new
+	// recordings appear in the list within it).
+	ServePollEvery = 10 * time.Second
+	// ServeIndexTimeout bounds one indexing pass.
+	ServeIndexTimeout = 5 * time.Minute
+	// ServeMaxConnections bounds the open HTTP connections.
+	ServeMaxConnections = 128
+	// ServeReadTimeout bounds reading one request.
+	ServeReadTimeout = 5 * time.Second
+	// ServeDemoTimeout bounds making one demo.
+	ServeDemoTimeout = 2 * time.Minute
+)
+
+// serveCSP is the archive's Content-Security-Policy: no inline script.
+const serveCSP = watch.CSP
+
+//go:embed static
+var serveStatic embed.FS
+
+// archive is twhist serve's state.
+type archive struct {
+	dir, mapDir string
+	db          *sql.DB
+	demos       chan struct{}
+	mu          sync.Mutex // one indexing pass at a time
+}
+
+// serveCmd is "twhist serve -dir DIR [-mapdir DIR] [-listen ADDR]".
+func serveCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	dir := fs.String("dir", "", "directory of the recordings (*.teehistorian)")
+	mapDir := fs.String("mapdir", "", "directory holding the recordings' maps (NAME.map)")
+	listen := fs.String("listen", "127.0.0.1:8399", "address to serve on (loopback unless told otherwise)")
+	chat := fs.Bool("chat", true, "show the recordings' public chat")
+	if err := fs.Parse(args); err != nil {
+		return usageError(stderr, "%v", err)
+	}
+	if *dir == "" || fs.NArg() != 0 {
+		return usageError(stderr, "serve takes -dir DIR [-mapdir DIR] [-listen ADDR]")
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		fmt.Fprintln(stderr, "twhist:", err)
+		return 2
+	}
+	if ap, err := netip.ParseAddrPort(ln.Addr().String()); err != nil || !ap.Addr().Unmap().IsLoopback() {
+		fmt.Fprintf(stderr, "twhist: serving %s beyond loopback: anyone who reaches it sees the games (and their chat unless -chat=false)\n", ln.Addr())
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintf(stdout, "twhist: serving %s on http://%s/\n", *dir, ln.Addr())
+	if err := serveArchive(ctx, ln, *dir, *mapDir, *chat, ServePollEvery, stderr); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintln(stderr, "twhist:", err)
+		return 2
+	}
+	return 0
+}
+
+// serveArchive serves the archive of dir on ln until ctx ends, indexing
+// the directory every poll.
+func serveArchive(ctx context.Context, ln net.Listener, dir, mapDir string, chat bool, poll time.Duration, stderr io.Writer) error {
+	db, err := index.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	a := &archive{dir: dir, mapDir: mapDir, db: db, demos: make(chan struct{}, ServeDemoBuilds)}
+	a.update(ctx, stderr)
+	go func() {
+		t := time.NewTicker(poll)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				a.update(ctx, stderr)
+			}
+		}
+	}()
+	mux := http.NewServeMux()
+	cache := watch.NewCache(ctx, watch.DirSource{Dir: dir, MapDir: mapDir}, 0)
+	watch.NewHandler(cache, watch.Options{Chat: chat, Demos: "/demo/"}).Register(mux, true)
+	mux.HandleFunc("GET /{$}", a.file("archive.html"))
+	mux.HandleFunc("GET /archive.js", a.file("archive.js"))
+	mux.HandleFunc("GET /api/games", a.games)
+	mux.HandleFunc("GET /demo/{name}", a.demo)
+	hs := &http.Server{Handler: secure(mux), ReadHeaderTimeout: ServeReadTimeout, ReadTimeout: ServeReadTimeout,
+		IdleTimeout: time.Minute, MaxHeaderBytes: 8 << 10, BaseContext: func(net.Listener) context.Context { return ctx }}
+	return httpserve.Serve(ctx, hs, limitListener(ln, ServeMaxConnections), time.Second)
+}
+
+// update indexes the directory's new and changed files.
+func (a *archive) update(ctx context.Context, stderr io.Writer) {
+	if !a.mu.TryLock() {
+		return
+	}
+	defer a.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, ServeIndexTimeout)
+	defer cancel()
+	st, err := index.Update(ctx, a.db, a.dir, a.mapDir)
+	if err != nil && ctx.Err() == nil {
+		fmt.Fprintln(stderr, "twhist: index:", err)
+	}
+	if st != nil && st.Indexed+st.Removed > 0 {
+		fmt.Fprintf(stderr, "twhist: indexed %d, removed %d\n", st.Indexed, st.Removed)
+	}
+}
+
+// secure adds the security headers to every answer.
+func secure(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hd := w.Header()
+		hd.Set("Content-Security-Policy", serveCSP)
+		hd.Set("X-Content-Type-Options", "nosniff")
+		hd.Set("Referrer-Policy", "same-origin")
+		hd.Set("X-Frame-Options", "DENY")
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (a *archive) file(name string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		b, err := serveStatic.ReadFile("static/" + name)
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		ct := "text/html; charset=utf-8"
+		if strings.HasSuffix(name, ".js") {
+			ct = "text/javascript; charset=utf-8"
+		}
+		w.Header().Set("Content-Type", ct)
+		w.Header().Set("Cache-Control", "no-cache")
+		_, _ = w.Write(b)
+	}
+}
+
+// archiveGame is one game of the archive's list.
+type archiveGame struct {
+	Name    string   `json:"name"`
+	Map     string   `json:"map"`
+	Type    string   `json:"type"`
+	Start   int64    `json:"start"` // Unix ms
+	Seconds int      `json:"seconds"`
+	Players []string `json:"players"`
+	Watch   string   `json:"watch"`
+	Demo    string   `json:"demo"`
+}
+
+// games lists the games newest first: ?player=, map=, type=, since=, until=
+// (dates as twhist find takes them).
+func (a *archive) games(w http.ResponseWriter, r *http.Request) {
+	q := index.Query{Player: r.FormValue("player"), Map: r.FormValue("map"), Type: r.FormValue("type"), Limit: index.MaxResults}
+	for _, d := range []struct {
+		key string
+		to  *time.Time
+	}{{"since", &q.Since}, {"until", &q.Until}} {
+		if v := r.FormValue(d.key); v != "" {
+			t, err := parseDate(v)
+			if err != nil {
+				writeServeJSON(w, http.StatusBadRequest, map[string]any{"error": err.Error()})
+				return
+			}
+			*d.to = t
+		}
+	}
+	res, err := index.Find(r.Context(), a.db, q)
+	if err != nil {
+		writeServeJSON(w, http.StatusInternalServerError, map[string]any{"error": "the index cannot be read"})
+		return
+	}
+	out := []archiveGame{}
+	for i := len(res) - 1; i >= 0 && len(out) < ServeListLimit; i-- { // newest first
+		g := res[i]
+		if watch.CheckName(g.File) != nil {
+			continue
+		}
+		out = append(out, archiveGame{Name: g.File, Map: g.Map, Type: g.Type, Start: g.Start.UnixMilli(), Seconds: int(g.Ticks / 50),
+			Players: g.Players, Watch: "/watch/" + g.File, Demo: "/demo/" + g.File})
+	}
+	writeServeJSON(w, http.StatusOK, map[string]any{"version": watch.APIVersion, "games": out})
+}
+
+// demo makes a demo of a recording: ?ddnet=1 for DDNet, view=CID for a
+// player's view, from= and to= (ticks) for a clip.
+func (a *archive) demo(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	opt := replay.DemoOptions{View: replay.FreeView, DDNet: r.FormValue("ddnet") == "1"}
+	var bad bool
+	num := func(key string, dst *int32) {
+		if v := r.FormValue(key); v != "" {
+			n, err := strconv.ParseInt(v, 10, 32)
+			bad = bad || err != nil || n < 0
+			*dst = int32(n)
+		}
+	}
+	var view int32 = -1
+	num("view", &view)
+	num("from", &opt.From)
+	num("to", &opt.To)
+	if view >= 0 {
+		opt.View = int(view)
+	}
+	if bad || opt.To > 0 && opt.To < opt.From || watch.CheckName(name) != nil {
+		writeServeJSON(w, http.StatusBadRequest, map[string]any{"error": "bad demo request"})
+		return
+	}
+	select {
+	case a.demos <- struct{}{}:
+		defer func() { <-a.demos }()
+	default:
+		writeServeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": "too many demos being made"})
+		return
+	}
+	src := watch.DirSource{Dir: a.dir, MapDir: a.mapDir}
+	f, err := src.Open(name)
+	if err != nil {
+		writeServeJSON(w, http.StatusNotFound, map[string]any{"error": "no such recording"})
+		return
+	}
+	defer f.Close()
+	rd := teehist.NewReader(f)
+	h, err := rd.ReadHeader()
+	if err != nil {
+		writeServeJSON(w, http.StatusUnprocessableEntity, map[string]any{"error": "not a readable recording"})
+		return
+	}
+	m, err := src.Map(h)
+	if err != nil {
+		writeServeJSON(w, http.StatusUnprocessableEntity, map[string]any{"error": "the recording's map is not here"})
+		return
+	}
+	tmp, err := os.CreateTemp("", "twhist-demo-*.demo")
+	if err != nil {
+		writeServeJSON(w, http.StatusInternalServerError, map[string]any{"error": "no room for the demo"})
+		return
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	done := make(chan error, 1)
+	go func() { _, err := replay.WriteDemo(tmp, rd, h, m, opt); done <- err }()
+	select {
+	case err = <-done:
+	case <-time.After(ServeDemoTimeout):
+		writeServeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": "the demo took too long"})
+		return
+	}
+	if err != nil {
+		writeServeJSON(w, http.StatusUnprocessableEntity, map[string]any{"error": err.Error()})
+		return
+	}
+	kind := "07"
+	if opt.DDNet {
+		kind = "ddnet"
+	}
+	out := fmt.Sprintf("%s_%s.demo", strings.TrimSuffix(filepath.Base(name), watch.Suffix), kind)
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+out+`"`)
+	if _, err := tmp.Seek(0, io.SeekStart); err == nil {
+		_, _ = io.Copy(w, tmp)
+	}
+}
+
+func writeServeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// limitListener bounds the open connections of ln: more wait to be accepted.
+func limitListener(ln net.Listener, n int) net.Listener {
+	return &limited{Listener: ln, sem: make(chan struct{}, n)}
+}
+
+type limited struct {
+	net.Listener
+	sem chan struct{}
+}
+
+func (l *limited) Accept() (net.Conn, error) {
+	l.sem <- struct{}{}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.sem
+		return nil, err
+	}
+	return &limitedConn{Conn: c, release: func() { <-l.sem }}, nil
+}
+
+type limitedConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *limitedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
+}

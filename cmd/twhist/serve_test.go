@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"twserver/internal/browsertest"
+	"twserver/watch/watchtest"
+)
+
+// archiveGames asks the archive's list.
+func archiveGames(t *testing.T, base, query string) []archiveGame {
+	t.Helper()
+	resp, err := http.Get(base + "/api/games?" + query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var l struct{ Games []archiveGame }
+	if err := json.NewDecoder(resp.Body).Decode(&l); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("%s: %d %v", query, resp.StatusCode, err)
+	}
+	return l.Games
+}
+
+// names lists the games' file names, sorted.
+func names(gs []archiveGame) []string {
+	var out []string
+	for _, g := range gs {
+		out = append(out, g.Name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestServe: twhist serve indexes several recordings and a new one as it
+// appears; the search by player finds exactly that player's games, by
+// type and map theirs; the demo downloads are demos; in Chromium the
+// search page lists a player's games and each watch link loads and plays.
+func TestServe(t *testing.T) {
+	start := time.Now()
+	dir, maps := t.TempDir(), t.TempDir()
+	m, err := watchtest.Map()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(maps, watchtest.MapName+".map"), m.Data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	games := map[string]string{}
+	for i, ns := range [][4]string{{"ada", "bram", "cleo", "dora"}, {"ada", "ivo", "jon", "kim"}, {"lea", "max", "ned", "oli"}} {
+		p, err := watchtest.GameOf(dir, 30*50, uint64(i+1), ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		games[strings.Join(ns[:], ",")] = filepath.Base(p)
+	}
+	lms, err := os.ReadFile("testdata/twserver_lms.teehistorian")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "lms.teehistorian"), lms, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("generated: %v", time.Since(start))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var logs bytes.Buffer
+	go func() { done <- serveArchive(ctx, ln, dir, maps, true, 200*time.Millisecond, &logs) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	base := "http://" + ln.Addr().String()
+	var all []archiveGame
+	for end := time.Now().Add(20 * time.Second); len(all) < 4 && time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		all = archiveGames(t, base, "")
+	}
+	t.Logf("indexed: %v", time.Since(start))
+	if len(all) != 4 {
+		t.Fatalf("games listed: %v (%s)", names(all), logs.String())
+	}
+	for i := 1; i < len(all); i++ {
+		if all[i].Start > all[i-1].Start {
+			t.Fatalf("not newest first: %+v", all)
+		}
+	}
+	ada := []string{games["ada,bram,cleo,dora"], games["ada,ivo,jon,kim"]}
+	slices.Sort(ada)
+	for q, want := range map[string][]string{
+		"player=ada":                           ada,
+		"player=oli":                           {games["lea,max,ned,oli"]},
+		"player=nobody":                        nil,
+		"type=lms":                             {"lms.teehistorian"},
+		"map=" + watchtest.MapName:             names(all)[:0:0],
+		"type=ctf&player=ada&since=2000-01-01": ada,
+	} {
+		got := names(archiveGames(t, base, q))
+		if q == "map="+watchtest.MapName {
+			want = names(archiveGames(t, base, "type=ctf"))
+			if len(want) != 3 {
+				t.Fatalf("ctf games %v", want)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: %v, want %v", q, got, want)
+		}
+	}
+	// a new recording is indexed as it appears
+	p, err := watchtest.GameOf(dir, 10*50, 9, [4]string{"ada", "zed", "yan", "xia"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for end := time.Now().Add(10 * time.Second); len(got) != 3 && time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		got = names(archiveGames(t, base, "player=ada"))
+	}
+	if !slices.Contains(got, filepath.Base(p)) || len(got) != 3 {
+		t.Fatalf("after a new game: %v", got)
+	}
+	// demos: 0.7 and DDNet, a player's view, a clip
+	for _, q := range []string{"", "?ddnet=1", "?view=1&from=100&to=600", "?ddnet=1&view=0&from=500&to=700"} {
+		resp, err := http.Get(base + "/demo/" + ada[0] + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !bytes.HasPrefix(b, []byte("TWDEMO\x00")) || len(b) < 1000 {
+			t.Errorf("demo%s: %d, %d bytes %q", q, resp.StatusCode, len(b), b[:min(len(b), 40)])
+		}
+	}
+	for _, q := range []string{"/demo/..%2fx.teehistorian", "/demo/" + ada[0] + "?from=x", "/demo/none.teehistorian"} {
+		resp, err := http.Get(base + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == 200 {
+			t.Errorf("%s: 200", q)
+		}
+	}
+
+	t.Logf("demos: %v", time.Since(start))
+	// the page: a search by player, and each watch link plays
+	bctx := browsertest.Start(t, 60*time.Second)
+	if err := chromedp.Run(bctx, chromedp.Navigate(base+"/"),
+		chromedp.SendKeys("#player", "ada", chromedp.ByID), chromedp.Submit("#player", chromedp.ByID)); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.Wait(t, bctx, 10*time.Second, "ada's three games", `document.querySelectorAll('#games tbody tr').length === 3`)
+	var links []string
+	browsertest.Eval(t, bctx, `Array.from(document.querySelectorAll('#games tbody a')).filter((a) => a.textContent === 'watch').map((a) => a.href)`, &links)
+	if len(links) != 3 {
+		t.Fatalf("watch links %v", links)
+	}
+	for _, l := range links {
+		if err := chromedp.Run(bctx, chromedp.Navigate(l)); err != nil {
+			t.Fatal(err)
+		}
+		browsertest.Wait(t, bctx, 10*time.Second, l+": loaded", `typeof watchState === 'function' && watchState().tick > 0 && document.querySelectorAll('#score tbody tr').length === 4`)
+		var t0 int
+		browsertest.Eval(t, bctx, `watchState().tick`, &t0)
+		if err := chromedp.Run(bctx, chromedp.Click("#play", chromedp.ByID)); err != nil {
+			t.Fatal(err)
+		}
+		browsertest.Wait(t, bctx, 5*time.Second, l+": plays", fmt.Sprintf(`watchState().tick >= %d`, t0+50))
+		var demo string
+		browsertest.Eval(t, bctx, `document.querySelector('#downloads a') ? document.querySelector('#downloads a').getAttribute('href') : ''`, &demo)
+		if !strings.HasPrefix(demo, "/demo/") {
+			t.Errorf("%s: demo link %q", l, demo)
+		}
+	}
+	t.Logf("browser: %v", time.Since(start))
+	browsertest.Screenshot(t, bctx, "archive.png")
+}

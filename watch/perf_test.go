@@ -1,0 +1,152 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"twserver/internal/browsertest"
+	"twserver/watch/watchtest"
+)
+
+// cpuTime is the process's user and system CPU time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestPerf measures the goals of docs/performance.md ("The recorded-game
+// viewer"): a 30-minute recording opens and plays, seeks, and 20 viewers
+// on 20 recordings. It runs with TWSERVER_WATCH_PERF=1 (minutes of CPU to
+// generate the games); TWSERVER_WATCH_PERF_DIR keeps them between runs.
+func TestPerf(t *testing.T) {
+	if os.Getenv("TWSERVER_WATCH_PERF") != "1" {
+		t.Skip("TWSERVER_WATCH_PERF=1 measures the viewer")
+	}
+	dir := os.Getenv("TWSERVER_WATCH_PERF_DIR")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	long := filepath.Join(dir, "long.teehistorian")
+	if _, err := os.Stat(long); err != nil {
+		c0, t0 := cpuTime(), time.Now()
+		p, err := watchtest.Game(dir, 30*60*50, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(p, long); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("generated a 30-minute game in %v (%v CPU)", time.Since(t0), cpuTime()-c0)
+	}
+	for i := range 20 {
+		p := filepath.Join(dir, fmt.Sprintf("v%02d.teehistorian", i))
+		if _, err := os.Stat(p); err != nil {
+			g, err := watchtest.Game(dir, 5*60*50, uint64(100+i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(g, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cache := NewCache(context.Background(), testSource{dir}, 0)
+	mux := http.NewServeMux()
+	NewHandler(cache, Options{Chat: true}).Register(mux, true)
+	srv := httptest.NewServer(withCSP(mux))
+	defer srv.Close()
+
+	// open: page to first frame, and to playing
+	ctx := browsertest.Start(t, 5*time.Minute)
+	c0, t0 := cpuTime(), time.Now()
+	if err := chromedp.Run(ctx, chromedp.Navigate(srv.URL+"/watch/long.teehistorian")); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.Wait(t, ctx, 30*time.Second, "first frame", `typeof watchState === 'function' && watchState().tick >= 0 && document.getElementById('minimap').dataset.tick !== undefined`)
+	first := time.Since(t0)
+	if err := chromedp.Run(ctx, chromedp.Click("#play", chromedp.ByID)); err != nil {
+		t.Fatal(err)
+	}
+	p0 := time.Now()
+	browsertest.Wait(t, ctx, 30*time.Second, "playing", `watchState().playing && watchState().tick > 20`)
+	playing := time.Since(p0)
+	rec, err := cache.Get("long.teehistorian")
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-rec.Done()
+	built, builtCPU := time.Since(t0), cpuTime()-c0
+	in := rec.Info(false)
+	t.Logf("30-minute recording (%d ticks, %d chunks, %d KiB of frames): first frame %v after the page was asked for, playing %v after play was pressed; built in %v (%v CPU, page included)",
+		in.LastTick, in.Chunks, rec.bytes>>10, first.Round(time.Millisecond), playing.Round(time.Millisecond), built.Round(time.Millisecond), builtCPU.Round(time.Millisecond))
+
+	// seeks anywhere (the address's moment), paused
+	if err := chromedp.Run(ctx, chromedp.Click("#play", chromedp.ByID)); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var seeks []time.Duration
+	for range 12 {
+		sec := 1 + rng.IntN(30*60-2)
+		want := sec * 50
+		s0 := time.Now()
+		browsertest.Eval(t, ctx, fmt.Sprintf(`location.hash = '#t=%d:%02d'`, sec/60, sec%60), nil)
+		browsertest.Wait(t, ctx, 5*time.Second, "seek", fmt.Sprintf(`watchState().tick === %d`, want))
+		seeks = append(seeks, time.Since(s0))
+	}
+	sort.Slice(seeks, func(i, j int) bool { return seeks[i] < seeks[j] })
+	t.Logf("12 seeks: median %v, max %v (with the test's 20 ms polling)", seeks[6].Round(time.Millisecond), seeks[11].Round(time.Millisecond))
+
+	// 20 viewers on 20 recordings (built first), each asking for the info
+	// and then a chunk per ChunkTicks of play at 1x, as the page does
+	for i := range 20 {
+		r, err := cache.Get(fmt.Sprintf("v%02d.teehistorian", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-r.Done()
+	}
+	const span = 60 * time.Second
+	client := srv.Client()
+	get := func(url string) {
+		resp, err := client.Get(url)
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}
+	c1, w1 := cpuTime(), time.Now()
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			base := srv.URL + fmt.Sprintf("/watch/v%02d.teehistorian", i)
+			get(base)
+			get(base + "/info")
+			get(base + "/map")
+			for k := 0; time.Since(w1) < span; k++ {
+				get(fmt.Sprintf("%s/chunk/%d", base, k))
+				time.Sleep(ChunkTicks * 20 * time.Millisecond)
+			}
+		}()
+	}
+	wg.Wait()
+	used := cpuTime() - c1
+	t.Logf("20 viewers on 20 recordings for %v: %v CPU = %.2f%% of a core (server and the viewers' HTTP clients)",
+		time.Since(w1).Round(time.Second), used.Round(time.Millisecond), 100*used.Seconds()/time.Since(w1).Seconds())
+}
