@@ -325,5 +325,8 @@ func build(ctx context.Context, rec *Recording, r *teehist.Reader, h *teehist.He
 	if dv := e.Result().Divergence; dv != nil {
 		return fmt.Errorf("%w at %v", replay.ErrDivergence, dv)
 	}
+	if err := e.Err(); err != nil { // over the file's budget (replay.TicksPerByte)
+		return err
+	}
 	return b.err
 }

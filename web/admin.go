@@ -14,7 +14,7 @@ import (
 
 // The admin page: whoever presents the token (the Authorization header
 // "Bearer TOKEN", or once in the login form, which sets a session cookie:
-// HttpOnly, SameSite=Strict, Path=/admin) may run console lines. A
+// HttpOnly, SameSite=Strict, Path=/) may run console lines. A
 // cookie-authenticated action must also carry the session's CSRF token in
 // the X-CSRF-Token header, which only a page of this origin can read.
 // Attempts are counted per client (addrKey of clientAddr: an IPv4 address

@@ -7,6 +7,7 @@
 package watchtest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -201,7 +202,7 @@ func Check(path string) (captures int, err error) {
 	}
 	c := &counter{}
 	e.SetObserver(c)
-	res, err := e.Run(rd)
+	res, err := e.Run(context.Background(), rd)
 	if err != nil {
 		return 0, err
 	}
