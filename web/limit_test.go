@@ -258,7 +258,7 @@ func TestRequestAndStreamBounds(t *testing.T) {
 func TestSecurityHeaders(t *testing.T) {
 	a := startGame(t, "headers", "dm")
 	_, ts := startWeb(t, Options{}, a)
-	for _, p := range []string{"/", "/app.js", "/api/games"} {
+	for _, p := range []string{"/", "/app.js", "/style.css", "/api/games/1"} { // (no game on port 1: an error answer)
 		resp, err := ts.Client().Get(ts.URL + p)
 		if err != nil {
 			t.Fatal(err)

@@ -77,6 +77,7 @@ type streamer struct {
 	publicChat bool
 	wake       chan struct{} // a viewer joined or left (coalesced)
 	budget     int           // writes a second to all viewers (StreamWritesPerSecond; tests lower it)
+	stalled    atomic.Int64  // viewers dropped for a failed or stalled write
 
 	mu      sync.Mutex
 	joining []*viewer // viewers for the writer to take on
@@ -267,6 +268,7 @@ func (s *streamer) writeFrame(now time.Time) {
 		}
 		v.due = now.Add(every)
 		if !v.flush(now) {
+			s.stalled.Add(1)
 			v.drop()
 		}
 	}

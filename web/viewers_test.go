@@ -120,12 +120,13 @@ func TestBrowserViewers(t *testing.T) {
 			least = d
 		}
 	}
-	t.Logf("over 5 s the pages received at least %d frames each", least)
+	t.Logf("over 5 s the pages received at least %d frames each; %d viewers dropped for a stalled write", least, h.games[0].stream.stalled.Load())
 	if len(stuck) > 0 {
 		t.Errorf("%d of %d pages received no frames in 5 s: %v", len(stuck), n, stuck)
 	}
 	if got := h.streamCount(); got != n {
-		t.Errorf("%d live streams counted, want %d (one a page)", got, n)
+		t.Errorf("%d live streams counted, want %d (one a page); %d viewers were dropped for a stalled write (StreamWriteTimeout)",
+			got, n, h.games[0].stream.stalled.Load())
 	}
 	if bl := h.conns.Load(); bl != nil {
 		_, conns := bl.conns.count(netip.Prefix{})

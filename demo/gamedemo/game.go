@@ -1,6 +1,7 @@
 package gamedemo
 
 import (
+	"slices"
 	"twserver/demo"
 	"twserver/dialect6"
 	"twserver/gamemsg"
@@ -172,9 +173,11 @@ func (g *Game) Event(e world.Event) {
 }
 
 // Enter notes that client cid entered the game: De_ClientEnter follows the
-// next snapshot (at most world.MaxClients are kept).
+// next snapshot, once per client id (a client that left and came back
+// before it, as before a clip's first tick, is one player in it; at most
+// world.MaxClients are kept).
 func (g *Game) Enter(cid int) {
-	if len(g.entered) < world.MaxClients {
+	if len(g.entered) < world.MaxClients && !slices.Contains(g.entered, cid) {
 		g.entered = append(g.entered, cid)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"twserver/demo"
 	"twserver/dialect6"
 	"twserver/gamemsg"
+	"twserver/netproto"
 	"twserver/snap"
 	"twserver/world"
 	"twserver/world/twmap"
@@ -91,5 +92,47 @@ func TestViews(t *testing.T) {
 				t.Errorf("%d messages, want 1 (the entry)", n)
 			}
 		})
+	}
+}
+
+// TestEnterOnce: a client that entered twice before a snapshot (it left
+// and came back on the same client id outside a clip's range) is announced
+// once, as every other player; one that entered once is announced.
+func TestEnterOnce(t *testing.T) {
+	w, err := world.New(twmap.Default(), world.DefaultConfig(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cid := range 2 {
+		if err := w.AddPlayer(cid, world.PlayerInfo{Name: string(rune('a' + cid))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Tick()
+	enc := demo.NewEncoder("server", "m", nil, 0, time.Unix(0, 0))
+	g := NewGame(enc, -1)
+	g.Enter(0)
+	g.Enter(1)
+	g.Enter(0)
+	if err := g.Snapshot(w); err != nil {
+		t.Fatal(err)
+	}
+	_, ticks, err := demo.ReadAll(enc.Bytes(), snap.Sizes7)
+	if err != nil || len(ticks) != 1 {
+		t.Fatalf("%d ticks, %v", len(ticks), err)
+	}
+	entered := map[int32]int{}
+	for _, m := range ticks[0].Messages {
+		id, sys, n, err := netproto.ParseMsgHeader(m)
+		if err != nil || sys || id != gamemsg.MsgDeClientEnter {
+			continue
+		}
+		var up netproto.Unpacker
+		up.Reset(m[n:])
+		up.GetString()
+		entered[up.GetInt()]++
+	}
+	if entered[0] != 1 || entered[1] != 1 || len(entered) != 2 {
+		t.Errorf("De_ClientEnter per client id: %v, want each once", entered)
 	}
 }
