@@ -119,8 +119,9 @@ func TestDeadlineRoutes(t *testing.T) {
 	a := startGame(t, "routes", "dm")
 	h, _ := startWeb(t, Options{}, a)
 	for path, want := range map[string]string{
-		"/api/games/8303/recordings/game_1.demo": downloadPattern,
-		"/api/games/8303/events":                 eventsPattern,
+		"/api/games/8303/recordings/game_1.demo":       downloadPattern,
+		"/admin/api/games/8303/recordings/game_1.demo": adminDownloadPattern,
+		"/api/games/8303/events":                       eventsPattern,
 	} {
 		r := httptest.NewRequest(http.MethodGet, path, nil)
 		if _, p := h.mux.Handler(r); p != want {

@@ -254,7 +254,7 @@ func TestBehindNginx(t *testing.T) {
 	if st != http.StatusSeeOther || loc != "/admin" || ck == nil {
 		t.Fatalf("another client's login: %d %q %v", st, loc, ck)
 	}
-	if !ck.Secure || !ck.HttpOnly || ck.SameSite != http.SameSiteStrictMode || ck.Path != "/admin" {
+	if !ck.Secure || !ck.HttpOnly || ck.SameSite != http.SameSiteStrictMode || ck.Path != "/" {
 		t.Errorf("session cookie over https: %+v", ck)
 	}
 	get := func(path string) (int, string) {

@@ -182,7 +182,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		defer h.requests.release(key)
 	}
-	w = boundWrites(w, pattern == downloadPattern, WriteTimeout, DownloadStallTimeout)
+	w = boundWrites(w, pattern == downloadPattern || pattern == adminDownloadPattern, WriteTimeout, DownloadStallTimeout)
 	hd := w.Header()
 	hd.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 	hd.Set("X-Content-Type-Options", "nosniff")
@@ -198,6 +198,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 const (
 	eventsPattern   = "GET /api/games/{port}/events"
 	downloadPattern = "GET /api/games/{port}/recordings/{name}"
+	// adminDownloadPattern is a download for the admin: its write deadline
+	// moves on with progress like downloadPattern's.
+	adminDownloadPattern = "GET /admin/api/games/{port}/recordings/{name}"
 )
 
 // overBound answers 503 with Retry-After: a bound is full.
@@ -269,7 +272,7 @@ func (h *Handler) routes() {
 	m.HandleFunc("GET /admin/api/session", h.adminSession)
 	m.HandleFunc("POST /admin/api/action", h.adminAction)
 	m.HandleFunc("GET /admin/api/games/{port}/recordings", h.adminRecordings)
-	m.HandleFunc("GET /admin/api/games/{port}/recordings/{name}", h.adminRecording)
+	m.HandleFunc(adminDownloadPattern, h.adminRecording)
 }
 
 // serveFile serves one embedded file.
