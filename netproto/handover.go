@@ -55,10 +55,12 @@ func (c *Conn) Export() ConnHandover {
 	return h
 }
 
-// Import makes the offline connection c the connection h describes, as if
-// every chunk of h.Resend was last sent at now (so they go out again
-// after the resend timeout unless acknowledged first). The packet clocks
-// start at now.
+// Import makes the offline connection c the connection h describes. The
+// chunks of h.Resend count as sent at now (ResendTimeout runs from now) but
+// overdue, so they go out again at the first Update: some of them may never have left the old process (a packet
+// under construction), and the peer takes nothing newer before them, so
+// waiting for the resend timeout would stall it (a peer that has them
+// drops the copies). The packet clocks start at now.
 func (c *Conn) Import(h ConnHandover, now time.Duration) error {
 	if c.state != StateOffline || h.State != StateOnline && h.State != StatePending || len(h.Resend) > MaxResendChunks {
 		return ErrHandover
@@ -78,6 +80,7 @@ func (c *Conn) Import(h ConnHandover, now time.Duration) error {
 			c.Reset()
 			return ErrHandover
 		}
+		c.resend.at(c.resend.n - 1).lastSend = now - ResendInterval - time.Millisecond // overdue: out at the first Update
 	}
 	return nil
 }

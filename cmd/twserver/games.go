@@ -129,6 +129,7 @@ func runGames(ctx context.Context, stop context.CancelFunc, cfgs []config.Config
 	pool, sizer, restore := runtimeProcs(len(cfgs), log) // one per process: every game's snapshots share it
 	defer restore()
 	defer pool.Close()
+	defer procSockets.closeAll() // last: after the games and listeners closed theirs
 	games, err := startGames(ctx, cfgs, consoles, pool, sizer, log)
 	defer stopSides(games)
 	if err != nil {

@@ -146,6 +146,19 @@ func (s *sockets) restoreModes(log zerolog.Logger) {
 	}
 }
 
+// closeAll closes the kept descriptors and forgets them, as the games
+// stop: a kept descriptor holds its socket open (a run() in a test that
+// follows must find the port free, a listener must not take connections
+// nobody answers).
+func (s *sockets) closeAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range s.files {
+		f.F.Close()
+	}
+	s.files, s.kinds, s.in, s.state = nil, map[string]sockio.Kind{}, nil, handover.State{}
+}
+
 // list is the sockets to pass, in a stable order.
 func (s *sockets) list() []handover.File {
 	s.mu.Lock()

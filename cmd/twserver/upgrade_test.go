@@ -21,6 +21,7 @@ import (
 	"twserver/internal/testport"
 	"twserver/loadclient"
 	"twserver/metrics"
+	"twserver/sockio"
 )
 
 // upgradeClients is the number of twload clients in game during the
@@ -266,13 +267,17 @@ func TestUpgrade(t *testing.T) {
 		}
 		pids[r.pid] = true
 		// the next upgrade once every client is in the new game (the
-		// status comes twice a second)
+		// status comes twice a second) and the reader, which reads each
+		// datagram as it comes for sockio.PacedHold after the joins, has
+		// left the socket to the loop again: during the hold the old
+		// process then reads nothing (docs/operating.md)
 		in.Store(0)
 		for deadline := time.Now().Add(5 * time.Second); in.Load() < upgradeClients; time.Sleep(20 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Fatalf("upgrade %d: %d clients in game after 5 s", i+1, in.Load())
 			}
 		}
+		time.Sleep(sockio.PacedHold + 200*time.Millisecond)
 	}
 	time.Sleep(500 * time.Millisecond)
 	stop()
