@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"twserver/config"
 	"twserver/econ"
 	"twserver/gamemsg"
+	"twserver/internal/nodns"
 	"twserver/internal/refserver"
 	"twserver/internal/testenv"
 	"twserver/internal/testport"
@@ -36,7 +36,7 @@ func startRefEcon(t *testing.T, level int) (game, ec netip.AddrPort) {
 	args := append(refserver.Args(refserver.Settings{Port: port, Name: "econ-diff", LogLevel: 2, PerIP: 4, PlayerSlots: 16}),
 		"ec_bindaddr 127.0.0.1", fmt.Sprintf("ec_port %d", ecPort), "ec_password pw", "ec_bantime 1",
 		"ec_auth_timeout 2", fmt.Sprintf("ec_output_level %d", level), `add_vote "Say hi" "say hi from a vote"`)
-	cmd := exec.CommandContext(ctx, refserver.Path(), args...)
+	cmd := nodns.CommandContext(ctx, refserver.Path(), args...)
 	cmd.Dir, cmd.Env = dir, append(os.Environ(), "HOME="+dir)
 	var log refserver.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log

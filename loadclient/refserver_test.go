@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"twserver/gamemsg"
 	"twserver/internal/heavytest"
+	"twserver/internal/nodns"
 	"twserver/internal/refserver"
 )
 
@@ -25,7 +25,7 @@ func startRefServer(t *testing.T, perIP int) netip.AddrPort {
 	port := refserver.FreeUDPPort(t)
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, refserver.Args(refserver.Settings{
+	cmd := nodns.CommandContext(ctx, bin, refserver.Args(refserver.Settings{
 		Port: port, Name: "twload-test", LogLevel: 2, PerIP: perIP, PlayerSlots: 64})...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+dir)

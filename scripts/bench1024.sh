@@ -140,7 +140,7 @@ for side in $SIDES; do
 		map=$(basename "$BENCH_MAP" .map)
 		for ((g = 0; g < GAMES; g++)); do
 			gd=$dir/ref$g; mkdir -p "$gd/home" "$gd/cwd/maps"; cp "$BENCH_MAP" "$gd/cwd/maps/$map.map"
-			(cd "$gd/cwd" && exec env -u XDG_DATA_HOME HOME="$gd/home" "$TW07_SERVER" \
+			(cd "$gd/cwd" && confine env -u XDG_DATA_HOME HOME="$gd/home" "$TW07_SERVER" \
 				"bindaddr 127.0.0.1" "sv_port $((base + g))" "sv_register 0" "sv_map $map" "sv_name bench $g" \
 				"console_output_level 1" "sv_max_clients 64" "sv_max_clients_per_ip 4" \
 				"sv_player_slots 16" "sv_spamprotection 0" "sv_inactivekick_time 0" \

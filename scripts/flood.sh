@@ -31,6 +31,7 @@ while getopts "r:d:s:w:k:o:h" opt; do
 	esac
 done
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/scripts/lib.sh" # confine
 OUT=${OUT:-$(mktemp -d /tmp/twflood.XXXXXX)}
 mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
 TW07_SERVER=${TW07_SERVER:-/usr/games/teeworlds-server}
@@ -58,7 +59,7 @@ start() { # start KIND PORT DIR
 		SPID=$! ;;
 	reference)
 		cp "$MAP" "$dir/cwd/maps/dm1.map"
-		(cd "$dir/cwd" && exec env -u XDG_DATA_HOME HOME="$dir/home" "$TW07_SERVER" "bindaddr 127.0.0.1" "sv_port $port" \
+		(cd "$dir/cwd" && confine env -u XDG_DATA_HOME HOME="$dir/home" "$TW07_SERVER" "bindaddr 127.0.0.1" "sv_port $port" \
 			"sv_register 0" "sv_map dm1" "sv_max_clients 64" "sv_max_clients_per_ip 4" "console_output_level 0" \
 			"sv_inactivekick_time 0" >"$dir/server.log" 2>&1 </dev/null) &
 		SPID=$! ;;

@@ -26,6 +26,7 @@ SFX=-silent
 STAGES=("$@")
 [ ${#STAGES[@]} -gt 0 ] || STAGES=(connect map ready)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/scripts/lib.sh" # confine
 OUT=${OUT:-$(mktemp -d /tmp/twhold.XXXXXX)}
 TW07_SERVER=${TW07_SERVER:-/usr/games/teeworlds-server}
 MAP=${HOLD_MAP:-/usr/share/games/teeworlds/data/maps/dm1.map}
@@ -48,7 +49,7 @@ start() { # start KIND PORT DIR
 		SPID=$! ;;
 	reference)
 		cp "$MAP" "$dir/cwd/maps/dm1.map"
-		(cd "$dir/cwd" && exec env -u XDG_DATA_HOME HOME="$dir/home" "$TW07_SERVER" "bindaddr 127.0.0.1" "sv_port $port" \
+		(cd "$dir/cwd" && confine env -u XDG_DATA_HOME HOME="$dir/home" "$TW07_SERVER" "bindaddr 127.0.0.1" "sv_port $port" \
 			"sv_register 0" "sv_map dm1" "sv_max_clients 64" "sv_max_clients_per_ip 4" "console_output_level 0" \
 			>"$dir/server.log" 2>&1 </dev/null) &
 		SPID=$! ;;

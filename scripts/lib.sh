@@ -1,6 +1,7 @@
 # lib.sh - shell functions the load scripts share (sourced, not run):
 # starting a server on 127.0.0.1 and stopping it by PID, and reading a
-# process's CPU time and peak memory from /proc. Used by scripts/bench1024.sh, idle.sh,
+# process's CPU time and peak memory from /proc, and confining a reference
+# server's name look-ups (confine). Used by scripts/bench1024.sh, idle.sh,
 # indep.sh, loss.sh, rssfloor.sh, soak.sh and webload.sh.
 #
 # The caller sets LOG_TAG (the prefix of its log lines) and, for
@@ -11,6 +12,26 @@
 # appended to PIDS; lib_stop_all stops them.
 
 PIDS=()
+
+# NODNS_SH is the inside half of confine (shared with the Go tests, which
+# embed it: internal/nodns).
+NODNS_SH=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/internal/nodns/confine.sh
+
+# confine CMD [ARG...]: execs CMD (a reference server: teeworlds-server,
+# DDNet-Server) in place of the calling (sub)shell, same process id, with
+# its host-name look-ups confined to the machine. Both servers look names up
+# at start even with sv_register 0 (the 0.7.5 one asks the host's DNS
+# resolver for its masters), and the project allows loopback traffic only:
+# in a private mount namespace of its own (unshare --mount; with a user
+# namespace when not root) NODNS_SH hides /etc/nsswitch.conf, /etc/hosts and
+# /etc/resolv.conf behind files that answer from localhost alone, then
+# execs CMD. The network namespace stays the caller's, so clients reach the
+# server on 127.0.0.1. Every script starts a reference server through it.
+confine() {
+	local flags=(--mount --propagation private)
+	[ "$(id -u)" = 0 ] || flags=(--user --map-root-user "${flags[@]}")
+	exec unshare "${flags[@]}" -- sh "$NODNS_SH" "$@"
+}
 
 log() { printf '%s %s: %s\n' "$(date +%H:%M:%S)" "${LOG_TAG:-script}" "$*" >&2; }
 die() { log "FATAL: $*"; exit 2; }
@@ -98,7 +119,7 @@ start_server() {
 		SPID=$! ;;
 	reference)
 		cp "$SERVER_MAP" "$dir/cwd/maps/$map.map"
-		(cd "$dir/cwd" && exec env -u XDG_DATA_HOME HOME="$dir/home" "$TW07_SERVER" \
+		(cd "$dir/cwd" && confine env -u XDG_DATA_HOME HOME="$dir/home" "$TW07_SERVER" \
 			"bindaddr 127.0.0.1" "sv_port $port" "sv_register 0" "sv_map $map" "sv_name ${SERVER_NAME:-bench}" \
 			"console_output_level 1" "sv_max_clients 64" "sv_max_clients_per_ip 4" \
 			"sv_player_slots ${PLAYER_SLOTS:-16}" "sv_spamprotection 0" "sv_inactivekick_time 0" \
@@ -107,7 +128,7 @@ start_server() {
 	ddnet)
 		mkdir -p "$dir/cwd/maps7"
 		cp "$SERVER_MAP" "$dir/cwd/maps7/$map.map"
-		(cd "$dir/cwd" && exec env -u XDG_DATA_HOME HOME="$dir/home" "$DDNET_SERVER" \
+		(cd "$dir/cwd" && confine env -u XDG_DATA_HOME HOME="$dir/home" "$DDNET_SERVER" \
 			"bindaddr 127.0.0.1" "sv_ipv4only 1" "sv_port $port" "sv_register 0" "sv_map $map" \
 			"sv_name ${SERVER_NAME:-bench}" "loglevel 1" "sv_max_clients 64" "sv_max_clients_per_ip 4" "sv_sixup 1" \
 			"sv_spamprotection 0" "sv_inactivekick_time 0" ${DDNET_ARGS[@]+"${DDNET_ARGS[@]}"} \

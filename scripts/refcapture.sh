@@ -32,6 +32,7 @@ if [ "${RC_ISOLATED:-0}" != 1 ]; then
 fi
 # inside the namespace: only lo may exist
 if ip -o link show | grep -v ': lo:' | grep -q .; then echo "refcapture: not isolated" >&2; exit 1; fi
+. "$(dirname "$0")/lib.sh" # confine
 SERVER=${TW07_SERVER:-/usr/games/teeworlds-server}
 home=$OUT/home; cwd=$OUT/cwd
 rm -rf "$home" "$cwd"; mkdir -p "$home" "$cwd"
@@ -48,7 +49,7 @@ args=("bindaddr 127.0.0.1" "sv_port 8303" "sv_register 0" "sv_map $MAP" "sv_game
 	"sv_name refcapture" "console_output_level 2" "sv_max_clients 16" "sv_max_clients_per_ip 16"
 	"sv_player_slots 16" "sv_spamprotection 0" "sv_inactivekick_time 0"
 	"ec_bindaddr 127.0.0.1" "ec_port 8310" "ec_password refcapture" "$@" "record refcapture")
-(cd "$cwd" && exec env -u XDG_DATA_HOME HOME="$home" timeout --kill-after=5 $((SECS + 60)) "$SERVER" "${args[@]}" >"$OUT/server.log" 2>&1) &
+(cd "$cwd" && confine env -u XDG_DATA_HOME HOME="$home" timeout --kill-after=5 $((SECS + 60)) "$SERVER" "${args[@]}" >"$OUT/server.log" 2>&1) &
 srv=$!
 pids+=($srv)
 for _ in $(seq 1 50); do grep -q 'version 0\.7' "$OUT/server.log" 2>/dev/null && break; sleep 0.2; done

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"twserver/config"
+	"twserver/internal/nodns"
 	"twserver/internal/refserver"
 	"twserver/internal/testport"
 	"twserver/loadclient"
@@ -207,7 +207,7 @@ func startRefEcon(t *testing.T, ctx context.Context, bin string) (netip.AddrPort
 	dir := t.TempDir()
 	args := append(refserver.Args(refserver.Settings{Port: port, Name: "console-ref", LogLevel: 0, PerIP: 4, PlayerSlots: 8}),
 		"ec_bindaddr 127.0.0.1", fmt.Sprintf("ec_port %d", ecPort), "ec_password pw", "ec_output_level 0")
-	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd := nodns.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+dir)
 	var log refserver.Buffer

@@ -22,6 +22,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"twserver/internal/nodns"
 	"twserver/loadclient"
 	"twserver/loadclient/scenario"
 )
@@ -151,6 +152,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := bc.init(servers, names, *clients); err != nil {
 		return c.usage("%v", err)
+	}
+	if err := nodns.Check(); err != nil { // every server starts confined (startProc)
+		return c.fail(fmt.Errorf("refused: the servers' name look-ups cannot be confined to the machine: %v", err))
 	}
 	if bc.out == "" {
 		d, err := os.MkdirTemp("", "twbench")
@@ -312,6 +316,7 @@ func (bc *benchConfig) run(ctx context.Context, log io.Writer, live bool) benchR
 // benchProc is one server process of a run.
 type benchProc struct {
 	cmd  *exec.Cmd
+	prog string // the server's program, as given
 	done chan struct{}
 	err  error
 	log  *os.File
@@ -630,7 +635,9 @@ func (bc *benchConfig) writeConfigs(dir string, ports []int, metricsAddr string)
 }
 
 // startProc starts words in dir (its own process group, HOME=dir/home,
-// killed with twload, output to dir/server.log).
+// killed with twload, output to dir/server.log), its host-name look-ups
+// confined to the machine (internal/nodns: the reference servers look
+// names up at start even when they do not register).
 func startProc(words []string, dir string) (*benchProc, error) {
 	logf, err := os.Create(filepath.Join(dir, "server.log"))
 	if err != nil {
@@ -644,7 +651,7 @@ func startProc(words []string, dir string) (*benchProc, error) {
 			return nil, err
 		}
 	}
-	cmd := exec.Command(prog, words[1:]...)
+	cmd := nodns.Command(prog, words[1:]...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = logf, logf
 	var env []string
@@ -659,7 +666,7 @@ func startProc(words []string, dir string) (*benchProc, error) {
 		logf.Close()
 		return nil, fmt.Errorf("start %s: %v", words[0], err)
 	}
-	p := &benchProc{cmd: cmd, done: make(chan struct{}), log: logf}
+	p := &benchProc{cmd: cmd, prog: words[0], done: make(chan struct{}), log: logf}
 	go func() { p.err = cmd.Wait(); close(p.done) }()
 	return p, nil
 }
@@ -698,7 +705,7 @@ func waitBound(ctx context.Context, procs []*benchProc, pids func() []int, ports
 		}
 		for _, p := range procs {
 			if p.exited() {
-				return nil, fmt.Errorf("%s exited before binding its port: %v", p.cmd.Path, p.err)
+				return nil, fmt.Errorf("%s exited before binding its port: %v", p.prog, p.err)
 			}
 		}
 		if time.Now().After(deadline) {

@@ -3,18 +3,22 @@ package main
 import (
 	"bytes"
 	"math"
+	"fmt"
 	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"twserver/internal/heavytest"
+	"twserver/internal/nodns"
 	"twserver/internal/refserver"
+	"twserver/internal/testenv"
 )
 
 // refBenchCmd is the 0.7.5 reference server as a bench -server: loopback
@@ -301,5 +305,51 @@ func TestBenchRatioExcludesRefused(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// TestStartProcConfines: a bench server runs in a mount namespace of its
+// own whose /etc/nsswitch.conf looks host names up in files only and whose
+// /etc/hosts names localhost alone (internal/nodns), in twload's network
+// namespace, under the process id twload started; twload's own files are
+// the host's (the control: they differ from the confined ones).
+func TestStartProcConfines(t *testing.T) {
+	testenv.Require(t, "a private mount namespace (unshare --mount, root or user namespaces)", nodns.Check())
+	dir := t.TempDir()
+	p, err := startProc([]string{"sh", "-c", "cat /etc/nsswitch.conf /etc/hosts >seen; echo $$ >pid; exec sleep 10"}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.stop()
+	var seen, pid []byte
+	for deadline := time.Now().Add(5 * time.Second); len(pid) == 0 || pid[len(pid)-1] != '\n'; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the server never wrote its pid")
+		}
+		pid, _ = os.ReadFile(filepath.Join(dir, "pid"))
+	}
+	seen, _ = os.ReadFile(filepath.Join(dir, "seen"))
+	if got := strings.TrimSpace(string(pid)); got != strconv.Itoa(p.cmd.Process.Pid) {
+		t.Errorf("the server runs as pid %s, twload started %d", got, p.cmd.Process.Pid)
+	}
+	if !strings.HasPrefix(string(seen), "hosts: files\n") || strings.Contains(string(seen), "dns") || strings.Contains(string(seen), "mdns") {
+		t.Errorf("the server's nsswitch.conf and hosts:\n%s", seen)
+	}
+	ns := func(pid int, kind string) string {
+		s, _ := os.Readlink(fmt.Sprintf("/proc/%d/ns/%s", pid, kind))
+		return s
+	}
+	if ns(p.cmd.Process.Pid, "mnt") == ns(os.Getpid(), "mnt") {
+		t.Errorf("the server shares twload's mount namespace")
+	}
+	if ns(p.cmd.Process.Pid, "net") != ns(os.Getpid(), "net") {
+		t.Errorf("the server is not in twload's network namespace")
+	}
+	host, err := os.ReadFile("/etc/nsswitch.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.HasPrefix(seen, host) {
+		t.Errorf("control: twload's own nsswitch.conf is the confined one:\n%s", host)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"twserver/internal/heavytest"
+	"twserver/internal/nodns"
 	"twserver/internal/refserver"
 	"twserver/loadclient"
 )
@@ -118,7 +119,7 @@ func startReferenceServer(t *testing.T) string {
 	bin := refserver.Require(t)
 	dir := t.TempDir()
 	port := refserver.FreeUDPPort(t)
-	cmd := exec.Command(bin, refserver.Args(refserver.Settings{
+	cmd := nodns.Command(bin, refserver.Args(refserver.Settings{
 		Port: port, Name: "twload-full", LogLevel: 1, PerIP: fullPerIP, PlayerSlots: fullSlots})...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+dir)

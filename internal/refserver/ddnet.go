@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"twserver/internal/netns"
+	"twserver/internal/nodns"
 	"twserver/internal/testenv"
 )
 
@@ -84,7 +85,8 @@ type DDNet struct {
 // relative to its working directory, such as "maps/dm1.map"), with HOME
 // there too, on a free UDP port of 127.0.0.1 only, not registering, logging
 // to its output (loglevel 3), then the given settings, which may override
-// these. Run it only inside a private network namespace (Inner). The
+// these, with its name look-ups confined to the machine (internal/nodns).
+// Run it only inside a private network namespace (Inner). The
 // process is killed with the test if still running.
 func StartDDNet(tb testing.TB, files map[string][]byte, settings ...string) *DDNet {
 	tb.Helper()
@@ -100,9 +102,7 @@ func StartDDNet(tb testing.TB, files map[string][]byte, settings ...string) *DDN
 		}
 	}
 	d := &DDNet{Port: FreeUDPPort(tb), done: make(chan error, 1)}
-	args := append([]string{"bindaddr 127.0.0.1", "sv_ipv4only 1", "sv_port " + strconv.Itoa(d.Port),
-		"sv_register 0", "loglevel 3", `logfile ""`}, settings...)
-	d.cmd = exec.Command(DDNetPath, args...)
+	d.cmd = nodns.Command(DDNetPath, append(DDNetArgs(d.Port), settings...)...)
 	d.cmd.Dir = cwd
 	d.cmd.Env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"))
 	d.cmd.Stdout, d.cmd.Stderr = &d.Logs, &d.Logs
@@ -121,6 +121,14 @@ func StartDDNet(tb testing.TB, files map[string][]byte, settings ...string) *DDN
 		}
 	})
 	return d
+}
+
+// DDNetArgs returns the DDNet-Server settings StartDDNet begins with: UDP
+// port on 127.0.0.1 only, IPv4 only, not registering, logging to its
+// output (loglevel 3).
+func DDNetArgs(port int) []string {
+	return []string{"bindaddr 127.0.0.1", "sv_ipv4only 1", "sv_port " + strconv.Itoa(port),
+		"sv_register 0", "loglevel 3", `logfile ""`}
 }
 
 // Exited reports whether the process has ended, and then Wait's result.
