@@ -191,6 +191,13 @@ func TestBrowserPage(t *testing.T) {
 	waitJS(t, ctx, 5*time.Second, "players with scores",
 		`(() => { const rows = [...document.querySelectorAll('#players tbody tr')].map(r => [...r.cells].map(c => c.textContent));
 		  return rows.length === 2 && rows.some(r => r[0] === 'alice' && r[3] === '0') && rows.some(r => r[0] === '<b>x') })()`)
+	// a player without a country (the clients send -1) shows "-"; two
+	// games are listed in the bar, the plots have a time axis
+	if got := evalString(t, ctx, `[...document.querySelectorAll('#players tbody tr')].map(r => r.cells[2].textContent).join(',')`); got != "-,-" {
+		t.Errorf("country column %q, want -,-", got)
+	}
+	waitJS(t, ctx, 5*time.Second, "the plots' time axis", `(() => { const a = document.querySelector('#plot-players + .axis');
+	  return !!a && a.lastChild.textContent === 'now' && !document.getElementById('games').hidden })()`)
 	if n := evalString(t, ctx, `String(document.querySelectorAll('#players b, #g-name i').length)`); n != "0" {
 		t.Errorf("%s elements made from player or server strings", n)
 	}

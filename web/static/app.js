@@ -70,6 +70,7 @@ async function loadGames() {
     b.addEventListener('click', () => select(g.port));
     nav.append(b);
   }
+  nav.hidden = games.length < 2; // one game: its name is the title already
   if (current === null && games.length > 0) select(games[0].port);
 }
 
@@ -210,7 +211,9 @@ function fillTable(table, rows, teams) {
     if (teams && c.team >= 0) tr.className = 'team' + c.team;
     const team = c.team < 0 ? 'spectator' : (teams ? (c.team === 0 ? 'red' : 'blue') : '');
     const name = c.bot ? c.name + ' [bot]' : c.name; // bots say they are bots
-    for (const v of [name, c.clan, c.country, c.score, team, c.ping, c.client]) tr.append(el('td', v));
+    // country: ISO 3166-1 numeric, -1 when the player set none
+    const country = c.country >= 0 ? c.country : '-';
+    for (const v of [name, c.clan, country, c.score, team, c.ping, c.client]) tr.append(el('td', v));
     body.append(tr);
   }
   table.tBodies[0].replaceWith(body);
@@ -299,6 +302,12 @@ async function loadHistory() {
       svg.append(line);
     }
     div.append(svg);
+    // the time axis: the span's start, its middle and now
+    const axis = el('div', null, 'axis');
+    const mins = Math.round(span / 60000);
+    for (const t of ['-' + mins + ' min', '-' + Math.round(mins / 2) + ' min', 'now']) axis.append(el('span', t));
+    axis.title = 'the top of the plot is ' + Math.round(max * 100) / 100;
+    div.append(axis);
     box.append(div);
   }
 }
