@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -341,12 +342,27 @@ func removeNewImages(t *testing.T) {
 func buildRuntimeImage(t *testing.T) string {
 	t.Helper()
 	ctxDir := filepath.Join(t.TempDir(), "context")
-	if out, err := exec.Command("./docker-context.sh", buildStatic(t, "twserver"), ctxDir).CombinedOutput(); err != nil {
+	bin := buildStatic(t, "twserver")
+	if out, err := exec.Command("./docker-context.sh", bin, ctxDir).CombinedOutput(); err != nil {
 		t.Fatalf("docker-context.sh: %v\n%s", err, out)
 	}
 	tag := fmt.Sprintf("twserver-citest:%d", time.Now().UnixNano())
 	mustDocker(t, "build", "-q", "-f", "Dockerfile.runtime", "-t", tag, ctxDir)
 	t.Cleanup(func() { docker(t, "rmi", "-f", tag) })
+	// The image is the binary and a CA bundle, nothing else (docs/operating.md
+	// gives its size as the binary's).
+	fi, err := os.Stat(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size, err := strconv.ParseInt(mustDocker(t, "image", "inspect", "-f", "{{.Size}}", tag), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if extra := size - fi.Size(); extra < 0 || extra > 1<<20 {
+		t.Errorf("image %d bytes, binary %d: %d bytes besides the binary, want under 1 MiB", size, fi.Size(), extra)
+	}
+	t.Logf("runtime image %.1f MB, binary %.1f MB", float64(size)/1e6, float64(fi.Size())/1e6)
 	if u := mustDocker(t, "image", "inspect", "-f", "{{.Config.User}}", tag); u != "65534:65534" {
 		t.Errorf("image user %q, want 65534:65534", u)
 	}

@@ -233,3 +233,38 @@ func TestBenchGames(t *testing.T) {
 		t.Errorf("process directories: %d for {port}, %d for {configs}; want 2 and 1", len(procs), len(one))
 	}
 }
+
+// TestBenchRatioExcludesRefused: a window in which one server did not
+// serve every client (it refused some: "server full") is left out of the
+// ratios, and a count with no comparable window says so instead of a
+// ratio; a window both served fully still counts.
+func TestBenchRatioExcludesRefused(t *testing.T) {
+	row := func(server string, n, w, inGame int, cpu float64) benchRow {
+		return benchRow{Server: server, Clients: n, Window: w, InGame: inGame, Expected: n, CPUPct: cpu, PeakRSSMB: 10, RxBps: 1000,
+			Series: []benchPoint{{T: 1}}}
+	}
+	rep := &benchReport{Config: benchConfig{Servers: []benchServer{{Name: "twserver"}, {Name: "reference"}}, Clients: []int{4, 16}, Windows: 2}}
+	rep.Rows = []benchRow{
+		row("twserver", 4, 1, 4, 1), row("reference", 4, 1, 4, 2),
+		row("twserver", 4, 2, 4, 1), row("reference", 4, 2, 3, 4), // window 2: the reference lost one
+		row("twserver", 16, 1, 16, 2), row("reference", 16, 1, 8, 1),
+		row("twserver", 16, 2, 16, 2), row("reference", 16, 2, 8, 1),
+	}
+	rep.summarize()
+	if len(rep.Ratios) != 2 {
+		t.Fatalf("ratios %+v", rep.Ratios)
+	}
+	if r := rep.Ratios[0]; r.CPU.N != 1 || r.CPU.Median != 0.5 || len(r.Excluded) != 1 || !strings.Contains(r.Excluded[0], "reference had 3 of 4") {
+		t.Errorf("at 4 clients: %+v", r)
+	}
+	if r := rep.Ratios[1]; r.CPU.N != 0 || len(r.Excluded) != 2 {
+		t.Errorf("at 16 clients: %+v", r)
+	}
+	var out strings.Builder
+	rep.writeText(&out)
+	for _, want := range []string{"ratio twserver/reference at 4 clients: CPU 0.5", "left out of that ratio: window 2", "at 16 clients: not comparable (window 1: reference had 8 of 16"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, out.String())
+		}
+	}
+}

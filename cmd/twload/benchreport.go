@@ -194,6 +194,10 @@ type benchRatio struct {
 	CPU     spread `json:"cpu"`
 	RSS     spread `json:"peak_rss"`
 	Bytes   spread `json:"rx_bytes_per_client"`
+	// Excluded names the windows left out of the ratios because a server
+	// did not serve every client without error (refused, failed or bad
+	// snapshots): such a window's load differs between the two servers.
+	Excluded []string `json:"excluded,omitempty"`
 }
 
 // benchMachine is where the bench ran.
@@ -271,6 +275,10 @@ func (rep *benchReport) summarize() {
 				if a == nil || b == nil {
 					continue
 				}
+				if why := incomparable(a, b); why != "" {
+					r.Excluded = append(r.Excluded, fmt.Sprintf("window %d: %s", w, why))
+					continue
+				}
 				cpu = appendRatio(cpu, a.CPUPct, b.CPUPct)
 				rss = appendRatio(rss, a.PeakRSSMB, b.PeakRSSMB)
 				bytes = appendRatio(bytes, a.RxBps, b.RxBps)
@@ -279,6 +287,24 @@ func (rep *benchReport) summarize() {
 			rep.Ratios = append(rep.Ratios, r)
 		}
 	}
+}
+
+// incomparable says why two runs of one window did not carry the same
+// load ("" when they did): a server that refused or lost clients, or
+// served bad snapshots, did less work than the other.
+func incomparable(rows ...*benchRow) string {
+	var why []string
+	for _, r := range rows {
+		switch {
+		case r.InGame < r.Expected && r.Errors > 0:
+			why = append(why, fmt.Sprintf("%s had %d of %d clients in game and %d errors", r.Server, r.InGame, r.Expected, r.Errors))
+		case r.InGame < r.Expected:
+			why = append(why, fmt.Sprintf("%s had %d of %d clients in game", r.Server, r.InGame, r.Expected))
+		case r.Errors > 0:
+			why = append(why, fmt.Sprintf("%s had %d errors", r.Server, r.Errors))
+		}
+	}
+	return strings.Join(why, "; ")
 }
 
 func appendRatio(v []float64, a, b float64) []float64 {
@@ -326,7 +352,14 @@ func (rep *benchReport) writeText(w io.Writer) {
 	}
 	tw.Flush()
 	for _, r := range rep.Ratios {
+		if r.CPU.N == 0 && len(r.Excluded) > 0 {
+			fmt.Fprintf(w, "ratio %s/%s at %d clients: not comparable (%s)\n", r.Server, r.Other, r.Clients, strings.Join(r.Excluded, "; "))
+			continue
+		}
 		fmt.Fprintf(w, "ratio %s/%s at %d clients: CPU %s, peak RSS %s, bytes per client %s\n", r.Server, r.Other, r.Clients, r.CPU, r.RSS, r.Bytes)
+		for _, e := range r.Excluded {
+			fmt.Fprintf(w, "  left out of that ratio: %s\n", e)
+		}
 	}
 }
 

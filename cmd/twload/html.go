@@ -123,9 +123,10 @@ function pngOf(svg) {
 window.twPlotPNG = i => pngOf(plots[i].svg);
 window.twPlotCount = () => plots.length;
 
-// axes draws the frame, grid and labels and returns the scale functions.
-function axes(svg, w, hgt, xr, yr, xlabel, ylabel) {
-  const L = 52, R = 10, T = 10, B = 34;
+// axes draws the frame, grid and labels and returns the scale functions;
+// top is the room above the plot area (10 px unless given).
+function axes(svg, w, hgt, xr, yr, xlabel, ylabel, top) {
+  const L = 52, R = 10, T = top || 10, B = 34;
   const yt = niceTicks(yr[0], yr[1], 5);
   const y0 = yt[0], y1 = yt[yt.length - 1];
   const X = x => L + (x - xr[0]) / ((xr[1] - xr[0]) || 1) * (w - L - R);
@@ -180,10 +181,11 @@ function phaseBands(svg, a, xr, hgt) {
 
 // barChart: groups [{label, bars: [{name, v, min, max}]}], whiskers min–max.
 function barChart(parent, title, ylabel, groups) {
-  const w = 420, hgt = 250;
+  const w = 420, hgt = 250 + 13 * servers.length;
   const svg = figure(parent, title, w, hgt);
   const all = groups.flatMap(g => g.bars.map(b => Math.max(b.v, b.max || 0)));
-  const a = axes(svg, w, hgt, [0, 1], [0, Math.max(...all, 0)], null, ylabel);
+  // the legend has a band of its own above the plot, so no bar runs under it
+  const a = axes(svg, w, hgt, [0, 1], [0, Math.max(...all, 0)], null, ylabel, 14 + 13 * servers.length);
   const gw = (w - a.L - a.R) / groups.length;
   groups.forEach((g, gi) => {
     const bw = Math.min(40, (gw - 16) / Math.max(1, g.bars.length));
@@ -201,8 +203,8 @@ function barChart(parent, title, ylabel, groups) {
     s("text", { x: a.L + gi * gw + gw / 2, y: hgt - a.B + 14, "text-anchor": "middle", fill: "#444" }, svg, g.label);
   });
   servers.forEach((n, i) => {
-    s("rect", { x: a.L + 8, y: a.T + 2 + i * 13, width: 10, height: 10, fill: color(n) }, svg);
-    s("text", { x: a.L + 22, y: a.T + 11 + i * 13, fill: "#222" }, svg, n);
+    s("rect", { x: a.L + 8, y: 4 + i * 13, width: 10, height: 10, fill: color(n), class: "legend" }, svg);
+    s("text", { x: a.L + 22, y: 13 + i * 13, fill: "#222" }, svg, n);
   });
 }
 
@@ -229,8 +231,9 @@ table(main, ["clients/game", "server", "CPU % of a core", "peak RSS MB", "rx B/s
   (rep.summary || []).map(a => [a.clients, a.server, spread(a.cpu_pct), spread(a.peak_rss_mb), spread(a.rx_bytes_per_sec_per_client),
     spread(a.snaps_per_sec_per_client_min), spread(a.join_ms_mean), spread(a.tick_ms_mean), (a.in_game || []).join(", "), a.errors]));
 if (rep.ratios && rep.ratios.length) {
-  table(main, ["clients/game", "ratio", "CPU", "peak RSS", "bytes per client"],
-    rep.ratios.map(r => [r.clients, r.server + " / " + r.other, spread(r.cpu), spread(r.peak_rss), spread(r.rx_bytes_per_client)]));
+  table(main, ["clients/game", "ratio", "CPU", "peak RSS", "bytes per client", "windows left out (not the same load)"],
+    rep.ratios.map(r => r.cpu.n ? [r.clients, r.server + " / " + r.other, spread(r.cpu), spread(r.peak_rss), spread(r.rx_bytes_per_client), (r.excluded || []).join("; ")]
+      : [r.clients, r.server + " / " + r.other, "not comparable", "-", "-", (r.excluded || []).join("; ")]));
 }
 
 if (PHASES.length) {
