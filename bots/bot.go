@@ -87,6 +87,7 @@ type Bot struct {
 	rescueIn      world.CoreInput
 	rescueUntil   int32
 	ownFlagPos    vmath.Vec2 // where the bot last knew its team's flag
+	enemyFlagPos  vmath.Vec2 // where the bot last knew the enemy flag
 	seenTick      int32      // tick of the last snapshot the bot looked at
 	alignSince    int32      // first tick the bot was lined up for its next move
 
@@ -135,8 +136,13 @@ func (b *Bot) avoided(ei int32) bool {
 }
 
 // New returns a bot for client id cid playing on nav's map; its random
-// choices (aim error, wandering) come from seed only.
+// choices (aim error, wandering) come from seed only. With a nil nav (the
+// map's graph could not be built) the bot still fights, moving straight at
+// its goals over the world's collision map.
 func New(nav *Nav, cid int, skill Skill, seed uint64) *Bot {
+	if nav == nil {
+		nav = &Nav{}
+	}
 	b := &Bot{nav: nav, cid: cid, skill: skill, sp: skill.params(), rng: rng{s: seed ^ uint64(cid)*0x9e3779b97f4a7c15}}
 	b.wc.Tuning = world.DefaultTuning()
 	b.wc.Tuning.PlayerCollision = 0
@@ -164,6 +170,9 @@ func (b *Bot) Skill() Skill { return b.skill }
 // input like a client's (DirectInput now, SetInput before the next Tick).
 func (b *Bot) Think(w *world.World) world.Input {
 	b.now = w.CurrentTick()
+	if b.nav.col == nil {
+		b.nav = &Nav{col: w.Collision()} // no graph: no nodes, the world's collision
+	}
 	if b.alive && b.now%2 != 0 && b.seenTick == b.now-1 {
 		return b.between()
 	}

@@ -172,11 +172,18 @@ func (b *Bot) ctfGoal(w *world.World) bool {
 		}
 		return true
 	}
+	if v.flagSeen[enemy] {
+		b.enemyFlagPos = v.flagPos[enemy]
+	}
 	switch c := v.carrier[enemy]; {
 	case c >= 0 && int(c) < world.MaxClients && b.tr[c].valid: // escort our carrier
+		b.enemyFlagPos = b.tr[c].pos
 		b.setGoal(b.nav.stands[own], 50)
-	case c == world.FlagTaken && v.flagSeen[enemy]:
-		b.setGoal(v.flagPos[enemy], 10)
+	case c == world.FlagTaken: // dropped: where it was seen last
+		b.setGoal(b.enemyFlagPos, 10)
+	case c == world.FlagAtStand:
+		b.enemyFlagPos = b.nav.stands[enemy]
+		b.setGoal(b.nav.stands[enemy], 50)
 	default:
 		b.setGoal(b.nav.stands[enemy], 50)
 	}

@@ -58,3 +58,24 @@ func TestModes(t *testing.T) {
 		checkStill(t, tc.name, g)
 	}
 }
+
+// TestNoNav: bots without a graph (nil Nav) still fight on dm1; with the
+// graph they move along its edges, without it they use none.
+func TestNoNav(t *testing.T) {
+	m := loadMap(t, "../world/testdata/dm1.map")
+	cfg := world.DefaultConfig()
+	cfg.ScoreLimit = 0
+	g := newGame(t, nil, m, cfg, 2, []Skill{Hard, Hard, Hard, Hard}, nil)
+	g.run(2 * 60 * 50)
+	kills := 0
+	for i, b := range g.bots {
+		kills += g.kills[i]
+		if tried, _ := b.EdgeStats(); tried != [NumEdgeKinds]int{} {
+			t.Errorf("bot %d followed graph edges without a graph: %v", i, tried)
+		}
+	}
+	t.Logf("kills %v deaths %v", g.kills, g.deaths)
+	if kills == 0 {
+		t.Errorf("no kills without a graph")
+	}
+}

@@ -175,3 +175,28 @@ func TestHardBeatsEasy(t *testing.T) {
 		t.Errorf("hard bots won %d of 10 games, want >= 8", wins)
 	}
 }
+
+// TestCTFSoloCapture: alone on every stock CTF map, a normal bot of either
+// team takes the enemy flag and captures it within 3 game minutes (the
+// navigation graph gets it there and back).
+func TestCTFSoloCapture(t *testing.T) {
+	for _, p := range stockMaps(t, "ctf") {
+		m, nav := stockNav(t, p)
+		cfg := world.DefaultConfig()
+		cfg.GameType = world.GameCTF
+		cfg.ScoreLimit = 0
+		for team := 0; team < 2; team++ {
+			g := newGame(t, nav, m, cfg, 1, []Skill{Normal}, []int{team})
+			n := 0
+			for ; n < 3*60*50 && g.caps[0]+g.caps[1] == 0; n++ {
+				g.step()
+			}
+			tried, done := g.bots[0].EdgeStats()
+			t.Logf("%s team %d: capture after %d ticks (%d grabs); moves tried %v, ended on target %v", mapName(p), team, n, g.grabs, tried, done)
+			if g.caps[0]+g.caps[1] == 0 {
+				t.Errorf("%s: a lone bot of team %d did not capture in 3 minutes", p, team)
+			}
+			checkStill(t, mapName(p), g)
+		}
+	}
+}
