@@ -180,7 +180,7 @@ func (s *Slots) graph() *bots.Nav {
 	}
 	s.navOK, s.nav = true, s.build.nav
 	if s.build.err != nil {
-		s.o.Log.Warn().Err(s.build.err).Str("map", s.m.Name).Msg("bots: no navigation graph; the bots stand still")
+		s.o.Log.Warn().Err(s.build.err).Str("map", s.m.Name).Msg("bots: no navigation graph; the bots play without one")
 	}
 	return s.nav
 }
@@ -397,9 +397,10 @@ func (s *Slots) enter(b *Bot) {
 	s.o.Host.Changed()
 }
 
-// wake gives bot b its brain once the map's graph is there.
+// wake gives bot b its brain once the map's graph is built (or its build
+// failed: a brain without a graph plays on the collision map alone).
 func (s *Slots) wake(b *Bot) {
-	if nav := s.graph(); nav != nil {
+	if nav := s.graph(); nav != nil || s.navOK {
 		b.brain = bots.New(nav, b.CID, b.Skill, s.o.Seed^b.seq*0x9e3779b97f4a7c15)
 	}
 }

@@ -3,6 +3,7 @@ package botslots
 import (
 	"testing"
 
+	"twserver/bots"
 	"twserver/config"
 	"twserver/console"
 	"twserver/gamemsg"
@@ -30,6 +31,9 @@ func (h *host) SendAll(m gamemsg.Message) {
 	}
 }
 
+// testNavs shares the default map's graph between the tests.
+var testNavs = bots.NewNavCache(1)
+
 // newGame returns bots on the default map with cfg changed by mut.
 func newGame(t testing.TB, mut func(*config.Config)) (*Slots, *host, *world.World) {
 	cfg := config.Default()
@@ -43,7 +47,7 @@ func newGame(t testing.TB, mut func(*config.Config)) (*Slots, *host, *world.Worl
 		t.Fatal(err)
 	}
 	s := New(Options{Config: &cfg, Host: h, Rec: record.New(record.Options{Config: &cfg, Log: zerolog.Nop()}),
-		Log: zerolog.Nop(), Events: &console.Events{}, Seed: 7})
+		Log: zerolog.Nop(), Events: &console.Events{}, Seed: 7, Navs: testNavs})
 	s.NewGame(w, m)
 	s.WaitGraph()
 	return s, h, w
@@ -122,7 +126,7 @@ func TestBotsMove(t *testing.T) {
 	s, h, w := newGame(t, func(c *config.Config) { c.Bots.Fill = 3 })
 	h.humans = 1
 	var start [world.MaxClients]float32
-	for i := range 60 * 50 {
+	for i := range 20 * 50 {
 		tick(s, w)
 		if i == 100 {
 			for cid := range world.MaxClients {
@@ -139,7 +143,7 @@ func TestBotsMove(t *testing.T) {
 		}
 	}
 	if s.Len() != 2 || moved < 1 {
-		t.Errorf("%d bots, %d moved in a minute", s.Len(), moved)
+		t.Errorf("%d bots, %d moved in 20 s", s.Len(), moved)
 	}
 }
 
@@ -147,13 +151,13 @@ func TestBotsMove(t *testing.T) {
 func TestBotTickAllocs(t *testing.T) {
 	s, h, w := newGame(t, func(c *config.Config) { c.Bots.Fill = 9; c.Server.PlayerSlots = 16 })
 	h.humans = 1
-	for range 30 * 50 { // joins, first plans, first fights
+	for range 10 * 50 { // joins, first plans, first fights
 		tick(s, w)
 	}
 	if s.Len() != 8 || s.Thinking() != 8 {
 		t.Fatalf("%d bots, %d of them thinking; want 8 and 8", s.Len(), s.Thinking())
 	}
-	if n := testing.AllocsPerRun(500, func() { s.BeforeTick(); s.AfterTick() }); n != 0 {
+	if n := testing.AllocsPerRun(200, func() { s.BeforeTick(); s.AfterTick() }); n != 0 {
 		t.Errorf("%.2f allocations per tick of 8 bots, want 0", n)
 	}
 }

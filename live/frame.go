@@ -28,6 +28,18 @@ const (
 	ClientBot   = "bot" // a bot: no connection
 )
 
+// ClientKind is Player.Client of a connected client: the 0.7 protocol, else
+// DDNet (a DDNet version was announced), else 0.6.
+func ClientKind(is07, ddnet bool) string {
+	switch {
+	case is07:
+		return Client07
+	case ddnet:
+		return ClientDDNet
+	}
+	return Client06
+}
+
 // EventKind says what an Event is.
 type EventKind uint8
 

@@ -47,7 +47,7 @@ fi
 
 read -r PORT EPORT < <(free_ports 2 | tr '\n' ' ')
 twserver_toml "$PORT" >"$OUT/twserver.toml"
-printf '[econ]\nport = %s\npassword = "botcpu"\n' "$EPORT" >>"$OUT/twserver.toml"
+printf '[econ]\nport = %s\npassword = "botcpu"\n[bots]\nmax = %s\n' "$EPORT" "$N" >>"$OUT/twserver.toml"
 mkdir -p "$OUT/cwd"
 (cd "$OUT/cwd" && exec "$TWSERVER" -config "$OUT/twserver.toml" -no-console -log-level warn >"$OUT/server.log" 2>&1 </dev/null) &
 SPID=$!
@@ -61,7 +61,7 @@ econ() {
 	printf 'botcpu\n' >&3
 	local l
 	for l in "$@"; do printf '%s\n' "$l" >&3; done
-	sleep 0.5
+	timeout 1 cat <&3 | tr -d '\0' >>"$OUT/econ.log"
 	exec 3>&-
 }
 
@@ -85,7 +85,7 @@ window() {
 	b=$(cpu_ticks "$SPID")
 	case $kind in
 	clients) stop_pid "$lpid" ;;
-	bots) econ "bot_remove all" ;;
+	bots) econ "status" "bot_remove all" ;;
 	esac
 	sleep 1
 	awk -v a="$a" -v b="$b" -v hz="$HZ" -v d="$DUR" 'BEGIN {printf "%.2f\n", (b - a) / hz / d * 100}'
@@ -99,11 +99,14 @@ for ((w = 0; w < WINDOWS; w++)); do
 	((w % 2)) && order=(bots clients)
 	for k in "${order[@]}"; do
 		v=$(window "$k")
+		if [ "$k" = bots ]; then
+			n=$(grep -c "addr=(bot)" "$OUT/econ.log")
+			((n == N * (w + 1))) || die "window $w: $((n - N * w)) bots in the status, want $N (see $OUT/econ.log)"
+		fi
 		log "window $w $k: $v %"
 		RES[$k]="${RES[$k]:-} $v"
 	done
 done
-grep -q "bot has entered" "$OUT/server.log" 2>/dev/null || true
 for k in clients bots; do
 	# shellcheck disable=SC2086
 	printf '%s\n' ${RES[$k]} | sort -n | awk -v k="$k" -v n="$N" -v idle="${RES[idle]}" '

@@ -39,6 +39,19 @@ func botRows(t *testing.T, ts *testServer) (players, clients, bots int, names []
 	return players, clients, bots, names
 }
 
+// gameState returns the game state flags of tc's newest snapshot (-1: no
+// GameData).
+func gameState(tc *testClient) int32 {
+	if sn, _ := tc.recv.Latest(); sn != nil {
+		for i := range sn.NumItems() {
+			if it := sn.Item(i); it.Type == world.ObjGameData && len(it.Data) >= 2 {
+				return it.Data[1]
+			}
+		}
+	}
+	return -1
+}
+
 // snapBots counts the PlayerInfo items of tc's newest snapshot, and those
 // with PLAYERFLAG_BOT.
 func snapBots(tc *testClient) (players, bots int) {
@@ -82,6 +95,9 @@ func TestBotsFill(t *testing.T) {
 		a.run(time.Second)
 		if p, b := snapBots(a); p != 4 || b != 3 {
 			t.Fatalf("alice's snapshot: %d players, %d with PLAYERFLAG_BOT; want 4 and 3", p, b)
+		}
+		if f := gameState(a); f != 0 { // a game, not the warmup of a lone player
+			t.Errorf("alice's game state flags %#x, want 0 (a running match)", f)
 		}
 		if p, c, b, names := botRows(t, ts); p != 4 || c != 4 || b != 3 {
 			t.Fatalf("info: %d players, %d clients, %d bots (%v); want 4, 4, 3", p, c, b, names)
@@ -230,6 +246,19 @@ func TestBotsMapChange(t *testing.T) {
 		a.run(time.Second)
 		if p, b := snapBots(a); p != 1 || b != 0 {
 			t.Errorf("after bot_remove all: %d players, %d bots", p, b)
+		}
+	})
+}
+
+// TestLoneHumanWarmup is the control of TestBotsFill's running match:
+// without bots a lone human waits in the warmup for a second player.
+func TestLoneHumanWarmup(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := startServer(t, nil)
+		a := join(t, ts, cl1Addr, "alice")
+		a.run(time.Second)
+		if f := gameState(a); f < 0 || f&world.GameStateFlagWarmup == 0 {
+			t.Errorf("a lone human's game state flags %#x, want the warmup", f)
 		}
 	})
 }

@@ -104,23 +104,12 @@ func (s *Server) publishFrame(tick int32, now time.Time) {
 		if b != nil {
 			p.Name, p.Country = b.Name, -1
 		} else {
-			p.Client = liveClientKind(c)
+			p.Client = live.ClientKind(c.dialect() == metrics.Dialect07, c.ddnetVersion > 0)
 		}
 		f.Players = append(f.Players, p)
 	}
 	f.Events = l.feed.AppendTo(f.Events)
 	l.hub.Publish(f)
-}
-
-// liveClientKind names the client's protocol for the page.
-func liveClientKind(c *client) string {
-	switch {
-	case c.dialect() == metrics.Dialect07:
-		return live.Client07
-	case c.ddnetVersion > 0:
-		return live.ClientDDNet
-	}
-	return live.Client06
 }
 
 // liveLayer returns the game layer of the current map, built once per map.
