@@ -14,6 +14,7 @@ import (
 	"twserver/record"
 	"twserver/session"
 	"twserver/world"
+	"twserver/worldcmd"
 )
 
 // The console (package console) parses and runs the command lines of
@@ -64,33 +65,12 @@ func (s *Server) conHandlers() map[string]console.Handler {
 			s.consoleOut("Tuning reset")
 			return nil
 		},
-		"tunes": func(console.Caller, console.Args) error {
-			t := s.world.Tuning()
-			for i, n := range world.TuneNames {
-				v, _ := t.Get(i)
-				s.consoleOut(fmt.Sprintf("%s %.2f", n, v))
-			}
-			return nil
-		},
-		"pause": func(_ console.Caller, a console.Args) error {
-			if a.N() == 0 {
-				s.world.TogglePause()
-			} else {
-				s.world.Pause(a.Int(0))
-			}
-			return nil
-		},
 		"change_map": func(_ console.Caller, a console.Args) error {
 			m := a.Str(0)
 			if m == "" {
 				m = mapstore.Next(s.cfg.Map, s.curMap.Name)
 			}
 			s.pendingMap = m
-			return nil
-		},
-		"restart": func(_ console.Caller, a console.Args) error {
-			s.world.Restart(a.Int(0))
-			s.log.Info().Int("warmup", a.Int(0)).Msg("match restarted")
 			return nil
 		},
 		"say": func(_ console.Caller, a console.Args) error {
@@ -102,25 +82,14 @@ func (s *Server) conHandlers() map[string]console.Handler {
 			s.broadcastGame(-1, broadcastMsg(a.Str(0)))
 			return nil
 		},
-		"set_team": func(_ console.Caller, a console.Args) error {
-			cid, team := min(max(a.Int(0), 0), world.MaxClients-1), min(max(a.Int(1), -1), 1)
-			if s.world.ForceTeamDelay(cid, team, a.Int(2)) {
-				s.consoleOut(fmt.Sprintf("moved client %d to team %d", cid, team))
-			}
-			return nil
-		},
-		"set_team_all":  func(_ console.Caller, a console.Args) error { s.world.SetTeamAll(a.Int(0)); return nil },
-		"swap_teams":    func(console.Caller, console.Args) error { s.world.SwapTeams(); return nil },
-		"shuffle_teams": func(console.Caller, console.Args) error { s.world.ShuffleTeams(); return nil },
 		"lock_teams": func(console.Caller, console.Args) error {
 			s.world.LockTeams(!s.world.TeamsLocked())
 			s.broadcastGame(-1, s.serverSettings()) // the reference announces the lock only this way
 			return nil
 		},
-		"force_teambalance": func(console.Caller, console.Args) error { s.world.ForceTeamBalance(); return nil },
-		"add_vote":          func(_ console.Caller, a console.Args) error { s.addVoteOption(a.Str(0), a.Str(1)); return nil },
-		"remove_vote":       func(_ console.Caller, a console.Args) error { s.removeVoteOption(a.Str(0)); return nil },
-		"clear_votes":       func(console.Caller, console.Args) error { s.clearVoteOptions(); return nil },
+		"add_vote":    func(_ console.Caller, a console.Args) error { s.addVoteOption(a.Str(0), a.Str(1)); return nil },
+		"remove_vote": func(_ console.Caller, a console.Args) error { s.removeVoteOption(a.Str(0)); return nil },
+		"clear_votes": func(console.Caller, console.Args) error { s.clearVoteOptions(); return nil },
 		"vote": func(_ console.Caller, a console.Args) error {
 			if s.vote.Force(a.Str(0)) { // the running vote passes or fails at the next tick
 				s.consoleOut("forcing vote " + a.Str(0))
@@ -135,6 +104,8 @@ func (s *Server) conHandlers() map[string]console.Handler {
 		"stats":   func(console.Caller, console.Args) error { s.cmdStats(); return nil },
 	}
 	maps.Copy(h, s.bots.Handlers())
+	maps.Copy(h, worldcmd.Handlers(func() *world.World { return s.world }, s.consoleOut,
+		func(warmup int) { s.log.Info().Int("warmup", warmup).Msg("match restarted") }))
 	return h
 }
 

@@ -2,8 +2,8 @@ package main
 
 import (
 	"bytes"
-	"math"
 	"fmt"
+	"math"
 	"net/netip"
 	"os"
 	"os/exec"
