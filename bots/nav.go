@@ -430,15 +430,6 @@ func (n *Nav) trapped(per [][]edge) []int32 {
 	return out
 }
 
-func indexOf(s []int32, v int32) int {
-	for i, x := range s {
-		if x == v {
-			return i
-		}
-	}
-	return -1
-}
-
 // simulate runs template p in direction dir from rest on node from and
 // returns the node it lands on and the ticks it took; ok is false if the
 // move dies, leaves the map, lands back where it started or never lands.

@@ -77,7 +77,6 @@ type Slots struct {
 	by    [world.MaxClients]*Bot
 	n     int
 	seq   uint64
-	skin  int
 }
 
 // New returns the bots of a game; none has joined yet. Call NewGame with

@@ -363,7 +363,7 @@ func TestFindControlChars(t *testing.T) {
 	cmd := demoCommand(&r, "/rec\x1b", "")
 	var out bytes.Buffer
 	err := findLine(&out, &r, cmd)
-	for i, c := range []byte(out.String()) {
+	for i, c := range out.Bytes() {
 		if c < 0x20 && c != '\n' || c == 0x7f {
 			t.Fatalf("byte %#x at %d of %q", c, i, out.String())
 		}

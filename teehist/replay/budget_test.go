@@ -45,31 +45,31 @@ func skipFile(pause bool, pad int, to int32) []byte {
 
 // runFile replays data with ctx, skipping idle stretches or not, and
 // returns the result, the error and how long it took.
-func runFile(t testing.TB, ctx context.Context, data []byte, skipIdle bool) (*Result, error, time.Duration) {
+func runFile(t testing.TB, ctx context.Context, data []byte, skipIdle bool) (*Result, time.Duration, error) {
 	t.Helper()
-	res, err, took := replayFile(ctx, data, skipIdle)
+	res, took, err := replayFile(ctx, data, skipIdle)
 	if res == nil {
 		t.Fatal(err)
 	}
-	return res, err, took
+	return res, took, err
 }
 
 // replayFile is runFile without a test: a nil result for a file without a
 // usable header.
-func replayFile(ctx context.Context, data []byte, skipIdle bool) (*Result, error, time.Duration) {
+func replayFile(ctx context.Context, data []byte, skipIdle bool) (*Result, time.Duration, error) {
 	r := teehist.NewReader(bufio.NewReader(bytes.NewReader(data)))
 	h, err := r.ReadHeader()
 	if err != nil {
-		return nil, err, 0
+		return nil, 0, err
 	}
 	e, err := New(h, twmap.Default())
 	if err != nil {
-		return nil, err, 0
+		return nil, 0, err
 	}
 	e.SetSkipIdle(skipIdle)
 	start := time.Now()
 	res, err := e.Run(ctx, r)
-	return res, err, time.Since(start)
+	return res, time.Since(start), err
 }
 
 // calibrate replays a skip of FreeTicks/2 ticks in a paused world (within
@@ -77,7 +77,7 @@ func replayFile(ctx context.Context, data []byte, skipIdle bool) (*Result, error
 // unit of the timing checks, on a loaded machine or under the race
 // detector alike.
 var calibrate = sync.OnceValues(func() (*Result, error) {
-	res, err, took := replayFile(context.Background(), skipFile(true, 0, FreeTicks/2), true)
+	res, took, err := replayFile(context.Background(), skipFile(true, 0, FreeTicks/2), true)
 	calibrated = took
 	return res, err
 })
@@ -105,7 +105,7 @@ func TestBudget(t *testing.T) {
 	if len(data) > 4096 {
 		t.Fatalf("the crafted file has %d bytes", len(data))
 	}
-	res, err, took := runFile(t, ctx, data, true)
+	res, took, err := runFile(t, ctx, data, true)
 	if !errors.Is(err, ErrBudget) {
 		t.Fatalf("a %d-byte file skipping %d ticks: %v (%d ticks)", len(data), MaxTicks-10, err, res.Ticks)
 	}
@@ -124,14 +124,14 @@ func TestSkipIdle(t *testing.T) {
 	ctx := context.Background()
 	u := unit(t)
 	data := skipFile(false, 0, MaxTicks-10)
-	res, err, took := runFile(t, ctx, data, true)
+	res, took, err := runFile(t, ctx, data, true)
 	if err != nil || res.Ticks != MaxTicks-10 || !res.Finished {
 		t.Fatalf("skipping idle: %v, %d ticks, finished %v", err, res.Ticks, res.Finished)
 	}
 	if took > u/2+time.Second { // simulated, 2^24 ticks would take 186u
 		t.Errorf("skipping %d idle ticks took %v", res.Ticks, took)
 	}
-	if _, err, _ := runFile(t, ctx, data, false); !errors.Is(err, ErrBudget) {
+	if _, _, err := runFile(t, ctx, data, false); !errors.Is(err, ErrBudget) {
 		t.Fatalf("without skipping: %v, want ErrBudget", err)
 	}
 }
@@ -143,7 +143,7 @@ func TestCancel(t *testing.T) {
 	data := skipFile(true, 1<<20, MaxTicks-10)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	res, err, took := runFile(t, ctx, data, true)
+	res, took, err := runFile(t, ctx, data, true)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("%v after %v (%d ticks)", err, took, res.Ticks)
 	}
@@ -168,8 +168,8 @@ func TestSkipIdleSame(t *testing.T) {
 		files[name] = b
 	}
 	for name, data := range files {
-		a, errA, _ := runFile(t, context.Background(), data, false)
-		b, errB, _ := runFile(t, context.Background(), data, true)
+		a, _, errA := runFile(t, context.Background(), data, false)
+		b, _, errB := runFile(t, context.Background(), data, true)
 		if errA != nil || errB != nil || !reflect.DeepEqual(a, b) {
 			t.Errorf("%s: without skipping %+v %v, with %+v %v", name, a, errA, b, errB)
 		}
