@@ -90,6 +90,7 @@ async function loadInfo() {
   if (!info.done) setTimeout(loadInfo, 1000);
   if (!layer) loadLayer();
   render();
+  if (pendingNext) nextEvent(pendingNext);
 }
 
 async function loadLayer() {
@@ -233,10 +234,16 @@ function setSpeed(s) {
   $('speed').value = String(s);
 }
 
+// nextEvent seeks to the next event of kind after the moment shown; while
+// the recording is still being prepared and none is known yet, it goes
+// there as soon as one is (loadInfo asks again).
+let pendingNext = null;
 function nextEvent(kind) {
-  if (!info) return;
+  pendingNext = null;
+  if (!info) { pendingNext = kind; return; }
   const e = info.events.find((x) => x.kind === kind && x.tick > Math.floor(tick));
   if (e) seek(e.tick);
+  else if (!info.done) pendingNext = kind;
 }
 
 // the demo downloads (when the server makes them): whole or a clip of
