@@ -10,6 +10,8 @@
 //	                            index a recordings directory (SQLite)
 //	twhist find -dir DIR [flags]
 //	                            games and events of the index as demo commands
+//	twhist serve -dir DIR [-mapdir DIR] [-listen ADDR]
+//	                            an archive site: the recordings in the browser
 //
 //	twhist help                 usage (also -h)
 //
