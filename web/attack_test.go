@@ -24,7 +24,9 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"twserver/config"
 	"twserver/internal/heavytest"
+	"twserver/internal/servertest"
 	"twserver/loadclient"
 	"twserver/metrics"
 )
@@ -305,8 +307,14 @@ func TestWebUnderAttack(t *testing.T) {
 	if err := raiseFilesTo(uint64(2*MaxConnections + 256)); err != nil {
 		t.Fatal(err)
 	}
-	game := startGame(t, "attack", "ctf")
+	// the game records its teehistorian into the directory the page
+	// lists: the recording must go on through the attack
 	dir := t.TempDir()
+	cfg := config.Default()
+	cfg.Server.Bind, cfg.Server.Port, cfg.Server.Name, cfg.Game.Type = "127.0.0.1", 0, "attack", "ctf"
+	cfg.Game.SpamProtection = false
+	cfg.Record.Dir, cfg.Record.Teehistorian = dir, true
+	game := servertest.StartServer(t, cfg)
 	if err := os.WriteFile(filepath.Join(dir, "old_game.demo"), bytes.Repeat([]byte{0x5a}, 4<<20), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -340,6 +348,7 @@ func TestWebUnderAttack(t *testing.T) {
 	}
 	time.Sleep(500 * time.Millisecond)
 	g0, rss0 := settled(t)
+	rec0 := game.RecordCounters()
 	snaps := func() (n int64) {
 		for _, c := range bs.clients {
 			n += c.Live().Snapshots.Load()
@@ -454,5 +463,12 @@ func TestWebUnderAttack(t *testing.T) {
 	}
 	if rss1 > rss0+8<<10 {
 		t.Errorf("%v after the hogs left: RSS %d kB, baseline %d kB", attackSettle, rss1, rss0)
+	}
+	// no recording lost: the game's teehistorian was never stopped and
+	// grew all through the attack
+	rec1 := game.RecordCounters()
+	t.Logf("recording: before the attack %v, after %v", rec0, rec1)
+	if rec0["record_files"] == 0 || rec1["record_stopped"] != rec0["record_stopped"] || rec1["record_bytes"] <= rec0["record_bytes"] {
+		t.Errorf("the game's recording during the attack: before %v, after %v", rec0, rec1)
 	}
 }
