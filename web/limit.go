@@ -276,3 +276,15 @@ func (c *boundConn) SyscallConn() (syscall.RawConn, error) {
 	}
 	return sc.SyscallConn()
 }
+
+// BoundListener bounds ln's connections as the page's listener does:
+// perAddr from one client address (IPv4 address, IPv6 /64) and max in
+// all, a connection over a bound refused at once (never a waiting
+// Accept), the longest-idle one closed for a new one at the total. The
+// http.Server serving it must report its connections' states to the
+// returned ConnState hook. For other servers of the project (twhist
+// serve).
+func BoundListener(ln net.Listener, perAddr, max int) (net.Listener, func(net.Conn, http.ConnState)) {
+	bl := newBoundListener(ln, perAddr, max, nil)
+	return bl, bl.trackState
+}

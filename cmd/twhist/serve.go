@@ -26,6 +26,7 @@ import (
 	"twserver/teehist/index"
 	"twserver/teehist/replay"
 	"twserver/watch"
+	"twserver/web"
 )
 
 // Bounds of twhist serve.
@@ -41,8 +42,14 @@ const (
 	ServeIndexTimeout = 5 * time.Minute
 	// ServeMaxConnections bounds the open HTTP connections.
 	ServeMaxConnections = 128
+	// ServeMaxConnsPerAddr bounds the open HTTP connections of one client
+	// address (IPv4 address, IPv6 /64); over it a connection is refused.
+	ServeMaxConnsPerAddr = 24
 	// ServeReadTimeout bounds reading one request.
 	ServeReadTimeout = 5 * time.Second
+	// ServeWriteTimeout bounds writing one answer (a demo is made first,
+	// within ServeDemoTimeout, then written).
+	ServeWriteTimeout = ServeDemoTimeout + 30*time.Second
 	// ServeDemoTimeout bounds making one demo.
 	ServeDemoTimeout = 2 * time.Minute
 )
@@ -122,9 +129,11 @@ func serveArchive(ctx context.Context, ln net.Listener, dir, mapDir string, chat
 	mux.HandleFunc("GET /archive.js", a.file("archive.js"))
 	mux.HandleFunc("GET /api/games", a.games)
 	mux.HandleFunc("GET /demo/{name}", a.demo)
+	bl, connState := web.BoundListener(ln, ServeMaxConnsPerAddr, ServeMaxConnections)
 	hs := &http.Server{Handler: secure(mux), ReadHeaderTimeout: ServeReadTimeout, ReadTimeout: ServeReadTimeout,
-		IdleTimeout: time.Minute, MaxHeaderBytes: 8 << 10, BaseContext: func(net.Listener) context.Context { return ctx }}
-	return httpserve.Serve(ctx, hs, limitListener(ln, ServeMaxConnections), time.Second)
+		WriteTimeout: ServeWriteTimeout, IdleTimeout: time.Minute, MaxHeaderBytes: 8 << 10, ConnState: connState,
+		BaseContext: func(net.Listener) context.Context { return ctx }}
+	return httpserve.Serve(ctx, hs, bl, time.Second)
 }
 
 // update indexes the directory's new and changed files.
@@ -304,36 +313,4 @@ func writeServeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
-}
-
-// limitListener bounds the open connections of ln: more wait to be accepted.
-func limitListener(ln net.Listener, n int) net.Listener {
-	return &limited{Listener: ln, sem: make(chan struct{}, n)}
-}
-
-type limited struct {
-	net.Listener
-	sem chan struct{}
-}
-
-func (l *limited) Accept() (net.Conn, error) {
-	l.sem <- struct{}{}
-	c, err := l.Listener.Accept()
-	if err != nil {
-		<-l.sem
-		return nil, err
-	}
-	return &limitedConn{Conn: c, release: func() { <-l.sem }}, nil
-}
-
-type limitedConn struct {
-	net.Conn
-	once    sync.Once
-	release func()
-}
-
-func (c *limitedConn) Close() error {
-	err := c.Conn.Close()
-	c.once.Do(c.release)
-	return err
 }

@@ -191,3 +191,60 @@ func TestServe(t *testing.T) {
 	t.Logf("browser: %v", time.Since(start))
 	browsertest.Screenshot(t, bctx, "archive.png")
 }
+
+// TestServeBounds: the archive's listener refuses at once a connection over
+// ServeMaxConnsPerAddr from one address (never a waiting Accept), and an
+// answer still reaches another address meanwhile.
+func TestServeBounds(t *testing.T) {
+	dir := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var logs bytes.Buffer
+	go func() { done <- serveArchive(ctx, ln, dir, "", true, time.Hour, &logs) }()
+	defer func() { cancel(); <-done }()
+	addr := ln.Addr().String()
+	from := func(src string) (net.Conn, error) {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: time.Second}
+		return d.Dial("tcp", addr)
+	}
+	var hogs []net.Conn
+	defer func() {
+		for _, c := range hogs {
+			c.Close()
+		}
+	}()
+	for range ServeMaxConnsPerAddr {
+		c, err := from("127.0.0.1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		hogs = append(hogs, c)
+	}
+	time.Sleep(200 * time.Millisecond) // the hogs accepted and counted
+	over, err := from("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer over.Close()
+	_ = over.SetReadDeadline(time.Now().Add(2 * time.Second))
+	start := time.Now()
+	_, rerr := io.ReadAll(over) // refused: an answer or a close, at once
+	if ne, ok := rerr.(net.Error); ok && ne.Timeout() {
+		t.Errorf("a connection over the bound was left waiting %v", time.Since(start))
+	}
+	c := http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return from("127.0.0.2")
+	}}}
+	resp, err := c.Get("http://" + addr + "/api/games")
+	if err != nil {
+		t.Fatalf("another address while 127.0.0.1 is at its bound: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("another address: %d", resp.StatusCode)
+	}
+}
