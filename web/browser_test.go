@@ -3,8 +3,6 @@ package web
 import (
 	"context"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -15,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"twserver/internal/browsertest"
 	"twserver/internal/heavytest"
 	"twserver/internal/testenv"
 	"twserver/loadclient"
@@ -110,17 +109,7 @@ func evalString(t *testing.T, ctx context.Context, expr string) string {
 // screenshot saves the page as name in $TWSERVER_SCREENSHOTS (if set).
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	dir := os.Getenv("TWSERVER_SCREENSHOTS")
-	if dir == "" {
-		return
-	}
-	var png []byte
-	if err := chromedp.Run(ctx, chromedp.FullScreenshot(&png, 90)); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	browsertest.Screenshot(t, ctx, name)
 }
 
 // teePos is the minimap's drawn position of client id ("" when not drawn).

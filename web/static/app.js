@@ -304,8 +304,8 @@ async function loadHistory() {
     div.append(svg);
     // the time axis: the span's start, its middle and now
     const axis = el('div', null, 'axis');
-    const mins = Math.round(span / 60000);
-    for (const t of ['-' + mins + ' min', '-' + Math.round(mins / 2) + ' min', 'now']) axis.append(el('span', t));
+    const ago = (ms) => '-' + (ms >= 120000 ? Math.round(ms / 60000) + ' min' : Math.round(ms / 1000) + ' s');
+    for (const t of [ago(span), ago(span / 2), 'now']) axis.append(el('span', t));
     axis.title = 'the top of the plot is ' + Math.round(max * 100) / 100;
     div.append(axis);
     box.append(div);
