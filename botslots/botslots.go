@@ -197,6 +197,9 @@ func (s *Slots) room() int {
 // the last tick, as a client's arrives a tick later). Call it before the
 // loop applies the clients' inputs.
 func (s *Slots) BeforeTick() {
+	if s.n == 0 && s.fill == 0 { // no bot and none wanted (the default): nothing per tick
+		return
+	}
 	s.balance()
 	for _, b := range s.by {
 		if b != nil && b.has {
@@ -210,6 +213,9 @@ func (s *Slots) BeforeTick() {
 // the world gets at once as a client's arriving input (DirectInput) and for
 // the next tick (BeforeTick).
 func (s *Slots) AfterTick() {
+	if s.n == 0 {
+		return
+	}
 	for _, b := range s.by {
 		if b != nil && b.brain == nil {
 			s.wake(b)

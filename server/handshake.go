@@ -182,7 +182,7 @@ func (s *Server) enterGame(c *client) {
 		s.sendGame(c, s.clientInfo(o, false), false)
 		s.sendGame(o, me, false)
 	}
-	s.sendIngame(c, nil) // the bots' infos
+	s.sendBotInfos(c)
 	local := s.clientInfo(c, true)
 	local.Silent = me.Silent
 	s.sendGame(c, local, true)
