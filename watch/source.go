@@ -24,8 +24,12 @@ var ErrBadName = errors.New("watch: not a recording's name")
 // CheckName accepts the name of a teehistorian as the recorder names it:
 // letters, digits, '-', '_' and '.', not starting with '.', ending in
 // Suffix, at most MaxNameLen bytes.
-func CheckName(name string) error {
-	if name == "" || len(name) > MaxNameLen || name[0] == '.' || !strings.HasSuffix(name, Suffix) || len(name) == len(Suffix) {
+func CheckName(name string) error { return CheckFile(name, Suffix) }
+
+// CheckFile accepts the name of a recording with suffix as the recorder
+// names its files (the rule of CheckName, for demos too).
+func CheckFile(name, suffix string) error {
+	if name == "" || len(name) > MaxNameLen || name[0] == '.' || !strings.HasSuffix(name, suffix) || len(name) == len(suffix) {
 		return ErrBadName
 	}
 	for i := 0; i < len(name); i++ {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"twserver/watch"
 )
 
 // The recordings of finished games (teehistorian and demo files of
@@ -25,8 +27,9 @@ const (
 	MaxRecordings = 100
 	// MaxRecordingEntries bounds the directory entries read per listing.
 	MaxRecordingEntries = 10000
-	// MaxRecordingName bounds a recording's file name.
-	MaxRecordingName = 128
+	// MaxRecordingName bounds a recording's file name (the viewer's rule,
+	// watch.CheckFile).
+	MaxRecordingName = watch.MaxNameLen
 )
 
 // Recording kinds (apiRecording.Kind) and their file name suffixes.
@@ -53,17 +56,8 @@ var ErrBadRecordingName = errors.New("web: not a recording's name")
 // digits, '-', '_' and '.' only, not starting with '.', ending in
 // ".teehistorian" or ".demo".
 func recordingKind(name string) (string, error) {
-	if name == "" || len(name) > MaxRecordingName || name[0] == '.' {
-		return "", ErrBadRecordingName
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
-			return "", ErrBadRecordingName
-		}
-	}
 	for _, k := range []string{KindTeehistorian, KindDemo} {
-		if base, ok := strings.CutSuffix(name, "."+k); ok && base != "" {
+		if watch.CheckFile(name, "."+k) == nil {
 			return k, nil
 		}
 	}
