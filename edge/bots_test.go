@@ -54,3 +54,26 @@ func TestInfoBots(t *testing.T) {
 		t.Errorf("0.6 info: %q", six.vanilla)
 	}
 }
+
+// TestVersions: a build's version follows the game's in both infos, whose
+// first three bytes the browsers' compatible-version filters read; without
+// a build the game versions stand alone.
+func TestVersions(t *testing.T) {
+	v := Versions("0.7.5", "1.2.3")
+	if v != [2]string{"0.7.5, twserver 1.2.3", "0.6.4, twserver 1.2.3"} {
+		t.Errorf("Versions = %q", v)
+	}
+	if v := Versions("0.7.5", ""); v != [2]string{"0.7.5", GameVersion6} {
+		t.Errorf("Versions without a build = %q", v)
+	}
+	hd := InfoHead{Name: "s", Version: v[0], Version6: v[1], MapName: "dm1", GameType: "DM", MaxPlayers: 8, MaxClients: 8}
+	six := BuildInfo6(hd, nil)
+	for _, b := range [][]byte{six.vanilla, six.extHead} {
+		if !bytes.HasPrefix(b, []byte("0.6.4, twserver 1.2.3\x00")) {
+			t.Errorf("0.6 info starts %q", b[:min(len(b), 30)])
+		}
+	}
+	if hd.Version6 = ""; !bytes.HasPrefix(BuildInfo6(hd, nil).vanilla, []byte(GameVersion6+"\x00")) {
+		t.Errorf("0.6 info without Version6 does not start with %q", GameVersion6)
+	}
+}

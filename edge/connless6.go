@@ -2,6 +2,7 @@ package edge
 
 import (
 	"bytes"
+	"cmp"
 	"net/netip"
 	"strconv"
 	"time"
@@ -41,6 +42,19 @@ var (
 	magicInfoExtMore = []byte("\xff\xff\xff\xffiex+")
 )
 
+// Versions returns the versions the 0.7 and the 0.6 server info show for
+// twserver build build on game version game7: "0.7.5, twserver BUILD" and
+// "0.6.4, twserver BUILD", as mods put theirs after the game's (the
+// browsers' compatible-version filters read only the first three bytes;
+// at most netproto.MaxInfoVersionLen bytes are sent), or the game versions
+// alone for an empty build.
+func Versions(game7, build string) [2]string {
+	if build == "" {
+		return [2]string{game7, GameVersion6}
+	}
+	return [2]string{game7 + ", twserver " + build, GameVersion6 + ", twserver " + build}
+}
+
 // Info6 is the 0.6 part of a published InfoSnapshot: bodies after the
 // token string, prebuilt by the loop (BuildInfo6).
 type Info6 struct {
@@ -56,10 +70,11 @@ type Info6 struct {
 type InfoHead struct {
 	// Name is the server name, GameType the running game's.
 	Name, GameType string
-	// Version is the 0.7 game version, Hostname and SkillLevel the 0.7
-	// settings shown (the 0.6 info has GameVersion6 and neither).
-	Version, Hostname string
-	SkillLevel        int
+	// Version and Version6 are the versions of the 0.7 and the 0.6 info
+	// (Versions; an empty Version6 is GameVersion6), Hostname and
+	// SkillLevel the 0.7 settings shown (the 0.6 info has neither).
+	Version, Version6, Hostname string
+	SkillLevel                  int
 	// MapName, MapCRC and MapSize describe the current map.
 	MapName string
 	MapCRC  uint32
@@ -107,8 +122,9 @@ func BuildInfo6(hd InfoHead, rows []InfoPlayer) Info6 {
 		np = min(np, nc)
 		mc, mp = info6MaxClients, min(mp, info6MaxClients)
 	}
+	v6 := cmp.Or(hd.Version6, GameVersion6)
 	head := func(b []byte, n int) []byte {
-		b = appendStr6(b, GameVersion6, netproto.MaxInfoVersionLen)
+		b = appendStr6(b, v6, netproto.MaxInfoVersionLen)
 		b = appendStr6(b, name, netproto.MaxInfoNameLen)
 		b = appendStr6(b, hd.MapName, netproto.MaxInfoMapLen)
 		b = appendStr6(b, hd.GameType, netproto.MaxInfoGameTypeLen)
@@ -127,7 +143,7 @@ func BuildInfo6(hd InfoHead, rows []InfoPlayer) Info6 {
 		in.vanilla = appendRow6(in.vanilla, r, false)
 	}
 	ext := func(n, np int) []byte {
-		b := appendStr6(nil, GameVersion6, netproto.MaxInfoVersionLen)
+		b := appendStr6(nil, v6, netproto.MaxInfoVersionLen)
 		b = appendStr6(b, hd.Name, 256)
 		b = appendStr6(b, hd.MapName, netproto.MaxInfoMapLen)
 		b = appendNum6(b, int(int32(hd.MapCRC)))

@@ -17,7 +17,7 @@ func (s *Server) infoHead(numPlayers, numClients int) edge.InfoHead {
 	maxPlayers, maxClients := s.infoLimits(numPlayers, numClients)
 	return edge.InfoHead{
 		Name: s.cfg.Server.Name, GameType: s.gameTypeName(),
-		Version: GameVersion, Hostname: s.cfg.Server.Hostname, SkillLevel: s.cfg.Server.SkillLevel,
+		Version: s.version[0], Version6: s.version[1], Hostname: s.cfg.Server.Hostname, SkillLevel: s.cfg.Server.SkillLevel,
 		MapName: s.curMap.Name, MapCRC: s.curMap.CRC, MapSize: s.curMap.Size,
 		Passworded: s.cfg.Server.Password != "",
 		NumPlayers: numPlayers, MaxPlayers: maxPlayers, MaxClients: maxClients,

@@ -84,7 +84,7 @@ func (s *Server) emitInfo(rows []edge.InfoPlayer, numPlayers int) {
 	hd, rows := edge.HumansOnly(edge.InfoHead{NumPlayers: numPlayers}, rows) // the masters count humans only
 	numPlayers = hd.NumPlayers
 	in := &observe.Info{
-		Name: s.cfg.Server.Name, GameType: s.gameTypeName(), Version: GameVersion,
+		Name: s.cfg.Server.Name, GameType: s.gameTypeName(), Version: s.version[0],
 		MapName: s.curMap.Name, MapSHA256: s.curMap.SHA256, MapSize: s.curMap.Size,
 		MaxClients: maxClients, MaxPlayers: maxPlayers,
 		Passworded: s.cfg.Server.Password != "", NumPlayers: numPlayers,

@@ -101,6 +101,8 @@ type Options struct {
 	TickPhase  time.Duration
 	// Navs holds the bots' navigation graphs (nil: the game's own; shared by the games of a process).
 	Navs *bots.NavCache
+	// Build is twserver's version, shown after the game's in the server info (edge.Versions).
+	Build string
 }
 
 // Server is one game server. Create it with New and run it with Run.
@@ -110,6 +112,7 @@ type Server struct {
 	conn    sockio.PacketConn
 	console io.Reader
 	seed    uint64
+	version [2]string // the server info's version strings, 0.7 and 0.6 (edge.Versions of Options.Build)
 
 	sched tickclock.Clock // the tick schedule of the current map (Options.AlignTicks, TickPhase)
 
@@ -194,6 +197,7 @@ func New(o Options) (*Server, error) {
 		log:       o.Logger,
 		console:   o.Console,
 		seed:      o.Seed,
+		version:   edge.Versions(GameVersion, o.Build),
 		epoch:     time.Now(),
 		rx:        make(chan *rxPacket, RecvQueueLen),
 		wake:      make(chan struct{}, 1),

@@ -169,7 +169,7 @@ func startGames(ctx context.Context, cfgs []config.Config, consoles []io.Reader,
 		}
 		// Several games tick at phases spread over the tick, so their
 		// snapshot bursts do not coincide.
-		srv, err := server.New(server.Options{Config: cfg, Logger: g.log, Console: consoles[i], Pool: pool, Procs: sizer, Conn: conn, Navs: navs,
+		srv, err := server.New(server.Options{Config: cfg, Logger: g.log, Console: consoles[i], Pool: pool, Procs: sizer, Conn: conn, Navs: navs, Build: version,
 			AlignTicks: len(cfgs) > 1, TickPhase: time.Duration(i) * netproto.TickDuration / time.Duration(len(cfgs))})
 		if err != nil {
 			g.log.Error().Err(err).Msg("cannot start")

@@ -251,7 +251,7 @@ func checkInfo(t *testing.T, m *mastertest.Master) {
 		if err := json.Unmarshal(e.Info, &info); err != nil {
 			t.Fatal(err)
 		}
-		if info.Name != "reg test" || info.Version != "0.7.5" || info.MaxClients == 0 || len(info.Map.SHA256) != 64 || info.Map.Size == 0 {
+		if info.Name != "reg test" || info.Version != "0.7.5, twserver dev" || info.MaxClients == 0 || len(info.Map.SHA256) != 64 || info.Map.Size == 0 {
 			t.Errorf("info at the master: %s", e.Info)
 		}
 	}
