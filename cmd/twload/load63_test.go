@@ -18,12 +18,12 @@ import (
 	"twserver/loadclient"
 )
 
-// The full-load runs: 63 clients (one short of the 64 slots) for 60 s after
+// The full-load runs: 63 clients (one short of the 64 slots) for 30 s after
 // a 5 s ramp-up, spread over 16 loopback source addresses while the server
 // allows 4 clients per address, 16 of them playing and the rest spectating.
 const (
 	fullClients  = 63
-	fullDuration = 60 * time.Second
+	fullDuration = 30 * time.Second
 	fullRampUp   = 5 * time.Second
 	fullSources  = 16
 	fullPerIP    = 4
@@ -184,7 +184,7 @@ func runFullLoad(t *testing.T, addr string, extra ...string) loadclient.Summary 
 	return sum
 }
 
-// TestFullLoadTwserver: 63 clients for 60 s against the twserver binary.
+// TestFullLoadTwserver: 63 clients for 30 s against the twserver binary.
 // twserver's loop wakes on an absolute 20 ms schedule and snapshots every
 // second tick (snapshot_rate 25). Like the reference it snapshots only the
 // last of the ticks it catches up on after a late wake-up, so a snapshot is
@@ -196,7 +196,7 @@ func runFullLoad(t *testing.T, addr string, extra ...string) loadclient.Summary 
 // and still has snapshots unread at the end.)
 func TestFullLoadTwserver(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: skipping the 65 s full-load run against twserver")
+		t.Skip("-short: skipping the 35 s full-load run against twserver")
 	}
 	heavytest.Lock(t)
 	addr := startTwserverBinary(t)
@@ -217,7 +217,7 @@ func TestFullLoadTwserverMix(t *testing.T) { fullLoadDialect(t, loadclient.Proto
 
 func fullLoadDialect(t *testing.T, proto string, clients6 int) {
 	if testing.Short() {
-		t.Skip("-short: skipping the 65 s full-load run against twserver")
+		t.Skip("-short: skipping the 35 s full-load run against twserver")
 	}
 	heavytest.Lock(t)
 	addr := startTwserverBinary(t)
@@ -245,7 +245,7 @@ func fullLoadDialect(t *testing.T, proto string, clients6 int) {
 // every client (coverage) and that it kept making some (at least 5/s).
 func TestFullLoadReference(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: skipping the 65 s full-load run against the reference server")
+		t.Skip("-short: skipping the 35 s full-load run against the reference server")
 	}
 	heavytest.Lock(t)
 	addr := startReferenceServer(t)
