@@ -23,6 +23,19 @@ type InfoRow struct {
 // the client rows.
 func Info7(t testing.TB, addr netip.AddrPort) (players int, rows []InfoRow) {
 	t.Helper()
+	_, players, rows = info7(t, addr)
+	return players, rows
+}
+
+// Info7Version is Info7's query returning the info's version string.
+func Info7Version(t testing.TB, addr netip.AddrPort) string {
+	t.Helper()
+	v, _, _ := info7(t, addr)
+	return v
+}
+
+func info7(t testing.TB, addr netip.AddrPort) (version string, players int, rows []InfoRow) {
+	t.Helper()
 	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +65,8 @@ func Info7(t testing.TB, addr netip.AddrPort) (players int, rows []InfoRow) {
 	}
 	var u netproto.Unpacker
 	u.Reset(payload[len(edge.MagicInfo)+1:])
-	for range 5 { // version, name, hostname, map, game type
+	version = u.GetString()
+	for range 4 { // name, hostname, map, game type
 		u.GetString()
 	}
 	u.GetInt() // flags
@@ -71,7 +85,7 @@ func Info7(t testing.TB, addr netip.AddrPort) (players int, rows []InfoRow) {
 	if u.Err() != nil {
 		t.Fatalf("info: %v", u.Err())
 	}
-	return players, rows
+	return version, players, rows
 }
 
 // InfoBots counts the rows of rows with the bot type bit.
