@@ -81,8 +81,8 @@ func (s *Server) AdoptSlots(slots []session.Handover) error {
 		s.byAddr[c.addr] = c.id
 		s.edge.Peers.Add(c.addr, c.id)
 		c.state = min(h.State, session.Auth)
-		if h.State == session.Ingame && s.world.InGame(h.ID) {
-			c.state, c.entered = session.Ingame, true
+		if c.entered = h.State == session.Ingame && s.world.InGame(h.ID); c.entered {
+			c.state, c.lastAckedTick, c.snapRate = session.Ingame, -1, snapRateFull // a full snapshot at the next snapshot tick
 			c.conn.SetCopies(1)
 		} else if h.State > session.Auth {
 			c.state = session.Connecting

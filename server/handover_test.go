@@ -1,0 +1,87 @@
+package server
+
+import (
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"twserver/config"
+	"twserver/session"
+	"twserver/sockio"
+)
+
+// TestAdoptGame hands a running game (three players in game) to a new
+// server with two of its clients: the world goes on at the same tick with
+// the same scores and positions, the two play on (in game, no map change,
+// a full snapshot next), the third's player leaves; the tick schedule is
+// the old one. Controls: a state of another map and a cut state are
+// refused; the clients without the world join a new game (map change).
+func TestAdoptGame(t *testing.T) {
+	old := newIdleServerWith(t, 3, func(cfg *config.Config) { cfg.Game.InactiveKickTime = 0 })
+	for range 300 {
+		stepAcked(old)
+	}
+	slots, wh := old.ExportSlots(), old.ExportWorld()
+	if len(slots) != 3 {
+		t.Fatalf("%d slots exported", len(slots))
+	}
+	next := func() *Server {
+		mc, err := sockio.NewMemNet().Listen(srvAddr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := New(Options{Config: old.cfg, Conn: mc, Logger: zerolog.Nop(), Seed: 9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	s := next()
+	if err := s.AdoptGame(wh, slots[:2]); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.world.CurrentTick(), old.world.CurrentTick(); got != want || got < 300 {
+		t.Fatalf("tick %d, the old game's %d", got, want)
+	}
+	if !s.sched.Start().Equal(old.sched.Start()) {
+		t.Errorf("tick schedule starts %v, the old one %v", s.sched.Start(), old.sched.Start())
+	}
+	for i := range 2 {
+		c := s.clients[i]
+		if c.state != session.Ingame || !c.entered || c.lastAckedTick != -1 || c.storage.Len() != 0 || c.snapRate != snapRateFull {
+			t.Errorf("client %d: state %v entered %v acked %d stored %d rate %d, want in game with a full snapshot at the next snapshot tick",
+				i, c.state, c.entered, c.lastAckedTick, c.storage.Len(), c.snapRate)
+		}
+		p, ok := s.world.CharacterPos(i)
+		q, _ := old.world.CharacterPos(i)
+		if s.world.Score(i) != old.world.Score(i) || !ok || p != q {
+			t.Errorf("player %d: score %d at %v, in the old game %d at %v", i, s.world.Score(i), p, old.world.Score(i), q)
+		}
+	}
+	if s.world.HasPlayer(2) || !old.world.HasPlayer(2) {
+		t.Error("the player whose client did not pass is still in the world")
+	}
+	stepAcked(s) // the game goes on
+	stepAcked(s)
+	if s.world.CurrentTick() != old.world.CurrentTick()+2 || s.clients[0].storage.Len() == 0 {
+		t.Errorf("after a tick: tick %d, %d snapshots stored", s.world.CurrentTick(), s.clients[0].storage.Len())
+	}
+
+	bad := wh
+	bad.CRC ^= 1
+	if err := next().AdoptGame(bad, slots); err == nil {
+		t.Error("a world of another map was adopted")
+	}
+	bad = wh
+	bad.State = bad.State[:len(bad.State)/2]
+	if err := next().AdoptGame(bad, slots); err == nil {
+		t.Error("a cut world state was adopted")
+	}
+	s = next()
+	if err := s.AdoptSlots(slots); err != nil {
+		t.Fatal(err)
+	}
+	if s.clients[0].state != session.Connecting || s.world.CurrentTick() != 0 {
+		t.Errorf("control: without the world, state %v at tick %d, want a map change to a new game", s.clients[0].state, s.world.CurrentTick())
+	}
+}
