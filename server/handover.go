@@ -11,8 +11,7 @@ import (
 	"twserver/worldstate"
 )
 
-// WorldHandover is a game's world as it passes at a live upgrade: its map,
-// its state (package worldstate) and the start of its tick schedule.
+// WorldHandover is a game's world as it passes at a live upgrade: its map, its state (package worldstate), its tick schedule.
 type WorldHandover struct {
 	Map   string `json:"map"`
 	CRC   uint32 `json:"crc"`
@@ -25,9 +24,8 @@ func (s *Server) ExportWorld() WorldHandover {
 	return WorldHandover{Map: s.curMap.Name, CRC: s.curMap.CRC, Start: s.sched.Start().UnixNano(), State: worldstate.Append(nil, s.world)}
 }
 
-// AdoptGame continues the game of ExportWorld and ExportSlots before Run: the
-// world and its tick schedule, then the clients (AdoptSlots); a player of the
-// world whose client did not pass leaves (bots join again: their brains restart).
+// AdoptGame continues the game of ExportWorld and ExportSlots before Run: the world, its tick schedule, the clients
+// (AdoptSlots); a player of the world whose client did not pass leaves (bots join again: their brains restart).
 func (s *Server) AdoptGame(wh WorldHandover, slots []session.Handover) error {
 	if m := s.curMap; wh.Map != m.Name || wh.CRC != m.CRC {
 		return fmt.Errorf("the game runs map %s (crc %08x), this process has %s (%08x)", wh.Map, wh.CRC, m.Name, m.CRC)
@@ -43,6 +41,9 @@ func (s *Server) AdoptGame(wh WorldHandover, slots []session.Handover) error {
 	return s.AdoptSlots(slots)
 }
 
+// EndRecordings ends the game's recordings (teehistorian, demo) with their closing records: a live upgrade's old process, its loop held, before it exits.
+func (s *Server) EndRecordings() { s.rec.Stop() }
+
 // ExportSlots returns the connected clients for a live upgrade's new process (loop held or not running).
 func (s *Server) ExportSlots() []session.Handover {
 	var out []session.Handover
@@ -55,10 +56,9 @@ func (s *Server) ExportSlots() []session.Handover {
 	return out
 }
 
-// AdoptSlots takes over the clients of ExportSlots before Run: one in game
-// whose player the world has (AdoptGame) goes on playing, with a full
-// snapshot next; any other past its INFO joins the game as after a map
-// change. It stops at a slot it cannot take.
+// AdoptSlots takes over the clients of ExportSlots before Run: one in game whose player the world has (AdoptGame)
+// plays on, with a full snapshot next; any other past its INFO joins the game as after a map change. It stops
+// at a slot it cannot take.
 func (s *Server) AdoptSlots(slots []session.Handover) error {
 	now := s.now()
 	defer s.publishInfo() // the browsers see the clients

@@ -261,6 +261,7 @@ func upgrade(games []*game, args []string, log zerolog.Logger) bool {
 		return failed(r, detail, time.Since(held))
 	}
 	upgradeCounts[handover.Ready].Add(1)
+	endRecordings(games)
 	if err := handover.NotifyMainPID(child.Pid()); err != nil {
 		log.Warn().Err(err).Msg("upgrade: cannot tell systemd the new main process")
 	}
@@ -376,4 +377,13 @@ func adoptGame(g handover.GameState, srv *server.Server, slots []session.Handove
 		return fmt.Errorf("the world of %s: %w", g.Addr, err)
 	}
 	return nil
+}
+
+// endRecordings closes the recordings of the games of an old process whose
+// upgrade succeeded (their loops held), so that its teehistorian and demo
+// files end with their closing records; the new process starts its own.
+func endRecordings(games []*game) {
+	for _, g := range games {
+		g.srv.EndRecordings()
+	}
 }

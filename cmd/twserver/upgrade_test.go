@@ -8,9 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -25,8 +25,8 @@ import (
 	"twserver/metrics"
 	"twserver/netproto"
 	"twserver/snap"
-	"twserver/world"
 	"twserver/sockio"
+	"twserver/world"
 )
 
 // upgradeClients is the number of twload clients in game during the
@@ -102,7 +102,6 @@ func (c *continuity) snapshot(i int, tick int32, sn *snap.Snapshot) {
 	}
 	l.tick, l.at, l.items = tick, now, items
 }
-
 
 // buildServer builds twserver into path with the linker flags ldflags.
 func buildServer(t *testing.T, path, ldflags string) {
