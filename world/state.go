@@ -75,7 +75,9 @@ func (w *World) VisitState(v StateVisitor) {
 	}
 	w.flagLst = sw.RefList(v, w.flagLst, w.flagArr[:])
 	c := &w.ctrl
-	sw.Vis(v, (*int)(&c.gameType), &c.state, &c.matchCount, &c.roundCount, &c.sentMatch, &c.teamScore[0],
+	gt := int(c.gameType) // a world of another game type refuses the state
+	v.Range(&gt, gt, gt)
+	sw.Vis(v, &c.state, &c.matchCount, &c.roundCount, &c.sentMatch, &c.teamScore[0],
 		&c.teamScore[1], &c.teamSize[0], &c.teamSize[1], &c.gameFlags, &c.stateTimer, &c.gameStartTick,
 		&c.unbalancedTick, &c.suddenDeath)
 	v.Range(&w.events.n, 0, MaxSnapEvents)

@@ -70,6 +70,14 @@ func TestRoundTrip(t *testing.T) {
 	if n := newWorld(t); n.CurrentTick() == w.CurrentTick() {
 		t.Fatal("control: a fresh world has the saved tick")
 	}
+	m, _ := ctf1()
+	dm, err := world.New(m, world.DefaultConfig(), 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Read(dm, data); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("a CTF state read into a DM world: %v", err)
+	}
 	if err := Read(newWorld(t), make([]byte, MaxState+1)); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("an oversized state: %v", err)
 	}
