@@ -15,13 +15,14 @@ import (
 type WorldHandover struct {
 	Map   string `json:"map"`
 	CRC   uint32 `json:"crc"`
-	Start int64  `json:"start"` // tick 0's start, Unix ns: the ticks go on on time
+	Start int64  `json:"start"` // tick 0's start, Unix ns: the ticks go on on time (a sleeping game's at most 0.5 s late)
 	State []byte `json:"state"`
 }
 
 // ExportWorld returns the world for a live upgrade's new process (loop held or not running).
 func (s *Server) ExportWorld() WorldHandover {
-	return WorldHandover{Map: s.curMap.Name, CRC: s.curMap.CRC, Start: s.sched.Start().UnixNano(), State: worldstate.Append(nil, s.world)}
+	late := time.Now().Add(-time.Duration(s.world.CurrentTick())*netproto.TickDuration - time.Second/2).UnixNano() // a sleeping world waits for the clock
+	return WorldHandover{Map: s.curMap.Name, CRC: s.curMap.CRC, Start: max(s.sched.Start().UnixNano(), late), State: worldstate.Append(nil, s.world)}
 }
 
 // AdoptGame continues the game of ExportWorld and ExportSlots before Run: the world, its tick schedule, the clients
@@ -56,9 +57,8 @@ func (s *Server) ExportSlots() []session.Handover {
 	return out
 }
 
-// AdoptSlots takes over the clients of ExportSlots before Run: one in game whose player the world has (AdoptGame)
-// plays on, with a full snapshot next; any other past its INFO joins the game as after a map change. It stops
-// at a slot it cannot take.
+// AdoptSlots takes over the clients of ExportSlots before Run (it stops at a slot it cannot take): one in game whose
+// player the world has (AdoptGame) plays on, with a full snapshot next; any other past its INFO joins as after a map change.
 func (s *Server) AdoptSlots(slots []session.Handover) error {
 	now := s.now()
 	defer s.publishInfo() // the browsers see the clients

@@ -298,7 +298,8 @@ func checkRun(t *testing.T, what string, sum loadclient.Summary) {
 // differs, and a configuration whose port changed; each is abandoned and
 // the old process serves on, nobody dropped. Then 10 upgrades in a row to
 // a twserver with another version string: every client stays connected,
-// the longest pause between snapshots within MaxUpgradePause.
+// the longest pause between snapshots within MaxUpgradePause, and the game
+// goes on (continuity: ticks, scores and positions across every upgrade).
 func TestUpgrade(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds twserver and runs clients")
