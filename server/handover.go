@@ -26,7 +26,7 @@ func (s *Server) ExportWorld() WorldHandover {
 }
 
 // AdoptGame continues the game of ExportWorld and ExportSlots before Run: the world, its tick schedule, the clients
-// (AdoptSlots); a player of the world whose client did not pass leaves (bots join again: their brains restart).
+// (AdoptSlots), the bots (their brains restart); a player of the world whose client did not pass leaves.
 func (s *Server) AdoptGame(wh WorldHandover, slots []session.Handover) error {
 	if m := s.curMap; wh.Map != m.Name || wh.CRC != m.CRC {
 		return fmt.Errorf("the game runs map %s (crc %08x), this process has %s (%08x)", wh.Map, wh.CRC, m.Name, m.CRC)
@@ -35,7 +35,7 @@ func (s *Server) AdoptGame(wh WorldHandover, slots []session.Handover) error {
 	}
 	s.sched.SetStart(time.Unix(0, wh.Start))
 	for cid := range world.MaxClients {
-		if s.world.HasPlayer(cid) && !slices.ContainsFunc(slots, func(h session.Handover) bool { return h.ID == cid && h.State == session.Ingame }) {
+		if s.world.HasPlayer(cid) && !slices.ContainsFunc(slots, func(h session.Handover) bool { return h.ID == cid && h.State == session.Ingame }) && !s.bots.Adopt(cid) {
 			s.world.RemovePlayer(cid)
 		}
 	}

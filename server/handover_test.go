@@ -5,6 +5,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"twserver/bots"
 	"twserver/config"
 	"twserver/session"
 	"twserver/sockio"
@@ -17,7 +18,13 @@ import (
 // the old one. Controls: a state of another map and a cut state are
 // refused; the clients without the world join a new game (map change).
 func TestAdoptGame(t *testing.T) {
-	old := newIdleServerWith(t, 3, func(cfg *config.Config) { cfg.Game.InactiveKickTime = 0 })
+	old := newIdleServerWith(t, 3, func(cfg *config.Config) {
+		cfg.Game.InactiveKickTime, cfg.Server.MaxClients, cfg.Bots.Max = 0, 8, 2
+	})
+	bot, err := old.bots.Add(bots.Easy, "robo", false)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for range 300 {
 		stepAcked(old)
 	}
@@ -60,6 +67,9 @@ func TestAdoptGame(t *testing.T) {
 	}
 	if s.world.HasPlayer(2) || !old.world.HasPlayer(2) {
 		t.Error("the player whose client did not pass is still in the world")
+	}
+	if b := s.bots.At(bot.CID); b == nil || b.Name != "robo" || !s.world.HasPlayer(bot.CID) || s.world.Score(bot.CID) != old.world.Score(bot.CID) {
+		t.Errorf("the bot in slot %d did not pass with its player", bot.CID)
 	}
 	stepAcked(s) // the game goes on
 	stepAcked(s)
