@@ -1,7 +1,11 @@
 package server
 
 import (
+	"context"
+	"path/filepath"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -94,4 +98,38 @@ func TestAdoptGame(t *testing.T) {
 	if s.clients[0].state != session.Connecting || s.world.CurrentTick() != 0 {
 		t.Errorf("control: without the world, state %v at tick %d, want a map change to a new game", s.clients[0].state, s.world.CurrentTick())
 	}
+}
+
+// TestEndRecordings: the old process of an upgrade, its loop held, ends its
+// teehistorian with the closing record; the file replays to its end with no
+// divergence. Control: before, the file is not finished.
+func TestEndRecordings(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		ts := startServer(t, func(c *config.Config) {
+			c.Record.Teehistorian = true
+			c.Record.Dir = dir
+		})
+		a := join(t, ts, cl1Addr, "alice")
+		a.direction = 1
+		a.run(2 * time.Second)
+		release, err := ts.Hold(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, "*.teehistorian"))
+		if len(files) != 1 {
+			t.Fatalf("%d files", len(files))
+		}
+		if _, res := replayFile(t, files[0]); res.Finished {
+			t.Fatal("control: the file is finished before EndRecordings")
+		}
+		ts.EndRecordings()
+		_, res := replayFile(t, files[0])
+		if res.Divergence != nil || !res.Finished || res.Compared < 50 {
+			t.Errorf("divergence %v, finished %v, %d compared", res.Divergence, res.Finished, res.Compared)
+		}
+		release()
+		ts.stop(t)
+	})
 }
