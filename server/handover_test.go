@@ -105,11 +105,7 @@ func TestAdoptGame(t *testing.T) {
 // divergence. Control: before, the file is not finished.
 func TestEndRecordings(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		dir := t.TempDir()
-		ts := startServer(t, func(c *config.Config) {
-			c.Record.Teehistorian = true
-			c.Record.Dir = dir
-		})
+		ts, dir := startRecording(t)
 		a := join(t, ts, cl1Addr, "alice")
 		a.direction = 1
 		a.run(2 * time.Second)
