@@ -21,12 +21,11 @@ type WorldHandover struct {
 
 // ExportWorld returns the world for a live upgrade's new process (loop held or not running).
 func (s *Server) ExportWorld() WorldHandover {
-	late := time.Now().Add(-time.Duration(s.world.CurrentTick())*netproto.TickDuration - time.Second/2).UnixNano() // a sleeping world waits for the clock
-	return WorldHandover{Map: s.curMap.Name, CRC: s.curMap.CRC, Start: max(s.sched.Start().UnixNano(), late), State: worldstate.Append(nil, s.world)}
+	return WorldHandover{Map: s.curMap.Name, CRC: s.curMap.CRC, State: worldstate.Append(nil, s.world), // a sleeping world waits for the clock:
+		Start: max(s.sched.Start().UnixNano(), time.Now().Add(-time.Duration(s.world.CurrentTick())*netproto.TickDuration-time.Second/2).UnixNano())}
 }
 
-// AdoptGame continues the game of ExportWorld and ExportSlots before Run: the world, its tick schedule, the clients
-// (AdoptSlots), the bots (their brains restart); a player of the world whose client did not pass leaves.
+// AdoptGame goes on with the game of ExportWorld and ExportSlots before Run: world, tick schedule, clients, bots (new brains).
 func (s *Server) AdoptGame(wh WorldHandover, slots []session.Handover) error {
 	if m := s.curMap; wh.Map != m.Name || wh.CRC != m.CRC {
 		return fmt.Errorf("the game runs map %s (crc %08x), this process has %s (%08x)", wh.Map, wh.CRC, m.Name, m.CRC)
@@ -34,11 +33,12 @@ func (s *Server) AdoptGame(wh WorldHandover, slots []session.Handover) error {
 		return err // the caller refuses the handover: the old process goes on
 	}
 	s.sched.SetStart(time.Unix(0, wh.Start))
-	for cid := range world.MaxClients {
+	for cid := range world.MaxClients { // a player whose client did not pass leaves, a bot's stays
 		if s.world.HasPlayer(cid) && !slices.ContainsFunc(slots, func(h session.Handover) bool { return h.ID == cid && h.State == session.Ingame }) && !s.bots.Adopt(cid) {
 			s.world.RemovePlayer(cid)
 		}
 	}
+	s.rec.GoOn(worldstate.Append(nil, s.world)) // the teehistorian goes on from this world
 	return s.AdoptSlots(slots)
 }
 

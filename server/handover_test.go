@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"testing/synctest"
@@ -13,6 +14,9 @@ import (
 	"twserver/config"
 	"twserver/session"
 	"twserver/sockio"
+	"twserver/teehist/replay"
+	"twserver/world"
+	"twserver/worldstate"
 )
 
 // TestAdoptGame hands a running game (three players in game) to a new
@@ -122,10 +126,75 @@ func TestEndRecordings(t *testing.T) {
 		}
 		ts.EndRecordings()
 		_, res := replayFile(t, files[0])
+		if os.Getenv("UPW_KEEP") != "" {
+			data, _ := os.ReadFile(files[0])
+			os.WriteFile("/tmp/upw/adopt.teehistorian", data, 0o644)
+		}
 		if res.Divergence != nil || !res.Finished || res.Compared < 50 {
 			t.Errorf("divergence %v, finished %v, %d compared", res.Divergence, res.Finished, res.Compared)
 		}
 		release()
 		ts.stop(t)
 	})
+}
+
+// TestAdoptGameRecords: the new process's teehistorian of a game handed
+// over starts from the world handed over (WORLD_STATE) and replays without
+// divergence. Control: the same game recorded without its world state (the
+// world read in directly) does not replay.
+func TestAdoptGameRecords(t *testing.T) {
+	rec := func(dir string) func(*config.Config) {
+		return func(cfg *config.Config) {
+			cfg.Game.InactiveKickTime, cfg.Record.Teehistorian, cfg.Record.Dir = 0, true, dir
+		}
+	}
+	old := newIdleServerWith(t, 3, rec(t.TempDir()))
+	for range 300 {
+		stepAcked(old)
+	}
+	wh, slots := old.ExportWorld(), old.ExportSlots()[:2]
+	run := func(adopt func(s *Server) error) *replay.Result {
+		dir := t.TempDir()
+		cfg := old.cfg
+		rec(dir)(&cfg)
+		mc, err := sockio.NewMemNet().Listen(srvAddr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := New(Options{Config: cfg, Conn: mc, Logger: zerolog.Nop(), Seed: 9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := adopt(s); err != nil {
+			t.Fatal(err)
+		}
+		for k := range 200 { // the two players run and jump to and fro
+			for i := range 2 {
+				in := world.Input{Direction: int32(1 - 2*((k/40+i)%2)), Jump: int32(k / 10 % 2), TargetX: 100}
+				s.clients[i].inputs.Store(s.world.CurrentTick()+1, in)
+			}
+			stepAcked(s)
+		}
+		s.EndRecordings()
+		files, _ := filepath.Glob(filepath.Join(dir, "*.teehistorian"))
+		if len(files) != 1 {
+			t.Fatalf("%d files", len(files))
+		}
+		_, res := replayFile(t, files[0])
+		return res
+	}
+	res := run(func(s *Server) error { return s.AdoptGame(wh, slots) })
+	t.Logf("%d ticks, %d positions compared", res.Ticks, res.Compared)
+	if res.Divergence != nil || !res.Finished || res.Compared < 200 {
+		t.Errorf("divergence %v, finished %v, %d compared", res.Divergence, res.Finished, res.Compared)
+	}
+	res = run(func(s *Server) error {
+		if err := worldstate.Read(s.world, wh.State); err != nil {
+			return err
+		}
+		return s.AdoptSlots(slots)
+	})
+	if res.Divergence == nil && res.Compared >= 200 {
+		t.Errorf("control: a recording without the world state replays (%d compared)", res.Compared)
+	}
 }
