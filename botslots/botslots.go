@@ -332,6 +332,27 @@ func (s *Slots) Add(skill bots.Skill, name string, fill bool) (*Bot, error) {
 	return b, nil
 }
 
+// Adopt makes the world's player in slot cid a bot of these Slots when it
+// is a bot's (world.PlayerInfo.Bot) and the slot is not one yet: at a live
+// upgrade the world passes with its bots' players (team, score, character),
+// which play on with a new brain, of the default skill, counted as fill
+// bots when bots.fill is set. It reports whether it took the player.
+func (s *Slots) Adopt(cid int) bool {
+	info, ok := s.w.Info(cid)
+	if !ok || !info.Bot || s.Has(cid) {
+		return false
+	}
+	s.seq++
+	b := &Bot{CID: cid, Name: info.Name, Skill: s.defaultSkill(), Fill: s.fill > 0, seq: s.seq}
+	s.by[cid] = b
+	s.n++
+	s.o.Rec.Join(cid, true)
+	s.o.Rec.Bot(cid, int32(b.Skill))
+	s.startNav()
+	s.wake(b)
+	return true
+}
+
 // nameUsed reports whether a player or bot is called name.
 func (s *Slots) nameUsed(name string) bool {
 	for cid := range world.MaxClients {

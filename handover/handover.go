@@ -94,6 +94,11 @@ type GameState struct {
 	// Slots are the game's connected clients in the form the game's own
 	// package exports them (server.ExportSlots: session.Handover, JSON).
 	Slots json.RawMessage `json:"slots,omitempty"`
+	// World is the game's world in the form the game's package exports it
+	// (server.ExportWorld: the map, the world's state of package
+	// worldstate, the tick schedule; JSON). Without it the clients join a
+	// new game on the same map.
+	World json.RawMessage `json:"world,omitempty"`
 }
 
 // Encode writes s in the handover's form: the Format line, then JSON.

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"sync"
 	"time"
+	"twserver/snap"
 )
 
 // MaxClients bounds the number of clients of one run (a server has at most
@@ -49,6 +50,9 @@ type RunConfig struct {
 	// (DDNet's 0.6 with the security token) or ProtoMix (even indices 0.7,
 	// odd 0.6).
 	Proto string
+	// OnSnapshot, when set, is called with every snapshot client i
+	// receives, on that client's goroutine (Config.OnSnapshot).
+	OnSnapshot func(i int, tick int32, s *snap.Snapshot)
 }
 
 // Dialects of a run (RunConfig.Proto).
@@ -229,7 +233,12 @@ func Run(ctx context.Context, rc RunConfig) (Summary, error) {
 		if rc.FreshMaps {
 			maps = &MapCache{}
 		}
+		var onSnap func(int32, *snap.Snapshot)
+		if f := rc.OnSnapshot; f != nil {
+			onSnap = func(tick int32, s *snap.Snapshot) { f(i, tick, s) }
+		}
 		c := New(Config{
+			OnSnapshot:   onSnap,
 			Server:       rc.Server,
 			Source:       rc.SourceAddr(i),
 			Name:         fmt.Sprintf("%s%d", rc.NamePrefix, i),
@@ -246,6 +255,7 @@ func Run(ctx context.Context, rc RunConfig) (Summary, error) {
 			Proto6:       rc.Is6(i),
 			Vanilla6:     rc.Proto == Proto06Vanilla,
 		})
+
 		mu.Lock()
 		clients[i] = c
 		started = i + 1

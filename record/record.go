@@ -209,6 +209,19 @@ func (r *Recorder) thStart() {
 	r.log.Info().Str("file", path).Msg("teehistorian recording started")
 }
 
+// GoOn records that the current game goes on from the world state state
+// (package worldstate: a live upgrade's world, read into the game's World
+// after GameStart, before its first tick), which the replay reads too.
+func (r *Recorder) GoOn(state []byte) {
+	for r.Active() {
+		n := min(len(state), teehist.WorldStatePart)
+		r.enc.RecordEx(teehist.ExTable[teehist.ExWorldState].UUID, state[:n])
+		if state = state[n:]; n < teehist.WorldStatePart {
+			return
+		}
+	}
+}
+
 // Active reports whether the teehistorian of the current game is recording.
 func (r *Recorder) Active() bool { return r.file != nil && !r.stopped }
 

@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/netip"
+	"strconv"
 	"testing"
 
 	"twserver/config"
@@ -149,3 +150,6 @@ func (d *discardConn) WriteTo(b []byte, a netip.AddrPort) (int, error) {
 }
 func (d *discardConn) LocalAddr() netip.AddrPort { return srvAddr }
 func (d *discardConn) Close() error              { return nil }
+
+// itoa is strconv.Itoa (the tests' short name).
+func itoa(n int) string { return strconv.Itoa(n) }

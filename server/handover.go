@@ -2,10 +2,48 @@ package server
 
 import (
 	"fmt"
+	"slices"
+	"time"
 
 	"twserver/netproto"
 	"twserver/session"
+	"twserver/world"
+	"twserver/worldstate"
 )
+
+// WorldHandover is a game's world as it passes at a live upgrade: its map, its state (package worldstate), its tick schedule.
+type WorldHandover struct {
+	Map   string `json:"map"`
+	CRC   uint32 `json:"crc"`
+	Start int64  `json:"start"` // tick 0's start, Unix ns: the ticks go on on time (a sleeping game's at most 0.5 s late)
+	State []byte `json:"state"`
+}
+
+// ExportWorld returns the world for a live upgrade's new process (loop held or not running).
+func (s *Server) ExportWorld() WorldHandover {
+	return WorldHandover{Map: s.curMap.Name, CRC: s.curMap.CRC, State: worldstate.Append(nil, s.world), // a sleeping world waits for the clock:
+		Start: max(s.sched.Start().UnixNano(), time.Now().Add(-time.Duration(s.world.CurrentTick())*netproto.TickDuration-time.Second/2).UnixNano())}
+}
+
+// AdoptGame goes on with the game of ExportWorld and ExportSlots before Run: world, tick schedule, clients, bots (new brains).
+func (s *Server) AdoptGame(wh WorldHandover, slots []session.Handover) error {
+	if m := s.curMap; wh.Map != m.Name || wh.CRC != m.CRC {
+		return fmt.Errorf("the game runs map %s (crc %08x), this process has %s (%08x)", wh.Map, wh.CRC, m.Name, m.CRC)
+	} else if err := worldstate.Read(s.world, wh.State); err != nil {
+		return err // the caller refuses the handover: the old process goes on
+	}
+	s.sched.SetStart(time.Unix(0, wh.Start))
+	for cid := range world.MaxClients { // a player whose client did not pass leaves, a bot's stays
+		if s.world.HasPlayer(cid) && !slices.ContainsFunc(slots, func(h session.Handover) bool { return h.ID == cid && h.State == session.Ingame }) && !s.bots.Adopt(cid) {
+			s.world.RemovePlayer(cid)
+		}
+	}
+	s.rec.GoOn(worldstate.Append(nil, s.world)) // the teehistorian goes on from this world
+	return s.AdoptSlots(slots)
+}
+
+// EndRecordings ends the game's recordings (teehistorian, demo) with their closing records: a live upgrade's old process, its loop held, before it exits.
+func (s *Server) EndRecordings() { s.rec.Stop() }
 
 // ExportSlots returns the connected clients for a live upgrade's new process (loop held or not running).
 func (s *Server) ExportSlots() []session.Handover {
@@ -19,8 +57,8 @@ func (s *Server) ExportSlots() []session.Handover {
 	return out
 }
 
-// AdoptSlots takes over the clients of ExportSlots before Run: each past its
-// INFO joins the game as after a map change. It stops at a slot it cannot take.
+// AdoptSlots takes over the clients of ExportSlots before Run (it stops at a slot it cannot take): one in game whose
+// player the world has (AdoptGame) plays on, with a full snapshot next; any other past its INFO joins as after a map change.
 func (s *Server) AdoptSlots(slots []session.Handover) error {
 	now := s.now()
 	defer s.publishInfo() // the browsers see the clients
@@ -43,7 +81,10 @@ func (s *Server) AdoptSlots(slots []session.Handover) error {
 		s.byAddr[c.addr] = c.id
 		s.edge.Peers.Add(c.addr, c.id)
 		c.state = min(h.State, session.Auth)
-		if h.State > session.Auth {
+		if c.entered = h.State == session.Ingame && s.world.InGame(h.ID); c.entered {
+			c.state, c.lastAckedTick, c.snapRate = session.Ingame, -1, snapRateFull // a full snapshot at the next snapshot tick
+			c.conn.SetCopies(1)
+		} else if h.State > session.Auth {
 			c.state = session.Connecting
 			s.sendMapChange(c)
 		}

@@ -96,11 +96,7 @@ func TestLiveSettings(t *testing.T) {
 // in the world. The same file replayed without that command diverges.
 func TestRecordLiveSettings(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		dir := t.TempDir()
-		ts := startServer(t, func(c *config.Config) {
-			c.Record.Teehistorian = true
-			c.Record.Dir = dir
-		})
+		ts, dir := startRecording(t)
 		a := join(t, ts, cl1Addr, "alice")
 		b := join(t, ts, cl2Addr, "bob")
 		a.direction, b.direction = 1, -1

@@ -38,6 +38,7 @@ import (
 	"context"
 	"errors"
 	"net/netip"
+	"strconv"
 	"strings"
 	"time"
 
@@ -421,7 +422,7 @@ func (s *Server) onConnect(addr netip.AddrPort, req edge.Request) {
 	}
 	if lim := s.cfg.Server.MaxClientsPerIP; s.sameIPCount(addr.Addr()) >= lim {
 		s.gauges.Refused[metrics.RefusePerIP].Add(1)
-		reason := strings.Replace(netproto.ReasonTooManySameIP, "%d", itoa(lim), 1)
+		reason := strings.Replace(netproto.ReasonTooManySameIP, "%d", strconv.Itoa(lim), 1)
 		s.sendRaw(req.AppendClose(s.sendBuf[:0], reason), addr)
 		s.rateLog().Str("addr", addr.String()).Msg("refused: per-IP limit")
 		return
@@ -543,26 +544,4 @@ func (s *Server) rateLog() *zerolog.Event {
 		return nil
 	}
 	return s.log.Info()
-}
-
-func itoa(n int) string {
-	var b [20]byte
-	i := len(b)
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	for {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			break
-		}
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/netip"
+	"strconv"
 	"time"
 
 	"twserver/edge"
@@ -75,12 +76,12 @@ func (s *Server) checkPregame(now time.Duration) {
 // pregameSummary renders the pre-game counters for the console `stats`.
 func (s *Server) pregameSummary() string {
 	total, _ := edge.PregameCounts((*pregameSlots)(&s.clients), netip.Addr{})
-	out := "pregame=" + itoa(total) + "/" + itoa(edge.PregameCap(len(s.clients)))
+	out := "pregame=" + strconv.Itoa(total) + "/" + strconv.Itoa(edge.PregameCap(len(s.clients)))
 	for i, n := range edge.PregameDrops {
-		out += " pregame_" + n + "=" + itoa(int(s.gauges.PregameDrops[i].Load()))
+		out += " pregame_" + n + "=" + strconv.Itoa(int(s.gauges.PregameDrops[i].Load()))
 	}
 	for i, n := range metrics.RefuseReasons {
-		out += " refused_" + n + "=" + itoa(int(s.gauges.Refused[i].Load()))
+		out += " refused_" + n + "=" + strconv.Itoa(int(s.gauges.Refused[i].Load()))
 	}
 	return out
 }

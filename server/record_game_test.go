@@ -22,11 +22,7 @@ import (
 // previous game; both files end with FINISH and replay without divergence.
 func TestRecordConsoleAndReload(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		dir := t.TempDir()
-		ts := startServer(t, func(c *config.Config) {
-			c.Record.Teehistorian = true
-			c.Record.Dir = dir
-		})
+		ts, dir := startRecording(t)
 		a := join(t, ts, cl1Addr, "alice")
 		b := join(t, ts, cl2Addr, "bob")
 		a.direction, b.direction = 1, -1
@@ -75,6 +71,16 @@ func TestRecordConsoleAndReload(t *testing.T) {
 			t.Errorf("ignored commands in the first game: %v", ig)
 		}
 	})
+}
+
+// startRecording runs a server that records a teehistorian into the
+// directory it returns.
+func startRecording(t *testing.T) (*testServer, string) {
+	dir := t.TempDir()
+	return startServer(t, func(c *config.Config) {
+		c.Record.Teehistorian = true
+		c.Record.Dir = dir
+	}), dir
 }
 
 func replayFile(t *testing.T, path string) (*teehist.Header, *replay.Result) {

@@ -214,24 +214,12 @@ func (s *Server) playerPos(c *client) (x, y int32, ok bool) {
 // charPosAt extrapolates the Character item (of type typ) of client cid in sn to tick.
 func charPosAt(sn *snap.Snapshot, typ uint16, cid int, tick int32, w *world.World) (x, y int32, ok bool) {
 	i := sn.Find(snap.Key(typ, uint16(cid)))
-	if i < 0 {
+	if i < 0 || len(sn.ItemData(i)) < 15 {
 		return 0, 0, false
 	}
 	d := sn.ItemData(i)
-	if len(d) < 15 {
-		return 0, 0, false
-	}
 	nc := world.NetCore{Tick: d[0], X: d[1], Y: d[2], VelX: d[3], VelY: d[4], Angle: d[5], Direction: d[6],
 		Jumped: d[7], HookedPlayer: d[8], HookState: d[9], HookTick: d[10], HookX: d[11], HookY: d[12], HookDx: d[13], HookDy: d[14]}
-	wc := world.WorldCore{Tuning: w.Tuning()}
-	var core world.CharacterCore
-	core.Init(&wc, w.Collision())
-	core.Reset()
-	core.Read(&nc)
-	for t, n := nc.Tick, 0; t < tick && n < maxEvolveTicks; t, n = t+1, n+1 {
-		core.Tick(false)
-		core.Move()
-		core.Quantize()
-	}
-	return int32(core.Pos.X), int32(core.Pos.Y), true
+	x, y = w.Extrapolate(&nc, tick, maxEvolveTicks)
+	return x, y, true
 }

@@ -113,6 +113,7 @@ const (
 	ExSnapSkipped  // twserver: tick — the coming tick is a snapshot tick whose snapshots the loop skips (catching up): no World.PostSnap
 	ExServerMsg    // twserver: raw — a game message the server sent to everybody that the world does not make (0.7 form, header included)
 	ExPlayerBot    // twserver: cid, skill — the joining connection is a bot (world.PlayerInfo.Bot): no client, PLAYERFLAG_BOT
+	ExWorldState   // twserver: raw — a part of the world state (package worldstate) the game goes on from (a live upgrade); a part shorter than WorldStatePart is the last
 	numExKinds
 )
 
@@ -156,7 +157,12 @@ var ExTable = [numExKinds]ExInfo{
 	ExSnapSkipped:  {Name: "teehistorian-snap-skipped@twserver", Label: "SNAP_SKIPPED", Layout: "i"},
 	ExServerMsg:    {Name: "teehistorian-server-message@twserver", Label: "SERVER_MESSAGE", Layout: "r"},
 	ExPlayerBot:    {Name: "teehistorian-player-bot@twserver", Label: "PLAYER_BOT", Layout: "ii"},
+	ExWorldState:   {Name: "teehistorian-world-state@twserver", Label: "WORLD_STATE", Layout: "r"},
 }
+
+// WorldStatePart is the size of every WORLD_STATE record of a state but the
+// last (which is shorter, possibly empty): within the reader's MaxDataSize.
+const WorldStatePart = 1 << 15
 
 var exByUUID = map[UUID]ExKind{}
 

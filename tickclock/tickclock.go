@@ -27,6 +27,7 @@ type Clock struct {
 	start time.Time     // start of tick 0
 	align bool          // schedules begin on the process-wide grid
 	phase time.Duration // offset of this game's grid from origin, in [0, TickDuration)
+	kept  bool          // SetStart's start outlives the next Begin
 }
 
 // New returns a clock. With align, every schedule it begins starts phase
@@ -42,15 +43,23 @@ func New(align bool, phase time.Duration) Clock {
 }
 
 // Begin starts a new schedule at now (a new game or map): tick 0 starts
-// at now, or with alignment at the first grid instant from now on.
-func (c *Clock) Begin(now time.Time) { c.start = c.firstStart(now) }
+// at now, or with alignment at the first grid instant from now on. The
+// first Begin after SetStart keeps SetStart's schedule.
+func (c *Clock) Begin(now time.Time) {
+	if c.kept {
+		c.kept = false
+		return
+	}
+	c.start = c.firstStart(now)
+}
 
 // Start returns the start of tick 0.
 func (c *Clock) Start() time.Time { return c.start }
 
 // SetStart sets the start of tick 0 (a schedule handed over from
-// elsewhere).
-func (c *Clock) SetStart(t time.Time) { c.start = t }
+// elsewhere, a live upgrade's game): it outlives the next Begin, the start
+// of the loop that goes on with it.
+func (c *Clock) SetStart(t time.Time) { c.start, c.kept = t, true }
 
 // TickStart returns the wall time at which tick t starts.
 func (c *Clock) TickStart(t int32) time.Time {

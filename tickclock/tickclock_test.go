@@ -126,3 +126,19 @@ func TestHeartbeatAligned(t *testing.T) {
 		}
 	}
 }
+
+// TestSetStartOutlivesOneBegin: a handed-over schedule survives the Begin
+// of the loop that goes on with it, and only that one.
+func TestSetStartOutlivesOneBegin(t *testing.T) {
+	c := New(false, 0)
+	handed := time.Now().Add(-time.Hour)
+	c.SetStart(handed)
+	c.Begin(time.Now())
+	if !c.Start().Equal(handed) {
+		t.Fatalf("the first Begin moved the handed start to %v", c.Start())
+	}
+	c.Begin(time.Now())
+	if c.Start().Equal(handed) {
+		t.Fatal("control: the second Begin kept the handed start")
+	}
+}

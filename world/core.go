@@ -469,3 +469,20 @@ func (c *CharacterCore) Quantize() {
 	c.Write(&n)
 	c.Read(&n)
 }
+
+// Extrapolate advances the character core nc alone (no other character) from
+// its tick to tick, at most maxTicks ticks, as clients do, and returns its
+// position.
+func (w *World) Extrapolate(nc *NetCore, tick int32, maxTicks int) (x, y int32) {
+	wc := WorldCore{Tuning: w.tuning}
+	var core CharacterCore
+	core.Init(&wc, w.col)
+	core.Reset()
+	core.Read(nc)
+	for t, n := nc.Tick, 0; t < tick && n < maxTicks; t, n = t+1, n+1 {
+		core.Tick(false)
+		core.Move()
+		core.Quantize()
+	}
+	return int32(core.Pos.X), int32(core.Pos.Y)
+}

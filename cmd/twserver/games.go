@@ -180,7 +180,7 @@ func startGames(ctx context.Context, cfgs []config.Config, consoles []io.Reader,
 			g.log.Error().Err(err).Msg("cannot take over the clients handed over")
 			return games, err
 		} else if n > 0 {
-			g.log.Info().Int("clients", n).Msg("upgrade: clients taken over; they join the new game as after a map change")
+			g.log.Info().Int("clients", n).Msg("upgrade: clients taken over (with the world handed over they play on; without, they join a new game as after a map change)")
 		}
 		g.name = strconv.Itoa(int(srv.Addr().Port()))
 		g.log.Info().Str("addr", srv.Addr().String()).Str("map", srv.MapName()).Str("socket", string(srv.Socket())).Msg("listening")

@@ -243,13 +243,13 @@ func upgrade(games []*game, args []string, log zerolog.Logger) bool {
 			return false
 		}
 		releases = append(releases, r)
-		slots, err := json.Marshal(g.srv.ExportSlots())
+		gs, err := exportGame(g)
 		if err != nil {
 			resume()
 			child.Wait(0)
 			return failed(handover.StartFailed, err.Error(), time.Since(held))
 		}
-		st.Games = append(st.Games, handover.GameState{Addr: gameAddr(g.cfg), Slots: slots})
+		st.Games = append(st.Games, gs)
 	}
 	if err := child.Hand(st); err != nil {
 		resume()
@@ -261,6 +261,7 @@ func upgrade(games []*game, args []string, log zerolog.Logger) bool {
 		return failed(r, detail, time.Since(held))
 	}
 	upgradeCounts[handover.Ready].Add(1)
+	endRecordings(games)
 	if err := handover.NotifyMainPID(child.Pid()); err != nil {
 		log.Warn().Err(err).Msg("upgrade: cannot tell systemd the new main process")
 	}
@@ -306,7 +307,7 @@ func (s *sockets) adopt(addr string, srv *server.Server) (int, error) {
 		if err := json.Unmarshal(g.Slots, &slots); err != nil {
 			return 0, fmt.Errorf("the clients of %s: %w", addr, err)
 		}
-		return len(slots), srv.AdoptSlots(slots)
+		return len(slots), adoptGame(g, srv, slots)
 	}
 	return 0, nil
 }
@@ -350,3 +351,39 @@ type upgradeArgs struct {
 // game shutdown (no "Server shutdown" to the clients, no master
 // deregistration, no Agones shutdown), the new process serves.
 func exitUpgraded() { os.Exit(0) }
+
+// exportGame is the state of game g at an upgrade (its loop held): its
+// clients and its world.
+func exportGame(g *game) (handover.GameState, error) {
+	slots, err := json.Marshal(g.srv.ExportSlots())
+	if err != nil {
+		return handover.GameState{}, err
+	}
+	w, err := json.Marshal(g.srv.ExportWorld())
+	return handover.GameState{Addr: gameAddr(g.cfg), Slots: slots, World: w}, err
+}
+
+// adoptGame continues the game g handed over in srv: its world and
+// clients, or (a state without a world) its clients in a new game.
+func adoptGame(g handover.GameState, srv *server.Server, slots []session.Handover) error {
+	if len(g.World) == 0 {
+		return srv.AdoptSlots(slots)
+	}
+	var wh server.WorldHandover
+	if err := json.Unmarshal(g.World, &wh); err != nil {
+		return fmt.Errorf("the world of %s: %w", g.Addr, err)
+	}
+	if err := srv.AdoptGame(wh, slots); err != nil {
+		return fmt.Errorf("the world of %s: %w", g.Addr, err)
+	}
+	return nil
+}
+
+// endRecordings closes the recordings of the games of an old process whose
+// upgrade succeeded (their loops held), so that its teehistorian and demo
+// files end with their closing records; the new process starts its own.
+func endRecordings(games []*game) {
+	for _, g := range games {
+		g.srv.EndRecordings()
+	}
+}

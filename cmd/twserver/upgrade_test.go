@@ -8,8 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -21,7 +23,10 @@ import (
 	"twserver/internal/testport"
 	"twserver/loadclient"
 	"twserver/metrics"
+	"twserver/netproto"
+	"twserver/snap"
 	"twserver/sockio"
+	"twserver/world"
 )
 
 // upgradeClients is the number of twload clients in game during the
@@ -29,12 +34,105 @@ import (
 const upgradeClients = 8
 
 // MaxUpgradePause bounds, in the test, the longest time a client waits
-// for a snapshot across an upgrade: the games' hold plus the clients' way
-// back into the new game (map change, READY, ENTERGAME, two snapshots).
-// The issue's goal is 250 ms, which this does not meet yet
-// (docs/reliability.md has the figures measured); the margin is for a
-// loaded test machine. A client that stalls longer fails it.
-const MaxUpgradePause = 3 * time.Second
+// for a snapshot across an upgrade: the games' hold and the new process's
+// first tick (the clients play on in the world handed over). The issue's
+// goal is 250 ms (docs/reliability.md has the figures measured); the
+// margin is for a loaded test machine. A client that stalls longer fails it.
+const MaxUpgradePause = time.Second
+
+// continuity follows every client's snapshots across the upgrades: tick
+// numbers only go forward and by no more than the time between two
+// snapshots allows, and between two snapshots no player's score and (0.7
+// clients, whose items it reads) no character's position jumps.
+type continuity struct {
+	mu   sync.Mutex
+	last [upgradeClients]struct {
+		tick  int32
+		at    time.Time
+		items map[uint32][]int32 // PlayerInfo and Character items by key
+	}
+	maxJump   int32         // the largest tick step
+	maxGap    time.Duration // the longest time between two snapshots of a client
+	compared  int
+	errs      []string
+	snapsSeen int
+	// ups are the upgrades: from the signal to the test's sight of the
+	// outcome, the longest time between two snapshots of a 0.7 client
+	// around it (the pause: the old process's last snapshot and the new
+	// one's first) and the characters compared between those two snapshots
+	ups []upgradeWindow
+}
+
+// upgradeWindow is one upgrade as continuity sees it.
+type upgradeWindow struct {
+	sig, done time.Time
+	gap       time.Duration
+	chars     int
+}
+
+// mark notes the start (done false) or the end of an upgrade.
+func (c *continuity) mark(done bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !done {
+		c.ups = append(c.ups, upgradeWindow{sig: time.Now()})
+	} else if len(c.ups) > 0 {
+		c.ups[len(c.ups)-1].done = time.Now()
+	}
+}
+
+func (c *continuity) snapshot(i int, tick int32, sn *snap.Snapshot) {
+	now := time.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.snapsSeen++
+	l := &c.last[i]
+	items := make(map[uint32][]int32)
+	if i%2 == 0 { // 0.7 (loadclient.ProtoMix)
+		for k := 0; k < sn.NumItems(); k++ {
+			if t := sn.Key(k) >> 16; t == world.ObjCharacter || t == world.ObjPlayerInfo {
+				items[sn.Key(k)] = slices.Clone(sn.ItemData(k))
+			}
+		}
+	}
+	if l.items != nil && len(c.errs) < 20 {
+		chars := 0
+		gap, jump := now.Sub(l.at), tick-l.tick
+		c.maxGap, c.maxJump = max(c.maxGap, gap), max(c.maxJump, jump)
+		if jump <= 0 || jump > int32(gap/netproto.TickDuration)+10 {
+			c.errs = append(c.errs, fmt.Sprintf("client %d: tick %d after %d, %v later", i, tick, l.tick, gap.Round(time.Millisecond)))
+		}
+		for k, d := range items {
+			o, ok := l.items[k]
+			if !ok || len(d) < 3 || len(o) < 3 {
+				continue
+			}
+			c.compared++
+			if k>>16 == world.ObjPlayerInfo {
+				if d[1]-o[1] > 5 || o[1]-d[1] > 5 {
+					c.errs = append(c.errs, fmt.Sprintf("client %d: player %d's score %d then %d (ticks %d, %d)", i, k&0xffff, o[1], d[1], l.tick, tick))
+				}
+				continue
+			}
+			chars++
+			// the item is the character's core as of its tick d[0] (the
+			// server resends it when the clients' extrapolation fails): the
+			// same core tick is the same position, else at most 100 units a tick
+			dx, dy, dt := float64(d[1]-o[1]), float64(d[2]-o[2]), float64(d[0]-o[0])
+			if dt < 0 || dx*dx+dy*dy > (100*dt)*(100*dt) {
+				c.errs = append(c.errs, fmt.Sprintf("client %d: character %d's core from %d,%d at tick %d to %d,%d at tick %d",
+					i, k&0xffff, o[1], o[2], o[0], d[1], d[2], d[0]))
+			}
+		}
+		for u := 0; u < len(c.ups) && i%2 == 0; u++ {
+			up := &c.ups[u]
+			if !l.at.Before(up.sig.Add(-100*time.Millisecond)) && (up.done.IsZero() || now.Before(up.done.Add(200*time.Millisecond))) && gap > up.gap {
+				up.gap, up.chars = gap, chars
+			}
+		}
+	}
+	l.tick, l.at, l.items = tick, now, items
+}
 
 // buildServer builds twserver into path with the linker flags ldflags.
 func buildServer(t *testing.T, path, ldflags string) {
@@ -148,7 +246,7 @@ func startRig(t *testing.T, bin, cfg string) *upgradeRig {
 // loadRun runs the twload clients against addr until stop returns; it
 // waits until all are in game before it returns the result channel.
 // The run ends after d or when stop is called.
-func loadRun(t *testing.T, addr netip.AddrPort, d time.Duration, in *atomic.Int32) (sums <-chan loadclient.Summary, stop func()) {
+func loadRun(t *testing.T, addr netip.AddrPort, d time.Duration, in *atomic.Int32, cont *continuity) (sums <-chan loadclient.Summary, stop func()) {
 	inGame := make(chan struct{})
 	got := make(chan loadclient.Summary, 1)
 	once := false
@@ -158,7 +256,7 @@ func loadRun(t *testing.T, addr netip.AddrPort, d time.Duration, in *atomic.Int3
 		sum, err := loadclient.Run(ctx, loadclient.RunConfig{
 			Server: addr, Clients: upgradeClients, RampUp: 500 * time.Millisecond, Duration: d, Pattern: loadclient.PatternRandom,
 			Seed: 1, Sources: upgradeClients, SourceBase: netip.MustParseAddr("127.0.0.1"), NamePrefix: "up",
-			EnterTimeout: 10 * time.Second, Proto: loadclient.ProtoMix,
+			EnterTimeout: 10 * time.Second, Proto: loadclient.ProtoMix, OnSnapshot: cont.snapshot,
 			Status: func(s loadclient.Status) {
 				in.Store(int32(s.InGame))
 				if s.InGame == upgradeClients && !once {
@@ -200,7 +298,8 @@ func checkRun(t *testing.T, what string, sum loadclient.Summary) {
 // differs, and a configuration whose port changed; each is abandoned and
 // the old process serves on, nobody dropped. Then 10 upgrades in a row to
 // a twserver with another version string: every client stays connected,
-// the longest pause between snapshots within MaxUpgradePause.
+// the longest pause between snapshots within MaxUpgradePause, and the game
+// goes on (continuity: ticks, scores and positions across every upgrade).
 func TestUpgrade(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds twserver and runs clients")
@@ -231,7 +330,7 @@ func TestUpgrade(t *testing.T) {
 
 	start := time.Now()
 	var in atomic.Int32
-	run, _ := loadRun(t, addr, 6*time.Second, &in)
+	run, _ := loadRun(t, addr, 6*time.Second, &in, new(continuity))
 	first := r.pid
 	for _, tc := range []struct {
 		name, file, want string
@@ -258,10 +357,13 @@ func TestUpgrade(t *testing.T) {
 
 	start = time.Now()
 	install(t, good, bin)
-	run, stop := loadRun(t, addr, 40*time.Second, &in)
+	cont := new(continuity)
+	run, stop := loadRun(t, addr, 40*time.Second, &in, cont)
 	pids := map[int]bool{first: true}
 	for i := range 10 {
+		cont.mark(false)
 		line := r.upgrade()
+		cont.mark(true)
 		if !strings.Contains(line, "the new process serves") || pids[r.pid] {
 			t.Fatalf("upgrade %d: %s", i+1, line)
 		}
@@ -289,6 +391,24 @@ func TestUpgrade(t *testing.T) {
 	if !alive(r.pid) {
 		t.Fatal("the last new process is not running")
 	}
+	cont.mu.Lock()
+	across := 0
+	var gaps []string
+	for _, up := range cont.ups {
+		gaps = append(gaps, fmt.Sprintf("%.0f/%d", float64(up.gap)/float64(time.Millisecond), up.chars))
+		if up.chars > 0 {
+			across++
+		}
+	}
+	t.Logf("continuity: %d snapshots, largest tick step %d, longest gap %v, %d items compared; per upgrade the longest gap (ms) / characters compared across it: %s",
+		cont.snapsSeen, cont.maxJump, cont.maxGap.Round(time.Millisecond), cont.compared, strings.Join(gaps, " "))
+	for _, e := range cont.errs {
+		t.Error(e)
+	}
+	if across < len(cont.ups)/2 {
+		t.Errorf("characters were compared across only %d of %d upgrades: the game did not go on", across, len(cont.ups))
+	}
+	cont.mu.Unlock()
 	var holds []string // the games' hold of each upgrade, as the old processes logged it
 	for _, m := range regexp.MustCompile(`serves; this one exits paused=([0-9.]+)`).FindAllStringSubmatch(r.out.String(), -1) {
 		holds = append(holds, m[1])

@@ -14,6 +14,7 @@ import (
 	"twserver/teehist"
 	"twserver/world"
 	"twserver/world/twmap"
+	"twserver/worldstate"
 )
 
 // Divergence is the first difference between a recorded and a simulated
@@ -141,6 +142,7 @@ type Engine struct {
 	// everybody (SERVER_MESSAGE); the replay takes chat, emoticons, skin
 	// changes, votes and broadcasts from them instead of deriving them
 	serverMsgs bool
+	state      []byte          // the parts of a WORLD_STATE read so far
 	ctx        context.Context // the context of the running Run (nil: none)
 	// stepped counts the simulated ticks (against the budget of
 	// TicksPerByte and FreeTicks); skipIdle lets idle stretches be skipped
@@ -400,6 +402,10 @@ func (e *Engine) ex(m *teehist.Message) {
 		e.serverMsg(m.Data)
 		return
 	}
+	if m.Ex == teehist.ExWorldState {
+		e.worldState(m.Data)
+		return
+	}
 	f, err := teehist.AppendEx(e.fields[:0], m.Ex, m.Data)
 	e.fields = f[:0]
 	if err != nil || len(f) == 0 || f[0].Type != 'i' {
@@ -457,6 +463,30 @@ func (e *Engine) ex(m *teehist.Message) {
 		c.direct, c.hasDirect = v, true
 		if in, err := world.DecodeInput(v[:]); err == nil {
 			e.w.DirectInput(cid, in)
+		}
+	}
+}
+
+// worldState gathers the parts of a world state the game went on from (a
+// live upgrade's) and, at the last, reads it into the world, whose players
+// are then in the game.
+func (e *Engine) worldState(part []byte) {
+	if len(e.state)+len(part) > worldstate.MaxState {
+		e.err = fmt.Errorf("%w: a world state larger than %d bytes", ErrNotReplayable, worldstate.MaxState)
+		return
+	}
+	e.state = append(e.state, part...)
+	if len(part) == teehist.WorldStatePart {
+		return
+	}
+	if err := worldstate.Read(e.w, e.state); err != nil {
+		e.err = fmt.Errorf("%w: %v", ErrNotReplayable, err)
+		return
+	}
+	e.state = nil
+	for cid := range e.c {
+		if info, ok := e.w.Info(cid); ok {
+			e.c[cid].ingame, e.c[cid].name, e.c[cid].info = true, info.Name, info
 		}
 	}
 }
