@@ -18,6 +18,7 @@ import (
 	"twserver/config"
 	"twserver/handover"
 	"twserver/metrics"
+	"twserver/pid1"
 	"twserver/server"
 	"twserver/session"
 	"twserver/sockio"
@@ -191,9 +192,10 @@ func upgrade(games []*game, args []string, log zerolog.Logger) bool {
 	defer upgrading.Store(false)
 	if os.Getpid() == 1 {
 		// The new process is a child: when PID 1 exits, the container
-		// ends with it (docs/operating.md, "Upgrading a live server").
+		// ends with it. Only with TWSERVER_INIT=0: otherwise PID 1 is
+		// the init (package pid1) and the server its child.
 		upgradeCounts[handover.StartFailed].Add(1)
-		log.Error().Msg("upgrade refused: this process is PID 1 (a container); its exit would end the container with the new process")
+		log.Error().Msg("upgrade refused: this process is PID 1 (a container, TWSERVER_INIT=0); its exit would end the container with the new process")
 		return false
 	}
 	start := time.Now()
@@ -350,3 +352,33 @@ type upgradeArgs struct {
 // game shutdown (no "Server shutdown" to the clients, no master
 // deregistration, no Agones shutdown), the new process serves.
 func exitUpgraded() { os.Exit(0) }
+
+// InitEnv is the environment variable that chooses whether twserver runs
+// as the init of its container (package pid1): "1" always, "0" never,
+// unset when it is PID 1. The init removes it from the server's
+// environment.
+const InitEnv = "TWSERVER_INIT"
+
+// asInit says whether this process is to be the init (InitEnv).
+func asInit() bool {
+	switch os.Getenv(InitEnv) {
+	case "1":
+		return true
+	case "0":
+		return false
+	}
+	return os.Getpid() == 1
+}
+
+// runInit runs the init: the server is this binary with the same
+// arguments, started as its child (and after an upgrade the new binary,
+// started by the server itself).
+func runInit() int {
+	_ = os.Unsetenv(InitEnv)
+	exe, err := handover.Executable()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "twserver init: the path of the binary: %v\n", err)
+		return 1
+	}
+	return pid1.Run(exe, os.Args[1:], pid1.Options{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
+}
