@@ -14,7 +14,7 @@ type Command struct {
 // commands lists the console commands, also announced to rcon clients: the
 // commands of the reference server 0.7.5 that twserver implements, with
 // their parameters, then twserver's own (force_vote, players, stats, demo_clip, bot_add,
-// bot_remove, bots_fill, help).
+// bot_remove, bots_fill, upgrade, help).
 // The console runs echo, exec, toggle, shutdown and help itself; the game
 // hands it a Handler for every other one (New refuses a missing one).
 var commands = [...]Command{
@@ -58,6 +58,7 @@ var commands = [...]Command{
 	{"bot_add", "?s[skill] ?r[name]", "Add a bot (skill easy, normal or hard; default bots.skill), name (default the next free one)"},
 	{"bot_remove", "r[name|all]", "Remove the bot of that name, or every bot"},
 	{"bots_fill", "i[count]", "Keep at least count participants with bots while a human is connected (0 = off)"},
+	{"upgrade", "", "Start a live upgrade to the binary at the path twserver was started from, as SIGUSR2 does"},
 	{"help", "", "List commands"},
 }
 
@@ -105,4 +106,18 @@ func lookupCommand(name string) (Command, bool) {
 		}
 	}
 	return Command{}, false
+}
+
+// UpgradeReply runs request, the process's request for a live upgrade
+// (nil where there is none, as in a game not run by cmd/twserver), and
+// returns the upgrade command's reply: the request returns at once, the
+// upgrade runs after the command, and its outcome is in the log.
+func UpgradeReply(request func() error) string {
+	if request == nil {
+		return "upgrade: not available in this process"
+	}
+	if err := request(); err != nil {
+		return "upgrade refused: " + err.Error()
+	}
+	return "upgrade: starting the new process; the log says how it ends"
 }

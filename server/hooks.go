@@ -18,6 +18,10 @@ import (
 // order. Call it before Run; f must not block.
 func (s *Server) Observe(f func(observe.Event)) { s.observers.Add(f) }
 
+// OnUpgrade installs f, the upgrade command's request for a live upgrade
+// of the process (console.UpgradeReply). Call it before Run.
+func (s *Server) OnUpgrade(f func() error) { s.upgrade = f }
+
 // OnMasterChallenge installs the function the socket reader calls with the
 // payload of a master's registration challenge (starting with
 // "\xff\xff\xff\xffchal"): 0.7 connless packets carrying the global token

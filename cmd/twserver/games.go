@@ -216,6 +216,10 @@ func serveGames(ctx context.Context, stop context.CancelFunc, games []*game, hc 
 	}
 	defer func() { stopMetrics(); waitMetrics() }()
 
+	usr2 := make(chan os.Signal, 1)
+	signal.Notify(usr2, syscall.SIGUSR2)
+	defer signal.Stop(usr2)
+	installUpgradeCommand(games, usr2)
 	started := time.Now().UnixNano() // a game's tick (or sleep) after this proves it runs (reportReady)
 	var wg sync.WaitGroup
 	for _, g := range games {
@@ -231,9 +235,6 @@ func serveGames(ctx context.Context, stop context.CancelFunc, games []*game, hc 
 	if up.in != nil {
 		go reportReady(up.in, games, started, log)
 	}
-	usr2 := make(chan os.Signal, 1)
-	signal.Notify(usr2, syscall.SIGUSR2)
-	defer signal.Stop(usr2)
 	for waiting := true; waiting; {
 		waiting = false
 		select {

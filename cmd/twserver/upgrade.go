@@ -382,3 +382,28 @@ func runInit() int {
 	}
 	return pid1.Run(exe, os.Args[1:], pid1.Options{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
 }
+
+// errUpgradeAsked: an upgrade was asked for and has not started yet.
+var errUpgradeAsked = errors.New("an upgrade was asked for already")
+
+// installUpgradeCommand gives every game's console command upgrade its
+// request: a SIGUSR2 of its own on the channel serveGames waits on, so the
+// command starts the same upgrade as the signal. One at a time: while an
+// upgrade runs, or one asked for has not started (the channel holds one),
+// the command is refused with the reason.
+func installUpgradeCommand(games []*game, usr2 chan<- os.Signal) {
+	for _, g := range games {
+		g.srv.OnUpgrade(func() error {
+			if upgrading.Load() {
+				return errUpgradeBusy
+			}
+			select {
+			case usr2 <- syscall.SIGUSR2:
+				g.log.Info().Msg("upgrade asked for by the console command")
+				return nil
+			default:
+				return errUpgradeAsked
+			}
+		})
+	}
+}
