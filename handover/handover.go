@@ -94,6 +94,10 @@ type GameState struct {
 	// Slots are the game's connected clients in the form the game's own
 	// package exports them (server.ExportSlots: session.Handover, JSON).
 	Slots json.RawMessage `json:"slots,omitempty"`
+	// Bans are the game's bans not expired (edge.BanRecord, JSON: addr,
+	// until, reason), oldest first. A field added to format 1: a binary
+	// that does not know it starts without the bans.
+	Bans json.RawMessage `json:"bans,omitempty"`
 }
 
 // Encode writes s in the handover's form: the Format line, then JSON.

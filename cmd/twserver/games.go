@@ -176,6 +176,11 @@ func startGames(ctx context.Context, cfgs []config.Config, consoles []io.Reader,
 			return games, err
 		}
 		g.srv = srv
+		if n, err := procSockets.restoreBans(gameAddr(cfg), srv); err != nil {
+			g.log.Error().Err(err).Msg("upgrade: cannot restore the bans handed over; the game starts without them")
+		} else if n > 0 {
+			g.log.Info().Int("bans", n).Msg("upgrade: bans restored")
+		}
 		if n, err := procSockets.adopt(gameAddr(cfg), srv); err != nil {
 			g.log.Error().Err(err).Msg("cannot take over the clients handed over")
 			return games, err

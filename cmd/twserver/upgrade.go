@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"twserver/config"
+	"twserver/edge"
 	"twserver/handover"
 	"twserver/metrics"
 	"twserver/pid1"
@@ -251,7 +252,7 @@ func upgrade(games []*game, args []string, log zerolog.Logger) bool {
 			child.Wait(0)
 			return failed(handover.StartFailed, err.Error(), time.Since(held))
 		}
-		st.Games = append(st.Games, handover.GameState{Addr: gameAddr(g.cfg), Slots: slots})
+		st.Games = append(st.Games, handover.GameState{Addr: gameAddr(g.cfg), Slots: slots, Bans: exportBans(g.srv)})
 	}
 	if err := child.Hand(st); err != nil {
 		resume()
@@ -406,4 +407,34 @@ func installUpgradeCommand(games []*game, usr2 chan<- os.Signal) {
 			}
 		})
 	}
+}
+
+// exportBans is the bans of srv (its loop held) for the handover state;
+// nil when there are none.
+func exportBans(srv *server.Server) json.RawMessage {
+	recs := srv.Bans().Export(time.Now())
+	if len(recs) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(recs)
+	if err != nil {
+		return nil // cannot happen: addresses, times and strings
+	}
+	return b
+}
+
+// restoreBans gives the new game srv of address addr the bans the old
+// process handed over (none on a plain start) and returns how many.
+func (s *sockets) restoreBans(addr string, srv *server.Server) (int, error) {
+	for _, g := range s.state.Games {
+		if g.Addr != addr || len(g.Bans) == 0 {
+			continue
+		}
+		var recs []edge.BanRecord
+		if err := json.Unmarshal(g.Bans, &recs); err != nil {
+			return 0, fmt.Errorf("the bans of %s: %w", addr, err)
+		}
+		return len(recs), srv.Bans().Import(recs, time.Now())
+	}
+	return 0, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/netip"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"twserver/internal/heavytest"
 	"twserver/internal/refserver"
 	"twserver/internal/testport"
+	"twserver/loadclient"
 )
 
 // TestUpgradeCommand: the console command upgrade (here from standard
@@ -22,7 +24,8 @@ import (
 // upgrade SIGUSR2 starts, with the clients in game staying connected; a
 // second upgrade asked for while the first has not ended is refused with
 // the reason; the new process, reading the same standard input, upgrades
-// again on the next command.
+// again on the next command. A ban made before the upgrade still refuses
+// its address on the new process (another address, the control, gets in).
 func TestUpgradeCommand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds twserver and runs clients")
@@ -79,8 +82,30 @@ func TestUpgradeCommand(t *testing.T) {
 		})
 	}
 	first := serving
+	// A ban before the upgrade; the new process must still refuse it.
+	banned, free := netip.MustParseAddr("127.0.0.200"), netip.MustParseAddr("127.0.0.201")
+	fmt.Fprint(stdin, "ban 127.0.0.200 30 banned before the upgrade\n")
+	waitUntil(t, "the ban", 5*time.Second, func() bool { return strings.Contains(out.String(), "banned before the upgrade") })
 	fmt.Fprint(stdin, "upgrade\nupgrade\n")
 	upgraded(1)
+	if !strings.Contains(out.String(), "upgrade: bans restored bans=1") && !strings.Contains(out.String(), `"bans":1`) {
+		t.Errorf("the new process did not log the ban it restored")
+	}
+	// The banned address is refused by the new process; another one, the
+	// control, gets in.
+	for _, c := range []struct {
+		src    netip.Addr
+		banned bool
+	}{{banned, true}, {free, false}} {
+		sum := joinFrom(t, addr, c.src)
+		refused := false
+		for reason := range sum.Failures {
+			refused = refused || strings.Contains(reason, "You have been banned") && strings.Contains(reason, "banned before the upgrade")
+		}
+		if refused != c.banned || (!c.banned && sum.Connected != 1) {
+			t.Errorf("a client from %s after the upgrade: connected %d, failures %v; want banned %v", c.src, sum.Connected, sum.Failures, c.banned)
+		}
+	}
 	o := out.String()
 	if c := strings.Count(o, "upgrade: starting the new process; the log says how it ends"); c != 1 {
 		t.Errorf("%d replies that the upgrade starts, want 1", c)
@@ -100,4 +125,17 @@ func TestUpgradeCommand(t *testing.T) {
 	time.Sleep(time.Second)
 	stop()
 	checkRun(t, "upgrades by the console command", <-run)
+}
+
+// joinFrom runs one twload client from src against addr for a moment.
+func joinFrom(t *testing.T, addr netip.AddrPort, src netip.Addr) loadclient.Summary {
+	t.Helper()
+	sum, err := loadclient.Run(context.Background(), loadclient.RunConfig{
+		Server: addr, Clients: 1, Duration: 1500 * time.Millisecond, Pattern: loadclient.PatternRandom,
+		Seed: 2, Sources: 1, SourceBase: src, NamePrefix: "ban", EnterTimeout: 3 * time.Second,
+	})
+	if err != nil {
+		t.Fatalf("twload from %s: %v", src, err)
+	}
+	return sum
 }
