@@ -426,15 +426,13 @@ func exportBans(srv *server.Server) json.RawMessage {
 // restoreBans gives the new game srv of address addr the bans the old
 // process handed over (none on a plain start) and returns how many.
 func (s *sockets) restoreBans(addr string, srv *server.Server) (int, error) {
-	for _, g := range s.state.Games {
-		if g.Addr != addr || len(g.Bans) == 0 {
-			continue
-		}
-		var recs []edge.BanRecord
-		if err := json.Unmarshal(g.Bans, &recs); err != nil {
-			return 0, fmt.Errorf("the bans of %s: %w", addr, err)
-		}
-		return len(recs), srv.Bans().Import(recs, time.Now())
+	i := slices.IndexFunc(s.state.Games, func(g handover.GameState) bool { return g.Addr == addr })
+	if i < 0 || len(s.state.Games[i].Bans) == 0 {
+		return 0, nil
 	}
-	return 0, nil
+	var recs []edge.BanRecord
+	if err := json.Unmarshal(s.state.Games[i].Bans, &recs); err != nil {
+		return 0, fmt.Errorf("the bans of %s: %w", addr, err)
+	}
+	return len(recs), srv.Bans().Import(recs, time.Now())
 }
