@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -35,37 +36,8 @@ func TestUpgradeCommand(t *testing.T) {
 	bin := filepath.Join(dir, "twserver")
 	buildServer(t, bin, "-X main.version=upgrade-command")
 	port := testport.Pick(t)
-	cfg := filepath.Join(dir, "twserver.toml")
-	body := fmt.Sprintf("[server]\nbind = \"127.0.0.1\"\nport = %d\nmax_clients = 16\nmax_clients_per_ip = 16\n[game]\ninactive_kick_time = 0\n", port)
-	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := new(refserver.Buffer)
-	cmd := exec.Command(bin, "-config", cfg, "-log-level", "info")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go cmd.Wait()
-	serving := cmd.Process.Pid
-	t.Cleanup(func() {
-		stdin.Close()
-		_ = syscall.Kill(serving, syscall.SIGTERM)
-		for i := 0; i < 100 && alive(serving); i++ {
-			time.Sleep(50 * time.Millisecond)
-		}
-		if alive(serving) {
-			_ = syscall.Kill(serving, syscall.SIGKILL)
-		}
-		if t.Failed() {
-			t.Logf("output:\n%s", out.String())
-		}
-	})
-	waitUntil(t, "server started", 10*time.Second, func() bool { return strings.Contains(out.String(), "server started") })
+	r, stdin := startConsoleRig(t, bin, fmt.Sprintf("[server]\nbind = \"127.0.0.1\"\nport = %d\nmax_clients = 16\nmax_clients_per_ip = 16\n[game]\ninactive_kick_time = 0\n", port))
+	out := r.out
 	addr := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port))
 	var in atomic.Int32
 	run, stop := loadRun(t, addr, 30*time.Second, &in)
@@ -77,11 +49,11 @@ func TestUpgradeCommand(t *testing.T) {
 			if len(m) < n {
 				return false
 			}
-			fmt.Sscan(m[n-1][1], &serving)
+			fmt.Sscan(m[n-1][1], &r.pid)
 			return true
 		})
 	}
-	first := serving
+	first := r.pid
 	// A ban before the upgrade; the new process must still refuse it.
 	banned, free := netip.MustParseAddr("127.0.0.200"), netip.MustParseAddr("127.0.0.201")
 	fmt.Fprint(stdin, "ban 127.0.0.200 30 banned before the upgrade\n")
@@ -113,7 +85,7 @@ func TestUpgradeCommand(t *testing.T) {
 	if !strings.Contains(o, "upgrade refused: an upgrade was asked for already") && !strings.Contains(o, "upgrade refused: an upgrade is under way") {
 		t.Errorf("the second upgrade command was not refused with its reason")
 	}
-	if serving == first {
+	if r.pid == first {
 		t.Fatalf("the process serving is still %d", first)
 	}
 	// The clients back in game on the new process, then the next upgrade
@@ -125,6 +97,46 @@ func TestUpgradeCommand(t *testing.T) {
 	time.Sleep(time.Second)
 	stop()
 	checkRun(t, "upgrades by the console command", <-run)
+}
+
+// startConsoleRig writes the configuration body, starts bin with it and a
+// console on its standard input (the writer returned; a new process of an
+// upgrade reads the same), waits for "server started", and stops the
+// process serving (r.pid) when the test ends.
+func startConsoleRig(t *testing.T, bin, body string) (*upgradeRig, io.WriteCloser) {
+	t.Helper()
+	cfg := filepath.Join(filepath.Dir(bin), "twserver.toml")
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := &upgradeRig{t: t, out: new(refserver.Buffer)}
+	cmd := exec.Command(bin, "-config", cfg, "-log-level", "info")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = r.out, r.out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go cmd.Wait()
+	r.pid = cmd.Process.Pid
+	t.Cleanup(func() {
+		stdin.Close()
+		_ = syscall.Kill(r.pid, syscall.SIGTERM)
+		for i := 0; i < 100 && alive(r.pid); i++ {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if alive(r.pid) {
+			_ = syscall.Kill(r.pid, syscall.SIGKILL)
+		}
+		if t.Failed() {
+			o := r.out.String()
+			t.Logf("output (last 8 KiB):\n%s", o[max(0, len(o)-8192):])
+		}
+	})
+	waitUntil(t, "server started", 10*time.Second, func() bool { return strings.Contains(r.out.String(), "server started") })
+	return r, stdin
 }
 
 // joinFrom runs one twload client from src against addr for a moment.
