@@ -191,6 +191,7 @@ func upgrade(games []*game, args []string, log zerolog.Logger) bool {
 		return false
 	}
 	defer upgrading.Store(false)
+	defer upgradeAsked.Store(false) // the next command may ask again
 	if os.Getpid() == 1 {
 		// The new process is a child: when PID 1 exits, the container
 		// ends with it. Only with TWSERVER_INIT=0: otherwise PID 1 is
@@ -387,24 +388,30 @@ func runInit() int {
 // errUpgradeAsked: an upgrade was asked for and has not started yet.
 var errUpgradeAsked = errors.New("an upgrade was asked for already")
 
+// upgradeAsked is set by the upgrade command until the upgrade it asked
+// for has ended.
+var upgradeAsked atomic.Bool
+
 // installUpgradeCommand gives every game's console command upgrade its
 // request: a SIGUSR2 of its own on the channel serveGames waits on, so the
 // command starts the same upgrade as the signal. One at a time: while an
-// upgrade runs, or one asked for has not started (the channel holds one),
-// the command is refused with the reason.
+// upgrade runs, or one asked for has not ended, the command is refused
+// with the reason.
 func installUpgradeCommand(games []*game, usr2 chan<- os.Signal) {
 	for _, g := range games {
 		g.srv.OnUpgrade(func() error {
 			if upgrading.Load() {
 				return errUpgradeBusy
 			}
-			select {
-			case usr2 <- syscall.SIGUSR2:
-				g.log.Info().Msg("upgrade asked for by the console command")
-				return nil
-			default:
+			if !upgradeAsked.CompareAndSwap(false, true) {
 				return errUpgradeAsked
 			}
+			select {
+			case usr2 <- syscall.SIGUSR2:
+			default: // a SIGUSR2 waits already: it starts the same upgrade
+			}
+			g.log.Info().Msg("upgrade asked for by the console command")
+			return nil
 		})
 	}
 }
