@@ -2,6 +2,7 @@ package console
 
 import (
 	"strings"
+	"sync/atomic"
 )
 
 // Command is one console command (stdin, rcon, econ, the command FIFO and
@@ -15,7 +16,7 @@ type Command struct {
 // commands of the reference server 0.7.5 that twserver implements, with
 // their parameters, then twserver's own (force_vote, players, stats, demo_clip, bot_add,
 // bot_remove, bots_fill, upgrade, help).
-// The console runs echo, exec, toggle, shutdown and help itself; the game
+// The console runs echo, exec, toggle, shutdown, upgrade and help itself; the game
 // hands it a Handler for every other one (New refuses a missing one).
 var commands = [...]Command{
 	{"echo", "r[text]", "Print the text"},
@@ -63,7 +64,7 @@ var commands = [...]Command{
 }
 
 // builtin are the commands the console runs itself (console.go).
-var builtin = [...]string{"echo", "exec", "toggle", "shutdown", "help"}
+var builtin = [...]string{"echo", "exec", "toggle", "shutdown", "upgrade", "help"}
 
 // Commands returns the console commands in the order of the help and of
 // the rcon command list (a copy: the table cannot change).
@@ -106,6 +107,34 @@ func lookupCommand(name string) (Command, bool) {
 		}
 	}
 	return Command{}, false
+}
+
+// upgradeRequest is the process's request for a live upgrade (OnUpgrade),
+// shared by every game's console: the upgrade is the whole process's.
+var upgradeRequest atomic.Pointer[func() error]
+
+// OnUpgrade installs request, which the console command upgrade calls (in
+// a game's loop) to ask the process for a live upgrade: it returns at
+// once, an error when it refuses (cmd/twserver: one runs or was asked for
+// already). Without one the command says upgrades are not available here.
+func OnUpgrade(request func() error) {
+	if request == nil {
+		upgradeRequest.Store(nil)
+		return
+	}
+	upgradeRequest.Store(&request)
+}
+
+// upgrade runs the command upgrade: it asks for the upgrade and prints the
+// reply (UpgradeReply); the upgrade runs after the command, and its outcome
+// is in the log.
+func (cn *Console) upgrade(Caller, Args) error {
+	var request func() error
+	if p := upgradeRequest.Load(); p != nil {
+		request = *p
+	}
+	cn.Print(UpgradeReply(request))
+	return nil
 }
 
 // UpgradeReply runs request, the process's request for a live upgrade

@@ -102,7 +102,6 @@ func (s *Server) conHandlers() map[string]console.Handler {
 		},
 		"players": func(console.Caller, console.Args) error { s.cmdPlayers(); return nil },
 		"stats":   func(console.Caller, console.Args) error { s.cmdStats(); return nil },
-		"upgrade": func(console.Caller, console.Args) error { s.consoleOut(console.UpgradeReply(s.upgrade)); return nil },
 	}
 	maps.Copy(h, s.bots.Handlers())
 	maps.Copy(h, worldcmd.Handlers(func() *world.World { return s.world }, s.consoleOut,

@@ -18,9 +18,6 @@ import (
 // order. Call it before Run; f must not block.
 func (s *Server) Observe(f func(observe.Event)) { s.observers.Add(f) }
 
-// OnUpgrade installs f, the upgrade command's request (console.UpgradeReply); before Run.
-func (s *Server) OnUpgrade(f func() error) { s.upgrade = f }
-
 // Bans is the ban list, for a live upgrade: exported with the loop held, restored before Run.
 func (s *Server) Bans() *edge.BanList { return &s.bans }
 

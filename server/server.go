@@ -172,7 +172,6 @@ type Server struct {
 
 	// side channels (hooks.go); installed before Run
 	observers observe.Observers
-	upgrade   func() error // the upgrade command's request (OnUpgrade)
 
 	rec  *record.Recorder // recording (package record)
 	bots *botslots.Slots  // the bots (package botslots, bots.go)

@@ -224,7 +224,7 @@ func serveGames(ctx context.Context, stop context.CancelFunc, games []*game, hc 
 	usr2 := make(chan os.Signal, 1)
 	signal.Notify(usr2, syscall.SIGUSR2)
 	defer signal.Stop(usr2)
-	installUpgradeCommand(games, usr2)
+	defer installUpgradeCommand(usr2, log)()
 	started := time.Now().UnixNano() // a game's tick (or sleep) after this proves it runs (reportReady)
 	var wg sync.WaitGroup
 	for _, g := range games {

@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"twserver/config"
+	"twserver/console"
 	"twserver/edge"
 	"twserver/handover"
 	"twserver/metrics"
@@ -392,28 +393,28 @@ var errUpgradeAsked = errors.New("an upgrade was asked for already")
 // for has ended.
 var upgradeAsked atomic.Bool
 
-// installUpgradeCommand gives every game's console command upgrade its
-// request: a SIGUSR2 of its own on the channel serveGames waits on, so the
-// command starts the same upgrade as the signal. One at a time: while an
-// upgrade runs, or one asked for has not ended, the command is refused
-// with the reason.
-func installUpgradeCommand(games []*game, usr2 chan<- os.Signal) {
-	for _, g := range games {
-		g.srv.OnUpgrade(func() error {
-			if upgrading.Load() {
-				return errUpgradeBusy
-			}
-			if !upgradeAsked.CompareAndSwap(false, true) {
-				return errUpgradeAsked
-			}
-			select {
-			case usr2 <- syscall.SIGUSR2:
-			default: // a SIGUSR2 waits already: it starts the same upgrade
-			}
-			g.log.Info().Msg("upgrade asked for by the console command")
-			return nil
-		})
-	}
+// installUpgradeCommand gives the console command upgrade (every game's)
+// its request and returns the function that takes it away again: a
+// SIGUSR2 of its own on the channel serveGames waits on, so the command
+// starts the same upgrade as the signal. One at a time: while an upgrade
+// runs, or one asked for has not ended, the command is refused with the
+// reason.
+func installUpgradeCommand(usr2 chan<- os.Signal, log zerolog.Logger) (uninstall func()) {
+	console.OnUpgrade(func() error {
+		if upgrading.Load() {
+			return errUpgradeBusy
+		}
+		if !upgradeAsked.CompareAndSwap(false, true) {
+			return errUpgradeAsked
+		}
+		select {
+		case usr2 <- syscall.SIGUSR2:
+		default: // a SIGUSR2 waits already: it starts the same upgrade
+		}
+		log.Info().Msg("upgrade asked for by the console command")
+		return nil
+	})
+	return func() { console.OnUpgrade(nil) }
 }
 
 // exportBans is the bans of srv (its loop held) for the handover state;
