@@ -75,12 +75,22 @@ func fakeServer() int {
 			return 7
 		}
 		next := exec.Command(os.Args[0])
+		next.Env = withoutEnv(os.Environ(), "PID1_SLOW")
 		next.Stdout, next.Stderr = os.Stdout, os.Stderr
 		if err := next.Start(); err != nil {
 			return 1
 		}
 		// The new one says it serves before the old one exits.
 		waitRecord(fmt.Sprintf("started %d", next.Process.Pid))
+		if os.Getenv("PID1_SLOW") != "" {
+			record("handing")
+			for s := range sigs {
+				if s == syscall.SIGTERM {
+					record("ignored") // an upgrade's old process goes on with it
+					break
+				}
+			}
+		}
 		if err := handover.NotifyMainPID(next.Process.Pid); err != nil {
 			return 1
 		}
@@ -156,6 +166,13 @@ func startInit(t *testing.T, env ...string) (*exec.Cmd, string, chan error) {
 			cmd.Process.Kill()
 			<-done
 		}
+		// A failed test may leave its server processes, orphaned: end
+		// them by the pids they recorded.
+		for _, pid := range lines(t, out, "started") {
+			if procState(pid) != "" {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
 	})
 	return cmd, out, done
 }
@@ -208,6 +225,24 @@ func TestFollowUpgrades(t *testing.T) {
 	started, stopped := lines(t, out, "started"), lines(t, out, "stopped")
 	if len(stopped) != 1 || stopped[0] != started[2] {
 		t.Errorf("stopped %v, want only the third server of %v", stopped, started)
+	}
+}
+
+// TestStopDuringUpgrade: a SIGTERM that comes while the old process hands
+// over (it goes on with the upgrade) is passed on to the new process once
+// the init follows it, so `docker stop` during an upgrade still stops.
+func TestStopDuringUpgrade(t *testing.T) {
+	cmd, out, done := startInit(t, "PID1_SLOW=1")
+	waitFor(t, "the first server", func() bool { return len(lines(t, out, "started")) == 1 })
+	cmd.Process.Signal(syscall.SIGUSR2)
+	waitFor(t, "the hand-over", func() bool { return len(lines(t, out, "handing")) == 1 })
+	cmd.Process.Signal(syscall.SIGTERM)
+	if code := exitOf(t, done); code != 7 {
+		t.Errorf("init exit status %d, want 7 (the new server's, stopped)", code)
+	}
+	started, ignored, stopped := lines(t, out, "started"), lines(t, out, "ignored"), lines(t, out, "stopped")
+	if len(started) != 2 || len(ignored) != 1 || ignored[0] != started[0] || len(stopped) != 1 || stopped[0] != started[1] {
+		t.Errorf("started %v, ignored %v, stopped %v: want the SIGTERM ignored by the old and stopping the new", started, ignored, stopped)
 	}
 }
 
