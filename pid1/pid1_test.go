@@ -167,9 +167,11 @@ func startInit(t *testing.T, env ...string) (*exec.Cmd, string, chan error) {
 			<-done
 		}
 		// A failed test may leave its server processes, orphaned: end
-		// them by the pids they recorded.
+		// them by the pids they recorded, if the pid is still one of
+		// them (its environment names this test's file).
 		for _, pid := range lines(t, out, "started") {
-			if procState(pid) != "" {
+			env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+			if strings.Contains(string(env), "\x00PID1_OUT="+out+"\x00") {
 				syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
