@@ -2,6 +2,7 @@ package console
 
 import (
 	"strings"
+	"sync/atomic"
 )
 
 // Command is one console command (stdin, rcon, econ, the command FIFO and
@@ -14,8 +15,8 @@ type Command struct {
 // commands lists the console commands, also announced to rcon clients: the
 // commands of the reference server 0.7.5 that twserver implements, with
 // their parameters, then twserver's own (force_vote, players, stats, demo_clip, bot_add,
-// bot_remove, bots_fill, help).
-// The console runs echo, exec, toggle, shutdown and help itself; the game
+// bot_remove, bots_fill, upgrade, help).
+// The console runs echo, exec, toggle, shutdown, upgrade and help itself; the game
 // hands it a Handler for every other one (New refuses a missing one).
 var commands = [...]Command{
 	{"echo", "r[text]", "Print the text"},
@@ -58,11 +59,12 @@ var commands = [...]Command{
 	{"bot_add", "?s[skill] ?r[name]", "Add a bot (skill easy, normal or hard; default bots.skill), name (default the next free one)"},
 	{"bot_remove", "r[name|all]", "Remove the bot of that name, or every bot"},
 	{"bots_fill", "i[count]", "Keep at least count participants with bots while a human is connected (0 = off)"},
+	{"upgrade", "", "Start a live upgrade to the binary at the path twserver was started from, as SIGUSR2 does"},
 	{"help", "", "List commands"},
 }
 
 // builtin are the commands the console runs itself (console.go).
-var builtin = [...]string{"echo", "exec", "toggle", "shutdown", "help"}
+var builtin = [...]string{"echo", "exec", "toggle", "shutdown", "upgrade", "help"}
 
 // Commands returns the console commands in the order of the help and of
 // the rcon command list (a copy: the table cannot change).
@@ -105,4 +107,46 @@ func lookupCommand(name string) (Command, bool) {
 		}
 	}
 	return Command{}, false
+}
+
+// upgradeRequest is the process's request for a live upgrade (OnUpgrade),
+// shared by every game's console: the upgrade is the whole process's.
+var upgradeRequest atomic.Pointer[func() error]
+
+// OnUpgrade installs request, which the console command upgrade calls (in
+// a game's loop) to ask the process for a live upgrade: it returns at
+// once, an error when it refuses (cmd/twserver: one runs or was asked for
+// already). Without one the command says upgrades are not available here.
+func OnUpgrade(request func() error) {
+	if request == nil {
+		upgradeRequest.Store(nil)
+		return
+	}
+	upgradeRequest.Store(&request)
+}
+
+// upgrade runs the command upgrade: it asks for the upgrade and prints the
+// reply (UpgradeReply); the upgrade runs after the command, and its outcome
+// is in the log.
+func (cn *Console) upgrade(Caller, Args) error {
+	var request func() error
+	if p := upgradeRequest.Load(); p != nil {
+		request = *p
+	}
+	cn.Print(UpgradeReply(request))
+	return nil
+}
+
+// UpgradeReply runs request, the process's request for a live upgrade
+// (nil where there is none, as in a game not run by cmd/twserver), and
+// returns the upgrade command's reply: the request returns at once, the
+// upgrade runs after the command, and its outcome is in the log.
+func UpgradeReply(request func() error) string {
+	if request == nil {
+		return "upgrade: not available in this process"
+	}
+	if err := request(); err != nil {
+		return "upgrade refused: " + err.Error()
+	}
+	return "upgrade: starting the new process; the log says how it ends"
 }

@@ -117,11 +117,11 @@ type run struct {
 
 // New returns a console printing to and changing settings through host,
 // running handlers[name] for each command of Commands that the console does
-// not run itself (echo, exec, toggle, shutdown, help). It fails when a
+// not run itself (echo, exec, toggle, shutdown, upgrade, help). It fails when a
 // command has no handler or a handler names no such command.
 func New(host Host, handlers map[string]Handler) (*Console, error) {
 	cn := &Console{host: host, table: make(map[string]Handler, len(commands))}
-	own := map[string]Handler{"echo": cn.echo, "exec": cn.exec, "toggle": cn.toggle, "shutdown": shutdown, "help": cn.help}
+	own := map[string]Handler{"echo": cn.echo, "exec": cn.exec, "toggle": cn.toggle, "shutdown": shutdown, "upgrade": cn.upgrade, "help": cn.help}
 	for name, h := range handlers {
 		if _, ok := own[name]; ok || h == nil {
 			return nil, fmt.Errorf("console: handler for %q: the console runs it, or it is nil", name)

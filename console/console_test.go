@@ -192,3 +192,31 @@ func TestSettings(t *testing.T) {
 		t.Errorf("output %q", h.out)
 	}
 }
+
+// TestUpgradeCommand: the command upgrade calls the request OnUpgrade
+// installed and prints its outcome; without one it says so.
+func TestUpgradeCommand(t *testing.T) {
+	cn, h := newTestConsole(t)
+	defer OnUpgrade(nil)
+	OnUpgrade(nil)
+	cn.Run(Caller{}, "upgrade")
+	calls := 0
+	OnUpgrade(func() error {
+		calls++
+		if calls == 2 {
+			return errors.New("an upgrade is under way")
+		}
+		return nil
+	})
+	cn.Run(Caller{}, "upgrade")
+	cn.Run(Caller{}, "upgrade")
+	out := strings.Join(h.out, "\n")
+	for _, want := range []string{"upgrade: not available in this process", "upgrade: starting the new process", "upgrade refused: an upgrade is under way"} {
+		if strings.Count(out, want) != 1 {
+			t.Errorf("output lacks one %q:\n%s", want, out)
+		}
+	}
+	if calls != 2 {
+		t.Errorf("the request was called %d times, want 2", calls)
+	}
+}

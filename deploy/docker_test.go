@@ -43,7 +43,9 @@ func mustDocker(t *testing.T, args ...string) string {
 // TestDockerImage builds the runtime image with the real Docker engine over
 // a statically built twserver, runs it with no network but its own
 // loopback, joins it with twload clients started inside the container's
-// network namespace (nsenter), and stops it with `docker stop`: the
+// network namespace (nsenter), upgrades it live with `docker kill -s USR2`
+// (PID 1 is twserver's init; every client stays connected) and stops it
+// with `docker stop`: the
 // container must exit 0 within the 5 s shutdown bound and every client must
 // be closed with "Server shutdown". It skips with the reason where Docker
 // cannot run (no docker CLI, no daemon, not root, no nsenter).
@@ -113,6 +115,23 @@ func TestDockerImage(t *testing.T) {
 		t.Errorf("/metrics of the container lacks %q:\n%s", want, m)
 	}
 
+	// A live upgrade in the container: PID 1 is twserver's init (package
+	// pid1), the server its child; `docker kill -s USR2` reaches the init,
+	// which passes it on; the server hands over to a new process and exits,
+	// and the init follows the new one. Every client stays connected (the
+	// twload summary below: no failure but "Server shutdown").
+	server := containerServer(t, pid)
+	mustDocker(t, "kill", "-s", "USR2", ct.name)
+	waitLog("upgrade: serving the games handed over", 1)
+	waitLog("handed over to process", 1)
+	if now := containerServer(t, pid); now == server {
+		t.Errorf("the init's child is still process %d after the upgrade", server)
+	}
+	time.Sleep(time.Second) // play a little on the new process
+	if m := ct.scrape(t, nsenter, "/metrics"); !strings.Contains(m, want) {
+		t.Errorf("/metrics of the container after the upgrade lacks %q:\n%s", want, m)
+	}
+
 	took := stopContainer(t, ct)
 	select {
 	case <-loadDone:
@@ -127,6 +146,7 @@ func TestDockerImage(t *testing.T) {
 		Connected int            `json:"connected"`
 		Failures  map[string]int `json:"failures"`
 		CRCErrors int            `json:"crc_errors"`
+		MaxGapMs  float64        `json:"max_snapshot_interval_ms"`
 	}
 	if err := json.Unmarshal(b, &sum); err != nil {
 		t.Fatal(err)
@@ -143,7 +163,33 @@ func TestDockerImage(t *testing.T) {
 	if len(files) == 0 {
 		t.Errorf("no teehistorian file in the /recordings volume")
 	}
-	t.Logf("docker stop took %v; %d clients closed with \"Server shutdown\"; recordings %v", took.Round(time.Millisecond), clients, files)
+	t.Logf("docker stop took %v; %d clients closed with \"Server shutdown\"; longest time between snapshots %.0f ms (an upgrade between); recordings %v",
+		took.Round(time.Millisecond), clients, sum.MaxGapMs, files)
+}
+
+// containerServer is the one child of the container's PID 1 (host pid
+// init), the server under twserver's init; the test fails when the init
+// has not exactly one child (and so when PID 1 is the server itself).
+func containerServer(t *testing.T, init string) int {
+	t.Helper()
+	// Each thread lists the children it started: read them all.
+	tasks, err := filepath.Glob("/proc/" + init + "/task/*/children")
+	if err != nil || len(tasks) == 0 {
+		t.Fatalf("the threads of process %s: %v", init, err)
+	}
+	var f []string
+	for _, task := range tasks {
+		b, _ := os.ReadFile(task)
+		f = append(f, strings.Fields(string(b))...)
+	}
+	if len(f) != 1 {
+		t.Fatalf("the container's PID 1 has children %v, want one (the server under twserver's init)", f)
+	}
+	pid, err := strconv.Atoi(f[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
 }
 
 // requireDocker stops the test (testenv.Require: a skip, a failure under

@@ -99,6 +99,10 @@ type GameState struct {
 	// worldstate, the tick schedule; JSON). Without it the clients join a
 	// new game on the same map.
 	World json.RawMessage `json:"world,omitempty"`
+	// Bans are the game's bans not expired (edge.BanRecord, JSON: addr,
+	// until, reason), oldest first. A field added to format 1: a binary
+	// that does not know it starts without the bans.
+	Bans json.RawMessage `json:"bans,omitempty"`
 }
 
 // Encode writes s in the handover's form: the Format line, then JSON.

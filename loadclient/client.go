@@ -168,6 +168,8 @@ type Client struct {
 	ackTick    int32
 	crcStreak  int
 	lastTick   int32
+	seenTick   int32 // the last snapshot's tick, kept across map changes (Stats.TickBacks)
+	seenAny    bool  // a snapshot came (seenTick is set)
 	lastTickAt time.Duration
 	// lastSnapAt is when the last snapshot came in game, kept across map
 	// changes (Stats.MaxSnapInterval); 0 before the first.
@@ -882,6 +884,10 @@ func (c *Client) onSnapshot(tick int32, empty bool) {
 		c.cfg.OnSnapshot(tick, sn)
 	}
 	c.ackTick, c.crcStreak = tick, 0
+	if c.seenAny && tick <= c.seenTick {
+		c.stats.TickBacks++
+	}
+	c.seenTick, c.seenAny = tick, true
 	if c.inGame && c.lastTick >= 0 && tick > c.lastTick {
 		c.stats.noteSpacing(tick-c.lastTick, now-c.lastTickAt)
 	}

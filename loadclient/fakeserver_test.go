@@ -32,6 +32,9 @@ type fakeServer struct {
 	// changeAfter, when > 0, switches every client to a second map after
 	// that many snapshots (once).
 	changeAfter int
+	// restartTicks makes that map change start the client's ticks again
+	// near 0, as a new game does.
+	restartTicks bool
 
 	mu      sync.Mutex
 	clients map[netip.AddrPort]*fakePeer
@@ -47,6 +50,7 @@ type fakePeer struct {
 	mapChunk  int
 	ingame    bool
 	ackTick   int32
+	tickBase  int32 // subtracted from the ticks sent (restartTicks)
 	store     snap.Storage
 	enc       snap.Encoder
 	snapCount int
@@ -269,6 +273,7 @@ func (s *fakeServer) snapshots(tick int32) {
 		if !p.ingame {
 			continue
 		}
+		tick := tick - p.tickBase
 		b.Reset()
 		pi, _ := b.NewItem(11, 0, 3)
 		pi[1], pi[2] = tick/10, 7
@@ -291,6 +296,9 @@ func (s *fakeServer) snapshots(tick int32) {
 		p.snapCount++
 		if s.changeAfter > 0 && p.snapCount == s.changeAfter && !p.changed {
 			p.changed, p.ingame, p.mapChunk, p.ackTick = true, false, 0, -1
+			if s.restartTicks {
+				p.tickBase += tick
+			}
 			p.store.PurgeAll()
 			k := s.mapKeyFor(p)
 			s.queue(p, sysMsg(netproto.NetmsgMapChange, k.Name, int(int32(k.CRC)), k.Size, fakeMapCPR, fakeMapChunk, k.SHA256[:]), true)
@@ -437,5 +445,28 @@ func TestFakeServerMapChange(t *testing.T) {
 	// the clients share one cache: each map is downloaded at least once
 	if sum.MapDownloads < 2 || !got2 {
 		t.Errorf("%d map downloads (second map seen: %v), want both maps downloaded", sum.MapDownloads, got2)
+	}
+	if sum.TickBacks != 0 {
+		t.Errorf("%d tick backs, want 0: the fake server's ticks run on across the map change", sum.TickBacks)
+	}
+}
+
+// TestTickBacks: a map change that starts the ticks again counts one tick
+// back per client (the control: TestFakeServerMapChange, whose ticks run
+// on, counts none).
+func TestTickBacks(t *testing.T) {
+	s := newFakeServer(t)
+	s.changeAfter, s.restartTicks = 10, true
+	sum := runFake(t, s, 2, 2500*time.Millisecond)
+	if !sum.OK() || sum.Connected != 2 {
+		t.Fatalf("summary %+v", sum)
+	}
+	for _, c := range sum.PerClient {
+		if c.Stage != StageInGame || c.Snapshots < 10 {
+			t.Errorf("client %d after the map change: stage %s, %d snapshots", c.Index, c.Stage, c.Snapshots)
+		}
+	}
+	if sum.TickBacks != 2 {
+		t.Errorf("%d tick backs, want 2 (one per client)", sum.TickBacks)
 	}
 }

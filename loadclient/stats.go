@@ -172,6 +172,10 @@ type Stats struct {
 	// received in game, across map changes (a map change, a live upgrade):
 	// the longest pause its player saw.
 	MaxSnapInterval time.Duration `json:"max_snap_interval_ns"`
+	// TickBacks counts the snapshots whose tick was not after the one
+	// before, map changes included: a game that started again (a map
+	// change, a live upgrade whose world did not pass) counts once.
+	TickBacks int64 `json:"tick_backs"`
 
 	// MapTime is how long the last map download took (MAP_CHANGE to the
 	// last chunk).
@@ -377,6 +381,9 @@ type Summary struct {
 	SnapSpacingMs Percentiles `json:"snapshot_spacing_late_ms"`
 	// SnapGaps is the total of Stats.SnapGaps.
 	SnapGaps int64 `json:"snapshot_gaps"`
+	// TickBacks is the total of Stats.TickBacks: 0 when the game's tick
+	// ran on without a restart for every client.
+	TickBacks int64 `json:"tick_backs"`
 	// MaxSnapIntervalMs is the largest Stats.MaxSnapInterval of the
 	// clients, in milliseconds.
 	MaxSnapIntervalMs float64 `json:"max_snapshot_interval_ms"`
@@ -507,6 +514,7 @@ func Summarize(stats []Stats) Summary {
 		delay.Merge(&st.SendDelay)
 		spacing.Merge(&st.SnapSpacing)
 		s.SnapGaps += st.SnapGaps
+		s.TickBacks += st.TickBacks
 		s.MaxSnapIntervalMs = max(s.MaxSnapIntervalMs, float64(st.MaxSnapInterval)/float64(time.Millisecond))
 		s.SkippedInputs += st.SkippedInputs
 	}

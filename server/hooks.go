@@ -18,6 +18,9 @@ import (
 // order. Call it before Run; f must not block.
 func (s *Server) Observe(f func(observe.Event)) { s.observers.Add(f) }
 
+// Bans is the ban list, for a live upgrade: exported with the loop held, restored before Run.
+func (s *Server) Bans() *edge.BanList { return &s.bans }
+
 // OnMasterChallenge installs the function the socket reader calls with the
 // payload of a master's registration challenge (starting with
 // "\xff\xff\xff\xffchal"): 0.7 connless packets carrying the global token

@@ -88,7 +88,8 @@ func (s *Server) run(ctx context.Context) error {
 
 	s.sched.Begin(time.Now())
 	s.emitStarted()
-	s.publishInfo() // observers installed after New get the info too
+	s.publishInfo()                          // observers installed after New get the info too
+	s.gauges.Bans.Store(int32(s.bans.Len())) // bans restored by a live upgrade
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 loop:

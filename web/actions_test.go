@@ -94,7 +94,7 @@ func parsed(t testing.TB, line string) [][]string {
 	for _, c := range console.Commands() {
 		handlers[c.Name] = func(console.Caller, console.Args) error { return nil }
 	}
-	for _, own := range []string{"echo", "exec", "toggle", "shutdown", "help"} {
+	for _, own := range []string{"echo", "exec", "toggle", "shutdown", "upgrade", "help"} {
 		delete(handlers, own)
 	}
 	cn, err := console.New(h, handlers)

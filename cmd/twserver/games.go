@@ -176,6 +176,11 @@ func startGames(ctx context.Context, cfgs []config.Config, consoles []io.Reader,
 			return games, err
 		}
 		g.srv = srv
+		if n, err := procSockets.restoreBans(gameAddr(cfg), srv); err != nil {
+			g.log.Error().Err(err).Msg("upgrade: cannot restore the bans handed over; the game starts without them")
+		} else if n > 0 {
+			g.log.Info().Int("bans", n).Msg("upgrade: bans restored")
+		}
 		if n, err := procSockets.adopt(gameAddr(cfg), srv); err != nil {
 			g.log.Error().Err(err).Msg("cannot take over the clients handed over")
 			return games, err
@@ -216,6 +221,10 @@ func serveGames(ctx context.Context, stop context.CancelFunc, games []*game, hc 
 	}
 	defer func() { stopMetrics(); waitMetrics() }()
 
+	usr2 := make(chan os.Signal, 1)
+	signal.Notify(usr2, syscall.SIGUSR2)
+	defer signal.Stop(usr2)
+	defer installUpgradeCommand(usr2, log)()
 	started := time.Now().UnixNano() // a game's tick (or sleep) after this proves it runs (reportReady)
 	var wg sync.WaitGroup
 	for _, g := range games {
@@ -231,9 +240,6 @@ func serveGames(ctx context.Context, stop context.CancelFunc, games []*game, hc 
 	if up.in != nil {
 		go reportReady(up.in, games, started, log)
 	}
-	usr2 := make(chan os.Signal, 1)
-	signal.Notify(usr2, syscall.SIGUSR2)
-	defer signal.Stop(usr2)
 	for waiting := true; waiting; {
 		waiting = false
 		select {

@@ -74,6 +74,9 @@ func loadGame(path string, refFiles, commands []string, override func(*config.Lo
 
 func main() {
 	handover.Remember() // before the binary can be replaced: an upgrade starts the file at this path
+	if asInit() {
+		os.Exit(runInit())
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stderr))
 }
 

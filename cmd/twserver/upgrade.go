@@ -16,8 +16,11 @@ import (
 	"github.com/rs/zerolog"
 
 	"twserver/config"
+	"twserver/console"
+	"twserver/edge"
 	"twserver/handover"
 	"twserver/metrics"
+	"twserver/pid1"
 	"twserver/server"
 	"twserver/session"
 	"twserver/sockio"
@@ -189,11 +192,13 @@ func upgrade(games []*game, args []string, log zerolog.Logger) bool {
 		return false
 	}
 	defer upgrading.Store(false)
+	defer upgradeAsked.Store(false) // the next command may ask again
 	if os.Getpid() == 1 {
 		// The new process is a child: when PID 1 exits, the container
-		// ends with it (docs/operating.md, "Upgrading a live server").
+		// ends with it. Only with TWSERVER_INIT=0: otherwise PID 1 is
+		// the init (package pid1) and the server its child.
 		upgradeCounts[handover.StartFailed].Add(1)
-		log.Error().Msg("upgrade refused: this process is PID 1 (a container); its exit would end the container with the new process")
+		log.Error().Msg("upgrade refused: this process is PID 1 (a container, TWSERVER_INIT=0); its exit would end the container with the new process")
 		return false
 	}
 	start := time.Now()
@@ -353,14 +358,14 @@ type upgradeArgs struct {
 func exitUpgraded() { os.Exit(0) }
 
 // exportGame is the state of game g at an upgrade (its loop held): its
-// clients and its world.
+// clients, its world and its bans.
 func exportGame(g *game) (handover.GameState, error) {
 	slots, err := json.Marshal(g.srv.ExportSlots())
 	if err != nil {
 		return handover.GameState{}, err
 	}
 	w, err := json.Marshal(g.srv.ExportWorld())
-	return handover.GameState{Addr: gameAddr(g.cfg), Slots: slots, World: w}, err
+	return handover.GameState{Addr: gameAddr(g.cfg), Slots: slots, World: w, Bans: exportBans(g.srv)}, err
 }
 
 // adoptGame continues the game g handed over in srv: its world and
@@ -386,4 +391,93 @@ func endRecordings(games []*game) {
 	for _, g := range games {
 		g.srv.EndRecordings()
 	}
+}
+
+// InitEnv is the environment variable that chooses whether twserver runs
+// as the init of its container (package pid1): "1" always, "0" never,
+// unset when it is PID 1. The init removes it from the server's
+// environment.
+const InitEnv = "TWSERVER_INIT"
+
+// asInit says whether this process is to be the init (InitEnv).
+func asInit() bool {
+	switch os.Getenv(InitEnv) {
+	case "1":
+		return true
+	case "0":
+		return false
+	}
+	return os.Getpid() == 1
+}
+
+// runInit runs the init: the server is this binary with the same
+// arguments, started as its child (and after an upgrade the new binary,
+// started by the server itself).
+func runInit() int {
+	_ = os.Unsetenv(InitEnv)
+	exe, err := handover.Executable()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "twserver init: the path of the binary: %v\n", err)
+		return 1
+	}
+	return pid1.Run(exe, os.Args[1:], pid1.Options{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
+}
+
+// errUpgradeAsked: an upgrade was asked for and has not started yet.
+var errUpgradeAsked = errors.New("an upgrade was asked for already")
+
+// upgradeAsked is set by the upgrade command until the upgrade it asked
+// for has ended.
+var upgradeAsked atomic.Bool
+
+// installUpgradeCommand gives the console command upgrade (every game's)
+// its request and returns the function that takes it away again: a
+// SIGUSR2 of its own on the channel serveGames waits on, so the command
+// starts the same upgrade as the signal. One at a time: while an upgrade
+// runs, or one asked for has not ended, the command is refused with the
+// reason.
+func installUpgradeCommand(usr2 chan<- os.Signal, log zerolog.Logger) (uninstall func()) {
+	console.OnUpgrade(func() error {
+		if upgrading.Load() {
+			return errUpgradeBusy
+		}
+		if !upgradeAsked.CompareAndSwap(false, true) {
+			return errUpgradeAsked
+		}
+		select {
+		case usr2 <- syscall.SIGUSR2:
+		default: // a SIGUSR2 waits already: it starts the same upgrade
+		}
+		log.Info().Msg("upgrade asked for by the console command")
+		return nil
+	})
+	return func() { console.OnUpgrade(nil) }
+}
+
+// exportBans is the bans of srv (its loop held) for the handover state;
+// nil when there are none.
+func exportBans(srv *server.Server) json.RawMessage {
+	recs := srv.Bans().Export(time.Now())
+	if len(recs) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(recs)
+	if err != nil {
+		return nil // cannot happen: addresses, times and strings
+	}
+	return b
+}
+
+// restoreBans gives the new game srv of address addr the bans the old
+// process handed over (none on a plain start) and returns how many.
+func (s *sockets) restoreBans(addr string, srv *server.Server) (int, error) {
+	i := slices.IndexFunc(s.state.Games, func(g handover.GameState) bool { return g.Addr == addr })
+	if i < 0 || len(s.state.Games[i].Bans) == 0 {
+		return 0, nil
+	}
+	var recs []edge.BanRecord
+	if err := json.Unmarshal(s.state.Games[i].Bans, &recs); err != nil {
+		return 0, fmt.Errorf("the bans of %s: %w", addr, err)
+	}
+	return len(recs), srv.Bans().Import(recs, time.Now())
 }
