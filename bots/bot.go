@@ -66,7 +66,8 @@ type Bot struct {
 	stuckTick  int32
 	unstickTil int32
 	unstickDir int32
-	role       int // CTF: 0 attacker, 1 defender
+	role       int  // CTF: 0 attacker, 1 defender
+	clearing   bool // CTF attacker fighting: enemies near their flag, or its carrier's pursuers
 
 	// fighting
 	target     int
@@ -493,5 +494,9 @@ func (b *Bot) edgeAims() bool {
 // running reports whether the bot is on a CTF errand (an attacker, or
 // carrying the flag) and so does not stop to hook enemies.
 func (b *Bot) running() bool {
-	return b.gameType == world.GameCTF && b.role == 0
+	return b.gameType == world.GameCTF && b.role == 0 && !b.clearing
 }
+
+// clearRadius: a CTF attacker fights the enemies it sees this close to the
+// enemy flag before it takes the flag.
+const clearRadius = 450

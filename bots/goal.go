@@ -117,6 +117,7 @@ func (b *Bot) ctfGoal(w *world.World) bool {
 		return false
 	}
 	v := &b.v
+	b.clearing = false
 	if v.carrier[enemy] == int32(b.cid) { // carrying: home
 		b.setGoal(b.nav.stands[own], 50)
 		return true
@@ -175,10 +176,20 @@ func (b *Bot) ctfGoal(w *world.World) bool {
 	if v.flagSeen[enemy] {
 		b.enemyFlagPos = v.flagPos[enemy]
 	}
+	// an enemy in sight near the enemy flag (its defender): fight it first,
+	// hook included, rather than grab the flag under its fire
+	if b.target >= 0 && v.carrier[enemy] < 0 && vmath.Distance(b.tr[b.target].pos, b.enemyFlagPos) < clearRadius {
+		b.clearing = true
+		b.setGoal(b.tr[b.target].pos, 10)
+		return true
+	}
 	switch c := v.carrier[enemy]; {
 	case c >= 0 && int(c) < world.MaxClients && b.tr[c].valid: // escort our carrier
 		b.enemyFlagPos = b.tr[c].pos
-		b.setGoal(b.nav.stands[own], 50)
+		if b.target >= 0 {
+			b.clearing = true // fight its pursuers, hook included
+		}
+		b.setGoal(b.tr[c].pos, 10)
 	case c == world.FlagTaken: // dropped: where it was seen last
 		b.setGoal(b.enemyFlagPos, 10)
 	case c == world.FlagAtStand:

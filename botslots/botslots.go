@@ -402,10 +402,12 @@ var botSkins = [...]gamemsg.Skin{
 }
 
 // enter puts bot b into the current world: recorded as a client's join
-// (JOIN, PLAYER_BOT, PLAYER_NAME, PLAYER_READY), announced to the humans.
+// (JOIN, PLAYER_BOT, its Cl_StartInfo, PLAYER_NAME, PLAYER_READY),
+// announced to the humans.
 func (s *Slots) enter(b *Bot) {
 	s.o.Rec.Join(b.CID, true)
 	s.o.Rec.Bot(b.CID, int32(b.Skill))
+	s.o.Rec.BotInfo(b.CID, &gamemsg.ClStartInfo{Name: b.Name, Country: -1, Skin: botSkins[b.CID%len(botSkins)]})
 	s.o.Rec.Ready(b.CID, b.Name)
 	if err := s.w.AddPlayer(b.CID, b.info()); err != nil {
 		s.o.Log.Warn().Err(err).Int("cid", b.CID).Msg("bots: bot could not join")

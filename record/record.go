@@ -448,6 +448,18 @@ func (r *Recorder) Bot(cid int, skill int32) {
 	}
 }
 
+// BotInfo records the look of bot cid (after Bot, before Ready) the way a
+// client's look is recorded: as its Cl_StartInfo message, so that a replay
+// (and the demos made from the file) shows the bot with its skin.
+func (r *Recorder) BotInfo(cid int, m *gamemsg.ClStartInfo) {
+	if r.Active() {
+		r.pk.Reset()
+		if gamemsg.Encode(&r.pk, m) == nil && r.pk.Err() == nil {
+			r.enc.RecordMessage(cid, r.pk.Bytes())
+		}
+	}
+}
+
 // Ready records client cid entering the game (name, then PLAYER_READY).
 func (r *Recorder) Ready(cid int, name string) {
 	if r.Active() {

@@ -383,3 +383,38 @@ func TestFindControlChars(t *testing.T) {
 		t.Fatal("the name holds no escape")
 	}
 }
+
+// TestDemoBotSkins: the demo made from a recording with bots shows each bot
+// with the skin it had in the game (its De_ClientInfo carries the bot's
+// skin parts, recorded as its start info), not the default look.
+func TestDemoBotSkins(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "bots.demo")
+	if code, stdout, errs := runCmd("demo", "-o", out, botsFile); code != 0 {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, errs)
+	}
+	_, ticks := readDemo(t, out)
+	// the humans of the recording are alice and bob; the bots' looks are
+	// botslots' by client id (cid%4: standard, kitty, bear, koala)
+	want := [4]string{"standard", "kitty", "bear", "koala"}
+	seen := map[string]string{} // bot name: body part name
+	for _, tk := range ticks {
+		s := tk.Snap
+		for i := range s.NumItems() {
+			if s.Key(i)>>16 != world.ObjDeClientInfo {
+				continue
+			}
+			d := s.ItemData(i)
+			name, body := snap.IntsToStr(d[2:6]), snap.IntsToStr(d[10:16])
+			if name == "alice" || name == "bob" {
+				continue
+			}
+			if cid := int(s.Key(i) & 0xffff); body != want[cid%4] {
+				t.Fatalf("tick %d: bot %q (client %d) has body %q in the demo, want %q", tk.Tick, name, cid, body, want[cid%4])
+			}
+			seen[name] = body
+		}
+	}
+	if len(seen) < 3 {
+		t.Errorf("bots in the demo: %v, want at least 3", seen)
+	}
+}

@@ -370,6 +370,7 @@ func (e *Engine) Feed(m *teehist.Message) bool {
 		}
 	case teehist.KindJoin:
 		if c != nil {
+			c.info = world.PlayerInfo{} // a new client: nothing of the slot's last one (a bot's mark)
 			c.hasInput, c.hasDirect, c.missing = false, false, false
 		}
 	case teehist.KindDrop:
@@ -537,7 +538,7 @@ func (e *Engine) message(cid int, c *conn, data []byte) {
 	tick := e.w.CurrentTick()
 	if st, ok := msg.(*gamemsg.ClStartInfo); ok {
 		if !c.ingame { // the server takes the first start info (before the player enters)
-			c.info = world.PlayerInfo{Clan: gamemsg.TruncUTF8(st.Clan, 11), Country: st.Country,
+			c.info = world.PlayerInfo{Bot: c.info.Bot, Clan: gamemsg.TruncUTF8(st.Clan, 11), Country: st.Country,
 				SkinPartNames: st.Skin.PartNames, UseCustomColors: st.Skin.UseCustomColors, SkinPartColors: st.Skin.PartColors}
 			c.lastSkin = tick
 		}

@@ -528,10 +528,17 @@ func TestReplayRecordedBots(t *testing.T) {
 		t.Fatal(err)
 	}
 	var msg teehist.Message
-	sawBots := false
+	sawBots, bobTicks := false, 0
 	for r.Next(&msg) == nil {
 		if e.Feed(&msg) {
 			break
+		}
+		// bob takes the slot a bot left: a human, not a bot
+		if info, ok := e.World().Info(1); ok && info.Name == "bob" {
+			bobTicks++
+			if info.Bot {
+				t.Fatalf("tick %d: bob (client 1, a bot's slot before) replayed as a bot", e.World().CurrentTick())
+			}
 		}
 		if e.World().CurrentTick() == 300 && !sawBots {
 			sawBots = true
@@ -543,7 +550,7 @@ func TestReplayRecordedBots(t *testing.T) {
 		}
 	}
 	res := e.Result()
-	if res.Divergence != nil || !res.Finished || res.Compared < 1000 || !sawBots {
-		t.Errorf("divergence %v, finished %v, %d compared, reached tick 300 %v", res.Divergence, res.Finished, res.Compared, sawBots)
+	if res.Divergence != nil || !res.Finished || res.Compared < 1000 || !sawBots || bobTicks == 0 {
+		t.Errorf("divergence %v, finished %v, %d compared, reached tick 300 %v, bob in %d ticks", res.Divergence, res.Finished, res.Compared, sawBots, bobTicks)
 	}
 }
