@@ -207,23 +207,16 @@ func TestLoopMixedAllocs(t *testing.T) {
 
 // BenchmarkLoop63Mixed is BenchmarkLoop63Clients with every second client
 // speaking DDNet's 0.6 (their snapshots translated).
-func BenchmarkLoop63Mixed(b *testing.B) {
-	ls := newMixedLoadServer(b, 63, 16)
-	for range 500 {
-		ls.step()
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		ls.step()
-		ls.step()
-	}
-}
+func BenchmarkLoop63Mixed(b *testing.B) { benchSteps(b, newMixedLoadServer(b, 63, 16)) }
 
 // BenchmarkLoop4Clients is BenchmarkLoop63Clients with 4 players and no
 // spectator: the loop's fixed per-tick costs (work over all slots, timers)
 // weigh most here.
-func BenchmarkLoop4Clients(b *testing.B) {
-	ls := newLoadServer(b, 4, 4)
+func BenchmarkLoop4Clients(b *testing.B) { benchSteps(b, newLoadServer(b, 4, 4)) }
+
+// benchSteps warms ls up, then runs two loop steps (one snapshot round) an
+// iteration.
+func benchSteps(b *testing.B, ls *loadServer) {
 	for range 500 {
 		ls.step()
 	}
