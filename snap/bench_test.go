@@ -194,3 +194,21 @@ func BenchmarkAppendDelta64(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(delta)), "ints/delta")
 }
+
+// BenchmarkAppendDeltaUnchanged64 is the delta between two equal snapshots
+// of the 64-player game: every item is compared and none written, as for
+// most items of a tick (player infos, pickups, characters out of view).
+func BenchmarkAppendDeltaUnchanged64(b *testing.B) {
+	var bld Builder
+	var prev, cur Snapshot
+	game64(b, &bld, &prev, 1000)
+	game64(b, &bld, &cur, 1000)
+	delta := AppendDelta(nil, &prev, &cur, Sizes7)
+	b.ReportAllocs()
+	for b.Loop() {
+		delta = AppendDelta(delta[:0], &prev, &cur, Sizes7)
+	}
+	if !IsEmptyDelta(delta) {
+		b.Fatalf("delta of equal snapshots not empty: %d ints", len(delta))
+	}
+}

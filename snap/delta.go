@@ -79,11 +79,11 @@ func AppendDelta(dst []int32, from, to *Snapshot, sizes *SizeTable) []int32 {
 		}
 		n := len(dst)
 		dst = dst[:n+len(nd)]
-		out := dst[n:]
+		out := dst[n : n+len(nd)]
 		if len(od) >= len(nd) {
-			od = od[:len(nd)]
-			for x, v := range nd {
-				out[x] = v - od[x]
+			od = od[:len(out)]
+			for x := range out {
+				out[x] = nd[x] - od[x]
 			}
 			continue
 		}
