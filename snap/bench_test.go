@@ -183,15 +183,7 @@ func TestSteadyStateAllocs(t *testing.T) {
 // BenchmarkAppendDelta64 is the delta alone (no apply) between two ticks of
 // the 64-player game, where the player infos and pickups did not change.
 func BenchmarkAppendDelta64(b *testing.B) {
-	var bld Builder
-	var prev, cur Snapshot
-	game64(b, &bld, &prev, 1000)
-	game64(b, &bld, &cur, 1002)
-	delta := AppendDelta(nil, &prev, &cur, Sizes7)
-	b.ReportAllocs()
-	for b.Loop() {
-		delta = AppendDelta(delta[:0], &prev, &cur, Sizes7)
-	}
+	delta := benchDelta(b, 1000, 1002)
 	b.ReportMetric(float64(len(delta)), "ints/delta")
 }
 
@@ -199,16 +191,22 @@ func BenchmarkAppendDelta64(b *testing.B) {
 // of the 64-player game: every item is compared and none written, as for
 // most items of a tick (player infos, pickups, characters out of view).
 func BenchmarkAppendDeltaUnchanged64(b *testing.B) {
+	if delta := benchDelta(b, 1000, 1000); !IsEmptyDelta(delta) {
+		b.Fatalf("delta of equal snapshots not empty: %d ints", len(delta))
+	}
+}
+
+// benchDelta runs AppendDelta between the 64-player game's snapshots of
+// ticks from and to, and returns the delta.
+func benchDelta(b *testing.B, from, to int32) []int32 {
 	var bld Builder
 	var prev, cur Snapshot
-	game64(b, &bld, &prev, 1000)
-	game64(b, &bld, &cur, 1000)
+	game64(b, &bld, &prev, from)
+	game64(b, &bld, &cur, to)
 	delta := AppendDelta(nil, &prev, &cur, Sizes7)
 	b.ReportAllocs()
 	for b.Loop() {
 		delta = AppendDelta(delta[:0], &prev, &cur, Sizes7)
 	}
-	if !IsEmptyDelta(delta) {
-		b.Fatalf("delta of equal snapshots not empty: %d ints", len(delta))
-	}
+	return delta
 }
