@@ -94,6 +94,9 @@ func appendStr6(b []byte, s string, limit int) []byte {
 	return append(append(b, s...), 0)
 }
 
+// info6NumLen is the longest decimal int32 with its sign and NUL.
+const info6NumLen = 12
+
 // appendNum6 appends a decimal string (0.6 info numbers are strings).
 func appendNum6(b []byte, v int) []byte { return append(strconv.AppendInt(b, int64(v), 10), 0) }
 
@@ -134,16 +137,29 @@ func BuildInfo6(hd InfoHead, rows []InfoPlayer) Info6 {
 		b = appendNum6(b, n)
 		return appendNum6(b, mc)
 	}
-	in.vanillaShort = head(nil, nc)
-	in.vanilla = head(nil, nc)
+	// Every body is a capped slice of one buffer sized for them all (two
+	// heads of each form, each row in both forms), so a rebuild costs a few
+	// allocations, not several per client.
+	size := 4 * (len(v6) + len(name) + len(hd.MapName) + len(hd.GameType) + 16*info6NumLen)
+	for _, r := range rows {
+		size += 2 * (len(r.Name) + len(r.Clan) + 3*info6NumLen + 3)
+	}
+	buf := make([]byte, 0, size)
+	cut := func(start int) []byte { return buf[start:len(buf):len(buf)] }
+	start := len(buf)
+	buf = head(buf, nc)
+	in.vanillaShort = cut(start)
+	start = len(buf)
+	buf = head(buf, nc)
 	for i, r := range rows {
 		if i >= nc {
 			break
 		}
-		in.vanilla = appendRow6(in.vanilla, r, false)
+		buf = appendRow6(buf, r, false)
 	}
-	ext := func(n, np int) []byte {
-		b := appendStr6(nil, v6, netproto.MaxInfoVersionLen)
+	in.vanilla = cut(start)
+	ext := func(b []byte, n, np int) []byte {
+		b = appendStr6(b, v6, netproto.MaxInfoVersionLen)
 		b = appendStr6(b, hd.Name, 256)
 		b = appendStr6(b, hd.MapName, netproto.MaxInfoMapLen)
 		b = appendNum6(b, int(int32(hd.MapCRC)))
@@ -156,10 +172,17 @@ func BuildInfo6(hd InfoHead, rows []InfoPlayer) Info6 {
 		b = appendNum6(b, maxClients)
 		return append(b, 0) // reserved
 	}
-	in.extHead = ext(len(rows), numPlayers)
-	in.extShort = ext(0, 0)
-	for _, r := range rows {
-		in.extRows = append(in.extRows, appendRow6(nil, r, true))
+	start = len(buf)
+	buf = ext(buf, len(rows), numPlayers)
+	in.extHead = cut(start)
+	start = len(buf)
+	buf = ext(buf, 0, 0)
+	in.extShort = cut(start)
+	in.extRows = make([][]byte, len(rows))
+	for i, r := range rows {
+		start = len(buf)
+		buf = appendRow6(buf, r, true)
+		in.extRows[i] = cut(start)
 	}
 	return in
 }

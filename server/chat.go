@@ -134,7 +134,8 @@ func (s *Server) onWorldEvent(e world.Event) {
 	case world.EvKillMsg:
 		s.countEvent(metrics.EventKill)
 		s.liveKill(e.Args[0], e.Args[1], e.Args[2])
-		s.broadcastGame(e.To, &gamemsg.SvKillMsg{Killer: e.Args[0], Victim: e.Args[1], Weapon: e.Args[2], ModeSpecial: e.Args[3]})
+		s.killMsg = gamemsg.SvKillMsg{Killer: e.Args[0], Victim: e.Args[1], Weapon: e.Args[2], ModeSpecial: e.Args[3]}
+		s.broadcastGame(e.To, &s.killMsg)
 	case world.EvTeam:
 		s.broadcastGame(e.To, &gamemsg.SvTeam{ClientID: e.Args[0], Team: e.Args[1], Silent: e.Args[2] != 0, CooldownTick: e.Args[3]})
 		s.voteTeamChanged(int(e.Args[0]), int(e.Args[1]))

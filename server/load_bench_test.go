@@ -207,8 +207,16 @@ func TestLoopMixedAllocs(t *testing.T) {
 
 // BenchmarkLoop63Mixed is BenchmarkLoop63Clients with every second client
 // speaking DDNet's 0.6 (their snapshots translated).
-func BenchmarkLoop63Mixed(b *testing.B) {
-	ls := newMixedLoadServer(b, 63, 16)
+func BenchmarkLoop63Mixed(b *testing.B) { benchSteps(b, newMixedLoadServer(b, 63, 16)) }
+
+// BenchmarkLoop4Clients is BenchmarkLoop63Clients with 4 players and no
+// spectator: the loop's fixed per-tick costs (work over all slots, timers)
+// weigh most here.
+func BenchmarkLoop4Clients(b *testing.B) { benchSteps(b, newLoadServer(b, 4, 4)) }
+
+// benchSteps warms ls up, then runs two loop steps (one snapshot round) an
+// iteration.
+func benchSteps(b *testing.B, ls *loadServer) {
 	for range 500 {
 		ls.step()
 	}
@@ -216,5 +224,26 @@ func BenchmarkLoop63Mixed(b *testing.B) {
 	for b.Loop() {
 		ls.step()
 		ls.step()
+	}
+}
+
+// maxPublishInfoAllocs bounds the allocations of one rebuild of the server
+// info with 63 clients (the new InfoSnapshot, the 0.7 body, one buffer for
+// all 0.6 bodies and its row index, the name suffix of a server over 16
+// slots): the loop rebuilds it once a second while scores change.
+const maxPublishInfoAllocs = 8
+
+// TestPublishInfoAllocs: rebuilding the server info with 63 clients costs
+// a few allocations, not several per client, and publishes a new info each
+// time (the reader keeps the old one unchanged).
+func TestPublishInfoAllocs(t *testing.T) {
+	ls := newLoadServer(t, 63, 16)
+	before := ls.edge.Info()
+	a := testing.AllocsPerRun(20, ls.publishInfo)
+	if a > maxPublishInfoAllocs {
+		t.Errorf("publishInfo allocates %.0f times with 63 clients, want at most %d", a, maxPublishInfoAllocs)
+	}
+	if a == 0 || ls.edge.Info() == before {
+		t.Errorf("publishInfo published nothing new (%.0f allocations)", a)
 	}
 }

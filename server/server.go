@@ -23,6 +23,7 @@ import (
 	"twserver/dialect6"
 	"twserver/edge"
 	"twserver/encpool"
+	"twserver/gamemsg"
 	"twserver/live"
 	"twserver/mapdl"
 	"twserver/mapstore"
@@ -161,6 +162,7 @@ type Server struct {
 	pendingMap      string            // map change requested by console/vote, done between ticks
 	cons            *console.Console  // the console running the command lines (console.go)
 	pendingKicks    uint64            // client ids (bits) the world kicked for inactivity, dropped after the events
+	killMsg         gamemsg.SvKillMsg // onWorldEvent's message of a kill, reused (no allocation per kill)
 	infoRows        []edge.InfoPlayer // scratch of infoPlayers
 
 	warnLimit *rate.Limiter // bounds the peer-triggerable log lines (warn, rateLog)

@@ -183,14 +183,30 @@ func TestSteadyStateAllocs(t *testing.T) {
 // BenchmarkAppendDelta64 is the delta alone (no apply) between two ticks of
 // the 64-player game, where the player infos and pickups did not change.
 func BenchmarkAppendDelta64(b *testing.B) {
+	delta := benchDelta(b, 1000, 1002)
+	b.ReportMetric(float64(len(delta)), "ints/delta")
+}
+
+// BenchmarkAppendDeltaUnchanged64 is the delta between two equal snapshots
+// of the 64-player game: every item is compared and none written, as for
+// most items of a tick (player infos, pickups, characters out of view).
+func BenchmarkAppendDeltaUnchanged64(b *testing.B) {
+	if delta := benchDelta(b, 1000, 1000); !IsEmptyDelta(delta) {
+		b.Fatalf("delta of equal snapshots not empty: %d ints", len(delta))
+	}
+}
+
+// benchDelta runs AppendDelta between the 64-player game's snapshots of
+// ticks from and to, and returns the delta.
+func benchDelta(b *testing.B, from, to int32) []int32 {
 	var bld Builder
 	var prev, cur Snapshot
-	game64(b, &bld, &prev, 1000)
-	game64(b, &bld, &cur, 1002)
+	game64(b, &bld, &prev, from)
+	game64(b, &bld, &cur, to)
 	delta := AppendDelta(nil, &prev, &cur, Sizes7)
 	b.ReportAllocs()
 	for b.Loop() {
 		delta = AppendDelta(delta[:0], &prev, &cur, Sizes7)
 	}
-	b.ReportMetric(float64(len(delta)), "ints/delta")
+	return delta
 }

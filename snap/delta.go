@@ -33,6 +33,9 @@ func IsEmptyDelta(delta []int32) bool {
 // ErrSizeMismatch.
 func AppendDelta(dst []int32, from, to *Snapshot, sizes *SizeTable) []int32 {
 	hdr := len(dst)
+	// The longest delta possible (every base key removed, every item new
+	// with a size field), so the writes below never grow dst.
+	dst = slices.Grow(dst, deltaHeaderInts+len(from.keys)+3*len(to.keys)+len(to.data))
 	dst = append(dst, 0, 0, 0)
 	var numDel, numUpd int32
 
@@ -52,46 +55,66 @@ func AppendDelta(dst []int32, from, to *Snapshot, sizes *SizeTable) []int32 {
 		for i < len(from.keys) && from.keys[i] < k {
 			i++
 		}
-		typ := int32(k >> 16)
 		nd := to.ItemData(j)
+		var od []int32
+		inBase := i < len(from.keys) && from.keys[i] == k
+		if inBase {
+			od = from.ItemData(i)
+			// Most items of a tick are those of the base, unchanged: a
+			// comparison, no difference written and taken back.
+			if len(od) >= len(nd) && equalInts(od[:len(nd)], nd) {
+				continue
+			}
+		}
+		typ := int32(k >> 16)
 		mark := len(dst)
 		dst = append(dst, typ, int32(k&0xffff))
 		if _, static := sizes.Static(typ); !static {
 			dst = append(dst, int32(len(nd)))
 		}
-		if i < len(from.keys) && from.keys[i] == k {
-			od := from.ItemData(i)
-			var changed int32
-			if len(od) >= len(nd) {
-				od = od[:len(nd)]
-				for x, v := range nd {
-					d := v - od[x]
-					changed |= d
-					dst = append(dst, d)
-				}
-			} else {
-				for x, v := range nd {
-					var o int32
-					if x < len(od) {
-						o = od[x]
-					}
-					d := v - o
-					changed |= d
-					dst = append(dst, d)
-				}
-			}
-			if changed == 0 {
-				dst = dst[:mark]
-				continue
-			}
-		} else {
-			dst = append(dst, nd...)
-		}
 		numUpd++
+		if !inBase {
+			dst = append(dst, nd...)
+			continue
+		}
+		n := len(dst)
+		dst = dst[:n+len(nd)]
+		out := dst[n : n+len(nd)]
+		if len(od) >= len(nd) {
+			od = od[:len(out)]
+			for x := range out {
+				out[x] = nd[x] - od[x]
+			}
+			continue
+		}
+		var changed int32
+		for x, v := range nd { // missing old ints read as 0
+			var o int32
+			if x < len(od) {
+				o = od[x]
+			}
+			out[x] = v - o
+			changed |= out[x]
+		}
+		if changed == 0 {
+			dst = dst[:mark]
+			numUpd--
+		}
 	}
 	dst[hdr] = numDel
 	dst[hdr+1] = numUpd
 	return dst
+}
+
+// equalInts reports whether a and b (of the same length) hold the same ints.
+func equalInts(a, b []int32) bool {
+	b = b[:len(a)]
+	for x, v := range a {
+		if v != b[x] {
+			return false
+		}
+	}
+	return true
 }
 
 // ApplyDelta rebuilds into dst (reusing its buffers) the snapshot described
