@@ -37,7 +37,7 @@ func newIdleServerWith(tb testing.TB, players int, adjust func(*config.Config)) 
 	}
 	s := newServerInGame(tb, cfg, mc, players)
 	for _, c := range s.clients[:players] {
-		c.snapRate = snapRateFull
+		c.snapRate = session.SnapRateFull
 	}
 	return s
 }
@@ -132,7 +132,7 @@ func ackNewest(s *Server) {
 		if c.state == session.Ingame && c.storage.Len() > 0 {
 			c.lastAckedTick = c.storage.Newest()
 			c.storage.Ack(c.lastAckedTick)
-			c.snapRate = snapRateFull
+			c.snapRate = session.SnapRateFull
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"twserver/config"
 	"twserver/internal/cienv"
 	"twserver/internal/udppeer"
+	"twserver/session"
 	"twserver/sockio"
 )
 
@@ -41,7 +42,7 @@ func newUDPServerInGame(tb testing.TB, n int) (*Server, []*net.UDPConn) {
 		c.addr = udppeer.Addr(peers[i])
 		s.byAddr[c.addr] = i
 		s.edge.Peers.Add(c.addr, i)
-		c.snapRate = snapRateFull
+		c.snapRate = session.SnapRateFull
 	}
 	for _, p := range peers {
 		_ = p.SetReadBuffer(1 << 20)

@@ -8,6 +8,7 @@ import (
 	"twserver/config"
 	"twserver/encpool"
 	"twserver/netproto"
+	"twserver/session"
 	"twserver/sockio"
 	"twserver/world"
 )
@@ -43,7 +44,7 @@ func poolTestServer(tb testing.TB, conn sockio.PacketConn, n int, pool *encpool.
 	s.enc = encpool.NewFan(pool)
 	s.enc.Pin(true) // always, whatever the tick took
 	for _, c := range s.clients[:n] {
-		c.snapRate = snapRateFull
+		c.snapRate = session.SnapRateFull
 	}
 	return s
 }

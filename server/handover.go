@@ -82,7 +82,7 @@ func (s *Server) AdoptSlots(slots []session.Handover) error {
 		s.edge.Peers.Add(c.addr, c.id)
 		c.state = min(h.State, session.Auth)
 		if c.entered = h.State == session.Ingame && s.world.InGame(h.ID); c.entered {
-			c.state, c.lastAckedTick, c.snapRate = session.Ingame, -1, snapRateFull // a full snapshot at the next snapshot tick
+			c.state, c.lastAckedTick, c.snapRate = session.Ingame, -1, session.SnapRateFull // a full snapshot at the next snapshot tick
 			c.conn.SetCopies(1)
 		} else if h.State > session.Auth {
 			c.state = session.Connecting

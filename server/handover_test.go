@@ -63,7 +63,7 @@ func TestAdoptGame(t *testing.T) {
 	}
 	for i := range 2 {
 		c := s.clients[i]
-		if c.state != session.Ingame || !c.entered || c.lastAckedTick != -1 || c.storage.Len() != 0 || c.snapRate != snapRateFull {
+		if c.state != session.Ingame || !c.entered || c.lastAckedTick != -1 || c.storage.Len() != 0 || c.snapRate != session.SnapRateFull {
 			t.Errorf("client %d: state %v entered %v acked %d stored %d rate %d, want in game with a full snapshot at the next snapshot tick",
 				i, c.state, c.entered, c.lastAckedTick, c.storage.Len(), c.snapRate)
 		}

@@ -21,6 +21,7 @@ import (
 	"twserver/mapdl"
 	"twserver/mapstore"
 	"twserver/netproto"
+	"twserver/session"
 	"twserver/sockio"
 	"twserver/world/twmap"
 )
@@ -559,25 +560,8 @@ func TestSnapRates(t *testing.T) {
 				t.Errorf("RECOVER snapshot at tick %d", tick)
 			}
 		}
-		if ts.clients[0].snapRate != snapRateRecover {
+		if ts.clients[0].snapRate != session.SnapRateRecover {
 			t.Errorf("rate %d, want RECOVER", ts.clients[0].snapRate)
 		}
 	})
-}
-
-func TestSnapDue(t *testing.T) {
-	tests := []struct {
-		rate int
-		tick int32
-		want bool
-	}{
-		{snapRateInit, 10, true}, {snapRateInit, 12, false},
-		{snapRateFull, 12, true}, {snapRateFull, 13, true},
-		{snapRateRecover, 50, true}, {snapRateRecover, 60, false},
-	}
-	for _, tt := range tests {
-		if got := snapDue(tt.rate, tt.tick); got != tt.want {
-			t.Errorf("snapDue(%d, %d) = %v", tt.rate, tt.tick, got)
-		}
-	}
 }

@@ -15,13 +15,6 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// Snapshot rates (net.md A4.3): SNAPRATE_INIT, SNAPRATE_FULL, SNAPRATE_RECOVER.
-const (
-	snapRateInit = iota
-	snapRateFull
-	snapRateRecover
-)
-
 // client is one slot; owned by the game loop.
 type client struct {
 	id      int
@@ -47,7 +40,7 @@ type client struct {
 	gotStartInfo  bool
 	dl            mapdl.Download // the map download: chunks sent and asked, tail-loss probe, copies
 
-	snapRate      int
+	snapRate      session.SnapRate
 	lastAckedTick int32
 	latencyMs     int
 	storage       snap.Storage
@@ -103,7 +96,7 @@ func (c *client) reset() {
 
 // resetSnapState clears snapshot and input bookkeeping (on entering and on map change).
 func (c *client) resetSnapState() {
-	c.snapRate = snapRateInit
+	c.snapRate = session.SnapRateInit
 	c.lastAckedTick = -1
 	c.storage.PurgeAll()
 	if c.inputs != nil {

@@ -20,19 +20,6 @@ const (
 	charY         = 2
 )
 
-// snapDue reports whether a client with the given rate gets a snapshot on tick
-// (net.md A4.3): INIT every 10th tick, RECOVER every 50th, FULL every
-// snapshot tick.
-func snapDue(rate int, tick int32) bool {
-	switch rate {
-	case snapRateInit:
-		return tick%10 == 0
-	case snapRateRecover:
-		return tick%50 == 0
-	}
-	return true
-}
-
 // sendSnapshots builds, stores and sends the snapshot of tick for every
 // in-game client whose rate allows it (net.md A4.2). With an encode pool and
 // enough clients, the building and encoding fan out to it; the messages are
@@ -42,7 +29,7 @@ func (s *Server) sendSnapshots(tick int32) {
 	s.setPlayers6()
 	due := s.snapDue[:0]
 	for _, c := range s.clients {
-		if c.state == session.Ingame && snapDue(c.snapRate, tick) {
+		if c.state == session.Ingame && c.snapRate.Due(tick) {
 			due = append(due, c)
 		}
 	}
@@ -125,8 +112,8 @@ func (s *Server) encodeSnap(w *encpool.Worker, c *client, tick int32, now time.D
 	base, baseTick := &s.empty, int32(-1)
 	if b, _, ok := c.storage.Get(c.lastAckedTick); ok && c.lastAckedTick >= 0 {
 		base, baseTick = b, c.lastAckedTick
-	} else if c.snapRate == snapRateFull {
-		c.snapRate = snapRateRecover // acked snapshot unknown (or -1): full snapshots at 1/s
+	} else if c.snapRate == session.SnapRateFull {
+		c.snapRate = session.SnapRateRecover // acked snapshot unknown (or -1): full snapshots at 1/s
 	}
 	if err := w.Enc.Encode(ids, tick, baseTick, base, cur, sizes); err != nil {
 		s.warn().Err(err).Int("cid", c.id).Msg("snapshot too large")
@@ -158,7 +145,7 @@ func (s *Server) onInput(c *client, m *session.Input, at time.Time) {
 		c.storage.Ack(ackTick)
 	}
 	if ackTick > 0 {
-		c.snapRate = snapRateFull
+		c.snapRate = session.SnapRateFull
 	}
 	stamp, newest := c.inputs.Accept(intended, s.world.CurrentTick())
 	if newest {

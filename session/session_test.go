@@ -170,3 +170,20 @@ func TestStateString(t *testing.T) {
 		}
 	}
 }
+
+func TestSnapRateDue(t *testing.T) {
+	tests := []struct {
+		rate SnapRate
+		tick int32
+		want bool
+	}{
+		{SnapRateInit, 10, true}, {SnapRateInit, 12, false},
+		{SnapRateFull, 12, true}, {SnapRateFull, 13, true},
+		{SnapRateRecover, 50, true}, {SnapRateRecover, 60, false},
+	}
+	for _, tt := range tests {
+		if got := tt.rate.Due(tt.tick); got != tt.want {
+			t.Errorf("%d.Due(%d) = %v", tt.rate, tt.tick, got)
+		}
+	}
+}

@@ -24,3 +24,26 @@ func (st State) String() string {
 	}
 	return "invalid"
 }
+
+// SnapRate is how often a client in game gets snapshots (net.md A4.3): the
+// engine's SNAPRATE_INIT, SNAPRATE_FULL and SNAPRATE_RECOVER.
+type SnapRate uint8
+
+// The snapshot rates.
+const (
+	SnapRateInit    SnapRate = iota // entered, nothing acknowledged yet: every 10th tick
+	SnapRateFull                    // acknowledging: every snapshot tick
+	SnapRateRecover                 // its acknowledged snapshot is unknown: full snapshots every 50th tick
+)
+
+// Due reports whether a client at rate r gets a snapshot on tick (a
+// snapshot tick of the game's snapshot rate).
+func (r SnapRate) Due(tick int32) bool {
+	switch r {
+	case SnapRateInit:
+		return tick%10 == 0
+	case SnapRateRecover:
+		return tick%50 == 0
+	}
+	return true
+}
