@@ -198,6 +198,7 @@ type Cache struct {
 	src    Source
 	ctx    context.Context
 	builds chan struct{}
+	nice   int // the builds' scheduling priority (SetNice)
 
 	mu    sync.Mutex
 	files map[string]*Recording
@@ -258,6 +259,11 @@ func (c *Cache) Get(name string) (*Recording, error) {
 		case <-c.ctx.Done():
 			r.finish(c.ctx.Err())
 			return
+		}
+		if c.nice > 0 {
+			// the build's thread yields (SetNice); it ends with this
+			// goroutine. Where the kernel refuses, it builds as it is.
+			_ = lowerPriority(c.nice)
 		}
 		err := build(c.ctx, r, rd, h, m)
 		<-c.builds
