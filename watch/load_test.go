@@ -45,7 +45,6 @@ func TestLoad(t *testing.T) {
 	clients := envInt(t, "TWSERVER_WATCH_LOAD_CLIENTS", 16, 1, 63)
 	phase := time.Duration(envInt(t, "TWSERVER_WATCH_LOAD_PHASE", 30, 10, 300)) * time.Second
 	const viewers = 20
-	heavytest.Lock(t)
 	dir := os.Getenv("TWSERVER_WATCH_LOAD_DIR")
 	if dir == "" {
 		dir = t.TempDir()
@@ -100,6 +99,7 @@ func TestLoad(t *testing.T) {
 			t.Fatalf("go build %s: %v\n%s", cmd, err, out)
 		}
 	}
+	heavytest.Lock(t) // the recordings generated and the binaries built first
 	port, hport, mport := testport.Pick(t), testport.Pick(t), testport.Pick(t)
 	for hport == port || mport == port || mport == hport {
 		hport, mport = testport.Pick(t), testport.Pick(t)

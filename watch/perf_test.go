@@ -111,6 +111,25 @@ func TestPerf(t *testing.T) {
 	sort.Slice(seeks, func(i, j int) bool { return seeks[i] < seeks[j] })
 	t.Logf("12 seeks: median %v, max %v (with the test's 20 ms polling)", seeks[6].Round(time.Millisecond), seeks[11].Round(time.Millisecond))
 
+	// a seek beyond the built part of a file built for the first time: the
+	// chunk of a late moment asked for at once, at the default priority and
+	// at the game server's (SetNice(MaxNice)), on a loaded machine
+	for _, nice := range []int{0, MaxNice} {
+		fresh := NewCache(context.Background(), testSource{dir}, 0)
+		fresh.SetNice(nice)
+		f0 := time.Now()
+		r, err := fresh.Get("long.teehistorian")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sec := range []int{60, 15 * 60, 29 * 60} {
+			for _, ok := r.Chunk(sec * 50 / ChunkTicks); !ok; _, ok = r.Chunk(sec * 50 / ChunkTicks) {
+				time.Sleep(5 * time.Millisecond)
+			}
+			t.Logf("fresh file, nice %d: the chunk of %d:%02d ready %v after the file was opened", nice, sec/60, sec%60, time.Since(f0).Round(time.Millisecond))
+		}
+	}
+
 	// 20 viewers on 20 recordings (built first), each asking for the info
 	// and then a chunk per ChunkTicks of play at 1x, as the page does
 	for i := range 20 {
