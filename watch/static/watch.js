@@ -105,6 +105,7 @@ async function loadInfo() {
   tl.max = String(Math.max(0, endTick()));
   fillFollow();
   if (!info.done) setTimeout(loadInfo, 1000);
+  else if (tick > endTick()) tick = endTick();
   if (!layer) loadLayer();
   render();
   if (pendingNext) nextEvent(pendingNext);
@@ -238,7 +239,8 @@ function fillFollow() {
 
 function seek(t) {
   if (!info) return;
-  tick = Math.max(Math.max(0, info.first_tick), Math.min(endTick(), t));
+  // while the file is read, a moment past what is known may come
+  tick = Math.max(Math.max(0, info.first_tick), info.done ? Math.min(endTick(), t) : t);
   writeHash();
   render();
 }
