@@ -35,8 +35,9 @@ import (
 // server's CPU and its loop's tick lateness from /metrics. It runs with
 // TWSERVER_WATCH_LOAD=1; TWSERVER_WATCH_LOAD_DIR keeps the generated
 // recordings, TWSERVER_WATCH_LOAD_ROUNDS (3), _CLIENTS (16) and _PHASE (30s)
-// shape it, TWSERVER_WATCH_LOAD_SERVER names a twserver binary to measure
-// instead of building this tree's. Loopback only; every process started here is stopped.
+// shape it; TWSERVER_WATCH_LOAD_SERVERS=LABEL=PATH,... measures those
+// twserver binaries one after the other in the same run (the same
+// recordings, each server new) instead of building this tree's. Loopback only; every process started here is stopped.
 func TestLoad(t *testing.T) {
 	if os.Getenv("TWSERVER_WATCH_LOAD") != "1" {
 		t.Skip("TWSERVER_WATCH_LOAD=1 measures the viewers' cost to the games")
@@ -86,13 +87,20 @@ func TestLoad(t *testing.T) {
 		}
 	}
 	bin := t.TempDir()
-	for _, cmd := range []string{"twserver", "twload"} {
-		if prebuilt := os.Getenv("TWSERVER_WATCH_LOAD_SERVER"); cmd == "twserver" && prebuilt != "" {
-			if err := os.Symlink(prebuilt, filepath.Join(bin, cmd)); err != nil {
-				t.Fatal(err)
+	type server struct{ label, path string }
+	servers := []server{{"this tree", filepath.Join(bin, "twserver")}}
+	builds := []string{"twserver", "twload"}
+	if list := os.Getenv("TWSERVER_WATCH_LOAD_SERVERS"); list != "" {
+		servers, builds = nil, builds[1:]
+		for _, s := range strings.Split(list, ",") {
+			label, path, ok := strings.Cut(s, "=")
+			if !ok {
+				t.Fatalf("TWSERVER_WATCH_LOAD_SERVERS: %q is not LABEL=PATH", s)
 			}
-			continue
+			servers = append(servers, server{label, path})
 		}
+	}
+	for _, cmd := range builds {
 		b := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(bin, cmd), "twserver/cmd/"+cmd)
 		b.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := b.CombinedOutput(); err != nil {
@@ -100,11 +108,14 @@ func TestLoad(t *testing.T) {
 		}
 	}
 	heavytest.Lock(t) // the recordings generated and the binaries built first
-	port, hport, mport := testport.Pick(t), testport.Pick(t), testport.Pick(t)
-	for hport == port || mport == port || mport == hport {
-		hport, mport = testport.Pick(t), testport.Pick(t)
-	}
-	cfg := fmt.Sprintf(`[server]
+	for _, sv := range servers {
+		t.Logf("server %s (%s)", sv.label, sv.path)
+		func() {
+			port, hport, mport := testport.Pick(t), testport.Pick(t), testport.Pick(t)
+			for hport == port || mport == port || mport == hport {
+				hport, mport = testport.Pick(t), testport.Pick(t)
+			}
+			cfg := fmt.Sprintf(`[server]
 bind = "127.0.0.1"
 port = %d
 max_clients = 64
@@ -124,80 +135,82 @@ listen = "127.0.0.1:%d"
 listen = "127.0.0.1:%d"
 recordings = "public"
 `, port, filepath.Join(mapDir, "dm1.map"), recDir, mport, hport)
-	cfgPath := filepath.Join(bin, "twserver.toml")
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	srv := exec.CommandContext(ctx, filepath.Join(bin, "twserver"), "-config", cfgPath, "-no-console", "-log-level", "warn")
-	srv.Dir = bin
-	srvLog, _ := os.Create(filepath.Join(bin, "server.log"))
-	srv.Stdout, srv.Stderr = srvLog, srvLog
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
-	metricsURL := fmt.Sprintf("http://127.0.0.1:%d/metrics", mport)
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if _, err := scrape(metricsURL); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			b, _ := os.ReadFile(filepath.Join(bin, "server.log"))
-			t.Fatalf("the server did not start: %s", b)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	total := time.Duration(2*rounds)*(phase+10*time.Second) + 30*time.Second
-	load := exec.CommandContext(ctx, filepath.Join(bin, "twload"), "-addr", fmt.Sprintf("127.0.0.1:%d", port),
-		"-n", strconv.Itoa(clients), "-rampup", "5s", "-duration", total.String(), "-pattern", "random",
-		"-sources", "16", "-source-base", "127.0.0.2", "-status", "off", "-json", filepath.Join(bin, "twload.json"))
-	if err := load.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = load.Process.Kill(); _ = load.Wait() }()
-	time.Sleep(15 * time.Second) // ramp-up and settling
-	base := fmt.Sprintf("http://127.0.0.1:%d/watch/", hport)
-	var rows []loadRow
-	for r := range rounds {
-		for _, burst := range []bool{false, true} {
-			row := loadRow{round: r + 1, burst: burst}
-			m0, err := scrape(metricsURL)
-			if err != nil {
+			cfgPath := filepath.Join(bin, "twserver.toml")
+			if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			c0, w0 := procCPU(t, srv.Process.Pid), time.Now()
-			if burst {
-				row.built, row.firstChunk = viewBurst(t, base, r, viewers, phase, name)
-			} else {
-				time.Sleep(phase)
-			}
-			m1, err := scrape(metricsURL)
-			if err != nil {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			srv := exec.CommandContext(ctx, sv.path, "-config", cfgPath, "-no-console", "-log-level", "warn")
+			srv.Dir = bin
+			srvLog, _ := os.Create(filepath.Join(bin, "server.log"))
+			srv.Stdout, srv.Stderr = srvLog, srvLog
+			if err := srv.Start(); err != nil {
 				t.Fatal(err)
 			}
-			row.cpu = float64(procCPU(t, srv.Process.Pid)-c0) / float64(time.Since(w0)) * 100
-			row.timing = tickTiming(m0, m1)
-			rows = append(rows, row)
-			t.Log(row)
-			time.Sleep(5 * time.Second) // the burst's tail settles
-		}
-	}
-	for _, burst := range []bool{false, true} {
-		var p50, p99, over5, skipped, cpu []float64
-		for _, r := range rows {
-			if r.burst == burst {
-				p50, p99 = append(p50, r.timing.p50), append(p99, r.timing.p99)
-				over5, skipped, cpu = append(over5, r.timing.over5), append(skipped, r.timing.skipped), append(cpu, r.cpu)
+			defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
+			metricsURL := fmt.Sprintf("http://127.0.0.1:%d/metrics", mport)
+			for deadline := time.Now().Add(10 * time.Second); ; {
+				if _, err := scrape(metricsURL); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					b, _ := os.ReadFile(filepath.Join(bin, "server.log"))
+					t.Fatalf("the server did not start: %s", b)
+				}
+				time.Sleep(100 * time.Millisecond)
 			}
-		}
-		what := "no viewer"
-		if burst {
-			what = fmt.Sprintf("%d new viewers", viewers)
-		}
-		t.Logf("%s over %d rounds (median [min, max]): lateness p50 %s ms, p99 %s ms, ticks > 5 ms late %s, skipped %s; server CPU %s %% of a core",
-			what, rounds, spread(p50, 3), spread(p99, 3), spread(over5, 0), spread(skipped, 0), spread(cpu, 1))
+			total := time.Duration(2*rounds)*(phase+10*time.Second) + 30*time.Second
+			load := exec.CommandContext(ctx, filepath.Join(bin, "twload"), "-addr", fmt.Sprintf("127.0.0.1:%d", port),
+				"-n", strconv.Itoa(clients), "-rampup", "5s", "-duration", total.String(), "-pattern", "random",
+				"-sources", "16", "-source-base", "127.0.0.2", "-status", "off", "-json", filepath.Join(bin, "twload.json"))
+			if err := load.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = load.Process.Kill(); _ = load.Wait() }()
+			time.Sleep(15 * time.Second) // ramp-up and settling
+			base := fmt.Sprintf("http://127.0.0.1:%d/watch/", hport)
+			var rows []loadRow
+			for r := range rounds {
+				for _, burst := range []bool{false, true} {
+					row := loadRow{round: r + 1, burst: burst}
+					m0, err := scrape(metricsURL)
+					if err != nil {
+						t.Fatal(err)
+					}
+					c0, w0 := procCPU(t, srv.Process.Pid), time.Now()
+					if burst {
+						row.built, row.firstChunk = viewBurst(t, base, r, viewers, phase, name)
+					} else {
+						time.Sleep(phase)
+					}
+					m1, err := scrape(metricsURL)
+					if err != nil {
+						t.Fatal(err)
+					}
+					row.cpu = float64(procCPU(t, srv.Process.Pid)-c0) / float64(time.Since(w0)) * 100
+					row.timing = tickTiming(m0, m1)
+					rows = append(rows, row)
+					t.Log(row)
+					time.Sleep(5 * time.Second) // the burst's tail settles
+				}
+			}
+			for _, burst := range []bool{false, true} {
+				var p50, p99, over5, skipped, cpu []float64
+				for _, r := range rows {
+					if r.burst == burst {
+						p50, p99 = append(p50, r.timing.p50), append(p99, r.timing.p99)
+						over5, skipped, cpu = append(over5, r.timing.over5), append(skipped, r.timing.skipped), append(cpu, r.cpu)
+					}
+				}
+				what := "no viewer"
+				if burst {
+					what = fmt.Sprintf("%d new viewers", viewers)
+				}
+				t.Logf("%s, %s over %d rounds (median [min, max]): lateness p50 %s ms, p99 %s ms, ticks > 5 ms late %s, skipped %s; server CPU %s %% of a core",
+					sv.label, what, rounds, spread(p50, 3), spread(p99, 3), spread(over5, 0), spread(skipped, 0), spread(cpu, 1))
+			}
+		}()
 	}
 }
 
