@@ -146,12 +146,15 @@ function frameAt(t) {
   const c = chunk(k);
   if (!c) return null;
   if (t >= (k + 1) * info.chunk_ticks - 2 * 50 && (k + 1 < info.chunks || !info.done)) chunk(k + 1); // the next one, 2 s ahead
-  let best = null;
+  let best = null, from = c;
   for (const a of c.frames) { if (a[0] <= t) best = a; else break; }
-  if (!best && k > 0) { const p = chunks.get(k - 1); if (p && p !== 'wait' && p.frames.length) best = p.frames[p.frames.length - 1]; }
+  if (!best && k > 0) {
+    const p = chunks.get(k - 1);
+    if (p && p !== 'wait' && p.frames.length) { best = p.frames[p.frames.length - 1]; from = p; }
+  }
   if (!best && c.frames.length) best = c.frames[0];
   if (!best) return null;
-  return c.rough ? parseRough(best) : parseFrame(best);
+  return from.rough ? parseRough(best) : parseFrame(best);
 }
 
 function render() {
