@@ -190,6 +190,12 @@ recordings = "public"
 					}
 					row.cpu = float64(procCPU(t, srv.Process.Pid)-c0) / float64(time.Since(w0)) * 100
 					row.timing = tickTiming(m0, m1)
+					if row.timing.ticks < phase.Seconds()*10 || math.IsNaN(row.timing.p99) {
+						t.Fatalf("%s: the loop's lateness was not read (%v)", sv.label, row)
+					}
+					if burst && (row.built == 0 || row.firstChunk == 0) {
+						t.Errorf("%s: the viewers did not all get their recordings (%v)", sv.label, row)
+					}
 					rows = append(rows, row)
 					t.Log(row)
 					time.Sleep(5 * time.Second) // the burst's tail settles
