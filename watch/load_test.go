@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"twserver/internal/heavytest"
+	"twserver/internal/procfs"
 	"twserver/internal/testport"
 	"twserver/watch/watchtest"
 )
@@ -400,25 +401,25 @@ func scrape(url string) (map[string]float64, error) {
 	return out, sc.Err()
 }
 
-// procCPU is the CPU time of process pid's threads.
+// procCPU is the CPU time of process pid, its ended threads included
+// (/proc/PID/stat's utime and stime: the builds' threads end with them, so
+// the sum over /proc/PID/task would lose theirs).
 func procCPU(t *testing.T, pid int) time.Duration {
-	ds, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ns int64
-	for _, p := range ds {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(b))
-		if len(f) > 0 {
-			v, _ := strconv.ParseInt(f[0], 10, 64)
-			ns += v
-		}
+	rest, ok := procfs.AfterComm(b)
+	if !ok {
+		t.Fatalf("/proc/%d/stat: %q", pid, b)
 	}
-	return time.Duration(ns)
+	f := strings.Fields(string(rest)) // from field 3 (state) on
+	if len(f) < 13 {
+		t.Fatalf("/proc/%d/stat: %q", pid, b)
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond // USER_HZ is 100
 }
 
 // envInt reads a bounded integer from the environment.
