@@ -210,7 +210,8 @@ func (r *Recording) Info(chat bool) Info {
 	defer r.mu.Unlock()
 	in := Info{Version: APIVersion, Name: r.Name, Map: r.MapName, GameType: r.GameType, Start: r.Start.UnixMilli(),
 		Teams: r.teams, FirstTick: r.first, LastTick: r.last, EndTick: max(r.end, r.last), Chunks: len(r.chunks), Done: r.finished,
-		FrameTicks: FrameTicks, ChunkTicks: ChunkTicks, Events: make([]Event, 0, len(r.events)), Names: r.names}
+		FrameTicks: FrameTicks, ChunkTicks: ChunkTicks, Events: make([]Event, 0, len(r.events)),
+		Names: append(make([]PlayerName, 0, len(r.names)), r.names...)} // [] before the first name, never null
 	if r.finished && r.err != nil {
 		in.Error = r.err.Error()
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -149,4 +150,24 @@ func openTestGame(t *testing.T) (*teehist.Reader, *teehist.Header) {
 		t.Fatal(err)
 	}
 	return rd, h
+}
+
+// TestInfoBeforeNames: the info of a recording whose build has not named
+// anyone yet has empty lists, not null (the page walks them at once).
+func TestInfoBeforeNames(t *testing.T) {
+	_, h := openTestGame(t)
+	rec := newRecording(testGame, h)
+	b, err := json.Marshal(rec.Info(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"names":[]`, `"events":[]`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("info %s: no %s", b, want)
+		}
+	}
+	rec.addName(PlayerName{ID: 1, Name: "ada"})
+	if b, _ := json.Marshal(rec.Info(true)); !strings.Contains(string(b), `"names":[{"id":1,"name":"ada"`) {
+		t.Errorf("info after a name: %s", b)
+	}
 }
