@@ -254,6 +254,7 @@ func TestBrowserWatch(t *testing.T) {
 	browsertest.Eval(t, ctx, `document.getElementById('play').click(); location.hash = '#t=0:41'; true`, nil)
 	browsertest.Wait(t, ctx, 5*time.Second, "the screenshot's moment", `!watchState().playing && watchState().tick === 2050 && watchState().follow === ''`)
 	browsertest.Screenshot(t, ctx, "watch.png")
+	browsertest.CheckDialogs(t, ctx)
 }
 
 type testFrame struct{ score [2]int32 }

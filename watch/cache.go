@@ -50,8 +50,11 @@ type Recording struct {
 	teams    bool
 	chunks   [][]byte // gzip'd chunk JSON by index (nil: not yet)
 	bytes    int
-	last     int32 // the newest frame's tick
-	first    int32 // the first frame's tick (-1: none yet)
+	rough    [][]byte // gzip'd rough chunk JSON by index (rough.go)
+	roughN   int      // bytes of rough
+	end      int32    // the last frame's tick the rough pass read
+	last     int32    // the newest frame's tick
+	first    int32    // the first frame's tick (-1: none yet)
 	events   []Event
 	names    []PlayerName
 	err      error
@@ -100,6 +103,36 @@ func (r *Recording) addChunk(k int, z []byte) error {
 	return nil
 }
 
+func (r *Recording) setEnd(tick int32) {
+	r.mu.Lock()
+	r.end = tick
+	r.mu.Unlock()
+}
+
+func (r *Recording) addRough(k int, z []byte) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.roughN+len(z) > MaxRoughBytes {
+		return errRoughFull
+	}
+	for len(r.rough) <= k {
+		r.rough = append(r.rough, nil)
+	}
+	r.rough[k] = append([]byte(nil), z...)
+	r.roughN += len(z)
+	return nil
+}
+
+// Rough returns rough chunk k (gzip'd JSON) and whether it is there.
+func (r *Recording) Rough(k int) ([]byte, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if k < 0 || k >= len(r.rough) || r.rough[k] == nil {
+		return nil, false
+	}
+	return r.rough[k], true
+}
+
 func (r *Recording) addEvent(e Event) {
 	r.mu.Lock()
 	if len(r.events) < MaxEvents {
@@ -119,6 +152,7 @@ func (r *Recording) addName(n PlayerName) {
 func (r *Recording) finish(err error) {
 	r.mu.Lock()
 	r.err, r.finished, r.doneAt = err, true, time.Now()
+	r.rough, r.roughN = nil, 0 // the built chunks replace them
 	r.mu.Unlock()
 	close(r.done)
 }
@@ -146,15 +180,18 @@ func (r *Recording) Layer() []byte {
 
 // Info is the state of a recording for the page.
 type Info struct {
-	Version    int          `json:"version"`
-	Name       string       `json:"name"`
-	Map        string       `json:"map"`
-	GameType   string       `json:"game_type"`
-	Start      int64        `json:"start"` // Unix ms
-	Teams      bool         `json:"teams"`
-	FirstTick  int32        `json:"first_tick"`
-	LastTick   int32        `json:"last_tick"` // the newest frame built
-	Chunks     int          `json:"chunks"`    // chunks ready (0..Chunks-1, a missing one is empty)
+	Version   int    `json:"version"`
+	Name      string `json:"name"`
+	Map       string `json:"map"`
+	GameType  string `json:"game_type"`
+	Start     int64  `json:"start"` // Unix ms
+	Teams     bool   `json:"teams"`
+	FirstTick int32  `json:"first_tick"`
+	LastTick  int32  `json:"last_tick"` // the newest frame built
+	// EndTick is the last frame's tick as far as the rough pass read the
+	// file (rough frames up to there; at least LastTick).
+	EndTick    int32        `json:"end_tick"`
+	Chunks     int          `json:"chunks"` // chunks ready (0..Chunks-1, a missing one is empty)
 	Done       bool         `json:"done"`
 	Error      string       `json:"error,omitempty"`
 	FrameTicks int          `json:"frame_ticks"`
@@ -172,8 +209,9 @@ func (r *Recording) Info(chat bool) Info {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	in := Info{Version: APIVersion, Name: r.Name, Map: r.MapName, GameType: r.GameType, Start: r.Start.UnixMilli(),
-		Teams: r.teams, FirstTick: r.first, LastTick: r.last, Chunks: len(r.chunks), Done: r.finished,
-		FrameTicks: FrameTicks, ChunkTicks: ChunkTicks, Events: make([]Event, 0, len(r.events)), Names: r.names}
+		Teams: r.teams, FirstTick: r.first, LastTick: r.last, EndTick: max(r.end, r.last), Chunks: len(r.chunks), Done: r.finished,
+		FrameTicks: FrameTicks, ChunkTicks: ChunkTicks, Events: make([]Event, 0, len(r.events)),
+		Names: append(make([]PlayerName, 0, len(r.names)), r.names...)} // [] before the first name, never null
 	if r.finished && r.err != nil {
 		in.Error = r.err.Error()
 	}
@@ -198,6 +236,7 @@ type Cache struct {
 	src    Source
 	ctx    context.Context
 	builds chan struct{}
+	nice   int // the builds' scheduling priority (SetNice)
 
 	mu    sync.Mutex
 	files map[string]*Recording
@@ -259,6 +298,12 @@ func (c *Cache) Get(name string) (*Recording, error) {
 			r.finish(c.ctx.Err())
 			return
 		}
+		if c.nice > 0 {
+			// the build's thread yields (SetNice); it ends with this
+			// goroutine. Where the kernel refuses, it builds as it is.
+			_ = lowerPriority(c.nice)
+		}
+		c.roughPass(r)
 		err := build(c.ctx, r, rd, h, m)
 		<-c.builds
 		r.finish(err)
@@ -266,12 +311,27 @@ func (c *Cache) Get(name string) (*Recording, error) {
 	return r, nil
 }
 
+// roughPass reads r's file a second time for its rough frames, so that
+// the page can show any moment at once while the build goes on; the
+// rough frames are a help, and a file that fails them is still built.
+func (c *Cache) roughPass(r *Recording) {
+	f, err := c.src.Open(r.Name)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	rd := teehist.NewReader(f)
+	if _, err := rd.ReadHeader(); err == nil {
+		_ = roughPass(c.ctx, r, rd)
+	}
+}
+
 // size is the bytes of frames kept (c.mu held).
 func (c *Cache) size() int {
 	n := 0
 	for _, r := range c.files {
 		r.mu.Lock()
-		n += r.bytes
+		n += r.bytes + r.roughN
 		r.mu.Unlock()
 	}
 	return n

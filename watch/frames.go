@@ -167,18 +167,23 @@ func (b *builder) flush() {
 		return
 	}
 	b.chunk.WriteString(`]}`)
-	var z bytes.Buffer
-	if b.gz == nil {
-		b.gz, _ = gzip.NewWriterLevel(&z, gzip.BestSpeed)
-	} else {
-		b.gz.Reset(&z)
-	}
-	_, _ = b.gz.Write(b.chunk.Bytes())
-	_ = b.gz.Close()
-	if err := b.out.addChunk(b.k, z.Bytes()); err != nil {
+	if err := b.out.addChunk(b.k, compress(&b.gz, b.chunk.Bytes())); err != nil {
 		b.err = err
 	}
 	b.chunkN = 0
+}
+
+// compress gzips b with *gz (made on first use) into a new slice.
+func compress(gz **gzip.Writer, b []byte) []byte {
+	var z bytes.Buffer
+	if *gz == nil {
+		*gz, _ = gzip.NewWriterLevel(&z, gzip.BestSpeed)
+	} else {
+		(*gz).Reset(&z)
+	}
+	_, _ = (*gz).Write(b)
+	_ = (*gz).Close()
+	return z.Bytes()
 }
 
 // names07 notes the players' names that changed.
@@ -284,6 +289,20 @@ func appendList(f []int32, s *snapItems, typ uint16, need int, words ...int) []i
 	return f
 }
 
+// next reads the n-th message of r into msg: false at the file's end (a
+// file cut short ends at its last whole message); the context is looked
+// at every 4096 messages.
+func next(ctx context.Context, r *teehist.Reader, msg *teehist.Message, n int) (bool, error) {
+	if n%4096 == 0 && ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	err := r.Next(msg)
+	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, teehist.ErrTruncated) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // build replays the file of r (after its header h) on map m into rec.
 func build(ctx context.Context, rec *Recording, r *teehist.Reader, h *teehist.Header, m *twmap.Map) error {
 	e, err := replay.New(h, m)
@@ -298,15 +317,10 @@ func build(ctx context.Context, rec *Recording, r *teehist.Reader, h *teehist.He
 	e.SetObserver(b)
 	var msg teehist.Message
 	for n := 0; ; n++ {
-		if n%4096 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		err := r.Next(&msg)
-		if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, teehist.ErrTruncated) {
-			break
-		}
-		if err != nil {
+		if more, err := next(ctx, r, &msg, n); err != nil {
 			return err
+		} else if !more {
+			break
 		}
 		if msg.Tick < 0 || msg.Tick > replay.MaxTicks {
 			return fmt.Errorf("%w: tick %d", replay.ErrTooLong, msg.Tick)

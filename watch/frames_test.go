@@ -71,6 +71,12 @@ func chunkFrames(t testing.TB, r *Recording, k int) (from int32, frames [][]int3
 	if !ok {
 		t.Fatalf("chunk %d not ready", k)
 	}
+	return decodeChunk(t, z)
+}
+
+// decodeChunk decodes a gzip'd chunk (rough or built).
+func decodeChunk(t testing.TB, z []byte) (from int32, frames [][]int32) {
+	t.Helper()
 	zr, err := gzip.NewReader(bytes.NewReader(z))
 	if err != nil {
 		t.Fatal(err)

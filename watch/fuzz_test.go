@@ -10,8 +10,8 @@ import (
 	"twserver/teehist"
 )
 
-// FuzzBuild: a recording of any bytes builds frames or fails, never
-// panics (the seeds: the test game cut at several lengths).
+// FuzzBuild: a recording of any bytes builds rough and built frames or
+// fails, never panics (the seeds: the test game cut at several lengths).
 func FuzzBuild(f *testing.F) {
 	data, err := os.ReadFile(filepath.Join("testdata", testGame))
 	if err != nil {
@@ -31,6 +31,11 @@ func FuzzBuild(f *testing.F) {
 			return
 		}
 		rec := newRecording("fuzz.teehistorian", h)
+		rd2 := teehist.NewReader(bytes.NewReader(b))
+		if _, err := rd2.ReadHeader(); err != nil {
+			t.Fatalf("the header read once, not twice: %v", err)
+		}
+		_ = roughPass(context.Background(), rec, rd2)
 		err = build(context.Background(), rec, rd, h, m)
 		rec.finish(err)
 		_ = rec.Info(true)

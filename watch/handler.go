@@ -126,8 +126,9 @@ func (h *Handler) layer(w http.ResponseWriter, r *http.Request, rec *Recording) 
 	_, _ = w.Write(b)
 }
 
-// chunk answers chunk k, gzip'd (every browser takes it); 202 while it is
-// not built yet, 404 past the end of a finished build.
+// chunk answers chunk k, gzip'd (every browser takes it); while it is not
+// built yet, its rough frames (rough.go) when the rough pass read them, else
+// 202; 404 past the end of a finished build.
 func (h *Handler) chunk(w http.ResponseWriter, r *http.Request, rec *Recording) {
 	k, err := strconv.Atoi(r.PathValue("k"))
 	if err != nil || k < 0 || k > MaxChunk {
@@ -143,7 +144,15 @@ func (h *Handler) chunk(w http.ResponseWriter, r *http.Request, rec *Recording) 
 				return
 			}
 		default:
-			writeError(w, http.StatusAccepted, "not built yet")
+			if z, ok = rec.Rough(k); !ok {
+				writeError(w, http.StatusAccepted, "not built yet")
+				return
+			}
+			// the rough frames, until the chunk is built ("rough": true)
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Header().Set("Cache-Control", "no-store")
+			_, _ = w.Write(z)
 			return
 		}
 	}

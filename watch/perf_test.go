@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -110,6 +111,67 @@ func TestPerf(t *testing.T) {
 	}
 	sort.Slice(seeks, func(i, j int) bool { return seeks[i] < seeks[j] })
 	t.Logf("12 seeks: median %v, max %v (with the test's 20 ms polling)", seeks[6].Round(time.Millisecond), seeks[11].Round(time.Millisecond))
+
+	// seeks on a file opened for the first time: a new cache, the page
+	// opened at a late moment, then seeks anywhere while it builds (the
+	// moment shown rough, positions only, until its chunk is built)
+	{
+		fresh := NewCache(context.Background(), testSource{dir}, 0)
+		fmux := http.NewServeMux()
+		NewHandler(fresh, Options{Chat: true}).Register(fmux, true)
+		fsrv := httptest.NewServer(withCSP(fmux))
+		defer fsrv.Close()
+		f0 := time.Now()
+		if err := chromedp.Run(ctx, chromedp.Navigate(fsrv.URL+"/watch/long.teehistorian#t=29:00")); err != nil {
+			t.Fatal(err)
+		}
+		browsertest.Wait(t, ctx, 30*time.Second, "fresh open at 29:00", `typeof watchState === 'function' && watchState().tick === 87000`)
+		var rough bool
+		browsertest.Eval(t, ctx, `watchState().rough`, &rough)
+		t.Logf("fresh file opened at 29:00: the moment shown %v after the page was asked for (rough %v)", time.Since(f0).Round(time.Millisecond), rough)
+		var fseeks []string
+		for range 6 {
+			sec := 1 + rng.IntN(30*60-2)
+			s0 := time.Now()
+			browsertest.Eval(t, ctx, fmt.Sprintf(`location.hash = '#t=%d:%02d'`, sec/60, sec%60), nil)
+			browsertest.Wait(t, ctx, 5*time.Second, "fresh seek", fmt.Sprintf(`watchState().tick === %d`, sec*50))
+			d := time.Since(s0)
+			browsertest.Eval(t, ctx, `watchState().rough`, &rough)
+			fseeks = append(fseeks, fmt.Sprintf("%d:%02d %v rough=%v", sec/60, sec%60, d.Round(time.Millisecond), rough))
+		}
+		r, _ := fresh.Get("long.teehistorian")
+		<-r.Done()
+		t.Logf("seeks on the fresh file while it was built (built %v after it was opened): %s", time.Since(f0).Round(time.Millisecond), strings.Join(fseeks, "; "))
+	}
+
+	// a seek beyond the built part of a file built for the first time: when
+	// the rough frames and the built chunk of a late moment are there after
+	// the file was opened, at the default priority and at the game server's
+	// (SetNice(MaxNice)), on a loaded machine
+	for _, nice := range []int{0, MaxNice} {
+		fresh := NewCache(context.Background(), testSource{dir}, 0)
+		fresh.SetNice(nice)
+		f0 := time.Now()
+		r, err := fresh.Get("long.teehistorian")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sec := range []int{60, 15 * 60, 29 * 60} {
+			k := sec * 50 / ChunkTicks
+			var rough time.Duration
+			for {
+				if _, ok := r.Chunk(k); ok {
+					break
+				}
+				if _, ok := r.Rough(k); ok && rough == 0 {
+					rough = time.Since(f0)
+				}
+				time.Sleep(2 * time.Millisecond)
+			}
+			t.Logf("fresh file, nice %d: %d:%02d rough after %v, built after %v", nice, sec/60, sec%60,
+				rough.Round(time.Millisecond), time.Since(f0).Round(time.Millisecond))
+		}
+	}
 
 	// 20 viewers on 20 recordings (built first), each asking for the info
 	// and then a chunk per ChunkTicks of play at 1x, as the page does

@@ -5,73 +5,28 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"twserver/internal/browsertest"
-	"twserver/internal/heavytest"
-	"twserver/internal/testenv"
 	"twserver/loadclient"
 	"twserver/server"
 )
 
-// chromiumPath is the headless browser of the browser tests (Debian's
-// chromium package; CI installs it).
-const chromiumPath = "/usr/bin/chromium"
-
-// browser starts headless Chromium for the test, for at most 90 s; a
-// JavaScript dialog (alert, confirm) counts in dialogs and is dismissed.
-func browser(t *testing.T) (context.Context, *atomic.Int32) {
+// browser starts headless Chromium (browsertest.Start: a JavaScript
+// dialog fails the test) for at most 90 s.
+func browser(t *testing.T) context.Context {
 	t.Helper()
 	return browserFor(t, 90*time.Second)
 }
 
 // browserFor is browser for at most d, with the extra options.
-func browserFor(t *testing.T, d time.Duration, extra ...chromedp.ExecAllocatorOption) (context.Context, *atomic.Int32) {
+func browserFor(t *testing.T, d time.Duration, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
-	testenv.Stat(t, chromiumPath, "chromium") // skipped without it, failed under CI
-	heavytest.Lock(t)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromiumPath),
-		chromedp.NoSandbox, chromedp.WindowSize(1400, 1000), chromedp.Flag("proxy-server", "direct://"))
-	opts = append(opts, extra...)
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelB := chromedp.NewContext(actx)
-	ctx, cancelT := context.WithTimeout(ctx, d)
-	t.Cleanup(func() { cancelT(); cancelB(); cancelA() })
-	var dialogs atomic.Int32
-	chromedp.ListenTarget(ctx, func(ev any) {
-		if _, ok := ev.(*page.EventJavascriptDialogOpening); ok {
-			dialogs.Add(1)
-			go func() { _ = chromedp.Run(ctx, page.HandleJavaScriptDialog(false)) }()
-		}
-	})
-	if err := chromedp.Run(ctx); err != nil {
-		t.Fatalf("cannot start %s: %v", chromiumPath, err)
-	}
-	return ctx, &dialogs
-}
-
-// checkDialogs: no JavaScript dialog opened; then the positive control,
-// an alert of the test's own, must be counted.
-func checkDialogs(t *testing.T, ctx context.Context, dialogs *atomic.Int32) {
-	t.Helper()
-	if n := dialogs.Load(); n != 0 {
-		t.Errorf("%d JavaScript dialogs opened", n)
-	}
-	if err := chromedp.Run(ctx, chromedp.Evaluate(`setTimeout(() => alert('control'), 0); true`, nil)); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(5 * time.Second); dialogs.Load() == 0 && time.Now().Before(deadline); {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if n := dialogs.Load(); n != 1 {
-		t.Errorf("the control alert: %d dialogs counted, want 1", n)
-	}
+	return browsertest.Start(t, d, append([]chromedp.ExecAllocatorOption{chromedp.WindowSize(1400, 1000)}, extra...)...)
 }
 
 // waitJS evaluates expr every 50 ms until it is true or d has passed; it
@@ -157,7 +112,7 @@ func checkPlayback(t *testing.T, ctx context.Context, what string) int {
 // points; a hostile name and chat line are shown as text and open no
 // dialog.
 func TestBrowserPage(t *testing.T) {
-	ctx, dialogs := browser(t)
+	ctx := browser(t)
 	a := startGame(t, "Arena <i>one</i>", "ctf")
 	b := startGame(t, "Second game", "dm")
 	h, ts := startWeb(t, Options{PublicChat: true, SampleEvery: 500 * time.Millisecond}, a, b)
@@ -253,14 +208,14 @@ func TestBrowserPage(t *testing.T) {
 	if delay := checkPlayback(t, ctx, "two viewers at one write a second, twenty frames per write"); delay < 1600 || delay > 3000 {
 		t.Errorf("minimap: playback delay %d ms with writes 2 s apart", delay)
 	}
-	checkDialogs(t, ctx, dialogs)
+	browsertest.CheckDialogs(t, ctx)
 }
 
 // TestBrowserAdmin: the admin page in headless Chromium: a wrong token is
 // refused, the right one logs in, and the kick button kicks the client; a
 // page without the session cannot kick.
 func TestBrowserAdmin(t *testing.T) {
-	ctx, dialogs := browser(t)
+	ctx := browser(t)
 	a := startGame(t, "Admin test", "dm")
 	_, ts := startWeb(t, Options{AdminToken: testToken, PublicChat: true}, a)
 	var bs bots
@@ -321,14 +276,14 @@ func TestBrowserAdmin(t *testing.T) {
 	if status != 401 {
 		t.Errorf("session after logout: %d, want 401", status)
 	}
-	checkDialogs(t, ctx, dialogs)
+	browsertest.CheckDialogs(t, ctx)
 }
 
 // TestBrowserRecordings: on the page of a recording game no recording is
 // listed while its first game runs; after a map change the first game's
 // demo and teehistorian appear as links that download the files.
 func TestBrowserRecordings(t *testing.T) {
-	ctx, dialogs := browser(t)
+	ctx := browser(t)
 	dir := t.TempDir()
 	s := startRecordingGame(t, dir)
 	_, ts := startWebGames(t, Options{Recordings: RecordingsPublic, PublicChat: true}, Game{Port: int(s.Addr().Port()), Server: s, RecordDir: dir})
@@ -411,5 +366,5 @@ func TestBrowserRecordings(t *testing.T) {
 		t.Errorf("the viewer's info with and without the admin's session: %s, want 200 404", watched)
 	}
 	screenshot(t, ctx, "admin-recordings.png")
-	checkDialogs(t, ctx, dialogs)
+	browsertest.CheckDialogs(t, ctx)
 }

@@ -40,7 +40,7 @@ func TestBrowserViewers(t *testing.T) {
 		}
 		n = v
 	}
-	ctx, _ := browserFor(t, 60*time.Second+time.Duration(n)*6*time.Second, chromedp.Flag("host-resolver-rules", "MAP *.test 127.0.0.1"),
+	ctx := browserFor(t, 60*time.Second+time.Duration(n)*6*time.Second, chromedp.Flag("host-resolver-rules", "MAP *.test 127.0.0.1"),
 		chromedp.Flag("renderer-process-limit", "8"))
 	game := startGame(t, "viewers", "dm")
 	var bs bots

@@ -19,6 +19,12 @@ import (
 // once: one, so that the games' loops keep the other core.
 const WatchBuilds = 1
 
+// WatchNice is the scheduling priority (nice) of the threads that replay
+// recordings for the viewers: the lowest (watch.MaxNice), so that a burst
+// of viewers leaves the games' tick timing as it is (docs/performance.md,
+// "The recorded-game viewer").
+const WatchNice = watch.MaxNice
+
 // watchSource opens the finished recordings of every game.
 type watchSource struct{ h *Handler }
 
@@ -71,6 +77,7 @@ func (h *Handler) mountWatch() {
 	for _, g := range h.games {
 		if g.RecordDir != "" {
 			c := watch.NewCache(context.Background(), watchSource{h}, WatchBuilds)
+			c.SetNice(WatchNice)
 			watch.NewHandler(c, watch.Options{Allowed: h.watchAllowed, Chat: h.opt.PublicChat}).Register(h.mux, false)
 			return
 		}

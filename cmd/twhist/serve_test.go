@@ -190,6 +190,7 @@ func TestServe(t *testing.T) {
 	}
 	t.Logf("browser: %v", time.Since(start))
 	browsertest.Screenshot(t, bctx, "archive.png")
+	browsertest.CheckDialogs(t, bctx)
 }
 
 // TestServeBounds: the archive's listener refuses at once a connection over

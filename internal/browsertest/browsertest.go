@@ -7,6 +7,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,22 +23,42 @@ import (
 // installs it).
 const ChromiumPath = "/usr/bin/chromium"
 
+// ControlMessage is the text of CheckDialogs' own alert, the one dialog
+// a test may open.
+const ControlMessage = "browsertest: the control dialog"
+
+// dialogsKey is the context key of a browser's dialog counts.
+type dialogsKey struct{}
+
+// dialogs counts a browser's JavaScript dialogs.
+type dialogs struct{ others, controls atomic.Int32 }
+
 // Start starts headless Chromium for the test (skipped without it, failed
-// under CI); a JavaScript dialog fails the test. The browser ends with the
-// test or after limit.
-func Start(t *testing.T, limit time.Duration) context.Context {
+// under CI), with the extra options after the defaults (a WindowSize
+// there replaces the default 1300x900). Every JavaScript dialog (alert,
+// confirm, prompt) is dismissed and fails the test, except CheckDialogs'
+// control. The browser ends with the test or after limit.
+func Start(t *testing.T, limit time.Duration, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	testenv.Stat(t, ChromiumPath, "chromium")
 	heavytest.Lock(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(ChromiumPath),
 		chromedp.NoSandbox, chromedp.WindowSize(1300, 900), chromedp.Flag("proxy-server", "direct://"))
+	opts = append(opts, extra...)
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelB := chromedp.NewContext(actx)
 	ctx, cancelT := context.WithTimeout(ctx, limit)
 	t.Cleanup(func() { cancelT(); cancelB(); cancelA() })
+	ds := new(dialogs)
+	ctx = context.WithValue(ctx, dialogsKey{}, ds)
 	chromedp.ListenTarget(ctx, func(ev any) {
 		if d, ok := ev.(*page.EventJavascriptDialogOpening); ok {
-			t.Errorf("the page opened a dialog: %q", d.Message)
+			if d.Message == ControlMessage {
+				ds.controls.Add(1)
+			} else {
+				ds.others.Add(1)
+				t.Errorf("the page opened a dialog: %q", d.Message)
+			}
 			go func() { _ = chromedp.Run(ctx, page.HandleJavaScriptDialog(false)) }()
 		}
 	})
@@ -44,6 +66,27 @@ func Start(t *testing.T, limit time.Duration) context.Context {
 		t.Fatalf("cannot start %s: %v", ChromiumPath, err)
 	}
 	return ctx
+}
+
+// CheckDialogs is the positive control of Start's rule: no dialog opened
+// so far, then an alert of the test's own (ControlMessage) must be seen.
+func CheckDialogs(t *testing.T, ctx context.Context) {
+	t.Helper()
+	ds, _ := ctx.Value(dialogsKey{}).(*dialogs)
+	if ds == nil {
+		t.Fatal("CheckDialogs: not a context of Start")
+	}
+	if n := ds.others.Load(); n != 0 {
+		t.Errorf("%d JavaScript dialogs opened", n)
+	}
+	before := ds.controls.Load()
+	Eval(t, ctx, `setTimeout(() => alert(`+strconv.Quote(ControlMessage)+`), 0); true`, nil)
+	for deadline := time.Now().Add(5 * time.Second); ds.controls.Load() == before && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := ds.controls.Load() - before; n != 1 {
+		t.Errorf("the control alert: %d seen, want 1", n)
+	}
 }
 
 // Eval evaluates expr into out.

@@ -8,6 +8,7 @@ const $ = (id) => document.getElementById(id);
 const TICK_MS = 20;       // the game's tick
 const MAX_CHUNKS = 48;    // chunks kept in the page (4 minutes of game)
 const RETRY_MS = 250;     // asks again for a chunk not built yet
+const ROUGH_MS = 1000;    // asks again for a chunk whose rough frames came
 const FEED_LINES = 40;    // feed lines shown
 const HASH_EVERY_MS = 1000;
 const SPEEDS = [0.5, 1, 2, 4, 8];
@@ -28,6 +29,7 @@ let shown = null;         // the frame drawn
 let feedKey = '';
 let hashAt = 0;
 let waiting = false;      // the frame of the moment is not here yet
+const teamOf = new Map(); // client id -> team, as the newest built frame said
 
 function el(tag, text, cls) {
   const e = document.createElement(tag);
@@ -35,6 +37,9 @@ function el(tag, text, cls) {
   if (cls) e.className = cls;
   return e;
 }
+
+// the last moment to show: built, or read by the rough pass (info.end_tick)
+function endTick() { return Math.max(info.last_tick, info.end_tick || 0); }
 
 function clock(t) {
   const s = Math.max(0, Math.floor(t * TICK_MS / 1000));
@@ -69,6 +74,18 @@ function parseFrame(a) {
   f.teamScore = [a[i + 2], a[i + 3]];
   i += 4;
   list(f.players, 3);
+  for (const [id, , team] of f.players) teamOf.set(id, team);
+  return f;
+}
+
+// rough frame ints (watch/rough.go: tick, then id, x, y of each tee) -> a
+// frame of positions only; the teams are those last seen built
+function parseRough(a) {
+  const f = { tick: a[0], rough: true, tees: [], projectiles: [], lasers: [], pickups: [], flags: [], players: [] };
+  for (let i = 2, n = 0; n < a[1]; n++, i += 3) {
+    f.tees.push(a.slice(i, i + 3));
+    f.players.push([a[i], 0, teamOf.has(a[i]) ? teamOf.get(a[i]) : 0]);
+  }
   return f;
 }
 
@@ -85,9 +102,10 @@ async function loadInfo() {
     (info.done ? '' : ' · preparing…') + (info.error ? ' · ' + info.error : '');
   const tl = $('timeline');
   tl.min = String(Math.max(0, info.first_tick));
-  tl.max = String(Math.max(0, info.last_tick));
+  tl.max = String(Math.max(0, endTick()));
   fillFollow();
   if (!info.done) setTimeout(loadInfo, 1000);
+  else if (tick > endTick()) tick = endTick();
   if (!layer) loadLayer();
   render();
   if (pendingNext) nextEvent(pendingNext);
@@ -114,7 +132,9 @@ async function fetchChunk(k) {
   if (r.status === 404) { chunks.set(k, { from: k * info.chunk_ticks, frames: [] }); return; } // past the end
   if (!r.ok) { setTimeout(() => { chunks.delete(k); render(); }, RETRY_MS); return; }
   const j = await r.json();
-  chunks.set(k, { from: j.from, frames: j.frames });
+  const c = { from: j.from, frames: j.frames, rough: j.rough === true };
+  chunks.set(k, c);
+  if (c.rough) setTimeout(() => { if (chunks.get(k) === c) { chunks.delete(k); render(); } }, ROUGH_MS);
   while (chunks.size > MAX_CHUNKS) chunks.delete(chunks.keys().next().value);
   render();
 }
@@ -126,11 +146,15 @@ function frameAt(t) {
   const c = chunk(k);
   if (!c) return null;
   if (t >= (k + 1) * info.chunk_ticks - 2 * 50 && (k + 1 < info.chunks || !info.done)) chunk(k + 1); // the next one, 2 s ahead
-  let best = null;
+  let best = null, from = c;
   for (const a of c.frames) { if (a[0] <= t) best = a; else break; }
-  if (!best && k > 0) { const p = chunks.get(k - 1); if (p && p !== 'wait' && p.frames.length) best = p.frames[p.frames.length - 1]; }
+  if (!best && k > 0) {
+    const p = chunks.get(k - 1);
+    if (p && p !== 'wait' && p.frames.length) { best = p.frames[p.frames.length - 1]; from = p; }
+  }
   if (!best && c.frames.length) best = c.frames[0];
-  return best ? parseFrame(best) : null;
+  if (!best) return null;
+  return from.rough ? parseRough(best) : parseFrame(best);
 }
 
 function render() {
@@ -138,7 +162,7 @@ function render() {
   const t = Math.floor(tick);
   const f = frameAt(t);
   waiting = !f;
-  $('status').textContent = waiting ? 'loading…' : '';
+  $('status').textContent = waiting ? 'loading…' : f.rough ? 'preparing this moment: positions only' : '';
   if (f) shown = f;
   const cv = $('minimap');
   if (shown && layer) {
@@ -147,10 +171,10 @@ function render() {
     const drawn = Minimap.draw(cv, layer, shown, names, info.teams, fid);
     cv.dataset.tees = drawn.join(' ');
     cv.dataset.tick = String(shown.tick);
-    showScore(shown);
+    if (!shown.rough) showScore(shown);
   }
   $('timeline').value = String(t);
-  $('clock').textContent = clock(t) + ' / ' + clock(info.last_tick);
+  $('clock').textContent = clock(t) + ' / ' + clock(endTick());
   showFeed(t);
 }
 
@@ -218,7 +242,8 @@ function fillFollow() {
 
 function seek(t) {
   if (!info) return;
-  tick = Math.max(Math.max(0, info.first_tick), Math.min(info.last_tick, t));
+  // while the file is read, a moment past what is known may come
+  tick = Math.max(Math.max(0, info.first_tick), info.done ? Math.min(endTick(), t) : t);
   writeHash();
   render();
 }
@@ -289,8 +314,8 @@ function readHash() {
 function step(ts) {
   if (lastTs && playing && info && !waiting) {
     tick += (ts - lastTs) / TICK_MS * speed;
-    if (tick >= info.last_tick) {
-      tick = info.last_tick;
+    if (tick >= endTick()) {
+      tick = endTick();
       if (info.done) setPlaying(false);
     }
     if (performance.now() - hashAt > HASH_EVERY_MS) writeHash();
@@ -339,4 +364,4 @@ readHash();
 loadInfo().then(() => { if (!location.hash.includes('t=')) tick = Math.max(0, info ? info.first_tick : 0); seek(tick); });
 requestAnimationFrame(step);
 // the test hook: the moment shown and whether the page plays
-window.watchState = () => ({ tick: shown ? shown.tick : -1, playing, speed, follow, waiting });
+window.watchState = () => ({ tick: shown ? shown.tick : -1, playing, speed, follow, waiting, rough: !!(shown && shown.rough) });
