@@ -57,7 +57,7 @@ TW07_DATA=${TW07_DATA:-/usr/share/games/teeworlds/data}
 BENCH_MAP=${BENCH_MAP:-$TW07_DATA/maps/dm1.map}
 HZ=$(getconf CLK_TCK)
 LOG_TAG=bench1024
-# log, die, stop_pid, udp_bound, cpu_ticks, sys_ticks, mem_kb, PIDS and lib_stop_all
+# log, die, stop_pid, udp_bound, port_range, wait_bound, cpu_ticks, sys_ticks, mem_kb, PIDS and lib_stop_all
 . "$ROOT/scripts/lib.sh"
 trap lib_stop_all EXIT
 trap 'exit 130' INT TERM
@@ -74,43 +74,13 @@ fi
 [[ " $SIDES " == *" reference "* ]] && { [ -x "$TW07_SERVER" ] || die "reference server $TW07_SERVER missing (apt-get install teeworlds-server)"; }
 [ -f "$BENCH_MAP" ] || die "map $BENCH_MAP missing (set BENCH_MAP)"
 
-# free_ports N: the first port of N consecutive free UDP ports (and one TCP
-# port after them for the metrics endpoint).
-free_ports() {
-	python3 - "$1" <<-'EOF'
-		import socket, sys, random
-		n = int(sys.argv[1])
-		for _ in range(200):
-		    base = random.randrange(20000, 60000 - n)
-		    socks = []
-		    try:
-		        for p in range(base, base + n):
-		            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", p)); socks.append(s)
-		        t = socket.socket(); t.bind(("127.0.0.1", base + n)); socks.append(t)
-		        print(base); break
-		    except OSError:
-		        pass
-		    finally:
-		        for s in socks: s.close()
-	EOF
-}
-wait_bound() { # wait_bound BASE N PID...
-	local base=$1 n=$2 i p; shift 2
-	for ((i = 0; i < 200; i++)); do
-		local all=1
-		for ((p = base; p < base + n; p++)); do udp_bound "$p" || { all=0; break; }; done
-		((all)) && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 STATUS=0
 RESULTS=$OUT/results.tsv
 printf 'side\tcpu_pct\trss_kb\tload_cpu_pct\tload_cpu_pct_per_client\tclients\tconnected\tfailed\tbad\tsnaps_min\tsnaps_mean\tsrv_snaps_ps\tprocs\tsys_pct\n' >"$RESULTS"
 for side in $SIDES; do
 	dir=$OUT/$side; mkdir -p "$dir"
-	base=$(free_ports "$GAMES"); [ -n "$base" ] || die "no $GAMES consecutive free ports"
+	base=$(port_range "$GAMES"); [ -n "$base" ] || die "no $GAMES consecutive free ports"
 	mport=$((base + GAMES))
 	spids=()
 	case $side in
