@@ -17,6 +17,8 @@
 #   twserver/npm, ddnet/npm        N npm bots, the first P play (a seeded
 #                                  input pattern), the rest SetTeam(-1)
 #   twserver/twload, ddnet/twload  N twload -proto 06 -pattern random clients
+#                                  (-pace real: on change, else every 2nd
+#                                  tick; twload50: -pace tick, 50 inputs/s)
 # Both servers: 64 slots, P of them players (twserver player_slots = P,
 # DDNet-Server sv_spectator_slots 64-P, so twload's clients, which never ask
 # to spectate, fall into the same shape), 4 clients per IP, clients spread
@@ -44,10 +46,10 @@
 #   -n  clients per game (default 63), -p  of them playing (default 16)
 #   -g  games (default 1; at most 16), -N  the load clients' niceness (default 10)
 #   -S  servers, of twserver ddnet (default both)
-#   -C  load clients, of npm twload npm50 (default "npm twload"); npm50: the
+#   -C  load clients, of npm twload npm50 twload50 (default "npm twload"); npm50: the
 #       npm bots with the library's own input timer off and its sendInput
 #       called 50 times a second (twload's and the real client's rate; the
-#       library's own is 20)
+#       library's own is 20); twload50: twload -pace tick (50 inputs/s)
 #   -o  output directory for JSON, logs and results.tsv (default a temp dir)
 # Env: TWSERVER, TWLOAD (default: built from ./cmd), DDNET_SERVER (default
 #      /usr/games/DDNet-Server), INDEP_MAP (default the 0.7.5 dm1.map),
@@ -91,7 +93,7 @@ trap 'exit 130' INT TERM
 for fv in w:WINDOWS d:DUR r:RAMP n:N p:PLAY g:GAMES N:NICE; do v=${fv#*:}; [[ ${!v} =~ ^[0-9]+$ ]] || die "-${fv%%:*}: not a whole number: ${!v}"; done
 ((N >= 1 && N <= 64 && PLAY <= N && DUR > 0 && GAMES >= 1 && GAMES <= 16 && NICE <= 19)) || die "need 1 <= N <= 64, P <= N, DURATION > 0, 1 <= GAMES <= 16, NICE <= 19"
 for s in $SERVERS; do case $s in twserver | ddnet) ;; *) die "-S: unknown server $s (twserver, ddnet)" ;; esac; done
-for c in $CLIENTS; do case $c in npm | npm50 | twload) ;; *) die "-C: unknown client $c (npm, npm50, twload)" ;; esac; done
+for c in $CLIENTS; do case $c in npm | npm50 | twload | twload50) ;; *) die "-C: unknown client $c (npm, npm50, twload, twload50)" ;; esac; done
 
 export PATH=$PATH:/usr/local/go/bin
 DDNET_SERVER=${DDNET_SERVER:-/usr/games/DDNet-Server}
@@ -112,7 +114,7 @@ if [ "${INDEP_INNER:-0}" != 1 ]; then
 		TWSERVER=$OUT/twserver
 		(cd "$ROOT" && CGO_ENABLED=0 nice -n 19 go build -trimpath -o "$TWSERVER" ./cmd/twserver) || die "cannot build twserver"
 	fi
-	if [[ " $CLIENTS " == *" twload "* ]] && [ -z "${TWLOAD:-}" ]; then
+	if [[ " $CLIENTS " == *" twload"* ]] && [ -z "${TWLOAD:-}" ]; then
 		TWLOAD=$OUT/twload
 		(cd "$ROOT" && CGO_ENABLED=0 nice -n 19 go build -trimpath -o "$TWLOAD" ./cmd/twload) || die "cannot build twload"
 	fi
@@ -196,7 +198,7 @@ run_row() {
 	sleep 0.5
 	la0=$(cut -d' ' -f1 /proc/loadavg)
 	log "$srv/$cl: $GAMES x $N clients ($PLAY playing each) over ${RAMP}s + ${SETTLE}s + ${DUR}s on ports $base.. (window $win/$WINDOWS; load average $(cut -d' ' -f1-3 /proc/loadavg))"
-	if [ "$cl" != twload ]; then
+	if [ "${cl#twload}" = "$cl" ]; then
 		local hz=0
 		[ "$cl" = npm50 ] && hz=50
 		for ((g = 0; g < GAMES; g++)); do
@@ -205,10 +207,12 @@ run_row() {
 			cpids+=($!)
 		done
 	else
+		local pace=real
+		[ "$cl" = twload50 ] && pace=tick
 		# twload's clients cannot be told to spectate: the servers' player
 		# slots make the 17th and later spectators. Its window is the whole run.
 		nice -n "$NICE" "$TWLOAD" -addr "127.0.0.1:$base" -targets "$GAMES" -n "$N" -duration "$((SETTLE + DUR + 1))s" -rampup "${RAMP}s" -pattern random \
-			-proto 06 -sources 16 -source-base 127.0.0.2 -status off -json "$dir/client.json" 2>"$dir/client.err" &
+			-pace "$pace" -proto 06 -sources 16 -source-base 127.0.0.2 -status off -json "$dir/client.json" 2>"$dir/client.err" &
 		cpids=($!)
 	fi
 	PIDS+=("${cpids[@]}")
@@ -225,7 +229,7 @@ run_row() {
 	cpu=$(awk -v a="$t0" -v b="$t1" -v w0="$w0" -v w1="$w1" -v hz="$HZ" "$pct")
 	sys=$(awk -v a="$s0" -v b="$s1" -v w0="$w0" -v w1="$w1" -v hz="$HZ" "$pct")
 	ccpu=$(awk -v a="$c0" -v b="$c1" -v w0="$w0" -v w1="$w1" -v hz="$HZ" "$pct")
-	if [ "$cl" != twload ]; then
+	if [ "${cl#twload}" = "$cl" ]; then
 		for ((g = 0; g < GAMES; g++)); do
 			[ -s "$dir/client$g.json" ] || { log "$srv/$cl game $g: no JSON (exit $rc): $(tail -2 "$dir/client$g.err")"; printf '{"bots":[],"errors":["no JSON"]}' >"$dir/client$g.json"; }
 		done
@@ -297,8 +301,8 @@ def ratio(a, b, k):
     ws = sorted(set(by[a]) & set(by[b]))
     xs = [f(by[a][w], k) / f(by[b][w], k) for w in ws if f(by[b][w], k)]
     return spread(xs, "{:.2f}") if xs else "-"
-for a, b in [("twserver/npm", "ddnet/npm"), ("twserver/npm50", "ddnet/npm50"), ("twserver/twload", "ddnet/twload"),
-             ("twserver/npm", "twserver/twload"), ("ddnet/npm", "ddnet/twload"), ("twserver/npm50", "twserver/twload"), ("ddnet/npm50", "ddnet/twload")]:
+for a, b in [("twserver/npm", "ddnet/npm"), ("twserver/npm50", "ddnet/npm50"), ("twserver/twload", "ddnet/twload"), ("twserver/twload50", "ddnet/twload50"),
+             ("twserver/npm", "twserver/twload"), ("ddnet/npm", "ddnet/twload"), ("twserver/npm50", "twserver/twload50"), ("ddnet/npm50", "ddnet/twload50")]:
     c = ratio(a, b, "cpu_pct")
     if c is not None:
         print(f"  {a + ' / ' + b:<34} CPU {c:<18} peak RSS {ratio(a, b, 'peak_rss_kb')}")
