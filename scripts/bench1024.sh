@@ -27,7 +27,15 @@
 # Env: TWSERVER, TWLOAD (default: built from ./cmd/...), TW07_SERVER
 #      (default /usr/games/teeworlds-server), BENCH_MAP (default dm1),
 #      TWSERVER_ARGS (extra twserver flags, e.g. "-cpuprofile /tmp/cpu.out"),
-#      BENCH_PACE (twload's -pace: real, the default, or tick: 50 inputs/s).
+#      BENCH_PACE (twload's -pace: real, the default, or tick: 50 inputs/s),
+#      BENCH_INDEP=1: then the independent client's rows beside twload's,
+#      scripts/indep.sh -g GAMES -n CLIENTS with the same ramp-up and
+#      duration (whole seconds) and BENCH_INDEP_WINDOWS windows (default
+#      3): the npm `teeworlds` bots (one node process per game) and twload
+#      -proto 06 against twserver (one process) and DDNet-Server 16.4 (one
+#      process per game), every load client at nice -n NICE; the library
+#      speaks 0.6 only, so not against the 0.7.5 reference. On 2 cores the
+#      bots cannot sustain 1024 (see docs/performance.md): use -g.
 # Exit: 0 when goal 4 holds for twserver and every client of every side
 #       entered the game, 1 otherwise, 2 for usage errors.
 # Only loopback traffic (127.0.0.1, sources 127.0.0.2-17); every process
@@ -44,7 +52,7 @@ while getopts "d:r:g:c:o:s:n:h" opt; do
 	o) OUT=$OPTARG ;;
 	s) SIDES=$OPTARG ;;
 	n) NICE=$OPTARG ;;
-	*) sed -n '2,31p' "$0"; exit 2 ;;
+	*) sed -n '2,42p' "$0"; exit 2 ;;
 	esac
 done
 ((GAMES >= 1 && GAMES <= 32 && CLIENTS >= 1 && CLIENTS <= 64)) || { echo "games 1..32, clients 1..64" >&2; exit 2; }
@@ -203,4 +211,12 @@ sys.exit(0 if ok else 1)
 EOF
 [ $? -eq 0 ] || STATUS=1
 log "results: $RESULTS (JSON summaries, metrics and server logs in $OUT)"
+if [ "${BENCH_INDEP:-0}" = 1 ]; then
+	log "independent client, $GAMES x $CLIENTS: scripts/indep.sh (report in $OUT/indep)"
+	TWSERVER=${TWSERVER:-} TWLOAD=$TWLOAD "$ROOT/scripts/indep.sh" -w "${BENCH_INDEP_WINDOWS:-3}" -d "${DUR%s}" -r "${RAMP%s}" -g "$GAMES" -n "$CLIENTS" \
+		-p "$((CLIENTS < 16 ? CLIENTS : 16))" -N "$NICE" -C "npm twload" -o "$OUT/indep" >"$OUT/indep.txt" || STATUS=1
+	echo
+	echo "independent client (npm teeworlds bots, 0.6) beside twload -proto 06, $GAMES x $CLIENTS clients, twserver and DDNet-Server 16.4:"
+	sed -n '/^median over the windows/,$p' "$OUT/indep.txt"
+fi
 exit $STATUS
