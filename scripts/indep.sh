@@ -129,7 +129,7 @@ if [ "${INDEP_INNER:-0}" != 1 ]; then
 	fi
 	if [ -n "$LOCK" ]; then
 		exec 9>>"$LOCK" || die "cannot open lock $LOCK"
-		flock -n 9 || { log "waiting for the lock $LOCK"; flock 9; }
+		flock -n 9 || { log "waiting for the lock $LOCK"; flock 9 || die "cannot take the lock $LOCK"; }
 		log "holding $LOCK"
 	fi
 	# fd 9 (the lock) stays open across exec for the whole inner run.
