@@ -300,18 +300,20 @@ for k, ws in by.items():
           f"{min(f(r,'snaps_min') for r in rs):6.2f}/{statistics.median(f(r,'snaps_median') for r in rs):<6.2f} {statistics.median(f(r,'tees_snap') for r in rs):9.2f} "
           f"{spread([f(r,'client_cpu_pct') for r in rs]):>17} {statistics.median(f(r,'rx_Bps') for r in rs):10.0f} {statistics.median(f(r,'tx_pps') for r in rs):11.1f} {min(loads):.2f}-{max(loads):.2f}")
 print()
-print("ratios, median of the per-window ratios (min-max):")
+print("ratios, median of the per-window ratios (min-max), over the windows where both rows kept up (ok: every client")
+print("in game, no snapshot error, at least 24 snapshots/s; a load client that fell behind voids its window):")
 def ratio(a, b, k):
     if a not in by or b not in by:
         return None
     ws = sorted(set(by[a]) & set(by[b]))
-    xs = [f(by[a][w], k) / f(by[b][w], k) for w in ws if f(by[b][w], k)]
-    return spread(xs, "{:.2f}") if xs else "-"
+    good = [w for w in ws if by[a][w]["ok"] == "true" and by[b][w]["ok"] == "true"]
+    xs = [f(by[a][w], k) / f(by[b][w], k) for w in good if f(by[b][w], k)]
+    return (spread(xs, "{:.2f}") if xs else "-") + f" [{len(xs)}/{len(ws)} windows]"
 for a, b in [("twserver/npm", "ddnet/npm"), ("twserver/npm50", "ddnet/npm50"), ("twserver/twload", "ddnet/twload"), ("twserver/twload50", "ddnet/twload50"),
              ("twserver/npm", "twserver/twload"), ("ddnet/npm", "ddnet/twload"), ("twserver/npm50", "twserver/twload50"), ("ddnet/npm50", "ddnet/twload50")]:
     c = ratio(a, b, "cpu_pct")
     if c is not None:
-        print(f"  {a + ' / ' + b:<34} CPU {c:<18} peak RSS {ratio(a, b, 'peak_rss_kb')}")
+        print(f"  {a + ' / ' + b:<36} CPU {c:<30} peak RSS {ratio(a, b, 'peak_rss_kb')}")
 EOF
 log "results: $RESULTS (JSON, client and server logs in $OUT)"
 exit $STATUS
