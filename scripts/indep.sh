@@ -39,12 +39,15 @@
 # (median of the per-window ratios, min-max).
 #
 # Usage: scripts/indep.sh [-w WINDOWS] [-d SECONDS] [-r SECONDS] [-n N] [-p P]
-#                         [-g GAMES] [-N NICE] [-S "SERVERS"] [-C "CLIENTS"] [-o OUTDIR]
+#                         [-g GAMES] [-N NICE] [-k BOTS] [-S "SERVERS"] [-C "CLIENTS"] [-o OUTDIR]
 #   -w  windows (default 3); window k runs the servers in reverse order when k is even
 #   -d  measuring window in seconds after the ramp-up (default 60)
 #   -r  ramp-up in seconds: clients join evenly over it (default 10)
 #   -n  clients per game (default 63), -p  of them playing (default 16)
 #   -g  games (default 1; at most 16), -N  the load clients' niceness (default 10)
+#   -k  npm bots per node process (default 64: one process per game; node
+#       runs a process's bots on one thread, which 63 bots on DDNet-Server
+#       can fill)
 #   -S  servers, of twserver ddnet (default both)
 #   -C  load clients, of npm twload npm50 twload50 (default "npm twload"); npm50: the
 #       npm bots with the library's own input timer off and its sendInput
@@ -67,7 +70,7 @@
 # otherwise, 2 for usage errors or missing tools.
 set -uo pipefail
 
-WINDOWS=3 DUR=60 RAMP=10 N=63 PLAY=16 GAMES=1 NICE=10 SERVERS="twserver ddnet" CLIENTS="npm twload" OUT=
+WINDOWS=3 DUR=60 RAMP=10 N=63 PLAY=16 GAMES=1 NICE=10 PERPROC=64 SERVERS="twserver ddnet" CLIENTS="npm twload" OUT=
 SETTLE=2
 # MIN_SNAPS is the fewest snapshots a second any client of a row may get
 # for the row to count: below it the server or the load client fell behind
@@ -75,7 +78,7 @@ SETTLE=2
 # deltas grow and both sides' CPU stops being the load's cost).
 MIN_SNAPS=24
 ARGS=("$@")
-while getopts "w:d:r:n:p:g:N:S:C:o:h" opt; do
+while getopts "w:d:r:n:p:g:N:k:S:C:o:h" opt; do
 	case $opt in
 	w) WINDOWS=$OPTARG ;;
 	d) DUR=$OPTARG ;;
@@ -84,10 +87,11 @@ while getopts "w:d:r:n:p:g:N:S:C:o:h" opt; do
 	p) PLAY=$OPTARG ;;
 	g) GAMES=$OPTARG ;;
 	N) NICE=$OPTARG ;;
+	k) PERPROC=$OPTARG ;;
 	S) SERVERS=$OPTARG ;;
 	C) CLIENTS=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) sed -n '2,67p' "$0"; exit 2 ;;
+	*) sed -n '2,70p' "$0"; exit 2 ;;
 	esac
 done
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -96,8 +100,8 @@ LOG_TAG=indep
 trap lib_stop_all EXIT
 trap 'exit 130' INT TERM
 
-for fv in w:WINDOWS d:DUR r:RAMP n:N p:PLAY g:GAMES N:NICE; do v=${fv#*:}; [[ ${!v} =~ ^[0-9]+$ ]] || die "-${fv%%:*}: not a whole number: ${!v}"; done
-((N >= 1 && N <= 64 && PLAY <= N && DUR > 0 && GAMES >= 1 && GAMES <= 16 && NICE <= 19)) || die "need 1 <= N <= 64, P <= N, DURATION > 0, 1 <= GAMES <= 16, NICE <= 19"
+for fv in w:WINDOWS d:DUR r:RAMP n:N p:PLAY g:GAMES N:NICE k:PERPROC; do v=${fv#*:}; [[ ${!v} =~ ^[0-9]+$ ]] || die "-${fv%%:*}: not a whole number: ${!v}"; done
+((N >= 1 && N <= 64 && PLAY <= N && DUR > 0 && GAMES >= 1 && GAMES <= 16 && NICE <= 19 && PERPROC >= 1)) || die "need 1 <= N <= 64, P <= N, DURATION > 0, 1 <= GAMES <= 16, NICE <= 19, BOTS >= 1"
 for s in $SERVERS; do case $s in twserver | ddnet) ;; *) die "-S: unknown server $s (twserver, ddnet)" ;; esac; done
 for c in $CLIENTS; do case $c in npm | npm50 | twload | twload50) ;; *) die "-C: unknown client $c (npm, npm50, twload, twload50)" ;; esac; done
 
@@ -207,10 +211,15 @@ run_row() {
 	if [ "${cl#twload}" = "$cl" ]; then
 		local hz=0
 		[ "$cl" = npm50 ] && hz=50
+		local first k
 		for ((g = 0; g < GAMES; g++)); do
-			nice -n "$NICE" node "$BOTS" --input-hz "$hz" --host 127.0.0.1 --port "$((base + g))" --n "$N" --play "$PLAY" --rampup "$RAMP" --settle "$SETTLE" \
-				--duration "$((DUR + 1))" --sources 16 --source-base 127.0.0.2 --json "$dir/client$g.json" 2>"$dir/client$g.err" &
-			cpids+=($!)
+			for ((first = 0; first < N; first += PERPROC)); do
+				k=$((N - first < PERPROC ? N - first : PERPROC))
+				nice -n "$NICE" node "$BOTS" --input-hz "$hz" --host 127.0.0.1 --port "$((base + g))" --first "$first" --n "$k" --of "$N" --play "$PLAY" \
+					--rampup "$RAMP" --settle "$SETTLE" --duration "$((DUR + 1))" --sources 16 --source-base 127.0.0.2 \
+					--json "$dir/client$g-$first.json" 2>"$dir/client$g-$first.err" &
+				cpids+=($!)
+			done
 		done
 	else
 		local pace=real
@@ -236,10 +245,10 @@ run_row() {
 	sys=$(awk -v a="$s0" -v b="$s1" -v w0="$w0" -v w1="$w1" -v hz="$HZ" "$pct")
 	ccpu=$(awk -v a="$c0" -v b="$c1" -v w0="$w0" -v w1="$w1" -v hz="$HZ" "$pct")
 	if [ "${cl#twload}" = "$cl" ]; then
-		for ((g = 0; g < GAMES; g++)); do
-			[ -s "$dir/client$g.json" ] || { log "$srv/$cl game $g: no JSON (exit $rc): $(tail -2 "$dir/client$g.err")"; printf '{"bots":[],"errors":["no JSON"]}' >"$dir/client$g.json"; }
+		for p in "$dir"/client*-*.err; do
+			[ -s "${p%.err}.json" ] || { log "$srv/$cl ${p##*/}: no JSON (exit $rc): $(tail -2 "$p")"; printf '{"bots":[],"errors":["no JSON"]}' >"${p%.err}.json"; }
 		done
-		npm_summary "$dir"/client[0-9]*.json >"$dir/client.json" || printf '{}' >"$dir/client.json"
+		npm_summary "$dir"/client*-*.json >"$dir/client.json" || printf '{}' >"$dir/client.json"
 		ok=$(jq --argjson n "$total" --argjson min "$MIN_SNAPS" '.in_game_whole_window == $n and .crc_errors == 0 and .missing_base == 0 and .disconnects == 0 and (.errors | length) == 0 and .snapshots_per_s.min >= $min' "$dir/client.json")
 		jq -r --arg s "$srv" --arg c "$cl" --arg w "$win" --arg cpu "$cpu" --arg hwm "$hwm" --arg ccpu "$ccpu" --arg la "$la0-$la1" --arg ok "$ok" --arg sys "$sys" \
 			'[$s, $c, $w, $cpu, $hwm, $ccpu, .in_game_whole_window // 0, .snapshots_per_s.min // 0, .snapshots_per_s.median // 0,
