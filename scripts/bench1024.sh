@@ -36,6 +36,10 @@
 #      process per game), every load client at nice -n NICE; the library
 #      speaks 0.6 only, so not against the 0.7.5 reference. On 2 cores the
 #      bots cannot sustain 1024 (see docs/performance.md): use -g.
+#      BENCH_LOCK (default internal/heavytest's lock,
+#      $TMPDIR/twserver-heavytest.lock; empty: no lock): the whole run holds
+#      flock on it (indep.sh inside too), so no other session's heavy test
+#      overlaps it.
 # Exit: 0 when goal 4 holds for twserver and every client of every side
 #       entered the game, 1 otherwise, 2 for usage errors.
 # Only loopback traffic (127.0.0.1, sources 127.0.0.2-17); every process
@@ -52,7 +56,7 @@ while getopts "d:r:g:c:o:s:n:h" opt; do
 	o) OUT=$OPTARG ;;
 	s) SIDES=$OPTARG ;;
 	n) NICE=$OPTARG ;;
-	*) sed -n '2,42p' "$0"; exit 2 ;;
+	*) sed -n '2,46p' "$0"; exit 2 ;;
 	esac
 done
 ((GAMES >= 1 && GAMES <= 32 && CLIENTS >= 1 && CLIENTS <= 64)) || { echo "games 1..32, clients 1..64" >&2; exit 2; }
@@ -81,6 +85,12 @@ if [[ " $SIDES " == *" twserver "* ]] && [ -z "${TWSERVER:-}" ]; then
 fi
 [[ " $SIDES " == *" reference "* ]] && { [ -x "$TW07_SERVER" ] || die "reference server $TW07_SERVER missing (apt-get install teeworlds-server)"; }
 [ -f "$BENCH_MAP" ] || die "map $BENCH_MAP missing (set BENCH_MAP)"
+LOCK=${BENCH_LOCK-${TMPDIR:-/tmp}/twserver-heavytest.lock}
+if [ -n "$LOCK" ]; then
+	exec 9>>"$LOCK" || die "cannot open lock $LOCK"
+	flock -n 9 || { log "waiting for the lock $LOCK"; flock 9 || die "cannot take the lock $LOCK"; }
+	log "holding $LOCK"
+fi
 
 
 STATUS=0
@@ -213,7 +223,7 @@ EOF
 log "results: $RESULTS (JSON summaries, metrics and server logs in $OUT)"
 if [ "${BENCH_INDEP:-0}" = 1 ]; then
 	log "independent client, $GAMES x $CLIENTS: scripts/indep.sh (report in $OUT/indep)"
-	TWSERVER=${TWSERVER:-} TWLOAD=$TWLOAD "$ROOT/scripts/indep.sh" -w "${BENCH_INDEP_WINDOWS:-3}" -d "${DUR%s}" -r "${RAMP%s}" -g "$GAMES" -n "$CLIENTS" \
+	TWSERVER=${TWSERVER:-} TWLOAD=$TWLOAD INDEP_LOCK= "$ROOT/scripts/indep.sh" -w "${BENCH_INDEP_WINDOWS:-3}" -d "${DUR%s}" -r "${RAMP%s}" -g "$GAMES" -n "$CLIENTS" \
 		-p "$((CLIENTS < 16 ? CLIENTS : 16))" -N "$NICE" -C "npm twload" -o "$OUT/indep" >"$OUT/indep.txt" || STATUS=1
 	echo
 	echo "independent client (npm teeworlds bots, 0.6) beside twload -proto 06, $GAMES x $CLIENTS clients, twserver and DDNet-Server 16.4:"
