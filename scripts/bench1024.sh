@@ -224,7 +224,7 @@ log "results: $RESULTS (JSON summaries, metrics and server logs in $OUT)"
 if [ "${BENCH_INDEP:-0}" = 1 ]; then
 	log "independent client, $GAMES x $CLIENTS: scripts/indep.sh (report in $OUT/indep)"
 	TWSERVER=${TWSERVER:-} TWLOAD=$TWLOAD INDEP_LOCK= "$ROOT/scripts/indep.sh" -w "${BENCH_INDEP_WINDOWS:-3}" -d "${DUR%s}" -r "${RAMP%s}" -g "$GAMES" -n "$CLIENTS" \
-		-p "$((CLIENTS < 16 ? CLIENTS : 16))" -N "$NICE" -C "npm twload" -o "$OUT/indep" >"$OUT/indep.txt" || STATUS=1
+		-p "$((CLIENTS < 16 ? CLIENTS : 16))" -N "$NICE" -k 16 -C "npm twload" -o "$OUT/indep" >"$OUT/indep.txt" || STATUS=1
 	echo
 	echo "independent client (npm teeworlds bots, 0.6) beside twload -proto 06, $GAMES x $CLIENTS clients, twserver and DDNet-Server 16.4:"
 	sed -n '/^median over the windows/,$p' "$OUT/indep.txt"
