@@ -120,7 +120,7 @@ if [ "${BENCH_INDEP:-0}" = 1 ]; then
 		((n > 0)) || continue
 		log "independent client, $n clients: scripts/indep.sh (report in $OUT/indep-$n)"
 		TWSERVER=$TWSERVER TWLOAD=$TWLOAD "$ROOT/scripts/indep.sh" -w "$WINDOWS" -d "${DUR%s}" -r "${RAMP%s}" -n "$n" -p "$((n < 16 ? n : 16))" \
-			-C "npm twload" -o "$OUT/indep-$n" >"$OUT/indep-$n.txt" || STATUS=1
+			-N 10 -k 16 -C "npm twload" -o "$OUT/indep-$n" >"$OUT/indep-$n.txt" || STATUS=1
 		echo
 		echo "independent client (npm teeworlds bots, 0.6) beside twload -proto 06, $n clients, twserver and DDNet-Server 16.4:"
 		sed -n '/^median over the windows/,$p' "$OUT/indep-$n.txt"

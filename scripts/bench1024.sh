@@ -27,7 +27,19 @@
 # Env: TWSERVER, TWLOAD (default: built from ./cmd/...), TW07_SERVER
 #      (default /usr/games/teeworlds-server), BENCH_MAP (default dm1),
 #      TWSERVER_ARGS (extra twserver flags, e.g. "-cpuprofile /tmp/cpu.out"),
-#      BENCH_PACE (twload's -pace: real, the default, or tick: 50 inputs/s).
+#      BENCH_PACE (twload's -pace: real, the default, or tick: 50 inputs/s),
+#      BENCH_INDEP=1: then the independent client's rows beside twload's,
+#      scripts/indep.sh -g GAMES -n CLIENTS with the same ramp-up and
+#      duration (whole seconds) and BENCH_INDEP_WINDOWS windows (default
+#      3): the npm `teeworlds` bots (one node process per game) and twload
+#      -proto 06 against twserver (one process) and DDNet-Server 16.4 (one
+#      process per game), every load client at nice -n NICE; the library
+#      speaks 0.6 only, so not against the 0.7.5 reference. On 2 cores the
+#      bots cannot sustain 1024 (see docs/performance.md): use -g.
+#      BENCH_LOCK (default internal/heavytest's lock,
+#      $TMPDIR/twserver-heavytest.lock; empty: no lock): the whole run holds
+#      flock on it (indep.sh inside too), so no other session's heavy test
+#      overlaps it.
 # Exit: 0 when goal 4 holds for twserver and every client of every side
 #       entered the game, 1 otherwise, 2 for usage errors.
 # Only loopback traffic (127.0.0.1, sources 127.0.0.2-17); every process
@@ -44,7 +56,7 @@ while getopts "d:r:g:c:o:s:n:h" opt; do
 	o) OUT=$OPTARG ;;
 	s) SIDES=$OPTARG ;;
 	n) NICE=$OPTARG ;;
-	*) sed -n '2,31p' "$0"; exit 2 ;;
+	*) sed -n '2,46p' "$0"; exit 2 ;;
 	esac
 done
 ((GAMES >= 1 && GAMES <= 32 && CLIENTS >= 1 && CLIENTS <= 64)) || { echo "games 1..32, clients 1..64" >&2; exit 2; }
@@ -57,7 +69,7 @@ TW07_DATA=${TW07_DATA:-/usr/share/games/teeworlds/data}
 BENCH_MAP=${BENCH_MAP:-$TW07_DATA/maps/dm1.map}
 HZ=$(getconf CLK_TCK)
 LOG_TAG=bench1024
-# log, die, stop_pid, udp_bound, cpu_ticks, sys_ticks, mem_kb, PIDS and lib_stop_all
+# log, die, stop_pid, udp_bound, port_range, wait_bound, cpu_ticks, sys_ticks, mem_kb, PIDS and lib_stop_all
 . "$ROOT/scripts/lib.sh"
 trap lib_stop_all EXIT
 trap 'exit 130' INT TERM
@@ -73,44 +85,20 @@ if [[ " $SIDES " == *" twserver "* ]] && [ -z "${TWSERVER:-}" ]; then
 fi
 [[ " $SIDES " == *" reference "* ]] && { [ -x "$TW07_SERVER" ] || die "reference server $TW07_SERVER missing (apt-get install teeworlds-server)"; }
 [ -f "$BENCH_MAP" ] || die "map $BENCH_MAP missing (set BENCH_MAP)"
+LOCK=${BENCH_LOCK-${TMPDIR:-/tmp}/twserver-heavytest.lock}
+if [ -n "$LOCK" ]; then
+	exec 9>>"$LOCK" || die "cannot open lock $LOCK"
+	flock -n 9 || { log "waiting for the lock $LOCK"; flock 9 || die "cannot take the lock $LOCK"; }
+	log "holding $LOCK"
+fi
 
-# free_ports N: the first port of N consecutive free UDP ports (and one TCP
-# port after them for the metrics endpoint).
-free_ports() {
-	python3 - "$1" <<-'EOF'
-		import socket, sys, random
-		n = int(sys.argv[1])
-		for _ in range(200):
-		    base = random.randrange(20000, 60000 - n)
-		    socks = []
-		    try:
-		        for p in range(base, base + n):
-		            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", p)); socks.append(s)
-		        t = socket.socket(); t.bind(("127.0.0.1", base + n)); socks.append(t)
-		        print(base); break
-		    except OSError:
-		        pass
-		    finally:
-		        for s in socks: s.close()
-	EOF
-}
-wait_bound() { # wait_bound BASE N PID...
-	local base=$1 n=$2 i p; shift 2
-	for ((i = 0; i < 200; i++)); do
-		local all=1
-		for ((p = base; p < base + n; p++)); do udp_bound "$p" || { all=0; break; }; done
-		((all)) && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 STATUS=0
 RESULTS=$OUT/results.tsv
 printf 'side\tcpu_pct\trss_kb\tload_cpu_pct\tload_cpu_pct_per_client\tclients\tconnected\tfailed\tbad\tsnaps_min\tsnaps_mean\tsrv_snaps_ps\tprocs\tsys_pct\n' >"$RESULTS"
 for side in $SIDES; do
 	dir=$OUT/$side; mkdir -p "$dir"
-	base=$(free_ports "$GAMES"); [ -n "$base" ] || die "no $GAMES consecutive free ports"
+	base=$(port_range "$GAMES"); [ -n "$base" ] || die "no $GAMES consecutive free ports"
 	mport=$((base + GAMES))
 	spids=()
 	case $side in
@@ -233,4 +221,12 @@ sys.exit(0 if ok else 1)
 EOF
 [ $? -eq 0 ] || STATUS=1
 log "results: $RESULTS (JSON summaries, metrics and server logs in $OUT)"
+if [ "${BENCH_INDEP:-0}" = 1 ]; then
+	log "independent client, $GAMES x $CLIENTS: scripts/indep.sh (report in $OUT/indep)"
+	TWSERVER=${TWSERVER:-} TWLOAD=$TWLOAD INDEP_LOCK= "$ROOT/scripts/indep.sh" -w "${BENCH_INDEP_WINDOWS:-3}" -d "${DUR%s}" -r "${RAMP%s}" -g "$GAMES" -n "$CLIENTS" \
+		-p "$((CLIENTS < 16 ? CLIENTS : 16))" -N "$NICE" -k 16 -C "npm twload" -o "$OUT/indep" >"$OUT/indep.txt" || STATUS=1
+	echo
+	echo "independent client (npm teeworlds bots, 0.6) beside twload -proto 06, $GAMES x $CLIENTS clients, twserver and DDNet-Server 16.4:"
+	sed -n '/^median over the windows/,$p' "$OUT/indep.txt"
+fi
 exit $STATUS

@@ -100,6 +100,41 @@ ss=[socket.socket(socket.AF_INET,socket.SOCK_DGRAM) for _ in range(int(sys.argv[
 for s in ss: s.bind(("127.0.0.1",0))
 print("\n".join(str(s.getsockname()[1]) for s in ss))' "$1"; }
 
+# port_range N: the first of N consecutive free UDP ports of 127.0.0.1 whose
+# next port is a free TCP port too (for a metrics endpoint); empty when 200
+# tries found none.
+port_range() {
+	python3 - "$1" <<-'EOF'
+		import socket, sys, random
+		n = int(sys.argv[1])
+		for _ in range(200):
+		    base = random.randrange(20000, 60000 - n)
+		    socks = []
+		    try:
+		        for p in range(base, base + n):
+		            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", p)); socks.append(s)
+		        t = socket.socket(); t.bind(("127.0.0.1", base + n)); socks.append(t)
+		        print(base); break
+		    except OSError:
+		        pass
+		    finally:
+		        for s in socks: s.close()
+	EOF
+}
+
+# wait_bound BASE N: true once 127.0.0.1 UDP ports BASE..BASE+N-1 are all
+# bound (gives up after 20 s).
+wait_bound() {
+	local base=$1 n=$2 i p; shift 2
+	for ((i = 0; i < 200; i++)); do
+		local all=1
+		for ((p = base; p < base + n; p++)); do udp_bound "$p" || { all=0; break; }; done
+		((all)) && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # start_server KIND PORT DIR: starts twserver, reference (0.7.5) or ddnet
 # (DDNet-Server) on 127.0.0.1:PORT with 64 slots (PLAYER_SLOTS of them
 # players on twserver and the reference), 4 clients per IP, no

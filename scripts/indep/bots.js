@@ -19,6 +19,11 @@
 // Usage: node bots.js --port PORT [--host 127.0.0.1] [--n 63] [--play 16]
 //          [--rampup 10] [--settle 2] [--duration 60] [--seed 1]
 //          [--sources 16] [--source-base 127.0.0.2] [--input-hz H] [--json FILE]
+//          [--first F --of T]
+// --first F --of T: this process runs bots F..F+n-1 of a game of T bots
+// (their ids, seeds, names, source addresses, join times and whether they
+// play are those bots' in the game of T), so one game's bots can be split
+// over several processes: node runs a process's bots on one thread.
 // Refuses any host outside 127.0.0.0/8 (no name look-ups) and refuses to run
 // where a network interface other than lo exists (run it inside
 // `unshare --net`, as scripts/indep.sh does): the library can fetch a map URL
@@ -40,7 +45,7 @@ function usage(msg) {
 	process.exit(2);
 }
 
-const opts = { host: "127.0.0.1", port: 0, n: 63, play: 16, rampup: 10, settle: 2, duration: 60, seed: 1, sources: 16, "source-base": "127.0.0.2", "input-hz": 0, json: "-" };
+const opts = { host: "127.0.0.1", port: 0, n: 63, play: 16, rampup: 10, settle: 2, duration: 60, seed: 1, sources: 16, "source-base": "127.0.0.2", "input-hz": 0, json: "-", first: 0, of: 0 };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i += 2) {
 	const k = argv[i].replace(/^--?/, "");
@@ -56,7 +61,9 @@ if (!loopback(opts.host)) usage(`host ${opts.host}: only 127.0.0.0/8 addresses (
 const base = loopback(opts["source-base"]);
 if (!base) usage(`source-base ${opts["source-base"]}: only 127.0.0.0/8`);
 if (!(opts.port > 0 && opts.port < 65536)) usage("--port 1..65535 is required");
-if (!(opts.n >= 1 && opts.n <= MaxBots) || !(opts.play >= 0 && opts.play <= opts.n)) usage(`--n 1..${MaxBots}, --play 0..n`);
+if (opts.of === 0) opts.of = opts.n;
+if (!(opts.of >= 1 && opts.of <= MaxBots) || !(opts.first >= 0 && opts.n >= 1 && opts.first + opts.n <= opts.of) || !(opts.play >= 0 && opts.play <= opts.of))
+	usage(`--of 1..${MaxBots} (default --n), 1 <= --n, --first >= 0, first+n <= of, --play 0..of`);
 if (!(opts["input-hz"] >= 0 && opts["input-hz"] <= 50)) usage("--input-hz 0..50");
 if (!(opts.sources >= 1 && opts.sources <= 64 && base[3] + opts.sources - 1 <= 255)) usage("--sources 1..64 within the source-base's /24");
 if (!(opts.rampup >= 0 && opts.settle >= 0 && opts.duration > 0 && opts.rampup + opts.settle + opts.duration <= MaxSeconds))
@@ -171,7 +178,7 @@ function startBot(i) {
 	}
 }
 
-for (let i = 0; i < opts.n; i++) setTimeout(() => startBot(i), (opts.rampup * 1000 * i) / opts.n);
+for (let i = opts.first; i < opts.first + opts.n; i++) setTimeout(() => startBot(i), (opts.rampup * 1000 * i) / opts.of);
 
 let cpu0 = null;
 setTimeout(() => {
@@ -213,6 +220,7 @@ setTimeout(() => {
 		rampup_s: opts.rampup, settle_s: opts.settle, window_s: opts.duration,
 		in_game_whole_window: per.filter((p) => p.in_game_whole_window).length,
 		in_game_at_end: bots.filter((b) => b.inGame).length,
+		first: opts.first, of: opts.of,
 		players: per.filter((p) => p.team !== null && p.team >= 0).length,
 		spectators: per.filter((p) => p.team === -1).length,
 		snapshots_per_s: { min: rates[0], median: rates[rates.length >> 1], max: rates[rates.length - 1] },
