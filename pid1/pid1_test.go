@@ -69,34 +69,32 @@ func fakeServer() int {
 	op := exec.Command(os.Args[0])
 	op.Env = append(os.Environ(), "PID1_ROLE=orphan-parent")
 	_ = op.Run()
-	for s := range sigs {
-		if s == syscall.SIGTERM {
-			record("stopped")
-			return 7
-		}
-		next := exec.Command(os.Args[0])
-		next.Env = withoutEnv(os.Environ(), "PID1_SLOW")
-		next.Stdout, next.Stderr = os.Stdout, os.Stderr
-		if err := next.Start(); err != nil {
-			return 1
-		}
-		// The new one says it serves before the old one exits.
-		waitRecord(fmt.Sprintf("started %d", next.Process.Pid))
-		if os.Getenv("PID1_SLOW") != "" {
-			record("handing")
-			for s := range sigs {
-				if s == syscall.SIGTERM {
-					record("ignored") // an upgrade's old process goes on with it
-					break
-				}
+	// One signal: SIGTERM stops, anything else (SIGUSR2) hands over.
+	if s := <-sigs; s == syscall.SIGTERM {
+		record("stopped")
+		return 7
+	}
+	next := exec.Command(os.Args[0])
+	next.Env = withoutEnv(os.Environ(), "PID1_SLOW")
+	next.Stdout, next.Stderr = os.Stdout, os.Stderr
+	if err := next.Start(); err != nil {
+		return 1
+	}
+	// The new one says it serves before the old one exits.
+	waitRecord(fmt.Sprintf("started %d", next.Process.Pid))
+	if os.Getenv("PID1_SLOW") != "" {
+		record("handing")
+		for s := range sigs {
+			if s == syscall.SIGTERM {
+				record("ignored") // an upgrade's old process goes on with it
+				break
 			}
 		}
-		if err := handover.NotifyMainPID(next.Process.Pid); err != nil {
-			return 1
-		}
-		return 0
 	}
-	return 1
+	if err := handover.NotifyMainPID(next.Process.Pid); err != nil {
+		return 1
+	}
+	return 0
 }
 
 func waitRecord(line string) bool {
