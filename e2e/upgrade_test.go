@@ -58,23 +58,6 @@ func TestRealClientsUpgrade(t *testing.T) {
 	runIsolated(t, "TestRealClientsUpgrade")
 }
 
-// installBinary copies src over dst the way a package manager does: a new
-// file renamed over the old path, so the running process keeps its image.
-func installBinary(t *testing.T, src, dst string) {
-	t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := dst + ".new"
-	if err := os.WriteFile(tmp, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, dst); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // stopPid ends process pid: SIGTERM, then SIGKILL after 5 s.
 func stopPid(t *testing.T, pid int) {
 	if pid <= 0 || syscall.Kill(pid, syscall.SIGTERM) != nil {
@@ -121,7 +104,7 @@ func innerUpgrade(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	installBinary(t, os.Getenv(binEnv), bin)
+	servertest.InstallBinary(t, os.Getenv(binEnv), bin)
 	serverLog := filepath.Join(out, "server.log")
 	consoleR, console, err := os.Pipe()
 	if err != nil {
@@ -175,7 +158,7 @@ func innerUpgrade(t *testing.T) {
 		marks[i] = logSize(c.log)
 	}
 	smark := logSize(serverLog)
-	installBinary(t, os.Getenv(nextBinEnv), bin)
+	servertest.InstallBinary(t, os.Getenv(nextBinEnv), bin)
 	oldPid := srv.cmd.Process.Pid
 	if err := srv.cmd.Process.Signal(syscall.SIGUSR2); err != nil {
 		t.Fatal(err)

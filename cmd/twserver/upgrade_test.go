@@ -20,6 +20,7 @@ import (
 	"twserver/handover"
 	"twserver/internal/heavytest"
 	"twserver/internal/refserver"
+	"twserver/internal/servertest"
 	"twserver/internal/testport"
 	"twserver/loadclient"
 	"twserver/metrics"
@@ -145,24 +146,6 @@ func buildServer(t *testing.T, path, ldflags string) {
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
-	}
-}
-
-// install puts the file src at dst as an operator installs a new binary:
-// a new file renamed over the old one (the running process keeps its
-// image).
-func install(t *testing.T, src, dst string) {
-	t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := dst + ".new"
-	if err := os.WriteFile(tmp, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, dst); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -324,7 +307,7 @@ func TestUpgrade(t *testing.T) {
 	}
 	writeCfg(port)
 	bin := filepath.Join(dir, "twserver")
-	install(t, good, bin)
+	servertest.InstallBinary(t, good, bin)
 	r := startRig(t, bin, cfg)
 	addr := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port))
 
@@ -341,7 +324,7 @@ func TestUpgrade(t *testing.T) {
 		{"another state format", other, "unknown state format", port},
 		{"port changed", good, "the games' addresses changed", port + 1},
 	} {
-		install(t, tc.file, bin)
+		servertest.InstallBinary(t, tc.file, bin)
 		writeCfg(tc.port)
 		line := r.upgrade()
 		if !strings.Contains(line, "upgrade failed") || !strings.Contains(line, tc.want) {
@@ -356,7 +339,7 @@ func TestUpgrade(t *testing.T) {
 	t.Logf("failed upgrades: %v", time.Since(start).Round(time.Millisecond))
 
 	start = time.Now()
-	install(t, good, bin)
+	servertest.InstallBinary(t, good, bin)
 	cont := new(continuity)
 	run, stop := loadRun(t, addr, 40*time.Second, &in, cont)
 	pids := map[int]bool{first: true}
