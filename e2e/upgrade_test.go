@@ -16,6 +16,9 @@ import (
 	"twserver/internal/netns"
 	"twserver/internal/servertest"
 	"twserver/internal/testenv"
+	"twserver/teehist"
+	"twserver/teehist/replay"
+	"twserver/world/twmap"
 )
 
 // nextBinEnv names the twserver build the upgrade test installs over the
@@ -111,7 +114,12 @@ func innerUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer console.Close()
-	srv := start(t, "twserver", serverLog, consoleR, nil, out, bin,
+	recDir := filepath.Join(out, "rec")
+	cfg := filepath.Join(out, "server.toml")
+	if err := os.WriteFile(cfg, []byte("[record]\nteehistorian = true\ndemo = true\ndir = \""+recDir+"\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := start(t, "twserver", serverLog, consoleR, nil, out, bin, "-config", cfg,
 		"-bind", "127.0.0.1", "-port", e2ePort, "-log-level", "debug", "-player-slots", "2")
 	consoleR.Close()
 	if !waitLog(serverLog, regexp.MustCompile(`listening`), 10*time.Second) {
@@ -229,4 +237,52 @@ func innerUpgrade(t *testing.T) {
 			}
 		}
 	}
+	stopPid(t, newPid) // the new process ends its recordings
+	checkUpgradeRecordings(t, recDir, filepath.Join(out, "demo"))
+}
+
+// checkUpgradeRecordings checks the recordings of the game across the
+// upgrade in dir: the old process's teehistorian and the new one's (which
+// starts from the world handed over) each replay to their end without
+// divergence, and the new process's demo plays in the real 0.7.5 client.
+func checkUpgradeRecordings(t *testing.T, dir, out string) {
+	t.Helper()
+	ths, _ := filepath.Glob(filepath.Join(dir, "*.teehistorian"))
+	demos, _ := filepath.Glob(filepath.Join(dir, "*.demo"))
+	if len(ths) != 2 || len(demos) != 2 {
+		t.Fatalf("recordings across one upgrade: %d teehistorians and %d demos (%v %v), want 2 each", len(ths), len(demos), ths, demos)
+	}
+	for _, path := range ths {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := teehist.NewReader(f)
+		h, err := r.ReadHeader()
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		res, err := replay.Run(r, h, twmap.Default())
+		f.Close()
+		switch {
+		case err != nil:
+			t.Errorf("replay of %s: %v", filepath.Base(path), err)
+		case res.Divergence != nil || !res.Finished || res.Compared == 0:
+			t.Errorf("replay of %s: divergence %v, finished %v, %d positions compared", filepath.Base(path), res.Divergence, res.Finished, res.Compared)
+		default:
+			t.Logf("replay of %s: %d ticks, %d positions compared, no divergence", filepath.Base(path), res.Ticks, res.Compared)
+		}
+	}
+	newest := demos[0]
+	for _, d := range demos[1:] {
+		a, _ := os.Stat(newest)
+		b, _ := os.Stat(d)
+		if b.ModTime().After(a.ModTime()) {
+			newest = d
+		}
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	playDemo(t, client07, out, newest)
 }
