@@ -243,8 +243,9 @@ func innerUpgrade(t *testing.T) {
 
 // checkUpgradeRecordings checks the recordings of the game across the
 // upgrade in dir: the old process's teehistorian and the new one's (which
-// starts from the world handed over) each replay to their end without
-// divergence, and the new process's demo plays in the real 0.7.5 client.
+// starts from the world handed over and names the old one's game in
+// prev_game_uuid) each replay to their end without divergence, and the new
+// process's demo plays in the real 0.7.5 client.
 func checkUpgradeRecordings(t *testing.T, dir, out string) {
 	t.Helper()
 	ths, _ := filepath.Glob(filepath.Join(dir, "*.teehistorian"))
@@ -252,6 +253,7 @@ func checkUpgradeRecordings(t *testing.T, dir, out string) {
 	if len(ths) != 2 || len(demos) != 2 {
 		t.Fatalf("recordings across one upgrade: %d teehistorians and %d demos (%v %v), want 2 each", len(ths), len(demos), ths, demos)
 	}
+	var games, prevs []teehist.UUID
 	for _, path := range ths {
 		f, err := os.Open(path)
 		if err != nil {
@@ -262,6 +264,7 @@ func checkUpgradeRecordings(t *testing.T, dir, out string) {
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
+		games, prevs = append(games, h.GameUUID), append(prevs, h.PrevGameUUID)
 		res, err := replay.Run(r, h, twmap.Default())
 		f.Close()
 		switch {
@@ -272,6 +275,9 @@ func checkUpgradeRecordings(t *testing.T, dir, out string) {
 		default:
 			t.Logf("replay of %s: %d ticks, %d positions compared, no divergence", filepath.Base(path), res.Ticks, res.Compared)
 		}
+	}
+	if prevs[0] != games[1] && prevs[1] != games[0] {
+		t.Errorf("neither teehistorian names the other's game in prev_game_uuid: games %v, prev %v", games, prevs)
 	}
 	newest := demos[0]
 	for _, d := range demos[1:] {

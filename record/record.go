@@ -88,6 +88,8 @@ type Recorder struct {
 	path     string
 	id       teehist.UUID
 	prevID   teehist.UUID
+	hdr      *teehist.Header // the current teehistorian's header
+	hdrLen   int             // its encoded length (nothing else encoded yet while the encoder holds just that)
 	stopped  bool
 	produced int64
 	pending  []byte
@@ -205,6 +207,7 @@ func (r *Recorder) thStart() {
 		UUIDs:  teehist.DefaultUUIDs(),
 	}
 	r.enc.WriteHeader(h)
+	r.hdr, r.hdrLen = h, len(r.enc.Bytes())
 	r.stats.Files.Add(1)
 	r.log.Info().Str("file", path).Msg("teehistorian recording started")
 }
@@ -212,7 +215,15 @@ func (r *Recorder) thStart() {
 // GoOn records that the current game goes on from the world state state
 // (package worldstate: a live upgrade's world, read into the game's World
 // after GameStart, before its first tick), which the replay reads too.
-func (r *Recorder) GoOn(state []byte) {
+// prev, when not zero, is the game it goes on from (the old process's
+// teehistorian): the header names it in prev_game_uuid, so the two files
+// chain.
+func (r *Recorder) GoOn(prev teehist.UUID, state []byte) {
+	if r.Active() && prev != (teehist.UUID{}) && len(r.enc.Bytes()) == r.hdrLen { // the header is all there is yet: write it again naming prev
+		r.hdr.PrevGameUUID = prev
+		r.enc.Reset()
+		r.enc.WriteHeader(r.hdr)
+	}
 	for r.Active() {
 		n := min(len(state), teehist.WorldStatePart)
 		r.enc.RecordEx(teehist.ExTable[teehist.ExWorldState].UUID, state[:n])
@@ -220,6 +231,15 @@ func (r *Recorder) GoOn(state []byte) {
 			return
 		}
 	}
+}
+
+// GameID returns the game UUID of the teehistorian being recorded (zero
+// when none is).
+func (r *Recorder) GameID() teehist.UUID {
+	if !r.Active() {
+		return teehist.UUID{}
+	}
+	return r.id
 }
 
 // Active reports whether the teehistorian of the current game is recording.

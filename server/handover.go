@@ -7,6 +7,7 @@ import (
 
 	"twserver/netproto"
 	"twserver/session"
+	"twserver/teehist"
 	"twserver/world"
 	"twserver/worldstate"
 )
@@ -17,11 +18,12 @@ type WorldHandover struct {
 	CRC   uint32 `json:"crc"`
 	Start int64  `json:"start"` // tick 0's start, Unix ns: the ticks go on on time (a sleeping game's at most 0.5 s late)
 	State []byte `json:"state"`
+	Game  string `json:"game,omitempty"` // the game UUID of the old process's teehistorian (the new one's prev_game_uuid)
 }
 
 // ExportWorld returns the world for a live upgrade's new process (loop held or not running).
 func (s *Server) ExportWorld() WorldHandover {
-	return WorldHandover{Map: s.curMap.Name, CRC: s.curMap.CRC, State: worldstate.Append(nil, s.world), // a sleeping world waits for the clock:
+	return WorldHandover{Map: s.curMap.Name, CRC: s.curMap.CRC, State: worldstate.Append(nil, s.world), Game: s.rec.GameID().String(), // a sleeping world waits for the clock:
 		Start: max(s.sched.Start().UnixNano(), time.Now().Add(-time.Duration(s.world.CurrentTick())*netproto.TickDuration-time.Second/2).UnixNano())}
 }
 
@@ -38,7 +40,8 @@ func (s *Server) AdoptGame(wh WorldHandover, slots []session.Handover) error {
 			s.world.RemovePlayer(cid)
 		}
 	}
-	s.rec.GoOn(worldstate.Append(nil, s.world)) // the teehistorian goes on from this world
+	prev, _ := teehist.ParseUUID(wh.Game)             // none when the old process did not record
+	s.rec.GoOn(prev, worldstate.Append(nil, s.world)) // the teehistorian goes on from this world, after prev
 	return s.AdoptSlots(slots)
 }
 

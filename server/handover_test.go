@@ -14,6 +14,7 @@ import (
 	"twserver/config"
 	"twserver/session"
 	"twserver/sockio"
+	"twserver/teehist"
 	"twserver/teehist/replay"
 	"twserver/world"
 	"twserver/worldstate"
@@ -153,7 +154,7 @@ func TestAdoptGameRecords(t *testing.T) {
 		stepAcked(old)
 	}
 	wh, slots := old.ExportWorld(), old.ExportSlots()[:2]
-	run := func(adopt func(s *Server) error) *replay.Result {
+	run := func(adopt func(s *Server) error) (*teehist.Header, *replay.Result) {
 		dir := t.TempDir()
 		cfg := old.cfg
 		rec(dir)(&cfg)
@@ -180,15 +181,17 @@ func TestAdoptGameRecords(t *testing.T) {
 		if len(files) != 1 {
 			t.Fatalf("%d files", len(files))
 		}
-		_, res := replayFile(t, files[0])
-		return res
+		return replayFile(t, files[0])
 	}
-	res := run(func(s *Server) error { return s.AdoptGame(wh, slots) })
+	h, res := run(func(s *Server) error { return s.AdoptGame(wh, slots) })
 	t.Logf("%d ticks, %d positions compared", res.Ticks, res.Compared)
 	if res.Divergence != nil || !res.Finished || res.Compared < 200 {
 		t.Errorf("divergence %v, finished %v, %d compared", res.Divergence, res.Finished, res.Compared)
 	}
-	res = run(func(s *Server) error {
+	if prev := old.rec.GameID(); prev == (teehist.UUID{}) || h.PrevGameUUID != prev {
+		t.Errorf("the new file's prev_game_uuid %v, the old game %v", h.PrevGameUUID, prev)
+	}
+	h, res = run(func(s *Server) error {
 		if err := worldstate.Read(s.world, wh.State); err != nil {
 			return err
 		}
@@ -196,5 +199,8 @@ func TestAdoptGameRecords(t *testing.T) {
 	})
 	if res.Divergence == nil && res.Compared >= 200 {
 		t.Errorf("control: a recording without the world state replays (%d compared)", res.Compared)
+	}
+	if h.PrevGameUUID != (teehist.UUID{}) {
+		t.Errorf("control: a game started without the world names a previous game %v", h.PrevGameUUID)
 	}
 }
