@@ -194,10 +194,15 @@ func alive(pid int) bool {
 	return len(f) > 0 && f[0] != "Z"
 }
 
-// startRig starts bin with the configuration file cfg.
-func startRig(t *testing.T, bin, cfg string) *upgradeRig {
+// startRig starts bin with the configuration file cfg, and a game for
+// each of more.
+func startRig(t *testing.T, bin, cfg string, more ...string) *upgradeRig {
 	r := &upgradeRig{t: t, out: new(refserver.Buffer)}
-	cmd := exec.Command(bin, "-config", cfg, "-no-console", "-log-level", "info")
+	args := []string{"-config", cfg}
+	for _, c := range more {
+		args = append(args, "-config", c)
+	}
+	cmd := exec.Command(bin, append(args, "-no-console", "-log-level", "info")...)
 	cmd.Dir = filepath.Dir(cfg)
 	cmd.Stdout, cmd.Stderr = r.out, r.out
 	if err := cmd.Start(); err != nil {
@@ -306,10 +311,17 @@ func TestUpgrade(t *testing.T) {
 		}
 	}
 	writeCfg(port)
+	// a second game in the process, which every upgrade carries too
+	port2 := testport.Pick(t)
+	cfg2 := filepath.Join(dir, "game2.toml")
+	if err := os.WriteFile(cfg2, []byte(fmt.Sprintf("[server]\nbind = \"127.0.0.1\"\nport = %d\nmax_clients = 16\nmax_clients_per_ip = 16\n[game]\ninactive_kick_time = 0\n", port2)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	bin := filepath.Join(dir, "twserver")
 	servertest.InstallBinary(t, good, bin)
-	r := startRig(t, bin, cfg)
+	r := startRig(t, bin, cfg, cfg2)
 	addr := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port))
+	addr2 := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port2))
 
 	start := time.Now()
 	var in atomic.Int32
@@ -340,8 +352,10 @@ func TestUpgrade(t *testing.T) {
 
 	start = time.Now()
 	servertest.InstallBinary(t, good, bin)
-	cont := new(continuity)
+	cont, cont2 := new(continuity), new(continuity)
+	var in2 atomic.Int32
 	run, stop := loadRun(t, addr, 40*time.Second, &in, cont)
+	run2, stop2 := loadRun(t, addr2, 40*time.Second, &in2, cont2)
 	pids := map[int]bool{first: true}
 	for i := range 10 {
 		cont.mark(false)
@@ -357,17 +371,25 @@ func TestUpgrade(t *testing.T) {
 		// left the socket to the loop again: during the hold the old
 		// process then reads nothing (docs/operating.md)
 		in.Store(0)
-		for deadline := time.Now().Add(5 * time.Second); in.Load() < upgradeClients; time.Sleep(20 * time.Millisecond) {
+		in2.Store(0)
+		for deadline := time.Now().Add(5 * time.Second); in.Load() < upgradeClients || in2.Load() < upgradeClients; time.Sleep(20 * time.Millisecond) {
 			if time.Now().After(deadline) {
-				t.Fatalf("upgrade %d: %d clients in game after 5 s", i+1, in.Load())
+				t.Fatalf("upgrade %d: %d and %d clients in game after 5 s", i+1, in.Load(), in2.Load())
 			}
 		}
 		time.Sleep(sockio.PacedHold + 200*time.Millisecond)
 	}
 	time.Sleep(500 * time.Millisecond)
 	stop()
+	stop2()
 	sum := <-run
 	checkRun(t, "10 upgrades", sum)
+	checkRun(t, "10 upgrades, the second game", <-run2)
+	cont2.mu.Lock()
+	for _, e := range cont2.errs {
+		t.Error("the second game: " + e)
+	}
+	cont2.mu.Unlock()
 	if sum.MaxSnapIntervalMs <= 0 || sum.MaxSnapIntervalMs > float64(MaxUpgradePause/time.Millisecond) {
 		t.Errorf("the longest time between snapshots was %.0f ms, want at most %v", sum.MaxSnapIntervalMs, MaxUpgradePause)
 	}
