@@ -204,3 +204,36 @@ func TestAdoptGameRecords(t *testing.T) {
 		t.Errorf("control: a game started without the world names a previous game %v", h.PrevGameUUID)
 	}
 }
+
+// TestNoBaseBeforeFullSnapshot: after a full snapshot (as the first after a
+// live upgrade, or in RECOVER), an ack of an older tick that arrives late
+// is not used as the next delta's base: a client may drop its older
+// snapshots on the full one (the npm teeworlds library does). Control: the
+// tick is in the server's storage, so without the rule it would be the base.
+func TestNoBaseBeforeFullSnapshot(t *testing.T) {
+	s := newIdleServerWith(t, 1, nil)
+	for range 20 {
+		stepAcked(s)
+	}
+	c := s.clients[0]
+	old := c.lastAckedTick
+	c.lastAckedTick = -1 // the acks of the old process's snapshots are unknown here
+	for c.fullTick <= old {
+		s.doTick()
+		s.updateConns()
+		s.flushAll()
+	}
+	if _, _, ok := c.storage.Get(old); !ok {
+		t.Fatalf("control: tick %d is not stored: the test proves nothing", old)
+	}
+	in := &session.Input{AckTick: old, Intended: s.world.CurrentTick() + 1}
+	s.onInput(c, in, time.Now())
+	if c.lastAckedTick == old {
+		t.Errorf("a late ack of tick %d, older than the full snapshot %d, became the base", old, c.fullTick)
+	}
+	in.AckTick = c.fullTick
+	s.onInput(c, in, time.Now())
+	if c.lastAckedTick != c.fullTick {
+		t.Errorf("the ack of the full snapshot %d: acked %d", c.fullTick, c.lastAckedTick)
+	}
+}

@@ -42,6 +42,7 @@ type client struct {
 
 	snapRate      session.SnapRate
 	lastAckedTick int32
+	fullTick      int32 // the newest full snapshot sent: acks of older ticks are not used as a base (a client may drop them on it)
 	latencyMs     int
 	storage       snap.Storage
 	out           encpool.Out     // the snapshot messages the encode pool made for this tick
@@ -97,7 +98,7 @@ func (c *client) reset() {
 // resetSnapState clears snapshot and input bookkeeping (on entering and on map change).
 func (c *client) resetSnapState() {
 	c.snapRate = session.SnapRateInit
-	c.lastAckedTick = -1
+	c.lastAckedTick, c.fullTick = -1, -1
 	c.storage.PurgeAll()
 	if c.inputs != nil {
 		c.inputs.Reset()

@@ -115,6 +115,9 @@ func (s *Server) encodeSnap(w *encpool.Worker, c *client, tick int32, now time.D
 	} else if c.snapRate == session.SnapRateFull {
 		c.snapRate = session.SnapRateRecover // acked snapshot unknown (or -1): full snapshots at 1/s
 	}
+	if baseTick < 0 {
+		c.fullTick = tick
+	}
 	if err := w.Enc.Encode(ids, tick, baseTick, base, cur, sizes); err != nil {
 		s.warn().Err(err).Int("cid", c.id).Msg("snapshot too large")
 		return false
@@ -140,7 +143,7 @@ func (s *Server) onInput(c *client, m *session.Input, at time.Time) {
 	if c.state != session.Ingame {
 		return
 	}
-	if ackTick > c.lastAckedTick || ackTick < 0 {
+	if (ackTick > c.lastAckedTick && ackTick >= c.fullTick) || ackTick < 0 {
 		c.lastAckedTick = ackTick
 		c.storage.Ack(ackTick)
 	}
