@@ -29,26 +29,12 @@ func browserFor(t *testing.T, d time.Duration, extra ...chromedp.ExecAllocatorOp
 	return browsertest.Start(t, d, append([]chromedp.ExecAllocatorOption{chromedp.WindowSize(1400, 1000)}, extra...)...)
 }
 
-// waitJS evaluates expr every 50 ms until it is true or d has passed; it
+// waitJS is browsertest.Wait: expr evaluated until it is true or d has
+// passed (an evaluation a navigation interrupts is tried again); it
 // returns how long that took.
 func waitJS(t *testing.T, ctx context.Context, d time.Duration, what, expr string) time.Duration {
 	t.Helper()
-	start := time.Now()
-	for {
-		var ok bool
-		if err := chromedp.Run(ctx, chromedp.Evaluate(expr, &ok)); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		if ok {
-			return time.Since(start)
-		}
-		if time.Since(start) > d {
-			var page string
-			_ = chromedp.Run(ctx, chromedp.Evaluate(`location.href + ': ' + document.body.innerText.slice(0, 400)`, &page))
-			t.Fatalf("%s: not within %v (%s); the page: %s", what, d, expr, page)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return browsertest.Wait(t, ctx, d, what, expr)
 }
 
 // evalString evaluates expr to a string.

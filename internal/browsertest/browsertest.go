@@ -104,14 +104,19 @@ func Wait(t *testing.T, ctx context.Context, d time.Duration, what, expr string)
 	start := time.Now()
 	for {
 		var ok bool
-		Eval(t, ctx, expr, &ok)
-		if ok {
+		// An evaluation that meets a navigation (a click on a link just
+		// before) fails while the browser lives on: it is tried again.
+		err := chromedp.Run(ctx, chromedp.Evaluate(expr, &ok))
+		if err != nil && ctx.Err() != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if err == nil && ok {
 			return time.Since(start)
 		}
 		if time.Since(start) > d {
 			var text string
 			_ = chromedp.Run(ctx, chromedp.Evaluate(`location.href + ': ' + document.body.innerText.slice(0, 600)`, &text))
-			t.Fatalf("%s: not within %v (%s); the page: %s", what, d, expr, text)
+			t.Fatalf("%s: not within %v (%s, last error %v); the page: %s", what, d, expr, err, text)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
