@@ -44,7 +44,7 @@ func TestAgonesUpgrade(t *testing.T) {
 	defer sidecar.Close()
 	port := testport.Pick(t)
 	cfg := filepath.Join(dir, "twserver.toml")
-	body := fmt.Sprintf("[server]\nbind = \"127.0.0.1\"\nport = %d\nmax_clients = 16\nmax_clients_per_ip = 16\n[game]\ninactive_kick_time = 0\n[agones]\nenabled = true\n", port)
+	body := upgradeConfig(port, 16) + "[agones]\nenabled = true\n"
 	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func TestUpgradeBench(t *testing.T) {
 	bin := filepath.Join(dir, "twserver")
 	buildServer(t, bin, "-X main.version=upgrade-bench")
 	port := testport.Pick(t)
-	r, _ := startConsoleRig(t, bin, fmt.Sprintf("[server]\nbind = \"127.0.0.1\"\nport = %d\nmax_clients = 64\nmax_clients_per_ip = 64\n[game]\ninactive_kick_time = 0\n", port))
+	r, _ := startConsoleRig(t, bin, upgradeConfig(port, 64))
 	out := r.out
 
 	addr := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port))

@@ -36,7 +36,7 @@ func TestUpgradeCommand(t *testing.T) {
 	bin := filepath.Join(dir, "twserver")
 	buildServer(t, bin, "-X main.version=upgrade-command")
 	port := testport.Pick(t)
-	r, stdin := startConsoleRig(t, bin, fmt.Sprintf("[server]\nbind = \"127.0.0.1\"\nport = %d\nmax_clients = 16\nmax_clients_per_ip = 16\n[game]\ninactive_kick_time = 0\n", port))
+	r, stdin := startConsoleRig(t, bin, upgradeConfig(port, 16))
 	out := r.out
 	addr := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port))
 	var in atomic.Int32

@@ -194,6 +194,12 @@ func alive(pid int) bool {
 	return len(f) > 0 && f[0] != "Z"
 }
 
+// upgradeConfig is the configuration of the upgrade tests' game on port
+// with clients slots (as many per address): no inactivity kick.
+func upgradeConfig(port, clients int) string {
+	return fmt.Sprintf("[server]\nbind = \"127.0.0.1\"\nport = %d\nmax_clients = %d\nmax_clients_per_ip = %d\n[game]\ninactive_kick_time = 0\n", port, clients, clients)
+}
+
 // startRig starts bin with the configuration file cfg, and a game for
 // each of more.
 func startRig(t *testing.T, bin, cfg string, more ...string) *upgradeRig {
@@ -305,7 +311,7 @@ func TestUpgrade(t *testing.T) {
 	port := testport.Pick(t)
 	cfg := filepath.Join(dir, "twserver.toml")
 	writeCfg := func(port int) {
-		body := fmt.Sprintf("[server]\nbind = \"127.0.0.1\"\nport = %d\nmax_clients = 16\nmax_clients_per_ip = 16\n[game]\ninactive_kick_time = 0\n", port)
+		body := upgradeConfig(port, 16)
 		if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -314,7 +320,7 @@ func TestUpgrade(t *testing.T) {
 	// a second game in the process, which every upgrade carries too
 	port2 := testport.Pick(t)
 	cfg2 := filepath.Join(dir, "game2.toml")
-	if err := os.WriteFile(cfg2, []byte(fmt.Sprintf("[server]\nbind = \"127.0.0.1\"\nport = %d\nmax_clients = 16\nmax_clients_per_ip = 16\n[game]\ninactive_kick_time = 0\n", port2)), 0o644); err != nil {
+	if err := os.WriteFile(cfg2, []byte(upgradeConfig(port2, 16)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, "twserver")
