@@ -1,8 +1,10 @@
 package botslots
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"twserver/bots"
@@ -332,18 +334,51 @@ func (s *Slots) Add(skill bots.Skill, name string, fill bool) (*Bot, error) {
 	return b, nil
 }
 
+// Carried is what a bot keeps across a live upgrade besides its player,
+// which the world carries (team, score, character): its skill and whether
+// it fills the game. A field the new binary does not know is left out.
+type Carried struct {
+	CID   int    `json:"cid"`
+	Skill string `json:"skill"`
+	Fill  bool   `json:"fill"`
+}
+
+// Export returns the bots' Carried in the order they joined (the newest
+// fill bot leaves first in the new process as in the old).
+func (s *Slots) Export() []Carried {
+	var out []Carried
+	for _, b := range s.by {
+		if b != nil {
+			out = append(out, Carried{CID: b.CID, Skill: b.Skill.String(), Fill: b.Fill})
+		}
+	}
+	slices.SortFunc(out, func(a, b Carried) int { return cmp.Compare(s.by[a.CID].seq, s.by[b.CID].seq) })
+	return out
+}
+
 // Adopt makes the world's player in slot cid a bot of these Slots when it
 // is a bot's (world.PlayerInfo.Bot) and the slot is not one yet: at a live
 // upgrade the world passes with its bots' players (team, score, character),
-// which play on with a new brain, of the default skill, counted as fill
-// bots when bots.fill is set. It reports whether it took the player.
-func (s *Slots) Adopt(cid int) bool {
+// which play on with a new brain and what carried says of slot cid (skill,
+// fill); a bot carried does not name has the default skill and fills when
+// bots.fill is set. Bots adopted in carried's order keep their join order.
+// It reports whether it took the player.
+func (s *Slots) Adopt(cid int, carried []Carried) bool {
 	info, ok := s.w.Info(cid)
 	if !ok || !info.Bot || s.Has(cid) {
 		return false
 	}
+	skill, fill := s.defaultSkill(), s.fill > 0
+	s.seq = max(s.seq, uint64(len(carried))) // carried bots take the first places in the join order
 	s.seq++
-	b := &Bot{CID: cid, Name: info.Name, Skill: s.defaultSkill(), Fill: s.fill > 0, seq: s.seq}
+	seq := s.seq
+	if i := slices.IndexFunc(carried, func(c Carried) bool { return c.CID == cid }); i >= 0 {
+		if sk, err := bots.ParseSkill(carried[i].Skill); err == nil {
+			skill = sk
+		}
+		fill, seq = carried[i].Fill, uint64(i)+1
+	}
+	b := &Bot{CID: cid, Name: info.Name, Skill: skill, Fill: fill, seq: seq}
 	s.by[cid] = b
 	s.n++
 	s.o.Rec.Join(cid, true)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"twserver/botslots"
 	"twserver/netproto"
 	"twserver/session"
 	"twserver/teehist"
@@ -14,20 +15,21 @@ import (
 
 // WorldHandover is a game's world as it passes at a live upgrade: its map, its state (package worldstate), its tick schedule.
 type WorldHandover struct {
-	Map   string `json:"map"`
-	CRC   uint32 `json:"crc"`
-	Start int64  `json:"start"` // tick 0's start, Unix ns: the ticks go on on time (a sleeping game's at most 0.5 s late)
-	State []byte `json:"state"`
-	Game  string `json:"game,omitempty"` // the game UUID of the old process's teehistorian (the new one's prev_game_uuid)
+	Map   string             `json:"map"`
+	CRC   uint32             `json:"crc"`
+	Start int64              `json:"start"` // tick 0's start, Unix ns: the ticks go on on time (a sleeping game's at most 0.5 s late)
+	State []byte             `json:"state"`
+	Game  string             `json:"game,omitempty"` // the game UUID of the old process's teehistorian (the new one's prev_game_uuid)
+	Bots  []botslots.Carried `json:"bots,omitempty"` // the bots' skill and fill (their players are in State)
 }
 
 // ExportWorld returns the world for a live upgrade's new process (loop held or not running).
 func (s *Server) ExportWorld() WorldHandover {
-	return WorldHandover{Map: s.curMap.Name, CRC: s.curMap.CRC, State: worldstate.Append(nil, s.world), Game: s.rec.GameID().String(), // a sleeping world waits for the clock:
+	return WorldHandover{Map: s.curMap.Name, CRC: s.curMap.CRC, State: worldstate.Append(nil, s.world), Game: s.rec.GameID().String(), Bots: s.bots.Export(), // a sleeping world waits for the clock:
 		Start: max(s.sched.Start().UnixNano(), time.Now().Add(-time.Duration(s.world.CurrentTick())*netproto.TickDuration-time.Second/2).UnixNano())}
 }
 
-// AdoptGame goes on with the game of ExportWorld and ExportSlots before Run: world, tick schedule, clients, bots (new brains).
+// AdoptGame goes on with the game of ExportWorld and ExportSlots before Run: world, tick schedule, clients, bots (new brains, their skill and fill kept).
 func (s *Server) AdoptGame(wh WorldHandover, slots []session.Handover) error {
 	if m := s.curMap; wh.Map != m.Name || wh.CRC != m.CRC {
 		return fmt.Errorf("the game runs map %s (crc %08x), this process has %s (%08x)", wh.Map, wh.CRC, m.Name, m.CRC)
@@ -36,7 +38,7 @@ func (s *Server) AdoptGame(wh WorldHandover, slots []session.Handover) error {
 	}
 	s.sched.SetStart(time.Unix(0, wh.Start))
 	for cid := range world.MaxClients { // a player whose client did not pass leaves, a bot's stays
-		if s.world.HasPlayer(cid) && !slices.ContainsFunc(slots, func(h session.Handover) bool { return h.ID == cid && h.State == session.Ingame }) && !s.bots.Adopt(cid) {
+		if s.world.HasPlayer(cid) && !slices.ContainsFunc(slots, func(h session.Handover) bool { return h.ID == cid && h.State == session.Ingame }) && !s.bots.Adopt(cid, wh.Bots) {
 			s.world.RemovePlayer(cid)
 		}
 	}

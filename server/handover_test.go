@@ -28,9 +28,13 @@ import (
 // refused; the clients without the world join a new game (map change).
 func TestAdoptGame(t *testing.T) {
 	old := newIdleServerWith(t, 3, func(cfg *config.Config) {
-		cfg.Game.InactiveKickTime, cfg.Server.MaxClients, cfg.Bots.Max = 0, 8, 2
+		cfg.Game.InactiveKickTime, cfg.Server.MaxClients, cfg.Bots.Max, cfg.Bots.Fill = 0, 8, 2, 5 // fill: the fill bot added stays
 	})
 	bot, err := old.bots.Add(bots.Easy, "robo", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hard, err := old.bots.Add(bots.Hard, "filla", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,6 +83,11 @@ func TestAdoptGame(t *testing.T) {
 	}
 	if b := s.bots.At(bot.CID); b == nil || b.Name != "robo" || !s.world.HasPlayer(bot.CID) || s.world.Score(bot.CID) != old.world.Score(bot.CID) {
 		t.Errorf("the bot in slot %d did not pass with its player", bot.CID)
+	} else if b.Skill != bots.Easy || b.Fill {
+		t.Errorf("the bot added by hand came back with skill %v, fill %v (was easy, not a fill bot)", b.Skill, b.Fill)
+	}
+	if b := s.bots.At(hard.CID); b == nil || b.Skill != bots.Hard || !b.Fill {
+		t.Errorf("the hard fill bot in slot %d came back as %+v", hard.CID, b)
 	}
 	stepAcked(s) // the game goes on
 	stepAcked(s)
