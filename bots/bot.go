@@ -88,6 +88,7 @@ type Bot struct {
 	rescueIn      world.CoreInput
 	rescueUntil   int32
 	ownFlagPos    vmath.Vec2 // where the bot last knew its team's flag
+	ownFlagTick   int32      // when it saw it there
 	enemyFlagPos  vmath.Vec2 // where the bot last knew the enemy flag
 	seenTick      int32      // tick of the last snapshot the bot looked at
 	alignSince    int32      // first tick the bot was lined up for its next move
