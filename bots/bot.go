@@ -88,6 +88,7 @@ type Bot struct {
 	rescueIn      world.CoreInput
 	rescueUntil   int32
 	ownFlagPos    vmath.Vec2 // where the bot last knew its team's flag
+	ownFlagTick   int32      // when it saw it there
 	enemyFlagPos  vmath.Vec2 // where the bot last knew the enemy flag
 	seenTick      int32      // tick of the last snapshot the bot looked at
 	alignSince    int32      // first tick the bot was lined up for its next move
@@ -370,12 +371,36 @@ func (b *Bot) pickTarget(w *world.World) {
 		if !b.enemy(w, i) {
 			continue
 		}
+		if b.passesBy(i) {
+			continue
+		}
 		d := vmath.Distance(p, b.tr[i].pos)
 		if d < bestD && b.visible(b.tr[i].pos) {
 			best, bestD = i, d
 		}
 	}
 	b.target = best
+}
+
+// passesBy reports whether the bot, a CTF attacker on its way to the enemy
+// flag (not carrying it), leaves enemy i alone: an attacker fights only
+// the enemies within clearRadius of the enemy flag stand. Trading kills on
+// the way (in the middle of the map, or at its own base, which is the
+// defender's job) only sent the enemy back to its base, where it respawns
+// rested, and left the attacker to arrive there hurt (docs/bots.md, "CTF
+// captures").
+func (b *Bot) passesBy(i int) bool {
+	if b.gameType != world.GameCTF || b.role != 0 || !b.nav.hasFlg[0] || !b.nav.hasFlg[1] {
+		return false
+	}
+	if b.myTeam != world.TeamRed && b.myTeam != world.TeamBlue {
+		return false
+	}
+	enemy := 1 - b.myTeam
+	if b.v.carrier[enemy] == int32(b.cid) {
+		return false // the carrier defends itself
+	}
+	return vmath.Distance(b.tr[i].pos, b.nav.stands[enemy]) > clearRadius
 }
 
 // weaponFor returns the weapon to use at distance d.

@@ -108,6 +108,10 @@ func (b *Bot) itemGoalWithin(p vmath.Vec2, kind int, maxD float32) bool {
 	return true
 }
 
+// flagSightTicks: a bot hunting the carrier of its flag goes where it saw
+// the flag last for at most this long, then to the enemy's stand.
+const flagSightTicks = 10 * 50
+
 // ctfGoal: carry the enemy flag home, return or chase the own flag, take
 // the enemy flag; defenders stay near their stand. It reports whether it
 // set a goal.
@@ -124,19 +128,26 @@ func (b *Bot) ctfGoal(w *world.World) bool {
 	}
 	// own flag away: a carrier to chase, or a dropped flag to return
 	if v.flagSeen[own] {
-		b.ownFlagPos = v.flagPos[own]
+		b.ownFlagPos, b.ownFlagTick = v.flagPos[own], b.now
 	}
 	switch c := v.carrier[own]; {
 	case c >= 0 && int(c) < world.MaxClients && b.tr[c].valid:
-		b.ownFlagPos = b.tr[c].pos
+		b.ownFlagPos, b.ownFlagTick = b.tr[c].pos, b.now
 		b.setGoal(b.tr[c].pos, 10)
 		return true
 	case c == world.FlagTaken:
 		b.setGoal(b.ownFlagPos, 10) // where it was seen last
 		return true
 	case c >= 0:
-		// the carrier runs to its base and waits there: hunt it
-		if vmath.Distance(b.pos(), b.ownFlagPos) > 200 && b.ownFlagPos != b.nav.stands[own] {
+		// the carrier runs to its base and waits there: hunt it (where the
+		// flag was seen last, then at the enemy's stand; a place seen last
+		// is forgotten once reached without the flag in view, else the bot
+		// would turn back to it as soon as it left it, or after
+		// flagSightTicks, in case the bot cannot get there)
+		if vmath.Distance(b.pos(), b.ownFlagPos) <= 200 || b.now-b.ownFlagTick > flagSightTicks {
+			b.ownFlagPos = b.nav.stands[own]
+		}
+		if b.ownFlagPos != b.nav.stands[own] {
 			b.setGoal(b.ownFlagPos, 10)
 		} else {
 			b.setGoal(b.nav.stands[enemy], 50)

@@ -118,37 +118,42 @@ func (g *game) allKilledAndDied() bool {
 	return true
 }
 
-// TestCTFCapture: 4 against 4 normal bots play CTF on the stock CTF maps
-// in turn, up to 10 game minutes each, until a flag is captured. (The
-// issue asks for a capture on every stock CTF map; the bots do not reach
-// that yet on ctf1, ctf3 and ctf7 for every seed, see docs/bots.md, so
-// this checks that captures happen at all and logs the grabs per map.)
+// ctfCaptureSeeds are the seeds TestCTFCapture plays on every stock CTF
+// map (the same for every map; docs/bots.md has seeds 1..18).
+var ctfCaptureSeeds = [...]uint64{1, 2}
+
+// TestCTFCapture is the issue's acceptance: on every stock CTF map, 4
+// against 4 normal bots capture at least one flag within 10 game minutes,
+// for each seed of ctfCaptureSeeds (each game stops at its first capture).
 func TestCTFCapture(t *testing.T) {
 	total := time.Now()
-	ticks, caps := 0, 0
-	for _, p := range stockMaps(t, "ctf") {
+	ticks, games := 0, 0
+	paths := stockMaps(t, "ctf")
+	if len(paths) < 8 {
+		t.Fatalf("%d stock CTF maps in %s, want ctf1..ctf8", len(paths), stockDir)
+	}
+	for _, p := range paths {
 		m, nav := stockNav(t, p)
 		cfg := world.DefaultConfig()
 		cfg.GameType = world.GameCTF
 		cfg.ScoreLimit = 0
 		sk := []Skill{Normal, Normal, Normal, Normal, Normal, Normal, Normal, Normal}
-		g := newGame(t, nav, m, cfg, 3, sk, []int{0, 1, 0, 1, 0, 1, 0, 1})
-		n := 0
-		for ; n < 10*60*50 && g.caps[0]+g.caps[1] == 0; n++ {
-			g.step()
-		}
-		ticks += n
-		caps += g.caps[0] + g.caps[1]
-		t.Logf("%s: %d ticks, grabs %d caps %v, longest still %d ticks", mapName(p), n, g.grabs, g.caps, g.maxStill)
-		checkStill(t, mapName(p), g)
-		if caps > 0 {
-			break
+		for _, seed := range ctfCaptureSeeds {
+			g := newGame(t, nav, m, cfg, seed, sk, []int{0, 1, 0, 1, 0, 1, 0, 1})
+			n := 0
+			for ; n < 10*60*50 && g.caps[0]+g.caps[1] == 0; n++ {
+				g.step()
+			}
+			ticks += n
+			games++
+			t.Logf("%s seed %d: %d ticks, grabs %d caps %v, longest still %d ticks", mapName(p), seed, n, g.grabs, g.caps, g.maxStill)
+			if g.caps[0]+g.caps[1] == 0 {
+				t.Errorf("%s seed %d: no capture in 10 game minutes (%d grabs)", mapName(p), seed, g.grabs)
+			}
+			checkStill(t, mapName(p), g)
 		}
 	}
-	if caps == 0 {
-		t.Errorf("no capture on any stock CTF map")
-	}
-	t.Logf("%d game ticks in %v", ticks, time.Since(total))
+	t.Logf("%d games, %d game ticks in %v", games, ticks, time.Since(total))
 }
 
 // TestHardBeatsEasy: 2 hard against 2 easy bots on dm1 (stock), 10 seeded
