@@ -371,7 +371,7 @@ func (b *Bot) pickTarget(w *world.World) {
 		if !b.enemy(w, i) {
 			continue
 		}
-		if b.passesBy(i) {
+		if b.passesBy(w, i) {
 			continue
 		}
 		d := vmath.Distance(p, b.tr[i].pos)
@@ -388,9 +388,14 @@ func (b *Bot) pickTarget(w *world.World) {
 // the way (in the middle of the map, or at its own base, which is the
 // defender's job) only sent the enemy back to its base, where it respawns
 // rested, and left the attacker to arrive there hurt (docs/bots.md, "CTF
-// captures").
-func (b *Bot) passesBy(i int) bool {
+// captures"). A human enemy is never passed by: a player who shoots at an
+// attacker gets an answer (every client sees who is a bot: the player
+// info's bot flag), so the rule shapes bot-against-bot play only.
+func (b *Bot) passesBy(w *world.World, i int) bool {
 	if b.gameType != world.GameCTF || b.role != 0 || !b.nav.hasFlg[0] || !b.nav.hasFlg[1] {
+		return false
+	}
+	if info, ok := w.Info(i); ok && !info.Bot {
 		return false
 	}
 	if b.myTeam != world.TeamRed && b.myTeam != world.TeamBlue {

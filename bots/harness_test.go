@@ -26,6 +26,7 @@ type game struct {
 	caps       [2]int
 	grabs      int
 	byWeapon   [world.NumWeapons + 3]int
+	onKill     func(killer, victim int) // if set, called for every kill
 }
 
 func loadMap(tb testing.TB, path string) *twmap.Map {
@@ -107,6 +108,9 @@ func (g *game) onEvent(e world.Event) {
 		}
 		if killer >= 0 && killer < len(g.kills) && killer != victim {
 			g.kills[killer]++
+		}
+		if g.onKill != nil {
+			g.onKill(killer, victim)
 		}
 	case e.Kind == world.EvGameMsg && e.Args[0] == world.GameMsgCTFGrab:
 		g.grabs++

@@ -10,6 +10,7 @@ import (
 	"twserver/internal/testenv"
 	"twserver/world"
 	"twserver/world/twmap"
+	"twserver/world/vmath"
 )
 
 // stockDir holds the maps of the 0.7.5 data (Debian teeworlds-data).
@@ -203,5 +204,62 @@ func TestCTFSoloCapture(t *testing.T) {
 			}
 			checkStill(t, mapName(p), g)
 		}
+	}
+}
+
+// TestCTFAttackersAnswerHumans: CTF attackers pass enemy bots by on their
+// way (passesBy), but not humans. On ctf2, 4 against 4 normal bots for 2
+// game minutes and seeds 1..3, once with the blue players joined as humans (driven by the
+// same brains) and once as bots: the red attackers' kills of blue players
+// away from the blue flag (farther than clearRadius from its stand) must
+// be clearly more with humans.
+func TestCTFAttackersAnswerHumans(t *testing.T) {
+	p := filepath.Join(stockDir, "ctf2.map")
+	testenv.Stat(t, p, "teeworlds-data")
+	m, nav := stockNav(t, p)
+	cfg := world.DefaultConfig()
+	cfg.GameType = world.GameCTF
+	cfg.ScoreLimit = 0
+	sk := []Skill{Normal, Normal, Normal, Normal, Normal, Normal, Normal, Normal}
+	far := func(humans bool, seed uint64) int {
+		g := newGame(t, nav, m, cfg, seed, sk, []int{0, 1, 0, 1, 0, 1, 0, 1})
+		if humans {
+			for cid := 1; cid < len(sk); cid += 2 { // the same players, joined as humans
+				info := world.PlayerInfo{Name: "human"}
+				g.w.RemovePlayer(cid)
+				if g.w.ConnectPlayer(cid, info) != nil || g.w.EnterPlayer(cid, info) != nil {
+					t.Fatal("cannot join a human")
+				}
+				g.w.SetTeam(cid, world.TeamBlue)
+			}
+		}
+		last := make([]vmath.Vec2, len(sk))
+		n := 0
+		g.onKill = func(killer, victim int) {
+			if killer >= 0 && killer < len(sk) && g.w.Team(killer) == world.TeamRed && g.bots[killer].role == 0 &&
+				victim >= 0 && victim < len(sk) && g.w.Team(victim) == world.TeamBlue &&
+				vmath.Distance(last[victim], nav.stands[world.TeamBlue]) > clearRadius {
+				n++
+			}
+		}
+		for range 2 * 60 * 50 {
+			for cid := range sk {
+				if pos, ok := g.w.CharacterPos(cid); ok {
+					last[cid] = pos
+				}
+			}
+			g.step()
+		}
+		return n
+	}
+	withHumans, withBots := 0, 0
+	for seed := uint64(1); seed <= 3; seed++ {
+		withHumans += far(true, seed)
+		withBots += far(false, seed)
+	}
+	t.Logf("red attackers' kills of blue players away from the blue flag: %d with blue humans, %d with blue bots", withHumans, withBots)
+	// without the rule for humans the two are about equal (8 and 8)
+	if withHumans < withBots+max(3, withBots/2) {
+		t.Errorf("attackers killed %d blue humans and %d blue bots away from the blue flag: humans must be answered (at least half as many more)", withHumans, withBots)
 	}
 }
