@@ -54,11 +54,13 @@ func TestRealClient07BrowserBots(t *testing.T) {
 // own, both favourites only, the second with FILTER_BOTS (16) besides
 // FILTER_FAVORITE (1024), and the second one open (its list shows our
 // server's row). The client adds its standard filters around them, so the
-// headers sit at browserWithBots and browserHideBots.
+// headers sit at browserWithBots and browserHideBots. Every field of a
+// filter is given: the 0.7.5 client leaves a missing one uninitialized
+// (a run filtered our server out by a stray address).
 const browserSettings = `{"settings":{"sidebar_active":0,"sidebar_tab":0,"filters":[1,0]},
 "filter":[
- {"With bots":{"type":0,"settings":{"filter_hash":1024,"filter_ping":999}}},
- {"Hide bots":{"type":0,"settings":{"filter_hash":1040,"filter_ping":999}}}
+ {"With bots":{"type":0,"settings":{"filter_hash":1024,"filter_gametype":[],"filter_ping":999,"filter_serverlevel":0,"filter_address":"","filter_country":-1}}},
+ {"Hide bots":{"type":0,"settings":{"filter_hash":1040,"filter_gametype":[],"filter_ping":999,"filter_serverlevel":0,"filter_address":"","filter_country":-1}}}
 ]}
 `
 
@@ -255,7 +257,7 @@ func innerBrowserBots(t *testing.T) {
 		t.Fatal(err)
 	}
 	settings := "cl_show_welcome 0\ncl_skip_start_menu 1\ncl_show_menu_map 0\nadd_favorite 127.0.0.1:" + e2ePort + "\n"
-	if err := os.WriteFile(filepath.Join(userDir, "settings.cfg"), []byte(settings), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(userDir, "settings07.cfg"), []byte(settings), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(userDir, "ui_settings.json"), []byte(browserSettings), 0o644); err != nil {
