@@ -346,26 +346,34 @@ var client07 = realClient{
 	userDir:  ".local/share/teeworlds",
 }
 
+// startConsoleServer starts twserver bin on 127.0.0.1:e2ePort (debug log
+// in serverLog, working directory out, extra flags args) with its console
+// on a pipe, and waits until it listens. It returns the server and the
+// console, closed when the test ends.
+func startConsoleServer(t *testing.T, bin, out, serverLog string, args ...string) (*proc, io.Writer) {
+	t.Helper()
+	consoleR, console, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { console.Close() })
+	srv := start(t, "twserver", serverLog, consoleR, nil, out,
+		append([]string{bin, "-bind", "127.0.0.1", "-port", e2ePort, "-log-level", "debug"}, args...)...)
+	consoleR.Close()
+	if !waitLog(serverLog, regexp.MustCompile(`listening`), 10*time.Second) {
+		t.Fatalf("twserver did not start (see %s)", serverLog)
+	}
+	return srv, console
+}
+
 func inner(t *testing.T, rc realClient) {
 	netns.RequireLoopbackOnly(t)
 	out, bin := os.Getenv(outEnv), os.Getenv(binEnv)
 	serverLog := filepath.Join(out, "server.log")
 
-	// twserver with its console on a pipe.
-	consoleR, console, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer console.Close()
-	srv := start(t, "twserver", serverLog, consoleR, nil, out, bin,
-		"-bind", "127.0.0.1", "-port", e2ePort, "-log-level", "debug",
-		// One player slot: the real client plays, the synthetic client that
-		// checks what others see of it joins as a free-view spectator.
-		"-player-slots", "1")
-	consoleR.Close()
-	if !waitLog(serverLog, regexp.MustCompile(`listening`), 10*time.Second) {
-		t.Fatalf("twserver did not start (see %s)", serverLog)
-	}
+	// One player slot: the real client plays, the synthetic client that
+	// checks what others see of it joins as a free-view spectator.
+	srv, console := startConsoleServer(t, bin, out, serverLog, "-player-slots", "1")
 	// The client joins a game that sleeps, empty (server/sleep.go): no
 	// ticks until its CONNECT wakes the game.
 	if !waitLog(serverLog, regexp.MustCompile(`game asleep`), 5*time.Second) {
