@@ -86,7 +86,14 @@ type RecordConfig struct {
 	MaxFileMB int `toml:"max_file_mb"`
 	// MaxDirMB deletes the oldest recordings in Dir beyond this total; 0 = no limit.
 	MaxDirMB int `toml:"max_dir_mb"`
+	// CheckpointInterval is the seconds of game between two checkpoints of
+	// the teehistorian (the whole world state, where a viewer's seek starts
+	// its replay); 0 writes none.
+	CheckpointInterval int `toml:"checkpoint_interval"`
 }
+
+// MaxCheckpointInterval bounds record.checkpoint_interval (seconds).
+const MaxCheckpointInterval = 3600
 
 // ServerConfig holds network and access settings.
 type ServerConfig struct {
@@ -259,7 +266,7 @@ func Default() Config {
 			Powerups: true, RespawnDelayTDM: 3, MatchSwap: true, TeambalanceTime: 1},
 		Voting:   VotingConfig{Kick: true, KickBanTime: 5, Spectate: true, SpectateRejoinDelay: 3},
 		Log:      LogConfig{Level: "info", Format: "console"},
-		Record:   RecordConfig{Dir: "recordings", MaxFileMB: 512, MaxDirMB: 8192},
+		Record:   RecordConfig{Dir: "recordings", MaxFileMB: 512, MaxDirMB: 8192, CheckpointInterval: 10},
 		Bots:     defaultBots(),
 		Register: defaultRegister(),
 		Econ:     defaultEcon(),
@@ -480,6 +487,8 @@ func (c *Config) Validate() error {
 		return invalid("record.max_file_mb", "%d is outside 1..%d", r.MaxFileMB, 1<<20)
 	} else if r.MaxDirMB < 0 || r.MaxDirMB > 1<<30 {
 		return invalid("record.max_dir_mb", "%d is outside 0..%d", r.MaxDirMB, 1<<30)
+	} else if r.CheckpointInterval < 0 || r.CheckpointInterval > MaxCheckpointInterval {
+		return invalid("record.checkpoint_interval", "%d is outside 0..%d", r.CheckpointInterval, MaxCheckpointInterval)
 	}
 	if err := c.validateOps(); err != nil {
 		return err

@@ -114,6 +114,7 @@ const (
 	ExServerMsg    // twserver: raw — a game message the server sent to everybody that the world does not make (0.7 form, header included)
 	ExPlayerBot    // twserver: cid, skill — the joining connection is a bot (world.PlayerInfo.Bot): no client, PLAYERFLAG_BOT
 	ExWorldState   // twserver: raw — a part of the world state (package worldstate) the game goes on from (a live upgrade); a part shorter than WorldStatePart is the last
+	ExCheckpoint   // twserver: raw — a part of the world state (package worldstate) as of the coming tick's inputs (record.checkpoint_interval); a part shorter than WorldStatePart is the last
 	numExKinds
 )
 
@@ -158,10 +159,11 @@ var ExTable = [numExKinds]ExInfo{
 	ExServerMsg:    {Name: "teehistorian-server-message@twserver", Label: "SERVER_MESSAGE", Layout: "r"},
 	ExPlayerBot:    {Name: "teehistorian-player-bot@twserver", Label: "PLAYER_BOT", Layout: "ii"},
 	ExWorldState:   {Name: "teehistorian-world-state@twserver", Label: "WORLD_STATE", Layout: "r"},
+	ExCheckpoint:   {Name: "teehistorian-checkpoint@twserver", Label: "CHECKPOINT", Layout: "r"},
 }
 
-// WorldStatePart is the size of every WORLD_STATE record of a state but the
-// last (which is shorter, possibly empty): within the reader's MaxDataSize.
+// WorldStatePart is the size of every WORLD_STATE (and CHECKPOINT) record
+// of a state but the last (which is shorter, possibly empty): within the reader's MaxDataSize.
 const WorldStatePart = 1 << 15
 
 var exByUUID = map[UUID]ExKind{}

@@ -55,6 +55,19 @@ func Append(dst []byte, w *world.World) []byte {
 	return e.b
 }
 
+// Writer appends world states like Append without allocating once its
+// buffer grew (the recorder's checkpoints on the game loop). The zero
+// Writer is ready; it is not safe for concurrent use.
+type Writer struct{ e encoder }
+
+// Append appends the state of w to dst and returns it (see Append).
+func (wr *Writer) Append(dst []byte, w *world.World) []byte {
+	wr.e.b = binary.AppendUvarint(append(dst, magic...), world.StateVersion)
+	w.VisitState(&wr.e)
+	dst, wr.e.b = wr.e.b, nil
+	return dst
+}
+
 // Read sets the state of w, a World made by world.New for the map of the
 // world that wrote data, from data. On an error w is left half set and must
 // be dropped.

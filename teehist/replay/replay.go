@@ -28,11 +28,17 @@ type Divergence struct {
 	// Team is set for a team difference (PLAYER_TEAM) instead of a position.
 	Team             bool
 	RecTeam, SimTeam int32
+	// State is set for a checkpoint (CHECKPOINT) that differs from the
+	// simulated world's state: where the two first differ.
+	State string
 }
 
 // String describes d: tick, client id, recorded and simulated position
 // ("none" for no character) or team.
 func (d *Divergence) String() string {
+	if d.State != "" {
+		return fmt.Sprintf("tick %d: the checkpoint differs from the simulated world: %s", d.Tick, d.State)
+	}
 	if d.Team {
 		return fmt.Sprintf("tick %d cid %d: recorded team %d, simulated team %d", d.Tick, d.CID, d.RecTeam, d.SimTeam)
 	}
@@ -51,6 +57,9 @@ type Result struct {
 	Ticks      int32       // last simulated tick
 	Compared   int         // character positions compared
 	Finished   bool        // the file ended with FINISH
+	// Checkpoints counts the checkpoints (CHECKPOINT) found equal to the
+	// simulated world.
+	Checkpoints int
 	Truncated  bool        // the file ends inside a message (what came before was replayed)
 	Divergence *Divergence // first divergence, nil if none
 	// Ignored lists console commands without an effect on the simulation
@@ -137,12 +146,14 @@ type Engine struct {
 	// snapSkipped: the coming tick is a snapshot tick the server skipped (SNAP_SKIPPED)
 	snapSkipped bool
 	m           *twmap.Map
+	seed        uint64
 	start       time.Time // the recording's start time
 	// serverMsgs: the file records the messages the server sent to
 	// everybody (SERVER_MESSAGE); the replay takes chat, emoticons, skin
 	// changes, votes and broadcasts from them instead of deriving them
 	serverMsgs bool
 	state      []byte          // the parts of a WORLD_STATE read so far
+	ckpt       checkpoint      // the CHECKPOINT being read or checked
 	ctx        context.Context // the context of the running Run (nil: none)
 	// stepped counts the simulated ticks (against the budget of
 	// TicksPerByte and FreeTicks); skipIdle lets idle stretches be skipped
@@ -208,7 +219,7 @@ func New(h *teehist.Header, m *twmap.Map) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{w: w, settings: s, res: Result{Ignored: map[string]int{}}, maxTicks: MaxTicks, m: m, start: h.StartTime}
+	e := &Engine{w: w, settings: s, res: Result{Ignored: map[string]int{}}, maxTicks: MaxTicks, m: m, seed: seed, start: h.StartTime}
 	e.serverMsgs = slices.Contains(h.UUIDs, teehist.ExTable[teehist.ExServerMsg].Name)
 	return e, nil
 }
@@ -407,6 +418,10 @@ func (e *Engine) ex(m *teehist.Message) {
 		e.worldState(m.Data)
 		return
 	}
+	if m.Ex == teehist.ExCheckpoint {
+		e.checkpointPart(m.Data)
+		return
+	}
 	f, err := teehist.AppendEx(e.fields[:0], m.Ex, m.Data)
 	e.fields = f[:0]
 	if err != nil || len(f) == 0 || f[0].Type != 'i' {
@@ -485,6 +500,12 @@ func (e *Engine) worldState(part []byte) {
 		return
 	}
 	e.state = nil
+	e.adoptPlayers()
+}
+
+// adoptPlayers makes the players of a world state read into the world
+// those of the replay, in the game.
+func (e *Engine) adoptPlayers() {
 	for cid := range e.c {
 		if info, ok := e.w.Info(cid); ok {
 			e.c[cid].ingame, e.c[cid].name, e.c[cid].info = true, info.Name, info
@@ -663,6 +684,9 @@ func (e *Engine) step() {
 			}
 		}
 		c.missing = false
+	}
+	if e.ckpt.ready {
+		e.checkpoint() // as the recorder saw the world: after the inputs, before the tick
 	}
 	e.w.Tick()
 	e.pos.Update(e.w)
