@@ -35,7 +35,7 @@ func FuzzBuild(f *testing.F) {
 		if _, err := rd2.ReadHeader(); err != nil {
 			t.Fatalf("the header read once, not twice: %v", err)
 		}
-		_ = roughPass(context.Background(), rec, rd2)
+		_ = roughPass(context.Background(), rec, rd2, h)
 		err = build(context.Background(), rec, rd, h, m)
 		rec.finish(err)
 		_ = rec.Info(true)

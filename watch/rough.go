@@ -47,10 +47,16 @@ type rough struct {
 
 // roughPass reads the positions r records (after the header) into rough
 // chunks of rec until the file ends.
-func roughPass(ctx context.Context, rec *Recording, r *teehist.Reader) error {
+// It notes the file's checkpoints for seeks (seek.go) with the settings
+// as of them (the header's, changed by console commands, h).
+func roughPass(ctx context.Context, rec *Recording, r *teehist.Reader, h *teehist.Header) error {
 	p := &rough{out: rec, tick: -1}
+	settings, serr := replay.ParseSettings(h)
 	var msg teehist.Message
+	var at teehist.Point // where the message read is
+	inCkpt := false      // reading a checkpoint's parts
 	for n := 0; ; n++ {
+		before := r.Point()
 		if more, err := next(ctx, r, &msg, n); err != nil {
 			return err
 		} else if !more {
@@ -77,6 +83,21 @@ func roughPass(ctx context.Context, rec *Recording, r *teehist.Reader) error {
 			p.y[msg.CID] += msg.Y
 		case teehist.KindPlayerOld:
 			p.alive[msg.CID] = false
+		case teehist.KindConsoleCommand:
+			if len(msg.Args) > 0 {
+				settings.ApplySetting(msg.Cmd, msg.Args[0])
+			}
+		case teehist.KindEx:
+			if msg.Ex != teehist.ExCheckpoint || serr != nil {
+				break
+			}
+			if !inCkpt {
+				at, inCkpt = before, true
+			}
+			if len(msg.Data) < teehist.WorldStatePart { // the last part
+				rec.addCheckpoint(ckptRef{at: at, tick: msg.Tick, settings: settings})
+				inCkpt = false
+			}
 		case teehist.KindFinish:
 			return p.end()
 		}

@@ -54,14 +54,14 @@ func (d *Divergence) String() string {
 
 // Result summarises a replay.
 type Result struct {
-	Ticks      int32       // last simulated tick
-	Compared   int         // character positions compared
-	Finished   bool        // the file ended with FINISH
+	Ticks    int32 // last simulated tick
+	Compared int   // character positions compared
+	Finished bool  // the file ended with FINISH
 	// Checkpoints counts the checkpoints (CHECKPOINT) found equal to the
 	// simulated world.
 	Checkpoints int
-	Truncated  bool        // the file ends inside a message (what came before was replayed)
-	Divergence *Divergence // first divergence, nil if none
+	Truncated   bool        // the file ends inside a message (what came before was replayed)
+	Divergence  *Divergence // first divergence, nil if none
 	// Ignored lists console commands without an effect on the simulation
 	// that the replay skipped (name and count): at most MaxIgnored names,
 	// later ones are counted under IgnoredOther.
