@@ -243,7 +243,7 @@ type Cache struct {
 	ctx    context.Context
 	builds chan struct{}
 	seeks  chan struct{} // MaxSeeks
-	nice   int // the builds' scheduling priority (SetNice)
+	nice   int           // the builds' scheduling priority (SetNice)
 
 	mu    sync.Mutex
 	files map[string]*Recording
