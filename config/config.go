@@ -266,7 +266,7 @@ func Default() Config {
 			Powerups: true, RespawnDelayTDM: 3, MatchSwap: true, TeambalanceTime: 1},
 		Voting:   VotingConfig{Kick: true, KickBanTime: 5, Spectate: true, SpectateRejoinDelay: 3},
 		Log:      LogConfig{Level: "info", Format: "console"},
-		Record:   RecordConfig{Dir: "recordings", MaxFileMB: 512, MaxDirMB: 8192, CheckpointInterval: 10},
+		Record:   RecordConfig{Dir: "recordings", MaxFileMB: 512, MaxDirMB: 8192, CheckpointInterval: 30},
 		Bots:     defaultBots(),
 		Register: defaultRegister(),
 		Econ:     defaultEcon(),

@@ -20,6 +20,7 @@ import (
 	"math"
 
 	"twserver/world"
+	"twserver/world/statewalk"
 )
 
 // MaxState bounds a state's size in bytes; a larger input is refused
@@ -94,7 +95,13 @@ func Read(w *world.World, data []byte) error {
 }
 
 // encoder is the writing world.StateVisitor.
-type encoder struct{ b []byte }
+type encoder struct {
+	b []byte
+	s statewalk.Scratch
+}
+
+// Scratch lends the walk its scratch (statewalk.Scratcher).
+func (e *encoder) Scratch() *statewalk.Scratch { return &e.s }
 
 func (e *encoder) I32(x *int32)             { e.b = binary.AppendVarint(e.b, int64(*x)) }
 func (e *encoder) U64(x *uint64)            { e.b = binary.AppendUvarint(e.b, *x) }
