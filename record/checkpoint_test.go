@@ -90,3 +90,20 @@ func TestCheckpointSize(t *testing.T) {
 		t.Errorf("file %d bytes with checkpoints, %d without", sizes[30], sizes[0])
 	}
 }
+
+// BenchmarkCheckpoint16Players is the game loop's cost of one checkpoint of
+// a 16-player game (the state appended and recorded).
+func BenchmarkCheckpoint16Players(b *testing.B) {
+	g := newGame(b, 16, nil, func(c *config.Config) { c.Record.Demo = false })
+	g.fire = true
+	for range 600 {
+		g.step()
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		g.r.state = g.r.ckpt.Append(g.r.state[:0], g.w)
+		g.r.enc.RecordCheckpoint(g.r.state)
+		g.r.enc.Clear()
+	}
+	g.r.Stop()
+}

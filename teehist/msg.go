@@ -185,3 +185,41 @@ func (k ExKind) String() string {
 	}
 	return "EX_UNKNOWN"
 }
+
+// RecordedPositions are the characters' positions as a file records them
+// (PLAYER_NEW, PLAYER_DIFF, PLAYER_OLD), as of the last message applied:
+// the one reader of them (the replay compares them with its world, the
+// viewer's rough pass shows them).
+type RecordedPositions struct {
+	alive [MaxClients]bool
+	x, y  [MaxClients]int32
+}
+
+// Apply applies m when it is a position record and reports whether it was.
+func (p *RecordedPositions) Apply(m *Message) bool {
+	cid := int(m.CID)
+	if cid < 0 || cid >= MaxClients {
+		return false
+	}
+	switch m.Kind {
+	case KindPlayerNew:
+		p.alive[cid], p.x[cid], p.y[cid] = true, m.X, m.Y
+	case KindPlayerDiff:
+		p.x[cid] += m.X
+		p.y[cid] += m.Y
+	case KindPlayerOld:
+		p.alive[cid] = false
+	default:
+		return false
+	}
+	return true
+}
+
+// Get returns client cid's recorded position; false when it has no
+// character.
+func (p *RecordedPositions) Get(cid int) (x, y int32, ok bool) {
+	if cid < 0 || cid >= MaxClients || !p.alive[cid] {
+		return 0, 0, false
+	}
+	return p.x[cid], p.y[cid], true
+}

@@ -36,8 +36,7 @@ var errRoughFull = errors.New("watch: rough frames over their bound")
 // rough is the rough pass's state.
 type rough struct {
 	out    *Recording
-	alive  [world.MaxClients]bool
-	x, y   [world.MaxClients]int32
+	pos    teehist.RecordedPositions
 	chunk  bytes.Buffer
 	gz     *gzip.Writer
 	chunkN int
@@ -53,7 +52,7 @@ func roughPass(ctx context.Context, rec *Recording, r *teehist.Reader, h *teehis
 	p := &rough{out: rec, tick: -1}
 	settings, serr := replay.ParseSettings(h)
 	var msg teehist.Message
-	var at teehist.Point // where the message read is
+	var at teehist.Point // where the checkpoint being read starts
 	inCkpt := false      // reading a checkpoint's parts
 	for n := 0; ; n++ {
 		before := r.Point()
@@ -75,14 +74,10 @@ func roughPass(ctx context.Context, rec *Recording, r *teehist.Reader, h *teehis
 				p.tick++
 			}
 		}
+		if p.pos.Apply(&msg) {
+			continue
+		}
 		switch msg.Kind {
-		case teehist.KindPlayerNew:
-			p.alive[msg.CID], p.x[msg.CID], p.y[msg.CID] = true, msg.X, msg.Y
-		case teehist.KindPlayerDiff:
-			p.x[msg.CID] += msg.X
-			p.y[msg.CID] += msg.Y
-		case teehist.KindPlayerOld:
-			p.alive[msg.CID] = false
 		case teehist.KindConsoleCommand:
 			if len(msg.Args) > 0 {
 				settings.ApplySetting(msg.Cmd, msg.Args[0])
@@ -135,18 +130,19 @@ func (p *rough) frame() error {
 	p.chunk.WriteByte('[')
 	p.chunk.Write(strconv.AppendInt(num[:0], int64(t), 10))
 	n := 0
-	for cid := range p.alive {
-		if p.alive[cid] {
+	for cid := range world.MaxClients {
+		if _, _, ok := p.pos.Get(cid); ok {
 			n++
 		}
 	}
 	p.chunk.WriteByte(',')
 	p.chunk.Write(strconv.AppendInt(num[:0], int64(n), 10))
-	for cid := range p.alive {
-		if !p.alive[cid] {
+	for cid := range world.MaxClients {
+		x, y, ok := p.pos.Get(cid)
+		if !ok {
 			continue
 		}
-		for _, v := range [RoughTeeInts]int32{int32(cid), p.x[cid], p.y[cid]} {
+		for _, v := range [RoughTeeInts]int32{int32(cid), x, y} {
 			p.chunk.WriteByte(',')
 			p.chunk.Write(strconv.AppendInt(num[:0], int64(v), 10))
 		}

@@ -117,6 +117,9 @@ func (c *Cache) Seek(ctx context.Context, rec *Recording, k int) ([]byte, bool) 
 
 // seek replays rec's file from checkpoint ck up to the end of chunk k.
 func (c *Cache) seek(ctx context.Context, rec *Recording, ck ckptRef, k int) ([]byte, error) {
+	if rec.m == nil {
+		return nil, errNoCheckpoint // not opened by the cache (no map)
+	}
 	f, err := c.src.Open(rec.Name)
 	if err != nil {
 		return nil, err

@@ -94,9 +94,6 @@ type conn struct {
 	missing   bool
 	hasDirect bool
 	direct    teehist.Input
-	recAlive  bool
-	recX      int32
-	recY      int32
 }
 
 // MaxTicks bounds the ticks a replay simulates (about 93 hours of game);
@@ -137,6 +134,7 @@ type Engine struct {
 	w         *world.World
 	settings  Settings
 	pos       Positions
+	rec       teehist.RecordedPositions // the file's positions, compared with pos
 	c         [teehist.MaxClients]conn
 	res       Result
 	up        netproto.Unpacker
@@ -355,20 +353,10 @@ func (e *Engine) Feed(m *teehist.Message) bool {
 	if cid >= 0 && cid < teehist.MaxClients {
 		c = &e.c[cid]
 	}
+	if e.rec.Apply(m) {
+		return false
+	}
 	switch m.Kind {
-	case teehist.KindPlayerNew:
-		if c != nil {
-			c.recAlive, c.recX, c.recY = true, m.X, m.Y
-		}
-	case teehist.KindPlayerDiff:
-		if c != nil {
-			c.recX += m.X
-			c.recY += m.Y
-		}
-	case teehist.KindPlayerOld:
-		if c != nil {
-			c.recAlive = false
-		}
 	case teehist.KindInputNew:
 		if c != nil {
 			c.input, c.hasInput = m.Input, true
@@ -717,11 +705,11 @@ func (e *Engine) compare() bool {
 		return false
 	}
 	for cid := range e.c {
-		c := &e.c[cid]
 		x, y, alive := e.pos.Get(cid)
-		if alive != c.recAlive || alive && (x != c.recX || y != c.recY) {
+		rx, ry, recAlive := e.rec.Get(cid)
+		if alive != recAlive || alive && (x != rx || y != ry) {
 			e.res.Divergence = &Divergence{Tick: e.w.CurrentTick(), CID: cid,
-				RecAlive: c.recAlive, RecX: c.recX, RecY: c.recY, SimAlive: alive, SimX: x, SimY: y}
+				RecAlive: recAlive, RecX: rx, RecY: ry, SimAlive: alive, SimX: x, SimY: y}
 			return true
 		}
 		if alive {
