@@ -101,7 +101,7 @@ func BenchmarkCheckpoint16Players(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		g.r.state = g.r.ckpt.Append(g.r.state[:0], g.w)
+		g.r.state = g.r.ckpt.AppendRecorded(g.r.state[:0], g.w)
 		g.r.enc.RecordCheckpoint(g.r.state)
 		g.r.enc.Clear()
 	}

@@ -413,7 +413,7 @@ func (r *Recorder) BeforeTick(snapSkipped bool) {
 	// of the latency update (the LATENCY records above set what the
 	// replay's world holds of the players' latencies)
 	if iv := int32(r.cfg.Record.CheckpointInterval); iv > 0 && w.LatencyDue() && (w.CurrentTick()+1)%(iv*ticksPerSecond) == 0 {
-		r.state = r.ckpt.Append(r.state[:0], w)
+		r.state = r.ckpt.AppendRecorded(r.state[:0], w)
 		r.enc.RecordCheckpoint(r.state)
 	}
 }

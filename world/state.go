@@ -109,6 +109,26 @@ func (w *World) VisitState(v StateVisitor) {
 	}
 }
 
+// VisitRecordedState is VisitState with the latency samples of every slot
+// as a teehistorian holds them (a player's PendingLatency, a free slot's 0):
+// the samples since the last per-second update are the server's own, which
+// the file records only as the updates show them (a checkpoint, package
+// record). v must only read; the samples are put back after the walk.
+func (w *World) VisitRecordedState(v StateVisitor) {
+	var keep [MaxClients][2]int32
+	for i := range w.playerStore {
+		p, l := &w.playerStore[i], int32(0)
+		if keep[i] = [2]int32{p.latencyCur, p.latencyAccMin}; w.players[i] != nil {
+			l = min(p.latencyAccMin, p.latencyCur)
+		}
+		p.latencyCur, p.latencyAccMin = l, l
+	}
+	w.VisitState(v)
+	for i := range w.playerStore {
+		w.playerStore[i].latencyCur, w.playerStore[i].latencyAccMin = keep[i][0], keep[i][1]
+	}
+}
+
 // visit walks one player slot (present or not: a removed player's fields
 // stay, as they do in the world).
 func (p *Player) visit(v StateVisitor, w *World) {

@@ -69,6 +69,16 @@ func (wr *Writer) Append(dst []byte, w *world.World) []byte {
 	return dst
 }
 
+// AppendRecorded appends the state of w as a teehistorian's checkpoint
+// holds it: with the latencies as the file records them
+// (world.VisitRecordedState).
+func (wr *Writer) AppendRecorded(dst []byte, w *world.World) []byte {
+	wr.e.b = binary.AppendUvarint(append(dst, magic...), world.StateVersion)
+	w.VisitRecordedState(&wr.e)
+	dst, wr.e.b = wr.e.b, nil
+	return dst
+}
+
 // Read sets the state of w, a World made by world.New for the map of the
 // world that wrote data, from data. On an error w is left half set and must
 // be dropped.

@@ -28,6 +28,9 @@ func TestWriterAllocs(t *testing.T) {
 	if a := testing.AllocsPerRun(20, func() { buf = wr.Append(buf[:0], w) }); a != 0 {
 		t.Errorf("Writer.Append allocates %.0f times", a)
 	}
+	if a := testing.AllocsPerRun(20, func() { buf = wr.AppendRecorded(buf[:0], w) }); a != 0 {
+		t.Errorf("Writer.AppendRecorded allocates %.0f times", a)
+	}
 	if a := testing.AllocsPerRun(5, func() { _ = Append(buf[:0], w) }); a == 0 {
 		t.Error("Append without a Writer does not allocate: the check cannot fail")
 	}
