@@ -13,8 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
+	"twserver/internal/browsertest"
 	"twserver/teehist"
 	"twserver/watch/watchtest"
+	"twserver/world"
 )
 
 // TestSeekCheckpoint: on a 3-minute game recorded with a checkpoint every
@@ -161,4 +165,51 @@ func gunzip(t *testing.T, z []byte) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestBrowserSeekCheckpoint: in Chromium, the page opened at a moment of a
+// recording with checkpoints that nothing has built shows that moment's
+// whole frame (not rough); the same page on a file
+// without checkpoints shows rough frames (the control).
+func TestBrowserSeekCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	with, err := watchtest.GameCheckpoints(dir, 3*60*50, 11, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := watchtest.GameCheckpoints(dir, 3*60*50, 11, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := browsertest.Start(t, 60*time.Second)
+	c := NewCache(context.Background(), testSource{dir}, 1)
+	for _, p := range []string{with, without} { // scanned, never built
+		rec := scanned(t, c, dir, filepath.Base(p))
+		w, err := world.New(rec.m, world.DefaultConfig(), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.setMapLayer(w, rec.m)
+		rec.setLast(0)
+		c.files[rec.Name] = rec
+	}
+	mux := http.NewServeMux()
+	NewHandler(c, Options{}).Register(mux, true)
+	srv := httptest.NewServer(withCSP(mux))
+	defer srv.Close()
+	for _, tc := range []struct {
+		path  string
+		rough bool
+	}{{with, false}, {without, true}} {
+		t0 := time.Now()
+		if err := chromedp.Run(ctx, chromedp.Navigate(srv.URL+"/watch/"+filepath.Base(tc.path)+"#t=2:20")); err != nil {
+			t.Fatal(err)
+		}
+		browsertest.Wait(t, ctx, 10*time.Second, "the moment 2:20", fmt.Sprintf(`watchState().tick === 7000 && watchState().rough === %v`, tc.rough))
+		t.Logf("checkpoints %v: 2:20 shown (rough %v) %v after the page was asked for", !tc.rough, tc.rough, time.Since(t0).Round(time.Millisecond))
+		if err := chromedp.Run(ctx, chromedp.Navigate("about:blank")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	browsertest.CheckDialogs(t, ctx)
 }
