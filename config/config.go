@@ -587,6 +587,7 @@ var SvNames = []SvName{
 	{"record.dir", "(none)", "directory of the recordings (default recordings)"},
 	{"record.max_file_mb", "(none)", "size at which a game's recording stops (default 512)"},
 	{"record.max_dir_mb", "(none)", "oldest recordings deleted beyond this total (0 = no limit)"},
+	{"record.checkpoint_interval", "(none)", "seconds of game between two checkpoints of the world state in the teehistorian, where a viewer's seek starts (0..3600, 0 = none, default 30; [recording.md](recording.md#checkpoints))"},
 	{"web.recordings", "(none)", "who lists and downloads the finished recordings on the web page: off, admin (after the admin login, default) or public"},
 	{"web.trusted_proxies", "(none)", "networks (CIDR) of reverse proxies whose X-Forwarded-For, -Proto and -Host are believed (default none)"},
 	{"bots.fill", "(none)", "keep at least this many participants while a human is connected: bots join while humans are fewer, one leaves per arriving human (0 = off)"},
