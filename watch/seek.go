@@ -57,6 +57,9 @@ func (r *Recording) checkpointFor(k int) (ckptRef, bool) {
 	from := int32(k * ChunkTicks)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if from > max(r.end, r.last) {
+		return ckptRef{}, false // past what the rough pass read: the file's end (or not read yet)
+	}
 	for i := len(r.ckpts) - 1; i >= 0; i-- {
 		if c := r.ckpts[i]; c.tick < from {
 			return c, from-c.tick <= MaxSeekTicks
@@ -105,6 +108,9 @@ func (c *Cache) Seek(ctx context.Context, rec *Recording, k int) ([]byte, bool) 
 	}
 	defer func() { <-c.seeks }()
 	if z, ok := rec.Chunk(k); ok { // built meanwhile
+		return z, true
+	}
+	if z, ok := rec.seekChunk(k); ok { // another viewer's seek made it meanwhile
 		return z, true
 	}
 	z, err := c.seek(ctx, rec, ck, k)

@@ -53,6 +53,9 @@ func TestSeekCheckpoint(t *testing.T) {
 	if _, ok := rec.Chunk(7); ok {
 		t.Fatal("a seek made a built chunk")
 	}
+	if _, ok := c.Seek(context.Background(), rec, 37); ok { // from tick 9250: past the file's end
+		t.Fatal("a seek past the file's end")
+	}
 	b := built(t, dir, name)
 	projectiles, flags := 0, 0
 	for _, k := range chunks {
