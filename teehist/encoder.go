@@ -36,6 +36,7 @@ type Encoder struct {
 	latency         [MaxClients]int32 // LATENCY state, 0 from PLAYER_READY on
 	practice        [MaxClients + 1]bool
 	scratch         []byte
+	ckpt            []byte // RecordCheckpoint's payload
 }
 
 // NewEncoder returns an Encoder in the start state (tick 0 implicit).
@@ -314,17 +315,19 @@ func (e *Encoder) RecordDirectInput(cid int, in *Input) {
 }
 
 // RecordCheckpoint records state, the whole world state (package
-// worldstate) as of the coming tick's inputs, as CHECKPOINT records of
+// worldstate) as of the coming tick's inputs, its zero runs coded
+// (AppendZeroRuns: a state is mostly zero bytes), as CHECKPOINT records of
 // WorldStatePart bytes (the last one shorter, possibly empty), and starts
 // new bases after it, so that a reader can begin right after it: the next
 // position of a character is a PLAYER_NEW, the next input of a client an
 // INPUT_NEW, the next direct input a whole one (no INPUT_MISSING before a
 // client's next input).
 func (e *Encoder) RecordCheckpoint(state []byte) {
-	for {
-		n := min(len(state), WorldStatePart)
-		e.RecordEx(ExTable[ExCheckpoint].UUID, state[:n])
-		if state = state[n:]; n < WorldStatePart {
+	e.ckpt = AppendZeroRuns(e.ckpt[:0], state)
+	for p := e.ckpt; ; {
+		n := min(len(p), WorldStatePart)
+		e.RecordEx(ExTable[ExCheckpoint].UUID, p[:n])
+		if p = p[n:]; n < WorldStatePart {
 			break
 		}
 	}

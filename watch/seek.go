@@ -140,18 +140,22 @@ func (c *Cache) seek(ctx context.Context, rec *Recording, ck ckptRef, k int) ([]
 	}
 	rd := teehist.Resume(f, ck.at)
 	var msg teehist.Message
-	var state []byte
+	var payload []byte
 	for n := 0; ; n++ { // the checkpoint's parts
 		if more, err := next(ctx, rd, &msg, n); err != nil || !more {
 			return nil, errors.Join(err, errNoCheckpoint)
 		}
-		if msg.Kind != teehist.KindEx || msg.Ex != teehist.ExCheckpoint || len(state)+len(msg.Data) > MaxSeekState {
+		if msg.Kind != teehist.KindEx || msg.Ex != teehist.ExCheckpoint || len(payload)+len(msg.Data) > 2*MaxSeekState {
 			return nil, errNoCheckpoint
 		}
-		state = append(state, msg.Data...)
+		payload = append(payload, msg.Data...)
 		if len(msg.Data) < teehist.WorldStatePart {
 			break
 		}
+	}
+	state, err := teehist.ReadZeroRuns(nil, payload)
+	if err != nil || len(state) > MaxSeekState {
+		return nil, errors.Join(err, errNoCheckpoint)
 	}
 	h, m := rec.hdr, rec.m
 	return seekReplay(ctx, rd, h, m, ck.settings, state, k)

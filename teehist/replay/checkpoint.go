@@ -21,6 +21,7 @@ import (
 // checkpoint is the engine's CHECKPOINT being read (parts) or checked.
 type checkpoint struct {
 	data    []byte       // the parts read so far
+	state   []byte       // the state they code (teehist.ReadZeroRuns)
 	ready   bool         // data is whole: check it before the coming tick
 	scratch *world.World // the states compared, read (made once)
 	a, b    []byte       // the two states compared
@@ -31,7 +32,7 @@ type checkpoint struct {
 // ready for the coming tick.
 func (e *Engine) checkpointPart(part []byte) {
 	c := &e.ckpt
-	if c.ready || len(c.data)+len(part) > worldstate.MaxState {
+	if c.ready || len(c.data)+len(part) > 2*worldstate.MaxState { // a payload codes at most twice its state's size
 		e.err = fmt.Errorf("%w: a checkpoint larger than %d bytes", ErrNotReplayable, worldstate.MaxState)
 		return
 	}
@@ -63,7 +64,12 @@ func (e *Engine) checkpoint() {
 	// both states without their latency samples (the file has the
 	// latencies as shown, not as measured: World.ClearLatencySamples)
 	c.b = c.rd.Append(c.b[:0], e.w)
-	for i, s := range [][]byte{c.b, c.data} {
+	var err error
+	if c.state, err = teehist.ReadZeroRuns(c.state[:0], c.data); err != nil {
+		e.res.Divergence = &Divergence{Tick: e.w.CurrentTick(), State: "unreadable: " + err.Error()}
+		return
+	}
+	for i, s := range [][]byte{c.b, c.state} {
 		if err := worldstate.Read(c.scratch, s); err != nil {
 			if i == 0 {
 				e.err = err
@@ -92,7 +98,8 @@ func (e *Engine) checkpoint() {
 }
 
 // Resume returns an engine that replays a file of header h on map m from
-// one of its checkpoints on: state is the checkpoint's bytes, s the
+// one of its checkpoints on: state is the world state it codes
+// (teehist.ReadZeroRuns of its parts joined), s the
 // settings as of it (the header's with the console's changes before it,
 // Settings.ApplySetting). Feed it the messages after the checkpoint's last
 // part (teehist.Resume at the Reader's Point there).
