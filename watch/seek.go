@@ -175,11 +175,15 @@ func seekReplay(ctx context.Context, rd *teehist.Reader, h *teehist.Header, m *t
 	sink := newRecording("", h)
 	b := &builder{out: sink, w: e.World()}
 	e.SetObserver(b)
+	end := int32((k + 1) * ChunkTicks) // its frames end before this tick's
 	var msg teehist.Message
 	for n := 0; ; n++ {
 		more, err := next(ctx, rd, &msg, n)
 		if err != nil {
 			return nil, err
+		}
+		if more && msg.Tick > end { // a gap in the file: simulate up to end only (MaxSeekTicks)
+			msg = teehist.Message{Kind: teehist.KindTickSkip, Tick: end, Offset: msg.Offset}
 		}
 		if !more || e.Feed(&msg) {
 			break
@@ -191,10 +195,13 @@ func seekReplay(ctx context.Context, rd *teehist.Reader, h *teehist.Header, m *t
 			return z, nil
 		}
 	}
-	b.flush() // the file's end
 	if dv := e.Result().Divergence; dv != nil {
 		return nil, errors.New("watch: the seek diverged at " + dv.String())
 	}
+	if err := e.Err(); err != nil { // over the file's budget
+		return nil, err
+	}
+	b.flush() // the file's end
 	if z, ok := sink.Chunk(k); ok {
 		return z, nil
 	}
