@@ -86,7 +86,14 @@ type RecordConfig struct {
 	MaxFileMB int `toml:"max_file_mb"`
 	// MaxDirMB deletes the oldest recordings in Dir beyond this total; 0 = no limit.
 	MaxDirMB int `toml:"max_dir_mb"`
+	// CheckpointInterval is the seconds of game between two checkpoints of
+	// the teehistorian (the whole world state, where a viewer's seek starts
+	// its replay); 0 writes none.
+	CheckpointInterval int `toml:"checkpoint_interval"`
 }
+
+// MaxCheckpointInterval bounds record.checkpoint_interval (seconds).
+const MaxCheckpointInterval = 3600
 
 // ServerConfig holds network and access settings.
 type ServerConfig struct {
@@ -259,7 +266,7 @@ func Default() Config {
 			Powerups: true, RespawnDelayTDM: 3, MatchSwap: true, TeambalanceTime: 1},
 		Voting:   VotingConfig{Kick: true, KickBanTime: 5, Spectate: true, SpectateRejoinDelay: 3},
 		Log:      LogConfig{Level: "info", Format: "console"},
-		Record:   RecordConfig{Dir: "recordings", MaxFileMB: 512, MaxDirMB: 8192},
+		Record:   RecordConfig{Dir: "recordings", MaxFileMB: 512, MaxDirMB: 8192, CheckpointInterval: 30},
 		Bots:     defaultBots(),
 		Register: defaultRegister(),
 		Econ:     defaultEcon(),
@@ -480,6 +487,8 @@ func (c *Config) Validate() error {
 		return invalid("record.max_file_mb", "%d is outside 1..%d", r.MaxFileMB, 1<<20)
 	} else if r.MaxDirMB < 0 || r.MaxDirMB > 1<<30 {
 		return invalid("record.max_dir_mb", "%d is outside 0..%d", r.MaxDirMB, 1<<30)
+	} else if r.CheckpointInterval < 0 || r.CheckpointInterval > MaxCheckpointInterval {
+		return invalid("record.checkpoint_interval", "%d is outside 0..%d", r.CheckpointInterval, MaxCheckpointInterval)
 	}
 	if err := c.validateOps(); err != nil {
 		return err
@@ -578,6 +587,7 @@ var SvNames = []SvName{
 	{"record.dir", "(none)", "directory of the recordings (default recordings)"},
 	{"record.max_file_mb", "(none)", "size at which a game's recording stops (default 512)"},
 	{"record.max_dir_mb", "(none)", "oldest recordings deleted beyond this total (0 = no limit)"},
+	{"record.checkpoint_interval", "(none)", "seconds of game between two checkpoints of the world state in the teehistorian, where a viewer's seek starts (0..3600, 0 = none, default 30; [recording.md](recording.md#checkpoints))"},
 	{"web.recordings", "(none)", "who lists and downloads the finished recordings on the web page: off, admin (after the admin login, default) or public"},
 	{"web.trusted_proxies", "(none)", "networks (CIDR) of reverse proxies whose X-Forwarded-For, -Proto and -Host are believed (default none)"},
 	{"bots.fill", "(none)", "keep at least this many participants while a human is connected: bots join while humans are fewer, one leaves per arriving human (0 = off)"},

@@ -124,6 +124,8 @@ command = "change_map b"
 		{name: "kick_ban_time range", in: "[voting]\nkick_ban_time = 1441\n", wantErr: "invalid value for voting.kick_ban_time: 1441 is outside 0..1440 minutes"},
 		{name: "rejoin delay range", in: "[voting]\nspectate_rejoin_delay = 1001\n", wantErr: "invalid value for voting.spectate_rejoin_delay: 1001 is outside 0..1000 minutes"},
 		{name: "rcon_ban_time range", in: "[server]\nrcon_ban_time = -1\n", wantErr: "invalid value for server.rcon_ban_time: -1 is outside 0..1440 minutes"},
+		{name: "checkpoint_interval range", in: "[record]\ncheckpoint_interval = -1\n", wantErr: "invalid value for record.checkpoint_interval: -1 is outside 0..3600"},
+		{name: "checkpoint_interval range high", in: "[record]\ncheckpoint_interval = 3601\n", wantErr: "invalid value for record.checkpoint_interval: 3601 is outside 0..3600"},
 		{name: "voting unknown key", in: "[voting]\nkick_bantime = 3\n", wantErr: `line 2: unknown key "voting.kick_bantime"`},
 		{name: "voting type", in: "[voting]\nkick = 1\n", wantErr: "voting.kick"},
 	}

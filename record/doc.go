@@ -9,7 +9,9 @@
 // snapshots), the files' names (the game's UUID, or a name given by hand)
 // and directory, their creation through a CreateFunc passed in Options,
 // their closing at each game end and at shutdown, and pruning the
-// directory to record.max_dir_mb. It reads the loop's state only through
+// directory to record.max_dir_mb, and the teehistorian's checkpoints (the
+// whole world state every record.checkpoint_interval seconds, encoded
+// into a reused buffer: docs/recording.md). It reads the loop's state only through
 // what the loop hands it: the live configuration and a lookup of in-game
 // names in Options, the world and map in Game, the rest as arguments. It
 // never imports the server package.

@@ -19,6 +19,7 @@ import (
 	"twserver/teehist/replay"
 	"twserver/world"
 	"twserver/world/twmap"
+	"twserver/worldstate"
 )
 
 // Recording bounds.
@@ -100,6 +101,8 @@ type Recorder struct {
 	closing  []*teehist.FileWriter
 	busy     busyFiles       // files written or being closed (Busy)
 	pk       netproto.Packer // GameMessage's encoding
+	ckpt     worldstate.Writer
+	state    []byte // the last checkpoint's state (reused)
 
 	demo demoRecorder
 }
@@ -406,6 +409,13 @@ func (r *Recorder) BeforeTick(snapSkipped bool) {
 	if snapSkipped {
 		r.enc.RecordSnapSkipped(w.CurrentTick() + 1)
 	}
+	// a checkpoint every record.checkpoint_interval seconds, at the tick
+	// of the latency update (the LATENCY records above set what the
+	// replay's world holds of the players' latencies)
+	if iv := int32(r.cfg.Record.CheckpointInterval); iv > 0 && w.LatencyDue() && (w.CurrentTick()+1)%(iv*ticksPerSecond) == 0 {
+		r.state = r.ckpt.AppendRecorded(r.state[:0], w)
+		r.enc.RecordCheckpoint(r.state)
+	}
 }
 
 func toInput(in *world.Input) teehist.Input {
@@ -575,3 +585,7 @@ func (r *Recorder) prune() {
 		}
 	}
 }
+
+// ticksPerSecond is the game's tick rate (record.checkpoint_interval is in
+// seconds of game).
+const ticksPerSecond = 50

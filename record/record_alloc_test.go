@@ -9,13 +9,16 @@ import (
 
 // TestRecordTickAllocs: recording adds no allocations to a steady-state
 // tick (the world's tick with the recorder's hooks around it), with a demo
-// snapshot every second tick and every tick.
+// snapshot every second tick and every tick, and a checkpoint every
+// second (four of them in the measured ticks).
 func TestRecordTickAllocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
 	for _, rate := range []int{25, 50} {
-		g := newGame(t, 8, nil, func(c *config.Config) { c.Server.SnapshotRate = rate })
+		g := newGame(t, 8, nil, func(c *config.Config) {
+			c.Server.SnapshotRate, c.Record.CheckpointInterval = rate, 1
+		})
 		for range 600 {
 			g.step()
 		}

@@ -226,6 +226,7 @@ func TestRecordReplay(t *testing.T) {
 	g := newGame(t, 4, nil, nil)
 	g.fire = true
 	g.r.Auth(1, true)
+	g.w.SetAuthed(1, true) // as the loop does (the checkpoints check the world has it)
 	for i := range 600 {
 		if i == 400 {
 			g.drop(3, "left")

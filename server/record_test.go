@@ -78,13 +78,14 @@ func recordGameProto(t *testing.T, n int, d time.Duration, pattern loadclient.Pa
 
 // TestRecordReplayUnderLoad records 8 clients moving, jumping and firing for
 // 10 s and replays the file in a fresh world: every recorded position must
-// match the simulation, and the file must end with FINISH.
+// match the simulation, and every checkpoint (one a second here) the
+// replay's world; the file must end with FINISH.
 func TestRecordReplayUnderLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("10 s load run")
 	}
 	heavytest.Lock(t)
-	path, _ := recordGame(t, 8, 10*time.Second, loadclient.PatternRandom, nil)
+	path, _ := recordGame(t, 8, 10*time.Second, loadclient.PatternRandom, func(c *config.Config) { c.Record.CheckpointInterval = 1 })
 	t.Run("demo", func(t *testing.T) { checkDemo(t, strings.TrimSuffix(path, ".teehistorian")+".demo", 8) })
 	_, res := replayFile(t, path)
 	f, err := os.Open(path)
@@ -93,15 +94,15 @@ func TestRecordReplayUnderLoad(t *testing.T) {
 	}
 	defer f.Close()
 	st, _ := f.Stat()
-	t.Logf("%s: %d bytes, %d ticks, %d positions compared, finished %v, ignored %v", filepath.Base(path), st.Size(), res.Ticks, res.Compared, res.Finished, res.Ignored)
+	t.Logf("%s: %d bytes, %d ticks, %d positions and %d checkpoints compared, finished %v, ignored %v", filepath.Base(path), st.Size(), res.Ticks, res.Compared, res.Checkpoints, res.Finished, res.Ignored)
 	if res.Divergence != nil {
 		t.Fatalf("divergence: %v", res.Divergence)
 	}
 	if !res.Finished {
 		t.Fatal("no FINISH")
 	}
-	if res.Ticks < 400 || res.Compared < 8*200 {
-		t.Fatalf("too little compared: %d ticks, %d positions", res.Ticks, res.Compared)
+	if res.Ticks < 400 || res.Compared < 8*200 || res.Checkpoints < 5 {
+		t.Fatalf("too little compared: %d ticks, %d positions, %d checkpoints", res.Ticks, res.Compared, res.Checkpoints)
 	}
 	// count what was recorded
 	r := teehist.NewReader(f)

@@ -11,6 +11,7 @@ type prevPlayer struct {
 	input     Input
 	direct    Input // last direct input of the current connection (ExDirectInput base)
 	hasDirect bool
+	fresh     bool // a checkpoint came since the last position: the next one is PLAYER_NEW
 }
 
 // Encoder turns recording calls into teehistorian bytes with the reference
@@ -35,6 +36,7 @@ type Encoder struct {
 	latency         [MaxClients]int32 // LATENCY state, 0 from PLAYER_READY on
 	practice        [MaxClients + 1]bool
 	scratch         []byte
+	ckpt            []byte // RecordCheckpoint's payload
 }
 
 // NewEncoder returns an Encoder in the start state (tick 0 implicit).
@@ -134,15 +136,15 @@ func (e *Encoder) RecordPlayer(cid int, x, y int32) {
 		return
 	}
 	p := &e.prev[cid]
-	if !p.alive || p.x != x || p.y != y {
+	if !p.alive || p.fresh || p.x != x || p.y != y {
 		e.ensureTickWrittenPlayer(int32(cid))
-		if p.alive {
+		if p.alive && !p.fresh {
 			e.ints(int32(cid), x-p.x, y-p.y)
 		} else {
 			e.ints(int32(KindPlayerNew), int32(cid), x, y)
 		}
 	}
-	p.alive, p.x, p.y = true, x, y
+	p.alive, p.x, p.y, p.fresh = true, x, y, false
 }
 
 // RecordDeadPlayer records that client cid has no character (PLAYER_OLD if
@@ -156,7 +158,7 @@ func (e *Encoder) RecordDeadPlayer(cid int) {
 		e.ensureTickWrittenPlayer(int32(cid))
 		e.ints(int32(KindPlayerOld), int32(cid))
 	}
-	p.alive = false
+	p.alive, p.fresh = false, false
 }
 
 // RecordInput records the input of client cid on connection conn (a number
@@ -310,6 +312,30 @@ func (e *Encoder) RecordDirectInput(cid int, in *Input) {
 	}
 	p.direct, p.hasDirect = *in, true
 	e.RecordExInts(ExDirectInput, v[:]...)
+}
+
+// RecordCheckpoint records state, the whole world state (package
+// worldstate) as of the coming tick's inputs, its zero runs coded
+// (AppendZeroRuns: a state is mostly zero bytes), as CHECKPOINT records of
+// WorldStatePart bytes (the last one shorter, possibly empty), and starts
+// new bases after it, so that a reader can begin right after it: the next
+// position of a character is a PLAYER_NEW, the next input of a client an
+// INPUT_NEW, the next direct input a whole one (no INPUT_MISSING before a
+// client's next input).
+func (e *Encoder) RecordCheckpoint(state []byte) {
+	e.ckpt = AppendZeroRuns(e.ckpt[:0], state)
+	for p := e.ckpt; ; {
+		n := min(len(p), WorldStatePart)
+		e.RecordEx(ExTable[ExCheckpoint].UUID, p[:n])
+		if p = p[n:]; n < WorldStatePart {
+			break
+		}
+	}
+	for i := range e.prev {
+		p := &e.prev[i]
+		p.fresh = p.alive
+		p.hasInput, p.hasDirect = false, false
+	}
 }
 
 // RecordInputMissing records that client cid had no input for the coming

@@ -114,6 +114,7 @@ const (
 	ExServerMsg    // twserver: raw — a game message the server sent to everybody that the world does not make (0.7 form, header included)
 	ExPlayerBot    // twserver: cid, skill — the joining connection is a bot (world.PlayerInfo.Bot): no client, PLAYERFLAG_BOT
 	ExWorldState   // twserver: raw — a part of the world state (package worldstate) the game goes on from (a live upgrade); a part shorter than WorldStatePart is the last
+	ExCheckpoint   // twserver: raw — a part of the world state (package worldstate) as of the coming tick's inputs (record.checkpoint_interval); a part shorter than WorldStatePart is the last
 	numExKinds
 )
 
@@ -158,10 +159,11 @@ var ExTable = [numExKinds]ExInfo{
 	ExServerMsg:    {Name: "teehistorian-server-message@twserver", Label: "SERVER_MESSAGE", Layout: "r"},
 	ExPlayerBot:    {Name: "teehistorian-player-bot@twserver", Label: "PLAYER_BOT", Layout: "ii"},
 	ExWorldState:   {Name: "teehistorian-world-state@twserver", Label: "WORLD_STATE", Layout: "r"},
+	ExCheckpoint:   {Name: "teehistorian-checkpoint@twserver", Label: "CHECKPOINT", Layout: "r"},
 }
 
-// WorldStatePart is the size of every WORLD_STATE record of a state but the
-// last (which is shorter, possibly empty): within the reader's MaxDataSize.
+// WorldStatePart is the size of every WORLD_STATE (and CHECKPOINT) record
+// of a state but the last (which is shorter, possibly empty): within the reader's MaxDataSize.
 const WorldStatePart = 1 << 15
 
 var exByUUID = map[UUID]ExKind{}
@@ -182,4 +184,42 @@ func (k ExKind) String() string {
 		return ExTable[k].Label
 	}
 	return "EX_UNKNOWN"
+}
+
+// RecordedPositions are the characters' positions as a file records them
+// (PLAYER_NEW, PLAYER_DIFF, PLAYER_OLD), as of the last message applied:
+// the one reader of them (the replay compares them with its world, the
+// viewer's rough pass shows them).
+type RecordedPositions struct {
+	alive [MaxClients]bool
+	x, y  [MaxClients]int32
+}
+
+// Apply applies m when it is a position record and reports whether it was.
+func (p *RecordedPositions) Apply(m *Message) bool {
+	cid := int(m.CID)
+	if cid < 0 || cid >= MaxClients {
+		return false
+	}
+	switch m.Kind {
+	case KindPlayerNew:
+		p.alive[cid], p.x[cid], p.y[cid] = true, m.X, m.Y
+	case KindPlayerDiff:
+		p.x[cid] += m.X
+		p.y[cid] += m.Y
+	case KindPlayerOld:
+		p.alive[cid] = false
+	default:
+		return false
+	}
+	return true
+}
+
+// Get returns client cid's recorded position; false when it has no
+// character.
+func (p *RecordedPositions) Get(cid int) (x, y int32, ok bool) {
+	if cid < 0 || cid >= MaxClients || !p.alive[cid] {
+		return 0, 0, false
+	}
+	return p.x[cid], p.y[cid], true
 }

@@ -64,6 +64,26 @@ func NewReader(r io.Reader) *Reader {
 	return &Reader{r: bufio.NewReaderSize(r, 64<<10), lastCID: MaxClients}
 }
 
+// Point is where a Reader is in a file, between two messages: what a
+// Reader started there (Resume) needs to read on.
+type Point struct {
+	Offset  int64 // bytes read from the file's start
+	Tick    int32 // the tick of the last message read
+	LastCID int32 // the implicit tick rule's last player record
+}
+
+// Point returns where r is (after the last message Next returned).
+func (r *Reader) Point() Point { return Point{Offset: r.off, Tick: r.tick, LastCID: r.lastCID} }
+
+// Resume returns a Reader reading on from p in a file whose bytes from
+// p.Offset on rd reads (the file opened and moved to p.Offset): a Point
+// another Reader of the same file returned.
+func Resume(rd io.Reader, p Point) *Reader {
+	r := NewReader(rd)
+	r.off, r.tick, r.lastCID = p.Offset, p.Tick, p.LastCID
+	return r
+}
+
 // Offset returns the number of bytes consumed so far.
 func (r *Reader) Offset() int64 { return r.off }
 

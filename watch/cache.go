@@ -64,11 +64,16 @@ type Recording struct {
 	// written, or a server that died); it is built again after Rebuild.
 	unfinished bool
 	doneAt     time.Time
+	hdr        *teehist.Header
+	m          *twmap.Map
+	ckpts      []ckptRef      // the checkpoints the rough pass found (seek.go)
+	seeks      map[int][]byte // chunks made by seeks (seek.go)
+	seekN      int            // bytes of seeks
 }
 
 func newRecording(name string, h *teehist.Header) *Recording {
 	return &Recording{Name: name, MapName: h.MapName, Start: h.StartTime, GameType: h.GameType,
-		done: make(chan struct{}), first: -1}
+		done: make(chan struct{}), first: -1, hdr: h}
 }
 
 func (r *Recording) setLayer(l *live.MapLayer, gameType world.GameType) {
@@ -153,6 +158,7 @@ func (r *Recording) finish(err error) {
 	r.mu.Lock()
 	r.err, r.finished, r.doneAt = err, true, time.Now()
 	r.rough, r.roughN = nil, 0 // the built chunks replace them
+	r.seeks, r.seekN = nil, 0
 	r.mu.Unlock()
 	close(r.done)
 }
@@ -236,7 +242,8 @@ type Cache struct {
 	src    Source
 	ctx    context.Context
 	builds chan struct{}
-	nice   int // the builds' scheduling priority (SetNice)
+	seeks  chan struct{} // MaxSeeks
+	nice   int           // the builds' scheduling priority (SetNice)
 
 	mu    sync.Mutex
 	files map[string]*Recording
@@ -248,7 +255,7 @@ func NewCache(ctx context.Context, src Source, builds int) *Cache {
 	if builds <= 0 || builds > MaxBuilds {
 		builds = MaxBuilds
 	}
-	return &Cache{src: src, ctx: ctx, builds: make(chan struct{}, builds), files: map[string]*Recording{}}
+	return &Cache{src: src, ctx: ctx, builds: make(chan struct{}, builds), seeks: make(chan struct{}, MaxSeeks), files: map[string]*Recording{}}
 }
 
 // Get returns the recording called name, starting its build when it is
@@ -288,7 +295,7 @@ func (c *Cache) Get(name string) (*Recording, error) {
 		return nil, err
 	}
 	r := newRecording(name, h)
-	r.used = now
+	r.used, r.m = now, m
 	c.files[name] = r
 	go func() {
 		defer f.Close()
@@ -321,8 +328,8 @@ func (c *Cache) roughPass(r *Recording) {
 	}
 	defer f.Close()
 	rd := teehist.NewReader(f)
-	if _, err := rd.ReadHeader(); err == nil {
-		_ = roughPass(c.ctx, r, rd)
+	if h, err := rd.ReadHeader(); err == nil {
+		_ = roughPass(c.ctx, r, rd, h)
 	}
 }
 
@@ -331,7 +338,7 @@ func (c *Cache) size() int {
 	n := 0
 	for _, r := range c.files {
 		r.mu.Lock()
-		n += r.bytes + r.roughN
+		n += r.bytes + r.roughN + r.seekN
 		r.mu.Unlock()
 	}
 	return n

@@ -303,16 +303,21 @@ func next(ctx context.Context, r *teehist.Reader, msg *teehist.Message, n int) (
 	return err == nil, err
 }
 
+// setMapLayer sets the layer the page draws of map m (w's collision).
+func (r *Recording) setMapLayer(w *world.World, m *twmap.Map) {
+	col := w.Collision()
+	r.setLayer(live.NewMapLayer(1, m.Name, col.Width(), col.Height(), func(x, y int) byte {
+		return byte(col.GetTile(x*collision.TileSize, y*collision.TileSize))
+	}), w.Config().GameType)
+}
+
 // build replays the file of r (after its header h) on map m into rec.
 func build(ctx context.Context, rec *Recording, r *teehist.Reader, h *teehist.Header, m *twmap.Map) error {
 	e, err := replay.New(h, m)
 	if err != nil {
 		return err
 	}
-	col := e.World().Collision()
-	rec.setLayer(live.NewMapLayer(1, m.Name, col.Width(), col.Height(), func(x, y int) byte {
-		return byte(col.GetTile(x*collision.TileSize, y*collision.TileSize))
-	}), e.World().Config().GameType)
+	rec.setMapLayer(e.World(), m)
 	b := &builder{out: rec, w: e.World()}
 	e.SetObserver(b)
 	var msg teehist.Message

@@ -127,8 +127,9 @@ func (h *Handler) layer(w http.ResponseWriter, r *http.Request, rec *Recording) 
 }
 
 // chunk answers chunk k, gzip'd (every browser takes it); while it is not
-// built yet, its rough frames (rough.go) when the rough pass read them, else
-// 202; 404 past the end of a finished build.
+// built yet, the chunk replayed from a checkpoint (seek.go), else its rough
+// frames (rough.go) when the rough pass read them, else 202; 404 past the
+// end of a finished build.
 func (h *Handler) chunk(w http.ResponseWriter, r *http.Request, rec *Recording) {
 	k, err := strconv.Atoi(r.PathValue("k"))
 	if err != nil || k < 0 || k > MaxChunk {
@@ -144,6 +145,9 @@ func (h *Handler) chunk(w http.ResponseWriter, r *http.Request, rec *Recording) 
 				return
 			}
 		default:
+			if z, ok = h.cache.Seek(r.Context(), rec, k); ok {
+				break // replayed from a checkpoint: the chunk as the build makes it
+			}
 			if z, ok = rec.Rough(k); !ok {
 				writeError(w, http.StatusAccepted, "not built yet")
 				return

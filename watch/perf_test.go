@@ -212,3 +212,58 @@ func TestPerf(t *testing.T) {
 	t.Logf("20 viewers on 20 recordings for %v: %v CPU = %.2f%% of a core (server and the viewers' HTTP clients)",
 		time.Since(w1).Round(time.Second), used.Round(time.Millisecond), 100*used.Seconds()/time.Since(w1).Seconds())
 }
+
+// TestPerfSeek measures seeks into the part of a fresh 30-minute
+// recording with checkpoints (record.checkpoint_interval's default) that
+// the build has not reached: the time from asking for a moment's chunk to
+// having it whole, for 24 random moments, and the time from opening the
+// file to its first chunk.
+func TestPerfSeek(t *testing.T) {
+	if os.Getenv("TWSERVER_WATCH_PERF") != "1" {
+		t.Skip("TWSERVER_WATCH_PERF=1 measures the viewer")
+	}
+	dir := t.TempDir()
+	path, err := watchtest.Game(dir, 30*60*50, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Base(path)
+	rng := rand.New(rand.NewPCG(5, 6))
+	var seeks []time.Duration
+	var opens []time.Duration
+	for round := range 4 {
+		c := NewCache(context.Background(), testSource{dir}, 1)
+		t0 := time.Now()
+		rec, err := c.Get(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			if _, ok := rec.Chunk(0); ok {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		opens = append(opens, time.Since(t0))
+		for n := 0; n < 6; {
+			k := 20 + rng.IntN(340) // 1:40 to 29:55
+			if _, ok := rec.Chunk(k); ok {
+				t.Logf("round %d: chunk %d built already, another one", round, k)
+				continue
+			}
+			t1 := time.Now()
+			for {
+				if _, ok := c.Seek(context.Background(), rec, k); ok {
+					break
+				}
+				time.Sleep(time.Millisecond) // the rough pass has not noted its checkpoint yet
+			}
+			seeks = append(seeks, time.Since(t1))
+			n++
+		}
+		<-rec.Done()
+	}
+	sort.Slice(seeks, func(i, j int) bool { return seeks[i] < seeks[j] })
+	t.Logf("30-minute file: %d seeks beyond the built part: median %v, max %v; first chunk after opening: %v",
+		len(seeks), seeks[len(seeks)/2].Round(time.Millisecond), seeks[len(seeks)-1].Round(time.Millisecond), opens)
+}

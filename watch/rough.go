@@ -36,8 +36,7 @@ var errRoughFull = errors.New("watch: rough frames over their bound")
 // rough is the rough pass's state.
 type rough struct {
 	out    *Recording
-	alive  [world.MaxClients]bool
-	x, y   [world.MaxClients]int32
+	pos    teehist.RecordedPositions
 	chunk  bytes.Buffer
 	gz     *gzip.Writer
 	chunkN int
@@ -47,10 +46,16 @@ type rough struct {
 
 // roughPass reads the positions r records (after the header) into rough
 // chunks of rec until the file ends.
-func roughPass(ctx context.Context, rec *Recording, r *teehist.Reader) error {
+// It notes the file's checkpoints for seeks (seek.go) with the settings
+// as of them (the header's, changed by console commands, h).
+func roughPass(ctx context.Context, rec *Recording, r *teehist.Reader, h *teehist.Header) error {
 	p := &rough{out: rec, tick: -1}
+	settings, serr := replay.ParseSettings(h)
 	var msg teehist.Message
+	var at teehist.Point // where the checkpoint being read starts
+	inCkpt := false      // reading a checkpoint's parts
 	for n := 0; ; n++ {
+		before := r.Point()
 		if more, err := next(ctx, r, &msg, n); err != nil {
 			return err
 		} else if !more {
@@ -69,14 +74,25 @@ func roughPass(ctx context.Context, rec *Recording, r *teehist.Reader) error {
 				p.tick++
 			}
 		}
+		if p.pos.Apply(&msg) {
+			continue
+		}
 		switch msg.Kind {
-		case teehist.KindPlayerNew:
-			p.alive[msg.CID], p.x[msg.CID], p.y[msg.CID] = true, msg.X, msg.Y
-		case teehist.KindPlayerDiff:
-			p.x[msg.CID] += msg.X
-			p.y[msg.CID] += msg.Y
-		case teehist.KindPlayerOld:
-			p.alive[msg.CID] = false
+		case teehist.KindConsoleCommand:
+			if len(msg.Args) > 0 {
+				settings.ApplySetting(msg.Cmd, msg.Args[0])
+			}
+		case teehist.KindEx:
+			if msg.Ex != teehist.ExCheckpoint || serr != nil {
+				break
+			}
+			if !inCkpt {
+				at, inCkpt = before, true
+			}
+			if len(msg.Data) < teehist.WorldStatePart { // the last part
+				rec.addCheckpoint(ckptRef{at: at, tick: msg.Tick, settings: settings})
+				inCkpt = false
+			}
 		case teehist.KindFinish:
 			return p.end()
 		}
@@ -114,18 +130,19 @@ func (p *rough) frame() error {
 	p.chunk.WriteByte('[')
 	p.chunk.Write(strconv.AppendInt(num[:0], int64(t), 10))
 	n := 0
-	for cid := range p.alive {
-		if p.alive[cid] {
+	for cid := range world.MaxClients {
+		if _, _, ok := p.pos.Get(cid); ok {
 			n++
 		}
 	}
 	p.chunk.WriteByte(',')
 	p.chunk.Write(strconv.AppendInt(num[:0], int64(n), 10))
-	for cid := range p.alive {
-		if !p.alive[cid] {
+	for cid := range world.MaxClients {
+		x, y, ok := p.pos.Get(cid)
+		if !ok {
 			continue
 		}
-		for _, v := range [RoughTeeInts]int32{int32(cid), p.x[cid], p.y[cid]} {
+		for _, v := range [RoughTeeInts]int32{int32(cid), x, y} {
 			p.chunk.WriteByte(',')
 			p.chunk.Write(strconv.AppendInt(num[:0], int64(v), 10))
 		}

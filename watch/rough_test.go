@@ -26,7 +26,7 @@ func TestRough(t *testing.T) {
 	rd, h := openTestGame(t)
 	rec := newRecording(testGame, h)
 	r1 := time.Now()
-	if err := roughPass(context.Background(), rec, rd); err != nil {
+	if err := roughPass(context.Background(), rec, rd, h); err != nil {
 		t.Fatal(err)
 	}
 	roughTime := time.Since(r1)
@@ -110,7 +110,7 @@ func TestRoughServed(t *testing.T) {
 	if s, _, _ := get(3); s != http.StatusAccepted {
 		t.Fatalf("before the rough pass: %d, want 202", s)
 	}
-	if err := roughPass(context.Background(), rec, rd); err != nil {
+	if err := roughPass(context.Background(), rec, rd, h); err != nil {
 		t.Fatal(err)
 	}
 	if s, cc, rough := get(3); s != http.StatusOK || !rough || cc != "no-store" {

@@ -289,6 +289,18 @@ func (w *World) SetPendingLatency(cid int, ms int32) {
 	}
 }
 
+// ClearLatencySamples sets to 0 what every player slot holds of the
+// latencies measured since the last per-second update (the values the next
+// one reads), in players and removed slots alike: a teehistorian records
+// latencies only as the updates show them (PendingLatency), so a replay's
+// world holds other samples; a replay clears them in both worlds it
+// compares (replay: checkpoints).
+func (w *World) ClearLatencySamples() {
+	for i := range w.playerStore {
+		w.playerStore[i].latencyCur, w.playerStore[i].latencyAccMin = 0, 0
+	}
+}
+
 // SetInput queues the predicted input for the next Tick (the input the client
 // stamped for that tick). It drives the character's movement. Invalid inputs
 // are dropped. While the world is paused queued inputs are discarded.

@@ -20,16 +20,20 @@ type StateVisitor = sw.Visitor
 // New made for the same map, and one read from bad input is not ticked.
 func (w *World) VisitState(v StateVisitor) {
 	sw.Vis(v, &w.tick, &w.rng.s, &w.paused, &w.resetRequested, &w.lockTeams)
+	sc := sw.ScratchOf(v)
 	a, b := w.tuning.ptrs(), w.reckWorld.Tuning.ptrs()
-	for _, x := range append(a[:], b[:]...) {
+	for _, x := range a {
+		v.I32((*int32)(x))
+	}
+	for _, x := range b {
 		v.I32((*int32)(x))
 	}
 	w.core.Tuning = w.tuning
 	ids := &w.ids
 	for i := range ids.next { // as the distance to the initial link: mostly 0
-		d := ids.next[i] - int32(i+1)
-		v.I32(&d)
-		ids.next[i] = min(max(d+int32(i+1), -1), MaxSnapIDs-1)
+		sc.I = int(ids.next[i] - int32(i+1))
+		v.Int(&sc.I)
+		ids.next[i] = int32(min(max(sc.I+i+1, -1), MaxSnapIDs-1))
 	}
 	sw.R32(v, -1, MaxSnapIDs-1, &ids.firstFree, &ids.firstFreed, &ids.lastFreed)
 	v.Range(&ids.inUse, 0, MaxSnapIDs)
@@ -40,9 +44,9 @@ func (w *World) VisitState(v StateVisitor) {
 		sw.Opt(v, &w.core.Characters[cid], &w.charStore[cid].core)
 	}
 	w.chars = sw.RefList(v, w.chars, w.charStore[:])
-	n := len(w.projs)
-	v.Range(&n, 0, MaxProjectiles)
-	w.projs = w.projs[:n]
+	sc.N = len(w.projs)
+	v.Range(&sc.N, 0, MaxProjectiles)
+	w.projs = w.projs[:sc.N]
 	for i := range w.projs {
 		p := &w.projs[i]
 		sw.Ranges(v, 0, NumWeapons-1, &p.typ)
@@ -51,16 +55,16 @@ func (w *World) VisitState(v StateVisitor) {
 		sw.Vis(v, &p.id, &p.ownerTeam, &p.lifeSpan, &p.damage, &p.sound, &p.pos, &p.dir, &p.explosive, &p.dead,
 			&p.force, &p.startTick)
 	}
-	n = len(w.lasers)
-	v.Range(&n, 0, MaxLasers)
-	w.lasers = w.lasers[:n]
+	sc.N = len(w.lasers)
+	v.Range(&sc.N, 0, MaxLasers)
+	w.lasers = w.lasers[:sc.N]
 	for i := range w.lasers {
 		l := &w.lasers[i]
 		v.Range(&l.owner, -1, MaxClients-1)
 		sw.Vis(v, &l.id, &l.bounces, &l.pos, &l.from, &l.dir, &l.energy, &l.evalTick, &l.dead)
 	}
-	n = len(w.pickups) // made from the map: the count must match
-	v.Range(&n, len(w.pickups), len(w.pickups))
+	sc.N = len(w.pickups) // made from the map: the count must match
+	v.Range(&sc.N, len(w.pickups), len(w.pickups))
 	for i := range w.pickups {
 		p := &w.pickups[i]
 		v.Range(&p.typ, 0, PickupNinja)
@@ -76,28 +80,52 @@ func (w *World) VisitState(v StateVisitor) {
 	w.flagLst = sw.RefList(v, w.flagLst, w.flagArr[:])
 	c := &w.ctrl
 	gt := int(c.gameType) // a world of another game type refuses the state
-	v.Range(&gt, gt, gt)
+	sc.I = gt
+	v.Range(&sc.I, gt, gt)
 	sw.Vis(v, &c.state, &c.matchCount, &c.roundCount, &c.sentMatch, &c.teamScore[0],
 		&c.teamScore[1], &c.teamSize[0], &c.teamSize[1], &c.gameFlags, &c.stateTimer, &c.gameStartTick,
 		&c.unbalancedTick, &c.suddenDeath)
 	v.Range(&w.events.n, 0, MaxSnapEvents)
 	for i := 0; i < w.events.n; i++ {
 		e := &w.events.events[i]
-		t, s := int32(e.typ), int32(e.size)
-		sw.R32(v, 0, 0xffff, &t)
-		sw.R32(v, 0, maxEventWords, &s)
-		e.typ, e.size = uint16(t), uint8(s)
-		sw.Vis(v, &e.mask, e.data[:])
+		sc.I = int(e.typ)
+		v.Range(&sc.I, 0, 0xffff)
+		e.typ = uint16(sc.I)
+		sc.I = int(e.size)
+		v.Range(&sc.I, 0, maxEventWords)
+		e.size = uint8(sc.I)
+		sw.Vis(v, &e.mask)
+		sw.I32s(v, e.data[:])
 	}
 	v.Range(&w.out.n, 0, MaxPendingEvents)
 	v.Int(&w.out.dropped)
 	for i := 0; i < w.out.n; i++ {
 		e := &w.out.q[i]
-		k := int32(e.Kind)
-		sw.R32(v, 0, 0xff, &k)
-		e.Kind = EventKind(k)
+		sc.I = int(e.Kind)
+		v.Range(&sc.I, 0, 0xff)
+		e.Kind = EventKind(sc.I)
 		v.Range(&e.To, -1, MaxClients-1)
-		sw.Vis(v, e.Args[:])
+		sw.I32s(v, e.Args[:])
+	}
+}
+
+// VisitRecordedState is VisitState with the latency samples of every slot
+// as a teehistorian holds them (a player's PendingLatency, a free slot's 0):
+// the samples since the last per-second update are the server's own, which
+// the file records only as the updates show them (a checkpoint, package
+// record). v must only read; the samples are put back after the walk.
+func (w *World) VisitRecordedState(v StateVisitor) {
+	var keep [MaxClients][2]int32
+	for i := range w.playerStore {
+		p, l := &w.playerStore[i], int32(0)
+		if keep[i] = [2]int32{p.latencyCur, p.latencyAccMin}; w.players[i] != nil {
+			l = min(p.latencyAccMin, p.latencyCur)
+		}
+		p.latencyCur, p.latencyAccMin = l, l
+	}
+	w.VisitState(v)
+	for i := range w.playerStore {
+		w.playerStore[i].latencyCur, w.playerStore[i].latencyAccMin = keep[i][0], keep[i][1]
 	}
 }
 
@@ -117,7 +145,9 @@ func (p *Player) visit(v StateVisitor, w *World) {
 	sw.Vis(v, &p.score, &p.specMode, &p.viewPos, &p.respawnTick, &p.dieTick, &p.scoreStartTick, &p.playerFlags,
 		&p.activity.targetX, &p.activity.targetY, &p.lastActionTick, &p.teamChangeTick, &p.inactivity,
 		&p.lastSetTeam, &p.lastKill, &p.lastSetSpec, &p.latencyCur, &p.latencyMin, &p.latencyAccMin,
-		&p.lastReadyChange, p.actLatency[:], &p.spawning, &p.activeSwitch, &p.authed, &p.hasInput, &p.kicked,
+		&p.lastReadyChange)
+	sw.I32s(v, p.actLatency[:]) // a slice passed as an interface would be allocated
+	sw.Vis(v, &p.spawning, &p.activeSwitch, &p.authed, &p.hasInput, &p.kicked,
 		&p.ingame, &p.ready, &p.respawnDisabled, &p.deadSpecMode)
 	p.pendingInput.visit(v)
 }

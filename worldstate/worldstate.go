@@ -20,6 +20,7 @@ import (
 	"math"
 
 	"twserver/world"
+	"twserver/world/statewalk"
 )
 
 // MaxState bounds a state's size in bytes; a larger input is refused
@@ -55,6 +56,29 @@ func Append(dst []byte, w *world.World) []byte {
 	return e.b
 }
 
+// Writer appends world states like Append without allocating once its
+// buffer grew (the recorder's checkpoints on the game loop). The zero
+// Writer is ready; it is not safe for concurrent use.
+type Writer struct{ e encoder }
+
+// Append appends the state of w to dst and returns it (see Append).
+func (wr *Writer) Append(dst []byte, w *world.World) []byte {
+	wr.e.b = binary.AppendUvarint(append(dst, magic...), world.StateVersion)
+	w.VisitState(&wr.e)
+	dst, wr.e.b = wr.e.b, nil
+	return dst
+}
+
+// AppendRecorded appends the state of w as a teehistorian's checkpoint
+// holds it: with the latencies as the file records them
+// (world.VisitRecordedState).
+func (wr *Writer) AppendRecorded(dst []byte, w *world.World) []byte {
+	wr.e.b = binary.AppendUvarint(append(dst, magic...), world.StateVersion)
+	w.VisitRecordedState(&wr.e)
+	dst, wr.e.b = wr.e.b, nil
+	return dst
+}
+
 // Read sets the state of w, a World made by world.New for the map of the
 // world that wrote data, from data. On an error w is left half set and must
 // be dropped.
@@ -81,7 +105,13 @@ func Read(w *world.World, data []byte) error {
 }
 
 // encoder is the writing world.StateVisitor.
-type encoder struct{ b []byte }
+type encoder struct {
+	b []byte
+	s statewalk.Scratch
+}
+
+// Scratch lends the walk its scratch (statewalk.Scratcher).
+func (e *encoder) Scratch() *statewalk.Scratch { return &e.s }
 
 func (e *encoder) I32(x *int32)             { e.b = binary.AppendVarint(e.b, int64(*x)) }
 func (e *encoder) U64(x *uint64)            { e.b = binary.AppendUvarint(e.b, *x) }

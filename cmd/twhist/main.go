@@ -355,7 +355,7 @@ func doReplay(r *teehist.Reader, h *teehist.Header, mapPath, mapDir string, stdo
 		}
 		return 1
 	}
-	fmt.Fprintf(stdout, "replayed %d ticks, %d positions compared, finished=%v", res.Ticks, res.Compared, res.Finished)
+	fmt.Fprintf(stdout, "replayed %d ticks, %d positions compared, %d checkpoints checked, finished=%v", res.Ticks, res.Compared, res.Checkpoints, res.Finished)
 	if len(res.Ignored) > 0 {
 		fmt.Fprintf(stdout, ", commands without effect on the world: %v", res.Ignored)
 	}

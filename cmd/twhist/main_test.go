@@ -15,12 +15,22 @@ import (
 	"twserver/teehist/replay"
 	"twserver/world"
 	"twserver/world/twmap"
+	"twserver/worldstate"
 )
 
 // recording writes a short one-player game on the embedded map; with
 // tamper, one recorded position is off by one.
 func recording(t *testing.T, tamper bool) string {
 	t.Helper()
+	return recordingCkpt(t, tamper, false)
+}
+
+// recordingCkpt is recording with a checkpoint every second (the world's
+// state before every 50th tick, as the recorder writes it); tamperCkpt
+// writes the one before tick 150 of a world with the player logged in.
+func recordingCkpt(t *testing.T, tamper, tamperCkpt bool) string {
+	t.Helper()
+	var ck worldstate.Writer
 	m := twmap.Default()
 	cfg := world.DefaultConfig()
 	w, err := world.New(m, cfg, 3)
@@ -42,6 +52,13 @@ func recording(t *testing.T, tamper bool) string {
 		v := teehist.Input{in.Direction, in.TargetX, in.TargetY, in.Jump}
 		e.RecordInput(0, 1, &v)
 		w.SetInput(0, in)
+		if i%50 == 49 {
+			if tamperCkpt && i == 149 {
+				w.SetAuthed(0, true)
+			}
+			e.RecordCheckpoint(ck.AppendRecorded(nil, w))
+			w.SetAuthed(0, false)
+		}
 		w.Tick()
 		e.BeginTick(w.CurrentTick())
 		e.BeginPlayers()
@@ -117,6 +134,14 @@ func TestReplay(t *testing.T) {
 	code, out, errs := runCmd("replay", recording(t, false))
 	if code != 0 || !strings.Contains(out, "no divergence") {
 		t.Fatalf("exit %d: %s %s", code, out, errs)
+	}
+	code, out, errs = runCmd("replay", recordingCkpt(t, false, false))
+	if code != 0 || !strings.Contains(out, "6 checkpoints checked") || !strings.Contains(out, "no divergence") {
+		t.Fatalf("with checkpoints: exit %d: %s %s", code, out, errs)
+	}
+	code, out, _ = runCmd("replay", recordingCkpt(t, false, true))
+	if code != 1 || !strings.Contains(out, "DIVERGENCE at tick 149: the checkpoint differs from the simulated world") {
+		t.Fatalf("a wrong checkpoint: exit %d: %s", code, out)
 	}
 	code, out, _ = runCmd("replay", recording(t, true))
 	if code != 1 || !strings.Contains(out, "DIVERGENCE at tick 200 cid 0") {

@@ -28,11 +28,17 @@ type Divergence struct {
 	// Team is set for a team difference (PLAYER_TEAM) instead of a position.
 	Team             bool
 	RecTeam, SimTeam int32
+	// State is set for a checkpoint (CHECKPOINT) that differs from the
+	// simulated world's state: where the two first differ.
+	State string
 }
 
 // String describes d: tick, client id, recorded and simulated position
 // ("none" for no character) or team.
 func (d *Divergence) String() string {
+	if d.State != "" {
+		return fmt.Sprintf("tick %d: the checkpoint differs from the simulated world: %s", d.Tick, d.State)
+	}
 	if d.Team {
 		return fmt.Sprintf("tick %d cid %d: recorded team %d, simulated team %d", d.Tick, d.CID, d.RecTeam, d.SimTeam)
 	}
@@ -48,11 +54,14 @@ func (d *Divergence) String() string {
 
 // Result summarises a replay.
 type Result struct {
-	Ticks      int32       // last simulated tick
-	Compared   int         // character positions compared
-	Finished   bool        // the file ended with FINISH
-	Truncated  bool        // the file ends inside a message (what came before was replayed)
-	Divergence *Divergence // first divergence, nil if none
+	Ticks    int32 // last simulated tick
+	Compared int   // character positions compared
+	Finished bool  // the file ended with FINISH
+	// Checkpoints counts the checkpoints (CHECKPOINT) found equal to the
+	// simulated world.
+	Checkpoints int
+	Truncated   bool        // the file ends inside a message (what came before was replayed)
+	Divergence  *Divergence // first divergence, nil if none
 	// Ignored lists console commands without an effect on the simulation
 	// that the replay skipped (name and count): at most MaxIgnored names,
 	// later ones are counted under IgnoredOther.
@@ -85,9 +94,6 @@ type conn struct {
 	missing   bool
 	hasDirect bool
 	direct    teehist.Input
-	recAlive  bool
-	recX      int32
-	recY      int32
 }
 
 // MaxTicks bounds the ticks a replay simulates (about 93 hours of game);
@@ -128,6 +134,7 @@ type Engine struct {
 	w         *world.World
 	settings  Settings
 	pos       Positions
+	rec       teehist.RecordedPositions // the file's positions, compared with pos
 	c         [teehist.MaxClients]conn
 	res       Result
 	up        netproto.Unpacker
@@ -137,12 +144,14 @@ type Engine struct {
 	// snapSkipped: the coming tick is a snapshot tick the server skipped (SNAP_SKIPPED)
 	snapSkipped bool
 	m           *twmap.Map
+	seed        uint64
 	start       time.Time // the recording's start time
 	// serverMsgs: the file records the messages the server sent to
 	// everybody (SERVER_MESSAGE); the replay takes chat, emoticons, skin
 	// changes, votes and broadcasts from them instead of deriving them
 	serverMsgs bool
 	state      []byte          // the parts of a WORLD_STATE read so far
+	ckpt       checkpoint      // the CHECKPOINT being read or checked
 	ctx        context.Context // the context of the running Run (nil: none)
 	// stepped counts the simulated ticks (against the budget of
 	// TicksPerByte and FreeTicks); skipIdle lets idle stretches be skipped
@@ -208,7 +217,7 @@ func New(h *teehist.Header, m *twmap.Map) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{w: w, settings: s, res: Result{Ignored: map[string]int{}}, maxTicks: MaxTicks, m: m, start: h.StartTime}
+	e := &Engine{w: w, settings: s, res: Result{Ignored: map[string]int{}}, maxTicks: MaxTicks, m: m, seed: seed, start: h.StartTime}
 	e.serverMsgs = slices.Contains(h.UUIDs, teehist.ExTable[teehist.ExServerMsg].Name)
 	return e, nil
 }
@@ -344,20 +353,10 @@ func (e *Engine) Feed(m *teehist.Message) bool {
 	if cid >= 0 && cid < teehist.MaxClients {
 		c = &e.c[cid]
 	}
+	if e.rec.Apply(m) {
+		return false
+	}
 	switch m.Kind {
-	case teehist.KindPlayerNew:
-		if c != nil {
-			c.recAlive, c.recX, c.recY = true, m.X, m.Y
-		}
-	case teehist.KindPlayerDiff:
-		if c != nil {
-			c.recX += m.X
-			c.recY += m.Y
-		}
-	case teehist.KindPlayerOld:
-		if c != nil {
-			c.recAlive = false
-		}
 	case teehist.KindInputNew:
 		if c != nil {
 			c.input, c.hasInput = m.Input, true
@@ -405,6 +404,10 @@ func (e *Engine) ex(m *teehist.Message) {
 	}
 	if m.Ex == teehist.ExWorldState {
 		e.worldState(m.Data)
+		return
+	}
+	if m.Ex == teehist.ExCheckpoint {
+		e.checkpointPart(m.Data)
 		return
 	}
 	f, err := teehist.AppendEx(e.fields[:0], m.Ex, m.Data)
@@ -485,6 +488,12 @@ func (e *Engine) worldState(part []byte) {
 		return
 	}
 	e.state = nil
+	e.adoptPlayers()
+}
+
+// adoptPlayers makes the players of a world state read into the world
+// those of the replay, in the game.
+func (e *Engine) adoptPlayers() {
 	for cid := range e.c {
 		if info, ok := e.w.Info(cid); ok {
 			e.c[cid].ingame, e.c[cid].name, e.c[cid].info = true, info.Name, info
@@ -664,6 +673,9 @@ func (e *Engine) step() {
 		}
 		c.missing = false
 	}
+	if e.ckpt.ready {
+		e.checkpoint() // as the recorder saw the world: after the inputs, before the tick
+	}
 	e.w.Tick()
 	e.pos.Update(e.w)
 	snapTick := e.settings.SnapshotRate == 50 || e.w.CurrentTick()%2 == 0
@@ -693,11 +705,11 @@ func (e *Engine) compare() bool {
 		return false
 	}
 	for cid := range e.c {
-		c := &e.c[cid]
 		x, y, alive := e.pos.Get(cid)
-		if alive != c.recAlive || alive && (x != c.recX || y != c.recY) {
+		rx, ry, recAlive := e.rec.Get(cid)
+		if alive != recAlive || alive && (x != rx || y != ry) {
 			e.res.Divergence = &Divergence{Tick: e.w.CurrentTick(), CID: cid,
-				RecAlive: c.recAlive, RecX: c.recX, RecY: c.recY, SimAlive: alive, SimX: x, SimY: y}
+				RecAlive: recAlive, RecX: rx, RecY: ry, SimAlive: alive, SimX: x, SimY: y}
 			return true
 		}
 		if alive {

@@ -112,12 +112,22 @@ func Game(dir string, ticks int32, seed uint64) (string, error) {
 
 // GameOf is Game with other players' names.
 func GameOf(dir string, ticks int32, seed uint64, names [4]string) (string, error) {
+	return gameOf(dir, ticks, seed, names, config.Default().Record.CheckpointInterval)
+}
+
+// GameCheckpoints is Game with a checkpoint every interval seconds (0:
+// none; Game has record.checkpoint_interval's default).
+func GameCheckpoints(dir string, ticks int32, seed uint64, interval int) (string, error) {
+	return gameOf(dir, ticks, seed, Names, interval)
+}
+
+func gameOf(dir string, ticks int32, seed uint64, names [4]string, interval int) (string, error) {
 	m, err := Map()
 	if err != nil {
 		return "", err
 	}
 	cfg := config.Default()
-	cfg.Record.Teehistorian, cfg.Record.Dir = true, dir
+	cfg.Record.Teehistorian, cfg.Record.Dir, cfg.Record.CheckpointInterval = true, dir, interval
 	cfg.Server.Name = "watch test"
 	r := record.New(record.Options{Config: &cfg, Log: zerolog.New(io.Discard), ServerVersion: "0.7.5, twserver",
 		Create: func(path string, o teehist.FileOptions) (*teehist.FileWriter, error) {

@@ -22,6 +22,28 @@ type Visitor interface {
 	Range(x *int, lo, hi int)
 }
 
+// Scratch holds the values a walk visits that are not fields (a presence,
+// an index, a count): a visitor that has one (Scratcher) lends it to the
+// walk, which then visits without allocating (the recorder's checkpoints on
+// the game loop); without, each helper call allocates its own.
+type Scratch struct {
+	B     bool
+	I     int
+	N     int
+	order []int
+}
+
+// Scratcher is a Visitor that lends the walk its Scratch.
+type Scratcher interface{ Scratch() *Scratch }
+
+// ScratchOf returns v's Scratch, or a new one.
+func ScratchOf(v Visitor) *Scratch {
+	if s, ok := v.(Scratcher); ok {
+		return s.Scratch()
+	}
+	return new(Scratch)
+}
+
 // Vis visits each of xs by its type: a pointer to one of the Visitor's
 // types or to a vmath.Vec2, or a slice of int32. Any other type is a
 // programming error of the walk (every test of it meets it) and panics.
@@ -53,6 +75,14 @@ func Vis(v Visitor, xs ...any) {
 	}
 }
 
+// I32s visits the int32s of xs (as Vis does a []int32, without putting the
+// slice in an interface, which allocates).
+func I32s(v Visitor, xs []int32) {
+	for i := range xs {
+		v.I32(&xs[i])
+	}
+}
+
 // Ranges visits ints of lo..hi.
 func Ranges(v Visitor, lo, hi int, xs ...*int) {
 	for _, x := range xs {
@@ -62,30 +92,33 @@ func Ranges(v Visitor, lo, hi int, xs ...*int) {
 
 // R32 visits int32s of lo..hi.
 func R32(v Visitor, lo, hi int, xs ...*int32) {
+	s := ScratchOf(v)
 	for _, x := range xs {
-		i := int(*x)
-		v.Range(&i, lo, hi)
-		*x = int32(i)
+		s.I = int(*x)
+		v.Range(&s.I, lo, hi)
+		*x = int32(s.I)
 	}
 }
 
 // Opt visits a pointer that is nil or to.
 func Opt[T any](v Visitor, p **T, to *T) {
-	has := *p != nil
-	v.Bool(&has)
+	s := ScratchOf(v)
+	s.B = *p != nil
+	v.Bool(&s.B)
 	*p = nil
-	if has {
+	if s.B {
 		*p = to
 	}
 }
 
 // Ref visits a pointer to an element of store (or nil) as its index.
 func Ref[T any](v Visitor, p **T, store []T) {
-	i := index(*p, store)
-	v.Range(&i, -1, len(store)-1)
+	s := ScratchOf(v)
+	s.I = index(*p, store)
+	v.Range(&s.I, -1, len(store)-1)
 	*p = nil
-	if i >= 0 {
-		*p = &store[i]
+	if s.I >= 0 {
+		*p = &store[s.I]
 	}
 }
 
@@ -93,14 +126,18 @@ func Ref[T any](v Visitor, p **T, store []T) {
 // (at most len(store) of them) and returns the list rebuilt in list's
 // backing array (which must hold len(store)).
 func RefList[T any](v Visitor, list []*T, store []T) []*T {
-	order := make([]int, len(store))
+	s := ScratchOf(v)
+	if cap(s.order) < len(store) {
+		s.order = make([]int, len(store))
+	}
+	order := s.order[:len(store)]
 	for i, e := range list {
 		order[i] = index(e, store)
 	}
-	n := len(list)
-	v.Range(&n, 0, len(store))
+	s.N = len(list)
+	v.Range(&s.N, 0, len(store))
 	list = list[:0]
-	for i := range n {
+	for i := range s.N {
 		v.Range(&order[i], 0, len(store)-1)
 		list = append(list, &store[order[i]])
 	}
