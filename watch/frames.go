@@ -113,7 +113,7 @@ func (s *snapItems) data(it live.Item) []int32 { return s.words[it.Off : it.Off+
 
 // builder is the replay's observer that makes the frames of one file.
 type builder struct {
-	out    *Recording
+	out    sink
 	items  snapItems
 	frame  []int32
 	chunk  bytes.Buffer // the JSON of the chunk being filled
@@ -304,15 +304,15 @@ func next(ctx context.Context, r *teehist.Reader, msg *teehist.Message, n int) (
 }
 
 // build replays the file of r (after its header h) on map m into rec.
-func build(ctx context.Context, rec *Recording, r *teehist.Reader, h *teehist.Header, m *twmap.Map) error {
+func build(ctx context.Context, rec sink, r *teehist.Reader, h *teehist.Header, m *twmap.Map) error {
 	e, err := replay.New(h, m)
 	if err != nil {
 		return err
 	}
 	col := e.World().Collision()
-	rec.setLayer(live.NewMapLayer(1, m.Name, col.Width(), col.Height(), func(x, y int) byte {
+	rec.setLayer(layerJSON(live.NewMapLayer(1, m.Name, col.Width(), col.Height(), func(x, y int) byte {
 		return byte(col.GetTile(x*collision.TileSize, y*collision.TileSize))
-	}), e.World().Config().GameType)
+	})), teamGame(e.World().Config().GameType))
 	b := &builder{out: rec, w: e.World()}
 	e.SetObserver(b)
 	var msg teehist.Message
@@ -333,9 +333,7 @@ func build(ctx context.Context, rec *Recording, r *teehist.Reader, h *teehist.He
 		}
 	}
 	b.flush()
-	rec.mu.Lock()
-	rec.unfinished = !e.Result().Finished
-	rec.mu.Unlock()
+	rec.setUnfinished(!e.Result().Finished)
 	if dv := e.Result().Divergence; dv != nil {
 		return fmt.Errorf("%w at %v", replay.ErrDivergence, dv)
 	}

@@ -144,7 +144,7 @@ recordings = "public"
 			defer cancel()
 			srv := exec.CommandContext(ctx, sv.path, "-config", cfgPath, "-no-console", "-log-level", "warn")
 			srv.Dir = bin
-			srvLog, _ := os.Create(filepath.Join(bin, "server.log"))
+			srvLog, _ := os.Create(filepath.Join(dir, "server.log")) // kept with the recordings
 			srv.Stdout, srv.Stderr = srvLog, srvLog
 			if err := srv.Start(); err != nil {
 				t.Fatal(err)
@@ -156,7 +156,7 @@ recordings = "public"
 					break
 				}
 				if time.Now().After(deadline) {
-					b, _ := os.ReadFile(filepath.Join(bin, "server.log"))
+					b, _ := os.ReadFile(filepath.Join(dir, "server.log"))
 					t.Fatalf("the server did not start: %s", b)
 				}
 				time.Sleep(100 * time.Millisecond)

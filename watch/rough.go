@@ -35,7 +35,7 @@ var errRoughFull = errors.New("watch: rough frames over their bound")
 
 // rough is the rough pass's state.
 type rough struct {
-	out    *Recording
+	out    sink
 	alive  [world.MaxClients]bool
 	x, y   [world.MaxClients]int32
 	chunk  bytes.Buffer
@@ -47,7 +47,7 @@ type rough struct {
 
 // roughPass reads the positions r records (after the header) into rough
 // chunks of rec until the file ends.
-func roughPass(ctx context.Context, rec *Recording, r *teehist.Reader) error {
+func roughPass(ctx context.Context, rec sink, r *teehist.Reader) error {
 	p := &rough{out: rec, tick: -1}
 	var msg teehist.Message
 	for n := 0; ; n++ {

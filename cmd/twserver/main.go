@@ -29,6 +29,7 @@ import (
 
 	"twserver/config"
 	"twserver/handover"
+	"twserver/watch"
 )
 
 // shutdownGrace bounds the time between the signal and the process exit.
@@ -72,7 +73,18 @@ func loadGame(path string, refFiles, commands []string, override func(*config.Lo
 	return cfg, l.Warnings, err
 }
 
+// watchChild is the executable whose child processes replay recordings
+// for the web page's viewer (web.Options.WatchChild): this binary, set by
+// main; "" (a test's run) replays them in the process.
+var watchChild string
+
 func main() {
+	if watch.IsChild() { // a replay for the recorded-game viewer (watchChild)
+		os.Exit(watch.RunChild())
+	}
+	if exe, err := os.Executable(); err == nil {
+		watchChild = exe
+	}
 	handover.Remember() // before the binary can be replaced: an upgrade starts the file at this path
 	if asInit() {
 		os.Exit(runInit())
