@@ -270,6 +270,9 @@ type Cache struct {
 	// onChild, when set, is called with each build child's process id
 	// (tests)
 	onChild func(pid int)
+	// childMem, when above 0, is the build children's memory bound
+	// instead of MaxChildMemory (tests)
+	childMem int64
 
 	mu    sync.Mutex
 	files map[string]*Recording

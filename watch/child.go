@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 
 	"twserver/teehist"
@@ -48,7 +49,15 @@ const (
 	// MaxChildStderr bounds the error output of a build child kept for
 	// the build's error.
 	MaxChildStderr = 1024
+	// MaxChildMemory bounds the address space a build child may take
+	// beyond what it has when it starts (RLIMIT_AS on Linux): a file whose
+	// replay would need more ends its child, never the server.
+	MaxChildMemory = 1 << 30
 )
+
+// childMemEnv, when set in a build child's environment, replaces
+// MaxChildMemory (tests).
+const childMemEnv = "TWSERVER_WATCH_BUILD_CHILD_MEM"
 
 // ErrChild is the error of a build whose child process failed or sent
 // what is not a build's records.
@@ -77,6 +86,14 @@ func IsChild() bool {
 // and writes the records to the standard output; it returns the process's
 // exit code (a build's error is a record, not an exit code).
 func RunChild() int {
+	mem := int64(MaxChildMemory)
+	if v, err := strconv.ParseInt(os.Getenv(childMemEnv), 10, 64); err == nil && v > 0 && v < mem {
+		mem = v
+	}
+	if err := limitMemory(mem); err != nil {
+		fmt.Fprintln(os.Stderr, "watch: the build's memory bound:", err)
+		return 1
+	}
 	if err := runChild(context.Background(), os.Stdin, os.NewFile(3, "recording"), os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -373,6 +390,9 @@ func (c *Cache) buildChild(rec *Recording, f *os.File, m *twmap.Map) error {
 	// one P: the replay is sequential, and a second would only spin or
 	// run the child's collections beside it
 	cmd.Env = append(os.Environ(), childEnv+"=1", "GOMAXPROCS=1")
+	if c.childMem > 0 {
+		cmd.Env = append(cmd.Env, childMemEnv+"="+strconv.FormatInt(c.childMem, 10))
+	}
 	var in []byte
 	in = binary.AppendUvarint(in, uint64(len(m.Name)))
 	in = append(in, m.Name...)
@@ -400,7 +420,8 @@ func (c *Cache) buildChild(rec *Recording, f *os.File, m *twmap.Map) error {
 	case c.ctx.Err() != nil:
 		return c.ctx.Err()
 	case errors.Is(berr, ErrChild) && werr != nil:
-		return fmt.Errorf("%w: %v %s", ErrChild, werr, strings.TrimSpace(stderr.String()))
+		line, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n") // not a runtime's stack
+		return fmt.Errorf("%w: %v %s", ErrChild, werr, line)
 	}
 	return berr
 }

@@ -201,3 +201,26 @@ func FuzzReadChild(f *testing.F) {
 		_ = rec.Info(true)
 	})
 }
+
+// TestChildMemory: a build child is bounded in memory: with a bound of
+// 1 MiB over its start the build fails in the child (ErrChild) and this
+// process goes on; with 256 MiB (the positive control) it builds.
+func TestChildMemory(t *testing.T) {
+	if _, err := os.Stat("/proc/self/statm"); err != nil {
+		t.Skip("no /proc")
+	}
+	for _, mem := range []int64{1 << 20, 256 << 20} {
+		c := childCache(t)
+		c.childMem = mem
+		r, err := c.Get(testGame)
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-r.Done()
+		in := r.Info(false)
+		t.Logf("bound %d bytes: %q", mem, in.Error)
+		if fail := mem < 2<<20; fail != (in.Error != "") || fail && !strings.Contains(in.Error, ErrChild.Error()) {
+			t.Errorf("bound %d bytes: the build's error %q", mem, in.Error)
+		}
+	}
+}
