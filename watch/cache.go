@@ -273,6 +273,9 @@ type Cache struct {
 	// childMem, when above 0, is the build children's memory bound
 	// instead of MaxChildMemory (tests)
 	childMem int64
+	// childSelfNice starts the build children at this process's priority,
+	// as from the main thread: they lower themselves (tests)
+	childSelfNice bool
 
 	mu    sync.Mutex
 	files map[string]*Recording

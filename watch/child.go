@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -55,6 +56,10 @@ const (
 	MaxChildMemory = 1 << 30
 )
 
+// childNiceEnv is the scheduling priority a build child gives all its
+// threads (it was started at it, unless from the parent's main thread).
+const childNiceEnv = "TWSERVER_WATCH_BUILD_CHILD_NICE"
+
 // childMemEnv, when set in a build child's environment, replaces
 // MaxChildMemory (tests).
 const childMemEnv = "TWSERVER_WATCH_BUILD_CHILD_MEM"
@@ -89,6 +94,9 @@ func RunChild() int {
 	mem := int64(MaxChildMemory)
 	if v, err := strconv.ParseInt(os.Getenv(childMemEnv), 10, 64); err == nil && v > 0 && v < mem {
 		mem = v
+	}
+	if nice, err := strconv.Atoi(os.Getenv(childNiceEnv)); err == nil && nice > 0 && nice <= MaxNice {
+		_ = lowerProcess(nice) // where the kernel refuses, it builds as it is
 	}
 	if err := limitMemory(mem); err != nil {
 		fmt.Fprintln(os.Stderr, "watch: the build's memory bound:", err)
@@ -381,15 +389,21 @@ func applyRecord(rec *Recording, kind byte, b []byte) error {
 // the executable exe (whose main runs RunChild when IsChild), started
 // with the priority SetNice gave; "" (the default) builds in this
 // process. A source whose files are not *os.File, or a map larger than
-// MaxChildMap, is built in this process still. Call it before the first Get.
-func (c *Cache) SetChild(exe string) { c.child = exe }
+// MaxChildMap, is built in this process still, and so is everything on
+// Windows (a child inherits no file descriptor there). Call it before the
+// first Get.
+func (c *Cache) SetChild(exe string) {
+	if runtime.GOOS != "windows" {
+		c.child = exe
+	}
+}
 
 // buildChild builds rec from f on m in a child process.
 func (c *Cache) buildChild(rec *Recording, f *os.File, m *twmap.Map) error {
 	cmd := exec.CommandContext(c.ctx, c.child, ChildArg)
 	// one P: the replay is sequential, and a second would only spin or
 	// run the child's collections beside it
-	cmd.Env = append(os.Environ(), childEnv+"=1", "GOMAXPROCS=1")
+	cmd.Env = append(os.Environ(), childEnv+"=1", "GOMAXPROCS=1", childNiceEnv+"="+strconv.Itoa(c.nice))
 	if c.childMem > 0 {
 		cmd.Env = append(cmd.Env, childMemEnv+"="+strconv.FormatInt(c.childMem, 10))
 	}
@@ -408,10 +422,10 @@ func (c *Cache) buildChild(rec *Recording, f *os.File, m *twmap.Map) error {
 	if err := c.startChild(cmd); err != nil {
 		return fmt.Errorf("%w: %v", ErrChild, err)
 	}
-	if c.onChild != nil {
-		c.onChild(cmd.Process.Pid)
-	}
 	berr := readChild(bufio.NewReaderSize(out, 64<<10), rec)
+	if c.onChild != nil {
+		c.onChild(cmd.Process.Pid) // before Wait: the child, or its zombie, is there
+	}
 	if errors.Is(berr, ErrChild) || errors.Is(berr, ErrTooLarge) {
 		_ = cmd.Process.Kill() // nothing more of it is wanted
 	}
@@ -427,15 +441,30 @@ func (c *Cache) buildChild(rec *Recording, f *os.File, m *twmap.Map) error {
 }
 
 // startChild starts cmd from a thread of the cache's priority, which the
-// child inherits (with all the threads it makes); the thread ends with
-// the goroutine that lowered it.
+// child inherits (with all the threads it makes), so that it runs at that
+// priority from its first instruction; the thread ends with the goroutine
+// that lowered it. The main thread keeps its priority (lowerSpareThread):
+// a goroutine that finds itself there holds it while another thread
+// starts the child. Where the kernel refuses, the child lowers itself as
+// it starts (RunChild).
 func (c *Cache) startChild(cmd *exec.Cmd) error {
 	errc := make(chan error, 1)
-	go func() {
-		if c.nice > 0 {
-			_ = lowerPriority(c.nice) // where the kernel refuses, the child runs as it is
+	start := func() {
+		if c.nice > 0 && !c.childSelfNice {
+			_ = lowerSpareThread(c.nice)
 		}
 		errc <- cmd.Start()
+	}
+	go func() {
+		if !onMainThread() {
+			start()
+			return
+		}
+		runtime.LockOSThread() // this goroutine waits on the main thread: start runs on another
+		defer runtime.UnlockOSThread()
+		done := make(chan struct{})
+		go func() { start(); close(done) }()
+		<-done
 	}()
 	return <-errc
 }

@@ -76,18 +76,24 @@ func TestChildBuild(t *testing.T) {
 	}
 }
 
-// TestChildNice: a build child runs at the priority SetNice gave (the
-// positive control: without it, at the test's), and the test's thread
-// keeps its own.
+// TestChildNice: a build child runs at the priority SetNice gave, the
+// one it was started at or, started at nice 0 (from the main thread), the
+// one it gives itself (the positive control: without SetNice, at the
+// test's), and the test's thread keeps its own.
 func TestChildNice(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("no /proc")
 	}
-	for _, nice := range []int{0, MaxNice} {
+	for _, tc := range []struct {
+		nice int
+		self bool // started at nice 0, as from the main thread
+	}{{0, false}, {MaxNice, false}, {MaxNice, true}} {
+		nice := tc.nice
 		c := childCache(t)
 		c.SetNice(nice)
+		c.childSelfNice = tc.self
 		got := -100
-		c.onChild = func(pid int) { got = procNice(t, pid) } // a zombie until Wait: readable
+		c.onChild = func(pid int) { got = procNice(t, pid) } // its zombie before Wait
 		r, err := c.Get(testGame)
 		if err != nil {
 			t.Fatal(err)
@@ -97,7 +103,7 @@ func TestChildNice(t *testing.T) {
 			t.Fatal(in.Error)
 		}
 		if got != nice {
-			t.Errorf("SetNice(%d): the build child ran at nice %d", nice, got)
+			t.Errorf("SetNice(%d) (lowering itself %v): the build child ran at nice %d", nice, tc.self, got)
 		}
 	}
 	if n := procNice(t, os.Getpid()); n != 0 {
