@@ -78,13 +78,22 @@ func loadGame(path string, refFiles, commands []string, override func(*config.Lo
 // main; "" (a test's run) replays them in the process.
 var watchChild string
 
+// selfExe is the running binary for a child of the same version: on Linux
+// /proc/self/exe, the file this process runs even after an upgrade
+// replaced the one at its path; elsewhere that path ("" if unknown).
+func selfExe() string {
+	if _, err := os.Stat("/proc/self/exe"); err == nil {
+		return "/proc/self/exe"
+	}
+	exe, _ := os.Executable()
+	return exe
+}
+
 func main() {
 	if watch.IsChild() { // a replay for the recorded-game viewer (watchChild)
 		os.Exit(watch.RunChild())
 	}
-	if exe, err := os.Executable(); err == nil {
-		watchChild = exe
-	}
+	watchChild = selfExe()
 	handover.Remember() // before the binary can be replaced: an upgrade starts the file at this path
 	if asInit() {
 		os.Exit(runInit())
