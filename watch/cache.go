@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"sync"
 	"time"
 
@@ -76,12 +77,41 @@ func newRecording(name string, h *teehist.Header) *Recording {
 		done: make(chan struct{}), first: -1, hdr: h}
 }
 
-func (r *Recording) setLayer(l *live.MapLayer, gameType world.GameType) {
+// sink receives what a build makes of a file: a Recording, or the pipe
+// of a build child (child.go) to the Recording of its parent.
+type sink interface {
+	setLayer(layer []byte, teams bool)
+	setLast(tick int32)
+	addChunk(k int, z []byte) error
+	setEnd(tick int32)
+	addRough(k int, z []byte) error
+	addEvent(e Event)
+	addName(n PlayerName)
+	setUnfinished(unfinished bool)
+	addCheckpoint(c ckptRef)
+}
+
+// layerJSON is the map layer as the page asks for it.
+func layerJSON(l *live.MapLayer) []byte {
 	b, _ := json.Marshal(map[string]any{"version": APIVersion, "gen": l.Gen, "name": l.Name,
 		"width": l.Width, "height": l.Height, "tiles": l.Tiles})
+	return b
+}
+
+// teamGame says whether a game type has teams.
+func teamGame(gameType world.GameType) bool {
+	return gameType == world.GameTDM || gameType == world.GameCTF
+}
+
+func (r *Recording) setLayer(layer []byte, teams bool) {
 	r.mu.Lock()
-	r.layer = b
-	r.teams = gameType == world.GameTDM || gameType == world.GameCTF
+	r.layer, r.teams = layer, teams
+	r.mu.Unlock()
+}
+
+func (r *Recording) setUnfinished(unfinished bool) {
+	r.mu.Lock()
+	r.unfinished = unfinished
 	r.mu.Unlock()
 }
 
@@ -244,6 +274,16 @@ type Cache struct {
 	builds chan struct{}
 	seeks  chan struct{} // MaxSeeks
 	nice   int           // the builds' scheduling priority (SetNice)
+	child  string        // the executable of the build children (SetChild)
+	// onChild, when set, is called with each build child's process id
+	// (tests)
+	onChild func(pid int)
+	// childMem, when above 0, is the build children's memory bound
+	// instead of MaxChildMemory (tests)
+	childMem int64
+	// childSelfNice starts the build children at this process's priority,
+	// as from the main thread: they lower themselves (tests)
+	childSelfNice bool
 
 	mu    sync.Mutex
 	files map[string]*Recording
@@ -305,13 +345,18 @@ func (c *Cache) Get(name string) (*Recording, error) {
 			r.finish(c.ctx.Err())
 			return
 		}
-		if c.nice > 0 {
-			// the build's thread yields (SetNice); it ends with this
-			// goroutine. Where the kernel refuses, it builds as it is.
-			_ = lowerPriority(c.nice)
+		var err error
+		if file, ok := f.(*os.File); ok && c.child != "" && len(m.Data) <= MaxChildMap {
+			err = c.buildChild(r, file, m)
+		} else {
+			if c.nice > 0 {
+				// the build's thread yields (SetNice); it ends with this
+				// goroutine. Where the kernel refuses, it builds as it is.
+				_ = lowerPriority(c.nice)
+			}
+			c.roughPass(r)
+			err = build(c.ctx, r, rd, h, m)
 		}
-		c.roughPass(r)
-		err := build(c.ctx, r, rd, h, m)
 		<-c.builds
 		r.finish(err)
 	}()

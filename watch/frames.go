@@ -113,7 +113,7 @@ func (s *snapItems) data(it live.Item) []int32 { return s.words[it.Off : it.Off+
 
 // builder is the replay's observer that makes the frames of one file.
 type builder struct {
-	out    *Recording
+	out    sink
 	items  snapItems
 	frame  []int32
 	chunk  bytes.Buffer // the JSON of the chunk being filled
@@ -303,21 +303,22 @@ func next(ctx context.Context, r *teehist.Reader, msg *teehist.Message, n int) (
 	return err == nil, err
 }
 
-// setMapLayer sets the layer the page draws of map m (w's collision).
-func (r *Recording) setMapLayer(w *world.World, m *twmap.Map) {
+// setMapLayer gives rec the layer the page draws of map m (w's
+// collision) and whether w's game has teams.
+func setMapLayer(rec sink, w *world.World, m *twmap.Map) {
 	col := w.Collision()
-	r.setLayer(live.NewMapLayer(1, m.Name, col.Width(), col.Height(), func(x, y int) byte {
+	rec.setLayer(layerJSON(live.NewMapLayer(1, m.Name, col.Width(), col.Height(), func(x, y int) byte {
 		return byte(col.GetTile(x*collision.TileSize, y*collision.TileSize))
-	}), w.Config().GameType)
+	})), teamGame(w.Config().GameType))
 }
 
 // build replays the file of r (after its header h) on map m into rec.
-func build(ctx context.Context, rec *Recording, r *teehist.Reader, h *teehist.Header, m *twmap.Map) error {
+func build(ctx context.Context, rec sink, r *teehist.Reader, h *teehist.Header, m *twmap.Map) error {
 	e, err := replay.New(h, m)
 	if err != nil {
 		return err
 	}
-	rec.setMapLayer(e.World(), m)
+	setMapLayer(rec, e.World(), m)
 	b := &builder{out: rec, w: e.World()}
 	e.SetObserver(b)
 	var msg teehist.Message
@@ -338,9 +339,7 @@ func build(ctx context.Context, rec *Recording, r *teehist.Reader, h *teehist.He
 		}
 	}
 	b.flush()
-	rec.mu.Lock()
-	rec.unfinished = !e.Result().Finished
-	rec.mu.Unlock()
+	rec.setUnfinished(!e.Result().Finished)
 	if dv := e.Result().Divergence; dv != nil {
 		return fmt.Errorf("%w at %v", replay.ErrDivergence, dv)
 	}

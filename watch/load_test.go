@@ -144,7 +144,7 @@ recordings = "public"
 			defer cancel()
 			srv := exec.CommandContext(ctx, sv.path, "-config", cfgPath, "-no-console", "-log-level", "warn")
 			srv.Dir = bin
-			srvLog, _ := os.Create(filepath.Join(bin, "server.log"))
+			srvLog, _ := os.Create(filepath.Join(dir, "server.log")) // kept with the recordings
 			srv.Stdout, srv.Stderr = srvLog, srvLog
 			if err := srv.Start(); err != nil {
 				t.Fatal(err)
@@ -156,7 +156,7 @@ recordings = "public"
 					break
 				}
 				if time.Now().After(deadline) {
-					b, _ := os.ReadFile(filepath.Join(bin, "server.log"))
+					b, _ := os.ReadFile(filepath.Join(dir, "server.log"))
 					t.Fatalf("the server did not start: %s", b)
 				}
 				time.Sleep(100 * time.Millisecond)
@@ -401,9 +401,11 @@ func scrape(url string) (map[string]float64, error) {
 	return out, sc.Err()
 }
 
-// procCPU is the CPU time of process pid, its ended threads included
-// (/proc/PID/stat's utime and stime: the builds' threads end with them, so
-// the sum over /proc/PID/task would lose theirs).
+// procCPU is the CPU time of process pid, its ended threads and its
+// waited-for children included (/proc/PID/stat's utime, stime, cutime and
+// cstime: builds in the process's threads end with them, so the sum over
+// /proc/PID/task would lose theirs; builds in child processes count once
+// they ended).
 func procCPU(t *testing.T, pid int) time.Duration {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
@@ -414,12 +416,15 @@ func procCPU(t *testing.T, pid int) time.Duration {
 		t.Fatalf("/proc/%d/stat: %q", pid, b)
 	}
 	f := strings.Fields(string(rest)) // from field 3 (state) on
-	if len(f) < 13 {
+	if len(f) < 15 {
 		t.Fatalf("/proc/%d/stat: %q", pid, b)
 	}
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(utime+stime) * 10 * time.Millisecond // USER_HZ is 100
+	var ticks int64
+	for _, s := range f[11:15] { // utime, stime, cutime, cstime
+		v, _ := strconv.ParseInt(s, 10, 64)
+		ticks += v
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond // USER_HZ is 100
 }
 
 // envInt reads a bounded integer from the environment.

@@ -35,7 +35,7 @@ var errRoughFull = errors.New("watch: rough frames over their bound")
 
 // rough is the rough pass's state.
 type rough struct {
-	out    *Recording
+	out    sink
 	pos    teehist.RecordedPositions
 	chunk  bytes.Buffer
 	gz     *gzip.Writer
@@ -48,7 +48,7 @@ type rough struct {
 // chunks of rec until the file ends.
 // It notes the file's checkpoints for seeks (seek.go) with the settings
 // as of them (the header's, changed by console commands, h).
-func roughPass(ctx context.Context, rec *Recording, r *teehist.Reader, h *teehist.Header) error {
+func roughPass(ctx context.Context, rec sink, r *teehist.Reader, h *teehist.Header) error {
 	p := &rough{out: rec, tick: -1}
 	settings, serr := replay.ParseSettings(h)
 	var msg teehist.Message

@@ -192,7 +192,7 @@ func TestBrowserSeekCheckpoint(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rec.setMapLayer(w, rec.m)
+		setMapLayer(rec, w, rec.m)
 		rec.setLast(0)
 		c.files[rec.Name] = rec
 	}

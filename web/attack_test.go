@@ -29,6 +29,7 @@ import (
 	"twserver/internal/servertest"
 	"twserver/loadclient"
 	"twserver/metrics"
+	"twserver/watch"
 )
 
 // The web endpoint under attack: hostile connections from one loopback
@@ -63,6 +64,9 @@ const (
 // TestMain runs the hog process when the attack test starts the test
 // binary as one, else the tests.
 func TestMain(m *testing.M) {
+	if watch.IsChild() { // TestWatchChild's builds
+		os.Exit(watch.RunChild())
+	}
 	if os.Getenv(hogEnvTarget) != "" {
 		os.Exit(hogProcess())
 	}

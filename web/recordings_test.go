@@ -16,6 +16,7 @@ import (
 	"twserver/config"
 	"twserver/internal/servertest"
 	"twserver/server"
+	"twserver/watch"
 	"twserver/world/twmap"
 )
 
@@ -330,5 +331,49 @@ func TestRecordingsModes(t *testing.T) {
 	}
 	if _, err := New([]Game{g}, Options{Recordings: RecordingsPublic}); err == nil {
 		t.Error("public recordings with the chat private accepted")
+	}
+}
+
+// TestWatchChild: with Options.WatchChild the viewer replays a finished
+// recording in a child process of that executable (this test binary:
+// TestMain runs watch.RunChild), and the page gets its map layer; the
+// control: an executable that does not exist fails the build with the
+// child's error, so the build did go through the child.
+func TestWatchChild(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := filepath.Join(t.TempDir(), "rec")
+	s := startRecordingGame(t, dir)
+	port := strconv.Itoa(int(s.Addr().Port()))
+	game := Game{Port: int(s.Addr().Port()), Server: s, RecordDir: dir}
+	_, ts := startWebGames(t, Options{Recordings: RecordingsPublic, PublicChat: true, WatchChild: exe}, game)
+	_, bad := startWebGames(t, Options{Recordings: RecordingsPublic, PublicChat: true, WatchChild: filepath.Join(t.TempDir(), "none")}, game)
+	c := ts.Client()
+	l := finishFirstGame(t, s, c, ts.URL+"/api/games/"+port+"/recordings")
+	for _, r := range l {
+		if r.Kind != KindTeehistorian {
+			continue
+		}
+		for _, site := range []struct {
+			url  string
+			fail bool
+		}{{ts.URL, false}, {bad.URL, true}} {
+			var info struct {
+				Done  bool   `json:"done"`
+				Error string `json:"error"`
+			}
+			for end := time.Now().Add(10 * time.Second); !info.Done && time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+				getJSON(t, c, site.url+r.Watch+"/info", &info)
+			}
+			// the game had no player: no chunk, but the map layer the
+			// child sent
+			ok := info.Done && info.Error == "" && getJSON(t, c, site.url+r.Watch+"/map", nil) == http.StatusOK
+			failed := info.Done && strings.Contains(info.Error, watch.ErrChild.Error())
+			if site.fail && !failed || !site.fail && !ok {
+				t.Errorf("%s%s: %+v", site.url, r.Watch, info)
+			}
+		}
 	}
 }

@@ -19,10 +19,11 @@ import (
 // once: one, so that the games' loops keep the other core.
 const WatchBuilds = 1
 
-// WatchNice is the scheduling priority (nice) of the threads that replay
-// recordings for the viewers: the lowest (watch.MaxNice), so that a burst
-// of viewers leaves the games' tick timing as it is (docs/performance.md,
-// "The recorded-game viewer").
+// WatchNice is the scheduling priority (nice) of the child processes
+// (Options.WatchChild) or threads that replay recordings for the viewers:
+// the lowest (watch.MaxNice), so that a burst of viewers leaves the games'
+// tick timing as it is (docs/performance.md, "A burst of viewers on the
+// game server").
 const WatchNice = watch.MaxNice
 
 // watchSource opens the finished recordings of every game.
@@ -78,6 +79,7 @@ func (h *Handler) mountWatch() {
 		if g.RecordDir != "" {
 			c := watch.NewCache(context.Background(), watchSource{h}, WatchBuilds)
 			c.SetNice(WatchNice)
+			c.SetChild(h.opt.WatchChild)
 			watch.NewHandler(c, watch.Options{Allowed: h.watchAllowed, Chat: h.opt.PublicChat}).Register(h.mux, false)
 			return
 		}

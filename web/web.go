@@ -96,6 +96,11 @@ type Options struct {
 	Log zerolog.Logger
 	// Now is the clock (nil = time.Now).
 	Now func() time.Time
+	// WatchChild is the executable that replays recordings for the viewer
+	// in child processes at WatchNice (watch.Cache.SetChild: its main runs
+	// watch.RunChild when watch.IsChild); "" replays them in this process,
+	// on a thread of its own at WatchNice.
+	WatchChild string
 }
 
 // Handler serves the page, the API and the admin page of some games.

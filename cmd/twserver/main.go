@@ -29,6 +29,7 @@ import (
 
 	"twserver/config"
 	"twserver/handover"
+	"twserver/watch"
 )
 
 // shutdownGrace bounds the time between the signal and the process exit.
@@ -72,7 +73,27 @@ func loadGame(path string, refFiles, commands []string, override func(*config.Lo
 	return cfg, l.Warnings, err
 }
 
+// watchChild is the executable whose child processes replay recordings
+// for the web page's viewer (web.Options.WatchChild): this binary, set by
+// main; "" (a test's run) replays them in the process.
+var watchChild string
+
+// selfExe is the running binary for a child of the same version: on Linux
+// /proc/self/exe, the file this process runs even after an upgrade
+// replaced the one at its path; elsewhere that path ("" if unknown).
+func selfExe() string {
+	if _, err := os.Stat("/proc/self/exe"); err == nil {
+		return "/proc/self/exe"
+	}
+	exe, _ := os.Executable()
+	return exe
+}
+
 func main() {
+	if watch.IsChild() { // a replay for the recorded-game viewer (watchChild)
+		os.Exit(watch.RunChild())
+	}
+	watchChild = selfExe()
 	handover.Remember() // before the binary can be replaced: an upgrade starts the file at this path
 	if asInit() {
 		os.Exit(runInit())
