@@ -11,9 +11,12 @@
 # twload bench's table splits each server's CPU into user and system time
 # (utime and stime from /proc/PID/stat over the window).
 #
-# Usage: scripts/bench.sh [-d WINDOW] [-r RAMPUP] [-p PATTERN] [-w WINDOWS] [-P PROTOS] [-o OUTDIR] [N ...]
+# Usage: scripts/bench.sh [-d WINDOW] [-r RAMPUP] [-s SETTLE] [-p PATTERN] [-w WINDOWS] [-P PROTOS] [-o OUTDIR] [N ...]
 #   -d  measured window after the ramp-up (default 30s)
 #   -r  ramp-up (default 3s)
+#   -s  settle between the ramp-up and the window (default 3s): the last
+#       joins' tail is not steady state; twload bench prints the CPU from
+#       the start to the window apart ("join CPU %")
 #   -p  input pattern: idle, walk, jumpfire, random (default random)
 #   -w  windows per N (default 5); even windows run the servers in reverse order
 #   -P  client dialects, space-separated: 07, 06, mix (default "07"); the 0.7.5
@@ -36,12 +39,12 @@
 # Exit: twload bench's: 0 when every run had all clients in game and no error.
 set -uo pipefail
 
-DUR=30s RAMP=3s PAT=random OUT= WINDOWS=5 PROTOS=07
-while getopts "d:r:p:w:P:o:h" opt; do
+DUR=30s RAMP=3s SETTLE=3s PAT=random OUT= WINDOWS=5 PROTOS=07
+while getopts "d:r:s:p:w:P:o:h" opt; do
 	case $opt in
-	d) DUR=$OPTARG ;; r) RAMP=$OPTARG ;; p) PAT=$OPTARG ;; w) WINDOWS=$OPTARG ;;
+	d) DUR=$OPTARG ;; r) RAMP=$OPTARG ;; s) SETTLE=$OPTARG ;; p) PAT=$OPTARG ;; w) WINDOWS=$OPTARG ;;
 	P) PROTOS=$OPTARG ;; o) OUT=$OPTARG ;;
-	*) sed -n '2,36p' "$0"; exit 2 ;;
+	*) sed -n '2,39p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -85,7 +88,7 @@ for proto in $PROTOS; do
 		*) die "BENCH_SERVERS: unknown server $kind" ;;
 		esac
 	done
-	"$TWLOAD" bench "${args[@]}" -clients "${COUNTS// /,}" -windows "$WINDOWS" -window "$DUR" -rampup "$RAMP" \
+	"$TWLOAD" bench "${args[@]}" -clients "${COUNTS// /,}" -windows "$WINDOWS" -window "$DUR" -rampup "$RAMP" -settle "$SETTLE" \
 		-proto "$proto" -pattern "$PAT" -pace "${BENCH_PACE:-real}" -map "$BENCH_MAP" -o "$OUT/$proto" || STATUS=1
 	echo
 	echo "server-to-client bytes by kind, per client per second (median over the windows), messages uncompressed;"

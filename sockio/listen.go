@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 )
 
 // Kind names a socket implementation, as logged and shown in the metrics
@@ -114,6 +115,25 @@ func listen(addr string) (*net.UDPConn, error) {
 		return nil, err
 	}
 	return net.ListenUDP("udp", ua)
+}
+
+// File returns a new descriptor of the game socket c as an *os.File, to
+// pass to another process (a live upgrade); closing it leaves c open. The
+// paced socket's file stays out of the runtime's poller: a descriptor in
+// the poller (epoll, edge-triggered) wakes an idle runtime thread for
+// every datagram that arrives, even one nobody reads, which is what the
+// paced socket exists to avoid (net.UDPConn.File's descriptor, made while
+// the socket is non-blocking, goes into the poller: kept open for the
+// upgrade, it woke the process at every input). The batch socket's file is
+// net.UDPConn.File's.
+func File(c PacketConn) (*os.File, error) {
+	switch c := c.(type) {
+	case *udpConn:
+		return c.c.File()
+	case interface{ file() (*os.File, error) }:
+		return c.file()
+	}
+	return nil, fmt.Errorf("sockio: no socket file for %s", KindOf(c))
 }
 
 // KindOf names the implementation of c.

@@ -99,3 +99,71 @@ func TestKindOf(t *testing.T) {
 		}
 	}
 }
+
+// TestFile: File gives a second descriptor of the same socket (a datagram
+// sent to it is read through the game socket after the file is closed,
+// and the file's address is the socket's) for the paced and the batch
+// socket, and refuses a MemConn.
+func TestFile(t *testing.T) {
+	paced, _, err := ListenUDP("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, err := ListenBatch("127.0.0.1:0")
+	if err != nil {
+		paced.Close()
+		t.Fatal(err)
+	}
+	for _, c := range []PacketConn{paced, batch} {
+		t.Run(string(KindOf(c)), func(t *testing.T) {
+			defer c.Close()
+			f, err := File(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			peer, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer peer.Close()
+			if _, err := peer.WriteToUDPAddrPort([]byte("after the file"), c.LocalAddr()); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan struct{})
+			go func() {
+				select {
+				case <-done:
+				case <-time.After(5 * time.Second):
+					c.Close() // a read that never comes ends the test
+				}
+			}()
+			ms := []Datagram{{Buf: make([]byte, 64)}}
+			n, err := c.(BatchConn).ReadBatch(ms)
+			close(done)
+			if err != nil || n != 1 || string(ms[0].Buf[:ms[0].N]) != "after the file" {
+				t.Fatalf("read after closing the file: %d datagrams, %q, %v", n, ms[0].Buf[:ms[0].N], err)
+			}
+			// Last, as net.FilePacketConn makes the socket non-blocking.
+			if f, err = File(c); err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			fc, err := net.FilePacketConn(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fc.Close()
+			if got := fc.LocalAddr().(*net.UDPAddr).AddrPort(); got != c.LocalAddr() {
+				t.Errorf("the file's socket is on %v, the game socket on %v", got, c.LocalAddr())
+			}
+		})
+	}
+	m, err := NewMemNet().Listen(netip.MustParseAddrPort("127.0.0.1:1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := File(m); err == nil {
+		t.Error("File of a MemConn: no error")
+	}
+}

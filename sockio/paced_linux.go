@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -141,6 +142,21 @@ func (u *pacedUDP) acquire() bool {
 
 // LocalAddr is the address the socket is bound to.
 func (u *pacedUDP) LocalAddr() netip.AddrPort { return u.local }
+
+// file returns a new descriptor of the socket as an *os.File (File). The
+// socket is in blocking mode (setup), so os.NewFile leaves the descriptor
+// out of the runtime's poller.
+func (u *pacedUDP) file() (*os.File, error) {
+	if !u.acquire() {
+		return nil, net.ErrClosed
+	}
+	defer u.use.RUnlock()
+	fd, err := unix.FcntlInt(uintptr(u.fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("sockio: duplicating the paced socket: %w", err)
+	}
+	return os.NewFile(uintptr(fd), "udp:"+u.local.String()), nil
+}
 
 // Close shuts the socket down, waking a blocked read, and closes it once
 // no call uses it.

@@ -43,6 +43,13 @@ const (
 	benchSettle = 500 * time.Millisecond
 	// benchStopWait is how long a server gets to exit after SIGTERM before SIGKILL.
 	benchStopWait = 5 * time.Second
+	// DefaultBenchSettle is -settle's default: the time after the ramp-up
+	// before the window. The last client starts joining at the end of the
+	// ramp-up; its join (map download, entering the game) and the second
+	// after it, during which twserver's reader reads each datagram as it
+	// comes (sockio.PacedHold), cost the server more than the steady state
+	// the window measures (docs/performance.md#the-join-cost).
+	DefaultBenchSettle = 3 * time.Second
 	// maxBenchPoints bounds a run's time series.
 	maxBenchPoints = 4 * int(maxBenchWindow/benchSample)
 )
@@ -75,6 +82,7 @@ type benchConfig struct {
 	Windows    int           `json:"windows"`
 	WindowS    float64       `json:"window_s"`
 	RampUpS    float64       `json:"ramp_up_s"`
+	SettleS    float64       `json:"settle_s"`
 	Proto      string        `json:"proto"`
 	Pattern    string        `json:"pattern"`
 	Pace       string        `json:"pace"`
@@ -90,6 +98,7 @@ type benchConfig struct {
 	scenario     *scenario.Scenario
 	window       time.Duration
 	rampUp       time.Duration
+	settle       time.Duration
 	startTimeout time.Duration
 	pattern      loadclient.Pattern
 	pace         loadclient.Pace
@@ -114,6 +123,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	windows := fs.Int("windows", 3, fmt.Sprintf("windows per client count (1..%d); even windows run the servers in reverse order", maxBenchWindows))
 	window := fs.Duration("window", 20*time.Second, "measured time of each run, after the ramp-up")
 	rampUp := fs.Duration("rampup", 3*time.Second, "clients join evenly over this time before the window")
+	settle := fs.Duration("settle", DefaultBenchSettle, "after the ramp-up, the clients play this long before the window starts (the last joins' tail); the CPU from the start to here is the join figure")
 	proto := fs.String("proto", "07", "client dialect: 07, 06, 06vanilla or mix")
 	pattern := fs.String("pattern", "random", "input pattern: idle, walk, jumpfire, random")
 	pace := fs.String("pace", "real", "when inputs go out: real (as the real clients) or tick (every tick)")
@@ -127,9 +137,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if _, code := c.parse(args); code != 0 {
 		return code
 	}
-	bc := benchConfig{Games: *games, Windows: *windows, WindowS: window.Seconds(), RampUpS: rampUp.Seconds(),
+	bc := benchConfig{Games: *games, Windows: *windows, WindowS: window.Seconds(), RampUpS: rampUp.Seconds(), SettleS: settle.Seconds(),
 		Proto: *proto, Pattern: *pattern, Pace: *pace, Map: *mapFile, GameConfig: *gameConfig,
-		Metrics: *metrics, DDNetExtensions: *ddnetExt, window: *window, rampUp: *rampUp, startTimeout: *startTimeout, out: *out}
+		Metrics: *metrics, DDNetExtensions: *ddnetExt, window: *window, rampUp: *rampUp, settle: *settle, startTimeout: *startTimeout, out: *out}
 	if *scenarioFile != "" {
 		var clash []string
 		c.fs.Visit(func(f *flag.Flag) {
@@ -146,8 +156,8 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			return c.usage("%v", err)
 		}
 		bc.scenario, bc.Scenario = sc, *scenarioFile
-		bc.window, bc.rampUp = sc.Total(), 0
-		bc.WindowS, bc.RampUpS, bc.Proto, bc.Pattern = sc.Total().Seconds(), 0, sc.Proto, sc.Pattern.String()
+		bc.window, bc.rampUp, bc.settle = sc.Total(), 0, 0
+		bc.WindowS, bc.RampUpS, bc.SettleS, bc.Proto, bc.Pattern = sc.Total().Seconds(), 0, 0, sc.Proto, sc.Pattern.String()
 		*clients = strconv.Itoa(sc.Clients())
 	}
 	if err := bc.init(servers, names, *clients); err != nil {
@@ -247,6 +257,8 @@ func (bc *benchConfig) init(servers, names []string, clients string) error {
 		return fmt.Errorf("-windows must be 1..%d", maxBenchWindows)
 	case bc.window <= 0 || bc.window > maxBenchWindow && bc.scenario == nil:
 		return fmt.Errorf("-window must be in (0, %v]", maxBenchWindow)
+	case bc.settle < 0 || bc.settle > maxBenchWindow:
+		return fmt.Errorf("-settle must be in [0, %v]", maxBenchWindow)
 	case bc.rampUp < 0 || bc.rampUp > maxBenchWindow:
 		return fmt.Errorf("-rampup must be in [0, %v]", maxBenchWindow)
 	case bc.startTimeout <= 0 || bc.startTimeout > time.Minute:
@@ -277,7 +289,7 @@ func (bc *benchConfig) init(servers, names []string, clients string) error {
 // bound is the longest the whole bench may take: every run's start-up,
 // settling, ramp-up, window and stop, plus a minute.
 func (bc *benchConfig) bound() time.Duration {
-	per := bc.startTimeout + benchSettle + bc.rampUp + bc.window + benchStopWait + loadclient.DefaultEnterTimeout
+	per := bc.startTimeout + benchSettle + bc.rampUp + bc.settle + bc.window + benchStopWait + loadclient.DefaultEnterTimeout
 	return time.Duration(len(bc.Servers)*len(bc.Clients)*bc.Windows)*per + time.Minute
 }
 
@@ -413,7 +425,7 @@ func (bc *benchConfig) runOne(ctx context.Context, s *benchServer, n, window, po
 		rcs := make([]loadclient.RunConfig, len(ports))
 		for g, port := range ports {
 			addr := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port))
-			rcs[g] = loadclient.RunConfig{Server: addr, Clients: n, RampUp: bc.rampUp, Duration: bc.window,
+			rcs[g] = loadclient.RunConfig{Server: addr, Clients: n, RampUp: bc.rampUp, Duration: bc.settle + bc.window,
 				Pattern: bc.pattern, Pace: bc.pace, Seed: 1 + uint64(g*loadclient.MaxClients), Proto: bc.Proto,
 				Sources: autoSources(addr, n), SourceBase: netip.MustParseAddr("127.0.0.2"),
 				Maps: &loadclient.MapCache{}, EnterTimeout: loadclient.DefaultEnterTimeout}
@@ -438,7 +450,7 @@ func (bc *benchConfig) runOne(ctx context.Context, s *benchServer, n, window, po
 	} else {
 		select {
 		case <-ctx.Done():
-		case <-time.After(bc.rampUp + bc.window):
+		case <-time.After(bc.rampUp + bc.settle + bc.window):
 		}
 	}
 	smpStop()
@@ -452,7 +464,7 @@ func (bc *benchConfig) runOne(ctx context.Context, s *benchServer, n, window, po
 	if smp.offLoopback != "" {
 		row.Error = "refused: the server has a " + smp.offLoopback + " (not loopback)"
 	}
-	row.fill(smp, sum, bc.rampUp.Seconds(), bc.DDNetExtensions)
+	row.fill(smp, sum, (bc.rampUp + bc.settle).Seconds(), bc.DDNetExtensions)
 	serverPhases(row.Phases, row.Series)
 	return row
 }

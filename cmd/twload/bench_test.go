@@ -46,7 +46,7 @@ func TestBenchTwserverVsReference(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"bench", "-server", "'" + tws + "' {configs}", "-name", "twserver",
 		"-server", strings.ReplaceAll(refBenchCmd, "{ref}", ref), "-name", "reference",
-		"-clients", "0,4", "-windows", "2", "-window", "3s", "-rampup", "1s", "-metrics", "-o", out}, &stdout, &stderr)
+		"-clients", "0,4", "-windows", "2", "-window", "3s", "-rampup", "1s", "-settle", "500ms", "-metrics", "-o", out}, &stdout, &stderr)
 	t.Logf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 	if code != 0 {
 		t.Fatalf("twload bench exit %d", code)
@@ -61,6 +61,9 @@ func TestBenchTwserverVsReference(t *testing.T) {
 		}
 		if r.CPUPct <= 0 || r.PeakRSSMB <= 0 || len(r.Series) < 4 {
 			t.Errorf("%s at %d clients, window %d: CPU %v %%, peak RSS %v MB, %d points", r.Server, r.Clients, r.Window, r.CPUPct, r.PeakRSSMB, len(r.Series))
+		}
+		if r.Clients > 0 && r.JoinCPUPct <= 0 {
+			t.Errorf("%s at %d clients, window %d: join CPU %v %%", r.Server, r.Clients, r.Window, r.JoinCPUPct)
 		}
 		if r.InGame != r.Clients || r.Errors != 0 || r.Clients > 0 && (r.SnapsMin <= 0 || len(r.JoinTimes) != r.Clients) {
 			t.Errorf("%s at %d clients, window %d: %d in game, %d errors, min %v snapshots/s", r.Server, r.Clients, r.Window, r.InGame, r.Errors, r.SnapsMin)
@@ -255,7 +258,7 @@ func TestBenchGames(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"bench", "-server", tws + " {configs} -no-console", "-name", "one",
 		"-server", tws + " -bind 127.0.0.1 -port {port} -max-clients 16 -no-console", "-name", "each",
-		"-games", "2", "-clients", "2", "-windows", "1", "-window", "2s", "-rampup", "500ms", "-o", out}, &stdout, &stderr)
+		"-games", "2", "-clients", "2", "-windows", "1", "-window", "2s", "-rampup", "500ms", "-settle", "0s", "-o", out}, &stdout, &stderr)
 	t.Logf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 	if code != 0 {
 		t.Fatalf("exit %d", code)

@@ -44,19 +44,22 @@ type benchRow struct {
 	// UserPct and SysPct split CPUPct into user and system time (the
 	// kernel's work in the servers' system calls) in the proportion of
 	// utime and stime over the window
-	UserPct   float64   `json:"user_pct"`
-	SysPct    float64   `json:"sys_pct"`
-	PeakRSSMB float64   `json:"peak_rss_mb"` // VmHWM summed over the server processes
-	InGame    int       `json:"in_game"`     // clients in game at the end
-	Expected  int       `json:"expected"`    // clients started
-	RxBps     float64   `json:"rx_bytes_per_sec_per_client"`
-	TxBps     float64   `json:"tx_bytes_per_sec_per_client"`
-	SnapsMin  float64   `json:"snaps_per_sec_per_client_min"`
-	SnapsMean float64   `json:"snaps_per_sec_per_client_mean"`
-	JoinMs    float64   `json:"join_ms_mean"`
-	JoinMsMax float64   `json:"join_ms_max"`
-	JoinTimes []float64 `json:"join_ms,omitempty"` // every client's, in client order
-	Errors    int64     `json:"errors"`            // failed clients and bad snapshots, items and messages
+	UserPct float64 `json:"user_pct"`
+	SysPct  float64 `json:"sys_pct"`
+	// JoinCPUPct is the CPU from the start of the run to the window: the
+	// clients joining over the ramp-up and the settle after it.
+	JoinCPUPct float64   `json:"join_cpu_pct"`
+	PeakRSSMB  float64   `json:"peak_rss_mb"` // VmHWM summed over the server processes
+	InGame     int       `json:"in_game"`     // clients in game at the end
+	Expected   int       `json:"expected"`    // clients started
+	RxBps      float64   `json:"rx_bytes_per_sec_per_client"`
+	TxBps      float64   `json:"tx_bytes_per_sec_per_client"`
+	SnapsMin   float64   `json:"snaps_per_sec_per_client_min"`
+	SnapsMean  float64   `json:"snaps_per_sec_per_client_mean"`
+	JoinMs     float64   `json:"join_ms_mean"`
+	JoinMsMax  float64   `json:"join_ms_max"`
+	JoinTimes  []float64 `json:"join_ms,omitempty"` // every client's, in client order
+	Errors     int64     `json:"errors"`            // failed clients and bad snapshots, items and messages
 	// Extensions counts the items and messages the vanilla decoders
 	// rejected when -ddnet-extensions says they are not errors.
 	Extensions int64          `json:"ddnet_extensions,omitempty"`
@@ -85,6 +88,9 @@ func (r *benchRow) fill(smp *sampler, sum *loadclient.Summary, rampEndS float64,
 		p := &r.Series[i]
 		if p.T < rampEndS {
 			continue
+		}
+		if first == nil && p.T > r.Series[0].T {
+			r.JoinCPUPct = round2(float64(p.cpuNanos-r.Series[0].cpuNanos) / ((p.T - r.Series[0].T) * 1e9) * 100)
 		}
 		if first == nil {
 			first = p
@@ -188,6 +194,7 @@ type benchAgg struct {
 	CPUPct    spread `json:"cpu_pct"`
 	UserPct   spread `json:"user_pct"`
 	SysPct    spread `json:"sys_pct"`
+	JoinCPU   spread `json:"join_cpu_pct"`
 	PeakRSSMB spread `json:"peak_rss_mb"`
 	RxBps     spread `json:"rx_bytes_per_sec_per_client"`
 	SnapsMin  spread `json:"snaps_per_sec_per_client_min"`
@@ -260,11 +267,12 @@ func (rep *benchReport) summarize() {
 	for _, n := range rep.Config.Clients {
 		for _, s := range rep.Config.Servers {
 			a := benchAgg{Server: s.Name, Clients: n}
-			var cpu, user, sys, rss, rx, smin, smean, join, tick []float64
+			var cpu, user, sys, rss, rx, smin, smean, join, tick, joinCPU []float64
 			for _, r := range rep.rows(s.Name, n) {
 				cpu, rss = append(cpu, r.CPUPct), append(rss, r.PeakRSSMB)
 				user, sys = append(user, r.UserPct), append(sys, r.SysPct)
 				if n > 0 {
+					joinCPU = append(joinCPU, r.JoinCPUPct)
 					rx, smin, smean, join = append(rx, r.RxBps), append(smin, r.SnapsMin), append(smean, r.SnapsMean), append(join, r.JoinMs)
 				}
 				if r.TickMs > 0 {
@@ -274,7 +282,7 @@ func (rep *benchReport) summarize() {
 				a.Errors += r.Errors
 			}
 			a.CPUPct, a.PeakRSSMB, a.RxBps = spreadOf(cpu), spreadOf(rss), spreadOf(rx)
-			a.UserPct, a.SysPct = spreadOf(user), spreadOf(sys)
+			a.UserPct, a.SysPct, a.JoinCPU = spreadOf(user), spreadOf(sys), spreadOf(joinCPU)
 			a.SnapsMin, a.SnapsMean, a.JoinMs, a.TickMs = spreadOf(smin), spreadOf(smean), spreadOf(join), spreadOf(tick)
 			rep.Summary = append(rep.Summary, a)
 		}
@@ -353,16 +361,16 @@ func (rep *benchReport) row(server string, n, w int) *benchRow {
 // writeText prints the summary table and the ratios.
 func (rep *benchReport) writeText(w io.Writer) {
 	c := &rep.Config
-	fmt.Fprintf(w, "twload bench, %s: %d windows of %gs after %gs ramp-up, %d game(s) per server, proto %s, pattern %s; median (min–max) over the windows\n",
-		rep.Started, c.Windows, c.WindowS, c.RampUpS, c.Games, c.Proto, c.Pattern)
+	fmt.Fprintf(w, "twload bench, %s: %d windows of %gs after %gs ramp-up and %gs settle, %d game(s) per server, proto %s, pattern %s; median (min–max) over the windows (join CPU: from the start to the window)\n",
+		rep.Started, c.Windows, c.WindowS, c.RampUpS, c.SettleS, c.Games, c.Proto, c.Pattern)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "clients/game\tserver\tCPU % of a core\tuser %\tsystem %\tpeak RSS MB\trx B/s per client\tsnaps/s per client (min)\tjoin ms\ttick ms\tin game\terrors")
+	fmt.Fprintln(tw, "clients/game\tserver\tCPU % of a core\tuser %\tsystem %\tjoin CPU %\tpeak RSS MB\trx B/s per client\tsnaps/s per client (min)\tjoin ms\ttick ms\tin game\terrors")
 	for _, a := range rep.Summary {
 		ing := make([]string, len(a.InGame))
 		for i, v := range a.InGame {
 			ing[i] = fmt.Sprint(v)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", a.Clients, a.Server, a.CPUPct, a.UserPct, a.SysPct, a.PeakRSSMB, a.RxBps,
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", a.Clients, a.Server, a.CPUPct, a.UserPct, a.SysPct, a.JoinCPU, a.PeakRSSMB, a.RxBps,
 			a.SnapsMin, a.JoinMs, a.TickMs, strings.Join(ing, ","), a.Errors)
 	}
 	tw.Flush()

@@ -68,15 +68,23 @@ func (s *sockets) udp(addr string) (sockio.PacketConn, sockio.Choice, error) {
 		if uc, err = net.ListenUDP("udp", ua); err != nil {
 			return nil, sockio.Choice{}, err
 		}
-		if f, err = uc.File(); err != nil {
-			uc.Close()
-			return nil, sockio.Choice{}, err
-		}
 	}
 	c, ch, err := sockio.WrapUDP(uc)
 	if err != nil {
-		f.Close()
+		if f != nil {
+			f.Close()
+		}
 		return nil, ch, err
+	}
+	if f == nil {
+		// The file kept for an upgrade is made from the wrapped socket:
+		// the paced socket's stays out of the runtime's poller
+		// (sockio.File), where uc.File()'s would wake the process at
+		// every datagram.
+		if f, err = sockio.File(c); err != nil {
+			c.Close()
+			return nil, ch, err
+		}
 	}
 	s.keep(name, f, ch.Kind)
 	return c, ch, nil
