@@ -1,18 +1,14 @@
 package server
 
-import (
-	"math/bits"
-	"time"
-)
+import "time"
 
 // Ticking in pairs. With few clients, what a tick costs is mostly its
 // wake-up: the loop's timer wakes a runtime thread (which wakes a second,
 // spinning one) and the runtime's sysmon thread, once at the timer and
 // once 10 ms later, for some tens of microseconds of game work. Clients
 // see the game only through snapshots, sent at every second tick (the
-// snapshot rate of 25 per second), so while at most PairedTicksMaxClients
-// are in game the loop's timer waits for the start of the next snapshot
-// tick only, and that wake-up simulates the tick before it and the
+// snapshot rate of 25 per second), so the loop's timer waits for the
+// start of the next snapshot tick only, and that wake-up simulates the tick before it and the
 // snapshot tick back to back: half the wake-ups, the same snapshots at the
 // same times. What stays exact: every tick is simulated with the inputs
 // that arrived before its start, since the datagrams queued at the wake-up
@@ -21,15 +17,13 @@ import (
 // from the kernel's arrival stamp, not from when the loop reads it. What
 // moves: messages the first tick of a pair sends (chat, votes, broadcasts)
 // leave with its snapshot tick, up to one tick later, as they would from a
-// loop woken late. With snapshot_rate 50, a server demo being recorded, or
-// more clients in game the loop wakes at every tick. A datagram of a peer
-// not in game still wakes the loop at once (the reader's hand-over).
-
-// PairedTicksMaxClients is the most clients in game with which a game
-// ticks in pairs; above it the loop wakes at every tick (with many
-// clients a tick's work outweighs its wake-up, and the pairs' bursts would
-// double the loop's longest run).
-const PairedTicksMaxClients = 16
+// loop woken late. With snapshot_rate 50 or a server demo being recorded
+// the loop wakes at every tick. A datagram of a peer not in game still
+// wakes the loop at once (the reader's hand-over). Up to the 64 clients of
+// a full game the halved wake-ups outweigh the pair's longer burst (-17 %
+// CPU at 63 clients, docs/performance.md); several games of a process
+// spread their phases over the pair (tickclock.PairPeriod), so their
+// bursts do not bunch into one tick of it.
 
 // pairState is the loop's state of ticking in pairs (loop only).
 type pairState struct {
@@ -41,7 +35,7 @@ type pairState struct {
 
 // pairTicks reports whether the game ticks in pairs now.
 func (s *Server) pairTicks() bool {
-	return s.cfg.Server.SnapshotRate != 50 && bits.OnesCount64(s.ingame.Load()) <= PairedTicksMaxClients && !s.rec.DemoRecording()
+	return s.cfg.Server.SnapshotRate != 50 && !s.rec.DemoRecording()
 }
 
 // wakeTick returns the tick whose start the loop's timer waits for: the

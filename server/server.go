@@ -93,11 +93,11 @@ type Options struct {
 	// calls its Note after each wake-up (shared by the games of a process).
 	Procs *procs.Sizer
 	// AlignTicks and TickPhase stagger the games of one process: with
-	// AlignTicks, every tick starts TickPhase past a multiple of
-	// TickDuration since a process-wide origin, so games given different
-	// phases do not tick (and send their snapshots) at the same instant
-	// (cmd/twserver spreads its games over the tick). Without it, tick 0
-	// starts when the loop starts or the map changes.
+	// AlignTicks, every even tick starts TickPhase past a multiple of
+	// tickclock.PairPeriod since a process-wide origin, so games given
+	// different phases do not wake (and send their snapshots) at the same
+	// instant (cmd/twserver spreads its games over the pair). Without it,
+	// tick 0 starts when the loop starts or the map changes.
 	AlignTicks bool
 	TickPhase  time.Duration
 	// Navs holds the bots' navigation graphs (nil: the game's own; shared by the games of a process).

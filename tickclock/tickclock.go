@@ -15,6 +15,15 @@ import (
 // TickDuration is the length of one tick (20 ms at 50 ticks a second).
 const TickDuration = netproto.TickDuration
 
+// PairPeriod is the period of an aligned schedule's grid: two ticks, a
+// pair whose second (even) tick is a snapshot tick. A game ticking in
+// pairs wakes at the start of each even tick, so aligned schedules keep
+// tick 0 (and every even tick) on this grid, phase past it: games whose
+// phases are spread over PairPeriod wake at different instants both when
+// they tick in pairs and when they wake at every tick (two games
+// PairPeriod/2 apart then coincide).
+const PairPeriod = 2 * TickDuration
+
 // origin is the process-wide origin of aligned schedules and of the
 // heartbeat instants, so that every game of a process aligns to the same
 // grid.
@@ -26,18 +35,18 @@ var origin = time.Now()
 type Clock struct {
 	start time.Time     // start of tick 0
 	align bool          // schedules begin on the process-wide grid
-	phase time.Duration // offset of this game's grid from origin, in [0, TickDuration)
+	phase time.Duration // offset of this game's grid from origin, in [0, PairPeriod)
 	kept  bool          // SetStart's start outlives the next Begin
 }
 
 // New returns a clock. With align, every schedule it begins starts phase
-// past a multiple of TickDuration since the process started, so several
-// games of a process can be spread over the tick (phase modulo
-// TickDuration); without it a schedule starts when it begins.
+// past a multiple of PairPeriod since the process started, so several
+// games of a process can be spread over a pair of ticks (phase modulo
+// PairPeriod); without it a schedule starts when it begins.
 func New(align bool, phase time.Duration) Clock {
-	phase %= TickDuration
+	phase %= PairPeriod
 	if phase < 0 {
-		phase += TickDuration
+		phase += PairPeriod
 	}
 	return Clock{align: align, phase: phase}
 }
@@ -83,10 +92,12 @@ func (c *Clock) Due(now time.Time, cur int32) int {
 }
 
 // Rebase moves the schedule so that tick cur starts at (or, aligned,
-// just after) now: a loop that fell far behind starts afresh instead of
-// running every tick it missed.
+// within PairPeriod after) now: a loop that fell far behind starts afresh
+// instead of running every tick it missed. Aligned, tick 0 stays on the
+// game's grid, so its even ticks keep their phase.
 func (c *Clock) Rebase(now time.Time, cur int32) {
-	c.start = c.firstStart(now).Add(-time.Duration(cur) * TickDuration)
+	back := time.Duration(cur) * TickDuration
+	c.start = c.firstStart(now.Add(-back))
 }
 
 // firstStart returns the start of tick 0 of a schedule begun at now.
@@ -95,11 +106,11 @@ func (c *Clock) firstStart(now time.Time) time.Time {
 		return now
 	}
 	since := now.Sub(origin) - c.phase
-	k := (since + TickDuration - 1) / TickDuration
+	k := (since + PairPeriod - 1) / PairPeriod
 	if since < 0 {
-		k = 0
+		k = since / PairPeriod // toward zero: the grid instant at or after now
 	}
-	return origin.Add(k*TickDuration + c.phase)
+	return origin.Add(k*PairPeriod + c.phase)
 }
 
 // HeartbeatIn returns how long a sleeping game waits at now for its next

@@ -41,20 +41,20 @@ func TestSchedule(t *testing.T) {
 }
 
 func TestAligned(t *testing.T) {
-	for _, phase := range []time.Duration{0, 5 * time.Millisecond, 25 * time.Millisecond, -3 * time.Millisecond} {
+	for _, phase := range []time.Duration{0, 5 * time.Millisecond, 25 * time.Millisecond, 45 * time.Millisecond, -3 * time.Millisecond} {
 		c := New(true, phase)
-		want := phase % TickDuration
+		want := phase % PairPeriod
 		if want < 0 {
-			want += TickDuration
+			want += PairPeriod
 		}
 		for _, off := range []time.Duration{0, time.Millisecond, 19 * time.Millisecond, 3*time.Second + 7*time.Millisecond} {
 			now := origin.Add(off)
 			c.Begin(now)
 			s := c.Start()
-			if s.Before(now) || s.Sub(now) >= TickDuration {
-				t.Errorf("phase %v at +%v: start %v is not within a tick from now", phase, off, s.Sub(origin))
+			if s.Before(now) || s.Sub(now) >= PairPeriod {
+				t.Errorf("phase %v at +%v: start %v is not within a pair of ticks from now", phase, off, s.Sub(origin))
 			}
-			if got := s.Sub(origin) % TickDuration; got != want {
+			if got := s.Sub(origin) % PairPeriod; got != want {
 				t.Errorf("phase %v at +%v: start is %v past the grid, want %v", phase, off, got, want)
 			}
 		}
@@ -73,8 +73,9 @@ func TestHeartbeatIn(t *testing.T) {
 
 // TestFirstTickStart checks the staggered schedules of several games:
 // tick 0 starts at the first instant from now on that is the game's phase
-// past a tick boundary of the process-wide origin, and unaligned games
-// start at once.
+// past a PairPeriod boundary of the process-wide origin (also before
+// origin, as under synctest's fake clock), and unaligned games start at
+// once.
 func TestFirstTickStart(t *testing.T) {
 	ms := time.Millisecond
 	for _, tc := range []struct {
@@ -84,11 +85,15 @@ func TestFirstTickStart(t *testing.T) {
 	}{
 		{false, 5 * ms, 33 * ms, 33 * ms},
 		{true, 0, 0, 0},
-		{true, 0, 1, 20 * ms},
+		{true, 0, 1, 40 * ms},
 		{true, 5 * ms, 33 * ms, 45 * ms},
 		{true, 5 * ms, 45 * ms, 45 * ms},
-		{true, 5 * ms, 46 * ms, 65 * ms},
+		{true, 5 * ms, 46 * ms, 85 * ms},
 		{true, 15 * ms, 2 * ms, 15 * ms},
+		{true, 25 * ms, 2 * ms, 25 * ms},
+		{true, 25 * ms, 26 * ms, 65 * ms},
+		{true, 5 * ms, -50 * ms, -35 * ms},
+		{true, 5 * ms, -35 * ms, -35 * ms},
 	} {
 		c := New(tc.align, tc.phase)
 		c.Begin(origin.Add(tc.after))
@@ -140,5 +145,40 @@ func TestSetStartOutlivesOneBegin(t *testing.T) {
 	c.Begin(time.Now())
 	if c.Start().Equal(handed) {
 		t.Fatal("control: the second Begin kept the handed start")
+	}
+}
+
+// TestRebaseKeepsPairs: an aligned schedule moved after its loop fell
+// behind keeps tick 0, and so every even tick (the snapshot ticks a game
+// ticking in pairs wakes for), on its phase of the PairPeriod grid, and
+// tick cur starts within PairPeriod from now. Control: the former Rebase,
+// tick cur on the first tick-grid instant from now, fails the check for
+// an odd cur.
+func TestRebaseKeepsPairs(t *testing.T) {
+	ms := time.Millisecond
+	onPhase := func(c *Clock, phase time.Duration, now time.Time, cur int32) bool {
+		at := c.TickStart(cur)
+		even := c.TickStart(cur + cur%2)
+		return !at.Before(now) && at.Sub(now) < PairPeriod && even.Sub(origin)%PairPeriod == phase
+	}
+	for _, phase := range []time.Duration{0, 7 * ms, 27 * ms} {
+		for _, cur := range []int32{0, 1, 10, 11, 12345} {
+			for _, off := range []time.Duration{0, 3 * ms, 21 * ms, 39 * ms, 5*time.Second + 1} {
+				c := New(true, phase)
+				c.Begin(origin)
+				now := origin.Add(time.Hour + off)
+				c.Rebase(now, cur)
+				if !onPhase(&c, phase, now, cur) {
+					t.Errorf("phase %v, cur %d, +%v: tick %d at %v from now, even ticks %v past the grid",
+						phase, cur, off, cur, c.TickStart(cur).Sub(now), c.TickStart(cur+cur%2).Sub(origin)%PairPeriod)
+				}
+			}
+		}
+	}
+	now, cur := origin.Add(time.Hour+21*ms), int32(11)
+	var c Clock // tick 11 at +1h40ms, the first tick-grid instant from now
+	c.SetStart(origin.Add(time.Hour + 40*ms - time.Duration(cur)*TickDuration))
+	if onPhase(&c, 0, now, cur) {
+		t.Fatal("control: a tick-grid Rebase of an odd tick passed the check")
 	}
 }

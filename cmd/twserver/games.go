@@ -23,9 +23,9 @@ import (
 	"twserver/config"
 	"twserver/encpool"
 	"twserver/metrics"
-	"twserver/netproto"
 	"twserver/procs"
 	"twserver/server"
+	"twserver/tickclock"
 )
 
 // MaxGames bounds the games one process runs (one -config file each).
@@ -167,10 +167,11 @@ func startGames(ctx context.Context, cfgs []config.Config, consoles []io.Reader,
 			g.log.Warn().Str("socket", string(choice.Kind)).Err(choice.Fallback).
 				Msg("the paced socket cannot be set up: reading through the runtime's poller, a wake-up per datagram")
 		}
-		// Several games tick at phases spread over the tick, so their
-		// snapshot bursts do not coincide.
+		// Several games tick at phases spread over a pair of ticks, the
+		// period of a game ticking in pairs, so their wake-ups and snapshot
+		// bursts do not coincide.
 		srv, err := server.New(server.Options{Config: cfg, Logger: g.log, Console: consoles[i], Pool: pool, Procs: sizer, Conn: conn, Navs: navs, Build: version,
-			AlignTicks: len(cfgs) > 1, TickPhase: time.Duration(i) * netproto.TickDuration / time.Duration(len(cfgs))})
+			AlignTicks: len(cfgs) > 1, TickPhase: time.Duration(i) * tickclock.PairPeriod / time.Duration(len(cfgs))})
 		if err != nil {
 			g.log.Error().Err(err).Msg("cannot start")
 			return games, err
