@@ -23,7 +23,7 @@ package server
 //	            timing is exact, and what they answer leaves with the tick's
 //	            snapshots as before; the loop wakes 50 times a second instead
 //	            of once per datagram, and ticking in pairs 25 times, once
-//	            per pair of ticks (pairs.go).
+//	            per pair of ticks (pairs.go; a lone game at any size).
 //	  Sleep: a game with no client in any state whose world has nothing to
 //	            do (world.IdleTicks) does not tick: the loop wakes for a
 //	            datagram, a console line or its SleepHeartbeat, and each

@@ -1,11 +1,13 @@
 package server
 
 import (
+	"math/bits"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"twserver/config"
+	"twserver/tickclock"
 )
 
 // TestPairedTicks: with one client in game the loop wakes once per pair
@@ -37,5 +39,27 @@ func TestPairedTicks(t *testing.T) {
 				t.Errorf("rate %d: client got %d snapshots in 2 s, want %d", tc.rate, n, want)
 			}
 		})
+	}
+}
+
+// TestPairedTicksLimit: a lone game ticks in pairs with a full game in
+// play; a game of a process of several (aligned schedule) only up to
+// PairedTicksMaxClients, one client more and it wakes at every tick.
+func TestPairedTicksLimit(t *testing.T) {
+	s := newIdleServerWith(t, 0, nil)
+	full, limit := ^uint64(0), uint64(1)<<PairedTicksMaxClients-1
+	s.ingame.Store(full)
+	if !s.pairTicks() {
+		t.Error("a lone game with 64 clients in game does not tick in pairs")
+	}
+	s.sched = tickclock.New(true, 0)
+	for _, tc := range []struct {
+		ingame uint64
+		want   bool
+	}{{limit, true}, {limit<<1 | 1, false}, {full, false}} {
+		s.ingame.Store(tc.ingame)
+		if got := s.pairTicks(); got != tc.want {
+			t.Errorf("aligned, %d in game: pairs %v, want %v", bits.OnesCount64(tc.ingame), got, tc.want)
+		}
 	}
 }

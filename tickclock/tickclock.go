@@ -62,6 +62,10 @@ func (c *Clock) Begin(now time.Time) {
 	c.start = c.firstStart(now)
 }
 
+// Aligned reports whether the clock's schedules begin on the process-wide
+// grid (a process of several games).
+func (c *Clock) Aligned() bool { return c.align }
+
 // Start returns the start of tick 0.
 func (c *Clock) Start() time.Time { return c.start }
 
