@@ -14,10 +14,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"twserver/internal/deathsig"
 	"twserver/internal/heavytest"
 	"twserver/internal/netns"
 	"twserver/internal/testenv"
@@ -134,11 +134,10 @@ func start(t *testing.T, name, logPath string, stdin io.Reader, env []string, di
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = f, f, stdin
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlive the test
 	if env != nil {
 		cmd.Env = env
 	}
-	if err := cmd.Start(); err != nil {
+	if err := deathsig.Start(t, cmd); err != nil { // never outlive the test
 		f.Close()
 		t.Fatalf("start %s: %v", name, err)
 	}
@@ -618,10 +617,9 @@ func startXvfb(t *testing.T, out string) string {
 	}
 	xvfb := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "800x600x24", "-nolisten", "tcp", "-noreset")
 	xvfb.ExtraFiles = []*os.File{dispW}
-	xvfb.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	xlog, _ := os.Create(filepath.Join(out, "xvfb.log"))
 	xvfb.Stdout, xvfb.Stderr = xlog, xlog
-	if err := xvfb.Start(); err != nil {
+	if err := deathsig.Start(t, xvfb); err != nil {
 		testenv.Require(t, "a running Xvfb", err)
 	}
 	dispW.Close()

@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"twserver/internal/deathsig"
 	"twserver/internal/heavytest"
 	"twserver/internal/testenv"
 )
@@ -62,7 +63,11 @@ func Start(t *testing.T, limit time.Duration, extra ...chromedp.ExecAllocatorOpt
 			go func() { _ = chromedp.Run(ctx, page.HandleJavaScriptDialog(false)) }()
 		}
 	})
-	if err := chromedp.Run(ctx); err != nil {
+	// chromedp forks the browser with a parent-death signal: on a thread
+	// kept for the test (deathsig), or a viewer build's thread ending kills it.
+	var err error
+	deathsig.OnKeptThread(t, func() { err = chromedp.Run(ctx) })
+	if err != nil {
 		t.Fatalf("cannot start %s: %v", ChromiumPath, err)
 	}
 	return ctx

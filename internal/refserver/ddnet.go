@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"twserver/internal/netns"
+	"twserver/internal/deathsig"
 	"twserver/internal/nodns"
 	"twserver/internal/testenv"
 )
@@ -106,8 +107,7 @@ func StartDDNet(tb testing.TB, files map[string][]byte, settings ...string) *DDN
 	d.cmd.Dir = cwd
 	d.cmd.Env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"))
 	d.cmd.Stdout, d.cmd.Stderr = &d.Logs, &d.Logs
-	d.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := d.cmd.Start(); err != nil {
+	if err := deathsig.Start(tb, d.cmd); err != nil {
 		tb.Fatal(err)
 	}
 	go func() { d.done <- d.cmd.Wait() }()
