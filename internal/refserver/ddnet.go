@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"twserver/internal/netns"
 	"twserver/internal/deathsig"
+	"twserver/internal/netns"
 	"twserver/internal/nodns"
 	"twserver/internal/testenv"
 )
