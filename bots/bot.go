@@ -395,7 +395,7 @@ func (b *Bot) passesBy(w *world.World, i int) bool {
 	if b.gameType != world.GameCTF || b.role != 0 || !b.nav.hasFlg[0] || !b.nav.hasFlg[1] {
 		return false
 	}
-	if info, ok := w.Info(i); ok && !info.Bot {
+	if !w.IsBot(i) {
 		return false
 	}
 	if b.myTeam != world.TeamRed && b.myTeam != world.TeamBlue {

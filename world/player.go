@@ -163,6 +163,13 @@ func (w *World) Info(cid int) (PlayerInfo, bool) {
 	return PlayerInfo{}, false
 }
 
+// IsBot reports whether client cid is a player that is a bot (Info's Bot
+// without copying the whole info).
+func (w *World) IsBot(cid int) bool {
+	p := w.player(cid)
+	return p != nil && p.info.Bot
+}
+
 // InGame reports whether client cid has entered the game.
 func (w *World) InGame(cid int) bool {
 	p := w.player(cid)
