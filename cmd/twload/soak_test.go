@@ -40,7 +40,8 @@ type soakSampleOf struct {
 	rss, heapGoal      float64 // RSS; Go heap goal (live heap after the last GC plus GOGC's headroom)
 	heapInUse, gcs     float64
 	ticks, skipped     float64
-	tickLE5ms, tickAll float64 // tick work histogram: count at le=0.005 and in total
+	tickLE5ms, tickAll float64 // wake-up work histogram: count at le=0.005 and in total
+	tickLE10ms         float64 // and at le=0.01, the bound of a wake-up that runs two ticks
 }
 
 // scrapeSoak reads the figures the soak checks from a /metrics page.
@@ -76,6 +77,8 @@ func scrapeSoak(url string) (soakSampleOf, error) {
 			s.skipped = v
 		case `twserver_tick_duration_seconds_bucket{le="0.005"}`:
 			s.tickLE5ms = v
+		case `twserver_tick_duration_seconds_bucket{le="0.01"}`:
+			s.tickLE10ms = v
 		case "twserver_tick_duration_seconds_count":
 			s.tickAll = v
 		}
@@ -92,8 +95,9 @@ const soakGOGC = "10"
 // server run with GOGC=soakGOGC, as a mean of 3 samples; the heap in use
 // saw-tooths between GCs and is only logged) stay within 10 % of
 // their value at minute 1, and over the run
-// at least 99 % of the ticks take under 5 ms of work (p99 < 5 ms) with no
-// tick skipped.
+// at least 99 % of the wake-ups take under 5 ms of work per tick they run
+// (p99 < 5 ms a tick; a lone game runs its ticks in pairs, so 10 ms a
+// wake-up) with next to no tick skipped.
 func TestSoak2m(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the 2-minute soak")
@@ -180,8 +184,16 @@ func TestSoak2m(t *testing.T) {
 		}
 	}
 	last := samples[len(samples)-1]
-	if last.tickAll == 0 || last.tickLE5ms < 0.99*last.tickAll {
-		t.Errorf("%.0f of %.0f tick wake-ups under %v: p99 not under it", last.tickLE5ms, last.tickAll, soakTickP99)
+	// twserver_tick_duration_seconds observes each wake-up's work; a lone
+	// game ticks in pairs (server/pairs.go), so most wake-ups run two
+	// ticks and the budget of a wake-up is two ticks' (5 ms each).
+	perWake, under := 1.0, last.tickLE5ms
+	if last.tickAll > 0 && last.ticks/last.tickAll > 1.5 {
+		perWake, under = 2, last.tickLE10ms
+	}
+	budget := time.Duration(perWake) * soakTickP99
+	if last.tickAll == 0 || under < 0.99*last.tickAll {
+		t.Errorf("%.0f of %.0f wake-ups (%.2f ticks each) under %v of work: p99 not under it", under, last.tickAll, last.ticks/last.tickAll, budget)
 	}
 	// The 60-minute script on an idle host asks for 0 skipped ticks. Here
 	// other test packages share the 2 cores, and a late OS wake-up makes
@@ -190,5 +202,5 @@ func TestSoak2m(t *testing.T) {
 	if last.ticks == 0 || last.skipped > soakCISkippedShare*last.ticks {
 		t.Errorf("%.0f ticks skipped of %.0f: more than %.1f %%", last.skipped, last.ticks, 100*soakCISkippedShare)
 	}
-	t.Logf("snapshots/s per client %+v; tick wake-ups under 5 ms: %.2f %%", sum.SnapsPerSec, 100*last.tickLE5ms/last.tickAll)
+	t.Logf("snapshots/s per client %+v; wake-ups under %v of work: %.2f %% (under 5 ms: %.2f %%)", sum.SnapsPerSec, budget, 100*under/last.tickAll, 100*last.tickLE5ms/last.tickAll)
 }
