@@ -47,7 +47,7 @@ TW07_SERVER=${TW07_SERVER:-/usr/games/teeworlds-server}
 TW07_DATA=${TW07_DATA:-/usr/share/games/teeworlds/data}
 BENCH_MAP=${BENCH_MAP:-$TW07_DATA/maps/dm1.map}
 LOG_TAG=anonmem SERVER_MAP=$BENCH_MAP
-# log, die, stop_pid, free_port, start_server, mem_kb, lib_stop_all
+# log, die, stop_pid, free_port, start_server, status_mb, lib_stop_all
 . "$ROOT/scripts/lib.sh"
 trap lib_stop_all EXIT
 trap 'exit 130' INT TERM
@@ -63,9 +63,6 @@ done
 [ -x "$TW07_SERVER" ] || die "reference server $TW07_SERVER missing (apt-get install teeworlds-server)"
 [ -f "$BENCH_MAP" ] || die "map $BENCH_MAP missing (set BENCH_MAP)"
 
-# mb FIELD PID: /proc/PID/status FIELD in MB.
-mb() { awk -v k="$(mem_kb "$1" "$2")" 'BEGIN {printf "%.2f", k / 1024}'; }
-
 # run_one KIND N W: one fresh server with N clients; appends a row to rows.tsv.
 run_one() {
 	local kind=$1 n=$2 w=$3 port dir lpid=
@@ -80,7 +77,7 @@ run_one() {
 	fi
 	sleep $((DUR + 2))
 	kill -0 "$SPID" 2>/dev/null || die "$kind exited (see $dir/server.log)"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$n" "$w" "$(mb RssAnon "$SPID")" "$(mb RssFile "$SPID")" "$(mb VmHWM "$SPID")" >>"$OUT/rows.tsv"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$n" "$w" "$(status_mb "$SPID" RssAnon)" "$(status_mb "$SPID" RssFile)" "$(status_mb "$SPID" VmHWM)" >>"$OUT/rows.tsv"
 	[ -z "$lpid" ] || { wait "$lpid"; grep -q '"connected": *'"$n"'\b' "$dir/twload.json" || log "$kind N=$n window $w: not every client in game (see $dir/twload.json)"; }
 	stop_pid "$SPID"
 }

@@ -78,6 +78,9 @@ mem_kb() {
 	for p in "$@"; do cat "/proc/$p/status" 2>/dev/null; done | awk -v f="$f:" '$1 == f {t += $2} END {print t + 0}'
 }
 
+# status_mb PID FIELD: the process's /proc/PID/status FIELD in MB.
+status_mb() { awk -v k="$(mem_kb "$2" "$1")" 'BEGIN {printf "%.2f", k / 1024}'; }
+
 # twserver_toml PORT: prints start_server's twserver configuration for PORT.
 twserver_toml() {
 	cat <<-EOT

@@ -43,7 +43,7 @@ TW07_SERVER=${TW07_SERVER:-/usr/games/teeworlds-server}
 TW07_DATA=${TW07_DATA:-/usr/share/games/teeworlds/data}
 BENCH_MAP=${BENCH_MAP:-$TW07_DATA/maps/dm1.map}
 LOG_TAG=rssfloor SERVER_MAP=$BENCH_MAP
-# log, die, free_port, start_server, stop_pid, mem_kb, lib_stop_all
+# log, die, free_port, start_server, stop_pid, mem_kb, status_mb, lib_stop_all
 . "$ROOT/scripts/lib.sh"
 # The generated programs live inside the module (they import its
 # third-party dependencies); a directory starting with _ is outside ./...
@@ -82,8 +82,6 @@ build inits "./$(basename "$GEN")/inits"
 gen_inits "$GEN/inits-nohttp" '^(net/http|crypto|mime|net/textproto|golang.org/x/net/netutil)'
 build inits-nohttp "./$(basename "$GEN")/inits-nohttp"
 
-# status_mb PID FIELD: its /proc status FIELD in MB.
-status_mb() { awk -v k="$(mem_kb "$2" "$1")" 'BEGIN {printf "%.2f", k / 1024}'; }
 # text_blocks PID BIN: resident 64 kB blocks of BIN's .text in PID / all.
 text_blocks() {
 	python3 - "$1" "$2" <<-'EOF'
