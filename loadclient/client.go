@@ -117,6 +117,17 @@ type sentInput struct {
 	at   time.Duration
 }
 
+// sendDelays is how many inputs' send delays a client keeps, indexed by
+// intended tick, for INPUTTIMING to tell lateness the client caused itself
+// (Stats.LateOwn) from lateness on the server's side.
+const sendDelays = 64
+
+// sendDelay is when an input meant for tick left behind its schedule.
+type sendDelay struct {
+	tick  int32
+	delay time.Duration
+}
+
 // Client is one synthetic 0.7 client. Its reader goroutine and the driver
 // share it under mu.
 type Client struct {
@@ -177,6 +188,7 @@ type Client struct {
 	margin     time.Duration
 	nextInput  time.Duration // scheduled time of the next input; < 0: align to the driver
 	inputs     [inputRing]sentInput
+	delays     [sendDelays]sendDelay // by intended tick % sendDelays
 	// the last INPUT sent (PaceReal sends an unchanged one only when it is
 	// RealPaceFloor old); sentAny false: none since entering the game
 	lastSent    [PlayerInputInts]int32
@@ -659,7 +671,7 @@ func (c *Client) onSystem(id int32, body []byte) {
 		c.onSnap(id, body)
 	case netproto.NetmsgInputTiming:
 		c.up.Reset(body)
-		c.up.GetInt() // intended tick
+		intended := c.up.GetInt()
 		left := c.up.GetInt()
 		if c.up.Err() != nil {
 			c.bad("INPUTTIMING", c.up.Err())
@@ -670,6 +682,11 @@ func (c *Client) onSystem(id int32, body []byte) {
 		// early one lets it decay slowly.
 		if left < 0 {
 			c.stats.LateInputs++
+			// Late only because this client sent it late (a stalled
+			// driver): on its schedule it would have been in time.
+			if d := c.delays[max(intended, 0)%sendDelays]; d.tick == intended && time.Duration(left)*time.Millisecond+d.delay >= 0 {
+				c.stats.LateOwn++
+			}
 		}
 		if c.inGame {
 			c.stats.Timings++
@@ -989,4 +1006,7 @@ func (c *Client) sendInput(now, sched time.Duration) {
 	}
 	c.inputs[(c.inHead+c.inN)%inputRing] = sentInput{tick: tick, at: now}
 	c.inN++
+	if tick >= 0 {
+		c.delays[tick%sendDelays] = sendDelay{tick: tick, delay: now - sched}
+	}
 }

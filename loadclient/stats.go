@@ -136,9 +136,14 @@ type Stats struct {
 	Inputs        int64 `json:"inputs"`         // INPUT messages sent
 	SkippedInputs int64 `json:"skipped_inputs"` // scheduled inputs dropped after a stall (more than maxCatchUp behind)
 	LateInputs    int64 `json:"late_inputs"`    // INPUTTIMING with time left < 0
-	Timings       int64 `json:"timings"`        // INPUTTIMING messages received in game
-	TimeLeftSum   int64 `json:"time_left_sum_ms"`
-	DroppedPkts   int   `json:"dropped_pkts"` // datagrams that failed parsing
+	// LateOwn counts the late inputs this client sent behind its own
+	// schedule by more than they were late (its driver stalled): sent on
+	// time they would have arrived in time. LateInputs - LateOwn is the
+	// lateness the client did not cause.
+	LateOwn     int64 `json:"late_own"`
+	Timings     int64 `json:"timings"` // INPUTTIMING messages received in game
+	TimeLeftSum int64 `json:"time_left_sum_ms"`
+	DroppedPkts int   `json:"dropped_pkts"` // datagrams that failed parsing
 	// FirstSnapTick and LastSnapTick are the ticks of the first and last
 	// snapshot counted in Snapshots (-1: none; reset by a map change).
 	FirstSnapTick int32  `json:"first_snap_tick"`
@@ -348,6 +353,7 @@ type Summary struct {
 	BadMessages  int64  `json:"bad_messages"`
 	UnknownMsgs  int64  `json:"unknown_msgs"`
 	LateInputs   int64  `json:"late_inputs"`
+	LateOwn      int64  `json:"late_own"` // of LateInputs: sent late by the client itself
 	Snapshots    int64  `json:"snapshots"`
 	FirstBadNote string `json:"first_bad_error,omitempty"`
 
@@ -506,6 +512,7 @@ func Summarize(stats []Stats) Summary {
 		s.BadItems += st.BadItems
 		s.UnknownMsgs += st.UnknownMsgs
 		s.LateInputs += st.LateInputs
+		s.LateOwn += st.LateOwn
 		s.Snapshots += st.Snapshots
 		if s.FirstBadNote == "" && st.FirstBadError != "" {
 			s.FirstBadNote = st.FirstBadError
