@@ -17,7 +17,8 @@
 #   skipped    twserver_ticks_skipped_total
 # and at the end checks: RSS and heap goal within 10% of their value at minute 5
 # (for runs shorter than 10 minutes: at half the run) at every later sample,
-# tick p99 < 5 ms over the run, 0 skipped ticks, every client in game with no
+# tick p99 < 5 ms a tick over the run (10 ms for a wake-up that runs a pair
+# of ticks), 0 skipped ticks, every client in game with no
 # bad snapshot. The machine load (/proc/loadavg) is in every sample line.
 # Prints the samples (TSV in OUTDIR/samples.tsv) and a verdict; exit 0 = pass.
 # SOAK_FIFO=N runs the server and twload under SCHED_FIFO priority N (chrt -f;
@@ -92,7 +93,7 @@ LPID=$!
 PIDS+=("$LPID")
 
 scrape() { curl -s --max-time 3 "http://127.0.0.1:$MPORT/metrics"; }
-printf 't_s\trss_bytes\theap_goal_bytes\theap_inuse_bytes\theap_alloc_bytes\tgcs\tticks\tskipped\tp99_10s_ms\tp99_run_ms\tingame\tloadavg1\n' >"$OUT/samples.tsv"
+printf 't_s\trss_bytes\theap_goal_bytes\theap_inuse_bytes\theap_alloc_bytes\tgcs\tticks\tskipped\tp99_10s_ms\tp99_run_ms\tingame\twakeups\tloadavg1\n' >"$OUT/samples.tsv"
 PREV=""
 start=$(date +%s)
 while :; do
@@ -135,7 +136,8 @@ if len(sys.argv) > 2 and sys.argv[2]:
     win = {k: cb[k] - pb.get(k, 0) for k in cb}
 print(f"{int(cur.get('process_resident_memory_bytes',0))}\t{int(cur.get('go_memstats_next_gc_bytes',0))}\t{int(cur.get('go_memstats_heap_inuse_bytes',0))}\t"
       f"{int(cur.get('go_memstats_heap_alloc_bytes',0))}\t{int(cur.get('go_gc_duration_seconds_count',0))}\t{int(cur.get('twserver_ticks_total',0))}\t"
-      f"{int(cur.get('twserver_ticks_skipped_total',0))}\t{p99(win):.2f}\t{p99(cb):.2f}\t{int(cur.get('ingame',0))}")
+      f"{int(cur.get('twserver_ticks_skipped_total',0))}\t{p99(win):.2f}\t{p99(cb):.2f}\t{int(cur.get('ingame',0))}\t"
+      f"{int(cur.get('twserver_tick_duration_seconds_count',0))}")
 EOF
 )
 	cp "$OUT/metrics.cur" "$OUT/metrics.prev"; PREV=$OUT/metrics.prev
@@ -163,7 +165,11 @@ for k, name in (("rss_bytes", "RSS"), ("heap_goal_bytes", "Go heap goal")):
     chk(dev <= 0.10, f"{name}: baseline {b/1e6:.1f} MB at {base['t_s']} s, later min {min(later)/1e6:.1f} max {max(later)/1e6:.1f} MB, max deviation {dev*100:.1f}% (bound 10%)")
 last = rows[-1]
 p99w = max(float(r["p99_10s_ms"]) for r in rows)
-chk(float(last["p99_run_ms"]) < 5, f"tick work p99 over the run {float(last['p99_run_ms']):.2f} ms (worst 10 s window {p99w:.2f} ms; bound 5 ms)")
+# The histogram observes each wake-up's work; a lone game runs its ticks in
+# pairs (server/pairs.go), so the bound is 5 ms per tick a wake-up runs.
+per_wake = int(last["ticks"]) / max(int(last["wakeups"]), 1)
+bound = 10 if per_wake > 1.5 else 5
+chk(float(last["p99_run_ms"]) < bound, f"wake-up work p99 over the run {float(last['p99_run_ms']):.2f} ms (worst 10 s window {p99w:.2f} ms; {per_wake:.2f} ticks a wake-up, bound {bound} ms: 5 ms a tick)")
 chk(int(last["skipped"]) == 0, f"skipped ticks {last['skipped']} over {last['ticks']} ticks")
 try:
     s = json.load(open(sys.argv[3]))
