@@ -89,9 +89,12 @@ func IsChild() bool {
 }
 
 // RunChild builds the recording of file descriptor 3 on the map of the
-// standard input (uvarint name length, name, uvarint data length, data)
-// and writes the records to the standard output; it returns the process's
-// exit code (a build's error is a record, not an exit code).
+// standard input (uvarint name length, name, uvarint data length, data),
+// or, when a seek follows the map (uvarint chunk index + 1, uvarint
+// length, a checkpoint as in recCheckpoint), replays that one chunk from
+// the checkpoint; it writes the records to the standard output and
+// returns the process's exit code (a build's error is a record, not an
+// exit code).
 func RunChild() int {
 	mem := int64(MaxChildMemory)
 	if v, err := strconv.ParseInt(os.Getenv(childMemEnv), 10, 64); err == nil && v > 0 && v < mem {
@@ -121,24 +124,74 @@ func runChild(ctx context.Context, in io.Reader, f *os.File, out io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("the map: %w", err)
 	}
+	var ck ckptRef
+	seek, err := binary.ReadUvarint(br)
+	switch {
+	case err == io.EOF: // a build
+		seek = 0
+	case err != nil || seek > MaxChunk+1:
+		return fmt.Errorf("the seek's chunk: %v", err)
+	case seek > 0:
+		b, err := readBytes(br, maxCheckpointRecord)
+		if err != nil {
+			return fmt.Errorf("the seek's checkpoint: %w", err)
+		}
+		var ok bool
+		if ck, ok = readCheckpoint(b); !ok {
+			return errors.New("the seek's checkpoint: malformed")
+		}
+	}
+	if f != nil {
+		defer f.Close()
+	}
 	p := &pipeSink{w: bufio.NewWriterSize(out, 64<<10)}
-	p.result(childBuild(ctx, p, string(name), data, f))
+	m, err := childOpen(string(name), data, f)
+	switch {
+	case err != nil:
+	case seek == 0:
+		err = childBuild(ctx, p, m, f)
+	default:
+		err = childSeek(ctx, p, m, f, ck, int(seek-1))
+	}
+	p.result(err)
 	return p.w.Flush()
 }
 
-// childBuild is a build child's work: the rough pass, then the build.
-func childBuild(ctx context.Context, p *pipeSink, name string, data []byte, f *os.File) error {
-	m, err := twmap.Load(name, data)
+// maxCheckpointRecord bounds a checkpoint handed to a seek child (its
+// point, tick and the game settings as of it).
+const maxCheckpointRecord = 64 << 10
+
+// childSeek is a seek child's work: chunk k replayed from checkpoint ck of
+// the recording f, sent as a chunk record.
+func childSeek(ctx context.Context, p *pipeSink, m *twmap.Map, f *os.File, ck ckptRef, k int) error {
+	h, err := teehist.NewReader(f).ReadHeader()
 	if err != nil {
 		return err
 	}
-	if f == nil {
-		return errors.New("watch: no recording given")
-	}
-	defer f.Close()
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
+	z, err := seekFrom(ctx, f, h, m, ck, k)
+	if err != nil {
 		return err
 	}
+	return p.addChunk(k, z)
+}
+
+// childOpen loads a child's map and rewinds its recording.
+func childOpen(name string, data []byte, f *os.File) (*twmap.Map, error) {
+	m, err := twmap.Load(name, data)
+	if err != nil {
+		return nil, err
+	}
+	if f == nil {
+		return nil, errors.New("watch: no recording given")
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// childBuild is a build child's work: the rough pass, then the build.
+func childBuild(ctx context.Context, p *pipeSink, m *twmap.Map, f *os.File) error {
 	rd := teehist.NewReader(f)
 	if h, err := rd.ReadHeader(); err == nil {
 		_ = roughPass(ctx, p, rd, h) // a help: a file that fails it is still built
@@ -278,12 +331,18 @@ func (p *pipeSink) addCheckpoint(c ckptRef) {
 		return
 	}
 	p.ckpts++
+	p.record(recCheckpoint, -1, appendCheckpoint(nil, c))
+}
+
+// appendCheckpoint appends c as a recCheckpoint's payload (readCheckpoint
+// reads it).
+func appendCheckpoint(b []byte, c ckptRef) []byte {
 	kvs, _ := json.Marshal(replay.ConfigKVs(c.settings))
-	b := binary.AppendUvarint(nil, uint64(c.at.Offset))
+	b = binary.AppendUvarint(b, uint64(c.at.Offset))
 	b = binary.AppendVarint(b, int64(c.at.Tick))
 	b = binary.AppendVarint(b, int64(c.at.LastCID))
 	b = binary.AppendVarint(b, int64(c.tick))
-	p.record(recCheckpoint, -1, append(b, kvs...))
+	return append(b, kvs...)
 }
 
 func (p *pipeSink) setUnfinished(u bool) {
@@ -450,7 +509,34 @@ func (c *Cache) SetChild(exe string) {
 
 // buildChild builds rec from f on m in a child process.
 func (c *Cache) buildChild(rec *Recording, f *os.File, m *twmap.Map) error {
-	cmd := exec.CommandContext(c.ctx, c.child, ChildArg)
+	return c.runChildProc(c.ctx, rec, f, m, nil)
+}
+
+// seekChild replays chunk k of rec from checkpoint ck in a child process
+// (RunChild's seek), so that the replay's CPU is the child's, at the
+// builds' priority; the child ends when ctx or the cache's context does.
+func (c *Cache) seekChild(ctx context.Context, rec *Recording, f *os.File, ck ckptRef, k int) ([]byte, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(c.ctx, cancel)()
+	b := binary.AppendUvarint(nil, uint64(k)+1)
+	ckb := appendCheckpoint(nil, ck)
+	b = binary.AppendUvarint(b, uint64(len(ckb)))
+	sink := newRecording(rec.Name, rec.hdr)
+	if err := c.runChildProc(ctx, sink, f, rec.m, append(b, ckb...)); err != nil {
+		return nil, err
+	}
+	if z, ok := sink.Chunk(k); ok {
+		return z, nil
+	}
+	return nil, fmt.Errorf("%w: the seek sent no chunk %d", ErrChild, k)
+}
+
+// runChildProc runs a child process on the recording f and the map m,
+// with extra after the map on its standard input (nil: a build; a seek),
+// and applies its records to rec; the child is killed when ctx ends.
+func (c *Cache) runChildProc(ctx context.Context, rec *Recording, f *os.File, m *twmap.Map, extra []byte) error {
+	cmd := exec.CommandContext(ctx, c.child, ChildArg)
 	// one P: the replay is sequential, and a second would only spin or
 	// run the child's collections beside it
 	cmd.Env = append(os.Environ(), childEnv+"=1", "GOMAXPROCS=1", childNiceEnv+"="+strconv.Itoa(c.nice))
@@ -461,7 +547,7 @@ func (c *Cache) buildChild(rec *Recording, f *os.File, m *twmap.Map) error {
 	in = binary.AppendUvarint(in, uint64(len(m.Name)))
 	in = append(in, m.Name...)
 	in = binary.AppendUvarint(in, uint64(len(m.Data)))
-	cmd.Stdin = io.MultiReader(bytes.NewReader(in), bytes.NewReader(m.Data))
+	cmd.Stdin = io.MultiReader(bytes.NewReader(in), bytes.NewReader(m.Data), bytes.NewReader(extra))
 	cmd.ExtraFiles = []*os.File{f}
 	stderr := &limitBuffer{max: MaxChildStderr}
 	cmd.Stderr = stderr
@@ -481,8 +567,8 @@ func (c *Cache) buildChild(rec *Recording, f *os.File, m *twmap.Map) error {
 	}
 	werr := cmd.Wait()
 	switch {
-	case c.ctx.Err() != nil:
-		return c.ctx.Err()
+	case ctx.Err() != nil:
+		return ctx.Err()
 	case errors.Is(berr, ErrChild) && werr != nil:
 		line, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n") // not a runtime's stack
 		return fmt.Errorf("%w: %v %s", ErrChild, werr, line)

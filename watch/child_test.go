@@ -282,3 +282,66 @@ func TestChildCheckpoints(t *testing.T) {
 		t.Fatalf("a seek from the child's checkpoints: ok %v, %d bytes, the child's chunk %d bytes", ok, len(z), len(built))
 	}
 }
+
+// TestChildSeek: a cache that builds in children also seeks in them: the
+// seek's replay runs in a child process at the builds' priority (not in
+// the request's goroutine, where it would take the games' CPU) and gives
+// byte for byte the chunk the same seek gives in this process. A seek
+// whose request ended starts no replay.
+func TestChildSeek(t *testing.T) {
+	dir := t.TempDir()
+	path, err := watchtest.GameCheckpoints(dir, 90*50, 11, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Base(path)
+	ctx := context.Background()
+	in := NewCache(ctx, testSource{dir}, 1)
+	recIn := scanned(t, in, dir, name)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	c := NewCache(ctx, testSource{dir}, 1)
+	c.SetChild(exe)
+	c.SetNice(MaxNice)
+	var nices []int
+	c.onChild = func(pid int) {
+		if pid == os.Getpid() {
+			t.Error("the seek ran in the test's process")
+		}
+		nices = append(nices, procNice(t, pid))
+	}
+	rec := scanned(t, c, dir, name)
+	for i, k := range []int{3, 9, 16} {
+		want, ok := in.Seek(ctx, recIn, k)
+		if !ok {
+			t.Fatalf("chunk %d: no seek in the process", k)
+		}
+		got, ok := c.Seek(ctx, rec, k)
+		if !ok {
+			t.Fatalf("chunk %d: no seek in a child", k)
+		}
+		if !bytes.Equal(gunzip(t, got), gunzip(t, want)) {
+			t.Errorf("chunk %d: the child's seek differs from the process's", k)
+		}
+		if len(nices) != i+1 || nices[i] != MaxNice {
+			t.Fatalf("chunk %d: seek children at nice %v, want one more at %d", k, nices, MaxNice)
+		}
+	}
+	if _, ok := c.Seek(ctx, rec, 19); ok { // from tick 4750: past the file's end
+		t.Error("a seek past the file's end")
+	}
+	n := len(nices)
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, ok := c.Seek(cctx, rec, 12); ok {
+		t.Error("a seek whose request ended gave a chunk")
+	}
+	if len(nices) != n {
+		t.Error("a seek whose request ended ran a child")
+	}
+	if _, ok := rec.Chunk(9); ok {
+		t.Error("a seek made a built chunk")
+	}
+}

@@ -217,7 +217,8 @@ func TestPerf(t *testing.T) {
 // recording with checkpoints (record.checkpoint_interval's default) that
 // the build has not reached: the time from asking for a moment's chunk to
 // having it whole, for 24 random moments, and the time from opening the
-// file to its first chunk.
+// file to its first chunk; in this process, and in child processes at
+// nice 19 as the game server's page does (builds and seeks).
 func TestPerfSeek(t *testing.T) {
 	if os.Getenv("TWSERVER_WATCH_PERF") != "1" {
 		t.Skip("TWSERVER_WATCH_PERF=1 measures the viewer")
@@ -227,12 +228,29 @@ func TestPerfSeek(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := filepath.Base(path)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, child := range []string{"", exe} {
+		t.Run(map[string]string{"": "process", exe: "children"}[child], func(t *testing.T) {
+			perfSeek(t, dir, filepath.Base(path), child)
+		})
+	}
+}
+
+// perfSeek is TestPerfSeek in a cache building in children of exe ("":
+// in this process).
+func perfSeek(t *testing.T, dir, name, exe string) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	var seeks []time.Duration
 	var opens []time.Duration
 	for round := range 4 {
 		c := NewCache(context.Background(), testSource{dir}, 1)
+		if exe != "" {
+			c.SetChild(exe)
+			c.SetNice(MaxNice)
+		}
 		t0 := time.Now()
 		rec, err := c.Get(name)
 		if err != nil {

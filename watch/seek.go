@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 
 	"twserver/teehist"
 	"twserver/teehist/replay"
@@ -121,7 +122,9 @@ func (c *Cache) Seek(ctx context.Context, rec *Recording, k int) ([]byte, bool) 
 	return z, true
 }
 
-// seek replays rec's file from checkpoint ck up to the end of chunk k.
+// seek replays rec's file from checkpoint ck up to the end of chunk k: in
+// a child process when the cache builds in children (seekChild), so that a
+// viewer's seek, like a build, costs the games' process no CPU.
 func (c *Cache) seek(ctx context.Context, rec *Recording, ck ckptRef, k int) ([]byte, error) {
 	if rec.m == nil {
 		return nil, errNoCheckpoint // not opened by the cache (no map)
@@ -131,6 +134,15 @@ func (c *Cache) seek(ctx context.Context, rec *Recording, ck ckptRef, k int) ([]
 		return nil, err
 	}
 	defer f.Close()
+	if file, ok := f.(*os.File); ok && c.child != "" && len(rec.m.Data) <= MaxChildMap {
+		return c.seekChild(ctx, rec, file, ck, k)
+	}
+	return seekFrom(ctx, f, rec.hdr, rec.m, ck, k)
+}
+
+// seekFrom replays the recording of f (header h, map m) from checkpoint ck
+// up to the end of chunk k and returns the chunk.
+func seekFrom(ctx context.Context, f io.Reader, h *teehist.Header, m *twmap.Map, ck ckptRef, k int) ([]byte, error) {
 	if s, ok := f.(io.Seeker); ok {
 		if _, err := s.Seek(ck.at.Offset, io.SeekStart); err != nil {
 			return nil, err
@@ -157,7 +169,6 @@ func (c *Cache) seek(ctx context.Context, rec *Recording, ck ckptRef, k int) ([]
 	if err != nil || len(state) > MaxSeekState {
 		return nil, errors.Join(err, errNoCheckpoint)
 	}
-	h, m := rec.hdr, rec.m
 	return seekReplay(ctx, rd, h, m, ck.settings, state, k)
 }
 
