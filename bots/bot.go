@@ -154,11 +154,25 @@ func New(nav *Nav, cid int, skill Skill, seed uint64) *Bot {
 	b.curEdge, b.goalNode, b.planGoal = -1, -1, -1
 	b.target = -1
 	b.goalItem = -1
-	b.role = 0
-	if cid%3 == 2 {
-		b.role = 1
-	}
 	return b
+}
+
+// ctfRole is the CTF role of bot cid on team: from its rank among the
+// team's bots by client id, every third defends (the third, sixth, ...),
+// the others attack, so that a team of bots has its share of defenders
+// whatever client ids its bots got (by cid%3 four bots with ids 2, 5, 8
+// and 11 all defended, and a team never attacked).
+func ctfRole(w *world.World, cid, team int) int {
+	rank := 0
+	for i := range cid {
+		if w.IsBot(i) && w.Team(i) == team {
+			rank++
+		}
+	}
+	if rank%3 == 2 {
+		return 1
+	}
+	return 0
 }
 
 // CID returns the bot's client id.
@@ -187,6 +201,9 @@ func (b *Bot) Think(w *world.World) world.Input {
 	b.gameType = w.Config().GameType
 	b.teams = b.gameType == world.GameTDM || b.gameType == world.GameCTF || b.gameType == world.GameLTS
 	b.myTeam = w.Team(b.cid)
+	if b.gameType == world.GameCTF {
+		b.role = ctfRole(w, b.cid, b.myTeam)
+	}
 	for i := range b.tr {
 		if b.v.chars[i].seen {
 			b.tr[i].update(&b.v.chars[i], b.now, &b.wc, b, i == b.cid)
