@@ -103,8 +103,12 @@ func (s *Sizer) Ceiling() int { return s.ceiling }
 
 // Note is called by a game loop after a wake-up at now: when a reading is
 // due and no other goroutine is taking one, it reads the CPU time and
-// sets the Ps. It costs one atomic load when no reading is due.
+// sets the Ps. It costs one atomic load when no reading is due. A nil
+// Sizer does nothing.
 func (s *Sizer) Note(now time.Time) {
+	if s == nil {
+		return
+	}
 	at := now.Sub(s.start)
 	if int64(at) < s.due.Load() || !s.mu.TryLock() {
 		return

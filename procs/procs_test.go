@@ -163,3 +163,9 @@ func TestNewReal(t *testing.T) {
 		t.Errorf("changes %+v, want 1 then 2 at a share >= %v", changes, Up)
 	}
 }
+
+// TestNilSizer: a game without a Sizer notes its wake-ups on nil.
+func TestNilSizer(t *testing.T) {
+	var none *Sizer
+	none.Note(time.Now())
+}

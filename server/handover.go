@@ -9,6 +9,7 @@ import (
 	"twserver/netproto"
 	"twserver/session"
 	"twserver/teehist"
+	"twserver/vote"
 	"twserver/world"
 	"twserver/worldstate"
 )
@@ -21,15 +22,16 @@ type WorldHandover struct {
 	State []byte             `json:"state"`
 	Game  string             `json:"game,omitempty"` // the game UUID of the old process's teehistorian (the new one's prev_game_uuid)
 	Bots  []botslots.Carried `json:"bots,omitempty"` // the bots' skill and fill (their players are in State)
+	Vote  *vote.Carried      `json:"vote,omitempty"` // the running vote, its time left and ballots
 }
 
 // ExportWorld returns the world for a live upgrade's new process (loop held or not running).
 func (s *Server) ExportWorld() WorldHandover {
-	return WorldHandover{Map: s.curMap.Name, CRC: s.curMap.CRC, State: worldstate.Append(nil, s.world), Game: s.rec.GameID().String(), Bots: s.bots.Export(), // a sleeping world waits for the clock:
+	return WorldHandover{Map: s.curMap.Name, CRC: s.curMap.CRC, State: worldstate.Append(nil, s.world), Game: s.rec.GameID().String(), Bots: s.bots.Export(), Vote: s.vote.Export(s.now()), // a sleeping world waits:
 		Start: max(s.sched.Start().UnixNano(), time.Now().Add(-time.Duration(s.world.CurrentTick())*netproto.TickDuration-time.Second/2).UnixNano())}
 }
 
-// AdoptGame goes on with the game of ExportWorld and ExportSlots before Run: world, tick schedule, clients, bots (new brains, their skill and fill kept).
+// AdoptGame goes on with the game of ExportWorld and ExportSlots before Run: world, tick schedule, clients, bots (new brains, their skill and fill kept), the vote.
 func (s *Server) AdoptGame(wh WorldHandover, slots []session.Handover) error {
 	if m := s.curMap; wh.Map != m.Name || wh.CRC != m.CRC {
 		return fmt.Errorf("the game runs map %s (crc %08x), this process has %s (%08x)", wh.Map, wh.CRC, m.Name, m.CRC)
@@ -44,7 +46,10 @@ func (s *Server) AdoptGame(wh WorldHandover, slots []session.Handover) error {
 	}
 	prev, _ := teehist.ParseUUID(wh.Game)             // none when the old process did not record
 	s.rec.GoOn(prev, worldstate.Append(nil, s.world)) // the teehistorian goes on from this world, after prev
-	return s.AdoptSlots(slots)
+	if err := s.AdoptSlots(slots); err != nil {
+		return err
+	}
+	return s.vote.Adopt(wh.Vote, s.now(), (*voteSlots)(s)) // a malformed vote refuses the handover, as a malformed world
 }
 
 // EndRecordings ends the game's recordings (teehistorian, demo) with their closing records: a live upgrade's old process, its loop held, before it exits.

@@ -16,6 +16,7 @@ import (
 	"twserver/sockio"
 	"twserver/teehist"
 	"twserver/teehist/replay"
+	"twserver/vote"
 	"twserver/world"
 	"twserver/worldstate"
 )
@@ -41,6 +42,8 @@ func TestAdoptGame(t *testing.T) {
 	for range 300 {
 		stepAcked(old)
 	}
+	old.vote.Start(vote.State{Active: true, Kind: vote.StartOp, Caller: 0, Target: -1, Desc: "say hi", Command: "say hi"}, old.now())
+	old.vote.Cast(1, -1)
 	slots, wh := old.ExportSlots(), old.ExportWorld()
 	if len(slots) != 3 {
 		t.Fatalf("%d slots exported", len(slots))
@@ -89,6 +92,9 @@ func TestAdoptGame(t *testing.T) {
 	if b := s.bots.At(hard.CID); b == nil || b.Skill != bots.Hard || !b.Fill {
 		t.Errorf("the hard fill bot in slot %d came back as %+v", hard.CID, b)
 	}
+	if y, n, _ := s.vote.Count((*voteSlots)(s)); !s.vote.Active || s.vote.Desc != "say hi" || y != 1 || n != 1 || s.vote.Ends-s.now() < vote.Duration-time.Second {
+		t.Errorf("the running vote came back as %+v with %d yes, %d no, %v left", s.vote.State, y, n, s.vote.Ends-s.now())
+	}
 	stepAcked(s) // the game goes on
 	stepAcked(s)
 	if s.world.CurrentTick() != old.world.CurrentTick()+2 || s.clients[0].storage.Len() == 0 {
@@ -99,6 +105,11 @@ func TestAdoptGame(t *testing.T) {
 	bad.CRC ^= 1
 	if err := next().AdoptGame(bad, slots); err == nil {
 		t.Error("a world of another map was adopted")
+	}
+	bad = wh
+	bad.Vote = &vote.Carried{Kind: vote.EndPass}
+	if err := next().AdoptGame(bad, slots); err == nil {
+		t.Error("a malformed vote was adopted")
 	}
 	bad = wh
 	bad.State = bad.State[:len(bad.State)/2]

@@ -120,9 +120,7 @@ loop:
 		s.advance()
 		s.flushAll()
 		s.endTickWork()
-		if s.procs != nil {
-			s.procs.Note(time.Now())
-		}
+		s.procs.Note(time.Now()) // nil: none
 		if s.pendingShutdown {
 			break loop
 		}

@@ -98,7 +98,7 @@ func (s *Server) applyMap(m *twmap.Map) {
 		s.consoleOut("map change failed: " + err.Error())
 		return
 	}
-	s.resetVote()
+	s.vote.Drop() // silently
 	for _, c := range s.clients {
 		if c.state <= session.Auth {
 			continue

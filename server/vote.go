@@ -144,9 +144,6 @@ func (s *Server) voteTeamChanged(cid, team int) {
 	}
 }
 
-// resetVote drops a running vote silently (map change).
-func (s *Server) resetVote() { s.vote.State = vote.State{} }
-
 // addVoteOption is the reference's add_vote: checks, then Sv_VoteOptionAdd
 // to every client.
 func (s *Server) addVoteOption(desc, command string) {

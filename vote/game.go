@@ -23,6 +23,9 @@ type ballot struct {
 	lastCall  time.Duration // its last vote call (0: never)
 }
 
+// Drop ends the running vote without a word (a map change).
+func (g *Game) Drop() { g.State = State{} }
+
 // Clear forgets slot cid's vote and last call (the client left or a new
 // one took the slot).
 func (g *Game) Clear(cid int) { g.slots[cid] = ballot{} }
