@@ -284,4 +284,28 @@ func perfSeek(t *testing.T, dir, name, exe string) {
 	sort.Slice(seeks, func(i, j int) bool { return seeks[i] < seeks[j] })
 	t.Logf("30-minute file: %d seeks beyond the built part: median %v, max %v; first chunk after opening: %v",
 		len(seeks), seeks[len(seeks)/2].Round(time.Millisecond), seeks[len(seeks)-1].Round(time.Millisecond), opens)
+
+	// A viewer seeking again and again: 120 seeks to chunks nothing built,
+	// two at a time (MaxSeeks), on a file only scanned; the CPU this
+	// process spent on them (its own, not its children's).
+	c := NewCache(context.Background(), testSource{dir}, 1)
+	if exe != "" {
+		c.SetChild(exe)
+		c.SetNice(MaxNice)
+	}
+	rec := scanned(t, c, dir, name)
+	cpu0, t0 := cpuTime(), time.Now()
+	var wg sync.WaitGroup
+	for g := range 2 {
+		wg.Go(func() {
+			for k := 20 + g; k < 140; k += 2 {
+				if _, ok := c.Seek(context.Background(), rec, k); !ok {
+					t.Errorf("chunk %d: no seek", k)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	t.Logf("120 seeks, two at a time: %v, this process's CPU %v (%v a seek)", time.Since(t0).Round(time.Millisecond),
+		(cpuTime() - cpu0).Round(time.Millisecond), ((cpuTime()-cpu0)/120).Round(100*time.Microsecond))
 }
