@@ -307,5 +307,5 @@ func perfSeek(t *testing.T, dir, name, exe string) {
 	}
 	wg.Wait()
 	t.Logf("120 seeks, two at a time: %v, this process's CPU %v (%v a seek)", time.Since(t0).Round(time.Millisecond),
-		(cpuTime() - cpu0).Round(time.Millisecond), ((cpuTime()-cpu0)/120).Round(100*time.Microsecond))
+		(cpuTime() - cpu0).Round(time.Millisecond), ((cpuTime() - cpu0) / 120).Round(100*time.Microsecond))
 }
