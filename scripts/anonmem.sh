@@ -47,19 +47,12 @@ TW07_SERVER=${TW07_SERVER:-/usr/games/teeworlds-server}
 TW07_DATA=${TW07_DATA:-/usr/share/games/teeworlds/data}
 BENCH_MAP=${BENCH_MAP:-$TW07_DATA/maps/dm1.map}
 LOG_TAG=anonmem SERVER_MAP=$BENCH_MAP
-# log, die, stop_pid, free_port, start_server, status_mb, lib_stop_all
+# log, die, stop_pid, free_port, start_server, status_mb, need_binaries, lib_stop_all
 . "$ROOT/scripts/lib.sh"
 trap lib_stop_all EXIT
 trap 'exit 130' INT TERM
 
-export PATH=$PATH:/usr/local/go/bin
-for b in twserver twload; do
-	v=${b^^}
-	if [ -z "${!v:-}" ]; then
-		(cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$OUT/$b" "./cmd/$b") || die "cannot build $b"
-		printf -v "$v" '%s' "$OUT/$b"
-	fi
-done
+need_binaries "$OUT" twserver twload
 [ -x "$TW07_SERVER" ] || die "reference server $TW07_SERVER missing (apt-get install teeworlds-server)"
 [ -f "$BENCH_MAP" ] || die "map $BENCH_MAP missing (set BENCH_MAP)"
 

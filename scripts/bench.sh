@@ -58,16 +58,9 @@ DDNET_SERVER=${DDNET_SERVER:-/usr/games/DDNet-Server}
 BENCH_MAP=${BENCH_MAP:-/usr/share/games/teeworlds/data/maps/dm1.map}
 SERVERS=${BENCH_SERVERS:-twserver reference}
 LOG_TAG=bench
-. "$ROOT/scripts/lib.sh" # log, die
+. "$ROOT/scripts/lib.sh" # log, die, need_binaries
 
-export PATH=$PATH:/usr/local/go/bin
-for b in twserver twload; do
-	var=${b^^}
-	if [ -z "${!var:-}" ]; then
-		(cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$OUT/$b" "./cmd/$b") || die "cannot build $b"
-		printf -v "$var" %s "$OUT/$b"
-	fi
-done
+need_binaries "$OUT" twserver twload
 [ -f "$BENCH_MAP" ] || die "map $BENCH_MAP missing (set BENCH_MAP)"
 
 SETTINGS="bindaddr 127.0.0.1; sv_port {port}; sv_register 0; sv_map {map}; sv_name bench; sv_max_clients 64; sv_max_clients_per_ip 4; sv_spamprotection 0; sv_inactivekick_time 0"

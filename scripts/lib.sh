@@ -81,6 +81,21 @@ mem_kb() {
 # status_mb PID FIELD: the process's /proc/PID/status FIELD in MB.
 status_mb() { awk -v k="$(mem_kb "$2" "$1")" 'BEGIN {printf "%.2f", k / 1024}'; }
 
+# need_binaries DIR NAME...: for each NAME (twserver, twload, twhist) whose
+# upper-case variable (TWSERVER, ...) is empty, builds ./cmd/NAME into DIR
+# as the image does (CGO_ENABLED=0 -trimpath) and sets the variable.
+need_binaries() {
+	local dir=$1 b v
+	shift
+	for b in "$@"; do
+		v=${b^^}
+		if [ -z "${!v:-}" ]; then
+			(cd "$ROOT" && CGO_ENABLED=0 PATH=$PATH:/usr/local/go/bin go build -trimpath -o "$dir/$b" "./cmd/$b") || die "cannot build $b"
+			printf -v "$v" '%s' "$dir/$b"
+		fi
+	done
+}
+
 # twserver_toml PORT: prints start_server's twserver configuration for PORT.
 twserver_toml() {
 	cat <<-EOT
