@@ -46,8 +46,8 @@ func (g *Game) Export(now time.Duration) *Carried {
 	}
 	c := &Carried{Kind: g.Kind, Caller: g.Caller, Target: g.Target, Command: g.Command, Action: g.Action,
 		Desc: g.Desc, Reason: g.Reason, LeftMs: int64(max(g.Ends-now, 0) / time.Millisecond), Enforce: g.Enforce, Pos: g.Pos}
-	for i, b := range g.slots {
-		if b.vote != 0 {
+	for i := range g.slots {
+		if b := &g.slots[i]; b.vote != 0 {
 			c.Ballots = append(c.Ballots, Ballot{Slot: i, Vote: b.vote, Pos: b.pos})
 		}
 	}
