@@ -47,6 +47,9 @@ import (
 	"twserver/metrics"
 	"twserver/netproto"
 	"twserver/session"
+	"twserver/sockio"
+	"twserver/tickclock"
+	"twserver/waketimer"
 
 	"github.com/rs/zerolog"
 	"golang.org/x/time/rate"
@@ -85,12 +88,15 @@ func (s *Server) run(ctx context.Context) error {
 	}
 	s.log.Info().Str("map", s.curMap.Name).Int("size", s.curMap.Size).
 		Str("gametype", s.cfg.Game.Type).Int("max_clients", s.cfg.Server.MaxClients).Msg("server started")
-
 	s.sched.Begin(time.Now())
 	s.emitStarted()
 	s.publishInfo()                          // observers installed after New get the info too
 	s.gauges.Bans.Store(int32(s.bans.Len())) // bans restored by a live upgrade
-	timer := time.NewTimer(0)
+	timer := waketimer.NewRuntime(0)         // a MemConn's tests run on a synctest clock, which a timerfd ignores
+	if _, ok := s.conn.(sockio.PacedConn); ok {
+		timer.Stop()
+		timer = waketimer.New(0) // the paced socket's only wake-up: one thread wake-up an expiry
+	}
 	defer timer.Stop()
 loop:
 	for {
@@ -216,7 +222,7 @@ func (s *Server) advance() {
 	if s.cfg.Server.SnapshotRate != 50 && (s.world.CurrentTick()+int32(due))%2 != 0 {
 		snapAt = due - 2 // -1 when the only due tick is odd: no snapshot
 	}
-	s.ticks.SnapsSkipped.Add(uint64(s.snapTicksIn(s.world.CurrentTick()+1, s.world.CurrentTick()+int32(due)) - min(1, snapAt+1)))
+	s.ticks.SnapsSkipped.Add(uint64(tickclock.SnapTicksIn(s.world.CurrentTick()+1, s.world.CurrentTick()+int32(due), s.cfg.Server.SnapshotRate == 50) - min(1, snapAt+1)))
 	defer s.publishGauges()
 	for n := range due {
 		// What arrived before this tick's start, in arrival order; at the
@@ -244,17 +250,6 @@ func (s *Server) advance() {
 		s.warn().Msg("game loop fell behind; tick schedule moved")
 	}
 	s.updateConns()
-}
-
-// snapTicksIn is the number of snapshot ticks in [first, last].
-func (s *Server) snapTicksIn(first, last int32) int {
-	if last < first {
-		return 0
-	}
-	if s.cfg.Server.SnapshotRate == 50 {
-		return int(last - first + 1)
-	}
-	return int(last/2 - (first-1)/2)
 }
 
 // endTickWork records the work of a wake-up that ran ticks (from the

@@ -94,10 +94,8 @@ type Options struct {
 	Procs *procs.Sizer
 	// AlignTicks and TickPhase stagger the games of one process: with
 	// AlignTicks, every even tick starts TickPhase past a multiple of
-	// tickclock.PairPeriod since a process-wide origin, so games given
-	// different phases do not wake (and send their snapshots) at the same
-	// instant (cmd/twserver spreads its games over the pair). Without it,
-	// tick 0 starts when the loop starts or the map changes.
+	// tickclock.PairPeriod since a process-wide origin, so games of different
+	// phases do not wake at the same instant. Else tick 0 starts with the loop.
 	AlignTicks bool
 	TickPhase  time.Duration
 	// Navs holds the bots' navigation graphs (nil: the game's own; shared by the games of a process).

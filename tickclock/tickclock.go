@@ -117,6 +117,18 @@ func (c *Clock) firstStart(now time.Time) time.Time {
 	return origin.Add(k*PairPeriod + c.phase)
 }
 
+// SnapTicksIn returns the number of snapshot ticks in [first, last] (first ≥ 1): the
+// even ticks, or every tick when everyTick (snapshot_rate 50).
+func SnapTicksIn(first, last int32, everyTick bool) int {
+	if last < first {
+		return 0
+	}
+	if everyTick {
+		return int(last - first + 1)
+	}
+	return int(last/2 - (first-1)/2)
+}
+
 // HeartbeatIn returns how long a sleeping game waits at now for its next
 // heartbeat: until the next multiple of every since the process started,
 // an instant shared by every game of the process so the runtime wakes

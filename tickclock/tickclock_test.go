@@ -182,3 +182,19 @@ func TestRebaseKeepsPairs(t *testing.T) {
 		t.Fatal("control: a tick-grid Rebase of an odd tick passed the check")
 	}
 }
+
+func TestSnapTicksIn(t *testing.T) {
+	for _, tc := range []struct {
+		first, last int32
+		every       bool
+		want        int
+	}{
+		{1, 2, false, 1}, {1, 1, false, 0}, {2, 2, false, 1}, {1, 4, false, 2}, {2, 5, false, 2},
+		{3, 3, false, 0}, {5, 4, false, 0}, {101, 200, false, 50},
+		{1, 2, true, 2}, {3, 3, true, 1}, {5, 4, true, 0}, {101, 200, true, 100},
+	} {
+		if got := SnapTicksIn(tc.first, tc.last, tc.every); got != tc.want {
+			t.Errorf("SnapTicksIn(%d, %d, %v) = %d, want %d", tc.first, tc.last, tc.every, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# realbench.sh - the cost per player judged by the real 0.7.5 client: K
+# copies of the Debian teeworlds 0.7.5 client (a program we did not write)
+# play on twserver and on teeworlds-server 0.7.5, and the servers' CPU is
+# read from /proc, so the ratio at small sizes does not rest on twload.
+#
+# Each client runs on an Xvfb display of its own (320x240, software GL,
+# at most 50 frames a second, as the e2e tests run it), joins the server
+# and plays: a mover per client holds left or right, jumps, fires and
+# moves the mouse at random instants (xdotool, about 3 actions a second).
+# The clients, their displays and movers run on CPU 1 at nice 10 and the
+# server on CPU 0, so a client's frame does not preempt a server's tick and
+# both servers see the same clients. After every client is in game (its
+# log's `state change. last=2 current=3`) and SETTLE seconds, it measures
+# DURATION seconds:
+#   server CPU       utime+stime of the server process, % of one core,
+#                    system time apart
+#   datagrams/s      the namespace's UDP datagrams each way (/proc/net/snmp:
+#                    the clients' and the server's together; a server that
+#                    fell behind or a client that stalled shows here)
+# A window counts when every client was in game from the start of the
+# window to its end with no snapshot error in its log. Windows alternate
+# the servers' order.
+#
+# Usage: scripts/realbench.sh [-w WINDOWS] [-d SECONDS] [-s SECONDS] [-k CLIENTS] [-o OUTDIR]
+#   -w  windows (default 4); window k runs the servers in reverse order when k is even
+#   -d  measuring window in seconds (default 20)
+#   -s  settle after the last client is in game (default 3)
+#   -k  real clients (default 4, at most 8: each needs a share of CPU 1)
+#   -o  output directory for logs and results.tsv (default a temp dir)
+# Env: TWSERVER (default: built from ./cmd), TW07_SERVER (default
+#      /usr/games/teeworlds-server), TW07_CLIENT (default
+#      /usr/games/teeworlds), REALBENCH_MAP (default the 0.7.5 dm1.map).
+# Needs: root (it re-runs itself under `unshare --net`: the real client
+# broadcasts LAN discovery and looks up masters at start, so it runs only
+# in a private network namespace with nothing but lo), Xvfb, xdotool,
+# taskset, 2 CPUs.
+# Exit: 0 when every window counted, 1 otherwise, 2 for usage errors or
+# missing tools.
+set -uo pipefail
+
+WINDOWS=4 DUR=20 SETTLE=3 K=4 OUT=
+ARGS=("$@")
+while getopts "w:d:s:k:o:h" opt; do
+	case $opt in
+	w) WINDOWS=$OPTARG ;; d) DUR=$OPTARG ;; s) SETTLE=$OPTARG ;; k) K=$OPTARG ;; o) OUT=$OPTARG ;;
+	*) sed -n '2,40p' "$0"; exit 2 ;;
+	esac
+done
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+LOG_TAG=realbench
+. "$ROOT/scripts/lib.sh"
+
+((K >= 1 && K <= 8)) || die "-k: 1 to 8 clients"
+TW07_SERVER=${TW07_SERVER:-/usr/games/teeworlds-server}
+TW07_CLIENT=${TW07_CLIENT:-/usr/games/teeworlds}
+SERVER_MAP=${REALBENCH_MAP:-/usr/share/games/teeworlds/data/maps/dm1.map}
+for b in "$TW07_SERVER" "$TW07_CLIENT"; do [ -x "$b" ] || die "$b missing (apt-get install teeworlds teeworlds-server)"; done
+for b in Xvfb xdotool taskset unshare ip; do command -v "$b" >/dev/null || die "$b missing"; done
+[ -f "$SERVER_MAP" ] || die "map $SERVER_MAP missing (apt-get install teeworlds-data)"
+(($(nproc) >= 2)) || die "needs 2 CPUs (server on one, clients on the other)"
+
+if ! loopback_only; then
+	[ "$(id -u)" = 0 ] || die "needs root for unshare --net"
+	[ -z "${REALBENCH_INNER:-}" ] || die "inside the namespace and still not loopback only"
+	exec env REALBENCH_INNER=1 unshare --net -- "$0" "${ARGS[@]}"
+fi
+
+OUT=${OUT:-$(mktemp -d /tmp/realbench.XXXXXX)}
+mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
+need_binaries "$OUT" twserver
+TCK=$(getconf CLK_TCK)
+XPIDS=()
+cleanup() {
+	local p
+	for p in "${XPIDS[@]}"; do kill "$p" 2>/dev/null; done
+	lib_stop_all
+}
+trap cleanup EXIT
+
+# udp_count FIELD: the namespace's UDP counter FIELD (InDatagrams, OutDatagrams).
+udp_count() { awk -v f="$1" '$1 == "Udp:" && !h {for (i = 2; i <= NF; i++) c[$i] = i; h = 1; next} $1 == "Udp:" {print $c[f]}' /proc/net/snmp; }
+
+# start_display DIR: starts Xvfb on a free display on CPU 1; sets CDISPLAY.
+start_display() {
+	local dir=$1 fifo line
+	fifo=$dir/displayfd
+	mkfifo "$fifo"
+	taskset -c 1 nice -n 10 Xvfb -displayfd 3 -screen 0 320x240x24 -nolisten tcp -noreset 3>"$fifo" >"$dir/xvfb.log" 2>&1 &
+	XPIDS+=($!)
+	read -r -t 10 line <"$fifo" || die "Xvfb reported no display (see $dir/xvfb.log)"
+	rm -f "$fifo"
+	CDISPLAY=:$line
+}
+
+# start_client I PORT DIR: the real client I on its own display, joining
+# 127.0.0.1:PORT; sets CPID and CDISPLAY.
+start_client() {
+	local i=$1 port=$2 dir=$3
+	mkdir -p "$dir/home"
+	start_display "$dir"
+	(cd "$dir" && exec env -u XDG_DATA_HOME HOME="$dir/home" DISPLAY="$CDISPLAY" taskset -c 1 nice -n 10 "$TW07_CLIENT" \
+		"bindaddr 127.0.0.1" "gfx_fullscreen 0" "gfx_borderless 0" "gfx_screen_width 320" "gfx_screen_height 240" \
+		"gfx_vsync 0" "snd_enable 0" "snd_init 0" "debug 1" "gfx_limitfps 1" "gfx_maxfps 50" \
+		"console_output_level 2" "cl_auto_demo_record 0" "player_name real$i" "connect 127.0.0.1:$port" \
+		>"$dir/client.log" 2>&1 </dev/null) &
+	CPID=$!
+	XPIDS+=("$CPID")
+}
+
+# mover DISPLAY SEED: plays the client of DISPLAY until killed.
+mover() {
+	local d=$1 k
+	RANDOM=$2
+	export DISPLAY=$d
+	local wid=
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		wid=$(xdotool search --name '^Teeworlds$' 2>/dev/null | head -1)
+		[ -n "$wid" ] && break
+		sleep 0.5
+	done
+	[ -n "$wid" ] && xdotool mousemove --window "$wid" 160 120 windowfocus "$wid" 2>/dev/null
+	while :; do
+		case $((RANDOM % 6)) in
+		0) xdotool keyup d keydown a ;;
+		1) xdotool keyup a keydown d ;;
+		2) xdotool keyup a keyup d ;;
+		3) xdotool key space ;;
+		4) xdotool click 1 ;;
+		5) xdotool mousemove $((RANDOM % 320)) $((RANDOM % 240)) ;;
+		esac 2>/dev/null
+		sleep 0.$((2 + RANDOM % 5))
+	done
+}
+
+in_game() { grep -q 'state change\. last=2 current=3' "$1/client.log" 2>/dev/null; }
+# left_game DIR: the client logged a state change away from online after it was in game.
+left_game() { grep -A1000000 'state change\. last=2 current=3' "$1/client.log" | grep -q 'state change\. last=3'; }
+snap_errors() { grep -c -E 'snapshot crc error|delta unpack failed|couldn.t find the delta snapshot' "$1/client.log" 2>/dev/null; }
+
+# run_window KIND W: one window on a fresh KIND server; appends a row to results.tsv.
+run_window() {
+	local kind=$1 w=$2 dir port i ok=1 t0 t1 c0 c1 s0 s1 in0 in1 out0 out1 err
+	dir=$OUT/w$w-$kind
+	mkdir -p "$dir"
+	port=$(free_port)
+	start_server "$kind" "$port" "$dir/server" || { log "$kind: no server"; return 1; }
+	taskset -a -p -c 0 "$SPID" >/dev/null
+	local cdirs=() displays=() movers=()
+	for ((i = 0; i < K; i++)); do
+		start_client "$i" "$port" "$dir/c$i"
+		cdirs+=("$dir/c$i")
+		displays+=("$CDISPLAY")
+		sleep 0.5
+	done
+	local waited=0
+	for ((waited = 0; waited < 300; waited++)); do
+		local all=1
+		for d in "${cdirs[@]}"; do in_game "$d" || { all=0; break; }; done
+		((all)) && break
+		sleep 0.1
+	done
+	if ((waited >= 300)); then
+		log "$kind window $w: not every client in game after 30 s"
+		ok=0
+	fi
+	for ((i = 0; i < K; i++)); do
+		taskset -c 1 nice -n 10 bash -c "$(declare -f mover); mover '${displays[i]}' $((w * 100 + i))" >/dev/null 2>&1 &
+		movers+=($!)
+		XPIDS+=($!)
+	done
+	sleep "$SETTLE"
+	c0=$(cpu_ticks "$SPID") s0=$(sys_ticks "$SPID") in0=$(udp_count InDatagrams) out0=$(udp_count OutDatagrams) t0=$(date +%s.%N)
+	sleep "$DUR"
+	c1=$(cpu_ticks "$SPID") s1=$(sys_ticks "$SPID") in1=$(udp_count InDatagrams) out1=$(udp_count OutDatagrams) t1=$(date +%s.%N)
+	for d in "${cdirs[@]}"; do
+		in_game "$d" || { log "$kind window $w: $(basename "$d") never in game"; ok=0; }
+		left_game "$d" && { log "$kind window $w: $(basename "$d") left the game"; ok=0; }
+		err=$(snap_errors "$d")
+		((err == 0)) || { log "$kind window $w: $(basename "$d") logged $err snapshot errors"; ok=0; }
+	done
+	kill -0 "$SPID" 2>/dev/null || { log "$kind window $w: the server died"; ok=0; }
+	for p in "${movers[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${XPIDS[@]}"; do kill "$p" 2>/dev/null; done
+	wait "${XPIDS[@]}" 2>/dev/null
+	XPIDS=()
+	stop_pid "$SPID"
+	python3 - "$kind" "$w" "$ok" "$t0" "$t1" "$c0" "$c1" "$s0" "$s1" "$in0" "$in1" "$out0" "$out1" "$TCK" >>"$OUT/results.tsv" <<-'PY'
+		import sys
+		kind, w, ok = sys.argv[1:4]
+		t0, t1 = map(float, sys.argv[4:6])
+		c0, c1, s0, s1, in0, in1, out0, out1, tck = map(int, sys.argv[6:15])
+		dt = t1 - t0
+		print("\t".join([kind, w, ok, f"{100 * (c1 - c0) / tck / dt:.2f}", f"{100 * (s1 - s0) / tck / dt:.2f}",
+		                 f"{(in1 - in0) / dt:.0f}", f"{(out1 - out0) / dt:.0f}"]))
+	PY
+	tail -1 "$OUT/results.tsv" | awk -F'\t' '{printf "%s window %s: CPU %s %% of a core (system %s), %s datagrams/s in, %s out, %s\n", $1, $2, $4, $5, $6, $7, ($3 == 1 ? "counted" : "NOT COUNTED")}' >&2
+}
+
+printf 'server\twindow\tcounted\tcpu_pct\tsys_pct\tudp_in_per_s\tudp_out_per_s\n' >"$OUT/results.tsv"
+log "$K real 0.7.5 clients, $WINDOWS windows of ${DUR}s, output in $OUT"
+STATUS=0
+for ((w = 1; w <= WINDOWS; w++)); do
+	order="twserver reference"
+	((w % 2 == 0)) && order="reference twserver"
+	for kind in $order; do run_window "$kind" "$w" || STATUS=1; done
+done
+python3 - "$OUT/results.tsv" "$K" <<'PY' || STATUS=1
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+by = {}
+for r in rows:
+    by.setdefault(r["window"], {})[r["server"]] = r
+ratios, cpu, bad = [], {"twserver": [], "reference": []}, 0
+for w, d in sorted(by.items()):
+    if set(d) != {"twserver", "reference"} or any(r["counted"] != "1" for r in d.values()):
+        bad += 1
+        continue
+    for k in cpu:
+        cpu[k].append(float(d[k]["cpu_pct"]))
+    ratios.append(float(d["twserver"]["cpu_pct"]) / float(d["reference"]["cpu_pct"]))
+def m(xs):
+    return f"{statistics.median(xs):.2f} ({min(xs):.2f}-{max(xs):.2f})" if xs else "-"
+print(f"{sys.argv[2]} real 0.7.5 clients, {len(ratios)} windows counted, {bad} not")
+print(f"  twserver CPU % of a core:            {m(cpu['twserver'])}")
+print(f"  teeworlds-server 0.7.5 CPU %:        {m(cpu['reference'])}")
+print(f"  ratio twserver/reference per window: {m(ratios)}")
+sys.exit(0 if ratios and not bad else 1)
+PY
+exit $STATUS

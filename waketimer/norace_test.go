@@ -1,0 +1,5 @@
+//go:build !race
+
+package waketimer
+
+const raceEnabled = false
