@@ -73,7 +73,7 @@ func gameBenchStep(w *World, players []scriptPlayer) {
 }
 
 func BenchmarkTick(b *testing.B) {
-	for _, n := range []int{16, 64} {
+	for _, n := range []int{4, 16, 64} {
 		b.Run(fmt.Sprintf("chars=%d", n), func(b *testing.B) {
 			w, players := gameBenchWorld(b, n)
 			alive := 0

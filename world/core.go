@@ -5,12 +5,10 @@ import (
 	"twserver/world/vmath"
 )
 
-// MaxClients is the number of client slots (MAX_CLIENTS) and the size of the
-// world core's character table.
+// MaxClients is the number of client slots (MAX_CLIENTS), the size of the character table.
 const MaxClients = 64
 
-// PhysSize is the size of a tee's collision box and its proximity radius
-// (CCharacterCore::PHYS_SIZE).
+// PhysSize is a tee's collision box size and proximity radius (CCharacterCore::PHYS_SIZE).
 const PhysSize float32 = 28
 
 // Hook states (HOOK_*).
@@ -48,9 +46,6 @@ type CoreInput struct {
 	Jump      int32 // 0 or 1
 	Hook      int32 // 0 or 1
 }
-
-// CharacterInput is the name used in the cross-package contract for CoreInput.
-type CharacterInput = CoreInput
 
 // WorldCore is the shared state the character cores interact through: the
 // tuning and the cores of all alive characters, indexed by client id (nil for
@@ -362,17 +357,21 @@ func (c *CharacterCore) Move() {
 	c.Death = death
 	c.Vel.X = float32(c.Vel.X * (1 / ramp))
 
-	if tu.PlayerCollision != 0 {
+	var others [MaxClients]*CharacterCore // the other cores in slot order: the sweep visits no empty slot
+	n := 0
+	for _, o := range &w.Characters {
+		if o != nil && o != c && tu.PlayerCollision != 0 {
+			others[n], n = o, n+1
+		}
+	}
+	if n > 0 {
 		dist := vmath.Distance(c.Pos, newPos)
 		end := min(vmath.TruncToInt(dist+1), collision.MaxSubSteps)
 		last := c.Pos
 		for i := int32(0); i < end; i++ {
 			a := float32(i) / dist
 			p := vmath.MixVec(c.Pos, newPos, a)
-			for _, o := range &w.Characters {
-				if o == nil || o == c {
-					continue
-				}
+			for _, o := range others[:n] {
 				d := vmath.Distance(p, o.Pos)
 				if d < PhysSize && d >= 0 {
 					if a > 0 {
