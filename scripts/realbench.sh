@@ -13,8 +13,9 @@
 # both servers see the same clients. After every client is in game (its
 # log's `state change. last=2 current=3`) and SETTLE seconds, it measures
 # DURATION seconds:
-#   server CPU       utime+stime of the server process, % of one core,
-#                    system time apart
+#   server CPU       the time its threads ran on a CPU (schedstat, to the
+#                    nanosecond), % of one core; beside it utime+stime and
+#                    stime from /proc/PID/stat (clock ticks)
 #   datagrams/s      the namespace's UDP datagrams each way (/proc/net/snmp:
 #                    the clients' and the server's together; a server that
 #                    fell behind or a client that stalled shows here)
@@ -71,12 +72,26 @@ mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
 need_binaries "$OUT" twserver
 TCK=$(getconf CLK_TCK)
 XPIDS=()
-cleanup() {
+# stop_clients: kills the clients, their displays and movers (the client
+# does not always end on SIGTERM).
+stop_clients() {
 	local p
-	for p in "${XPIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${XPIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+	sleep 0.5
+	for p in "${XPIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	for p in "${XPIDS[@]}"; do wait "$p" 2>/dev/null; done
+	XPIDS=()
+}
+cleanup() {
+	stop_clients
 	lib_stop_all
 }
 trap cleanup EXIT
+
+# run_ns PID: the nanoseconds the process's threads have run on a CPU
+# (/proc/PID/task/*/schedstat: exact, where /proc/PID/stat counts clock
+# ticks, a few dozen in a window at 1 % of a core).
+run_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{t += $1} END {printf "%d\n", t}'; }
 
 # udp_count FIELD: the namespace's UDP counter FIELD (InDatagrams, OutDatagrams).
 udp_count() { awk -v f="$1" '$1 == "Udp:" && !h {for (i = 2; i <= NF; i++) c[$i] = i; h = 1; next} $1 == "Udp:" {print $c[f]}' /proc/net/snmp; }
@@ -140,13 +155,13 @@ snap_errors() { grep -c -E 'snapshot crc error|delta unpack failed|couldn.t find
 
 # run_window KIND W: one window on a fresh KIND server; appends a row to results.tsv.
 run_window() {
-	local kind=$1 w=$2 dir port i ok=1 t0 t1 c0 c1 s0 s1 in0 in1 out0 out1 err
+	local kind=$1 w=$2 dir port i ok=1 t0 t1 r0 r1 c0 c1 s0 s1 in0 in1 out0 out1 err
 	dir=$OUT/w$w-$kind
 	mkdir -p "$dir"
 	port=$(free_port)
 	start_server "$kind" "$port" "$dir/server" || { log "$kind: no server"; return 1; }
 	taskset -a -p -c 0 "$SPID" >/dev/null
-	local cdirs=() displays=() movers=()
+	local cdirs=() displays=()
 	for ((i = 0; i < K; i++)); do
 		start_client "$i" "$port" "$dir/c$i"
 		cdirs+=("$dir/c$i")
@@ -166,13 +181,12 @@ run_window() {
 	fi
 	for ((i = 0; i < K; i++)); do
 		taskset -c 1 nice -n 10 bash -c "$(declare -f mover); mover '${displays[i]}' $((w * 100 + i))" >/dev/null 2>&1 &
-		movers+=($!)
 		XPIDS+=($!)
 	done
 	sleep "$SETTLE"
-	c0=$(cpu_ticks "$SPID") s0=$(sys_ticks "$SPID") in0=$(udp_count InDatagrams) out0=$(udp_count OutDatagrams) t0=$(date +%s.%N)
+	r0=$(run_ns "$SPID") c0=$(cpu_ticks "$SPID") s0=$(sys_ticks "$SPID") in0=$(udp_count InDatagrams) out0=$(udp_count OutDatagrams) t0=$(date +%s.%N)
 	sleep "$DUR"
-	c1=$(cpu_ticks "$SPID") s1=$(sys_ticks "$SPID") in1=$(udp_count InDatagrams) out1=$(udp_count OutDatagrams) t1=$(date +%s.%N)
+	r1=$(run_ns "$SPID") c1=$(cpu_ticks "$SPID") s1=$(sys_ticks "$SPID") in1=$(udp_count InDatagrams) out1=$(udp_count OutDatagrams) t1=$(date +%s.%N)
 	for d in "${cdirs[@]}"; do
 		in_game "$d" || { log "$kind window $w: $(basename "$d") never in game"; ok=0; }
 		left_game "$d" && { log "$kind window $w: $(basename "$d") left the game"; ok=0; }
@@ -180,24 +194,22 @@ run_window() {
 		((err == 0)) || { log "$kind window $w: $(basename "$d") logged $err snapshot errors"; ok=0; }
 	done
 	kill -0 "$SPID" 2>/dev/null || { log "$kind window $w: the server died"; ok=0; }
-	for p in "${movers[@]}"; do kill "$p" 2>/dev/null; done
-	for p in "${XPIDS[@]}"; do kill "$p" 2>/dev/null; done
-	wait "${XPIDS[@]}" 2>/dev/null
-	XPIDS=()
+	stop_clients
 	stop_pid "$SPID"
-	python3 - "$kind" "$w" "$ok" "$t0" "$t1" "$c0" "$c1" "$s0" "$s1" "$in0" "$in1" "$out0" "$out1" "$TCK" >>"$OUT/results.tsv" <<-'PY'
+	python3 - "$kind" "$w" "$ok" "$t0" "$t1" "$c0" "$c1" "$s0" "$s1" "$in0" "$in1" "$out0" "$out1" "$TCK" "$r0" "$r1" >>"$OUT/results.tsv" <<-'PY'
 		import sys
 		kind, w, ok = sys.argv[1:4]
 		t0, t1 = map(float, sys.argv[4:6])
-		c0, c1, s0, s1, in0, in1, out0, out1, tck = map(int, sys.argv[6:15])
+		c0, c1, s0, s1, in0, in1, out0, out1, tck, r0, r1 = map(int, sys.argv[6:17])
 		dt = t1 - t0
-		print("\t".join([kind, w, ok, f"{100 * (c1 - c0) / tck / dt:.2f}", f"{100 * (s1 - s0) / tck / dt:.2f}",
+		print("\t".join([kind, w, ok, f"{100 * (r1 - r0) / 1e9 / dt:.3f}", f"{100 * (c1 - c0) / tck / dt:.2f}",
+		                 f"{100 * (s1 - s0) / tck / dt:.2f}",
 		                 f"{(in1 - in0) / dt:.0f}", f"{(out1 - out0) / dt:.0f}"]))
 	PY
-	tail -1 "$OUT/results.tsv" | awk -F'\t' '{printf "%s window %s: CPU %s %% of a core (system %s), %s datagrams/s in, %s out, %s\n", $1, $2, $4, $5, $6, $7, ($3 == 1 ? "counted" : "NOT COUNTED")}' >&2
+	tail -1 "$OUT/results.tsv" | awk -F'\t' '{printf "%s window %s: CPU %s %% of a core (/proc/PID/stat: %s, system %s), %s datagrams/s in, %s out, %s\n", $1, $2, $4, $5, $6, $7, $8, ($3 == 1 ? "counted" : "NOT COUNTED")}' >&2
 }
 
-printf 'server\twindow\tcounted\tcpu_pct\tsys_pct\tudp_in_per_s\tudp_out_per_s\n' >"$OUT/results.tsv"
+printf 'server\twindow\tcounted\tcpu_pct\tstat_cpu_pct\tstat_sys_pct\tudp_in_per_s\tudp_out_per_s\n' >"$OUT/results.tsv"
 log "$K real 0.7.5 clients, $WINDOWS windows of ${DUR}s, output in $OUT"
 STATUS=0
 for ((w = 1; w <= WINDOWS; w++)); do
