@@ -125,7 +125,7 @@ start_client() {
 
 # mover DISPLAY SEED: plays the client of DISPLAY until killed.
 mover() {
-	local d=$1 k
+	local d=$1
 	RANDOM=$2
 	export DISPLAY=$d
 	local wid=

@@ -86,18 +86,21 @@ func (s *Server) run(ctx context.Context) error {
 	} else {
 		close(consoleDone)
 	}
-	s.log.Info().Str("map", s.curMap.Name).Int("size", s.curMap.Size).
-		Str("gametype", s.cfg.Game.Type).Int("max_clients", s.cfg.Server.MaxClients).Msg("server started")
+	// With the paced socket the timer is what wakes the loop: a timerfd, one
+	// thread wake-up an expiry (package waketimer). A MemConn's tests run on
+	// a synctest clock, which a timerfd does not follow: a runtime timer.
+	newTimer := waketimer.NewRuntime
+	if _, paced := s.conn.(sockio.PacedConn); paced {
+		newTimer = waketimer.New
+	}
+	timer := newTimer(0)
+	defer timer.Stop()
+	s.log.Info().Str("map", s.curMap.Name).Int("size", s.curMap.Size).Str("gametype", s.cfg.Game.Type).
+		Int("max_clients", s.cfg.Server.MaxClients).Str("timer", timer.Kind()).Msg("server started")
 	s.sched.Begin(time.Now())
 	s.emitStarted()
 	s.publishInfo()                          // observers installed after New get the info too
 	s.gauges.Bans.Store(int32(s.bans.Len())) // bans restored by a live upgrade
-	timer := waketimer.NewRuntime(0)         // a MemConn's tests run on a synctest clock, which a timerfd ignores
-	if _, ok := s.conn.(sockio.PacedConn); ok {
-		timer.Stop()
-		timer = waketimer.New(0) // the paced socket's only wake-up: one thread wake-up an expiry
-	}
-	defer timer.Stop()
 loop:
 	for {
 		select {
