@@ -60,17 +60,6 @@ for g in "${COUNTS[@]}"; do
 	[[ $g =~ ^[0-9]+$ ]] && ((g >= 1 && g <= 64)) || die "game count $g: 1..64"
 done
 
-# cpu_ns PID...: the processes' CPU time in ns (every thread's schedstat).
-cpu_ns() {
-	local p t sum=0 v
-	for p in "$@"; do
-		for t in /proc/"$p"/task/*/schedstat; do
-			read -r v _ <"$t" 2>/dev/null && sum=$((sum + v))
-		done
-	done
-	echo "$sum"
-}
-
 # start_games KIND G DIR: starts G idle games; sets GPIDS.
 start_games() {
 	local kind=$1 g=$2 dir=$3 i=0 port args=()
@@ -120,9 +109,9 @@ for g in "${COUNTS[@]}"; do
 				continue
 			fi
 			sleep "$SETTLE"
-			c0=$(cpu_ns "${GPIDS[@]}") t0=$(date +%s%N)
+			c0=$(sched_ns "${GPIDS[@]}") t0=$(date +%s%N)
 			sleep "$DUR"
-			c1=$(cpu_ns "${GPIDS[@]}") t1=$(date +%s%N)
+			c1=$(sched_ns "${GPIDS[@]}") t1=$(date +%s%N)
 			rss=$(mem_kb VmRSS "${GPIDS[@]}") hwm=$(mem_kb VmHWM "${GPIDS[@]}")
 			for p in "${GPIDS[@]}"; do stop_pid "$p"; done
 			row=$(awk -v c=$((c1 - c0)) -v t=$((t1 - t0)) -v r="$rss" -v h="$hwm" \

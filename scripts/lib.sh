@@ -2,7 +2,7 @@
 # starting a server on 127.0.0.1 and stopping it by PID, and reading a
 # process's CPU time and peak memory from /proc, and confining a reference
 # server's name look-ups (confine). Used by scripts/bench1024.sh, idle.sh,
-# indep.sh, loss.sh, rssfloor.sh, soak.sh and webload.sh.
+# indep.sh, loss.sh, realbench.sh, rssfloor.sh, soak.sh and webload.sh.
 #
 # The caller sets LOG_TAG (the prefix of its log lines) and, for
 # start_server, the binaries and map: TWSERVER, TW07_SERVER, DDNET_SERVER,
@@ -67,6 +67,14 @@ stat_ticks() {
 # cpu_ticks PID...: their user+system CPU time (utime+stime), in clock ticks
 # (getconf CLK_TCK).
 cpu_ticks() { stat_ticks '$14 + $15' "$@"; }
+# sched_ns PID...: the nanoseconds every thread of the processes has run on
+# a CPU (/proc/PID/task/*/schedstat; /proc/PID/schedstat is the main
+# thread's alone): exact where cpu_ticks counts 10 ms clock ticks, a few
+# dozen in a window at 1 % of a core.
+sched_ns() {
+	local p
+	for p in "$@"; do cat /proc/"$p"/task/*/schedstat 2>/dev/null; done | awk '{t += $1} END {printf "%d\n", t}'
+}
 # sys_ticks PID...: their system time (stime: the kernel's work in their
 # system calls, such as sending and receiving the datagrams), in clock ticks.
 sys_ticks() { stat_ticks '$15' "$@"; }

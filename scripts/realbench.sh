@@ -88,11 +88,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# run_ns PID: the nanoseconds the process's threads have run on a CPU
-# (/proc/PID/task/*/schedstat: exact, where /proc/PID/stat counts clock
-# ticks, a few dozen in a window at 1 % of a core).
-run_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{t += $1} END {printf "%d\n", t}'; }
-
 # udp_count FIELD: the namespace's UDP counter FIELD (InDatagrams, OutDatagrams).
 udp_count() { awk -v f="$1" '$1 == "Udp:" && !h {for (i = 2; i <= NF; i++) c[$i] = i; h = 1; next} $1 == "Udp:" {print $c[f]}' /proc/net/snmp; }
 
@@ -184,9 +179,9 @@ run_window() {
 		XPIDS+=($!)
 	done
 	sleep "$SETTLE"
-	r0=$(run_ns "$SPID") c0=$(cpu_ticks "$SPID") s0=$(sys_ticks "$SPID") in0=$(udp_count InDatagrams) out0=$(udp_count OutDatagrams) t0=$(date +%s.%N)
+	r0=$(sched_ns "$SPID") c0=$(cpu_ticks "$SPID") s0=$(sys_ticks "$SPID") in0=$(udp_count InDatagrams) out0=$(udp_count OutDatagrams) t0=$(date +%s.%N)
 	sleep "$DUR"
-	r1=$(run_ns "$SPID") c1=$(cpu_ticks "$SPID") s1=$(sys_ticks "$SPID") in1=$(udp_count InDatagrams) out1=$(udp_count OutDatagrams) t1=$(date +%s.%N)
+	r1=$(sched_ns "$SPID") c1=$(cpu_ticks "$SPID") s1=$(sys_ticks "$SPID") in1=$(udp_count InDatagrams) out1=$(udp_count OutDatagrams) t1=$(date +%s.%N)
 	for d in "${cdirs[@]}"; do
 		in_game "$d" || { log "$kind window $w: $(basename "$d") never in game"; ok=0; }
 		left_game "$d" && { log "$kind window $w: $(basename "$d") left the game"; ok=0; }

@@ -85,9 +85,6 @@ PIDS+=("$!")
 log "server pid $SPID udp $PORT http $HPORT; $N clients; $R rounds of ${PHASE}s without viewers, with $V viewer processes and with $V viewers in one process; output $OUT"
 sleep 15 # ramp-up and settling
 
-# schedns PID: CPU time (ns) of its threads (/proc/PID/task/*/schedstat;
-# /proc/PID/schedstat is the main thread's alone)
-schedns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {print s + 0}'; }
 # syscw PID: the write(2)-family calls of the process so far (/proc/PID/io)
 syscw() { awk '$1 == "syscw:" {print $2}' /proc/"$1"/io 2>/dev/null || echo 0; }
 # phase_row VIEWERS NS0 NS1 MS0 MS1 METRICS0 METRICS1 BYTES W0 W1: the rest
@@ -151,9 +148,9 @@ for ((round = 1; round <= R; round++)); do
 		esac
 		sleep 1
 		curl -s --max-time 3 "$METRICS/metrics" >"$OUT/m0"
-		c0=$(schedns "$SPID") t0=$(date +%s%3N) w0=$(syscw "$SPID")
+		c0=$(sched_ns "$SPID") t0=$(date +%s%3N) w0=$(syscw "$SPID")
 		sleep "$PHASE"
-		c1=$(schedns "$SPID") t1=$(date +%s%3N) w1=$(syscw "$SPID")
+		c1=$(sched_ns "$SPID") t1=$(date +%s%3N) w1=$(syscw "$SPID")
 		curl -s --max-time 3 "$METRICS/metrics" >"$OUT/m1"
 		for p in ${vp[@]+"${vp[@]}"}; do wait "$p"; done
 		bytes=0
