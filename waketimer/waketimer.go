@@ -35,10 +35,9 @@ type Timer struct {
 	// C receives a value at each expiry (buffered, one pending at most).
 	C <-chan struct{}
 
-	c    chan struct{}
-	sys  sysTimer    // the timerfd, when it could be made
-	rt   *time.Timer // the runtime timer otherwise
-	kind string
+	c   chan struct{}
+	sys sysTimer    // the timerfd, when it could be made
+	rt  *time.Timer // the runtime timer otherwise
 }
 
 // Kinds of Timer, as Kind reports them.
@@ -50,14 +49,12 @@ const (
 // New returns a Timer armed to expire after d, as time.NewTimer: a timerfd
 // where one can be made, else a runtime timer. It does not fail.
 func New(d time.Duration) *Timer {
-	c := make(chan struct{}, 1)
-	t := &Timer{C: c, c: c}
-	if s, err := newSys(t.fire); err == nil {
-		t.sys, t.kind = s, KindTimerfd
-	} else {
-		t.kind = KindRuntime
-		t.rt = time.AfterFunc(time.Hour, t.fire)
+	t := newTimer()
+	s, err := newSys(t.fire)
+	if err != nil {
+		return NewRuntime(d)
 	}
+	t.sys = s
 	t.Reset(d)
 	return t
 }
@@ -65,15 +62,23 @@ func New(d time.Duration) *Timer {
 // NewRuntime returns a Timer armed to expire after d on a runtime timer,
 // whatever the system (the reference of the tests).
 func NewRuntime(d time.Duration) *Timer {
-	c := make(chan struct{}, 1)
-	t := &Timer{C: c, c: c, kind: KindRuntime}
-	t.rt = time.AfterFunc(time.Hour, t.fire)
-	t.Reset(d)
+	t := newTimer()
+	t.rt = time.AfterFunc(d, t.fire)
 	return t
 }
 
+func newTimer() *Timer {
+	c := make(chan struct{}, 1)
+	return &Timer{C: c, c: c}
+}
+
 // Kind returns KindTimerfd or KindRuntime.
-func (t *Timer) Kind() string { return t.kind }
+func (t *Timer) Kind() string {
+	if t.sys != nil {
+		return KindTimerfd
+	}
+	return KindRuntime
+}
 
 // fire delivers an expiry, dropping it when one is already pending.
 func (t *Timer) fire() {
