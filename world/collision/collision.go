@@ -185,14 +185,22 @@ func (c *Map) MoveBox(pos, vel, size vmath.Vec2, elasticity float32) (newPos, ne
 	if !(dist > 0.00001) {
 		return pos, vel, false
 	}
+	// A test that can only find air is left out: its answer is known.
+	return c.moveBox(pos, vel, size, elasticity, c.flagsNear(pos, vel, size, elasticity), steps)
+}
+
+// moveBox is MoveBox's sub-steps, testing the corners for the flags in
+// near only.
+func (c *Map) moveBox(pos, vel, size vmath.Vec2, elasticity float32, near int, steps int32) (newPos, newVel vmath.Vec2, death bool) {
 	frac := 1 / float32(steps+1)
 	deathSize := size.Scale(deathBoxScale)
+	testDeath, testSolid := near&FlagDeath != 0, near&FlagSolid != 0
 	for i := int32(0); i <= steps; i++ {
 		np := pos.Add(vel.Scale(frac))
-		if c.TestBoxFlag(np, deathSize, FlagDeath) {
+		if testDeath && c.TestBoxFlag(np, deathSize, FlagDeath) {
 			death = true
 		}
-		if c.TestBox(np, size) {
+		if testSolid && c.TestBox(np, size) {
 			hits := 0
 			if c.TestBox(vmath.V(pos.X, np.Y), size) {
 				np.Y = pos.Y
@@ -214,6 +222,58 @@ func (c *Map) MoveBox(pos, vel, size vmath.Vec2, elasticity float32) (newPos, ne
 		pos = np
 	}
 	return pos, vel, death
+}
+
+// Bounds of flagsNear's answer: it answers for moves of at most
+// nearMaxSteps sub-steps within nearMaxCoord units of the origin, where
+// the rounding of the sub-steps' sums stays below nearSlack units.
+const (
+	nearMaxSteps = 1024
+	nearMaxCoord = 1 << 16
+	nearSlack    = 8
+)
+
+// flagsNear returns the union of the flags of every tile that a corner
+// tested by MoveBox(pos, vel, size, elasticity) can fall on, or every flag
+// when it cannot tell (a bounce that speeds up, absurd speeds or
+// coordinates, NaN). With |elasticity| <= 1 the box moves at most |vel| per
+// axis over all its sub-steps, bounces or not; the corners lie within half
+// the size of it; float32 sums and RoundToInt are monotone, so the tiles
+// from the lowest corner's to the highest corner's, with nearSlack units
+// for the rounding of at most nearMaxSteps sums below nearMaxCoord (half
+// an ulp, 1/256, each), hold every tile tested.
+func (c *Map) flagsNear(pos, vel, size vmath.Vec2, elasticity float32) int {
+	const all = FlagSolid | FlagDeath | FlagNoHook
+	mx := abs(vel.X) + abs(size.X*0.5) + nearSlack
+	my := abs(vel.Y) + abs(size.Y*0.5) + nearSlack
+	if !(abs(elasticity) <= 1 && abs(pos.X)+mx < nearMaxCoord && abs(pos.Y)+my < nearMaxCoord && abs(vel.X)+abs(vel.Y) < nearMaxSteps) {
+		return all // also NaN
+	}
+	x0, x1 := c.tileX(pos.X-mx), c.tileX(pos.X+mx)
+	y0, y1 := c.tileY(pos.Y-my), c.tileY(pos.Y+my)
+	var f uint8
+	for y := y0; y <= y1; y++ {
+		for _, t := range c.flags[y*c.width+x0 : y*c.width+x1+1] {
+			f |= t
+		}
+	}
+	return int(f)
+}
+
+// tileX and tileY are GetTile's column and row of a coordinate, rounded.
+func (c *Map) tileX(x float32) int {
+	return min(max(int(vmath.RoundToInt(x))/TileSize, 0), c.width-1)
+}
+
+func (c *Map) tileY(y float32) int {
+	return min(max(int(vmath.RoundToInt(y))/TileSize, 0), c.height-1)
+}
+
+func abs(f float32) float32 {
+	if f < 0 {
+		return -f
+	}
+	return f
 }
 
 // Clipped reports whether a point is far outside the game layer (more than

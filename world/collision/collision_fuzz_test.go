@@ -51,7 +51,10 @@ func FuzzCollision(f *testing.F) {
 		size := vmath.V(28, 28)
 
 		startFree := !c.TestBox(pos, size)
-		np, nv, _ := c.MoveBox(pos, vel, size, e)
+		np, nv, death := c.MoveBox(pos, vel, size, e)
+		if wp, wv, wd := moveBoxTestingAll(c, pos, vel, size, e); !sameVec(np, wp) || !sameVec(nv, wv) || death != wd {
+			t.Fatalf("MoveBox(%v, %v, e=%v) = %v %v %v, testing every corner gives %v %v %v", pos, vel, e, np, nv, death, wp, wv, wd)
+		}
 		if isNaN32(np.X) || isNaN32(np.Y) || isNaN32(nv.X) || isNaN32(nv.Y) {
 			t.Fatalf("MoveBox(%v, %v) gave NaN: %v %v", pos, vel, np, nv)
 		}
