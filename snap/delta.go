@@ -33,36 +33,47 @@ func IsEmptyDelta(delta []int32) bool {
 // ErrSizeMismatch.
 func AppendDelta(dst []int32, from, to *Snapshot, sizes *SizeTable) []int32 {
 	hdr := len(dst)
+	nf := len(from.keys)
 	// The longest delta possible (every base key removed, every item new
 	// with a size field), so the writes below never grow dst.
-	dst = slices.Grow(dst, deltaHeaderInts+len(from.keys)+3*len(to.keys)+len(to.data))
-	dst = append(dst, 0, 0, 0)
-	var numDel, numUpd int32
-
-	j := 0
-	for _, k := range from.keys {
-		for j < len(to.keys) && to.keys[j] < k {
-			j++
-		}
-		if j == len(to.keys) || to.keys[j] != k {
-			dst = append(dst, int32(k))
-			numDel++
-		}
-	}
-
+	dst = slices.Grow(dst, deltaHeaderInts+nf+3*len(to.keys)+len(to.data))
+	// One merge of the two key lists: the removed keys go from the header
+	// on, the updated items after room for every base key, and move down
+	// over the room left once the removed keys are counted.
+	del := hdr + deltaHeaderInts
+	upd := del + nf
+	dst = dst[:upd]
+	var numUpd int32
+	fk, fo, fd := from.keys, from.offs, from.data
+	to_, tk := to.offs, to.keys
 	i := 0
-	for j, k := range to.keys {
-		for i < len(from.keys) && from.keys[i] < k {
+	runEnd := 0 // items of to before it are in a run already found to differ
+	for j := 0; j < len(tk); j++ {
+		k := tk[j]
+		for i < nf && fk[i] < k {
+			dst[del] = int32(fk[i])
+			del++
 			i++
 		}
-		nd := to.ItemData(j)
+		nd := to.data[to_[j]:to_[j+1]]
 		var od []int32
-		inBase := i < len(from.keys) && from.keys[i] == k
+		inBase := i < nf && fk[i] == k
 		if inBase {
-			od = from.ItemData(i)
-			// Most items of a tick are those of the base, unchanged: a
-			// comparison, no difference written and taken back.
-			if len(od) >= len(nd) && equalInts(od[:len(nd)], nd) {
+			// Most items of a tick are those of the base, unchanged, in
+			// runs: the run of items with the same keys and sizes in
+			// both is compared at once, item by item only if it differs.
+			if j >= runEnd {
+				m := sameLayout(fk[i:], fo[i:], tk[j:], to_[j:])
+				if slices.Equal(to.data[to_[j]:to_[j+m]], fd[fo[i]:fo[i+m]]) {
+					i += m
+					j += m - 1
+					continue
+				}
+				runEnd = j + m
+			}
+			od = fd[fo[i]:fo[i+1]]
+			i++
+			if len(od) >= len(nd) && equalInts(nd, od) {
 				continue
 			}
 		}
@@ -101,12 +112,30 @@ func AppendDelta(dst []int32, from, to *Snapshot, sizes *SizeTable) []int32 {
 			numUpd--
 		}
 	}
-	dst[hdr] = numDel
-	dst[hdr+1] = numUpd
+	for ; i < nf; i++ {
+		dst[del] = int32(fk[i])
+		del++
+	}
+	numDel := int32(del - hdr - deltaHeaderInts)
+	dst = dst[:del+copy(dst[del:], dst[hdr+deltaHeaderInts+nf:])]
+	dst[hdr], dst[hdr+1], dst[hdr+2] = numDel, numUpd, 0
 	return dst
 }
 
-// equalInts reports whether a and b (of the same length) hold the same ints.
+// sameLayout returns how many items from the start of a and b (keys and
+// offsets from the items on) have the same keys and sizes and the type of
+// the first (a run of one type: a tick changes all its items or none, as
+// the player infos, or some, as the characters).
+func sameLayout(ak []uint32, ao []int32, bk []uint32, bo []int32) int {
+	n := min(len(ak), len(bk))
+	m := 0
+	for m < n && ak[m] == bk[m] && ak[m]>>16 == ak[0]>>16 && ao[m+1]-ao[m] == bo[m+1]-bo[m] {
+		m++
+	}
+	return m
+}
+
+// equalInts reports whether a and the first len(a) ints of b are equal.
 func equalInts(a, b []int32) bool {
 	b = b[:len(a)]
 	for x, v := range a {

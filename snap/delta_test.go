@@ -290,16 +290,8 @@ func TestDeltaDifferential(t *testing.T) {
 			if iter%50 == 0 {
 				to = slowSnap{} // everything removed
 			}
-			f, err := from.build()
-			if err != nil {
-				t.Fatal(err)
-			}
-			tt, err := to.build()
-			if err != nil {
-				t.Fatal(err)
-			}
-			fromS.CopyFrom(f)
-			toS.CopyFrom(tt)
+			from.buildInto(t, &fromS)
+			to.buildInto(t, &toS)
 			if toS.CRC() != to.crc() {
 				t.Fatalf("CRC %d, model %d", toS.CRC(), to.crc())
 			}
@@ -337,4 +329,67 @@ func TestDeltaDifferential(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestDeltaDifferentialRuns is TestDeltaDifferential with the layout of a
+// game's snapshots: long runs of items of a few types (AppendDelta compares
+// a run of one type with the same keys and sizes at once), of which a tick
+// changes none, one or a few, or removes or adds some.
+func TestDeltaDifferentialRuns(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var fromS, toS, got Snapshot
+	var delta []int32
+	for iter := range 3000 {
+		from := slowSnap{}
+		for range r.IntN(120) {
+			typ := uint32([...]int{4, 10, 11, 30, 31}[r.IntN(5)]) // with and without a static size
+			from[typ<<16|uint32(r.IntN(64))] = nil
+		}
+		for k := range from {
+			size, static := slowSizeField(Sizes7, int32(k>>16))
+			if !static {
+				size = 1 + int(k>>16)%5
+			}
+			d := make([]int32, size)
+			for i := range d {
+				d[i] = int32(r.IntN(5))
+			}
+			from[k] = d
+		}
+		to := slowSnap{}
+		for k, d := range from {
+			nd := slices.Clone(d)
+			switch r.IntN(40) {
+			case 0:
+				continue // removed
+			case 1, 2:
+				nd[r.IntN(len(nd))]++
+			case 3:
+				to[k^1] = slices.Clone(d) // added (or kept) beside it
+			}
+			to[k] = nd
+		}
+		from.buildInto(t, &fromS)
+		to.buildInto(t, &toS)
+		delta = AppendDelta(delta[:0], &fromS, &toS, Sizes7)
+		if want := slowCreate(from, to, Sizes7); !slices.Equal(delta, want) {
+			t.Fatalf("iter %d: delta\n got %v\nwant %v", iter, delta, want)
+		}
+		if err := ApplyDelta(&got, &fromS, delta, Sizes7); err != nil {
+			t.Fatalf("iter %d: apply: %v", iter, err)
+		}
+		if !got.Equal(&toS) {
+			t.Fatalf("iter %d: apply mismatch", iter)
+		}
+	}
+}
+
+// buildInto builds m into dst, failing t when the builder refuses it.
+func (m slowSnap) buildInto(t *testing.T, dst *Snapshot) {
+	t.Helper()
+	s, err := m.build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst.CopyFrom(s)
 }
