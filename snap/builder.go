@@ -27,6 +27,8 @@ type Builder struct {
 	gen uint32
 
 	order []uint64 // scratch for Finish: key<<32 | insertion index
+	merge []uint64 // scratch for sortRuns
+	runs  []int32  // scratch for sortRuns: the end of each run
 }
 
 // Reset discards all items, keeping the buffers.
@@ -120,18 +122,111 @@ func (b *Builder) Finish(dst *Snapshot) {
 	for i, k := range b.keys {
 		b.order = append(b.order, uint64(k)<<32|uint64(i))
 	}
-	slices.Sort(b.order)
+	b.sortRuns()
 	dst.keys = slices.Grow(dst.keys[:0], n)
 	dst.offs = append(slices.Grow(dst.offs[:0], n+1), 0)
 	dst.data = slices.Grow(dst.data[:0], b.words)
+	// Items added one after the other that stay neighbours (the player
+	// infos in slot order) are copied at once.
+	from, to := int32(0), int32(0) // b.data[from:to] waits to be copied
 	for _, o := range b.order {
 		i := int(uint32(o))
 		start := b.offs[i]
+		if start != to {
+			dst.data = append(dst.data, b.data[from:to]...)
+			from = start
+		}
+		to = start + b.sizes[i]
 		dst.keys = append(dst.keys, uint32(o>>32))
-		dst.data = append(dst.data, b.data[start:start+b.sizes[i]]...)
-		dst.offs = append(dst.offs, int32(len(dst.data)))
+		dst.offs = append(dst.offs, int32(len(dst.data))+to-from)
 	}
+	dst.data = append(dst.data, b.data[from:to]...)
 	dst.crc = crcOf(dst.data)
+}
+
+// sortRuns sorts b.order (unique values) ascending by merging its runs,
+// the descending ones reversed first: a world adds its items in a few long
+// runs (the player infos in slot order, the entities newest first), which
+// this sorts in a few linear passes.
+func (b *Builder) sortRuns() {
+	o := b.order
+	n := len(o)
+	runs := b.runs[:0]
+	for i := 0; i < n; {
+		j := i + 1
+		if j < n && o[j] < o[i] {
+			for j < n && o[j] < o[j-1] {
+				j++
+			}
+			slices.Reverse(o[i:j])
+		} else {
+			for j < n && o[j] > o[j-1] {
+				j++
+			}
+		}
+		if j-i < minRun { // short runs (items of alternating types) made longer
+			j = min(i+minRun, n)
+			insertionSort(o[i:j])
+		}
+		runs = append(runs, int32(j))
+		i = j
+	}
+	b.runs = runs
+	if len(runs) <= 1 {
+		return
+	}
+	b.merge = slices.Grow(b.merge[:0], n)[:n]
+	src, dst := o, b.merge
+	for len(runs) > 1 {
+		start := int32(0)
+		merged := runs[:0] // written behind the reads
+		for r := 0; r < len(runs); r += 2 {
+			if r+1 == len(runs) {
+				copy(dst[start:runs[r]], src[start:runs[r]])
+				merged = append(merged, runs[r])
+				break
+			}
+			mid, end := runs[r], runs[r+1]
+			mergeInto(dst[start:end], src[start:mid], src[mid:end])
+			merged = append(merged, end)
+			start = end
+		}
+		runs = merged
+		src, dst = dst, src
+	}
+	if &src[0] != &o[0] {
+		copy(o, src)
+	}
+}
+
+// minRun is the shortest run sortRuns merges: shorter ones are extended
+// by insertion.
+const minRun = 8
+
+// insertionSort sorts the short o ascending.
+func insertionSort(o []uint64) {
+	for i := 1; i < len(o); i++ {
+		for j := i; j > 0 && o[j] < o[j-1]; j-- {
+			o[j], o[j-1] = o[j-1], o[j]
+		}
+	}
+}
+
+// mergeInto merges the ascending a and b into dst (len(a)+len(b) long).
+func mergeInto(dst, a, b []uint64) {
+	i, j, k := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		if a[i] < b[j] {
+			dst[k] = a[i]
+			i++
+		} else {
+			dst[k] = b[j]
+			j++
+		}
+		k++
+	}
+	k += copy(dst[k:], a[i:])
+	copy(dst[k:], b[j:])
 }
 
 // Item returns item i (0 <= i < NumItems) in insertion order. Its Data

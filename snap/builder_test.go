@@ -2,6 +2,8 @@ package snap
 
 import (
 	"errors"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -165,5 +167,66 @@ func TestBuilderAllocs(t *testing.T) {
 	build()
 	if n := testing.AllocsPerRun(50, build); n != 0 {
 		t.Errorf("allocs per build = %v, want 0", n)
+	}
+}
+
+// TestBuilderOrders: whatever order the items come in (ascending,
+// descending, random, runs of each as a world adds them, sizes 0 and up),
+// Finish holds them sorted by key, each with its own data, and the CRC of
+// all of them.
+func TestBuilderOrders(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var b Builder
+	var s Snapshot
+	for iter := range 3000 {
+		b.Reset()
+		want := map[uint32][]int32{}
+		var keys []uint32
+		for range r.IntN(5) { // runs
+			n := r.IntN(70)
+			typ := uint16(r.IntN(30))
+			base := uint16(r.IntN(100))
+			for k := range n {
+				var id uint16
+				switch iter % 3 {
+				case 0:
+					id = base + uint16(k) // ascending
+				case 1:
+					id = base + uint16(n-k) // descending
+				default:
+					id = uint16(r.IntN(400))
+				}
+				key := Key(typ, id)
+				if _, dup := want[key]; dup {
+					continue
+				}
+				d, err := b.NewItem(typ, id, r.IntN(4))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range d {
+					d[i] = r.Int32()
+				}
+				want[key] = slices.Clone(d)
+				keys = append(keys, key)
+			}
+		}
+		b.Finish(&s)
+		slices.Sort(keys)
+		if s.NumItems() != len(keys) {
+			t.Fatalf("iter %d: %d items, want %d", iter, s.NumItems(), len(keys))
+		}
+		var crc uint32
+		for i, k := range keys {
+			if s.Key(i) != k || !slices.Equal(s.ItemData(i), want[k]) {
+				t.Fatalf("iter %d: item %d is %x %v, want %x %v", iter, i, s.Key(i), s.ItemData(i), k, want[k])
+			}
+			for _, v := range want[k] {
+				crc += uint32(v)
+			}
+		}
+		if s.CRC() != crc {
+			t.Fatalf("iter %d: CRC %d, want %d", iter, s.CRC(), crc)
+		}
 	}
 }
