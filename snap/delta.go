@@ -64,7 +64,7 @@ func AppendDelta(dst []int32, from, to *Snapshot, sizes *SizeTable) []int32 {
 			// both is compared at once, item by item only if it differs.
 			if j >= runEnd {
 				m := sameLayout(fk[i:], fo[i:], tk[j:], to_[j:])
-				if slices.Equal(to.data[to_[j]:to_[j+m]], fd[fo[i]:fo[i+m]]) {
+				if m > 0 && slices.Equal(to.data[to_[j]:to_[j+m]], fd[fo[i]:fo[i+m]]) {
 					i += m
 					j += m - 1
 					continue

@@ -334,7 +334,7 @@ func TestDeltaDifferential(t *testing.T) {
 // TestDeltaDifferentialRuns is TestDeltaDifferential with the layout of a
 // game's snapshots: long runs of items of a few types (AppendDelta compares
 // a run of one type with the same keys and sizes at once), of which a tick
-// changes none, one or a few, or removes or adds some.
+// changes none, one or a few, removes or adds some, or resizes one.
 func TestDeltaDifferentialRuns(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	var fromS, toS, got Snapshot
@@ -366,8 +366,18 @@ func TestDeltaDifferentialRuns(t *testing.T) {
 				nd[r.IntN(len(nd))]++
 			case 3:
 				to[k^1] = slices.Clone(d) // added (or kept) beside it
+			case 4:
+				if _, static := slowSizeField(Sizes7, int32(k>>16)); !static {
+					nd = append(nd, 1) // resized: a changed item of its own
+				}
 			}
 			to[k] = nd
+		}
+		resized := false
+		for k, d := range to {
+			if od, ok := from[k]; ok && len(od) != len(d) {
+				resized = true
+			}
 		}
 		from.buildInto(t, &fromS)
 		to.buildInto(t, &toS)
@@ -375,7 +385,14 @@ func TestDeltaDifferentialRuns(t *testing.T) {
 		if want := slowCreate(from, to, Sizes7); !slices.Equal(delta, want) {
 			t.Fatalf("iter %d: delta\n got %v\nwant %v", iter, delta, want)
 		}
-		if err := ApplyDelta(&got, &fromS, delta, Sizes7); err != nil {
+		err := ApplyDelta(&got, &fromS, delta, Sizes7)
+		if resized { // as documented: a receiver refuses a resized item
+			if !errors.Is(err, ErrSizeMismatch) {
+				t.Fatalf("iter %d: apply of a resized item: %v, want ErrSizeMismatch", iter, err)
+			}
+			continue
+		}
+		if err != nil {
 			t.Fatalf("iter %d: apply: %v", iter, err)
 		}
 		if !got.Equal(&toS) {
