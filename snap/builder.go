@@ -25,6 +25,16 @@ type Builder struct {
 
 	set [keySetSize]uint64 // gen<<32 | key; a slot is empty unless gen matches
 	gen uint32
+	// inSet is how many of keys (a prefix) are in set. A key above every
+	// earlier one cannot repeat one, so it is appended without the set;
+	// the set is filled up to date only when a key comes below one.
+	inSet int
+	max   uint32 // the largest key so far
+	// tail is where the items that each came above every earlier key
+	// begin: from there on they are in key order and above all items
+	// before, so Finish sorts only those before and copies the tail as
+	// it is (a world that builds in key order has tail 0).
+	tail int
 
 	order []uint64 // scratch for Finish: key<<32 | insertion index
 	merge []uint64 // scratch for sortRuns
@@ -37,6 +47,7 @@ func (b *Builder) Reset() {
 	b.offs = b.offs[:0]
 	b.sizes = b.sizes[:0]
 	b.words = 0
+	b.inSet, b.tail = 0, 0
 	b.gen++
 	if b.gen == 0 { // wrapped: old stamps could match again
 		clear(b.set[:])
@@ -79,11 +90,23 @@ func (b *Builder) NewItem(typ, id uint16, size int) ([]int32, error) {
 		return nil, err
 	}
 	key := Key(typ, id)
-	slot, dup := b.lookup(key)
-	if dup {
-		return nil, ErrDuplicateKey
+	n := len(b.keys)
+	if n == 0 || key > b.max {
+		b.max = key // above every earlier key: no duplicate, no set
+	} else {
+		for _, k := range b.keys[b.inSet:] { // unique: none of them is in set yet
+			slot, _ := b.lookup(k)
+			b.set[slot] = uint64(b.gen)<<32 | uint64(k)
+		}
+		slot, dup := b.lookup(key)
+		if dup {
+			b.inSet = n
+			return nil, ErrDuplicateKey
+		}
+		b.set[slot] = uint64(b.gen)<<32 | uint64(key)
+		b.inSet = n + 1
+		b.tail = n + 1
 	}
-	b.set[slot] = uint64(b.gen)<<32 | uint64(key)
 	if b.data == nil {
 		b.data = make([]int32, MaxWords)
 	}
@@ -117,9 +140,9 @@ func (b *Builder) lookup(key uint32) (slot int, dup bool) {
 // Finish writes the items, sorted by key, into dst (reusing dst's buffers)
 // and computes the CRC. The builder keeps its items until Reset.
 func (b *Builder) Finish(dst *Snapshot) {
-	n := len(b.keys)
+	n, t := len(b.keys), b.tail
 	b.order = b.order[:0]
-	for i, k := range b.keys {
+	for i, k := range b.keys[:t] {
 		b.order = append(b.order, uint64(k)<<32|uint64(i))
 	}
 	b.sortRuns()
@@ -141,6 +164,14 @@ func (b *Builder) Finish(dst *Snapshot) {
 		dst.offs = append(dst.offs, int32(len(dst.data))+to-from)
 	}
 	dst.data = append(dst.data, b.data[from:to]...)
+	if t < n { // the tail, in key order and above the rest: as it is
+		shift := int32(len(dst.data)) - b.offs[t]
+		dst.keys = append(dst.keys, b.keys[t:]...)
+		for i := t; i < n; i++ {
+			dst.offs = append(dst.offs, b.offs[i]+b.sizes[i]+shift)
+		}
+		dst.data = append(dst.data, b.data[b.offs[t]:b.words]...)
+	}
 	dst.crc = crcOf(dst.data)
 }
 

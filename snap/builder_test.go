@@ -178,26 +178,48 @@ func TestBuilderOrders(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	var b Builder
 	var s Snapshot
-	for iter := range 3000 {
+	sortedBuilds, tailBuilds, dups := 0, 0, 0
+	for iter := range 5000 {
 		b.Reset()
 		want := map[uint32][]int32{}
 		var keys []uint32
-		for range r.IntN(5) { // runs
+		typ := uint16(0)
+		mode := iter % 5
+		for run := range r.IntN(5) {
 			n := r.IntN(70)
-			typ := uint16(r.IntN(30))
+			if mode >= 3 { // ascending types: in key order, but for mode 4's first run
+				typ += 1 + uint16(r.IntN(3))
+			} else {
+				typ = uint16(r.IntN(30))
+			}
 			base := uint16(r.IntN(100))
 			for k := range n {
 				var id uint16
-				switch iter % 3 {
-				case 0:
+				switch {
+				case mode == 4 && run == 0:
+					id = uint16(r.IntN(400)) // a first run in any order, the rest above it
+				case mode == 0 || mode >= 3:
 					id = base + uint16(k) // ascending
-				case 1:
+				case mode == 1:
 					id = base + uint16(n-k) // descending
 				default:
 					id = uint16(r.IntN(400))
 				}
 				key := Key(typ, id)
-				if _, dup := want[key]; dup {
+				if _, dup := want[key]; dup || (len(keys) > 0 && r.IntN(20) == 0) {
+					// A key added before (in or out of order) is refused,
+					// and the builder stays as it was.
+					if !dup {
+						key = keys[r.IntN(len(keys))]
+					}
+					items, words := b.NumItems(), b.words
+					if _, err := b.NewItem(uint16(key>>16), uint16(key), 1); err != ErrDuplicateKey {
+						t.Fatalf("iter %d: adding %x again: %v, want ErrDuplicateKey", iter, key, err)
+					}
+					if b.NumItems() != items || b.words != words {
+						t.Fatalf("iter %d: a refused duplicate changed the builder", iter)
+					}
+					dups++
 					continue
 				}
 				d, err := b.NewItem(typ, id, r.IntN(4))
@@ -210,6 +232,12 @@ func TestBuilderOrders(t *testing.T) {
 				want[key] = slices.Clone(d)
 				keys = append(keys, key)
 			}
+		}
+		switch {
+		case b.tail == 0 && len(keys) > 1:
+			sortedBuilds++
+		case b.tail > 1 && b.tail < len(keys)-1:
+			tailBuilds++
 		}
 		b.Finish(&s)
 		slices.Sort(keys)
@@ -229,4 +257,11 @@ func TestBuilderOrders(t *testing.T) {
 			t.Fatalf("iter %d: CRC %d, want %d", iter, s.CRC(), crc)
 		}
 	}
+	// Every way of Finish ran: builds in key order copied as they are,
+	// builds with a tail in key order above the rest, the others sorted.
+	if sortedBuilds < 500 || sortedBuilds > 2500 || tailBuilds < 300 || dups < 1000 {
+		t.Errorf("%d builds in key order, %d with a tail, %d duplicates refused: the test does not exercise every way",
+			sortedBuilds, tailBuilds, dups)
+	}
+	t.Logf("%d builds in key order, %d with a tail, %d duplicates refused", sortedBuilds, tailBuilds, dups)
 }
