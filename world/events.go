@@ -24,6 +24,7 @@ type snapEvent struct {
 // eventBuffer collects the events of the ticks since the last PostSnap.
 type eventBuffer struct {
 	n      int
+	types  uint64 // a bit for each type among the events (all below 64)
 	events [MaxSnapEvents]snapEvent
 }
 
@@ -35,6 +36,7 @@ func (b *eventBuffer) create(typ uint16, size int, mask uint64) []int32 {
 	}
 	e := &b.events[b.n]
 	b.n++
+	b.types |= 1 << typ
 	e.typ = typ
 	e.size = uint8(size)
 	e.mask = mask
@@ -42,7 +44,7 @@ func (b *eventBuffer) create(typ uint16, size int, mask uint64) []int32 {
 	return e.data[:size]
 }
 
-func (b *eventBuffer) clear() { b.n = 0 }
+func (b *eventBuffer) clear() { b.n, b.types = 0, 0 }
 
 func (w *World) createExplosionEvent(pos vmath.Vec2) {
 	if d := w.events.create(EventExplosion, SizeEventExplosion, maskAll); d != nil {

@@ -1,6 +1,9 @@
 package world
 
 import (
+	"math/bits"
+
+	"twserver/snap"
 	"twserver/world/vmath"
 )
 
@@ -10,15 +13,16 @@ type SnapBuilder interface {
 	NewItem(typ, id uint16, size int) ([]int32, error)
 }
 
-// Snap adds the 0.7.5 snapshot items for client viewer to b, in the
-// reference's build order: world entities (projectiles, lasers, pickups,
-// characters, flags; newest first, each skipped when outside the viewer's
-// view), the controller objects (GameData, GameDataTeam in team modes,
-// De_GameInfo for demos, GameDataFlag in CTF), the events within 1500 units
-// whose client mask contains the viewer, and for every player PlayerInfo
-// (plus SpectatorInfo for the viewer itself when it spectates, and
-// De_ClientInfo for demos). viewer -1 builds the demo snapshot that sees
-// everything. viewer must be an in-game player (EnterPlayer) or -1.
+// Snap adds the 0.7.5 snapshot items for client viewer to b: projectiles
+// and lasers (newest first), then in key order (type, then id) pickups,
+// flags, the controller objects (GameData, GameDataTeam in team modes,
+// De_GameInfo for demos, GameDataFlag in CTF), characters, for every player
+// PlayerInfo (and De_ClientInfo for demos), SpectatorInfo for the viewer
+// itself when it spectates, and the events within 1500 units whose client
+// mask contains the viewer. Entities outside the viewer's view are skipped;
+// viewer -1 builds the demo snapshot that sees everything. viewer must be
+// an in-game player (EnterPlayer) or -1. The key order lets a builder keep
+// the items as they come instead of sorting them (snap.Builder does).
 //
 // Snap only reads the world, so snapshots for several viewers may be built
 // concurrently between ticks. Like the reference, an item the builder
@@ -40,24 +44,28 @@ func (w *World) Snap(viewer int, b SnapBuilder) error {
 	for i := len(w.lasers) - 1; i >= 0; i-- {
 		keep(w.lasers[i].snap(w, viewer, b))
 	}
-	for i := len(w.pickups) - 1; i >= 0; i-- {
+	// The rest in key order (projectiles and lasers: the pool reuses ids).
+	for i := range w.pickups {
 		keep(w.pickups[i].snap(w, viewer, b))
 	}
-	for i := len(w.chars) - 1; i >= 0; i-- {
-		if c := w.chars[i]; c.inWorld {
+	for _, f := range w.flagLst { // in the map's order
+		keep(f.snap(w, viewer, b))
+	}
+	keep(w.ctrl.snap(viewer, b))
+	for i := range w.charStore { // those of w.chars, by client id
+		if c := &w.charStore[i]; c.inWorld {
 			keep(c.snap(viewer, b))
 		}
 	}
-	for i := len(w.flagLst) - 1; i >= 0; i-- {
-		keep(w.flagLst[i].snap(w, viewer, b))
-	}
-	keep(w.ctrl.snap(viewer, b))
-	keep(w.snapEvents(viewer, b))
 	for _, p := range w.players {
 		if p != nil && p.ingame {
 			keep(p.snap(viewer, b))
 		}
 	}
+	if viewer >= 0 {
+		keep(w.players[viewer].snapSpectatorInfo(b))
+	}
+	keep(w.snapEvents(viewer, b))
 	return first
 }
 
@@ -72,24 +80,31 @@ func (w *World) PostSnap() {
 	w.events.clear()
 }
 
+// snapEvents writes the events in key order: by type, then id (the order
+// of creation, as the reference numbers them).
 func (w *World) snapEvents(viewer int, b SnapBuilder) error {
-	for i := 0; i < w.events.n; i++ {
-		e := &w.events.events[i]
-		if viewer >= 0 {
-			if e.mask&(uint64(1)<<uint(viewer)) == 0 {
+	for m := w.events.types; m != 0; m &= m - 1 {
+		typ := uint16(bits.TrailingZeros64(m))
+		for i := 0; i < w.events.n; i++ {
+			e := &w.events.events[i]
+			if e.typ != typ || !w.eventFor(e, viewer) {
 				continue
 			}
-			if vmath.Distance(w.players[viewer].viewPos, vmath.V(float32(e.data[0]), float32(e.data[1]))) >= eventRange {
-				continue
+			d, err := b.NewItem(e.typ, uint16(i), int(e.size))
+			if err != nil {
+				return err
 			}
+			copy(d, e.data[:e.size])
 		}
-		d, err := b.NewItem(e.typ, uint16(i), int(e.size))
-		if err != nil {
-			return err
-		}
-		copy(d, e.data[:e.size])
 	}
 	return nil
+}
+
+// eventFor reports whether viewer gets e: in its client mask and within
+// eventRange of its view (the demo's viewer -1 gets every event).
+func (w *World) eventFor(e *snapEvent, viewer int) bool {
+	return viewer < 0 || e.mask&(uint64(1)<<uint(viewer)) != 0 &&
+		vmath.Distance(w.players[viewer].viewPos, vmath.V(float32(e.data[0]), float32(e.data[1]))) < eventRange
 }
 
 func (c *controller) snap(viewer int, b SnapBuilder) error {
@@ -196,23 +211,28 @@ func (p *Player) snap(viewer int, b SnapBuilder) error {
 		d[2] = w.players[viewer].actLatency[p.cid]
 	}
 
-	if p.cid == viewer && p.spectating() {
-		d, err := b.NewItem(ObjSpectatorInfo, uint16(p.cid), SizeSpectatorInfo)
-		if err != nil {
-			return err
-		}
-		d[0] = int32(p.specMode)
-		d[1] = int32(p.spectatorID)
-		pos := p.viewPos
-		if p.specFlag != nil {
-			pos = p.specFlag.pos
-		}
-		d[2], d[3] = int32(pos.X), int32(pos.Y)
-	}
-
 	if viewer == -1 {
 		return p.snapDeClientInfo(b, false)
 	}
+	return nil
+}
+
+// snapSpectatorInfo writes the viewer's own SpectatorInfo when it spectates.
+func (p *Player) snapSpectatorInfo(b SnapBuilder) error {
+	if !p.spectating() {
+		return nil
+	}
+	d, err := b.NewItem(ObjSpectatorInfo, uint16(p.cid), SizeSpectatorInfo)
+	if err != nil {
+		return err
+	}
+	d[0] = int32(p.specMode)
+	d[1] = int32(p.spectatorID)
+	pos := p.viewPos
+	if p.specFlag != nil {
+		pos = p.specFlag.pos
+	}
+	d[2], d[3] = int32(pos.X), int32(pos.Y)
 	return nil
 }
 
@@ -227,11 +247,11 @@ func (p *Player) snapDeClientInfo(b SnapBuilder, local bool) error {
 		d[0] = 1
 	}
 	d[1] = int32(p.team)
-	strToInts(d[2:6], p.info.Name)
-	strToInts(d[6:9], p.info.Clan)
+	snap.StrToInts(d[2:6], p.info.Name)
+	snap.StrToInts(d[6:9], p.info.Clan)
 	d[9] = p.info.Country
 	for i := 0; i < 6; i++ {
-		strToInts(d[10+6*i:16+6*i], p.info.SkinPartNames[i])
+		snap.StrToInts(d[10+6*i:16+6*i], p.info.SkinPartNames[i])
 		if p.info.UseCustomColors[i] {
 			d[46+i] = 1
 		}
@@ -266,25 +286,4 @@ func (w *World) SnapDemoInfo(viewer int, b SnapBuilder) error {
 		}
 	}
 	return nil
-}
-
-// strToInts packs s into dst the way the reference StrToInts does: four
-// bytes per int, big-endian, each byte offset by 128, the last byte of the
-// last int forced to 0 (so at most 4*len(dst)-1 bytes are kept).
-func strToInts(dst []int32, s string) {
-	var buf [4]byte
-	k := 0
-	for i := range dst {
-		for j := range buf {
-			buf[j] = 0
-			if k < len(s) {
-				buf[j] = s[k]
-				k++
-			}
-		}
-		dst[i] = int32(uint32(buf[0]+128)<<24 | uint32(buf[1]+128)<<16 | uint32(buf[2]+128)<<8 | uint32(buf[3]+128))
-	}
-	if n := len(dst); n > 0 {
-		dst[n-1] &^= 0xff
-	}
 }
