@@ -1,6 +1,9 @@
 package snap
 
-import "slices"
+import (
+	"slices"
+	"unsafe"
+)
 
 // Delta layout (net.md A4.5, CSnapshotDelta): the header ints below, then
 // num_deleted removed keys, then num_updated items of
@@ -64,7 +67,7 @@ func AppendDelta(dst []int32, from, to *Snapshot, sizes *SizeTable) []int32 {
 			// both is compared at once, item by item only if it differs.
 			if j >= runEnd {
 				m := sameLayout(fk[i:], fo[i:], tk[j:], to_[j:])
-				if m > 0 && slices.Equal(to.data[to_[j]:to_[j+m]], fd[fo[i]:fo[i+m]]) {
+				if m > 0 && equalInts(to.data[to_[j]:to_[j+m]], fd[fo[i]:fo[i+m]]) {
 					i += m
 					j += m - 1
 					continue
@@ -135,15 +138,17 @@ func sameLayout(ak []uint32, ao []int32, bk []uint32, bo []int32) int {
 	return m
 }
 
-// equalInts reports whether a and the first len(a) ints of b are equal.
+// equalInts reports whether a and the first len(a) ints of b are equal. It
+// compares their bytes with the runtime's vectorised memory comparison (an
+// int loop is the delta's hottest instruction: a run of 63 player infos is
+// 189 ints).
 func equalInts(a, b []int32) bool {
 	b = b[:len(a)]
-	for x, v := range a {
-		if v != b[x] {
-			return false
-		}
+	if len(a) == 0 {
+		return true
 	}
-	return true
+	return string(unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), 4*len(a))) ==
+		string(unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), 4*len(a)))
 }
 
 // ApplyDelta rebuilds into dst (reusing its buffers) the snapshot described
