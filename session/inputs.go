@@ -6,15 +6,27 @@ import "twserver/world"
 const InputRingSize = 200
 
 // Inputs is a slot's ring of its last inputs: the tick each is for and the
-// input. The ticks are kept apart so the per-tick search reads 800
-// contiguous bytes instead of the whole ring. NewInputs makes one; a nil
-// *Inputs holds nothing.
+// input. The ticks are kept apart from the inputs, and a count of the
+// stored ticks per bucket (tick mod inputBuckets) lets the per-tick lookup
+// skip the search of the whole ring: a tick with no input is found absent
+// in its bucket, and a tick alone in its bucket is found by walking back
+// from the newest input (it is nearly always among the last few stored).
+// NewInputs makes one; a nil *Inputs holds nothing.
 type Inputs struct {
 	ticks [InputRingSize]int32
 	ins   [InputRingSize]world.Input
+	count [inputBuckets]uint8 // stored ticks per bucket (at most InputRingSize)
 	head  int
 	last  int32 // the tick the last input was meant for (-1 for none)
 }
+
+// inputBuckets is the number of buckets of Inputs.count: more ticks than a
+// full ring spans at 30 inputs a second (200 inputs, 333 ticks), so a
+// bucket normally holds one tick.
+const inputBuckets = 512
+
+// bucket returns the bucket of a tick.
+func bucket(tick int32) int { return int(uint32(tick) % inputBuckets) }
 
 // NewInputs returns an empty ring.
 func NewInputs() *Inputs {
@@ -25,8 +37,14 @@ func NewInputs() *Inputs {
 
 // Store overwrites the oldest stored input with in, for tick.
 func (r *Inputs) Store(tick int32, in world.Input) {
+	if old := r.ticks[r.head]; old != -1 {
+		r.count[bucket(old)]--
+	}
 	r.ticks[r.head] = tick
 	r.ins[r.head] = in
+	if tick != -1 { // -1 marks an empty entry
+		r.count[bucket(tick)]++
+	}
 	r.head = (r.head + 1) % InputRingSize
 }
 
@@ -35,6 +53,7 @@ func (r *Inputs) Reset() {
 	for i := range r.ticks {
 		r.ticks[i] = -1
 	}
+	r.count = [inputBuckets]uint8{}
 	r.head, r.last = 0, -1
 }
 
@@ -51,7 +70,22 @@ func (r *Inputs) Accept(intended, cur int32) (at int32, newest bool) {
 // For returns the input stored for tick: the first in ring order from
 // index 0, as the reference.
 func (r *Inputs) For(tick int32) (world.Input, bool) {
-	if r == nil {
+	if r == nil || tick == -1 {
+		return world.Input{}, false
+	}
+	switch r.count[bucket(tick)] {
+	case 0:
+		return world.Input{}, false
+	case 1: // at most one entry holds tick: the first found is the first in ring order
+		for n, i := 0, r.head; n < InputRingSize; n++ {
+			if i == 0 {
+				i = InputRingSize
+			}
+			i--
+			if r.ticks[i] == tick {
+				return r.ins[i], true
+			}
+		}
 		return world.Input{}, false
 	}
 	for i, t := range &r.ticks {
