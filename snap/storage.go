@@ -23,7 +23,6 @@ const (
 )
 
 type storageEntry struct {
-	tick int32
 	tag  time.Duration
 	snap Snapshot
 }
@@ -34,6 +33,7 @@ type storageEntry struct {
 // allocate. The zero value is ready to use.
 type Storage struct {
 	ring  [MaxStored]*storageEntry // ring[(head+i)%MaxStored], oldest first
+	ticks [MaxStored]int32         // the tick of each entry of ring, by the same index: the searches and purges read one array, not every entry
 	head  int
 	count int
 	free  []*storageEntry // purged entries, reused LIFO (at most MaxFree)
@@ -43,6 +43,9 @@ type Storage struct {
 func (s *Storage) Len() int { return s.count }
 
 func (s *Storage) at(i int) *storageEntry { return s.ring[(s.head+i)%MaxStored] }
+
+// tickAt returns the tick of the i-th oldest entry.
+func (s *Storage) tickAt(i int) int32 { return s.ticks[(s.head+i)%MaxStored] }
 
 // dropOldest moves the oldest entry to the free list (or lets it go when
 // the free list holds MaxFree).
@@ -67,7 +70,7 @@ func (s *Storage) PurgeAll() {
 
 // PurgeBefore drops every entry with a tick below tick.
 func (s *Storage) PurgeBefore(tick int32) {
-	for s.count > 0 && s.at(0).tick < tick {
+	for s.count > 0 && s.tickAt(0) < tick {
 		s.dropOldest()
 	}
 }
@@ -88,7 +91,7 @@ func (s *Storage) Ack(tick int32) {
 // Snapshots returned earlier by Get may be recycled by Alloc, so look up a
 // delta base after Alloc.
 func (s *Storage) Alloc(tick int32, tag time.Duration) *Snapshot {
-	if s.count > 0 && tick <= s.at(s.count-1).tick {
+	if s.count > 0 && tick <= s.tickAt(s.count-1) {
 		s.PurgeAll()
 	}
 	s.PurgeBefore(tick - HistoryTicks)
@@ -103,8 +106,9 @@ func (s *Storage) Alloc(tick int32, tag time.Duration) *Snapshot {
 		e = new(storageEntry)
 	}
 	s.ring[(s.head+s.count)%MaxStored] = e
+	s.ticks[(s.head+s.count)%MaxStored] = tick
 	s.count++
-	e.tick, e.tag = tick, tag
+	e.tag = tag
 	e.snap.Reset()
 	return &e.snap
 }
@@ -119,13 +123,13 @@ func (s *Storage) Get(tick int32) (snap *Snapshot, tag time.Duration, ok bool) {
 	lo, hi := 0, s.count
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if s.at(m).tick < tick {
+		if s.tickAt(m) < tick {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if lo < s.count && s.at(lo).tick == tick {
+	if lo < s.count && s.tickAt(lo) == tick {
 		e := s.at(lo)
 		return &e.snap, e.tag, true
 	}
@@ -137,7 +141,7 @@ func (s *Storage) Newest() int32 {
 	if s.count == 0 {
 		return -1
 	}
-	return s.at(s.count - 1).tick
+	return s.tickAt(s.count - 1)
 }
 
 // Oldest returns the oldest stored tick, or −1 when empty.
@@ -145,5 +149,5 @@ func (s *Storage) Oldest() int32 {
 	if s.count == 0 {
 		return -1
 	}
-	return s.at(0).tick
+	return s.tickAt(0)
 }
