@@ -165,11 +165,16 @@ func (b *Builder) Finish(dst *Snapshot) {
 	}
 	dst.data = append(dst.data, b.data[from:to]...)
 	if t < n { // the tail, in key order and above the rest: as it is
+		// The builder's items lie end to end: item i ends where i+1 starts.
 		shift := int32(len(dst.data)) - b.offs[t]
 		dst.keys = append(dst.keys, b.keys[t:]...)
-		for i := t; i < n; i++ {
-			dst.offs = append(dst.offs, b.offs[i]+b.sizes[i]+shift)
+		m := len(dst.offs)
+		dst.offs = dst.offs[:m+n-t] // within the capacity grown above
+		out := dst.offs[m:]
+		for x, o := range b.offs[t+1 : n] {
+			out[x] = o + shift
 		}
+		out[n-t-1] = int32(b.words) + shift
 		dst.data = append(dst.data, b.data[b.offs[t]:b.words]...)
 	}
 	dst.crc = crcOf(dst.data)
