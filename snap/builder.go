@@ -17,10 +17,11 @@ type Builder struct {
 	// receiver could not decode them.
 	Sizes *SizeTable
 
-	keys  []uint32 // insertion order
-	offs  []int32  // start of item i in data
-	sizes []int32  // size of item i
-	data  []int32  // fixed capacity MaxWords, never reallocated
+	keys []uint32 // insertion order
+	// offs[i] is where item i starts in data and offs[i+1] where it ends
+	// (the items lie end to end); offs[0] is 0 once the builder is used.
+	offs  []int32
+	data  []int32 // fixed capacity MaxWords, never reallocated
 	words int
 
 	set [keySetSize]uint64 // gen<<32 | key; a slot is empty unless gen matches
@@ -44,8 +45,7 @@ type Builder struct {
 // Reset discards all items, keeping the buffers.
 func (b *Builder) Reset() {
 	b.keys = b.keys[:0]
-	b.offs = b.offs[:0]
-	b.sizes = b.sizes[:0]
+	b.offs = append(b.offs[:0], 0)
 	b.words = 0
 	b.inSet, b.tail = 0, 0
 	b.gen++
@@ -69,8 +69,9 @@ func (b *Builder) Size() int { return serializedSize(len(b.keys), b.words) }
 // ErrSizeMismatch when Sizes is set and the type's static size differs.
 // A refused item leaves the builder unchanged.
 func (b *Builder) NewItem(typ, id uint16, size int) ([]int32, error) {
-	if b.gen == 0 {
+	if b.gen == 0 { // the zero value's first item
 		b.gen = 1
+		b.offs = append(b.offs[:0], 0)
 	}
 	if typ > MaxType {
 		return nil, ErrBadKey
@@ -112,9 +113,8 @@ func (b *Builder) NewItem(typ, id uint16, size int) ([]int32, error) {
 	}
 	start := b.words
 	b.keys = append(b.keys, key)
-	b.offs = append(b.offs, int32(start))
-	b.sizes = append(b.sizes, int32(size))
 	b.words += size
+	b.offs = append(b.offs, int32(b.words))
 	d := b.data[start : start+size : start+size]
 	clear(d)
 	return d, nil
@@ -159,22 +159,20 @@ func (b *Builder) Finish(dst *Snapshot) {
 			dst.data = append(dst.data, b.data[from:to]...)
 			from = start
 		}
-		to = start + b.sizes[i]
+		to = b.offs[i+1]
 		dst.keys = append(dst.keys, uint32(o>>32))
 		dst.offs = append(dst.offs, int32(len(dst.data))+to-from)
 	}
 	dst.data = append(dst.data, b.data[from:to]...)
 	if t < n { // the tail, in key order and above the rest: as it is
-		// The builder's items lie end to end: item i ends where i+1 starts.
 		shift := int32(len(dst.data)) - b.offs[t]
 		dst.keys = append(dst.keys, b.keys[t:]...)
 		m := len(dst.offs)
 		dst.offs = dst.offs[:m+n-t] // within the capacity grown above
 		out := dst.offs[m:]
-		for x, o := range b.offs[t+1 : n] {
+		for x, o := range b.offs[t+1 : n+1] { // the ends of the tail's items
 			out[x] = o + shift
 		}
-		out[n-t-1] = int32(b.words) + shift
 		dst.data = append(dst.data, b.data[b.offs[t]:b.words]...)
 	}
 	dst.crc = crcOf(dst.data)
@@ -269,7 +267,6 @@ func mergeInto(dst, a, b []uint64) {
 // aliases the builder and stays valid until the next Reset.
 func (b *Builder) Item(i int) Item {
 	k := b.keys[i]
-	start := b.offs[i]
-	end := start + b.sizes[i]
+	start, end := b.offs[i], b.offs[i+1]
 	return Item{Type: uint16(k >> 16), ID: uint16(k), Data: b.data[start:end:end]}
 }
