@@ -75,11 +75,17 @@ func uuidInts(u [16]byte) (w [SizeEx]int32) {
 	return w
 }
 
-// gameInfoEx adds DDNet's extended game info and its type announcement.
-func (t *Translator) gameInfoEx(dst *snap.Builder) {
+// gameInfoExType adds the announcement of DDNet's extended game info type
+// (type 0: the first key of a snapshot).
+func (t *Translator) gameInfoExType(dst *snap.Builder) {
 	if d := t.add(dst, ObjEx, ObjGameInfoEx, SizeEx); d != nil {
 		copy(d, gameInfoExUUID[:])
 	}
+}
+
+// gameInfoEx adds DDNet's extended game info (type snap.MaxType: the last
+// key of a snapshot).
+func (t *Translator) gameInfoEx(dst *snap.Builder) {
 	if d := t.add(dst, ObjGameInfoEx, 0, SizeGameInfoEx); d != nil {
 		copy(d, VanillaGameInfoEx[:])
 	}

@@ -89,6 +89,34 @@ type Translator struct {
 	events  uint16            // next event id
 	first   error
 	ids     *idMap // the viewer's id map (identity when off)
+
+	// Items added after their source item, where their 0.6 type comes:
+	// the players whose ClientInfo follows the PlayerInfos, and the
+	// characters' sounds (their event ids taken in source order).
+	clients  [MaxClients]uint8
+	nClients int
+	sounds   [charSounds * MaxClients]queuedSound
+	nSounds  int
+	stage    int       // what is still to add from elsewhere: 0 GameInfo and GameData, 1 ClientInfos, 2 sounds, 3 nothing
+	game     gameData7 // pass 1's reading
+	tick     int32
+	infos    *Infos
+}
+
+// gameData7 is what pass 1 reads from the 0.7 game data objects.
+type gameData7 struct {
+	gd                  [3]int32 // GameData: start tick, state flags, state end tick
+	teamScore, carriers [2]int32
+	haveGD, haveTeam    bool
+}
+
+// charSounds is the most SoundWorld events one character makes.
+const charSounds = 4
+
+// queuedSound is a character's SoundWorld event waiting for its place.
+type queuedSound struct {
+	x, y, sound int32
+	id          uint16
 }
 
 // identity is the id map of viewers that see every id.
@@ -143,32 +171,32 @@ func (t *Translator) snap(dst *snap.Builder, src Items, viewer int, tick int32, 
 	t.ids = ids
 	t.first = nil
 	t.events = 0
+	t.nClients, t.nSounds, t.stage = 0, 0, 0
+	t.game, t.tick, t.infos = gameData7{}, tick, infos
 	clear(t.flags7[:])
 	clear(t.dmgSeen[:])
 
 	// Pass 1: the game state, spread over three 0.7 objects, and the
 	// player flags the 0.6 Character carries.
-	var gd [3]int32
-	var teamScore, carriers [2]int32
-	haveGD, haveTeam := false, false
+	g := &t.game
 	n := src.NumItems()
 	for i := range n {
 		it := src.Item(i)
 		switch it.Type {
 		case obj7GameData:
 			if t.sized(it) {
-				copy(gd[:], it.Data)
-				haveGD = true
+				copy(g.gd[:], it.Data)
+				g.haveGD = true
 			}
 		case obj7GameDataTeam:
 			if t.sized(it) {
-				teamScore[0], teamScore[1] = it.Data[0], it.Data[1]
-				haveTeam = true
+				g.teamScore[0], g.teamScore[1] = it.Data[0], it.Data[1]
+				g.haveTeam = true
 			}
 		case obj7GameDataFlag:
 			if t.sized(it) {
-				carriers[0], carriers[1] = it.Data[0], it.Data[1]
-				haveTeam = true
+				g.carriers[0], g.carriers[1] = it.Data[0], it.Data[1]
+				g.haveTeam = true
 			}
 		case obj7PlayerInfo:
 			if t.sized(it) && it.ID < MaxClients {
@@ -177,50 +205,15 @@ func (t *Translator) snap(dst *snap.Builder, src Items, viewer int, tick int32, 
 		}
 	}
 
-	if d := t.add(dst, ObjGameInfo, 0, SizeGameInfo); d != nil {
-		gi := &infos.GameInfo
-		d[0] = gi.GameFlags & (GameFlagTeams | GameFlagFlags)
-		if haveGD {
-			var st int32
-			if gd[1]&gameState7GameOver != 0 {
-				st |= GameStateFlagGameOver
-			}
-			if gd[1]&gameState7SuddenDeath != 0 {
-				st |= GameStateFlagSuddenDeath
-			}
-			if gd[1]&gameState7Paused != 0 {
-				st |= GameStateFlagPaused
-			}
-			d[1] = st
-			d[2] = max(gd[0], 0)
-			if gd[1]&(gameState7Warmup|gameState7Countdown|gameState7Paused) != 0 && gd[2] > tick {
-				d[3] = gd[2] - tick
-			}
-		}
-		d[4] = max(gi.ScoreLimit, 0)
-		d[5] = max(gi.TimeLimit, 0)
-		d[6] = max(gi.MatchNum, 0)
-		d[7] = max(gi.MatchCurrent, 0)
-	}
+	// Pass 2: everything else, in source order, which is 0.7 key order.
+	// The items made from elsewhere are added where their 0.6 type comes
+	// (the type-0 announcement first, GameInfo and GameData before the
+	// characters, the ClientInfos after the PlayerInfos, the characters'
+	// sounds before the other SoundWorld events, GameInfoEx last), so that
+	// dst receives its keys in order and copies them instead of sorting.
 	if ddnet {
-		t.gameInfoEx(dst)
+		t.gameInfoExType(dst)
 	}
-	if haveTeam {
-		if d := t.add(dst, ObjGameData, 0, SizeGameData); d != nil {
-			d[0], d[1] = teamScore[0], teamScore[1]
-			for i, c := range carriers {
-				if c >= 0 {
-					var ok bool
-					if c, ok = t.ids.id6(c); !ok {
-						c = flagTaken
-					}
-				}
-				d[2+i] = c
-			}
-		}
-	}
-
-	// Pass 2: everything else, in source order.
 	for i := range n {
 		it := src.Item(i)
 		if int(it.Type) >= numTypes7 || sizes7[it.Type] == 0 {
@@ -229,6 +222,7 @@ func (t *Translator) snap(dst *snap.Builder, src Items, viewer int, tick int32, 
 		if !t.sized(it) {
 			continue
 		}
+		t.addBefore(dst, int(types6[it.Type]))
 		d := it.Data
 		switch it.Type {
 		case obj7Projectile:
@@ -293,7 +287,88 @@ func (t *Translator) snap(dst *snap.Builder, src Items, viewer int, tick int32, 
 			t.damage(dst, d)
 		}
 	}
+	t.addBefore(dst, NumObjTypes)
+	if ddnet {
+		t.gameInfoEx(dst)
+	}
 	return t.first
+}
+
+// addBefore adds the items made from elsewhere whose 0.6 type comes
+// before typ6 and are not added yet.
+func (t *Translator) addBefore(dst *snap.Builder, typ6 int) {
+	if t.stage == 0 && typ6 > ObjGameData {
+		t.gameItems(dst)
+		t.stage = 1
+	}
+	if t.stage == 1 && typ6 > ObjClientInfo {
+		for _, cid := range t.clients[:t.nClients] {
+			t.clientInfo(dst, int(cid))
+		}
+		t.stage = 2
+	}
+	if t.stage == 2 && typ6 >= EventSoundWorld {
+		for _, q := range t.sounds[:t.nSounds] {
+			if o := t.add(dst, EventSoundWorld, q.id, SizeEventSound); o != nil {
+				o[0], o[1], o[2] = q.x, q.y, q.sound
+			}
+		}
+		t.stage = 3
+	}
+}
+
+// gameItems writes GameInfo and, when 0.7 has team data, GameData.
+func (t *Translator) gameItems(dst *snap.Builder) {
+	g := &t.game
+	if d := t.add(dst, ObjGameInfo, 0, SizeGameInfo); d != nil {
+		gi := &t.infos.GameInfo
+		d[0] = gi.GameFlags & (GameFlagTeams | GameFlagFlags)
+		if g.haveGD {
+			var st int32
+			if g.gd[1]&gameState7GameOver != 0 {
+				st |= GameStateFlagGameOver
+			}
+			if g.gd[1]&gameState7SuddenDeath != 0 {
+				st |= GameStateFlagSuddenDeath
+			}
+			if g.gd[1]&gameState7Paused != 0 {
+				st |= GameStateFlagPaused
+			}
+			d[1] = st
+			d[2] = max(g.gd[0], 0)
+			if g.gd[1]&(gameState7Warmup|gameState7Countdown|gameState7Paused) != 0 && g.gd[2] > t.tick {
+				d[3] = g.gd[2] - t.tick
+			}
+		}
+		d[4] = max(gi.ScoreLimit, 0)
+		d[5] = max(gi.TimeLimit, 0)
+		d[6] = max(gi.MatchNum, 0)
+		d[7] = max(gi.MatchCurrent, 0)
+	}
+	if g.haveTeam {
+		if d := t.add(dst, ObjGameData, 0, SizeGameData); d != nil {
+			d[0], d[1] = g.teamScore[0], g.teamScore[1]
+			for i, c := range g.carriers {
+				if c >= 0 {
+					var ok bool
+					if c, ok = t.ids.id6(c); !ok {
+						c = flagTaken
+					}
+				}
+				d[2+i] = c
+			}
+		}
+	}
+}
+
+// types6 is the 0.6 type each translated 0.7 type becomes (0: none in
+// pass 2; the game data types are read in pass 1).
+var types6 = [numTypes7]uint8{
+	obj7Projectile: ObjProjectile, obj7Laser: ObjLaser, obj7Pickup: ObjPickup, obj7Flag: ObjFlag,
+	obj7Character: ObjCharacter, obj7PlayerInfo: ObjPlayerInfo, obj7SpectatorInfo: ObjSpectatorInfo,
+	event7Common: EventCommon, event7Explosion: EventExplosion, event7Spawn: EventSpawn,
+	event7HammerHit: EventHammerHit, event7Death: EventDeath, event7SoundWorld: EventSoundWorld,
+	event7Damage: EventDamageInd,
 }
 
 // character writes the 0.6 Character of a 0.7 one and the sounds of its
@@ -334,22 +409,33 @@ func (t *Translator) character(dst *snap.Builder, it snap.Item, viewer int) {
 	ev := d[21]
 	x, y := d[1], d[2]
 	if ev&coreEvHookPlayer != 0 {
-		t.sound(dst, x, y, SoundHookAttachPlayer)
+		t.queueSound(x, y, SoundHookAttachPlayer)
 	}
 	if int(it.ID) != viewer {
 		if ev&coreEvGroundJump != 0 {
-			t.sound(dst, x, y, SoundPlayerJump)
+			t.queueSound(x, y, SoundPlayerJump)
 		}
 		if ev&coreEvHookGround != 0 {
-			t.sound(dst, x, y, SoundHookAttachGround)
+			t.queueSound(x, y, SoundHookAttachGround)
 		}
 		if ev&coreEvHookNoHook != 0 {
-			t.sound(dst, x, y, SoundHookNoAttach)
+			t.queueSound(x, y, SoundHookNoAttach)
 		}
 	}
 }
 
-// player writes the 0.6 PlayerInfo and ClientInfo of a 0.7 PlayerInfo.
+// queueSound takes the next event id for a character's SoundWorld event,
+// added later where the SoundWorld events come.
+func (t *Translator) queueSound(x, y, sound int32) {
+	if t.nSounds < len(t.sounds) {
+		t.sounds[t.nSounds] = queuedSound{x: x, y: y, sound: sound, id: t.events}
+		t.nSounds++
+	}
+	t.events++
+}
+
+// player writes the 0.6 PlayerInfo of a 0.7 PlayerInfo and notes the
+// player for its ClientInfo (clientInfo), added after the PlayerInfos.
 func (t *Translator) player(dst *snap.Builder, it snap.Item, viewer int, infos *Infos) {
 	cid := int(it.ID)
 	if cid >= MaxClients {
@@ -368,6 +454,20 @@ func (t *Translator) player(dst *snap.Builder, it snap.Item, viewer int, infos *
 		o[3] = it.Data[1] // score
 		o[4] = it.Data[2] // latency
 	}
+	if t.nClients < len(t.clients) { // one PlayerInfo a client id: snapshot keys are unique
+		t.clients[t.nClients] = uint8(cid)
+		t.nClients++
+	}
+}
+
+// clientInfo writes the 0.6 ClientInfo of client cid (name, clan, country,
+// 0.6 skin) under its id for the viewer.
+func (t *Translator) clientInfo(dst *snap.Builder, cid int) {
+	id, ok := t.ids.id6(int32(cid))
+	if !ok {
+		return
+	}
+	e := &t.infos.players[cid]
 	if o := t.add(dst, ObjClientInfo, uint16(id), SizeClientInfo); o != nil {
 		if e.active {
 			copy(o, e.info[:])

@@ -191,6 +191,85 @@ func BenchmarkTranslateSnap(b *testing.B) {
 	b.ReportMetric(float64(b6.NumItems()), "items/snap")
 }
 
+// BenchmarkTranslateFinish is the server's 0.6 path for the snapshots of
+// 16 players: the world's finished 0.7 snapshot translated, and the 0.6
+// one finished (sorted unless built in key order).
+func BenchmarkTranslateFinish(b *testing.B) {
+	w, infos := playingWorld(b, world.GameCTF, 16, 200)
+	s7 := make([]snap.Snapshot, 16)
+	var b7 snap.Builder
+	for v := range s7 {
+		b7.Reset()
+		if err := w.Snap(v, &b7); err != nil {
+			b.Fatal(err)
+		}
+		b7.Finish(&s7[v])
+	}
+	var b6 snap.Builder
+	b6.Sizes = snap.Sizes6
+	var s6 snap.Snapshot
+	var tr Translator
+	b.ReportAllocs()
+	for b.Loop() {
+		for v := range s7 {
+			b6.Reset()
+			if err := tr.Snap(&b6, &s7[v], v, w.CurrentTick(), infos); err != nil {
+				b.Fatal(err)
+			}
+			b6.Finish(&s6)
+		}
+	}
+}
+
+// TestTranslateKeyOrder: the world's finished 0.7 snapshots (in key order)
+// translate into 0.6 items added in key order, for DDNet and vanilla 0.6
+// viewers and a viewer that is no player, in DM, TDM and CTF games with
+// shots, sounds, damage and deaths, so the 0.6 builder never sorts them.
+func TestTranslateKeyOrder(t *testing.T) {
+	seen := map[uint16]bool{}
+	for _, gt := range []world.GameType{world.GameDM, world.GameTDM, world.GameCTF} {
+		w, infos := playingWorld(t, gt, 12, 50)
+		var b7, b6 snap.Builder
+		var s7 snap.Snapshot
+		var tr Translator
+		for range 200 {
+			playStep(w, 12)
+			for v := -1; v < 12; v++ {
+				for _, ddnet := range []bool{true, false} {
+					b7.Reset()
+					if err := w.Snap(v, &b7); err != nil {
+						t.Fatal(err)
+					}
+					b7.Finish(&s7)
+					b6.Reset()
+					b6.Sizes = snap.Sizes6
+					if err := tr.snap(&b6, &s7, v, w.CurrentTick(), infos, &identity, ddnet); err != nil {
+						t.Fatal(err)
+					}
+					for i := range b6.NumItems() {
+						it := b6.Item(i)
+						seen[it.Type] = true
+						if i == 0 {
+							continue
+						}
+						prev := b6.Item(i - 1)
+						if uint32(prev.Type)<<16|uint32(prev.ID) >= uint32(it.Type)<<16|uint32(it.ID) {
+							t.Fatalf("%v, viewer %d, ddnet %v: item %d (%d:%d) added after %d:%d", gt, v, ddnet, i, it.Type, it.ID, prev.Type, prev.ID)
+						}
+					}
+				}
+			}
+			w.PostSnap()
+		}
+	}
+	for _, typ := range []uint16{ObjEx, ObjProjectile, ObjPickup, ObjFlag, ObjGameInfo, ObjGameData, ObjCharacter, ObjPlayerInfo,
+		ObjClientInfo, EventSoundWorld, EventDamageInd, EventDeath, ObjGameInfoEx} {
+		if !seen[typ] {
+			t.Errorf("no item of type %d: the order around it is not tested", typ)
+		}
+	}
+}
+
 func BenchmarkSnap7(b *testing.B) {
 	w, _ := playingWorld(b, world.GameCTF, 16, 200)
 	var b7 snap.Builder
