@@ -291,6 +291,7 @@ func (t *Translator) snap(dst *snap.Builder, src Items, viewer int, tick int32, 
 	if ddnet {
 		t.gameInfoEx(dst)
 	}
+	t.infos = nil // scratch only: the game's Infos are not held between calls
 	return t.first
 }
 

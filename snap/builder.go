@@ -97,14 +97,14 @@ func (b *Builder) NewItem(typ, id uint16, size int) ([]int32, error) {
 	} else {
 		for _, k := range b.keys[b.inSet:] { // unique: none of them is in set yet
 			slot, _ := b.lookup(k)
-			b.set[slot] = uint64(b.gen)<<32 | uint64(k)
+			b.set[slot] = b.stamp(k)
 		}
 		slot, dup := b.lookup(key)
 		if dup {
 			b.inSet = n
 			return nil, ErrDuplicateKey
 		}
-		b.set[slot] = uint64(b.gen)<<32 | uint64(key)
+		b.set[slot] = b.stamp(key)
 		b.inSet = n + 1
 		b.tail = n + 1
 	}
@@ -119,6 +119,9 @@ func (b *Builder) NewItem(typ, id uint16, size int) ([]int32, error) {
 	clear(d)
 	return d, nil
 }
+
+// stamp is the key set's entry for key in the current build.
+func (b *Builder) stamp(key uint32) uint64 { return uint64(b.gen)<<32 | uint64(key) }
 
 // lookup finds key in the key set: the slot holding it (dup = true) or the
 // empty slot where it belongs.
