@@ -313,7 +313,9 @@ func (c *CharacterCore) tickPlayers() {
 	w := c.world
 	tu := &w.Tuning
 	for i, o := range &w.Characters {
-		if o == nil || o == c {
+		// Neither branch can act on a core not hooked and 35 or more
+		// away on an axis (then d >= 35 too).
+		if o == nil || o == c || int32(i) != c.HookedPlayer && (vmath.Abs(c.Pos.X-o.Pos.X) >= PhysSize*1.25 || vmath.Abs(c.Pos.Y-o.Pos.Y) >= PhysSize*1.25) {
 			continue
 		}
 		d := vmath.Distance(c.Pos, o.Pos)
@@ -357,10 +359,16 @@ func (c *CharacterCore) Move() {
 	c.Death = death
 	c.Vel.X = float32(c.Vel.X * (1 / ramp))
 
-	var others [MaxClients]*CharacterCore // the other cores in slot order: the sweep visits no empty slot
+	// The other cores in slot order, less those the sweep cannot meet: a
+	// core farther than m from the move's box on an axis is more than
+	// PhysSize from every step (m covers the steps' float32 rounding).
+	// A NaN leaves every core in, as before.
+	m := PhysSize + 1 + max(vmath.Abs(c.Pos.X), vmath.Abs(c.Pos.Y), vmath.Abs(newPos.X), vmath.Abs(newPos.Y))/(1<<20)
+	lo, hi := vmath.V(min(c.Pos.X, newPos.X)-m, min(c.Pos.Y, newPos.Y)-m), vmath.V(max(c.Pos.X, newPos.X)+m, max(c.Pos.Y, newPos.Y)+m)
+	var others [MaxClients]*CharacterCore
 	n := 0
 	for _, o := range &w.Characters {
-		if o != nil && o != c && tu.PlayerCollision != 0 {
+		if o != nil && o != c && tu.PlayerCollision != 0 && !(o.Pos.X < lo.X || o.Pos.X > hi.X || o.Pos.Y < lo.Y || o.Pos.Y > hi.Y) {
 			others[n], n = o, n+1
 		}
 	}

@@ -568,8 +568,8 @@ func (p *Player) tick() {
 	}
 	if !w.ctrl.isGamePaused() {
 		if p.char == nil && p.team == TeamSpectators && p.specMode == SpecFreeview {
-			p.viewPos.X -= clampf(p.viewPos.X-float32(p.activity.targetX), -500, 500)
-			p.viewPos.Y -= clampf(p.viewPos.Y-float32(p.activity.targetY), -400, 400)
+			p.viewPos.X -= vmath.Clamp(p.viewPos.X-float32(p.activity.targetX), -500, 500)
+			p.viewPos.Y -= vmath.Clamp(p.viewPos.Y-float32(p.activity.targetY), -400, 400)
 		}
 		if p.char == nil && p.dieTick+tickSpeed*3 <= w.tick && !p.deadSpecMode {
 			p.respawn()
@@ -630,14 +630,4 @@ func (p *Player) tryRespawn(w *World) {
 	c.spawn(p, pos)
 	p.char = c
 	w.createPlayerSpawn(pos)
-}
-
-func clampf(v, lo, hi float32) float32 {
-	if v < lo {
-		return lo
-	}
-	if v > hi {
-		return hi
-	}
-	return v
 }

@@ -133,7 +133,7 @@ func (w *World) createExplosion(pos vmath.Vec2, owner, weapon, maxDamage int) {
 		if l != 0 {
 			force = vmath.Normalize(diff).Scale(explosionMaxForc)
 		}
-		factor := 1 - clampf((l-inner)/(radius-inner), 0, 1)
+		factor := 1 - vmath.Clamp((l-inner)/(radius-inner), 0, 1)
 		if dmg := int(float32(factor * float32(maxDamage))); dmg != 0 {
 			c.takeDamage(force.Scale(factor), diff.Scale(-1), dmg, owner, weapon)
 		}

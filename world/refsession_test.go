@@ -409,7 +409,7 @@ func refSpawnScore(w *World, rs *refSession, demoSnaps map[int32]*snap.Snapshot)
 			return false
 		}
 		d := s.ItemData(i)
-		return abs32(float32(d[1])-pos.X) < 16 && abs32(float32(d[2])-pos.Y) < 16
+		return vmath.Abs(float32(d[1])-pos.X) < 16 && vmath.Abs(float32(d[2])-pos.Y) < 16
 	}
 	return func(cid int, pos vmath.Vec2) float32 {
 		for tk := w.tick; tk <= w.tick+1; tk++ {

@@ -1,5 +1,7 @@
 package world
 
+import "twserver/world/vmath"
+
 // startTeam is IGameController::GetStartTeam.
 func (c *controller) startTeam() int {
 	w := c.w
@@ -147,7 +149,7 @@ func (c *controller) doTeamBalance() {
 			if p == nil || !c.canBeMovedOnBalance(p) || p.team != bigger {
 				continue
 			}
-			d := abs32((teamScore[bigger^1] + playerScore[i]) - (teamScore[bigger] - playerScore[i]))
+			d := vmath.Abs((teamScore[bigger^1] + playerScore[i]) - (teamScore[bigger] - playerScore[i]))
 			if pick == nil || d < diff {
 				pick = p
 				diff = d

@@ -550,17 +550,10 @@ func (w *World) networkClipped(viewer int, p vmath.Vec2) bool {
 	v := w.players[viewer].viewPos
 	dx := v.X - p.X
 	dy := v.Y - p.Y
-	if abs32(dx) > 1000 || abs32(dy) > 800 {
+	if vmath.Abs(dx) > 1000 || vmath.Abs(dy) > 800 {
 		return true
 	}
 	return vmath.Distance(v, p) > 1100
-}
-
-func abs32(f float32) float32 {
-	if f < 0 {
-		return -f
-	}
-	return f
 }
 
 // rng is a small deterministic PRNG (splitmix64) owned by the World.

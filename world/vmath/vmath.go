@@ -40,6 +40,26 @@ func Length(v Vec2) float32 {
 	return Sqrt32(float32(v.X*v.X) + float32(v.Y*v.Y))
 }
 
+// Abs returns |f| (f itself when it is not below zero, so -0 and NaN
+// pass through).
+func Abs(f float32) float32 {
+	if f < 0 {
+		return -f
+	}
+	return f
+}
+
+// Clamp returns v limited to [lo, hi] (NaN passes through).
+func Clamp(v, lo, hi float32) float32 {
+	if v < lo {
+		return lo
+	}
+	if v > hi {
+		return hi
+	}
+	return v
+}
+
 // Distance returns Length(a-b).
 func Distance(a, b Vec2) float32 { return Length(a.Sub(b)) }
 
