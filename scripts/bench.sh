@@ -22,7 +22,8 @@
 #   -P  client dialects, space-separated: 07, 06, mix (default "07"); the 0.7.5
 #       reference cannot serve 0.6 clients and is left out of 06 and mix runs
 #       (add "ddnet" to BENCH_SERVERS for DDNet-Server 16.4, its DDNet
-#       extensions counted apart with -ddnet-extensions)
+#       extensions counted apart with -ddnet-extensions; 48 of its 64
+#       slots are spectator slots, so 16 clients play there too)
 #   -o  output directory (default a temp dir): PROTO/report.json, report.html, runs/
 # N: client counts (default 1 16 32 63).
 # Env: TWSERVER, TWLOAD (binaries; default: built from ./cmd), TW07_SERVER
@@ -44,7 +45,7 @@ while getopts "d:r:s:p:w:P:o:h" opt; do
 	case $opt in
 	d) DUR=$OPTARG ;; r) RAMP=$OPTARG ;; s) SETTLE=$OPTARG ;; p) PAT=$OPTARG ;; w) WINDOWS=$OPTARG ;;
 	P) PROTOS=$OPTARG ;; o) OUT=$OPTARG ;;
-	*) sed -n '2,39p' "$0"; exit 2 ;;
+	*) sed -n '2,41p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -77,7 +78,7 @@ for proto in $PROTOS; do
 			args+=(-name reference -server "'$TW07_SERVER' '$SETTINGS; console_output_level 1; sv_player_slots 16'") ;;
 		ddnet)
 			[ -x "$DDNET_SERVER" ] || die "$DDNET_SERVER missing (apt-get install ddnet-server)"
-			args+=(-name ddnet -ddnet-extensions -server "'$DDNET_SERVER' '$SETTINGS; sv_ipv4only 1; loglevel 1; sv_sixup 1'") ;;
+			args+=(-name ddnet -ddnet-extensions -server "'$DDNET_SERVER' '$SETTINGS; sv_ipv4only 1; loglevel 1; sv_sixup 1; sv_spectator_slots 48'") ;;
 		*) die "BENCH_SERVERS: unknown server $kind" ;;
 		esac
 	done
