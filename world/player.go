@@ -22,25 +22,35 @@ type PlayerInfo struct {
 
 // Player is the per-client game state (the reference CPlayer).
 type Player struct {
-	w    *World
-	cid  int
-	info PlayerInfo
+	// The fields a PlayerInfo item reads (every viewer's snapshot reads
+	// every player's) come first, in the struct's first two cache lines.
+	w               *World
+	cid             int
+	team            int
+	score           int
+	char            *Character // nil when none; may be dead until the next player tick
+	spectatorID     int
+	playerFlags     int32
+	authed          bool
+	ingame          bool // entered (EnterPlayer)
+	ready           bool // m_IsReadyToPlay
+	// respawnDisabled (survival modes): the player may not respawn within
+	// the current round; deadSpecMode: it is dead and follows a player
+	// still in the round.
+	respawnDisabled bool
+	deadSpecMode    bool
+	info            PlayerInfo
 
-	team           int
-	score          int
 	respawnTick    int32
 	dieTick        int32
 	scoreStartTick int32
-	char           *Character // nil when none; may be dead until the next player tick
 	spawning       bool
 
 	specMode     int
-	spectatorID  int
 	specFlag     *Flag
 	activeSwitch bool
 	viewPos      vmath.Vec2
 
-	playerFlags    int32
 	activity       struct{ targetX, targetY int32 }
 	lastActionTick int32
 	teamChangeTick int32
@@ -49,7 +59,6 @@ type Player struct {
 	lastSetTeam     int32
 	lastKill        int32
 	lastSetSpec     int32
-	authed          bool
 	latencyCur      int32
 	latencyMin      int32
 	latencyAccMin   int32
@@ -57,14 +66,7 @@ type Player struct {
 	hasInput        bool
 	pendingInput    Input
 	kicked          bool // an EvKick was queued
-	ingame          bool // entered (EnterPlayer)
-	ready           bool // m_IsReadyToPlay
 	lastReadyChange int32
-	// respawnDisabled (survival modes): the player may not respawn within
-	// the current round; deadSpecMode: it is dead and follows a player
-	// still in the round.
-	respawnDisabled bool
-	deadSpecMode    bool
 }
 
 func (p *Player) character() *Character {
