@@ -52,10 +52,14 @@ func (w *World) Snap(viewer int, b SnapBuilder) error {
 		keep(f.snap(w, viewer, b))
 	}
 	keep(w.ctrl.snap(viewer, b))
-	for i := range w.charStore { // those of w.chars, by client id
-		if c := &w.charStore[i]; c.inWorld {
-			keep(c.snap(viewer, b))
+	var inWorld uint64 // the characters of w.chars, taken by client id
+	for _, c := range w.chars {
+		if c.inWorld {
+			inWorld |= 1 << uint(c.p.cid)
 		}
+	}
+	for ; inWorld != 0; inWorld &= inWorld - 1 {
+		keep(w.charStore[bits.TrailingZeros64(inWorld)].snap(viewer, b))
 	}
 	for _, p := range w.players {
 		if p != nil && p.ingame {
