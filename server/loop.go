@@ -52,7 +52,6 @@ import (
 	"twserver/waketimer"
 
 	"github.com/rs/zerolog"
-	"golang.org/x/time/rate"
 )
 
 // ReasonShutdown is the CLOSE reason sent to every client on shutdown.
@@ -451,18 +450,18 @@ func (s *Server) onConnect(addr netip.AddrPort, req edge.Request) {
 }
 
 // packetBudget is the budget c's next datagram is charged to.
-func (c *client) packetBudget() *rate.Limiter {
+func (c *client) packetBudget() *session.Budget {
 	if c.state == session.Ingame {
-		return c.budget
+		return &c.budget
 	}
-	return c.dlBudget
+	return &c.dlBudget
 }
 
 // feedClient gives a datagram to a slot's Conn (read in the slot's dialect) and handles its messages;
 // at is the datagram's arrival time (taken by the reader).
 func (s *Server) feedClient(c *client, datagram []byte, at time.Time) {
 	now := s.now()
-	if !c.packetBudget().AllowN(s.epoch.Add(now), 1) {
+	if !c.packetBudget().Allow(now) {
 		s.stats.Flood.Add(1)
 		return
 	}

@@ -11,8 +11,6 @@ import (
 	"twserver/netproto"
 	"twserver/session"
 	"twserver/snap"
-
-	"golang.org/x/time/rate"
 )
 
 // client is one slot; owned by the game loop.
@@ -50,10 +48,10 @@ type client struct {
 	lastDirection int32
 
 	// packet budget (flood bound), set when the connection is accepted
-	budget *rate.Limiter
+	budget session.Budget
 	// dlBudget is the packet budget before the client is in game
 	// (session.MaxDownloadPacketsPerSecond), set with budget
-	dlBudget *rate.Limiter
+	dlBudget session.Budget
 
 	rcon session.Rcon // the rcon login and the lists it announces
 
@@ -92,7 +90,7 @@ func (c *client) reset() {
 	c.storage = snap.Storage{}
 	c.rcon = session.Rcon{}
 	c.chat, c.lastSkin = chat.Limiter{}, 0
-	c.budget, c.dlBudget = nil, nil
+	c.budget, c.dlBudget = session.Budget{}, session.Budget{}
 }
 
 // resetSnapState clears snapshot and input bookkeeping (on entering and on map change).

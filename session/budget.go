@@ -1,6 +1,6 @@
 package session
 
-import "golang.org/x/time/rate"
+import "time"
 
 // MaxClientPacketsPerSecond bounds the datagrams processed per connected
 // client and second (the 0.7.5 client sends about 50 inputs plus a few
@@ -19,15 +19,47 @@ const MaxClientPacketsPerSecond = 250
 // before the game by the server's pre-game bounds.
 const MaxDownloadPacketsPerSecond = 2000
 
-// NewClientBudget returns a connection's packet budget: a token bucket of
-// MaxClientPacketsPerSecond per second with a burst of one second's worth.
-func NewClientBudget() *rate.Limiter {
-	return rate.NewLimiter(MaxClientPacketsPerSecond, MaxClientPacketsPerSecond)
+// Budget is a connection's packet budget: a token bucket of a rate per
+// second holding at most one second's worth, kept as the time at which it
+// would be full again (the generic cell rate algorithm), in integer
+// nanoseconds of the caller's monotonic clock. It is a value the game loop
+// owns (no lock, no allocation). The zero Budget refuses everything.
+type Budget struct {
+	every time.Duration // the time one packet's token takes to come back
+	limit time.Duration // how far ahead of now full may get: one second less one token
+	full  time.Duration // when the bucket is full again
 }
 
-// NewDownloadBudget returns a connection's packet budget for the time
-// before it enters the game: MaxDownloadPacketsPerSecond, burst of one
-// second's worth.
-func NewDownloadBudget() *rate.Limiter {
-	return rate.NewLimiter(MaxDownloadPacketsPerSecond, MaxDownloadPacketsPerSecond)
+// NewBudget returns a full Budget of perSecond packets a second (at least
+// 1, at most 1e9).
+func NewBudget(perSecond int) Budget {
+	every := time.Second / time.Duration(min(max(perSecond, 1), 1e9))
+	return Budget{every: every, limit: time.Second - every}
 }
+
+// NewClientBudget returns a connection's in-game packet budget:
+// MaxClientPacketsPerSecond, a burst of one second's worth.
+func NewClientBudget() Budget { return NewBudget(MaxClientPacketsPerSecond) }
+
+// NewDownloadBudget returns a connection's packet budget for the time
+// before it enters the game: MaxDownloadPacketsPerSecond, a burst of one
+// second's worth.
+func NewDownloadBudget() Budget { return NewBudget(MaxDownloadPacketsPerSecond) }
+
+// Allow takes a packet's token at now (the caller's monotonic clock, never
+// going back) and reports whether there was one.
+func (b *Budget) Allow(now time.Duration) bool {
+	if b.every == 0 {
+		return false
+	}
+	full := max(b.full, now)
+	if full-now > b.limit {
+		return false
+	}
+	b.full = full + b.every
+	return true
+}
+
+// Unlimited makes the budget allow every packet (tests that run faster
+// than real time).
+func (b *Budget) Unlimited() { b.every, b.limit = 1, time.Duration(1<<62) }
