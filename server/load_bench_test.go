@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-
 	"twserver/config"
 	"twserver/netproto"
 	"twserver/session"

@@ -24,16 +24,16 @@ type PlayerInfo struct {
 type Player struct {
 	// The fields a PlayerInfo item reads (every viewer's snapshot reads
 	// every player's) come first, in the struct's first two cache lines.
-	w               *World
-	cid             int
-	team            int
-	score           int
-	char            *Character // nil when none; may be dead until the next player tick
-	spectatorID     int
-	playerFlags     int32
-	authed          bool
-	ingame          bool // entered (EnterPlayer)
-	ready           bool // m_IsReadyToPlay
+	w           *World
+	cid         int
+	team        int
+	score       int
+	char        *Character // nil when none; may be dead until the next player tick
+	spectatorID int
+	playerFlags int32
+	authed      bool
+	ingame      bool // entered (EnterPlayer)
+	ready       bool // m_IsReadyToPlay
 	// respawnDisabled (survival modes): the player may not respawn within
 	// the current round; deadSpecMode: it is dead and follows a player
 	// still in the round.
