@@ -157,7 +157,8 @@ func TestReassemblerErrors(t *testing.T) {
 		{"count differs", msg(10, 3, 0, 5, full), msg(10, 4, 1, 5, full), ErrInconsistent},
 		{"crc differs", msg(10, 3, 0, 5, full), msg(10, 3, 1, 6, full), ErrInconsistent},
 		{"delta tick differs", msg(10, 3, 0, 5, full), &SnapMsg{Tick: 10, DeltaTick: 3, NumParts: 3, Part: 1, CRC: 5, Data: full}, ErrInconsistent},
-		{"duplicate part", msg(10, 3, 0, 5, full), msg(10, 3, 0, 5, full), ErrInconsistent},
+		{"part again with other bytes", msg(10, 3, 0, 5, full), msg(10, 3, 0, 5, bytes.Repeat([]byte{8}, MaxPartSize)), ErrInconsistent},
+		{"last part again, shorter", msg(10, 3, 2, 5, full[:9]), msg(10, 3, 2, 5, full[:8]), ErrInconsistent},
 		{"older tick", msg(10, 3, 0, 5, full), msg(9, 3, 1, 5, full), ErrStaleTick},
 		{"completed tick", msg(10, 1, 0, 5, full[:3]), msg(10, 1, 0, 5, full[:3]), ErrStaleTick},
 	} {
@@ -184,6 +185,19 @@ func TestReassemblerErrors(t *testing.T) {
 		}
 		if _, err := r.Add(msg(10, 2, 1, 5, full[:3])); !errors.Is(err, ErrStaleTick) {
 			t.Fatalf("late part of old tick: %v", err)
+		}
+	})
+	t.Run("a part delivered twice", func(t *testing.T) {
+		var r Reassembler
+		parts := [][]byte{full, {9, 9}}
+		for _, p := range []int{0, 0, 1} { // the network duplicated part 0
+			done, err := r.Add(msg(3, 2, p, 1, parts[p]))
+			if err != nil || done != (p == 1) {
+				t.Fatalf("part %d: %v %v", p, done, err)
+			}
+		}
+		if !bytes.Equal(r.Data(), bytes.Join(parts, nil)) {
+			t.Fatalf("data differs")
 		}
 	})
 	t.Run("parts out of order", func(t *testing.T) {

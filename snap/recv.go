@@ -1,6 +1,10 @@
 package snap
 
-import "twserver/netproto"
+import (
+	"bytes"
+
+	"twserver/netproto"
+)
 
 // SnapMsg is one parsed snapshot message (SNAP, SNAPSINGLE or SNAPEMPTY).
 type SnapMsg struct {
@@ -93,8 +97,9 @@ func (r *Reassembler) Reset() { r.active, r.done, r.have = false, false, 0 }
 // of the tick is in; Data, Tick, BaseTick and CRC then describe it. Errors:
 // ErrStaleTick (older or already completed tick), ErrInconsistent (part
 // count, CRC or delta tick differ from earlier parts of the tick, a part
-// arrives twice, or a part other than the last is shorter than
-// MaxPartSize), ErrBadPart (out of range) and ErrBadMessage (SNAPEMPTY).
+// arrives again with other bytes, or a part other than the last is
+// shorter than MaxPartSize; the same bytes again are a no-op: the network
+// may duplicate a datagram), ErrBadPart (out of range) and ErrBadMessage (SNAPEMPTY).
 // A refused message leaves the collection as it was.
 func (r *Reassembler) Add(m *SnapMsg) (bool, error) {
 	if m.Empty {
@@ -116,9 +121,16 @@ func (r *Reassembler) Add(m *SnapMsg) (bool, error) {
 		r.active, r.done = true, false
 		r.tick, r.deltaTick, r.numParts, r.crc = m.Tick, m.DeltaTick, m.NumParts, m.CRC
 		r.have = 0
-	} else if m.NumParts != r.numParts || m.CRC != r.crc || m.DeltaTick != r.deltaTick ||
-		r.have&(1<<m.Part) != 0 {
+	} else if m.NumParts != r.numParts || m.CRC != r.crc || m.DeltaTick != r.deltaTick {
 		return false, ErrInconsistent
+	} else if r.have&(1<<m.Part) != 0 {
+		// The network may deliver a datagram twice: the same bytes again
+		// change nothing; other bytes for a part held are a contradiction.
+		if m.Part == m.NumParts-1 && len(m.Data) != r.lastLen ||
+			!bytes.Equal(m.Data, r.buf[m.Part*MaxPartSize:m.Part*MaxPartSize+len(m.Data)]) {
+			return false, ErrInconsistent
+		}
+		return false, nil
 	}
 	copy(r.buf[m.Part*MaxPartSize:], m.Data)
 	if m.Part == m.NumParts-1 {
