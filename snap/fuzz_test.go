@@ -152,8 +152,10 @@ func (m *reassemblyModel) add(msg *SnapMsg) (bool, []byte, bool) {
 	}
 	if !m.started || msg.Tick > m.tick {
 		*m = reassemblyModel{started: true, tick: msg.Tick, deltaTick: msg.DeltaTick, n: msg.NumParts, crc: msg.CRC, parts: map[int][]byte{}}
-	} else if _, dup := m.parts[msg.Part]; dup || msg.NumParts != m.n || msg.CRC != m.crc || msg.DeltaTick != m.deltaTick {
+	} else if msg.NumParts != m.n || msg.CRC != m.crc || msg.DeltaTick != m.deltaTick {
 		return false, nil, false
+	} else if held, dup := m.parts[msg.Part]; dup {
+		return false, nil, bytes.Equal(held, msg.Data) // the same part again: a duplicated datagram
 	}
 	m.parts[msg.Part] = msg.Data
 	if len(m.parts) < m.n {
