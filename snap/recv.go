@@ -98,8 +98,9 @@ func (r *Reassembler) Reset() { r.active, r.done, r.have = false, false, 0 }
 // ErrStaleTick (older or already completed tick), ErrInconsistent (part
 // count, CRC or delta tick differ from earlier parts of the tick, a part
 // arrives again with other bytes, or a part other than the last is
-// shorter than MaxPartSize; the same bytes again are a no-op: the network
-// may duplicate a datagram), ErrBadPart (out of range) and ErrBadMessage (SNAPEMPTY).
+// shorter than MaxPartSize), ErrBadPart (out of range) and ErrBadMessage
+// (SNAPEMPTY). A part again with the same bytes is a no-op: the network
+// may duplicate a datagram.
 // A refused message leaves the collection as it was.
 func (r *Reassembler) Add(m *SnapMsg) (bool, error) {
 	if m.Empty {

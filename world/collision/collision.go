@@ -244,9 +244,9 @@ const (
 // an ulp, 1/256, each), hold every tile tested.
 func (c *Map) flagsNear(pos, vel, size vmath.Vec2, elasticity float32) int {
 	const all = FlagSolid | FlagDeath | FlagNoHook
-	mx := abs(vel.X) + abs(size.X*0.5) + nearSlack
-	my := abs(vel.Y) + abs(size.Y*0.5) + nearSlack
-	if !(abs(elasticity) <= 1 && abs(pos.X)+mx < nearMaxCoord && abs(pos.Y)+my < nearMaxCoord && abs(vel.X)+abs(vel.Y) < nearMaxSteps) {
+	mx := vmath.Abs(vel.X) + vmath.Abs(size.X*0.5) + nearSlack
+	my := vmath.Abs(vel.Y) + vmath.Abs(size.Y*0.5) + nearSlack
+	if !(vmath.Abs(elasticity) <= 1 && vmath.Abs(pos.X)+mx < nearMaxCoord && vmath.Abs(pos.Y)+my < nearMaxCoord && vmath.Abs(vel.X)+vmath.Abs(vel.Y) < nearMaxSteps) {
 		return all // also NaN
 	}
 	x0, x1 := c.tileX(pos.X-mx), c.tileX(pos.X+mx)
@@ -267,13 +267,6 @@ func (c *Map) tileX(x float32) int {
 
 func (c *Map) tileY(y float32) int {
 	return min(max(int(vmath.RoundToInt(y))/TileSize, 0), c.height-1)
-}
-
-func abs(f float32) float32 {
-	if f < 0 {
-		return -f
-	}
-	return f
 }
 
 // Clipped reports whether a point is far outside the game layer (more than
