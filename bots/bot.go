@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"twserver/world"
+	"twserver/world/tuning"
 	"twserver/world/vmath"
 )
 
@@ -146,7 +147,7 @@ func New(nav *Nav, cid int, skill Skill, seed uint64) *Bot {
 		nav = &Nav{}
 	}
 	b := &Bot{nav: nav, cid: cid, skill: skill, sp: skill.params(), rng: rng{s: seed ^ uint64(cid)*0x9e3779b97f4a7c15}}
-	b.wc.Tuning = world.DefaultTuning()
+	b.wc.Tuning = tuning.Default()
 	b.wc.Tuning.PlayerCollision = 0
 	b.wc.Tuning.PlayerHooking = 0
 	b.pl = newPlanner(len(nav.nodes))
@@ -451,7 +452,7 @@ func (b *Bot) weaponFor(d float32) int32 {
 }
 
 // projectile speeds (units per second) and curvature of the default tuning.
-func weaponBallistics(t *world.Tuning, wp int32) (speed, curvature float32) {
+func weaponBallistics(t *tuning.Params, wp int32) (speed, curvature float32) {
 	switch wp {
 	case world.WeaponGun:
 		return t.GunSpeed.Float(), t.GunCurvature.Float()

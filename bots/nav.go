@@ -7,6 +7,7 @@ import (
 
 	"twserver/world"
 	"twserver/world/collision"
+	"twserver/world/tuning"
 	"twserver/world/twmap"
 	"twserver/world/vmath"
 )
@@ -292,7 +293,7 @@ func BuildNav(m *twmap.Map) (*Nav, error) {
 // extended ones from the nodes that cannot yet reach every item of the map
 // (a base, say, whose way out needs a move the base templates miss).
 func (n *Nav) buildEdges() error {
-	wc := &world.WorldCore{Tuning: world.DefaultTuning()}
+	wc := &world.WorldCore{Tuning: tuning.Default()}
 	wc.Tuning.PlayerCollision = 0
 	wc.Tuning.PlayerHooking = 0
 	var core world.CharacterCore

@@ -14,6 +14,7 @@ import (
 	"twserver/record"
 	"twserver/session"
 	"twserver/world"
+	"twserver/world/tuning"
 	"twserver/worldcmd"
 )
 
@@ -228,7 +229,7 @@ func (s *Server) tuneParamsMsg() *gamemsg.SvTuneParams {
 // clients get Sv_TuneParams. The world's tuning never changes, so games
 // stay deterministic and replayable.
 func (s *Server) cmdTune(name string, v float64) {
-	i := world.TuneIndex(name)
+	i := tuning.Index(name)
 	if i < 0 {
 		s.consoleOut("No such tuning parameter")
 		return
@@ -236,7 +237,7 @@ func (s *Server) cmdTune(name string, v float64) {
 	t := s.world.Tuning()
 	t.Set(i, float32(v))
 	s.consoleOut(fmt.Sprintf("%s changed to %.2f", name, float32(v)))
-	if t != world.DefaultTuning() {
+	if t != tuning.Default() {
 		s.consoleOut("resetting tuning due to pure server")
 	}
 	s.broadcastGame(-1, s.tuneParamsMsg())

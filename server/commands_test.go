@@ -12,6 +12,7 @@ import (
 	"twserver/gamemsg"
 	"twserver/vote"
 	"twserver/world"
+	"twserver/world/tuning"
 )
 
 // consoleStep is one rcon command and the exact console lines it prints.
@@ -181,7 +182,7 @@ func TestConsoleCommands(t *testing.T) {
 			t.Errorf("bans.cfg:\n%s", saved)
 		}
 		// bob got the tuning (always the defaults) and the vote option changes
-		def := world.DefaultTuning()
+		def := tuning.Default()
 		tps := gamesOf[*gamemsg.SvTuneParams](b)
 		if len(tps) != 1+3 || tps[len(tps)-1].Params != def.Ints() {
 			t.Errorf("bob: %d Sv_TuneParams, last %v", len(tps), tps[len(tps)-1])
@@ -208,7 +209,7 @@ func TestConsoleTunes(t *testing.T) {
 		a.rconCmd("tunes")
 		a.run(200 * time.Millisecond)
 		got := a.rconLines[n:]
-		if len(got) != world.NumTuneParams {
+		if len(got) != tuning.NumParams {
 			t.Fatalf("%d lines: %q", len(got), got)
 		}
 		for _, want := range []string{"ground_control_speed 10.00", "ground_control_accel 2.00", "gravity 0.50",
@@ -217,7 +218,7 @@ func TestConsoleTunes(t *testing.T) {
 				t.Errorf("tunes: no %q in %q", want, got)
 			}
 		}
-		if ts.world.Tuning() != world.DefaultTuning() {
+		if ts.world.Tuning() != tuning.Default() {
 			t.Error("tuning changed")
 		}
 	})

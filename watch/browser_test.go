@@ -24,6 +24,7 @@ import (
 	"twserver/teehist/replay"
 	"twserver/watch/watchtest"
 	"twserver/world"
+	"twserver/world/tuning"
 	"twserver/world/vmath"
 )
 
@@ -85,7 +86,7 @@ func demoPositions(t *testing.T, tick int32) map[int][2]int32 {
 			pos[int(it.ID)] = [2]int32{n.X, n.Y}
 			continue
 		}
-		wc := world.WorldCore{Tuning: world.DefaultTuning()}
+		wc := world.WorldCore{Tuning: tuning.Default()}
 		var c world.CharacterCore
 		c.Init(&wc, w.Collision())
 		c.Reset()

@@ -3,6 +3,7 @@ package world
 import (
 	"testing"
 
+	"twserver/world/tuning"
 	"twserver/world/vmath"
 )
 
@@ -18,7 +19,7 @@ func TestCharacterPos(t *testing.T) {
 		t.Fatal(err)
 	}
 	var empty WorldCore
-	empty.Tuning = DefaultTuning()
+	empty.Tuning = tuning.Default()
 	var minX, maxX, minY float32 = 1e9, -1e9, 1e9
 	evolved := 0
 	for k := 0; k < 120; k++ {

@@ -2,6 +2,7 @@ package world
 
 import (
 	"twserver/world/collision"
+	"twserver/world/tuning"
 	"twserver/world/vmath"
 )
 
@@ -51,7 +52,7 @@ type CoreInput struct {
 // tuning and the cores of all alive characters, indexed by client id (nil for
 // none). The gameplay code adds a core at spawn and removes it at death.
 type WorldCore struct {
-	Tuning     Tuning
+	Tuning     tuning.Params
 	Characters [MaxClients]*CharacterCore
 }
 

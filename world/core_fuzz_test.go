@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"twserver/world/collision"
+	"twserver/world/tuning"
 	"twserver/world/vmath"
 )
 
@@ -33,7 +34,7 @@ func FuzzCoreTick(f *testing.F) {
 	f.Add([]byte{15, 15}, []byte{0xff, 0, 0x80, 0x7f, 3})
 	f.Fuzz(func(t *testing.T, m, inputs []byte) {
 		c := fuzzMap(m)
-		wc := &WorldCore{Tuning: DefaultTuning()}
+		wc := &WorldCore{Tuning: tuning.Default()}
 		var cores [2]CharacterCore
 		for i := range cores {
 			cores[i].Init(wc, c)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"twserver/world/collision"
+	"twserver/world/tuning"
 	"twserver/world/vmath"
 )
 
@@ -101,7 +102,7 @@ func formatGoldenLine(tick int, who string, c *CharacterCore) string {
 // runGoldenScenario runs scenario s for ticks 1..60 as the golden header
 // prescribes and returns the formatted lines.
 func runGoldenScenario(col *collision.Map, s goldenScenario) []string {
-	wc := &WorldCore{Tuning: DefaultTuning()}
+	wc := &WorldCore{Tuning: tuning.Default()}
 	var a, b CharacterCore
 	a.Init(wc, col)
 	a.Reset()

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"twserver/world/collision"
+	"twserver/world/tuning"
 	"twserver/world/vmath"
 )
 
@@ -83,7 +84,7 @@ func TestNetCoreRoundTrip(t *testing.T) {
 
 func TestCoreGroundedAndJumps(t *testing.T) {
 	col := goldenMap()
-	wc := &WorldCore{Tuning: DefaultTuning()}
+	wc := &WorldCore{Tuning: tuning.Default()}
 	c := newTestCore(wc, col, 0, vmath.V(216, 785))
 	if !c.Grounded() {
 		t.Fatal("tee standing on the floor is not grounded")
@@ -140,7 +141,7 @@ func TestHookFullLengthAtWallQuirk(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			wc := &WorldCore{Tuning: DefaultTuning()}
+			wc := &WorldCore{Tuning: tuning.Default()}
 			c := newTestCore(wc, build(tc.ceiling), 0, vmath.V(528, 785))
 			for tick := 1; tick <= tc.wantTick; tick++ {
 				c.Input = CoreInput{TargetY: -100, Hook: 1}
@@ -163,9 +164,9 @@ func TestHookFullLengthAtWallQuirk(t *testing.T) {
 
 // hookB sets up scenario 4 of the golden file (A hooks B on the floor) and
 // returns the cores after A grabbed B.
-func hookB(t *testing.T, tune func(*Tuning)) (*WorldCore, *CharacterCore, *CharacterCore) {
+func hookB(t *testing.T, tune func(*tuning.Params)) (*WorldCore, *CharacterCore, *CharacterCore) {
 	t.Helper()
-	wc := &WorldCore{Tuning: DefaultTuning()}
+	wc := &WorldCore{Tuning: tuning.Default()}
 	if tune != nil {
 		tune(&wc.Tuning)
 	}
@@ -217,7 +218,7 @@ func TestHookedPlayerLeaves(t *testing.T) {
 }
 
 func TestPlayerHookingOff(t *testing.T) {
-	_, a, b := hookB(t, func(tu *Tuning) { tu.PlayerHooking = 0 })
+	_, a, b := hookB(t, func(tu *tuning.Params) { tu.PlayerHooking = 0 })
 	if a.HookedPlayer != -1 || a.TriggeredEvents&CoreEventHookAttachPlayer != 0 {
 		t.Fatalf("hooked player %d with player_hooking 0", a.HookedPlayer)
 	}
@@ -228,7 +229,7 @@ func TestPlayerHookingOff(t *testing.T) {
 
 func TestPlayerCollision(t *testing.T) {
 	for _, on := range []bool{true, false} {
-		wc := &WorldCore{Tuning: DefaultTuning()}
+		wc := &WorldCore{Tuning: tuning.Default()}
 		if !on {
 			wc.Tuning.PlayerCollision = 0
 		}
@@ -270,7 +271,7 @@ func TestMovePlayerSweep(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			wc := &WorldCore{Tuning: DefaultTuning()}
+			wc := &WorldCore{Tuning: tuning.Default()}
 			a := newTestCore(wc, col, 0, tc.a)
 			newTestCore(wc, col, 1, tc.b)
 			a.Vel = tc.vel
@@ -286,7 +287,7 @@ func TestMovePlayerSweep(t *testing.T) {
 }
 
 func TestVelocityCap(t *testing.T) {
-	wc := &WorldCore{Tuning: DefaultTuning()}
+	wc := &WorldCore{Tuning: tuning.Default()}
 	c := newTestCore(wc, goldenMap(), 0, vmath.V(600, 400))
 	c.Vel = vmath.V(9000, -12000)
 	c.Tick(false)
@@ -298,7 +299,7 @@ func TestVelocityCap(t *testing.T) {
 // benchWorld places 64 cores on the golden map with a mix of inputs.
 func benchWorld() (*WorldCore, []*CharacterCore) {
 	col := goldenMap()
-	wc := &WorldCore{Tuning: DefaultTuning()}
+	wc := &WorldCore{Tuning: tuning.Default()}
 	cores := make([]*CharacterCore, MaxClients)
 	for i := range cores {
 		x := float32(64 + (i%32)*36)
@@ -367,7 +368,7 @@ var coreRows = []string{
 func TestMoveSubStepBound(t *testing.T) {
 	c := collision.FromRows(coreRows...)
 	size := vmath.V(PhysSize, PhysSize)
-	wc := &WorldCore{Tuning: DefaultTuning()}
+	wc := &WorldCore{Tuning: tuning.Default()}
 	a := newTestCore(wc, c, 0, vmath.V(48, 48))
 	newTestCore(wc, c, 1, vmath.V(200, 200))
 	a.Vel = vmath.V(1e9, 1e9) // set after Tick, so the 6000 cap does not apply

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"twserver/world/collision"
+	"twserver/world/tuning"
 	"twserver/world/vmath"
 )
 
@@ -132,7 +133,7 @@ func TestCoreSkipsMatchFullSweep(t *testing.T) {
 	}
 	hits := 0
 	for round := range 400 {
-		wc := &WorldCore{Tuning: DefaultTuning()}
+		wc := &WorldCore{Tuning: tuning.Default()}
 		base, spread := float32(30), float32(200)
 		switch round % 4 {
 		case 1:

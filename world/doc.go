@@ -1,5 +1,5 @@
 // Package world is the deterministic Teeworlds 0.7.5 game simulation: the
-// shared character physics (tuning.go and core.go, over the subpackages
+// shared character physics (core.go, over the subpackages tuning,
 // vmath and collision) and the server gameplay on top of it (characters,
 // weapons, pickups, CTF flags, the DM/TDM/CTF/LMS/LTS controller, events) with
 // the per-client snapshot contents.

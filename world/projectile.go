@@ -1,6 +1,7 @@
 package world
 
 import (
+	"twserver/world/tuning"
 	"twserver/world/vmath"
 )
 
@@ -60,7 +61,7 @@ func (p *Projectile) loseOwner() {
 }
 
 // posAt returns the projectile position t seconds after its start.
-func (p *Projectile) posAt(tu *Tuning, t float32) vmath.Vec2 {
+func (p *Projectile) posAt(tu *tuning.Params, t float32) vmath.Vec2 {
 	var curvature, speed float32
 	switch p.typ {
 	case WeaponGrenade:

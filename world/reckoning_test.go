@@ -1,6 +1,9 @@
 package world
 
-import "testing"
+import (
+	"testing"
+	"twserver/world/tuning"
+)
 
 // TestDeadReckoning checks that every Character object the world sends can
 // be evolved the way a 0.7.5 client does (Tick(false), Move, Quantize in an
@@ -14,7 +17,7 @@ func TestDeadReckoning(t *testing.T) {
 		w.AddPlayer(i, PlayerInfo{})
 	}
 	var empty WorldCore
-	empty.Tuning = DefaultTuning()
+	empty.Tuning = tuning.Default()
 	evolved, checked := 0, 0
 	for k := 0; k < 1500; k++ {
 		next := w.tick + 1

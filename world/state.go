@@ -21,7 +21,7 @@ type StateVisitor = sw.Visitor
 func (w *World) VisitState(v StateVisitor) {
 	sw.Vis(v, &w.tick, &w.rng.s, &w.paused, &w.resetRequested, &w.lockTeams)
 	sc := sw.ScratchOf(v)
-	a, b := w.tuning.ptrs(), w.reckWorld.Tuning.ptrs()
+	a, b := w.tuning.Ptrs(), w.reckWorld.Tuning.Ptrs()
 	for _, x := range a {
 		v.I32((*int32)(x))
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"twserver/world/collision"
+	"twserver/world/tuning"
 	"twserver/world/twmap"
 	"twserver/world/vmath"
 )
@@ -162,7 +163,7 @@ type World struct {
 	// reckWorld is the empty world with default tuning in which the dead
 	// reckoning cores are advanced.
 	reckWorld WorldCore
-	tuning    Tuning
+	tuning    tuning.Params
 	tick      int32
 	rng       rng
 
@@ -213,9 +214,9 @@ func newWorld(width, height int, game []byte, cfg Config, seed uint64) *World {
 		w.cfg.PlayerSlots = 0
 	}
 	w.col = collision.New(width, height, game)
-	w.tuning = DefaultTuning()
+	w.tuning = tuning.Default()
 	w.core.Tuning = w.tuning
-	w.reckWorld.Tuning = DefaultTuning()
+	w.reckWorld.Tuning = tuning.Default()
 	w.rng.seed(seed)
 	w.ids.init()
 	w.chars = make([]*Character, 0, MaxClients)
@@ -302,7 +303,7 @@ func (w *World) CurrentTick() int32 { return w.tick }
 
 // Tuning returns the tuning in force (always the defaults: DM, TDM and CTF
 // are "pure" game types in the reference).
-func (w *World) Tuning() Tuning { return w.tuning }
+func (w *World) Tuning() tuning.Params { return w.tuning }
 
 // Collision returns the world's collision map.
 func (w *World) Collision() *collision.Map { return w.col }

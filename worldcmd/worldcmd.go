@@ -9,6 +9,7 @@ import (
 
 	"twserver/console"
 	"twserver/world"
+	"twserver/world/tuning"
 )
 
 // Handlers returns the world's commands over the world that cur returns
@@ -46,7 +47,7 @@ func Handlers(cur func() *world.World, out func(string), restarted func(warmup i
 		"force_teambalance": func(console.Caller, console.Args) error { cur().ForceTeamBalance(); return nil },
 		"tunes": func(console.Caller, console.Args) error {
 			t := cur().Tuning()
-			for i, n := range world.TuneNames {
+			for i, n := range tuning.Names {
 				v, _ := t.Get(i)
 				out(fmt.Sprintf("%s %.2f", n, v))
 			}

@@ -7,6 +7,7 @@ import (
 
 	"twserver/console"
 	"twserver/world"
+	"twserver/world/tuning"
 	"twserver/world/twmap"
 )
 
@@ -46,7 +47,7 @@ func TestHandlers(t *testing.T) {
 	var out []string
 	restarts := -1
 	h := Handlers(func() *world.World { return cur }, func(s string) { out = append(out, s) }, func(w int) { restarts = w })
-	if got := run(t, h, &out, "tunes"); len(got) != len(world.TuneNames) || !strings.HasPrefix(got[0], world.TuneNames[0]+" ") {
+	if got := run(t, h, &out, "tunes"); len(got) != len(tuning.Names) || !strings.HasPrefix(got[0], tuning.Names[0]+" ") {
 		t.Errorf("tunes: %q", got)
 	}
 	if got := run(t, h, &out, "set_team 0 -1"); len(got) != 1 || got[0] != "moved client 0 to team -1" || cur.Team(0) != world.TeamSpectators {

@@ -8,6 +8,7 @@ import (
 
 	"twserver/teehist"
 	"twserver/world"
+	"twserver/world/tuning"
 )
 
 // PrngPrefix starts the header's prng_description of twserver files; the
@@ -149,13 +150,13 @@ func ConfigKVs(s Settings, extra ...teehist.KV) []teehist.KV {
 }
 
 // TuningKVs returns the tuning entries (value ×100) that differ from the default.
-func TuningKVs(t world.Tuning) []teehist.KV {
-	def := world.DefaultTuning()
+func TuningKVs(t tuning.Params) []teehist.KV {
+	def := tuning.Default()
 	a, d := t.Ints(), def.Ints()
 	var out []teehist.KV
 	for i := range a {
 		if a[i] != d[i] {
-			out = append(out, teehist.KV{Key: world.TuneNames[i], Value: strconv.Itoa(int(a[i]))})
+			out = append(out, teehist.KV{Key: tuning.Names[i], Value: strconv.Itoa(int(a[i]))})
 		}
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 	"errors"
 
 	"twserver/world"
+	"twserver/world/tuning"
 	"twserver/world/vmath"
 )
 
@@ -69,7 +70,7 @@ func (p *Positions) Update(w *world.World) {
 		want := tick - n.Tick
 		if !m.valid || m.base != n || m.steps > want {
 			m.valid, m.base, m.steps = true, n, 0
-			m.wc = world.WorldCore{Tuning: world.DefaultTuning()}
+			m.wc = world.WorldCore{Tuning: tuning.Default()}
 			m.core = world.CharacterCore{}
 			m.core.Init(&m.wc, w.Collision())
 			m.core.Reset()

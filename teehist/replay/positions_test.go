@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"twserver/world"
+	"twserver/world/tuning"
 	"twserver/world/twmap"
 	"twserver/world/vmath"
 )
@@ -50,7 +51,7 @@ func TestPositionsExact(t *testing.T) {
 			// re-based by the 3 s timer: the new core is the real one, and
 			// advancing the old base 151 ticks must give its position
 			timerRebases++
-			wc := world.WorldCore{Tuning: world.DefaultTuning()}
+			wc := world.WorldCore{Tuning: tuning.Default()}
 			var c world.CharacterCore
 			c.Init(&wc, w.Collision())
 			c.Reset()

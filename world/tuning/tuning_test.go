@@ -1,4 +1,4 @@
-package world
+package tuning
 
 import (
 	"math"
@@ -6,12 +6,12 @@ import (
 )
 
 func TestDefaultTuning(t *testing.T) {
-	tu := DefaultTuning()
+	tu := Default()
 	ints := tu.Ints()
-	if ints != defaultTuneInts {
+	if ints != defaultInts {
 		t.Fatalf("Ints() = %v", ints)
 	}
-	if got := tu.AppendInts(nil); len(got) != NumTuneParams || got[17] != 220000 {
+	if got := tu.AppendInts(nil); len(got) != NumParams || got[17] != 220000 {
 		t.Fatalf("AppendInts = %v", got)
 	}
 	// Values physics reads back, with the exact float32 bit patterns.
@@ -36,30 +36,30 @@ func TestDefaultTuning(t *testing.T) {
 	defaults := []float32{10, 100.0 / 50, 0.5, 13.2, 12, 250.0 / 50, 1.5, 0.95, 380, 80, 3, 15, 0.5,
 		550, 2000, 1.4, 1.25, 2200, 2, 1.25, 2750, 0.8, 0.20, 7, 1000, 2, 800, 150, 1, 0, 1, 1}
 	for i, d := range defaults {
-		if got := int32(TuneValue(d)); got != defaultTuneInts[i] {
-			t.Errorf("%s: TuneValue(%v) = %d, want %d", TuneNames[i], d, got, defaultTuneInts[i])
+		if got := int32(Value(d)); got != defaultInts[i] {
+			t.Errorf("%s: Value(%v) = %d, want %d", Names[i], d, got, defaultInts[i])
 		}
 	}
 }
 
 func TestTuningSet(t *testing.T) {
-	tu := DefaultTuning()
+	tu := Default()
 	if !tu.SetByName("GRAVITY", 0.25) || tu.Gravity != 25 {
 		t.Errorf("SetByName gravity: %v", tu.Gravity)
 	}
 	if tu.SetByName("no_such_param", 1) {
 		t.Error("SetByName accepted an unknown name")
 	}
-	if tu.Set(-1, 1) || tu.Set(NumTuneParams, 1) {
+	if tu.Set(-1, 1) || tu.Set(NumParams, 1) {
 		t.Error("Set accepted a bad index")
 	}
-	if v, ok := tu.Get(TuneIndex("hook_length")); !ok || v != 380 {
+	if v, ok := tu.Get(Index("hook_length")); !ok || v != 380 {
 		t.Errorf("Get hook_length = %v %v", v, ok)
 	}
 	if _, ok := tu.Get(99); ok {
 		t.Error("Get accepted a bad index")
 	}
-	var in [NumTuneParams]int32
+	var in [NumParams]int32
 	for i := range in {
 		in[i] = int32(i*7 - 3)
 	}
@@ -67,9 +67,9 @@ func TestTuningSet(t *testing.T) {
 	if tu.Ints() != in {
 		t.Error("SetInts/Ints round trip failed")
 	}
-	for i, n := range TuneNames {
-		if TuneIndex(n) != i {
-			t.Errorf("TuneIndex(%q) = %d", n, TuneIndex(n))
+	for i, n := range Names {
+		if Index(n) != i {
+			t.Errorf("Index(%q) = %d", n, Index(n))
 		}
 	}
 }
