@@ -1,6 +1,9 @@
 package snap
 
-import "slices"
+import (
+	"math/bits"
+	"slices"
+)
 
 // keySetSize is the number of slots of the Builder's open-addressing key set
 // (a power of two, more than twice MaxItems).
@@ -118,6 +121,51 @@ func (b *Builder) NewItem(typ, id uint16, size int) ([]int32, error) {
 	d := b.data[start : start+size : start+size]
 	clear(d)
 	return d, nil
+}
+
+// NewItems adds an item of type typ and the given size for each id in the
+// set ids (bit i for id i), in ascending id order, and returns their data
+// end to end, zeroed. It adds exactly what one NewItem per id would: when
+// one is refused, the items before it stay, their data is returned and so
+// is the refusal. A run whose keys all come above the builder's largest
+// key (a world building in key order) costs one check and one copy of the
+// keys instead of one NewItem per item.
+func (b *Builder) NewItems(typ uint16, ids uint64, size int) ([]int32, error) {
+	n := bits.OnesCount64(ids)
+	if n == 0 {
+		return nil, nil
+	}
+	first := Key(typ, uint16(bits.TrailingZeros64(ids)))
+	if b.gen == 0 || b.data == nil || typ > MaxType || size < 0 || size > MaxWords ||
+		(len(b.keys) > 0 && first <= b.max) || !b.sizeOK(typ, size) ||
+		fits(len(b.keys)+n, b.words+n*size) != nil {
+		start := b.words
+		for m := ids; m != 0; m &= m - 1 {
+			if _, err := b.NewItem(typ, uint16(bits.TrailingZeros64(m)), size); err != nil {
+				return b.data[start:b.words:b.words], err
+			}
+		}
+		return b.data[start:b.words:b.words], nil
+	}
+	start := b.words
+	for m := ids; m != 0; m &= m - 1 {
+		b.max = Key(typ, uint16(bits.TrailingZeros64(m)))
+		b.keys = append(b.keys, b.max)
+		b.words += size
+		b.offs = append(b.offs, int32(b.words))
+	}
+	d := b.data[start:b.words:b.words]
+	clear(d)
+	return d, nil
+}
+
+// sizeOK reports whether Sizes allows an item of type typ and size.
+func (b *Builder) sizeOK(typ uint16, size int) bool {
+	if b.Sizes == nil {
+		return true
+	}
+	s, ok := b.Sizes.Static(int32(typ))
+	return !ok || s == size
 }
 
 // stamp is the key set's entry for key in the current build.

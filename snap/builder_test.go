@@ -2,6 +2,7 @@ package snap
 
 import (
 	"errors"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -264,4 +265,85 @@ func TestBuilderOrders(t *testing.T) {
 			sortedBuilds, tailBuilds, dups)
 	}
 	t.Logf("%d builds in key order, %d with a tail, %d duplicates refused", sortedBuilds, tailBuilds, dups)
+}
+
+// TestNewItemsMatchesNewItem builds random snapshots twice, once adding
+// runs with NewItems and once with one NewItem per id (the model): the
+// same refusals, the same data returned, the same snapshot. The runs come
+// above the builder's keys (its one-copy path) and below them, with
+// duplicates, sizes the size table refuses and snapshots filling up.
+func TestNewItemsMatchesNewItem(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var a, m Builder
+	var sa, sm Snapshot
+	fast, full := 0, 0
+	for iter := range 3000 {
+		sizes := (*SizeTable)(nil)
+		if iter%3 == 0 {
+			sizes = Sizes7
+		}
+		a.Sizes, m.Sizes = sizes, sizes
+		a.Reset()
+		m.Reset()
+		typ := uint16(0)
+		for range r.IntN(8) {
+			switch r.IntN(12) {
+			case 0:
+				typ = MaxType + uint16(r.IntN(2)) // the largest type, and one above
+			case 1, 2:
+				typ = uint16(r.IntN(30)) // any order
+			default:
+				typ += uint16(r.IntN(3)) // mostly in key order
+			}
+			ids := r.Uint64() & r.Uint64()
+			size := r.IntN(6)
+			switch r.IntN(10) {
+			case 0:
+				size = 2000 + r.IntN(4000) // fills the snapshot within a run
+			case 1:
+				size = -1
+			}
+			if iter%3 == 0 && r.IntN(2) == 0 {
+				if s, ok := Sizes7.Static(int32(typ)); ok {
+					size = s
+				}
+			}
+			wasFast := len(a.keys) == 0 || Key(typ, uint16(bits.TrailingZeros64(ids))) > a.max
+			got, errA := a.NewItems(typ, ids, size)
+			var errM error
+			start := m.words
+			for x := ids; x != 0; x &= x - 1 {
+				if _, err := m.NewItem(typ, uint16(bits.TrailingZeros64(x)), size); err != nil {
+					errM = err
+					break
+				}
+			}
+			want := m.data[start:m.words] // NewItem's items lie end to end
+			if errA != errM || len(got) != len(want) {
+				t.Fatalf("iter %d: NewItems(%d, %x, %d) = %d ints, %v; NewItem gives %d ints, %v", iter, typ, ids, size, len(got), errA, len(want), errM)
+			}
+			if errA == ErrSnapTooLarge || errA == ErrTooManyItems {
+				full++
+			} else if errA == nil && wasFast && ids != 0 {
+				fast++
+			}
+			for i := range got {
+				if got[i] != 0 {
+					t.Fatalf("iter %d: NewItems data not zeroed", iter)
+				}
+				v := r.Int32()
+				got[i] = v
+				want[i] = v
+			}
+		}
+		a.Finish(&sa)
+		m.Finish(&sm)
+		if !sa.Equal(&sm) || sa.CRC() != sm.CRC() {
+			t.Fatalf("iter %d: NewItems built another snapshot: keys %x / %x", iter, sa.keys, sm.keys)
+		}
+	}
+	t.Logf("one-copy runs %d, full %d", fast, full)
+	if fast < 1000 || full < 50 {
+		t.Fatalf("runs on the one-copy path %d, runs filling the snapshot %d: the test did not reach both", fast, full)
+	}
 }
