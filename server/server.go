@@ -143,10 +143,11 @@ type Server struct {
 	byAddr          map[netip.AddrPort]int
 	bans            edge.BanList
 	vote            vote.Game
-	enc             *encpool.Fan // the shared snapshot encoders as this game uses them, and the loop's own
-	procs           *procs.Sizer // Options.Procs (nil: none)
-	encTick         snapTick     // the snapshot tick the encoders run (snapsend.go)
-	snapDue         []*client    // scratch: clients getting a snapshot this tick
+	enc             *encpool.Fan    // the shared snapshot encoders as this game uses them, and the loop's own
+	procs           *procs.Sizer    // Options.Procs (nil: none)
+	encTick         snapTick        // the snapshot tick the encoders run (snapsend.go)
+	snapDue         []*client       // scratch: clients getting a snapshot this tick
+	snapRound       world.SnapRound // what the tick's snapshots share, prepared once per snapshot tick
 	empty           snap.Snapshot
 	pk              netproto.Packer
 	up              netproto.Unpacker

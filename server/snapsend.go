@@ -34,6 +34,9 @@ func (s *Server) sendSnapshots(tick int32) {
 		}
 	}
 	s.snapDue = due
+	if len(due) > 0 { // a game of bots alone snapshots for nobody
+		s.world.PrepareSnap(&s.snapRound)
+	}
 	start := time.Now()
 	defer func() { s.enc.Note(time.Since(start)) }()
 	if s.enc.Use(len(due)) {
@@ -92,7 +95,7 @@ func (s *Server) sendEncoded(c *client, n int, msg func(int) []byte) {
 // several clients at once, 0.7 and 0.6 alike.
 func (s *Server) encodeSnap(w *encpool.Worker, c *client, tick int32, now time.Duration) bool {
 	w.B.Reset()
-	if err := s.world.Snap(c.id, &w.B); err != nil {
+	if err := s.world.SnapWith(&s.snapRound, c.id, &w.B); err != nil {
 		s.warn().Err(err).Int("cid", c.id).Msg("snapshot incomplete")
 	}
 	cur := c.storage.Alloc(tick, now)

@@ -93,24 +93,37 @@ func BenchmarkTick(b *testing.B) {
 	}
 }
 
+// BenchmarkSnap builds one snapshot per in-game client: with Snap, and as
+// the server builds them (round: PrepareSnap once, then SnapWith).
 func BenchmarkSnap(b *testing.B) {
-	for _, n := range []int{16, 64} {
-		b.Run(fmt.Sprintf("chars=%d", n), func(b *testing.B) {
-			w, _ := gameBenchWorld(b, n)
-			var sb snap.Builder
-			sb.Sizes = snap.Sizes7
-			// one snapshot per in-game client, as the server builds them
-			b.ReportAllocs()
-			for b.Loop() {
-				for v := 0; v < n; v++ {
-					sb.Reset()
-					if err := w.Snap(v, &sb); err != nil {
-						b.Fatal(err)
+	for _, round := range []bool{false, true} {
+		for _, n := range []int{16, 64} {
+			b.Run(fmt.Sprintf("round=%v/chars=%d", round, n), func(b *testing.B) {
+				w, _ := gameBenchWorld(b, n)
+				var sb snap.Builder
+				sb.Sizes = snap.Sizes7
+				var r SnapRound
+				b.ReportAllocs()
+				for b.Loop() {
+					if round {
+						w.PrepareSnap(&r)
+					}
+					for v := 0; v < n; v++ {
+						sb.Reset()
+						var err error
+						if round {
+							err = w.SnapWith(&r, v, &sb)
+						} else {
+							err = w.Snap(v, &sb)
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
 					}
 				}
-			}
-			b.ReportMetric(float64(sb.NumItems()), "items/snap")
-		})
+				b.ReportMetric(float64(sb.NumItems()), "items/snap")
+			})
+		}
 	}
 }
 

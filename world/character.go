@@ -600,6 +600,21 @@ func (c *Character) snap(viewer int, b SnapBuilder) error {
 	if err != nil {
 		return err
 	}
+	c.fill(d, w.privileged(viewer, c.p.cid))
+	return nil
+}
+
+// privileged reports whether viewer sees the health, armor and ammo of
+// client cid's character: the demo (-1) and cid itself do, and a spectator
+// watching cid unless spectating is strict.
+func (w *World) privileged(viewer, cid int) bool {
+	return viewer == -1 || viewer == cid || (!w.cfg.StrictSpectate && w.players[viewer].spectatorID == cid)
+}
+
+// fill writes c's Character item into d (zeroed), with health, armor and
+// ammo when private.
+func (c *Character) fill(d []int32, private bool) {
+	w := c.w
 	var n NetCore
 	if c.reckTick == 0 || w.paused {
 		c.core.Write(&n)
@@ -618,8 +633,7 @@ func (c *Character) snap(viewer int, b SnapBuilder) error {
 	d[CharWeapon] = int32(c.active)
 	d[CharAttackTick] = c.attackTick
 	d[CharDirection] = c.input.Direction
-	if viewer == -1 || viewer == c.p.cid ||
-		(!w.cfg.StrictSpectate && w.players[viewer].spectatorID == c.p.cid) {
+	if private {
 		d[CharHealth] = int32(c.health)
 		d[CharArmor] = int32(c.armor)
 		if c.active == WeaponNinja {
@@ -631,5 +645,4 @@ func (c *Character) snap(viewer int, b SnapBuilder) error {
 	if emote == EmoteNormal && 250-((w.tick-c.lastAction)%250) < 5 {
 		d[CharEmote] = EmoteBlink
 	}
-	return nil
 }

@@ -1,6 +1,7 @@
 package world
 
 import (
+	"fmt"
 	"testing"
 
 	"twserver/snap"
@@ -145,6 +146,7 @@ func TestChaos(t *testing.T) {
 			cfg.GameType = gt
 			cfg.ScoreLimit = 30
 			cfg.PlayerSlots = 12
+			cfg.StrictSpectate = gt == GameLMS || gt == GameLTS
 			rows := append([]string(nil), arenaRows...)
 			if gt == GameCTF {
 				rows[21] = "#......H..r........................b....H......#"
@@ -159,9 +161,10 @@ func TestChaos(t *testing.T) {
 					w.AddPlayer(i, PlayerInfo{})
 				}
 			}
-			var b snap.Builder
-			b.Sizes = snap.Sizes7
-			var s snap.Snapshot
+			var b, b2 snap.Builder
+			b.Sizes, b2.Sizes = snap.Sizes7, snap.Sizes7
+			var s, s2 snap.Snapshot
+			var round SnapRound // SnapWith must build what Snap builds
 			var kills, grabs int
 			for k := 0; k < 4000; k++ {
 				next := w.tick + 1
@@ -175,7 +178,8 @@ func TestChaos(t *testing.T) {
 					case 2:
 						w.RemovePlayer(cid)
 					case 3:
-						w.AddPlayer(cid, PlayerInfo{Spectator: ctl.intn(4) == 0})
+						w.AddPlayer(cid, PlayerInfo{Spectator: ctl.intn(4) == 0, Bot: cid%5 == 0})
+						w.SetAuthed(cid, cid%3 == 0)
 					case 4:
 						w.SetSpectatorMode(cid, ctl.intn(4), ctl.intn(18)-1)
 					case 5:
@@ -197,6 +201,7 @@ func TestChaos(t *testing.T) {
 				for cid := range players {
 					if w.HasPlayer(cid) {
 						in := players[cid].step(w, cid, next)
+						w.SetLatency(cid, 10+3*cid+k%50)
 						w.DirectInput(cid, in)
 						w.SetInput(cid, in)
 					}
@@ -220,15 +225,24 @@ func TestChaos(t *testing.T) {
 				if w.tick%2 != 0 {
 					continue
 				}
+				w.PrepareSnap(&round)
 				for v := -1; v < 16; v++ {
 					if v >= 0 && !w.HasPlayer(v) {
 						continue
 					}
+					b2.Reset()
+					if err := w.SnapWith(&round, v, &b2); err != nil {
+						t.Fatalf("tick %d viewer %d: SnapWith: %v", w.tick, v, err)
+					}
+					b2.Finish(&s2)
 					b.Reset()
 					if err := w.Snap(v, &b); err != nil {
 						t.Fatalf("tick %d viewer %d: %v", w.tick, v, err)
 					}
 					b.Finish(&s)
+					if !s.Equal(&s2) {
+						t.Fatalf("tick %d viewer %d: SnapWith built %v, Snap %v", w.tick, v, snapItems(&s2), snapItems(&s))
+					}
 					for i := 0; i < s.NumItems(); i++ {
 						it := s.Item(i)
 						if msg := validItem(it.Type, it.Data); msg != "" {
@@ -244,4 +258,14 @@ func TestChaos(t *testing.T) {
 			}
 		})
 	}
+}
+
+// snapItems lists s's items for a failure message.
+func snapItems(s *snap.Snapshot) []string {
+	var out []string
+	for i := 0; i < s.NumItems(); i++ {
+		it := s.Item(i)
+		out = append(out, fmt.Sprintf("%d/%d:%v", it.Type, it.ID, it.Data))
+	}
+	return out
 }

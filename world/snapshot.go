@@ -28,7 +28,11 @@ type SnapBuilder interface {
 // concurrently between ticks. Like the reference, an item the builder
 // refuses (snapshot full) is left out and building goes on; Snap returns the
 // first such error.
-func (w *World) Snap(viewer int, b SnapBuilder) error {
+func (w *World) Snap(viewer int, b SnapBuilder) error { return w.snap(nil, nil, viewer, b) }
+
+// snap is Snap, with the characters and player infos from r when r is set
+// (rb is then b as a runBuilder).
+func (w *World) snap(r *SnapRound, rb runBuilder, viewer int, b SnapBuilder) error {
 	if viewer < -1 || viewer >= MaxClients || (viewer >= 0 && (w.players[viewer] == nil || !w.players[viewer].ingame)) {
 		return ErrNoPlayer
 	}
@@ -52,18 +56,17 @@ func (w *World) Snap(viewer int, b SnapBuilder) error {
 		keep(f.snap(w, viewer, b))
 	}
 	keep(w.ctrl.snap(viewer, b))
-	var inWorld uint64 // the characters of w.chars, taken by client id
-	for _, c := range w.chars {
-		if c.inWorld {
-			inWorld |= 1 << uint(c.p.cid)
+	if r != nil {
+		keep(r.snapChars(w, viewer, b))
+		keep(r.snapPlayers(w, viewer, rb))
+	} else {
+		for m := w.charMask(); m != 0; m &= m - 1 {
+			keep(w.charStore[bits.TrailingZeros64(m)].snap(viewer, b))
 		}
-	}
-	for ; inWorld != 0; inWorld &= inWorld - 1 {
-		keep(w.charStore[bits.TrailingZeros64(inWorld)].snap(viewer, b))
-	}
-	for _, p := range w.players {
-		if p != nil && p.ingame {
-			keep(p.snap(viewer, b))
+		for _, p := range w.players {
+			if p != nil && p.ingame {
+				keep(p.snap(viewer, b))
+			}
 		}
 	}
 	if viewer >= 0 {
@@ -191,23 +194,10 @@ func (p *Player) snap(viewer int, b SnapBuilder) error {
 	if err != nil {
 		return err
 	}
-	flags := p.playerFlags & PlayerFlagChatting
-	if p.authed {
-		flags |= PlayerFlagAdmin
+	d[0] = p.infoFlags()
+	if viewer != -1 && p.watching() == viewer {
+		d[0] |= PlayerFlagWatching
 	}
-	if !w.ctrl.isPlayerReadyMode() || p.ready {
-		flags |= PlayerFlagReady
-	}
-	if p.respawnDisabled && p.character() == nil {
-		flags |= PlayerFlagDead
-	}
-	if viewer != -1 && p.spectating() && viewer == p.spectatorID {
-		flags |= PlayerFlagWatching
-	}
-	if p.info.Bot {
-		flags |= PlayerFlagBot // the 0.7 bot marker (0.6 translations drop it)
-	}
-	d[0] = flags
 	d[1] = int32(p.score)
 	if viewer == -1 {
 		d[2] = p.latencyMin
@@ -219,6 +209,33 @@ func (p *Player) snap(viewer int, b SnapBuilder) error {
 		return p.snapDeClientInfo(b, false)
 	}
 	return nil
+}
+
+// infoFlags returns p's PlayerInfo flags as every viewer sees them: all
+// but Watching, which only the watched viewer gets.
+func (p *Player) infoFlags() int32 {
+	flags := p.playerFlags & PlayerFlagChatting
+	if p.authed {
+		flags |= PlayerFlagAdmin
+	}
+	if !p.w.ctrl.isPlayerReadyMode() || p.ready {
+		flags |= PlayerFlagReady
+	}
+	if p.respawnDisabled && p.character() == nil {
+		flags |= PlayerFlagDead
+	}
+	if p.info.Bot {
+		flags |= PlayerFlagBot // the 0.7 bot marker (0.6 translations drop it)
+	}
+	return flags
+}
+
+// watching returns the client id p watches as a spectator, -1 for none.
+func (p *Player) watching() int {
+	if p.spectating() {
+		return p.spectatorID
+	}
+	return -1
 }
 
 // snapSpectatorInfo writes the viewer's own SpectatorInfo when it spectates.
