@@ -82,10 +82,8 @@ func (b *Builder) NewItem(typ, id uint16, size int) ([]int32, error) {
 	if size < 0 {
 		return nil, ErrNegativeSize
 	}
-	if b.Sizes != nil {
-		if s, ok := b.Sizes.Static(int32(typ)); ok && s != size {
-			return nil, ErrSizeMismatch
-		}
+	if !b.sizeOK(typ, size) {
+		return nil, ErrSizeMismatch
 	}
 	if size > MaxWords {
 		return nil, ErrSnapTooLarge

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math/bits"
 
+	"twserver/snap"
 	"twserver/world/vmath"
 )
 
@@ -22,13 +23,6 @@ type SnapRound struct {
 	watch   [MaxClients]int8                   // the client id each player watches, -1 for none
 	char    [MaxClients][SizeCharacter]int32   // the Character items with health, armor and ammo
 	pos     [MaxClients]vmath.Vec2             // the characters' positions, for clipping
-}
-
-// runBuilder is a SnapBuilder that adds a run of items of one type at once
-// (snap.Builder.NewItems): exactly what one NewItem per id, in ascending id
-// order, would add, with the data end to end.
-type runBuilder interface {
-	NewItems(typ uint16, ids uint64, size int) ([]int32, error)
 }
 
 // PrepareSnap fills r from the world as it is now. The snapshots SnapWith
@@ -60,13 +54,13 @@ func (w *World) PrepareSnap(r *SnapRound) {
 
 // SnapWith adds viewer's snapshot items to b as Snap does, taking the
 // characters and player infos from r, which PrepareSnap filled from the
-// world as it is. The demo's viewer -1, and a builder that cannot add a run
-// of items at once (snap.Builder can), get Snap's own build.
-func (w *World) SnapWith(r *SnapRound, viewer int, b SnapBuilder) error {
-	if rb, ok := b.(runBuilder); ok && viewer >= 0 {
-		return w.snap(r, rb, viewer, b)
+// world as it is (the player infos go in as one run, snap.Builder.NewItems).
+// The demo's viewer -1 gets Snap's own build.
+func (w *World) SnapWith(r *SnapRound, viewer int, b *snap.Builder) error {
+	if viewer < 0 {
+		r = nil
 	}
-	return w.snap(nil, nil, viewer, b)
+	return w.snap(r, viewer, b, b)
 }
 
 // charMask returns the characters of w.chars in the world, by client id.
@@ -103,7 +97,7 @@ func (r *SnapRound) snapChars(w *World, viewer int, b SnapBuilder) error {
 
 // snapPlayers adds r's player infos as viewer sees them (Player.snap): its
 // own latencies and the Watching flag of the players watching it.
-func (r *SnapRound) snapPlayers(w *World, viewer int, b runBuilder) error {
+func (r *SnapRound) snapPlayers(w *World, viewer int, b *snap.Builder) error {
 	lat := &w.players[viewer].actLatency
 	d, err := b.NewItems(ObjPlayerInfo, r.players, SizePlayerInfo)
 	copy(d, r.info[:len(d)])

@@ -28,11 +28,11 @@ type SnapBuilder interface {
 // concurrently between ticks. Like the reference, an item the builder
 // refuses (snapshot full) is left out and building goes on; Snap returns the
 // first such error.
-func (w *World) Snap(viewer int, b SnapBuilder) error { return w.snap(nil, nil, viewer, b) }
+func (w *World) Snap(viewer int, b SnapBuilder) error { return w.snap(nil, viewer, b, nil) }
 
-// snap is Snap, with the characters and player infos from r when r is set
-// (rb is then b as a runBuilder).
-func (w *World) snap(r *SnapRound, rb runBuilder, viewer int, b SnapBuilder) error {
+// snap is Snap, with the characters and player infos from r when r is set;
+// sb is then b as the snap.Builder whose NewItems adds the player infos.
+func (w *World) snap(r *SnapRound, viewer int, b SnapBuilder, sb *snap.Builder) error {
 	if viewer < -1 || viewer >= MaxClients || (viewer >= 0 && (w.players[viewer] == nil || !w.players[viewer].ingame)) {
 		return ErrNoPlayer
 	}
@@ -58,7 +58,7 @@ func (w *World) snap(r *SnapRound, rb runBuilder, viewer int, b SnapBuilder) err
 	keep(w.ctrl.snap(viewer, b))
 	if r != nil {
 		keep(r.snapChars(w, viewer, b))
-		keep(r.snapPlayers(w, viewer, rb))
+		keep(r.snapPlayers(w, viewer, sb))
 	} else {
 		for m := w.charMask(); m != 0; m &= m - 1 {
 			keep(w.charStore[bits.TrailingZeros64(m)].snap(viewer, b))
