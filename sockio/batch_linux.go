@@ -4,6 +4,7 @@ package sockio
 
 import (
 	"errors"
+	"io"
 	"net"
 	"net/netip"
 	"os"
@@ -49,9 +50,7 @@ type udpBatch struct {
 	fdmu   sync.RWMutex // read-held around system calls on fd; Close write-holds it to close fd
 	closed atomic.Bool
 
-	pmu    sync.Mutex   // guards polled against Close
-	polled *net.UDPConn // registered with the poller; nil under a flood
-	praw   syscall.RawConn
+	pollReg // polled: the socket as opened, later a fresh duplicate; none under a flood
 
 	wmu  sync.Mutex  // WriteBatch and WriteTo may be called from several goroutines; guards msgBufs' send side
 	wone [1]Datagram // WriteTo's batch of one
@@ -59,10 +58,8 @@ type udpBatch struct {
 	msgBufs // send side under wmu; receive side owned by the one reading goroutine
 
 	// read state, owned by the one reading goroutine
-	rn    int   // in: buffers offered; out: datagrams read
-	rerr  error // error of the last recvmmsg
-	rcall func(fd uintptr) bool
-	rone  [1]Datagram // ReadFrom's batch of one
+	rcall func(fd uintptr) bool // u.recvNow, made once
+	rone  [1]Datagram           // ReadFrom's batch of one
 	rate  floodRate
 }
 
@@ -144,6 +141,8 @@ type msgBufs struct {
 	rhs    [ReadBatchSize]mmsghdr
 	riovs  [ReadBatchSize]unix.Iovec
 	rnames [ReadBatchSize]unix.RawSockaddrInet6
+	rn     int        // recvNow: in, the headers prepared; out, the datagrams read
+	rerr   unix.Errno // recvNow's error
 }
 
 // link points each message header at its one iovec and its address
@@ -211,9 +210,9 @@ func (u *udpConn) initBatch() error {
 	u.family = uint16(domain)
 	u.local = u.c.LocalAddr().(*net.UDPAddr).AddrPort()
 	u.fd = fd
-	u.polled, u.praw = u.c, raw
+	u.registered(u.c, raw)
 	u.link()
-	u.rcall = u.recvmmsg
+	u.rcall, u.open = u.recvNow, u.openPolled
 	return nil
 }
 
@@ -226,13 +225,8 @@ func (u *udpConn) Close() error {
 	if u.closed.Swap(true) {
 		return net.ErrClosed
 	}
-	u.pmu.Lock()
-	if u.polled != nil {
-		_ = u.polled.Close() // wakes a reader waiting on the poller
-		u.polled, u.praw = nil, nil
-	}
-	u.pmu.Unlock()
-	u.fdmu.Lock() // no system call on fd is under way after this
+	u.unregister() // wakes a reader waiting on the poller
+	u.fdmu.Lock()  // no system call on fd is under way after this
 	err := unix.Close(u.fd)
 	u.fd = -1
 	u.fdmu.Unlock()
@@ -351,14 +345,14 @@ func (u *udpConn) readBatch(k int) (int, error) {
 			return 0, net.ErrClosed
 		}
 		if !u.rate.flood {
-			praw, err := u.registered()
+			praw, err := u.register(&u.closed)
 			if err != nil {
 				return 0, err
 			}
-			u.rn, u.rerr = k, nil
+			u.rn, u.rerr = k, 0
 			err = praw.Read(u.rcall)
 			if err == nil {
-				err = u.rerr
+				err = errno(u.rerr)
 			}
 			if err != nil {
 				if u.closed.Load() {
@@ -389,73 +383,107 @@ func (u *udpConn) recvOwn(k int) (int, error) {
 	if u.fd < 0 {
 		return 0, net.ErrClosed
 	}
-	u.rn, u.rerr = k, nil
-	if !u.recvmmsg(uintptr(u.fd)) {
+	u.rn, u.rerr = k, 0
+	if !u.recvNow(uintptr(u.fd)) {
 		return 0, nil
 	}
-	return u.rn, u.rerr
+	return u.rn, errno(u.rerr)
 }
 
-// registered returns the RawConn of the polled descriptor, registering a
-// fresh duplicate of fd with the poller if there is none.
-func (u *udpConn) registered() (syscall.RawConn, error) {
-	u.pmu.Lock()
-	defer u.pmu.Unlock()
-	if u.closed.Load() {
-		return nil, net.ErrClosed
-	}
-	if u.praw != nil {
-		return u.praw, nil
-	}
+// openPolled registers a fresh duplicate of fd with the poller
+// (pollReg.register's open).
+func (u *udpConn) openPolled() (io.Closer, syscall.RawConn, error) {
 	u.fdmu.RLock()
 	nfd, err := unix.FcntlInt(uintptr(u.fd), unix.F_DUPFD_CLOEXEC, 0)
 	u.fdmu.RUnlock()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f := os.NewFile(uintptr(nfd), "udp")
 	pc, err := net.FilePacketConn(f) // a further duplicate, registered
 	_ = f.Close()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c, ok := pc.(*net.UDPConn)
 	if !ok {
 		_ = pc.Close()
-		return nil, errors.New("server: socket duplicate is not UDP")
+		return nil, nil, errors.New("server: socket duplicate is not UDP")
 	}
 	raw, err := c.SyscallConn()
 	if err != nil {
 		_ = c.Close()
+		return nil, nil, err
+	}
+	return c, raw, nil
+}
+
+// pollReg is a socket's registration with the runtime's poller: a
+// duplicate descriptor (polled) on whose RawConn a reader waits while the
+// socket is empty. The owner's own descriptor stays out of the poller.
+type pollReg struct {
+	pmu    sync.Mutex // guards polled and praw
+	polled io.Closer  // nil when none
+	praw   syscall.RawConn
+	inPoll atomic.Bool // polled != nil, for a look without pmu
+	// open makes a new registration (pmu held): the owner's method,
+	// stored once so that register allocates nothing.
+	open func() (io.Closer, syscall.RawConn, error)
+}
+
+// register returns the RawConn of polled, making a registration with
+// open when there is none; net.ErrClosed once closed is set.
+func (r *pollReg) register(closed *atomic.Bool) (syscall.RawConn, error) {
+	r.pmu.Lock()
+	defer r.pmu.Unlock()
+	if closed.Load() {
+		return nil, net.ErrClosed
+	}
+	if r.praw != nil {
+		return r.praw, nil
+	}
+	c, raw, err := r.open()
+	if err != nil {
 		return nil, err
 	}
-	u.polled, u.praw = c, raw
+	r.registered(c, raw)
 	return raw, nil
 }
 
-// unregister closes the polled descriptor, which takes the socket out of
-// the poller (the socket stays open through fd).
-func (u *udpConn) unregister() {
-	u.pmu.Lock()
-	defer u.pmu.Unlock()
-	if u.polled != nil {
-		_ = u.polled.Close()
-		u.polled, u.praw = nil, nil
+// registered records polled and its RawConn (pmu held, or before any
+// reader runs).
+func (r *pollReg) registered(polled io.Closer, raw syscall.RawConn) {
+	r.polled, r.praw = polled, raw
+	r.inPoll.Store(true)
+}
+
+// unregister closes polled, which takes the socket out of the poller (it
+// stays open through the owner's descriptor) and wakes a read waiting on
+// it.
+func (r *pollReg) unregister() {
+	r.pmu.Lock()
+	defer r.pmu.Unlock()
+	if r.polled != nil {
+		_ = r.polled.Close()
+		r.polled, r.praw = nil, nil
+		r.inPoll.Store(false)
 	}
 }
 
-// recvmmsg is the RawConn.Read callback (and recvOwn's call): false when
-// the socket is empty (RawConn.Read then waits for it to become readable).
-func (u *udpConn) recvmmsg(fd uintptr) bool {
-	n, _, errno := unix.RawSyscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&u.rhs[0])), uintptr(u.rn),
+// recvNow is one recvmmsg of up to rn datagrams into the receive headers
+// without waiting, the RawConn.Read callback of a reader waiting in the
+// poller: false when the socket is empty (RawConn.Read then waits for it
+// to become readable), else rn datagrams read or rerr the call's error.
+func (b *msgBufs) recvNow(fd uintptr) bool {
+	n, _, e := unix.RawSyscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&b.rhs[0])), uintptr(b.rn),
 		unix.MSG_DONTWAIT, 0, 0)
 	switch {
-	case errno == unix.EAGAIN || errno == unix.EINTR:
+	case e == unix.EAGAIN || e == unix.EINTR:
 		return false
-	case errno != 0:
-		u.rn, u.rerr = 0, errno
+	case e != 0:
+		b.rn, b.rerr = 0, e
 	default:
-		u.rn = int(n)
+		b.rn = int(n)
 	}
 	return true
 }

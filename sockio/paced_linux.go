@@ -4,11 +4,13 @@ package sockio
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"net/netip"
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -16,24 +18,31 @@ import (
 )
 
 // pacedUDP is the game socket on Linux: a UDP socket that the runtime's
-// poller does not watch. A socket in the poller (epoll, edge-triggered)
-// wakes an idle runtime thread for every datagram that arrives, whether or
-// not a goroutine reads it, which is the very wake-up paced reads avoid.
-// So the socket is opened by net.ListenUDP (addresses, dual stack, errors
-// as usual), duplicated, and the original closed, which takes it out of
-// the poller; the duplicate is read and written with system calls:
+// poller watches only while a goroutine waits to read it. A socket in the
+// poller (epoll, edge-triggered) wakes an idle runtime thread for every
+// datagram that arrives, whether or not a goroutine reads it, which is the
+// very wake-up paced reads avoid. So the socket is opened by
+// net.ListenUDP (addresses, dual stack, errors as usual), duplicated, and
+// the original closed, which takes it out of the poller; the duplicate is
+// read and written with system calls:
 //
 //   - ReadPaced: recvmmsg without waiting, with the kernel's arrival stamps
-//     (SO_TIMESTAMPNS), as RawSyscall (it returns in microseconds).
-//   - ReadBatch: recvmmsg that blocks the reading thread in the kernel until
-//     a datagram comes (MSG_WAITFORONE), entered as a blocking system call
-//     so the runtime runs other goroutines meanwhile; the socket's receive
-//     timeout (pacedReadTimeout) makes it look at Close now and then.
+//     (SO_TIMESTAMPNS), as RawSyscall (it returns in microseconds). It
+//     takes the socket out of the poller if ReadBatch left it there.
+//   - ReadBatch: recvmmsg without waiting; on an empty socket it waits
+//     through the runtime's poller on a second duplicate (polled),
+//     registered for as long as reads go through ReadBatch. A read that
+//     blocked its thread in the kernel instead would keep the goroutine's
+//     P (runtime thread slot) until the runtime's sysmon took it back, up
+//     to 20 ms later when sysmon sleeps long: with one P, every game of
+//     the process waited behind such a read (ticks skipped at 1024
+//     clients while they joined). Waiting in the poller parks only the
+//     goroutine.
 //   - WriteTo and WriteBatch: sendto/sendmmsg without waiting; a full send
 //     buffer is waited for with poll(2), at most pacedWriteWait.
 //
-// Close marks the socket closed, shuts it down (which wakes a blocked
-// read), and closes the descriptor once no call is using it.
+// Close marks the socket closed, closes polled (which wakes a waiting
+// ReadBatch), and closes the descriptor once no call is using it.
 type pacedUDP struct {
 	fd     int
 	family uint16 // AF_INET or AF_INET6 (dual-stack: IPv4 peers as IPv4-mapped)
@@ -45,9 +54,15 @@ type pacedUDP struct {
 
 	msgBufs // send side under wmu; receive side owned by the one reading goroutine
 
+	// polled while ReadBatch reads: the reading goroutine registers it,
+	// ReadPaced and Close close it, file waits out (pmu) a registration's
+	// moment of non-blocking mode.
+	pollReg
+
 	// read state, owned by the one reading goroutine
-	ctl  [ReadBatchSize][4]uint64 // aligned; stampCmsgSpace bytes used
-	rate floodRate                // ReadBatch's receive rate (FloodReadRate)
+	ctl   [ReadBatchSize][4]uint64 // aligned; stampCmsgSpace bytes used
+	rate  floodRate                // ReadBatch's receive rate (FloodReadRate)
+	rcall func(fd uintptr) bool    // u.recvNow, made once
 }
 
 // Bounds of pacedUDP.
@@ -56,15 +71,6 @@ const (
 	// the system's net.core.rmem_max): the datagrams of a caller's tick wait
 	// in it until the tick reads them.
 	PacedRecvBuffer = 1 << 20
-	// pacedReadTimeout is the receive timeout of the socket: a blocked
-	// ReadBatch or ReadFrom looks whether the socket was closed this often.
-	// Close wakes a blocked read at once (shutdown), so this is only a
-	// fallback. Each timeout wakes the reading thread, and its return into
-	// the blocking call wakes the runtime's sysmon thread, which an empty
-	// game that sleeps (server/sleep.go) pays while it waits: at 2 s that
-	// was a sixth of an idle game's wake-ups, and with 64 sleeping games 32
-	// wake-ups a second. Hence long.
-	pacedReadTimeout = 30 * time.Second
 	// pacedWriteWait bounds the wait for room in a full send buffer; the
 	// datagram is dropped after it, as UDP may.
 	pacedWriteWait = 20 * time.Millisecond
@@ -109,15 +115,13 @@ func pacedSocket(c *net.UDPConn) (PacedConn, error) {
 }
 
 // setup makes the descriptor blocking (the duplicate shares the file's
-// O_NONBLOCK with the original, closed after), with the receive timeout, the
-// arrival stamps and the receive buffer of paced reads.
+// O_NONBLOCK with the original, closed after: a blocking descriptor stays
+// out of the poller when File makes an *os.File of it; every call here
+// says MSG_DONTWAIT), with the arrival stamps and the receive buffer of
+// paced reads.
 func (u *pacedUDP) setup() error {
 	if err := unix.SetNonblock(u.fd, false); err != nil {
 		return fmt.Errorf("blocking mode: %w", err)
-	}
-	tv := unix.NsecToTimeval(int64(pacedReadTimeout))
-	if err := unix.SetsockoptTimeval(u.fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
-		return fmt.Errorf("SO_RCVTIMEO: %w", err)
 	}
 	if err := unix.SetsockoptInt(u.fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1); err != nil {
 		return fmt.Errorf("SO_TIMESTAMPNS: %w", err)
@@ -127,6 +131,7 @@ func (u *pacedUDP) setup() error {
 	if err := unix.SetsockoptInt(u.fd, unix.SOL_SOCKET, unix.SO_RCVBUF, PacedRecvBuffer); err != nil {
 		return fmt.Errorf("SO_RCVBUF: %w", err)
 	}
+	u.rcall, u.open = u.recvNow, u.openPolled
 	return nil
 }
 
@@ -151,6 +156,8 @@ func (u *pacedUDP) file() (*os.File, error) {
 		return nil, net.ErrClosed
 	}
 	defer u.use.RUnlock()
+	u.pmu.Lock() // not while register has the socket non-blocking
+	defer u.pmu.Unlock()
 	fd, err := unix.FcntlInt(uintptr(u.fd), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("sockio: duplicating the paced socket: %w", err)
@@ -158,16 +165,43 @@ func (u *pacedUDP) file() (*os.File, error) {
 	return os.NewFile(uintptr(fd), "udp:"+u.local.String()), nil
 }
 
-// Close shuts the socket down, waking a blocked read, and closes it once
-// no call uses it.
+// Close closes polled, waking a ReadBatch that waits in the poller, and
+// closes the socket once no call uses it.
 func (u *pacedUDP) Close() error {
 	if u.closed.Swap(true) {
 		return nil
 	}
-	_ = unix.Shutdown(u.fd, unix.SHUT_RDWR) // ENOTCONN on UDP, but it wakes readers
+	u.unregister()
 	u.use.Lock()
 	defer u.use.Unlock()
 	return unix.Close(u.fd)
+}
+
+// openPolled makes a new duplicate of the socket registered in the
+// runtime's poller (pollReg.register's open, pmu held). os.NewFile
+// registers a descriptor only in non-blocking mode, which the socket's
+// descriptors share; the socket is put back in blocking mode at once,
+// under pmu, so File never makes a file of it in the poller.
+func (u *pacedUDP) openPolled() (io.Closer, syscall.RawConn, error) {
+	fd, err := unix.FcntlInt(uintptr(u.fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sockio: duplicating the paced socket: %w", err)
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		_ = unix.Close(fd)
+		return nil, nil, fmt.Errorf("sockio: non-blocking mode: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "udp-polled")
+	berr := unix.SetNonblock(u.fd, false)
+	raw, err := f.SyscallConn()
+	if err == nil {
+		err = berr
+	}
+	if err != nil {
+		_ = f.Close()
+		return nil, nil, fmt.Errorf("sockio: registering the paced socket: %w", err)
+	}
+	return f, raw, nil
 }
 
 // errno turns a system call's errno into an error (nil for 0).
@@ -247,12 +281,13 @@ func (u *pacedUDP) ReadFrom(b []byte) (int, netip.AddrPort, error) {
 	return d[0].N, d[0].Addr, nil
 }
 
-// ReadBatch blocks until datagrams arrive and reads up to len(ms) (at most
-// ReadBatchSize) of them with one recvmmsg call. Under a flood (a receive
-// rate of FloodReadRate or more, as udpConn measures it) a blocking read
-// would return every few datagrams, each a wake-up of the reading thread:
-// then, once a read finds the socket empty, it sleeps FloodReadPause and
-// reads what queued meanwhile in full batches.
+// ReadBatch waits until datagrams arrive and reads up to len(ms) (at most
+// ReadBatchSize) of them with one recvmmsg call, waiting in the runtime's
+// poller (see pacedUDP). Under a flood (a receive rate of FloodReadRate or
+// more, as udpConn measures it) each wait would return every few
+// datagrams, each a wake-up: then the socket leaves the poller and, once a
+// read finds it empty, the reader sleeps FloodReadPause and reads what
+// queued meanwhile in full batches.
 func (u *pacedUDP) ReadBatch(ms []Datagram) (int, error) {
 	for {
 		if u.rate.flood {
@@ -265,9 +300,11 @@ func (u *pacedUDP) ReadBatch(ms []Datagram) (int, error) {
 			}
 			continue
 		}
-		n, err := u.recv(ms, nil, unix.MSG_WAITFORONE)
+		n, err := u.recvWait(ms)
 		if n > 0 {
-			u.rate.add(time.Now(), n)
+			if u.rate.add(time.Now(), n) {
+				u.unregister()
+			}
 		}
 		if n > 0 || err != nil {
 			return n, err
@@ -275,24 +312,53 @@ func (u *pacedUDP) ReadBatch(ms []Datagram) (int, error) {
 	}
 }
 
+// recvWait reads like recv without stamps, waiting in the poller while the
+// socket is empty: 0 datagrams and no error when polled was closed under
+// it by ReadPaced (read again).
+func (u *pacedUDP) recvWait(ms []Datagram) (int, error) {
+	k := u.prepRecv(ms, nil)
+	if k == 0 {
+		return 0, nil
+	}
+	raw, err := u.register(&u.closed)
+	if err != nil {
+		return 0, err
+	}
+	u.rn, u.rerr = k, 0
+	err = raw.Read(u.rcall)
+	for i := range k {
+		u.riovs[i].Base = nil
+	}
+	switch {
+	case u.closed.Load():
+		return 0, net.ErrClosed
+	case err != nil: // polled closed by ReadPaced: not an error of the socket
+		return 0, nil
+	case u.rerr != 0:
+		return 0, u.rerr
+	}
+	u.finishRecv(ms, nil, u.rn, time.Now())
+	return u.rn, nil
+}
+
 // ReadPaced reads up to len(ms) (at most ReadBatchSize) datagrams already
 // queued on the socket with one recvmmsg call, without waiting: 0 when none
 // is queued. at[i] is when datagram i reached the socket, from the kernel's
 // arrival stamp converted to the monotonic clock, or the time of the read
-// where the kernel gave none.
+// where the kernel gave none. The socket leaves the poller if ReadBatch
+// left it there: the reading is the caller's now.
 func (u *pacedUDP) ReadPaced(ms []Datagram, at []time.Time) (int, error) {
+	if u.inPoll.Load() {
+		u.unregister()
+	}
 	return u.recv(ms, at[:min(len(at), len(ms))], unix.MSG_DONTWAIT)
 }
 
-// recv is one recvmmsg into ms with flags (the reader goroutine only):
-// MSG_DONTWAIT returns at once (a RawSyscall), MSG_WAITFORONE blocks until
-// a datagram or the receive timeout (a blocking system call; 0 datagrams
-// on the timeout). With at, it also takes the arrival stamps.
+// recv is one recvmmsg into ms without waiting (the reader goroutine
+// only): 0 datagrams when the socket is empty. With at, it also takes the
+// arrival stamps.
 func (u *pacedUDP) recv(ms []Datagram, at []time.Time, flags uintptr) (int, error) {
-	k := min(len(ms), ReadBatchSize)
-	if at != nil {
-		k = min(k, len(at))
-	}
+	k := u.prepRecv(ms, at)
 	if k == 0 {
 		return 0, nil
 	}
@@ -300,6 +366,30 @@ func (u *pacedUDP) recv(ms []Datagram, at []time.Time, flags uintptr) (int, erro
 		return 0, net.ErrClosed
 	}
 	defer u.use.RUnlock()
+	n, _, e := unix.RawSyscall6(unix.SYS_RECVMMSG, uintptr(u.fd), uintptr(unsafe.Pointer(&u.rhs[0])), uintptr(k), flags, 0, 0)
+	now := time.Now()
+	for i := range k {
+		u.riovs[i].Base = nil
+	}
+	switch {
+	case u.closed.Load():
+		return 0, net.ErrClosed
+	case e == unix.EAGAIN || e == unix.EINTR:
+		return 0, nil
+	case e != 0:
+		return 0, e
+	}
+	u.finishRecv(ms, at, int(n), now)
+	return int(n), nil
+}
+
+// prepRecv points the receive headers at ms (with stamp space when at is
+// given) and returns how many it prepared.
+func (u *pacedUDP) prepRecv(ms []Datagram, at []time.Time) int {
+	k := min(len(ms), ReadBatchSize)
+	if at != nil {
+		k = min(k, len(at))
+	}
 	for i := range k {
 		u.riovs[i].Base = unsafe.SliceData(ms[i].Buf)
 		u.riovs[i].SetLen(len(ms[i].Buf))
@@ -315,27 +405,14 @@ func (u *pacedUDP) recv(ms []Datagram, at []time.Time, flags uintptr) (int, erro
 		}
 		u.rhs[i].len = 0
 	}
-	var n uintptr
-	var e unix.Errno
-	if flags&unix.MSG_DONTWAIT != 0 {
-		n, _, e = unix.RawSyscall6(unix.SYS_RECVMMSG, uintptr(u.fd), uintptr(unsafe.Pointer(&u.rhs[0])), uintptr(k), flags, 0, 0)
-	} else {
-		n, _, e = unix.Syscall6(unix.SYS_RECVMMSG, uintptr(u.fd), uintptr(unsafe.Pointer(&u.rhs[0])), uintptr(k), flags, 0, 0)
-	}
-	now := time.Now()
-	for i := range k {
-		u.riovs[i].Base = nil
-	}
-	switch {
-	case u.closed.Load():
-		return 0, net.ErrClosed
-	case e == unix.EAGAIN || e == unix.EINTR:
-		return 0, nil
-	case e != 0:
-		return 0, e
-	}
+	return k
+}
+
+// finishRecv fills in the n datagrams read at now (and their arrival
+// times when at is given).
+func (u *pacedUDP) finishRecv(ms []Datagram, at []time.Time, n int, now time.Time) {
 	wall := now.UnixNano()
-	for i := range int(n) {
+	for i := range n {
 		ms[i].N = min(int(u.rhs[i].len), len(ms[i].Buf))
 		ms[i].Addr = sockaddrAddrPort(&u.rnames[i])
 		if at != nil {
@@ -345,7 +422,6 @@ func (u *pacedUDP) recv(ms []Datagram, at []time.Time, flags uintptr) (int, erro
 			}
 		}
 	}
-	return int(n), nil
 }
 
 // stamp returns the SCM_TIMESTAMPNS arrival stamp (Unix nanoseconds) of
