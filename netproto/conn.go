@@ -124,7 +124,6 @@ type Conn struct {
 	gapOpen     bool
 	lastGapFlag time.Duration
 
-	out       [MaxPayload6]byte // packet under construction (+ room for the DDNet token)
 	outLen    int
 	outChunks int
 	outFlags  PacketFlags
@@ -134,8 +133,12 @@ type Conn struct {
 	// Stats are updated by every method; read them at will.
 	Stats ConnStats
 
-	resend resendBuffer
+	// The pointers first (box, resend's refs), the large pointer-free
+	// arrays last: the garbage collector scans a Conn up to its last
+	// pointer, so it stops before resend's entries and data and out.
 	box    outbox
+	resend resendBuffer
+	out    [MaxPayload6]byte // packet under construction (+ room for the DDNet token)
 }
 
 // Reset returns the connection to StateOffline, dropping all buffered data.
@@ -466,7 +469,7 @@ func (c *Conn) SetCopies(n int) { c.copies = uint8(min(max(n, 1), MaxCopies)) }
 func (c *Conn) repeat(now time.Duration, e *resendEntry) {
 	for i := 1; i < int(c.copies); i++ {
 		c.Flush(now)
-		c.queueChunk(now, ChunkHeader{Flags: ChunkVital | ChunkResend, Seq: e.seq}, c.resend.bytes(e), e.ref)
+		c.queueChunk(now, ChunkHeader{Flags: ChunkVital | ChunkResend, Seq: e.seq}, c.resend.bytes(e), c.resend.ref(e))
 		c.Stats.ChunksResent++
 	}
 	c.Flush(now)
@@ -695,7 +698,7 @@ func (c *Conn) queueChunk(now time.Duration, h ChunkHeader, data, ref []byte) {
 
 // resendChunk queues a buffered vital chunk again with the RESEND chunk flag.
 func (c *Conn) resendChunk(now time.Duration, e *resendEntry) {
-	c.queueChunk(now, ChunkHeader{Flags: ChunkVital | ChunkResend, Seq: e.seq}, c.resend.bytes(e), e.ref)
+	c.queueChunk(now, ChunkHeader{Flags: ChunkVital | ChunkResend, Seq: e.seq}, c.resend.bytes(e), c.resend.ref(e))
 	e.lastSend = now
 	c.Stats.ChunksResent++
 	if c.copies > 1 {
@@ -866,7 +869,7 @@ func (c *Conn) resendOverdue(now time.Duration) {
 		if now-e.lastSend <= ResendInterval {
 			continue
 		}
-		need := e.size + len(e.ref) + MaxChunkHeaderSize
+		need := int(e.size) + len(c.resend.ref(e)) + MaxChunkHeaderSize
 		if need > budget {
 			return
 		}

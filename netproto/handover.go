@@ -50,7 +50,7 @@ func (c *Conn) Export() ConnHandover {
 		SRTT: c.srtt, RTTVar: c.rttvar, RTTSampled: c.rttSampled}
 	for i := 0; i < c.resend.n; i++ {
 		e := c.resend.at(i)
-		h.Resend = append(h.Resend, ResendChunk{Seq: e.seq, Data: append(append([]byte(nil), c.resend.bytes(e)...), e.ref...)})
+		h.Resend = append(h.Resend, ResendChunk{Seq: e.seq, Data: append(append([]byte(nil), c.resend.bytes(e)...), c.resend.ref(e)...)})
 	}
 	return h
 }

@@ -2,33 +2,48 @@ package netproto
 
 import "time"
 
-// resendEntry is one unacked vital chunk kept for retransmission.
+// resendEntry is one unacked vital chunk kept for retransmission. It holds
+// no pointer (the referenced rest of the chunk is in resendBuffer.refs), so
+// the garbage collector does not look through a connection's entries.
 type resendEntry struct {
 	seq       uint16
-	off, size int // data position in resendBuffer.data
-	// ref is the rest of the chunk, held by reference (Conn.SendRef): data
-	// the caller never changes, such as a loaded map's bytes
-	ref       []byte
+	slot      uint16 // its index in ents and refs
+	off, size int32  // data position in resendBuffer.data
 	firstSend time.Duration
 	lastSend  time.Duration
 }
 
 // resendBuffer is a FIFO of unacked vital chunks: at most MaxResendChunks
 // entries whose data shares a ring of ConnBufferSize bytes. Entries are
-// appended in sequence order and removed from the front when acked.
+// appended in sequence order and removed from the front when acked. refs
+// comes first and the pointer-free arrays after it, so a connection's
+// pointers lie together at the front of the Conn (the garbage collector
+// scans a large object up to its last pointer).
 type resendBuffer struct {
+	// refs[e.slot] is the rest of entry e's chunk, held by reference
+	// (Conn.SendRef): data the caller never changes, such as a loaded
+	// map's bytes.
+	refs [MaxResendChunks][]byte
 	ents [MaxResendChunks]resendEntry
 	head int // index of the oldest entry
 	n    int
 	data [ConnBufferSize]byte
 }
 
-func (b *resendBuffer) reset() { b.head, b.n = 0, 0 }
+func (b *resendBuffer) reset() {
+	for i := 0; i < b.n; i++ {
+		b.refs[b.at(i).slot] = nil
+	}
+	b.head, b.n = 0, 0
+}
 
 // at returns the i-th oldest entry.
 func (b *resendBuffer) at(i int) *resendEntry { return &b.ents[(b.head+i)%MaxResendChunks] }
 
 func (b *resendBuffer) bytes(e *resendEntry) []byte { return b.data[e.off : e.off+e.size] }
+
+// ref returns the rest of e's chunk held by reference (nil when none).
+func (b *resendBuffer) ref(e *resendEntry) []byte { return b.refs[e.slot] }
 
 // alloc finds room for size bytes after the newest entry, wrapping to the
 // start of the ring when the tail has no room. Every entry occupies at least
@@ -42,17 +57,17 @@ func (b *resendBuffer) alloc(size int) (int, bool) {
 		return 0, true
 	}
 	first, last := b.at(0), b.at(b.n-1)
-	tail := last.off + max(last.size, 1)
+	tail := int(last.off) + max(int(last.size), 1)
 	if last.off >= first.off { // not wrapped: free space at the end and before first
 		if tail+need <= ConnBufferSize {
 			return tail, true
 		}
-		if need <= first.off {
+		if need <= int(first.off) {
 			return 0, true
 		}
 		return 0, false
 	}
-	if tail+need <= first.off { // wrapped: free space between tail and first
+	if tail+need <= int(first.off) { // wrapped: free space between tail and first
 		return tail, true
 	}
 	return 0, false
@@ -66,14 +81,16 @@ func (b *resendBuffer) push(seq uint16, data, ref []byte, now time.Duration) boo
 		return false
 	}
 	copy(b.data[off:], data)
-	*b.at(b.n) = resendEntry{seq: seq, off: off, size: len(data), ref: ref, firstSend: now, lastSend: now}
+	slot := (b.head + b.n) % MaxResendChunks
+	b.ents[slot] = resendEntry{seq: seq, slot: uint16(slot), off: int32(off), size: int32(len(data)), firstSend: now, lastSend: now}
+	b.refs[slot] = ref
 	b.n++
 	return true
 }
 
 // pop removes the oldest entry.
 func (b *resendBuffer) pop() {
-	b.at(0).ref = nil // do not keep the referenced data alive
+	b.refs[b.head] = nil // do not keep the referenced data alive
 	b.head = (b.head + 1) % MaxResendChunks
 	b.n--
 	if b.n == 0 {
