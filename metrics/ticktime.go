@@ -199,6 +199,8 @@ type TickTiming struct {
 	recentWork, recentLate  recentHist
 	recentStart             time.Time
 	skippedPrev, skippedCur uint64
+	// maxLate is the greatest lateness observed since TakeLate last ran.
+	maxLate time.Duration
 }
 
 // Overdue returns how far the loop is behind its own schedule at now: the
@@ -217,6 +219,15 @@ func (t *TickTiming) Overdue(now time.Time) (d time.Duration, ok bool) {
 func (t *TickTiming) ObserveLate(d time.Duration) {
 	t.Lateness.Observe(d)
 	t.recentLate.observe(d)
+	t.maxLate = max(t.maxLate, d)
+}
+
+// TakeLate returns the greatest lateness of a wake-up observed since its
+// last call, and forgets it (loop only).
+func (t *TickTiming) TakeLate() time.Duration {
+	d := t.maxLate
+	t.maxLate = 0
+	return d
 }
 
 // ObserveWork records the work of a wake-up that ended at end and rotates

@@ -25,9 +25,10 @@ func (f *fake) gomaxprocs(n int) int {
 	return old
 }
 
-// TestSizer: one P at the start, the ceiling as soon as a reading shows
-// Up, one P again after DownAfter below Down, nothing in between, and a
-// reading at most once per Every.
+// TestSizer: one P at the start; the ceiling as soon as a reading shows
+// Up, or LateReadings readings in a row with LateWakes late wake-ups; one P again
+// after DownAfter below Calm, or below Down once the loops were late on
+// one P; nothing in between, and a reading at most once per Every.
 func TestSizer(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	f := &fake{ok: true, procs: 2}
@@ -35,35 +36,65 @@ func TestSizer(t *testing.T) {
 	if f.procs != 1 || s.Procs() != 1 || s.Ceiling() != 4 {
 		t.Fatalf("start: runtime %d, Procs %d, Ceiling %d; want 1, 1, 4", f.procs, s.Procs(), s.Ceiling())
 	}
+	const ms = time.Millisecond
 	steps := []struct {
-		at   time.Duration // since t0
-		cpu  time.Duration // CPU used since the previous step
-		want int
+		at    time.Duration // since t0
+		cpu   time.Duration // CPU used since the previous step
+		lates int           // wake-ups of the loops LateWake late before the step's Note
+		want  int
 	}{
-		{500 * time.Millisecond, 400 * time.Millisecond, 1}, // not due: no reading
-		{time.Second, 0, 4},                          // 0.4 s over 1 s: up
-		{2 * time.Second, 150 * time.Millisecond, 4}, // between Down and Up: stays
-		{3 * time.Second, 50 * time.Millisecond, 4},  // low from here
-		{8 * time.Second, 250 * time.Millisecond, 4}, // 0.05 over 5 s: still low
-		{12900 * time.Millisecond, 100 * time.Millisecond, 4},
-		{13 * time.Second, 0, 4},                             // not due (reading at 12.9 s)
-		{13900 * time.Millisecond, 10 * time.Millisecond, 1}, // 10.9 s low: down
-		{15 * time.Second, 200 * time.Millisecond, 1},        // 0.18: stays
-		{16 * time.Second, 90 * time.Millisecond, 1},
-		{23 * time.Second, 2100 * time.Millisecond, 4}, // 0.3 over 7 s (a sleeping process's gap): up
-		{24 * time.Second, 150 * time.Millisecond, 4},  // 0.15 breaks the low spell...
-		{25 * time.Second, 50 * time.Millisecond, 4},
-		{34 * time.Second, 100 * time.Millisecond, 4}, // ...9 s since it began again
-		{35 * time.Second, 10 * time.Millisecond, 1},
+		{500 * ms, 400 * ms, 0, 1},               // not due: no reading
+		{time.Second, 0, 0, 1},                   // 0.4 over 1 s: one core carries it
+		{2 * time.Second, 800 * ms, 0, 4},        // 0.8: up
+		{3 * time.Second, 720 * ms, 0, 4},        // between Calm and Up: stays
+		{4 * time.Second, 400 * ms, 0, 4},        // below Calm from here
+		{9 * time.Second, 2000 * ms, 0, 4},       // 0.4 over 5 s: still below
+		{13900 * ms, 1960 * ms, 0, 4},            // 9.9 s below
+		{14 * time.Second, 40 * ms, 0, 4},        // not due (reading at 13.9 s)
+		{14900 * ms, 360 * ms, 0, 1},             // 10.9 s below Calm: down
+		{15900 * ms, 300 * ms, LateWakes - 1, 1}, // a few late wake-ups: not a late reading
+		{16900 * ms, 300 * ms, LateWakes, 1},     // a late reading: stays
+		{17400 * ms, 150 * ms, 0, 1},             // not due
+		{17900 * ms, 150 * ms, LateWakes - 1, 1}, // not late: the run is broken
+		{18900 * ms, 300 * ms, LateWakes, 1},     // late
+		{19900 * ms, 300 * ms, LateWakes, 4},     // late again: up, held LateHold
+		{20900 * ms, 300 * ms, 0, 4},             // 0.3: below Calm, above Down: stays
+		{49900 * ms, 8700 * ms, 0, 4},            // the hold is over: below Calm from here
+		{59900 * ms, 3000 * ms, 0, 1},            // 10 s: down
+		{60900 * ms, 300 * ms, LateWakes, 1},
+		{61900 * ms, 300 * ms, LateWakes, 4}, // late again: up, held twice as long
+		{90 * time.Second, 8430 * ms, 0, 4},  // 0.3 within the hold
+		{93 * time.Second, 900 * ms, 0, 4},   // (a hold of 30 s would be over)
+		{104 * time.Second, 3300 * ms, 0, 4}, // 11 s below Calm, still within the hold: stays
+		{121 * time.Second, 5100 * ms, 0, 4},
+		{122 * time.Second, 300 * ms, 0, 4},  // the hold is over at 121.9 s: below Calm from here
+		{132 * time.Second, 3000 * ms, 0, 1}, // down
+		{133 * time.Second, 300 * ms, LateWakes, 1},
+		{134 * time.Second, 300 * ms, LateWakes, 4}, // late again: held 120 s
+		{135 * time.Second, 50 * ms, 0, 4},          // below Down from here
+		{144 * time.Second, 450 * ms, 0, 4},         // 9 s
+		{145 * time.Second, 50 * ms, 0, 1},          // 10 s below Down: down, the hold forgotten
+		{146 * time.Second, 300 * ms, 0, 1},         // 0.3: stays
+		{147 * time.Second, 900 * ms, 0, 4},         // 0.9: up
+		{148 * time.Second, 500 * ms, LateWakes, 4}, // late on the ceiling: a busy machine, not one P's fault
+		{149 * time.Second, 500 * ms, LateWakes, 4},
+		{158 * time.Second, 4500 * ms, 0, 1}, // 0.5 for 10 s: below Calm, down
+		{159 * time.Second, 300 * ms, LateWakes, 1},
+		{160 * time.Second, 300 * ms, LateWakes, 4}, // late on one P: held LateHold again, not 240 s
+		{190 * time.Second, 9000 * ms, 0, 4},        // the hold is over: below Calm from here
+		{200 * time.Second, 3000 * ms, 0, 1},
 	}
 	for _, st := range steps {
 		f.cpu += st.cpu
-		s.Note(t0.Add(st.at))
+		for range st.lates {
+			s.Note(t0.Add(st.at-ms), LateWake)
+		}
+		s.Note(t0.Add(st.at), 0)
 		if f.procs != st.want || s.Procs() != st.want {
 			t.Fatalf("at %v: runtime %d, Procs %d; want %d", st.at, f.procs, s.Procs(), st.want)
 		}
 	}
-	want := []Change{{2, 1, 0}, {1, 4, 0.4}, {4, 1, 0.01}, {1, 4, 0.3}, {4, 1, 0.01}}
+	want := []Change{{2, 1, 0}, {1, 4, 0.8}, {4, 1, 0.4}, {1, 4, 0.3}, {4, 1, 0.3}, {1, 4, 0.3}, {4, 1, 0.3}, {1, 4, 0.3}, {4, 1, 0.05}, {1, 4, 0.9}, {4, 1, 0.5}, {1, 4, 0.3}, {4, 1, 0.3}}
 	if len(f.changes) != len(want) {
 		t.Fatalf("changes %v, want %v", f.changes, want)
 	}
@@ -87,7 +118,7 @@ func TestSizerInert(t *testing.T) {
 			s := newSizer(tc.ceiling, t0, f.read, f.gomaxprocs, nil)
 			for i := 1; i <= 30; i++ {
 				f.cpu += time.Second // a busy process
-				s.Note(t0.Add(time.Duration(i) * time.Second))
+				s.Note(t0.Add(time.Duration(i)*time.Second), LateWake)
 			}
 			if f.procs != 3 || s.Procs() != 3 {
 				t.Errorf("runtime %d, Procs %d; want 3 untouched", f.procs, s.Procs())
@@ -106,7 +137,7 @@ func TestSizerConcurrent(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		readings++
-		return time.Duration(readings) * 300 * time.Millisecond, true
+		return time.Duration(readings) * 800 * time.Millisecond, true
 	}
 	var procs int
 	var pmu sync.Mutex
@@ -124,7 +155,7 @@ func TestSizerConcurrent(t *testing.T) {
 	for g := range 8 {
 		wg.Go(func() {
 			for i := range 1000 {
-				s.Note(t0.Add(time.Duration(i)*time.Millisecond*10 + time.Duration(g)))
+				s.Note(t0.Add(time.Duration(i)*time.Millisecond*10+time.Duration(g)), 0)
 			}
 		})
 	}
@@ -155,7 +186,7 @@ func TestNewReal(t *testing.T) {
 	for time.Since(start) < Every+100*time.Millisecond {
 		// busy: the process uses about one core
 	}
-	s.Note(time.Now())
+	s.Note(time.Now(), 0)
 	if runtime.GOMAXPROCS(0) != 2 || s.Procs() != 2 {
 		t.Fatalf("GOMAXPROCS %d after a busy second (changes %+v), want 2", runtime.GOMAXPROCS(0), changes)
 	}
@@ -167,5 +198,5 @@ func TestNewReal(t *testing.T) {
 // TestNilSizer: a game without a Sizer notes its wake-ups on nil.
 func TestNilSizer(t *testing.T) {
 	var none *Sizer
-	none.Note(time.Now())
+	none.Note(time.Now(), LateWake)
 }

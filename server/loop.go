@@ -128,7 +128,7 @@ loop:
 		s.advance()
 		s.flushAll()
 		s.endTickWork()
-		s.procs.Note(time.Now()) // nil: none
+		s.procs.Note(time.Now(), s.ticks.TakeLate()) // nil: none
 		if s.pendingShutdown {
 			break loop
 		}
