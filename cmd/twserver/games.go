@@ -314,8 +314,8 @@ func setGCPercent(log zerolog.Logger) {
 
 // runtimeProcs starts the encode pool of a process with games games and,
 // unless GOMAXPROCS is set in the environment, the Sizer of its runtime
-// threads (Ps): one P while the process uses little CPU, up to a ceiling
-// as soon as it uses more (package procs), the pool's usable workers
+// threads (Ps): one P as long as one core carries the process, up to a
+// ceiling when it does not (package procs), the pool's usable workers
 // following. The ceiling is the CPUs the runtime found, or one P per two
 // games when that is more: with 16 games on 2 Ps their loops and readers
 // queue behind each other in the Go scheduler, and on a busy machine the
