@@ -291,7 +291,7 @@ func (u *pacedUDP) ReadFrom(b []byte) (int, netip.AddrPort, error) {
 func (u *pacedUDP) ReadBatch(ms []Datagram) (int, error) {
 	for {
 		if u.rate.flood {
-			n, err := u.recv(ms, nil, unix.MSG_DONTWAIT)
+			n, err := u.recv(ms, nil)
 			if err != nil {
 				return 0, err
 			}
@@ -314,7 +314,7 @@ func (u *pacedUDP) ReadBatch(ms []Datagram) (int, error) {
 
 // recvWait reads like recv without stamps, waiting in the poller while the
 // socket is empty: 0 datagrams and no error when polled was closed under
-// it by ReadPaced (read again).
+// it by ReadPaced (read again), the poller's error otherwise.
 func (u *pacedUDP) recvWait(ms []Datagram) (int, error) {
 	k := u.prepRecv(ms, nil)
 	if k == 0 {
@@ -332,8 +332,10 @@ func (u *pacedUDP) recvWait(ms []Datagram) (int, error) {
 	switch {
 	case u.closed.Load():
 		return 0, net.ErrClosed
-	case err != nil: // polled closed by ReadPaced: not an error of the socket
+	case err != nil && !u.inPoll.Load(): // polled closed under it by ReadPaced: read again
 		return 0, nil
+	case err != nil:
+		return 0, err
 	case u.rerr != 0:
 		return 0, u.rerr
 	}
@@ -351,13 +353,13 @@ func (u *pacedUDP) ReadPaced(ms []Datagram, at []time.Time) (int, error) {
 	if u.inPoll.Load() {
 		u.unregister()
 	}
-	return u.recv(ms, at[:min(len(at), len(ms))], unix.MSG_DONTWAIT)
+	return u.recv(ms, at[:min(len(at), len(ms))])
 }
 
 // recv is one recvmmsg into ms without waiting (the reader goroutine
 // only): 0 datagrams when the socket is empty. With at, it also takes the
 // arrival stamps.
-func (u *pacedUDP) recv(ms []Datagram, at []time.Time, flags uintptr) (int, error) {
+func (u *pacedUDP) recv(ms []Datagram, at []time.Time) (int, error) {
 	k := u.prepRecv(ms, at)
 	if k == 0 {
 		return 0, nil
@@ -366,7 +368,7 @@ func (u *pacedUDP) recv(ms []Datagram, at []time.Time, flags uintptr) (int, erro
 		return 0, net.ErrClosed
 	}
 	defer u.use.RUnlock()
-	n, _, e := unix.RawSyscall6(unix.SYS_RECVMMSG, uintptr(u.fd), uintptr(unsafe.Pointer(&u.rhs[0])), uintptr(k), flags, 0, 0)
+	n, _, e := unix.RawSyscall6(unix.SYS_RECVMMSG, uintptr(u.fd), uintptr(unsafe.Pointer(&u.rhs[0])), uintptr(k), unix.MSG_DONTWAIT, 0, 0)
 	now := time.Now()
 	for i := range k {
 		u.riovs[i].Base = nil
