@@ -5,18 +5,18 @@
 // wakes a second, spinning thread that finds nothing to do: on a server
 // with a few players that is most of what a tick costs (measured with 4
 // clients: 1.16 % of a core with 2 Ps, 0.82 % with one), and with 16
-// games and 1024 clients it is a third of the process's CPU (43 % of a
-// core on the ceiling of 8 Ps, 29–35 % on one, every tick on time). A
-// Sizer therefore keeps the process on one P as long as one core carries
-// it: until its share of a core reaches Up, or in LateReadings readings in
-// a row LateWakes of its game loops' wake-ups came LateWake or more after
-// their tick's start (the one thread does not get the CPU in time, say on
-// a busy machine; one stall of the whole process, which makes every game
-// late once, is not enough); then it
+// games and 1024 clients it is a quarter of the process's CPU (41-49 % of
+// a core on the ceiling of 8 Ps, 32-33 % on one, its ticks as punctual).
+// A Sizer therefore keeps the process on one P as long as one core
+// carries it: until its share of a core reaches Up, or until in
+// LateReadings readings in a row LateWakes of its game loops' wake-ups
+// came LateWake or more after their tick's start (the one thread does not
+// get the CPU in time, say on a busy machine; one stall of the whole
+// process, which makes every game late once, is not enough). Then it
 // gives the process its ceiling of Ps, where the games' ticks run side by
-// side. It goes back to one P after DownAfter below Calm; after loops were
-// late on one P, only once LateHold has passed (doubling at each such
-// escalation up to MaxLateHold), or below Down.
+// side. It goes back to one P after DownAfter below Calm; after its loops
+// were late on one P, only once LateHold has passed (doubling at each
+// such escalation up to MaxLateHold), or below Down.
 //
 // The Sizer has no goroutine of its own: the game loops call Note after
 // their wake-ups, and at most once per Every one of them reads the
