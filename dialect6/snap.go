@@ -455,6 +455,10 @@ func (t *Translator) player(dst *snap.Builder, it snap.Item, viewer int, infos *
 		o[3] = it.Data[1] // score
 		o[4] = it.Data[2] // latency
 	}
+	if t.stage >= 2 { // the ClientInfos are written (a source out of key order): this one now
+		t.clientInfo(dst, cid)
+		return
+	}
 	if t.nClients < len(t.clients) { // one PlayerInfo a client id: snapshot keys are unique
 		t.clients[t.nClients] = uint8(cid)
 		t.nClients++
