@@ -287,3 +287,52 @@ func FuzzReadAll(f *testing.F) {
 		}
 	})
 }
+
+// TestMessagesBeforeFirstTick: a message recorded before the first tick
+// marker (the real 0.7.5 client writes one when it starts recording between
+// a message and the next snapshot) belongs to the first tick; a snapshot
+// there is malformed.
+func TestMessagesBeforeFirstTick(t *testing.T) {
+	var b snap.Builder
+	d, err := b.NewItem(objDeClientInfo, 3, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d[0] = 7
+	var s snap.Snapshot
+	b.Finish(&s)
+	early, later := []byte{1, 2, 3, 4, 5, 6, 7, 8}, []byte{9, 10, 11, 12}
+
+	e := NewEncoder("client", "m", []byte("MAP"), 7, time.Unix(0, 0))
+	if err := e.chunk(ChunkMessage, []int32{0x04030201, 0x08070605}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Snapshot(5, &s); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Message(later); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Snapshot(6, &s); err != nil {
+		t.Fatal(err)
+	}
+	_, ticks, err := ReadAll(e.Bytes(), snap.Sizes7)
+	if err != nil || len(ticks) != 2 {
+		t.Fatalf("%d ticks, %v", len(ticks), err)
+	}
+	m := ticks[0].Messages
+	if ticks[0].Tick != 5 || len(m) != 2 || !bytes.Equal(m[0], early) || !bytes.Equal(m[1], later) || len(ticks[1].Messages) != 0 {
+		t.Fatalf("first tick %d messages %v, second %v", ticks[0].Tick, m, ticks[1].Messages)
+	}
+	if !ticks[0].Snap.Equal(&s) {
+		t.Fatal("first tick's snapshot differs")
+	}
+
+	e = NewEncoder("client", "m", []byte("MAP"), 7, time.Unix(0, 0))
+	if err := e.chunk(ChunkSnapshot, AppendSnapshotInts(nil, &s)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ReadAll(e.Bytes(), snap.Sizes7); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("a snapshot before the first tick: %v", err)
+	}
+}

@@ -203,7 +203,10 @@ func UnserializeSnapshot(dst *snap.Snapshot, ints []int32, b *snap.Builder) erro
 }
 
 // Tick is what a demo holds for one tick: its snapshot (after applying
-// deltas) and the messages recorded in it.
+// deltas) and the messages recorded in it. The first tick also holds the
+// messages recorded before its marker: a client that starts recording
+// between a message and the next snapshot writes that message first (the
+// real 0.7.5 client does).
 type Tick struct {
 	Tick     int32
 	Keyframe bool
@@ -239,6 +242,7 @@ func readAll(data []byte, sizes *snap.SizeTable, maxBytes int) (*Reader, []Tick,
 	var cur, tmp snap.Snapshot
 	var b snap.Builder
 	var last *snap.Snapshot // copy of cur, shared by the ticks that follow it
+	var early [][]byte      // messages before the first tick marker
 	held := 0
 	var c Chunk
 	for {
@@ -254,10 +258,20 @@ func readAll(data []byte, sizes *snap.SizeTable, maxBytes int) (*Reader, []Tick,
 				return r, ticks, fmt.Errorf("offset %d: %w: demo holds over %d bytes", c.Offset, ErrTooLarge, maxBytes)
 			}
 			ticks = append(ticks, Tick{Tick: c.Tick, Keyframe: c.Keyframe, Snap: last})
+			if len(ticks) == 1 {
+				ticks[0].Messages, early = early, nil
+			}
+			continue
+		}
+		if len(ticks) == 0 && c.Type == ChunkMessage {
+			if held += 4 * len(c.Ints); held > maxBytes {
+				return r, ticks, fmt.Errorf("offset %d: %w: demo holds over %d bytes", c.Offset, ErrTooLarge, maxBytes)
+			}
+			early = append(early, MessageBytes(c.Ints))
 			continue
 		}
 		if len(ticks) == 0 {
-			return r, ticks, fmt.Errorf("offset %d: %w: data before the first tick", c.Offset, ErrMalformed)
+			return r, ticks, fmt.Errorf("offset %d: %w: a snapshot before the first tick", c.Offset, ErrMalformed)
 		}
 		t := &ticks[len(ticks)-1]
 		switch c.Type {
