@@ -204,14 +204,7 @@ func TestCorrupt(t *testing.T) {
 // TestReadAllBound: tick markers without new snapshots share the previous
 // snapshot instead of copying it, and what ReadAll holds is bounded.
 func TestReadAllBound(t *testing.T) {
-	var b snap.Builder
-	d, err := b.NewItem(objDeClientInfo, 0, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d[0] = 1
-	var s snap.Snapshot
-	b.Finish(&s)
+	s := oneItemSnapshot(t, 1000)
 	e := NewEncoder("server", "m", []byte("MAP"), 7, time.Unix(0, 0))
 	for tick := int32(1); tick <= 200; tick++ {
 		if err := e.Snapshot(tick, &s); err != nil { // one keyframe, then empty deltas (not written)
@@ -293,14 +286,7 @@ func FuzzReadAll(f *testing.F) {
 // a message and the next snapshot) belongs to the first tick; a snapshot
 // there is malformed.
 func TestMessagesBeforeFirstTick(t *testing.T) {
-	var b snap.Builder
-	d, err := b.NewItem(objDeClientInfo, 3, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d[0] = 7
-	var s snap.Snapshot
-	b.Finish(&s)
+	s := oneItemSnapshot(t, 4)
 	early, later := []byte{1, 2, 3, 4, 5, 6, 7, 8}, []byte{9, 10, 11, 12}
 
 	e := NewEncoder("client", "m", []byte("MAP"), 7, time.Unix(0, 0))
@@ -335,4 +321,19 @@ func TestMessagesBeforeFirstTick(t *testing.T) {
 	if _, _, err := ReadAll(e.Bytes(), snap.Sizes7); !errors.Is(err, ErrMalformed) {
 		t.Fatalf("a snapshot before the first tick: %v", err)
 	}
+}
+
+// oneItemSnapshot returns a snapshot of one DeClientInfo item of size ints
+// whose first int is 1.
+func oneItemSnapshot(t *testing.T, size int) snap.Snapshot {
+	t.Helper()
+	var b snap.Builder
+	d, err := b.NewItem(objDeClientInfo, 0, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d[0] = 1
+	var s snap.Snapshot
+	b.Finish(&s)
+	return s
 }

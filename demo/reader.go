@@ -263,11 +263,15 @@ func readAll(data []byte, sizes *snap.SizeTable, maxBytes int) (*Reader, []Tick,
 			}
 			continue
 		}
-		if len(ticks) == 0 && c.Type == ChunkMessage {
+		if c.Type == ChunkMessage {
 			if held += 4 * len(c.Ints); held > maxBytes {
 				return r, ticks, fmt.Errorf("offset %d: %w: demo holds over %d bytes", c.Offset, ErrTooLarge, maxBytes)
 			}
-			early = append(early, MessageBytes(c.Ints))
+			msgs := &early // before the first marker: the first tick's
+			if len(ticks) > 0 {
+				msgs = &ticks[len(ticks)-1].Messages
+			}
+			*msgs = append(*msgs, MessageBytes(c.Ints))
 			continue
 		}
 		if len(ticks) == 0 {
@@ -287,12 +291,6 @@ func readAll(data []byte, sizes *snap.SizeTable, maxBytes int) (*Reader, []Tick,
 				return r, ticks, fmt.Errorf("offset %d: delta: %w", c.Offset, err)
 			}
 			cur.CopyFrom(&tmp)
-		case ChunkMessage:
-			if held += 4 * len(c.Ints); held > maxBytes {
-				return r, ticks, fmt.Errorf("offset %d: %w: demo holds over %d bytes", c.Offset, ErrTooLarge, maxBytes)
-			}
-			t.Messages = append(t.Messages, MessageBytes(c.Ints))
-			continue
 		}
 		if held += cur.Size(); held > maxBytes {
 			return r, ticks, fmt.Errorf("offset %d: %w: demo holds over %d bytes", c.Offset, ErrTooLarge, maxBytes)
