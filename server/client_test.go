@@ -335,7 +335,7 @@ func (tc *testClient) charX(w *world.World) (int32, bool) {
 	if sn == nil || tc.localID < 0 {
 		return 0, false
 	}
-	x, _, ok := charPosAt(sn, objCharacter, int(tc.localID), tick, w)
+	x, _, ok := session.CharPosAt(sn, world.ObjCharacter, int(tc.localID), tick, w)
 	return x, ok
 }
 

@@ -145,7 +145,7 @@ func (s *Server) cmdPlayers() {
 		line := fmt.Sprintf("id=%d addr=%s state=%s name=%q", c.id, c.addr, c.state, c.name)
 		if c.state == session.Ingame {
 			line += fmt.Sprintf(" team=%d score=%d latency=%d", s.world.Team(c.id), s.world.Score(c.id), c.latencyMs)
-			if x, y, ok := s.playerPos(c); ok {
+			if x, y, ok := session.ShownPos(&c.storage, c.conn.Dialect().Is6(), c.id, s.world.CurrentTick(), s.world); ok {
 				line += fmt.Sprintf(" pos=(%d,%d)", x, y)
 			}
 		}

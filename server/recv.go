@@ -34,7 +34,7 @@ func (p *rxPacket) data() []byte { return p.buf[:p.n] }
 // socket has the batch form. It returns when the socket is closed.
 func (s *Server) readLoop(done chan<- struct{}) {
 	defer close(done)
-	r := &reader{sc: s.edge.NewScreener(s.now())}
+	r := &reader{sc: s.edge.NewScreener(s.now()), warm: make([]*client, 0, sockio.ReadBatchSize)}
 	r.bc, r.batched = s.conn.(sockio.BatchConn)
 	pc, pacing := s.conn.(sockio.PacedConn) // paced.go
 	r.pc = pc
@@ -99,19 +99,26 @@ func (s *Server) readOnce(r *reader, paced bool) (int, time.Time, error) {
 			at = s.pace.At[i] // the kernel's stamp
 		}
 		if s.received(r, r.pkts[i], r.ms[i].N, r.ms[i].Addr, at) {
+			if cid := r.pkts[i].cid; paced && uint(cid) < uint(len(s.clients)) {
+				r.warm = append(r.warm, s.clients[cid]) // the loop's own goroutine
+			}
 			r.pkts[i] = nil
 		}
 	}
+	r.warmSum = warm(r.warm, false) // before the loop handles the batch
+	r.warm = r.warm[:0]
 	return n, now, nil
 }
 
 // reader is the reader goroutine's state.
 type reader struct {
-	sc     *edge.Screener                  // the edge's checks, with the reader's tokens
-	pkts   [sockio.ReadBatchSize]*rxPacket // the batch's buffers; nil once handed to the loop
-	ms     [sockio.ReadBatchSize]sockio.Datagram
-	spares [sockio.ReadBatchSize]rxPacket // read targets when the pool is at its bound (one per slot)
-	pooled int                            // buffers allocated so far; the pool grows with the peak queue, up to rxPoolSize
+	sc      *edge.Screener                  // the edge's checks, with the reader's tokens
+	pkts    [sockio.ReadBatchSize]*rxPacket // the batch's buffers; nil once handed to the loop
+	ms      [sockio.ReadBatchSize]sockio.Datagram
+	spares  [sockio.ReadBatchSize]rxPacket // read targets when the pool is at its bound (one per slot)
+	pooled  int                            // buffers allocated so far; the pool grows with the peak queue, up to rxPoolSize
+	warm    []*client                      // a paced batch's slots (warm), capacity ReadBatchSize
+	warmSum uint8                          // keeps warm's loads
 	// the first datagram since the last pacing check that wanted the loop
 	// at once: its slot (-1: none) and sender, for the debug log (paced.go)
 	urgentCID  int

@@ -127,6 +127,8 @@ type Server struct {
 	paceR  *reader       // the reader state the pacer hands over (set before the reader first pauses)
 	ingame atomic.Uint64 // bit i: slot i is in game (published by the loop, read by the reader)
 	free   chan *rxPacket
+	// warmSum keeps the loads of warm (snapshot rounds)
+	warmSum uint8
 	// the edge (package edge): the reader's screening, budgets, counters,
 	// the addresses owning a slot, the published info, the master hooks
 	edge  *edge.Edge

@@ -10,16 +10,6 @@ import (
 	"twserver/world"
 )
 
-// Snapshot item used to read a player's position from its own snapshot
-// (0.7.5 NETOBJTYPE_CHARACTER: x at index 1, y at index 2).
-const (
-	objCharacter = 10
-	// objCharacter6 is the 0.6 NETOBJTYPE_CHARACTER (stored for 0.6 clients).
-	objCharacter6 = 9
-	charX         = 1
-	charY         = 2
-)
-
 // sendSnapshots builds, stores and sends the snapshot of tick for every
 // in-game client whose rate allows it (net.md A4.2). With an encode pool and
 // enough clients, the building and encoding fan out to it; the messages are
@@ -49,7 +39,10 @@ func (s *Server) sendSnapshots(tick int32) {
 		return
 	}
 	w := &s.enc.Own
-	for _, c := range due {
+	for i, c := range due {
+		if i%warmClients == 0 {
+			s.warmSum = warm(due[i:min(i+warmClients, len(due))], true)
+		}
 		if s.encodeSnap(w, c, tick, now) {
 			s.sendEncoded(c, w.Enc.NumMessages(), w.Enc.Message)
 		}
@@ -179,40 +172,4 @@ func (s *Server) onInput(c *client, m *session.Input, at time.Time) {
 	c.inputs.Store(stamp, in)
 	s.rec.DirectInput(c.id, &in)
 	s.world.DirectInput(c.id, in)
-}
-
-// maxEvolveTicks bounds the ticks a character core is extrapolated (the
-// reference re-sends a character at least every 3 s).
-const maxEvolveTicks = 3 * 50
-
-// playerPos returns a client's character position at the current tick: the
-// character core in the newest snapshot sent to it is extrapolated from its
-// tick the way clients do (the server sends a character only when its
-// motion deviates from that extrapolation). ok is false without a character.
-func (s *Server) playerPos(c *client) (x, y int32, ok bool) {
-	if c.storage.Len() == 0 {
-		return 0, 0, false
-	}
-	sn, _, found := c.storage.Get(c.storage.Newest())
-	if !found {
-		return 0, 0, false
-	}
-	typ := uint16(objCharacter)
-	if c.conn.Dialect().Is6() {
-		typ = objCharacter6 // same core fields
-	}
-	return charPosAt(sn, typ, c.id, s.world.CurrentTick(), s.world)
-}
-
-// charPosAt extrapolates the Character item (of type typ) of client cid in sn to tick.
-func charPosAt(sn *snap.Snapshot, typ uint16, cid int, tick int32, w *world.World) (x, y int32, ok bool) {
-	i := sn.Find(snap.Key(typ, uint16(cid)))
-	if i < 0 || len(sn.ItemData(i)) < 15 {
-		return 0, 0, false
-	}
-	d := sn.ItemData(i)
-	nc := world.NetCore{Tick: d[0], X: d[1], Y: d[2], VelX: d[3], VelY: d[4], Angle: d[5], Direction: d[6],
-		Jumped: d[7], HookedPlayer: d[8], HookState: d[9], HookTick: d[10], HookX: d[11], HookY: d[12], HookDx: d[13], HookDy: d[14]}
-	x, y = w.Extrapolate(&nc, tick, maxEvolveTicks)
-	return x, y, true
 }

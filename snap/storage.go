@@ -151,3 +151,24 @@ func (s *Storage) Oldest() int32 {
 	}
 	return s.tickAt(0)
 }
+
+// Warm loads the cache lines Ack, Get and Alloc read first (the ring's
+// head, count and ticks, the newest entry, the entry Alloc reuses) and, for
+// base ≥ 0, every line of the stored snapshot of tick base (the delta
+// base), and returns a byte of them, so a caller about to handle many
+// clients can overlap their misses; the value means nothing.
+func (s *Storage) Warm(base int32) uint8 {
+	acc := uint8(s.count) + uint8(s.ticks[s.head])
+	if s.count > 0 {
+		acc += uint8(s.at(s.count - 1).tag)
+	}
+	if n := len(s.free); n > 0 {
+		acc += s.free[n-1].snap.warm(1)
+	}
+	if base >= 0 {
+		if b, _, ok := s.Get(base); ok {
+			acc += b.warm(1 << 30)
+		}
+	}
+	return acc
+}
