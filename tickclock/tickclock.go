@@ -24,6 +24,25 @@ const TickDuration = netproto.TickDuration
 // PairPeriod/2 apart then coincide).
 const PairPeriod = 2 * TickDuration
 
+// GamesPerWake is how many games of a process share a tick phase: their
+// timers expire at the same instant, so the runtime wakes once for them
+// and runs their ticks one after another instead of sleeping and waking
+// between each. At 1024 clients on 16 games one wake-up for 4 games took
+// the process from about 34 to 30 % of a core; the last game of a group
+// starts its tick after the others' work (at 1024 clients about 0.45 ms a
+// game), so groups are kept small.
+const GamesPerWake = 4
+
+// Phase returns the phase (New) of game i of a process of n games: games
+// in groups of GamesPerWake share one, the groups' phases are spread over
+// a tick, and every second group's is a tick later in the pair
+// (PairPeriod), so that the groups' wake-ups and snapshot bursts do not
+// coincide, whether they tick in pairs or at every tick.
+func Phase(i, n int) time.Duration {
+	g, groups := i/GamesPerWake, (n+GamesPerWake-1)/GamesPerWake
+	return time.Duration(g)*TickDuration/time.Duration(groups) + time.Duration(g%2)*TickDuration
+}
+
 // origin is the process-wide origin of aligned schedules and of the
 // heartbeat instants, so that every game of a process aligns to the same
 // grid.

@@ -198,3 +198,35 @@ func TestSnapTicksIn(t *testing.T) {
 		}
 	}
 }
+
+// TestPhase: the games of a process share phases in groups of
+// GamesPerWake; the groups have distinct phases, spread over a tick and
+// every second one a tick later in the pair, all within PairPeriod; a lone
+// game's phase is 0.
+func TestPhase(t *testing.T) {
+	if p := Phase(0, 1); p != 0 {
+		t.Errorf("a lone game's phase %v, want 0", p)
+	}
+	for _, n := range []int{2, 4, 5, 16, 32} {
+		byPhase := map[time.Duration][]int{}
+		for i := range n {
+			p := Phase(i, n)
+			if p < 0 || p >= PairPeriod {
+				t.Errorf("%d games: game %d at phase %v, outside [0, %v)", n, i, p, PairPeriod)
+			}
+			byPhase[p] = append(byPhase[p], i)
+		}
+		groups := (n + GamesPerWake - 1) / GamesPerWake
+		if len(byPhase) != groups {
+			t.Errorf("%d games: %d distinct phases, want %d", n, len(byPhase), groups)
+		}
+		for p, games := range byPhase {
+			if len(games) > GamesPerWake || games[0]/GamesPerWake != games[len(games)-1]/GamesPerWake {
+				t.Errorf("%d games: phase %v shared by %v", n, p, games)
+			}
+			if within := p % TickDuration; within != time.Duration(games[0]/GamesPerWake)*TickDuration/time.Duration(groups) {
+				t.Errorf("%d games: group of game %d at %v into its tick", n, games[0], within)
+			}
+		}
+	}
+}

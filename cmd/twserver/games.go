@@ -167,12 +167,10 @@ func startGames(ctx context.Context, cfgs []config.Config, consoles []io.Reader,
 			g.log.Warn().Str("socket", string(choice.Kind)).Err(choice.Fallback).
 				Msg("the paced socket cannot be set up: reading through the runtime's poller, a wake-up per datagram")
 		}
-		// Several games tick at phases spread over a tick, and the odd
-		// ones a tick later in the pair (tickclock.PairPeriod), so their
-		// wake-ups and snapshot bursts do not coincide, whether they tick
-		// in pairs or at every tick.
+		// Several games tick in groups that share a wake-up, the groups
+		// at phases spread over a tick (tickclock.Phase).
 		srv, err := server.New(server.Options{Config: cfg, Logger: g.log, Console: consoles[i], Pool: pool, Procs: sizer, Conn: conn, Navs: navs, Build: version,
-			AlignTicks: len(cfgs) > 1, TickPhase: time.Duration(i)*tickclock.TickDuration/time.Duration(len(cfgs)) + time.Duration(i%2)*tickclock.TickDuration})
+			AlignTicks: len(cfgs) > 1, TickPhase: tickclock.Phase(i, len(cfgs))})
 		if err != nil {
 			g.log.Error().Err(err).Msg("cannot start")
 			return games, err
