@@ -92,10 +92,10 @@ type Options struct {
 	// Procs, if set, sizes the process's runtime parallelism: the loop
 	// calls its Note after each wake-up (shared by the games of a process).
 	Procs *procs.Sizer
-	// AlignTicks and TickPhase stagger the games of one process: with
-	// AlignTicks, every even tick starts TickPhase past a multiple of
-	// tickclock.PairPeriod since a process-wide origin, so games of different
-	// phases do not wake at the same instant. Else tick 0 starts with the loop.
+	// AlignTicks and TickPhase place the games of one process on one grid:
+	// with AlignTicks, every even tick starts TickPhase past a multiple of
+	// tickclock.PairPeriod since a process-wide origin, so games of one phase
+	// wake together (tickclock.Phase), others not. Else tick 0 starts with the loop.
 	AlignTicks bool
 	TickPhase  time.Duration
 	// Navs holds the bots' navigation graphs (nil: the game's own; shared by the games of a process).
