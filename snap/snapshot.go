@@ -249,15 +249,14 @@ func (s *Snapshot) appendItem(key uint32, size int) []int32 {
 // warm loads up to lines cache lines of each of s's arrays, from the
 // start, and returns a byte of them (Storage.Warm).
 func (s *Snapshot) warm(lines int) uint8 {
-	var acc uint8
-	for i := 0; i < len(s.keys) && i>>4 < lines; i += 16 {
-		acc += uint8(s.keys[i])
+	return warmLines(s.keys, lines) + warmLines(s.offs, lines) + warmLines(s.data, lines)
+}
+
+// warmLines returns a byte of each of the first lines cache lines of a
+// (16 four-byte values a line).
+func warmLines[T ~int32 | ~uint32](a []T, lines int) (sum uint8) {
+	for i := 0; i < len(a) && i>>4 < lines; i += 16 {
+		sum += uint8(a[i])
 	}
-	for i := 0; i < len(s.offs) && i>>4 < lines; i += 16 {
-		acc += uint8(s.offs[i])
-	}
-	for i := 0; i < len(s.data) && i>>4 < lines; i += 16 {
-		acc += uint8(s.data[i])
-	}
-	return acc
+	return sum
 }
