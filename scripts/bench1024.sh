@@ -11,9 +11,14 @@
 # failures and bad snapshots; for twserver also, per game, the tick work
 # p99 bound and the share of ticks under 5 ms (Prometheus histogram
 # twserver_tick_duration_seconds) and the skipped and dropped ticks; then
-# the twserver/reference ratios. Goal 4 passes when every twserver client
-# got >= 24.5 snapshots/s, nothing failed, every game's tick p99 < 5 ms and
-# no tick was skipped.
+# the twserver/reference ratios, and twserver's CPU per unit of twload's
+# CPU: two twserver binaries send the same traffic, so twload's work is the
+# same under both, while the machine's speed of the moment moves both
+# processes' CPU alike; this quotient compares two binaries within about
+# ±2 % where their CPU alone spreads ±10 % (docs/performance.md). It does
+# not compare twserver with the reference, whose traffic differs. Goal 4
+# passes when every twserver client got >= 24.5 snapshots/s, nothing
+# failed, every game's tick p99 < 5 ms and no tick was skipped.
 #
 # Usage: scripts/bench1024.sh [-d DURATION] [-r RAMPUP] [-g GAMES] [-c CLIENTS] [-o OUTDIR] [-s SIDES] [-n NICE]
 #   -d  load duration after the ramp-up (default 120s)
@@ -56,7 +61,7 @@ while getopts "d:r:g:c:o:s:n:h" opt; do
 	o) OUT=$OPTARG ;;
 	s) SIDES=$OPTARG ;;
 	n) NICE=$OPTARG ;;
-	*) sed -n '2,46p' "$0"; exit 2 ;;
+	*) sed -n '2,51p' "$0"; exit 2 ;;
 	esac
 done
 ((GAMES >= 1 && GAMES <= 32 && CLIENTS >= 1 && CLIENTS <= 64)) || { echo "games 1..32, clients 1..64" >&2; exit 2; }
@@ -178,6 +183,9 @@ print(f"{'side':<10} {'procs':>5} {'server CPU %':>12} {'user':>6} {'system':>6}
 for s, r in rows.items():
     print(f"{s:<10} {r['procs']:>5} {f(r['cpu_pct']):12.1f} {f(r['cpu_pct']) - f(r['sys_pct']):6.1f} {f(r['sys_pct']):6.1f} {f(r['rss_kb'])/1024:11.1f} {f(r['load_cpu_pct']):12.1f} {f(r['load_cpu_pct_per_client']):10.3f} "
           f"{r['connected']:>4}/{r['clients']:<4} {r['failed']:>6} {r['bad']:>4} {f(r['snaps_min']):10.2f} {f(r['snaps_mean']):11.2f}")
+if "twserver" in rows and f(rows["twserver"]["load_cpu_pct"]) > 0:
+    t = rows["twserver"]
+    print(f"twserver CPU per twload CPU: {f(t['cpu_pct']) / f(t['load_cpu_pct']):.3f} (to compare two twserver binaries: the machine's speed moves both)")
 if "twserver" in rows and "reference" in rows:
     t, ref = rows["twserver"], rows["reference"]
     rat = lambda k: f(t[k]) / f(ref[k]) if f(ref[k]) else float("nan")
