@@ -105,8 +105,10 @@ func (s *Server) readOnce(r *reader, paced bool) (int, time.Time, error) {
 			r.pkts[i] = nil
 		}
 	}
-	r.warmSum = warm(r.warm, false) // before the loop handles the batch
-	r.warm = r.warm[:0]
+	if paced {
+		r.warmSum = warm(r.warm, false) // before the loop handles the batch
+		r.warm = r.warm[:0]
+	}
 	return n, now, nil
 }
 

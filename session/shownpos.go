@@ -1,6 +1,7 @@
 package session
 
 import (
+	"twserver/dialect6"
 	"twserver/snap"
 	"twserver/world"
 )
@@ -9,14 +10,9 @@ import (
 // the snapshots it sent, and the console's player list reports what the
 // client was last shown, extrapolated as the client does.
 
-// ObjCharacter6 is the 0.6 NETOBJTYPE_CHARACTER, the type of the
-// Character items stored for 0.6 clients (0.7: world.ObjCharacter); its
-// first 15 ints are the same character core.
-const ObjCharacter6 = 9
-
-// MaxEvolveTicks bounds the ticks a character core is extrapolated (the
+// maxEvolveTicks bounds the ticks a character core is extrapolated (the
 // reference re-sends a character at least every 3 s).
-const MaxEvolveTicks = 3 * 50
+const maxEvolveTicks = 3 * 50
 
 // ShownPos returns the position at tick of client cid's character as the
 // client sees it: the character core in the newest snapshot of st (stored
@@ -30,13 +26,13 @@ func ShownPos(st *snap.Storage, six bool, cid int, tick int32, w *world.World) (
 	}
 	typ := uint16(world.ObjCharacter)
 	if six {
-		typ = ObjCharacter6
+		typ = dialect6.ObjCharacter // its first ints are the same character core
 	}
 	return CharPosAt(sn, typ, cid, tick, w)
 }
 
 // CharPosAt extrapolates the Character item (of type typ) of client cid in
-// sn to tick, at most MaxEvolveTicks.
+// sn to tick, at most maxEvolveTicks.
 func CharPosAt(sn *snap.Snapshot, typ uint16, cid int, tick int32, w *world.World) (x, y int32, ok bool) {
 	i := sn.Find(snap.Key(typ, uint16(cid)))
 	if i < 0 || len(sn.ItemData(i)) < world.NetCoreSize {
@@ -44,6 +40,6 @@ func CharPosAt(sn *snap.Snapshot, typ uint16, cid int, tick int32, w *world.Worl
 	}
 	var nc world.NetCore
 	nc.Get(sn.ItemData(i))
-	x, y = w.Extrapolate(&nc, tick, MaxEvolveTicks)
+	x, y = w.Extrapolate(&nc, tick, maxEvolveTicks)
 	return x, y, true
 }
