@@ -28,7 +28,7 @@ while getopts "d:w:o:h" opt; do
 	d) DUR=$OPTARG ;;
 	w) WINDOWS=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) sed -n '2,23p' "$0"; exit 2 ;;
+	*) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))

@@ -45,7 +45,7 @@ while getopts "d:r:s:p:w:P:o:h" opt; do
 	case $opt in
 	d) DUR=$OPTARG ;; r) RAMP=$OPTARG ;; s) SETTLE=$OPTARG ;; p) PAT=$OPTARG ;; w) WINDOWS=$OPTARG ;;
 	P) PROTOS=$OPTARG ;; o) OUT=$OPTARG ;;
-	*) sed -n '2,40p' "$0"; exit 2 ;;
+	*) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))

@@ -61,7 +61,7 @@ while getopts "d:r:g:c:o:s:n:h" opt; do
 	o) OUT=$OPTARG ;;
 	s) SIDES=$OPTARG ;;
 	n) NICE=$OPTARG ;;
-	*) sed -n '2,51p' "$0"; exit 2 ;;
+	*) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2 ;;
 	esac
 done
 ((GAMES >= 1 && GAMES <= 32 && CLIENTS >= 1 && CLIENTS <= 64)) || { echo "games 1..32, clients 1..64" >&2; exit 2; }

@@ -22,7 +22,7 @@ while getopts "n:d:s:w:o:h" opt; do
 	s) SETTLE=$OPTARG ;;
 	w) WINDOWS=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) sed -n '2,15p' "$0"; exit 2 ;;
+	*) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2 ;;
 	esac
 done
 ((N >= 1 && N <= 16)) || { echo "-n: 1..16 (the player places)" >&2; exit 2; }

@@ -27,7 +27,7 @@ while getopts "r:d:s:w:k:o:h" opt; do
 	w) WINDOWS=$OPTARG ;;
 	k) KINDS=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) sed -n '2,17p' "$0"; exit 2 ;;
+	*) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2 ;;
 	esac
 done
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -17,7 +17,7 @@ KEEP=
 while getopts "kh" opt; do
 	case $opt in
 	k) KEEP=-keepalive ;;
-	*) sed -n '2,14p' "$0"; exit 2 ;;
+	*) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))

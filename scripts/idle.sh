@@ -29,7 +29,7 @@ while getopts "d:s:w:o:h" opt; do
 	s) SETTLE=$OPTARG ;;
 	w) WINDOWS=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) sed -n '2,23p' "$0"; exit 2 ;;
+	*) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))

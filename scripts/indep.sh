@@ -91,7 +91,7 @@ while getopts "w:d:r:n:p:g:N:k:S:C:o:h" opt; do
 	S) SERVERS=$OPTARG ;;
 	C) CLIENTS=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) sed -n '2,70p' "$0"; exit 2 ;;
+	*) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2 ;;
 	esac
 done
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -33,7 +33,7 @@ while getopts "d:o:h" opt; do
 	case $opt in
 	d) DUR=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) sed -n '2,29p' "$0"; exit 2 ;;
+	*) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))

@@ -45,7 +45,7 @@ ARGS=("$@")
 while getopts "w:d:s:k:o:h" opt; do
 	case $opt in
 	w) WINDOWS=$OPTARG ;; d) DUR=$OPTARG ;; s) SETTLE=$OPTARG ;; k) K=$OPTARG ;; o) OUT=$OPTARG ;;
-	*) sed -n '2,40p' "$0"; exit 2 ;;
+	*) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2 ;;
 	esac
 done
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -19,7 +19,7 @@
 #   scripts/refcapture.sh lms lms1 /tmp/lms 6 30 7 "sv_scorelimit 5"
 set -euo pipefail
 GT=${1:-}; MAP=${2:-}; OUT=${3:-}
-[ -n "$GT" ] && [ -n "$MAP" ] && [ -n "$OUT" ] || { sed -n '2,20p' "$0"; exit 2; }
+[ -n "$GT" ] && [ -n "$MAP" ] && [ -n "$OUT" ] || { sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2; }
 CLIENTS=${4:-6}; SECS=${5:-30}; SEED=${6:-1}
 shift $(( $# < 6 ? $# : 6 ))
 if [ "${RC_ISOLATED:-0}" != 1 ]; then

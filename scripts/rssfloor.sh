@@ -31,7 +31,7 @@ while getopts "r:s:o:h" opt; do
 	r) STARTS=$OPTARG ;;
 	s) SETTLE=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) sed -n '2,26p' "$0"; exit 2 ;;
+	*) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2 ;;
 	esac
 done
 [[ $STARTS =~ ^[0-9]+$ ]] && ((STARTS >= 1 && STARTS <= 50)) || { echo "starts: 1..50" >&2; exit 2; }

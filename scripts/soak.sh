@@ -31,7 +31,7 @@ while getopts "d:n:o:h" opt; do
 	d) DUR=$OPTARG ;;
 	n) N=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) sed -n '2,20p' "$0"; exit 2 ;;
+	*) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2 ;;
 	esac
 done
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

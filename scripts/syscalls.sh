@@ -41,7 +41,7 @@ while getopts "n:d:r:w:S:p:P:o:h" opt; do
 	p) PACE=$OPTARG ;;
 	P) PROTO=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) sed -n '2,29p' "$0"; exit 2 ;;
+	*) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2 ;;
 	esac
 done
 ((N >= 1 && N <= 64 && DUR >= 1 && DUR <= 120 && RAMP >= 0 && RAMP <= 60 && ROUNDS >= 1 && ROUNDS <= 10)) ||

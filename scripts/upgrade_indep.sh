@@ -20,7 +20,7 @@ BOTS=16 TW=47 K=10 GAP=3.5 OUT=
 while getopts "n:m:k:g:o:h" o; do
 	case $o in
 	n) BOTS=$OPTARG ;; m) TW=$OPTARG ;; k) K=$OPTARG ;; g) GAP=$OPTARG ;; o) OUT=$OPTARG ;;
-	*) sed -n '2,16p' "$0"; exit 2 ;;
+	*) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2 ;;
 	esac
 done
 die() { echo "upgrade_indep.sh: $*" >&2; exit 2; }

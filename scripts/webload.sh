@@ -36,7 +36,7 @@ while getopts "n:v:d:r:o:h" opt; do
 	d) PHASE=${OPTARG%s} ;;
 	r) R=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) sed -n '2,29p' "$0"; exit 2 ;;
+	*) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2 ;;
 	esac
 done
 [ "$V" -ge 1 ] && [ "$V" -le 200 ] || { echo "-v: 1..200 viewers (web.MaxStreams)" >&2; exit 2; }
