@@ -51,6 +51,7 @@ type Edge struct {
 // published yet.
 func New(write func(b []byte, to netip.AddrPort)) *Edge {
 	e := &Edge{write: write}
+	e.Master.write = write
 	e.Peers.m = make(map[netip.AddrPort]int)
 	e.Budget = NewBudget(TokenRepliesPerSecond, InfoRepliesPerSecond, ConnectsPerSecond)
 	return e

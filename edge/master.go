@@ -10,8 +10,9 @@ import (
 	"twserver/netproto"
 )
 
-// Master holds what the reader hands to master registration (set before
-// the reader starts, never changed while it runs).
+// Master is the game socket's side of master registration: what the
+// reader hands to it (set before the reader starts, never changed while it
+// runs), and the datagrams it sends from the game socket.
 type Master struct {
 	// Token is the server's global 0.7 token: announced to the master and
 	// accepted from any address on its challenge packet.
@@ -23,6 +24,21 @@ type Master struct {
 	// replies with a nil payload, FWCHECK/FWOK/FWERROR); it reports whether
 	// the packet came from a master it knows.
 	Packet func(from netip.AddrPort, token uint32, payload []byte) bool
+
+	write func(b []byte, to netip.AddrPort) // the Edge's (New)
+}
+
+// SendTokenRequest sends a 0.7 TOKEN request carrying the global token from
+// the game socket (to a legacy master). Safe from any goroutine.
+func (m *Master) SendTokenRequest(to netip.AddrPort) {
+	m.write(netproto.AppendTokenRequest(nil, m.Token), to)
+}
+
+// SendConnless sends a 0.7 connless packet from the game socket, addressed
+// with token and answering to the global token. Safe from any goroutine;
+// payload must fit netproto.MaxPayload.
+func (m *Master) SendConnless(to netip.AddrPort, token uint32, payload []byte) {
+	m.write(netproto.AppendConnless(nil, netproto.ConnlessHeader{Token: netproto.Token(token), ResponseToken: m.Token}, payload), to)
 }
 
 // NewGlobalToken returns a random token other than TokenNone (the

@@ -1,11 +1,8 @@
 package server
 
 import (
-	"net/netip"
-
 	"twserver/edge"
 	"twserver/metrics"
-	"twserver/netproto"
 	"twserver/observe"
 )
 
@@ -21,40 +18,11 @@ func (s *Server) Observe(f func(observe.Event)) { s.observers.Add(f) }
 // Bans is the ban list, for a live upgrade: exported with the loop held, restored before Run.
 func (s *Server) Bans() *edge.BanList { return &s.bans }
 
-// OnMasterChallenge installs the function the socket reader calls with the
-// payload of a master's registration challenge (starting with
-// "\xff\xff\xff\xffchal"): 0.7 connless packets carrying the global token
-// (ConnlessToken) and 0.6 connless packets. f reports whether the payload
-// was a valid challenge and must not keep it. Call it before Run.
-func (s *Server) OnMasterChallenge(f func(payload []byte) bool) { s.edge.Master.Challenge = f }
-
-// OnMasterPacket installs the function the socket reader calls with what a
-// legacy 0.7 master sends to the game port (net.md A6.5): token replies to
-// SendTokenRequest (token = the master's token, payload nil) and connless
-// packets whose payload starts with "\xff\xff\xff\xff" + "fw??", "fwok" or
-// "fwer" and that carry the global token or a token valid for the sender
-// (token = the packet's response token). f reports whether the packet came
-// from a master it knows; it must not block or keep payload. Call it before Run.
-func (s *Server) OnMasterPacket(f func(from netip.AddrPort, token uint32, payload []byte) bool) {
-	s.edge.Master.Packet = f
-}
-
-// SendTokenRequest sends a 0.7 TOKEN request carrying the global token from
-// the game socket (to a legacy master). Safe from any goroutine.
-func (s *Server) SendTokenRequest(to netip.AddrPort) {
-	s.write(netproto.AppendTokenRequest(nil, s.edge.Master.Token), to)
-}
-
-// SendConnless sends a 0.7 connless packet from the game socket, addressed
-// with token and answering to the global token. Safe from any goroutine;
-// payload must fit netproto.MaxPayload.
-func (s *Server) SendConnless(to netip.AddrPort, token uint32, payload []byte) {
-	s.write(netproto.AppendConnless(nil, netproto.ConnlessHeader{Token: netproto.Token(token), ResponseToken: s.edge.Master.Token}, payload), to)
-}
-
-// ConnlessToken is the server's global 0.7 token: announced to the master
-// (Connless-Token) and accepted from any address on its challenge packet.
-func (s *Server) ConnlessToken() uint32 { return uint32(s.edge.Master.Token) }
+// Master is the game socket's side of master registration (package edge):
+// its Challenge and Packet hooks, called from the socket reader, are set
+// before Run; its Token is the server's global 0.7 token; its Send methods
+// are safe from any goroutine.
+func (s *Server) Master() *edge.Master { return &s.edge.Master }
 
 // emitStarted reports that the game loop runs.
 func (s *Server) emitStarted() { s.observers.Emit(observe.Event{Kind: observe.EventStarted}) }

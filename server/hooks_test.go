@@ -22,17 +22,17 @@ type hookRecorder struct {
 }
 
 func (h *hookRecorder) install(s *Server) {
-	s.OnMasterChallenge(func(p []byte) bool {
+	s.Master().Challenge = func(p []byte) bool {
 		h.challenges = append(h.challenges, bytes.Clone(p))
 		return true
-	})
-	s.OnMasterPacket(func(_ netip.AddrPort, token uint32, p []byte) bool {
+	}
+	s.Master().Packet = func(_ netip.AddrPort, token uint32, p []byte) bool {
 		h.packets = append(h.packets, struct {
 			token   uint32
 			payload []byte
 		}{token, bytes.Clone(p)})
 		return h.known
-	})
+	}
 }
 
 const testGlobalToken = netproto.Token(0x0a0b0c0d)

@@ -144,11 +144,11 @@ func (sc *sideChannels) startRegister(ctx context.Context, cfg config.Config, sr
 		port = int(srv.Addr().Port())
 	}
 	reg := register.New(register.Options{
-		URL: rc.URL, Port: port, ConnlessToken: srv.ConnlessToken(), Protocols: protocols,
+		URL: rc.URL, Port: port, ConnlessToken: uint32(srv.Master().Token), Protocols: protocols,
 		Logger: log.With().Str("component", "register").Logger(),
 	})
 	sc.reg = reg
-	srv.OnMasterChallenge(reg.HandleChallenge)
+	srv.Master().Challenge = reg.HandleChallenge
 	srv.Observe(func(e observe.Event) {
 		if e.Kind == observe.EventInfo {
 			reg.SetInfo(e.Info)
@@ -156,9 +156,9 @@ func (sc *sideChannels) startRegister(ctx context.Context, cfg config.Config, sr
 	})
 	var hb *register.Heartbeat
 	if len(rc.UDPMasters) > 0 {
-		hb = register.NewHeartbeat(register.HeartbeatOptions{Masters: rc.UDPMasters, Port: port, Send: srv,
+		hb = register.NewHeartbeat(register.HeartbeatOptions{Masters: rc.UDPMasters, Port: port, Send: srv.Master(),
 			Logger: log.With().Str("component", "register-udp").Logger()})
-		srv.OnMasterPacket(hb.HandlePacket)
+		srv.Master().Packet = hb.HandlePacket
 	}
 	names := make([]string, len(protocols))
 	for i, p := range protocols {
