@@ -15,7 +15,7 @@ package server
 //	            handles packets and console lines between ticks (every queued
 //	            packet before a tick), runs the connection timers once per
 //	            tick and writes every outgoing datagram (batch.go).
-//	  Wake-ups: the reader wakes the loop (wake chan) only for datagrams
+//	  Wake-ups: the reader wakes the loop (rxWake, a Poke) only for datagrams
 //	            of peers that are not in game (handshake, map download,
 //	            CONNECT); an in-game client's datagrams (inputs, chat, votes)
 //	            wait in rx for the next tick, which handles them before it is
@@ -75,6 +75,16 @@ func (s *Server) Run(ctx context.Context) error {
 }
 
 func (s *Server) run(ctx context.Context) error {
+	// With the paced socket the timer is what wakes the loop: a timerfd, one
+	// thread wake-up an expiry (package waketimer). A MemConn's tests run on
+	// a synctest clock, which a timerfd does not follow: a runtime timer.
+	// The loop waits on nothing else; the rest Pokes it (relay, received).
+	s.timer = waketimer.NewRuntime(0)
+	if _, paced := s.conn.(sockio.PacedConn); paced {
+		s.timer = waketimer.New(0)
+	}
+	timer := s.timer
+	defer timer.Stop()
 	readerDone := make(chan struct{})
 	s.pace.Start(netproto.TickDuration)
 	go s.readLoop(readerDone)
@@ -85,53 +95,32 @@ func (s *Server) run(ctx context.Context) error {
 	} else {
 		close(consoleDone)
 	}
-	// With the paced socket the timer is what wakes the loop: a timerfd, one
-	// thread wake-up an expiry (package waketimer). A MemConn's tests run on
-	// a synctest clock, which a timerfd does not follow: a runtime timer.
-	newTimer := waketimer.NewRuntime
-	if _, paced := s.conn.(sockio.PacedConn); paced {
-		newTimer = waketimer.New
-	}
-	timer := newTimer(0)
-	defer timer.Stop()
+	work, relayDone := make(chan func() bool, 1), make(chan struct{})
+	go s.relay(ctx, work, stopConsole, relayDone)
 	s.log.Info().Str("map", s.curMap.Name).Int("size", s.curMap.Size).Str("gametype", s.cfg.Game.Type).
 		Int("max_clients", s.cfg.Server.MaxClients).Str("timer", timer.Kind()).Msg("server started")
 	s.sched.Begin(time.Now())
 	s.emitStarted()
 	s.publishInfo()                          // observers installed after New get the info too
 	s.gauges.Bans.Store(int32(s.bans.Len())) // bans restored by a live upgrade
-loop:
-	for {
-		select {
-		case <-ctx.Done():
-			break loop
-		case <-s.wake:
-			s.catchUp()
+	for !s.pendingShutdown {
+		timer.Wait()
+		s.catchUp()
+		if s.rxWake.Swap(false) { // received
 			s.drainRx()
-		case line := <-s.consoleCh:
-			s.catchUp()
-			if s.runConsole(console.Caller{Kind: console.Stdin}, line) {
-				break loop
+		}
+		select {
+		case f := <-work:
+			if f() {
+				s.pendingShutdown = true
+				continue
 			}
-		case sub := <-s.con.q.C():
-			s.catchUp()
-			if sub.Run(s.cons, s.auditAdmin) {
-				break loop
-			}
-		case h := <-s.holds: // Hold
-			h <- struct{}{}
-			<-h
-			s.catchUp()
-		case <-timer.C:
-			s.catchUp()
+		default:
 		}
 		s.advance()
 		s.flushAll()
 		s.endTickWork()
 		s.procs.Note(time.Now(), s.ticks.TakeLate()) // nil: none
-		if s.pendingShutdown {
-			break loop
-		}
 		timer.Reset(s.nextWake())
 	}
 	s.con.q.Stop() // SubmitConsole stops waiting
@@ -141,6 +130,7 @@ loop:
 	_ = s.conn.Close()
 	close(stopConsole)
 	<-readerDone
+	<-relayDone
 	// The console reader may be blocked in a Read of stdin that never returns;
 	// it owns nothing, so do not wait for it beyond a short grace.
 	select {
@@ -149,6 +139,34 @@ loop:
 	}
 	s.log.Info().Msg("server shut down")
 	return nil
+}
+
+// relay waits for the loop's rare work (console lines, lines of side
+// channels, Holds, the end of ctx), so that the loop waits on its timer
+// alone: it hands each over as a function for the loop to run, reporting
+// whether the loop stops, one at a time, and Pokes the timer.
+func (s *Server) relay(ctx context.Context, work chan<- func() bool, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	for {
+		f := func() bool { return true } // ctx is done
+		select {
+		case <-stop:
+			return
+		case <-ctx.Done():
+		case line := <-s.consoleCh:
+			f = func() bool { return s.runConsole(console.Caller{Kind: console.Stdin}, line) }
+		case sub := <-s.con.q.C():
+			f = func() bool { return sub.Run(s.cons, s.auditAdmin) }
+		case h := <-s.holds: // Hold
+			f = func() bool { close(h.held); <-h.release; s.catchUp(); return false }
+		}
+		select {
+		case work <- f:
+			s.timer.Poke()
+		case <-stop:
+			return
+		}
+	}
 }
 
 // drainRx handles every packet already queued, without blocking.

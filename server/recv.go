@@ -171,10 +171,9 @@ func (s *Server) received(r *reader, p *rxPacket, n int, addr netip.AddrPort, no
 		if s.pace.MarkUrgent() {
 			r.urgentCID, r.urgentAddr = p.cid, p.addr
 		}
-		select { // not in game: handle it now
-		case s.wake <- struct{}{}:
-		default: // a wake-up is already pending
-		}
+		if !s.rxWake.Swap(true) { // not in game: handle it now
+			s.timer.Poke()
+		} // else a wake-up is already pending
 	}
 	return true
 }

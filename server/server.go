@@ -37,6 +37,7 @@ import (
 	"twserver/sockio"
 	"twserver/tickclock"
 	"twserver/vote"
+	"twserver/waketimer"
 	"twserver/world"
 	"twserver/world/twmap"
 
@@ -122,7 +123,7 @@ type Server struct {
 
 	// reader side (recv.go)
 	rx     chan *rxPacket
-	wake   chan struct{} // the reader's signal that rx holds a datagram to handle now
+	rxWake atomic.Bool   // the reader's signal that rx holds a datagram to handle now (with timer.Poke)
 	pace   sockio.Pacer  // paced reads: the reader hands its state to the loop, which reads at each tick (paced.go)
 	paceR  *reader       // the reader state the pacer hands over (set before the reader first pauses)
 	ingame atomic.Uint64 // bit i: slot i is in game (published by the loop, read by the reader)
@@ -136,7 +137,8 @@ type Server struct {
 
 	// console lines from stdin (console.go)
 	consoleCh chan string
-	holds     chan chan struct{} // Hold's requests (hold.go)
+	holds     chan *holdReq    // Hold's requests (hold.go)
+	timer     *waketimer.Timer // the loop's wait (loop.go), made before the goroutines that Poke it
 
 	// game loop state (owned by the loop goroutine only)
 	curMap          *twmap.Map
@@ -203,10 +205,9 @@ func New(o Options) (*Server, error) {
 		version:   edge.Versions(GameVersion, o.Build),
 		epoch:     time.Now(),
 		rx:        make(chan *rxPacket, RecvQueueLen),
-		wake:      make(chan struct{}, 1),
 		free:      make(chan *rxPacket, rxPoolSize),
 		consoleCh: make(chan string, ConsoleQueueLen),
-		holds:     make(chan chan struct{}),
+		holds:     make(chan *holdReq),
 		byAddr:    make(map[netip.AddrPort]int),
 		enc:       encpool.NewFan(o.Pool),
 		procs:     o.Procs,

@@ -2,7 +2,19 @@
 
 package waketimer
 
-import "errors"
+import (
+	"errors"
+	"sync/atomic"
+	"time"
+)
 
-// newSys has no system timer to offer here: New falls back to a runtime timer.
-func newSys(func()) (sysTimer, error) { return nil, errors.New("waketimer: no timerfd on this system") }
+// timerfd is Linux's; elsewhere newSys fails and New falls back to a
+// runtime timer, so its methods are never called.
+type timerfd struct{}
+
+func newSys() (*timerfd, error) { return nil, errors.New("waketimer: no timerfd on this system") }
+
+func (*timerfd) arm(time.Duration)   {}
+func (*timerfd) reset(time.Duration) {}
+func (*timerfd) wait(*atomic.Bool)   {}
+func (*timerfd) close()              {}

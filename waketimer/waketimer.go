@@ -1,5 +1,6 @@
-// Package waketimer is the game loop's timer: a one-shot timer whose
-// expiry costs one thread wake-up.
+// Package waketimer is the game loop's only wait: a one-shot timer whose
+// expiry costs one thread wake-up, which other goroutines can also fire at
+// once (Poke) when they have work for the loop.
 //
 // Why not time.Timer. A runtime timer is waited for by a thread in the
 // poller and by the runtime's monitor thread (sysmon), which sleeps until
@@ -11,33 +12,45 @@
 // of what a small game costs. On Linux a Timer is a timerfd in the runtime's
 // poller: with no runtime timer pending the poller thread waits without a
 // timeout and sysmon sleeps, and the timerfd's expiry (to the nanosecond)
-// wakes the poller thread once. Re-arming it and consuming its expiry are
-// raw system calls, which do not wake sysmon as the runtime's system call
-// entry does. Elsewhere, or when a timerfd cannot be made, a Timer is a
-// runtime timer.
+// wakes the poller thread once. Re-arming it is a raw system call, which
+// does not wake sysmon as the runtime's system call entry does. Elsewhere,
+// or when a timerfd cannot be made, a Timer is a runtime timer.
+//
+// Why Wait and Poke rather than a channel. The owner (the game loop) parks
+// on the timerfd itself, so an expiry makes one goroutine runnable: no
+// second goroutine reads the expiry and sends it on a channel, and the loop
+// does not block in a select over every source of work (a select over n
+// channels locks and queues on all n at each wait). Sources of rare work
+// (console lines, a live upgrade's hold, the end of the context, a datagram
+// that wants an answer now) leave it where the loop looks after each wake-up
+// and Poke the timer.
 //
 // The game loop (package server) waits on a timerfd when its socket is the
 // paced one, which leaves the timer the only thing that wakes the process
 // in steady state, and on a runtime timer otherwise (the in-memory socket
 // of the tests runs in a synctest bubble, whose fake clock a timerfd does
-// not follow). A Timer belongs to one goroutine (the loop), which calls
-// Reset and Stop and receives from C. Steady-state Resets and expiries
-// allocate nothing.
+// not follow). Steady-state Resets, Waits and expiries allocate nothing.
 package waketimer
 
-import "time"
+import (
+	"sync/atomic"
+	"time"
+)
 
-// Timer is a one-shot timer: after Reset(d), a value arrives on C once d
-// has passed. A Reset drains a value left on C from an earlier expiry;
-// one that the expiry's goroutine was about to send may still arrive
-// after it (a spurious wake-up, which the loop tolerates as any other).
+// Timer is a one-shot timer with an owner: the goroutine that calls Reset
+// and Wait. After Reset(d), Wait returns once d has passed, or earlier when
+// another goroutine has called Poke since the last Wait returned. The owner
+// Resets before each Wait: a Poke uses up the arming.
 type Timer struct {
-	// C receives a value at each expiry (buffered, one pending at most).
-	C <-chan struct{}
+	poked atomic.Bool // a Poke since the last Wait returned
 
-	c   chan struct{}
-	sys sysTimer    // the timerfd, when it could be made
-	rt  *time.Timer // the runtime timer otherwise
+	sys *timerfd // the timerfd, when it could be made (Linux)
+
+	// the runtime timer otherwise: it sends on c at each expiry; Stop
+	// closes stopped
+	c       chan struct{}
+	stopped chan struct{}
+	rt      *time.Timer
 }
 
 // Kinds of Timer, as Kind reports them.
@@ -46,15 +59,14 @@ const (
 	KindRuntime = "runtime" // a runtime timer (time.AfterFunc)
 )
 
-// New returns a Timer armed to expire after d, as time.NewTimer: a timerfd
-// where one can be made, else a runtime timer. It does not fail.
+// New returns a Timer armed to expire after d: a timerfd where one can be
+// made, else a runtime timer. It does not fail.
 func New(d time.Duration) *Timer {
-	t := newTimer()
-	s, err := newSys(t.fire)
+	s, err := newSys()
 	if err != nil {
 		return NewRuntime(d)
 	}
-	t.sys = s
+	t := &Timer{sys: s}
 	t.Reset(d)
 	return t
 }
@@ -62,14 +74,9 @@ func New(d time.Duration) *Timer {
 // NewRuntime returns a Timer armed to expire after d on a runtime timer,
 // whatever the system (the reference of the tests).
 func NewRuntime(d time.Duration) *Timer {
-	t := newTimer()
+	t := &Timer{c: make(chan struct{}, 1), stopped: make(chan struct{})}
 	t.rt = time.AfterFunc(d, t.fire)
 	return t
-}
-
-func newTimer() *Timer {
-	c := make(chan struct{}, 1)
-	return &Timer{C: c, c: c}
 }
 
 // Kind returns KindTimerfd or KindRuntime.
@@ -80,7 +87,7 @@ func (t *Timer) Kind() string {
 	return KindRuntime
 }
 
-// fire delivers an expiry, dropping it when one is already pending.
+// fire delivers a runtime timer's expiry, dropping it when one is pending.
 func (t *Timer) fire() {
 	select {
 	case t.c <- struct{}{}:
@@ -89,32 +96,63 @@ func (t *Timer) fire() {
 }
 
 // Reset arms the timer to expire after d (at once when d ≤ 0), replacing
-// any earlier arming, and drains an expiry left on C.
+// any earlier arming; an expiry of an earlier arming that Wait has not
+// returned for is forgotten. A Poke is not: it still ends the next Wait.
+// Owner only.
 func (t *Timer) Reset(d time.Duration) {
+	if t.sys != nil {
+		t.sys.reset(d)
+		return
+	}
 	select {
 	case <-t.c:
 	default:
 	}
-	if t.sys != nil {
-		t.sys.arm(max(d, 1)) // a zero duration would disarm a timerfd
-		return
-	}
 	t.rt.Reset(d)
+	if t.poked.Load() {
+		t.fire() // a Poke drained above must still end the next Wait
+	}
 }
 
-// Stop disarms the timer and releases what it holds (the timerfd and its
-// goroutine). The Timer is not used after Stop.
+// Wait blocks until the timer expires or a Poke that came after the last
+// Wait returned, whichever is first; with both, one Wait returns for both.
+// It returns at once after Stop. Owner only.
+func (t *Timer) Wait() {
+	if t.sys != nil {
+		t.sys.wait(&t.poked)
+		return
+	}
+	select {
+	case <-t.c:
+	case <-t.stopped:
+	}
+	// Any Poke before this point finds Wait returning now: its sender's
+	// work, left before the Poke, is seen by what the owner does next.
+	t.poked.Store(false)
+}
+
+// Poke makes the owner's current Wait return now, or its next one when it
+// is not waiting. Any goroutine; a Poke while one is pending costs a load.
+// What the poker leaves for the owner before Poke is seen by the owner
+// after the Wait that Poke ends.
+func (t *Timer) Poke() {
+	if t.poked.Swap(true) {
+		return // pending: that Wait has not returned yet
+	}
+	if t.sys != nil {
+		t.sys.arm(0)
+		return
+	}
+	t.fire()
+}
+
+// Stop disarms the timer and releases what it holds (the timerfd). Wait
+// returns at once after Stop; nothing else is called after it.
 func (t *Timer) Stop() {
 	if t.sys != nil {
 		t.sys.close()
 		return
 	}
 	t.rt.Stop()
-}
-
-// sysTimer is a system timer that calls its fire function at each expiry
-// from a goroutine of its own.
-type sysTimer interface {
-	arm(d time.Duration)
-	close()
+	close(t.stopped)
 }

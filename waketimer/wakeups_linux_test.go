@@ -40,11 +40,11 @@ func perExpiry(t *testing.T, tm *Timer) float64 {
 	const n = 60
 	start := time.Now()
 	tm.Reset(0)
-	<-tm.C
+	tm.Wait()
 	s0 := switches(t)
 	for i := 1; i <= n; i++ {
 		tm.Reset(time.Until(start.Add(time.Duration(i)*20*time.Millisecond + 7300*time.Microsecond)))
-		<-tm.C
+		tm.Wait()
 		x := 0
 		for j := range 20000 {
 			x += j * j
