@@ -75,6 +75,13 @@ sched_ns() {
 	local p
 	for p in "$@"; do cat /proc/"$p"/task/*/schedstat 2>/dev/null; done | awk '{t += $1} END {printf "%d\n", t}'
 }
+# sched_runs PID...: how many times every thread of the processes was put
+# on a CPU (the third field of the same file): a process's wake-ups, and
+# its preemptions while it ran.
+sched_runs() {
+	local p
+	for p in "$@"; do cat /proc/"$p"/task/*/schedstat 2>/dev/null; done | awk '{t += $3} END {printf "%d\n", t}'
+}
 # sys_ticks PID...: their system time (stime: the kernel's work in their
 # system calls, such as sending and receiving the datagrams), in clock ticks.
 sys_ticks() { stat_ticks '$15' "$@"; }

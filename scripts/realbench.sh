@@ -16,6 +16,10 @@
 #   server CPU       the time its threads ran on a CPU (schedstat, to the
 #                    nanosecond), % of one core; beside it utime+stime and
 #                    stime from /proc/PID/stat (clock ticks)
+#   runs/s, µs/run   how often its threads were put on a CPU (schedstat),
+#                    and the CPU time per run: a server whose cost moves
+#                    between windows shows whether it ran more often or
+#                    longer each time
 #   datagrams/s      the namespace's UDP datagrams each way (/proc/net/snmp:
 #                    the clients' and the server's together; a server that
 #                    fell behind or a client that stalled shows here)
@@ -179,9 +183,9 @@ run_window() {
 		XPIDS+=($!)
 	done
 	sleep "$SETTLE"
-	r0=$(sched_ns "$SPID") c0=$(cpu_ticks "$SPID") s0=$(sys_ticks "$SPID") in0=$(udp_count InDatagrams) out0=$(udp_count OutDatagrams) t0=$(date +%s.%N)
+	n0=$(sched_runs "$SPID") r0=$(sched_ns "$SPID") c0=$(cpu_ticks "$SPID") s0=$(sys_ticks "$SPID") in0=$(udp_count InDatagrams) out0=$(udp_count OutDatagrams) t0=$(date +%s.%N)
 	sleep "$DUR"
-	r1=$(sched_ns "$SPID") c1=$(cpu_ticks "$SPID") s1=$(sys_ticks "$SPID") in1=$(udp_count InDatagrams) out1=$(udp_count OutDatagrams) t1=$(date +%s.%N)
+	n1=$(sched_runs "$SPID") r1=$(sched_ns "$SPID") c1=$(cpu_ticks "$SPID") s1=$(sys_ticks "$SPID") in1=$(udp_count InDatagrams) out1=$(udp_count OutDatagrams) t1=$(date +%s.%N)
 	for d in "${cdirs[@]}"; do
 		in_game "$d" || { log "$kind window $w: $(basename "$d") never in game"; ok=0; }
 		left_game "$d" && { log "$kind window $w: $(basename "$d") left the game"; ok=0; }
@@ -191,20 +195,22 @@ run_window() {
 	kill -0 "$SPID" 2>/dev/null || { log "$kind window $w: the server died"; ok=0; }
 	stop_clients
 	stop_pid "$SPID"
-	python3 - "$kind" "$w" "$ok" "$t0" "$t1" "$c0" "$c1" "$s0" "$s1" "$in0" "$in1" "$out0" "$out1" "$TCK" "$r0" "$r1" >>"$OUT/results.tsv" <<-'PY'
+	python3 - "$kind" "$w" "$ok" "$t0" "$t1" "$c0" "$c1" "$s0" "$s1" "$in0" "$in1" "$out0" "$out1" "$TCK" "$r0" "$r1" "$n0" "$n1" >>"$OUT/results.tsv" <<-'PY'
 		import sys
 		kind, w, ok = sys.argv[1:4]
 		t0, t1 = map(float, sys.argv[4:6])
-		c0, c1, s0, s1, in0, in1, out0, out1, tck, r0, r1 = map(int, sys.argv[6:17])
+		c0, c1, s0, s1, in0, in1, out0, out1, tck, r0, r1, n0, n1 = map(int, sys.argv[6:19])
 		dt = t1 - t0
+		runs = max(n1 - n0, 1)
 		print("\t".join([kind, w, ok, f"{100 * (r1 - r0) / 1e9 / dt:.3f}", f"{100 * (c1 - c0) / tck / dt:.2f}",
 		                 f"{100 * (s1 - s0) / tck / dt:.2f}",
-		                 f"{(in1 - in0) / dt:.0f}", f"{(out1 - out0) / dt:.0f}"]))
+		                 f"{(in1 - in0) / dt:.0f}", f"{(out1 - out0) / dt:.0f}",
+		                 f"{(n1 - n0) / dt:.1f}", f"{(r1 - r0) / runs / 1e3:.1f}"]))
 	PY
-	tail -1 "$OUT/results.tsv" | awk -F'\t' '{printf "%s window %s: CPU %s %% of a core (/proc/PID/stat: %s, system %s), %s datagrams/s in, %s out, %s\n", $1, $2, $4, $5, $6, $7, $8, ($3 == 1 ? "counted" : "NOT COUNTED")}' >&2
+	tail -1 "$OUT/results.tsv" | awk -F'\t' '{printf "%s window %s: CPU %s %% of a core (/proc/PID/stat: %s, system %s), %s runs/s of %s µs, %s datagrams/s in, %s out, %s\n", $1, $2, $4, $5, $6, $9, $10, $7, $8, ($3 == 1 ? "counted" : "NOT COUNTED")}' >&2
 }
 
-printf 'server\twindow\tcounted\tcpu_pct\tstat_cpu_pct\tstat_sys_pct\tudp_in_per_s\tudp_out_per_s\n' >"$OUT/results.tsv"
+printf 'server\twindow\tcounted\tcpu_pct\tstat_cpu_pct\tstat_sys_pct\tudp_in_per_s\tudp_out_per_s\truns_per_s\tus_per_run\n' >"$OUT/results.tsv"
 log "$K real 0.7.5 clients, $WINDOWS windows of ${DUR}s, output in $OUT"
 STATUS=0
 for ((w = 1; w <= WINDOWS; w++)); do
