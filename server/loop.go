@@ -33,6 +33,8 @@ package server
 //	            ticked all along (sleep.go).
 //	  console.ReadLines: reads console lines into consoleCh (bounded).
 //	  side channels (econ, FIFO): SubmitConsole queues lines (bounded).
+//	  relay: waits on those, Holds and ctx so the loop waits on its timer
+//	            alone; hands each to the loop and Pokes the timer.
 
 import (
 	"context"
