@@ -71,16 +71,17 @@ cpu_ticks() { stat_ticks '$14 + $15' "$@"; }
 # a CPU (/proc/PID/task/*/schedstat; /proc/PID/schedstat is the main
 # thread's alone): exact where cpu_ticks counts 10 ms clock ticks, a few
 # dozen in a window at 1 % of a core.
-sched_ns() {
-	local p
-	for p in "$@"; do cat /proc/"$p"/task/*/schedstat 2>/dev/null; done | awk '{t += $1} END {printf "%d\n", t}'
-}
+sched_ns() { sched_sum 1 "$@"; }
 # sched_runs PID...: how many times every thread of the processes was put
 # on a CPU (the third field of the same file): a process's wake-ups, and
 # its preemptions while it ran.
-sched_runs() {
-	local p
-	for p in "$@"; do cat /proc/"$p"/task/*/schedstat 2>/dev/null; done | awk '{t += $3} END {printf "%d\n", t}'
+sched_runs() { sched_sum 3 "$@"; }
+# sched_sum FIELD PID...: FIELD of /proc/PID/task/*/schedstat summed over
+# every thread of the processes.
+sched_sum() {
+	local f=$1 p
+	shift
+	for p in "$@"; do cat /proc/"$p"/task/*/schedstat 2>/dev/null; done | awk -v f="$f" '{t += $f} END {printf "%d\n", t}'
 }
 # sys_ticks PID...: their system time (stime: the kernel's work in their
 # system calls, such as sending and receiving the datagrams), in clock ticks.
