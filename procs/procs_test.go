@@ -172,8 +172,10 @@ func TestSizerConcurrent(t *testing.T) {
 // TestNewReal: the real process's CPU clock and runtime. A goroutine that
 // spins for over Every makes the next Note read the process's CPU time (a
 // share of a core well above zero) and set the runtime's Ps by it: the
-// ceiling at Up or more, one P below (a loaded machine may give the
-// spinning thread less than Up; then up to five more busy seconds).
+// ceiling at Up or more, one P below. A loaded machine (a CI run testing
+// other packages beside this one) may give the spinning thread less than
+// Up for all six busy seconds; then every reading must have kept one P and
+// made no change beyond New's.
 func TestNewReal(t *testing.T) {
 	if runtime.NumCPU() < 2 {
 		t.Skip("one CPU: nothing to size")
@@ -186,6 +188,7 @@ func TestNewReal(t *testing.T) {
 	if runtime.GOMAXPROCS(0) != 1 || s.Procs() != 1 {
 		t.Fatalf("GOMAXPROCS %d after New, want 1", runtime.GOMAXPROCS(0))
 	}
+	most := 0.0
 	for i := 1; i <= 6 && s.Procs() == 1; i++ {
 		for time.Since(start) < time.Duration(i)*(Every+100*time.Millisecond) {
 			// busy: the process uses up to one core
@@ -194,6 +197,7 @@ func TestNewReal(t *testing.T) {
 		s.mu.Lock()
 		share := s.share
 		s.mu.Unlock()
+		most = max(most, share)
 		if share < 0.2 {
 			t.Fatalf("a busy second read as a share of %.2f of a core", share)
 		}
@@ -206,7 +210,18 @@ func TestNewReal(t *testing.T) {
 				runtime.GOMAXPROCS(0), s.Procs(), share, changes, want)
 		}
 	}
-	if s.Procs() != 2 || len(changes) != 2 || changes[1].Share < Up {
+	if len(changes) == 0 || changes[0].From != old || changes[0].To != 1 {
+		t.Fatalf("changes %+v, want the first from %d to 1 (New)", changes, old)
+	}
+	if s.Procs() == 1 {
+		// Never given Up: the per-reading checks above held one P.
+		t.Logf("six busy seconds at most %.2f of a core (< Up %v): the ceiling not reached on this machine", most, Up)
+		if len(changes) != 1 {
+			t.Errorf("changes %+v below Up, want only New's", changes)
+		}
+		return
+	}
+	if len(changes) != 2 || changes[1].From != 1 || changes[1].To != 2 || changes[1].Share < Up {
 		t.Errorf("changes %+v, want 1 then 2 at a share >= %v", changes, Up)
 	}
 }
