@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"twserver/internal/heavytest"
 )
 
 // fake is a process whose CPU time and Ps the test sets.
@@ -180,6 +182,7 @@ func TestNewReal(t *testing.T) {
 	if runtime.NumCPU() < 2 {
 		t.Skip("one CPU: nothing to size")
 	}
+	heavytest.Lock(t) // the spinning thread wants a core of its own
 	old := runtime.GOMAXPROCS(0)
 	defer runtime.GOMAXPROCS(old)
 	var changes []Change
