@@ -183,8 +183,8 @@ func TestNewReal(t *testing.T) {
 		t.Skip("one CPU: nothing to size")
 	}
 	heavytest.Lock(t) // the spinning thread wants a core of its own
-	old := runtime.GOMAXPROCS(0)
-	defer runtime.GOMAXPROCS(old)
+	// From two Ps, New's change is 2 to 1 whatever GOMAXPROCS the run has.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	var changes []Change
 	start := time.Now()
 	s := New(2, start, func(c Change) { changes = append(changes, c) })
@@ -213,8 +213,8 @@ func TestNewReal(t *testing.T) {
 				runtime.GOMAXPROCS(0), s.Procs(), share, changes, want)
 		}
 	}
-	if len(changes) == 0 || changes[0].From != old || changes[0].To != 1 {
-		t.Fatalf("changes %+v, want the first from %d to 1 (New)", changes, old)
+	if len(changes) == 0 || changes[0].From != 2 || changes[0].To != 1 {
+		t.Fatalf("changes %+v, want the first from 2 to 1 (New)", changes)
 	}
 	if s.Procs() == 1 {
 		// Never given Up: the per-reading checks above held one P.
