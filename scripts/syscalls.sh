@@ -42,6 +42,7 @@
 set -uo pipefail
 
 N=63 DUR=10 RAMP=5 ROUNDS=1 SERVERS="twserver reference" PACE=real PROTO=07 MODE=strace OUT=
+PERF_HZ=4999 # -m perf: samples a second (perf record -F), also the report's unit
 ARGS=("$@")
 while getopts "n:d:r:w:S:p:P:m:o:h" opt; do
 	case $opt in
@@ -105,7 +106,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
 		if [ "$MODE" = perf ]; then
 			log "$kind round $round: sampling pid $SPID for ${DUR}s"
 			t0=$(sched_ns "$SPID")
-			perf record -q -F 4999 -g -p "$SPID" -o "$dir/perf.data" -- sleep "$DUR" >/dev/null 2>&1
+			perf record -q -F "$PERF_HZ" -g -p "$SPID" -o "$dir/perf.data" -- sleep "$DUR" >/dev/null 2>&1
 			echo "$(( $(sched_ns "$SPID") - t0 ))" >"$dir/cpu_ns.txt"
 			perf report -i "$dir/perf.data" --children --sort sym --stdio -g none 2>/dev/null >"$dir/children.txt"
 			perf report -i "$dir/perf.data" -n --no-children --sort dso --stdio -g none 2>/dev/null >"$dir/dso.txt"
@@ -118,10 +119,9 @@ for ((round = 1; round <= ROUNDS; round++)); do
 	done
 done
 
-python3 - "$MODE" "$OUT" "$N" "$DUR" "$ROUNDS" $SERVERS <<'PY'
+python3 - "$MODE" "$PERF_HZ" "$OUT" "$N" "$DUR" "$ROUNDS" $SERVERS <<'PY'
 import json, os, re, sys
-mode, out, n, dur, rounds, servers = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), sys.argv[6:]
-HZ = 4999  # perf record -F
+mode, HZ, out, n, dur, rounds, servers = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6]), sys.argv[7:]
 PARTS = [  # -m perf: kernel entry points whose samples (with their callees) make each part
     ("send", ["__x64_sys_sendmmsg", "__x64_sys_sendto"]),
     ("delivery", ["net_rx_action"]),
@@ -188,5 +188,5 @@ for kind in servers:
         try:
             print(f"{kind:<10} {r:>5} " + row(os.path.join(out, f"{kind}.{r}")))
         except (OSError, ValueError, KeyError) as e:
-            print(f"{kind:<10} {r:>5} missing: {e}")
+            print(f"{kind:<10} {r:>5} missing or unreadable: {e}")
 PY
