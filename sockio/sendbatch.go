@@ -6,30 +6,21 @@ import (
 	"twserver/netproto"
 )
 
-// SendBatch collects outgoing datagrams for one socket in fixed buffers (no
-// allocation after NewSendBatch) until Flush writes them: with one
-// WriteBatch call when the socket has the batch form. It is used by one
-// goroutine.
+// SendBatch collects outgoing datagrams in fixed buffers (no allocation
+// after the first use) until Flush writes them: with one WriteBatch call
+// when the socket has the batch form. Its zero value is ready; it is used
+// by one goroutine.
 type SendBatch struct {
 	bufs [SendBatchSize][netproto.MaxPacketSize]byte
 	ms   [SendBatchSize]Datagram
 	n    int
-	c    PacketConn
-	bc   BatchConn // c's batch form, nil without one: asked once, not at every Flush
-}
-
-// NewSendBatch returns an empty batch writing to c.
-func NewSendBatch(c PacketConn) *SendBatch {
-	b := &SendBatch{c: c}
-	b.bc, _ = c.(BatchConn)
-	return b
 }
 
 // Next returns the buffer of the next datagram, empty with the capacity of
-// the largest packet, flushing a full batch first.
-func (b *SendBatch) Next() []byte {
+// the largest packet, flushing a full batch to c first.
+func (b *SendBatch) Next(c PacketConn) []byte {
 	if b.n == SendBatchSize {
-		b.Flush()
+		b.Flush(c)
 	}
 	return b.bufs[b.n][:0]
 }
@@ -42,14 +33,14 @@ func (b *SendBatch) Queue(p []byte, to netip.AddrPort) {
 	b.n++
 }
 
-// Flush writes the queued datagrams: with one WriteBatch call when the
-// socket has the batch form (repeated for what a short write left), else
-// one WriteTo each. Errors are those of UDP (nobody listening, buffer full):
+// Flush writes the queued datagrams to c: with one WriteBatch call when c
+// has the batch form (repeated for what a short write left), else one
+// WriteTo each. Errors are those of UDP (nobody listening, buffer full):
 // the datagram is lost, like any other.
-func (b *SendBatch) Flush() {
+func (b *SendBatch) Flush(c PacketConn) {
 	ms := b.ms[:b.n]
 	b.n = 0
-	if bc := b.bc; bc != nil {
+	if bc, ok := c.(BatchConn); ok {
 		for len(ms) > 0 {
 			n, err := bc.WriteBatch(ms)
 			if err != nil {
@@ -63,6 +54,6 @@ func (b *SendBatch) Flush() {
 		return
 	}
 	for i := range ms {
-		_, _ = b.c.WriteTo(ms[i].Buf[:ms[i].N], ms[i].Addr)
+		_, _ = c.WriteTo(ms[i].Buf[:ms[i].N], ms[i].Addr)
 	}
 }

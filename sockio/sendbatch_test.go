@@ -28,21 +28,22 @@ func TestSendBatch(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { c.Close() })
-			b := NewSendBatch(tc.wrap(c))
-			if (b.bc != nil) != (tc.name == "batch") {
-				t.Fatalf("batch form found: %v", b.bc != nil)
+			pc := tc.wrap(c)
+			if _, ok := pc.(BatchConn); ok != (tc.name == "batch") {
+				t.Fatalf("batch form found: %v", ok)
 			}
+			b := new(SendBatch)
 			peer := udppeer.Listen(t, 1)[0]
 			const total = SendBatchSize + 3 // Next flushes the full batch
 			for i := range total {
-				p := append(b.Next(), fmt.Sprintf("datagram %03d", i)...)
+				p := append(b.Next(pc), fmt.Sprintf("datagram %03d", i)...)
 				b.Queue(p, udppeer.Addr(peer))
 			}
-			b.Flush()
+			b.Flush(pc)
 			if b.n != 0 {
 				t.Fatalf("%d datagrams left after Flush", b.n)
 			}
-			b.Flush() // nothing queued: nothing sent
+			b.Flush(pc) // nothing queued: nothing sent
 			_ = peer.SetReadDeadline(time.Now().Add(2 * time.Second))
 			buf := make([]byte, 64)
 			for i := range total {
