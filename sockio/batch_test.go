@@ -56,17 +56,11 @@ func testUDPBatch(t *testing.T, bc BatchConn) {
 		t.Fatalf("WriteBatch = %d, %v; want %d", n, err, total)
 	}
 	for p, c := range peers {
-		_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
-		buf := make([]byte, 64)
+		var wants []string
 		for i := p; i < total; i += len(peers) {
-			k, _, err := c.ReadFromUDPAddrPort(buf)
-			if err != nil {
-				t.Fatalf("peer %d: %v", p, err)
-			}
-			if want := fmt.Sprintf("datagram %03d", i); string(buf[:k]) != want {
-				t.Fatalf("peer %d got %q, want %q", p, buf[:k], want)
-			}
+			wants = append(wants, fmt.Sprintf("datagram %03d", i))
 		}
+		udppeer.Expect(t, c, 2*time.Second, wants...)
 	}
 
 	// The other way: several datagrams queued, one ReadBatch.

@@ -44,21 +44,12 @@ func TestSendBatch(t *testing.T) {
 				t.Fatalf("%d datagrams left after Flush", b.n)
 			}
 			b.Flush(pc) // nothing queued: nothing sent
-			_ = peer.SetReadDeadline(time.Now().Add(2 * time.Second))
-			buf := make([]byte, 64)
-			for i := range total {
-				n, _, err := peer.ReadFromUDPAddrPort(buf)
-				if err != nil {
-					t.Fatalf("datagram %d: %v", i, err)
-				}
-				if want := fmt.Sprintf("datagram %03d", i); string(buf[:n]) != want {
-					t.Fatalf("got %q, want %q", buf[:n], want)
-				}
+			wants := make([]string, total)
+			for i := range wants {
+				wants[i] = fmt.Sprintf("datagram %03d", i)
 			}
-			_ = peer.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
-			if n, _, err := peer.ReadFromUDPAddrPort(buf); err == nil {
-				t.Fatalf("one datagram too many: %q", buf[:n])
-			}
+			udppeer.Expect(t, peer, 2*time.Second, wants...)
+			udppeer.ExpectNone(t, peer, 50*time.Millisecond)
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"testing"
+	"time"
 )
 
 // Listen opens n IPv4 loopback UDP sockets on ports the kernel picks,
@@ -27,3 +28,30 @@ func Listen(tb testing.TB, n int) []*net.UDPConn {
 
 // Addr is the address c is bound to.
 func Addr(c *net.UDPConn) netip.AddrPort { return c.LocalAddr().(*net.UDPAddr).AddrPort() }
+
+// Expect reads one datagram from c for each of wants, in order, within
+// wait of the call, and fails tb at the first that is missing or differs.
+func Expect(tb testing.TB, c *net.UDPConn, wait time.Duration, wants ...string) {
+	tb.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(wait))
+	buf := make([]byte, 2048)
+	for i, want := range wants {
+		n, _, err := c.ReadFromUDPAddrPort(buf)
+		if err != nil {
+			tb.Fatalf("datagram %d of %d at %v: %v", i, len(wants), Addr(c), err)
+		}
+		if string(buf[:n]) != want {
+			tb.Fatalf("datagram %d at %v: got %q, want %q", i, Addr(c), buf[:n], want)
+		}
+	}
+}
+
+// ExpectNone fails tb if a datagram reaches c within wait.
+func ExpectNone(tb testing.TB, c *net.UDPConn, wait time.Duration) {
+	tb.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(wait))
+	buf := make([]byte, 2048)
+	if n, _, err := c.ReadFromUDPAddrPort(buf); err == nil {
+		tb.Fatalf("one datagram too many at %v: %q", Addr(c), buf[:n])
+	}
+}

@@ -1,6 +1,9 @@
 package udppeer
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // TestListen: the peers are distinct loopback sockets that reach each other.
 func TestListen(t *testing.T) {
@@ -17,4 +20,17 @@ func TestListen(t *testing.T) {
 	if err != nil || string(buf[:n]) != "hi" || from != a {
 		t.Fatalf("read %q from %v, %v", buf[:n], from, err)
 	}
+}
+
+// TestExpect: Expect reads the datagrams sent in their order, ExpectNone
+// finds nothing after them.
+func TestExpect(t *testing.T) {
+	ps := Listen(t, 2)
+	for _, m := range []string{"one", "two"} {
+		if _, err := ps[0].WriteToUDPAddrPort([]byte(m), Addr(ps[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	Expect(t, ps[1], 2*time.Second, "one", "two")
+	ExpectNone(t, ps[1], 20*time.Millisecond)
 }
