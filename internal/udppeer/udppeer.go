@@ -1,6 +1,6 @@
 // Package udppeer opens the loopback UDP sockets that tests use as the
 // other end of a socket under test (the peers a batch is sent to, the
-// sender of a flood).
+// sender of a flood), and checks what reaches them.
 package udppeer
 
 import (
