@@ -8,7 +8,8 @@
 # over the load run, % of one core, split into user time, utime, and
 # system time, stime: the kernel's work in the servers' system calls), total peak RSS (sum of VmHWM), twload's
 # own CPU (total and per client), snapshots/s per client (min and mean),
-# failures and bad snapshots; for twserver also, per game, the tick work
+# the INPUTs twload sent per client-second and how late against their
+# schedule (mean), failures and bad snapshots; for twserver also, per game, the tick work
 # p99 bound and the share of ticks under 5 ms (Prometheus histogram
 # twserver_tick_duration_seconds) and the skipped and dropped ticks; then
 # the twserver/reference ratios, and twserver's CPU per unit of twload's
@@ -16,7 +17,12 @@
 # same under both, while the machine's speed of the moment moves both
 # processes' CPU alike; this quotient compares two binaries within about
 # ±2 % where their CPU alone spreads ±10 % (docs/performance.md). It does
-# not compare twserver with the reference, whose traffic differs. Goal 4
+# not compare twserver with the reference, whose traffic differs. When
+# twload fell behind on one side (its inputs later than MAX_INPUT_LATE_MS
+# at the mean, or fewer than the other side's by more than 2 %), a line
+# says so: that side got less load than the other, and the CPU ratio leans
+# in its favour (on 2 cores twload at nice 10 falls seconds behind while
+# the 16 reference processes take most of them). Goal 4
 # passes when every twserver client got >= 24.5 snapshots/s, nothing
 # failed, every game's tick p99 < 5 ms and no tick was skipped.
 #
@@ -100,7 +106,7 @@ fi
 
 STATUS=0
 RESULTS=$OUT/results.tsv
-printf 'side\tcpu_pct\trss_kb\tload_cpu_pct\tload_cpu_pct_per_client\tclients\tconnected\tfailed\tbad\tsnaps_min\tsnaps_mean\tsrv_snaps_ps\tprocs\tsys_pct\n' >"$RESULTS"
+printf 'side\tcpu_pct\trss_kb\tload_cpu_pct\tload_cpu_pct_per_client\tclients\tconnected\tfailed\tbad\tsnaps_min\tsnaps_mean\tsrv_snaps_ps\tprocs\tsys_pct\tinputs_ps\tinput_late_ms\n' >"$RESULTS"
 for side in $SIDES; do
 	dir=$OUT/$side; mkdir -p "$dir"
 	base=$(port_range "$GAMES"); [ -n "$base" ] || die "no $GAMES consecutive free ports"
@@ -167,9 +173,10 @@ for side in $SIDES; do
 		jq -r --arg side "$side" --arg cpu "$cpu" --arg hwm "$hwm" --arg procs "${#spids[@]}" --arg sys "$sys" \
 			'[$side, $cpu, $hwm, .twload_cpu_pct, .twload_cpu_pct_per_client, .clients, .connected, .failed,
 			  (.crc_errors + .delta_errors + .bad_messages + .bad_items), .snapshots_per_sec_per_client.min,
-			  .snapshots_per_sec_per_client.mean, .server_snapshots_per_sec, $procs, $sys] | @tsv' "$dir/twload.json" >>"$RESULTS"
+			  .snapshots_per_sec_per_client.mean, .server_snapshots_per_sec, $procs, $sys,
+			  .inputs_per_sec_per_client.mean, .input_send_delay_ms.mean] | @tsv' "$dir/twload.json" >>"$RESULTS"
 	else
-		printf '%s\t%s\t%s\t0\t0\t%s\t0\t%s\t0\t0\t0\t0\t%s\t%s\n' "$side" "$cpu" "$hwm" $((GAMES * CLIENTS)) $((GAMES * CLIENTS)) "${#spids[@]}" "$sys" >>"$RESULTS"
+		printf '%s\t%s\t%s\t0\t0\t%s\t0\t%s\t0\t0\t0\t0\t%s\t%s\t0\t0\n' "$side" "$cpu" "$hwm" $((GAMES * CLIENTS)) $((GAMES * CLIENTS)) "${#spids[@]}" "$sys" >>"$RESULTS"
 	fi
 done
 
@@ -179,10 +186,10 @@ rows = {r["side"]: r for r in csv.DictReader(open(sys.argv[1]), delimiter="\t")}
 games, clients = int(sys.argv[3]), int(sys.argv[4])
 f = float
 print(f"{games} games x {clients} clients ({games * clients}), 16 playing per game:")
-print(f"{'side':<10} {'procs':>5} {'server CPU %':>12} {'user':>6} {'system':>6} {'peak RSS MB':>11} {'twload CPU %':>12} {'per client':>10} {'in game':>9} {'failed':>6} {'bad':>4} {'snap/s min':>10} {'snap/s mean':>11}")
+print(f"{'side':<10} {'procs':>5} {'server CPU %':>12} {'user':>6} {'system':>6} {'peak RSS MB':>11} {'twload CPU %':>12} {'per client':>10} {'in game':>9} {'failed':>6} {'bad':>4} {'snap/s min':>10} {'snap/s mean':>11} {'inputs/s':>8} {'late ms':>8}")
 for s, r in rows.items():
     print(f"{s:<10} {r['procs']:>5} {f(r['cpu_pct']):12.1f} {f(r['cpu_pct']) - f(r['sys_pct']):6.1f} {f(r['sys_pct']):6.1f} {f(r['rss_kb'])/1024:11.1f} {f(r['load_cpu_pct']):12.1f} {f(r['load_cpu_pct_per_client']):10.3f} "
-          f"{r['connected']:>4}/{r['clients']:<4} {r['failed']:>6} {r['bad']:>4} {f(r['snaps_min']):10.2f} {f(r['snaps_mean']):11.2f}")
+          f"{r['connected']:>4}/{r['clients']:<4} {r['failed']:>6} {r['bad']:>4} {f(r['snaps_min']):10.2f} {f(r['snaps_mean']):11.2f} {f(r['inputs_ps']):8.2f} {f(r['input_late_ms']):8.1f}")
 if "twserver" in rows and f(rows["twserver"]["load_cpu_pct"]) > 0:
     t = rows["twserver"]
     print(f"twserver CPU per twload CPU: {f(t['cpu_pct']) / f(t['load_cpu_pct']):.3f} (to compare two twserver binaries: the machine's speed moves both)")
@@ -191,6 +198,15 @@ if "twserver" in rows and "reference" in rows:
     rat = lambda k: f(t[k]) / f(ref[k]) if f(ref[k]) else float("nan")
     user = lambda r: f(r['cpu_pct']) - f(r['sys_pct'])
     print(f"ratio twserver/reference: CPU {rat('cpu_pct'):.2f} (user {user(t) / user(ref) if user(ref) else float('nan'):.2f}, system {rat('sys_pct'):.2f}), peak RSS {rat('rss_kb'):.2f}")
+    late = float(os.environ.get("MAX_INPUT_LATE_MS", "20"))
+    behind = [s for s, r in (("twserver", t), ("reference", ref)) if f(r["input_late_ms"]) > late]
+    lo, hi = sorted((t, ref), key=lambda r: f(r["inputs_ps"]))
+    if f(lo["inputs_ps"]) < 0.98 * f(hi["inputs_ps"]):
+        behind.append(lo["side"])
+    for s in dict.fromkeys(behind):
+        r = rows[s]
+        print(f"load differed: twload sent {s} {f(r['inputs_ps']):.2f} inputs/s per client, {f(r['input_late_ms']):.1f} ms late at the mean "
+              f"(twserver {f(t['inputs_ps']):.2f}, reference {f(ref['inputs_ps']):.2f}): {s} got less load, and the CPU ratio leans in its favour")
 ok = "twserver" in rows
 if ok:
     t = rows["twserver"]
