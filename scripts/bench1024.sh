@@ -23,7 +23,7 @@
 # says so: that side got less load than the other, and the CPU ratio leans
 # in its favour (on 2 cores twload falls 0.2-3.5 s behind, at nice 10 as
 # at nice 0, while the 16 reference processes take more than half of
-# them). MAX_INPUT_LATE_MS defaults to 20. Goal 4
+# them). Goal 4
 # passes when every twserver client got >= 24.5 snapshots/s, nothing
 # failed, every game's tick p99 < 5 ms and no tick was skipped.
 #
