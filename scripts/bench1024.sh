@@ -9,7 +9,9 @@
 # system time, stime: the kernel's work in the servers' system calls), total peak RSS (sum of VmHWM), twload's
 # own CPU (total and per client), snapshots/s per client (min and mean),
 # the INPUTs twload sent per client-second and how late against their
-# schedule (mean), failures and bad snapshots; for twserver also, per game, the tick work
+# schedule (mean), the server processes' runs a second (how often their
+# threads were put on a CPU, from schedstat: their wake-ups and their
+# preemptions), failures and bad snapshots; for twserver also, per game, the tick work
 # p99 bound and the share of ticks under 5 ms (Prometheus histogram
 # twserver_tick_duration_seconds) and the skipped and dropped ticks; then
 # the twserver/reference ratios, and twserver's CPU per unit of twload's
@@ -27,7 +29,21 @@
 # passes when every twserver client got >= 24.5 snapshots/s, nothing
 # failed, every game's tick p99 < 5 ms and no tick was skipped.
 #
-# Usage: scripts/bench1024.sh [-d DURATION] [-r RAMPUP] [-g GAMES] [-c CLIENTS] [-o OUTDIR] [-s SIDES] [-n NICE]
+# The reference runs one process per game, so its cost at 1024 is the sum
+# of its processes' costs. On 2 cores its 16 processes and twload cannot
+# all run at once: twload falls 0.2-3.5 s behind its input schedule and the
+# processes send 15-24 snapshots a second instead of 25, so the reference
+# does less work than twserver and its CPU reads low. By default (-P 2) the
+# reference side therefore runs in parts, one after another, each with
+# GAMES/P of its processes and its own twload (client seeds as if one
+# twload loaded all the games), and the parts' figures are summed (CPU,
+# RSS, twload's CPU, clients) or combined (snapshots/s: the slowest
+# client's and the mean over all; inputs/s: the mean; lateness: the worst
+# part's). Each part's processes get their full load, while twserver runs
+# all its games at once beside a twload twice as busy: the parts favour
+# the reference. -P 1 runs the 16 processes at once as before.
+#
+# Usage: scripts/bench1024.sh [-d DURATION] [-r RAMPUP] [-g GAMES] [-c CLIENTS] [-o OUTDIR] [-s SIDES] [-n NICE] [-P PARTS]
 #   -d  load duration after the ramp-up (default 120s)
 #   -r  ramp-up (default 20s)
 #   -g  games (default 16), -c clients per game (default 64)
@@ -37,6 +53,8 @@
 #       generator needs about as much CPU as the servers; niced, it does not
 #       preempt the servers under test in the middle of a tick (against the
 #       reference it still falls behind: the "load differed" line)
+#   -P  parts the reference side runs in (default 2, 1 for an odd GAMES;
+#       must divide GAMES)
 # Env: TWSERVER, TWLOAD (default: built from ./cmd/...), TW07_SERVER
 #      (default /usr/games/teeworlds-server), BENCH_MAP (default dm1),
 #      TWSERVER_ARGS (extra twserver flags, e.g. "-cpuprofile /tmp/cpu.out"),
@@ -61,8 +79,8 @@
 # started here is stopped by PID; the run is bounded by -r + -d.
 set -uo pipefail
 
-DUR=120s RAMP=20s GAMES=16 CLIENTS=64 OUT= SIDES="twserver reference" NICE=10
-while getopts "d:r:g:c:o:s:n:h" opt; do
+DUR=120s RAMP=20s GAMES=16 CLIENTS=64 OUT= SIDES="twserver reference" NICE=10 PARTS=
+while getopts "d:r:g:c:o:s:n:P:h" opt; do
 	case $opt in
 	d) DUR=$OPTARG ;;
 	r) RAMP=$OPTARG ;;
@@ -71,10 +89,13 @@ while getopts "d:r:g:c:o:s:n:h" opt; do
 	o) OUT=$OPTARG ;;
 	s) SIDES=$OPTARG ;;
 	n) NICE=$OPTARG ;;
+	P) PARTS=$OPTARG ;;
 	*) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2 ;;
 	esac
 done
 ((GAMES >= 1 && GAMES <= 32 && CLIENTS >= 1 && CLIENTS <= 64)) || { echo "games 1..32, clients 1..64" >&2; exit 2; }
+PARTS=${PARTS:-$((GAMES % 2 ? 1 : 2))}
+((PARTS >= 1 && GAMES % PARTS == 0)) || { echo "parts must divide the games ($GAMES)" >&2; exit 2; }
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$(mktemp -d /tmp/twbench1024.XXXXXX)}
@@ -110,90 +131,122 @@ fi
 
 STATUS=0
 RESULTS=$OUT/results.tsv
-printf 'side\tcpu_pct\trss_kb\tload_cpu_pct\tload_cpu_pct_per_client\tclients\tconnected\tfailed\tbad\tsnaps_min\tsnaps_mean\tsrv_snaps_ps\tprocs\tsys_pct\tinputs_ps\tinput_late_ms\n' >"$RESULTS"
+printf 'side\tcpu_pct\trss_kb\tload_cpu_pct\tload_cpu_pct_per_client\tclients\tconnected\tfailed\tbad\tsnaps_min\tsnaps_mean\tsrv_snaps_ps\tprocs\tsys_pct\tinputs_ps\tinput_late_ms\truns_ps\n' >"$RESULTS"
 for side in $SIDES; do
-	dir=$OUT/$side; mkdir -p "$dir"
-	base=$(port_range "$GAMES"); [ -n "$base" ] || die "no $GAMES consecutive free ports"
-	mport=$((base + GAMES))
-	spids=()
-	case $side in
-	twserver)
-		args=()
-		for ((g = 0; g < GAMES; g++)); do
-			cat >"$dir/game$g.toml" <<-EOT
-				[server]
-				bind = "127.0.0.1"
-				port = $((base + g))
-				name = "bench $g"
-				max_clients = 64
-				player_slots = 16
-				max_clients_per_ip = 4
-				[map]
-				file = "$BENCH_MAP"
-				[game]
-				inactive_kick_time = 0
-				[metrics]
-				listen = "127.0.0.1:$mport"
-			EOT
-			args+=(-config "$dir/game$g.toml")
-		done
-		(cd "$dir" && exec "$TWSERVER" "${args[@]}" ${TWSERVER_ARGS:-} -no-console -log-level warn >"$dir/server.log" 2>&1 </dev/null) &
-		spids+=($!) ;;
-	reference)
-		map=$(basename "$BENCH_MAP" .map)
-		for ((g = 0; g < GAMES; g++)); do
-			gd=$dir/ref$g; mkdir -p "$gd/home" "$gd/cwd/maps"; cp "$BENCH_MAP" "$gd/cwd/maps/$map.map"
-			(cd "$gd/cwd" && confine env -u XDG_DATA_HOME HOME="$gd/home" "$TW07_SERVER" \
-				"bindaddr 127.0.0.1" "sv_port $((base + g))" "sv_register 0" "sv_map $map" "sv_name bench $g" \
-				"console_output_level 1" "sv_max_clients 64" "sv_max_clients_per_ip 4" \
-				"sv_player_slots 16" "sv_spamprotection 0" "sv_inactivekick_time 0" \
-				>"$gd/server.log" 2>&1 </dev/null) &
-			spids+=($!)
-		done ;;
-	*) die "unknown side $side" ;;
-	esac
-	PIDS+=("${spids[@]}")
-	wait_bound "$base" "$GAMES" || { log "$side: not every port of $base..$((base + GAMES - 1)) bound (see $dir)"; STATUS=1; continue; }
-	sleep 1
-	log "$side: $GAMES games x $CLIENTS clients on 127.0.0.1:$base.., $RAMP ramp-up + $DUR, twload at nice $NICE (load average $(cut -d' ' -f1-3 /proc/loadavg))"
-	t0=$(cpu_ticks "${spids[@]}"); s0=$(sys_ticks "${spids[@]}"); w0=$EPOCHREALTIME
-	nice -n "$NICE" "$TWLOAD" -addr "127.0.0.1:$base" -targets "$GAMES" -n "$CLIENTS" -duration "$DUR" -rampup "$RAMP" -pattern random -pace "${BENCH_PACE:-real}" \
-		-sources 16 -source-base 127.0.0.2 -status off -json "$dir/twload.json" 2>"$dir/twload.err"
-	rc=$?
-	t1=$(cpu_ticks "${spids[@]}"); s1=$(sys_ticks "${spids[@]}"); w1=$EPOCHREALTIME
-	hwm=$(mem_kb VmHWM "${spids[@]}")
-	log "$side: done (load average $(cut -d' ' -f1-3 /proc/loadavg))"
-	if [ "$side" = twserver ]; then
-		curl -s --max-time 5 "http://127.0.0.1:$mport/metrics" >"$dir/metrics.txt" || log "metrics scrape failed"
-	fi
-	alive=1
-	for p in "${spids[@]}"; do kill -0 "$p" 2>/dev/null || alive=0; done
-	((alive)) || { log "$side: a server died during the run (see $dir)"; rc=1; }
-	for p in "${spids[@]}"; do stop_pid "$p"; done
-	[ $rc -eq 0 ] || { STATUS=1; log "$side: twload exit $rc: $(tail -1 "$dir/twload.err")"; }
-	cpu=$(awk -v a="$t0" -v b="$t1" -v w0="$w0" -v w1="$w1" -v hz="$HZ" 'BEGIN{printf "%.1f", (b-a)/hz/(w1-w0)*100}')
-	sys=$(awk -v a="$s0" -v b="$s1" -v w0="$w0" -v w1="$w1" -v hz="$HZ" 'BEGIN{printf "%.1f", (b-a)/hz/(w1-w0)*100}')
-	if [ -s "$dir/twload.json" ]; then
-		jq -r --arg side "$side" --arg cpu "$cpu" --arg hwm "$hwm" --arg procs "${#spids[@]}" --arg sys "$sys" \
-			'[$side, $cpu, $hwm, .twload_cpu_pct, .twload_cpu_pct_per_client, .clients, .connected, .failed,
-			  (.crc_errors + .delta_errors + .bad_messages + .bad_items), .snapshots_per_sec_per_client.min,
-			  .snapshots_per_sec_per_client.mean, .server_snapshots_per_sec, $procs, $sys,
-			  .inputs_per_sec_per_client.mean, .input_send_delay_ms.mean] | @tsv' "$dir/twload.json" >>"$RESULTS"
-	else
-		printf '%s\t%s\t%s\t0\t0\t%s\t0\t%s\t0\t0\t0\t0\t%s\t%s\t0\t0\n' "$side" "$cpu" "$hwm" $((GAMES * CLIENTS)) $((GAMES * CLIENTS)) "${#spids[@]}" "$sys" >>"$RESULTS"
-	fi
+	nparts=1; [ "$side" = reference ] && nparts=$PARTS
+	for ((part = 0; part < nparts; part++)); do
+		NG=$((GAMES / nparts)); G0=$((part * NG))
+		dir=$OUT/$side; ((nparts > 1)) && dir=$OUT/$side/part$part
+		mkdir -p "$dir"
+		base=$(port_range "$NG"); [ -n "$base" ] || die "no $NG consecutive free ports"
+		mport=$((base + NG))
+		what=$side; ((nparts > 1)) && what="$side part $((part + 1))/$nparts"
+		spids=()
+		case $side in
+		twserver)
+			args=()
+			for ((g = 0; g < NG; g++)); do
+				cat >"$dir/game$g.toml" <<-EOT
+					[server]
+					bind = "127.0.0.1"
+					port = $((base + g))
+					name = "bench $g"
+					max_clients = 64
+					player_slots = 16
+					max_clients_per_ip = 4
+					[map]
+					file = "$BENCH_MAP"
+					[game]
+					inactive_kick_time = 0
+					[metrics]
+					listen = "127.0.0.1:$mport"
+				EOT
+				args+=(-config "$dir/game$g.toml")
+			done
+			(cd "$dir" && exec "$TWSERVER" "${args[@]}" ${TWSERVER_ARGS:-} -no-console -log-level warn >"$dir/server.log" 2>&1 </dev/null) &
+			spids+=($!) ;;
+		reference)
+			map=$(basename "$BENCH_MAP" .map)
+			for ((g = 0; g < NG; g++)); do
+				gd=$dir/ref$((G0 + g)); mkdir -p "$gd/home" "$gd/cwd/maps"; cp "$BENCH_MAP" "$gd/cwd/maps/$map.map"
+				(cd "$gd/cwd" && confine env -u XDG_DATA_HOME HOME="$gd/home" "$TW07_SERVER" \
+					"bindaddr 127.0.0.1" "sv_port $((base + g))" "sv_register 0" "sv_map $map" "sv_name bench $((G0 + g))" \
+					"console_output_level 1" "sv_max_clients 64" "sv_max_clients_per_ip 4" \
+					"sv_player_slots 16" "sv_spamprotection 0" "sv_inactivekick_time 0" \
+					>"$gd/server.log" 2>&1 </dev/null) &
+				spids+=($!)
+			done ;;
+		*) die "unknown side $side" ;;
+		esac
+		PIDS+=("${spids[@]}")
+		wait_bound "$base" "$NG" || { log "$what: not every port of $base..$((base + NG - 1)) bound (see $dir)"; STATUS=1; continue; }
+		sleep 1
+		log "$what: $NG games x $CLIENTS clients on 127.0.0.1:$base.., $RAMP ramp-up + $DUR, twload at nice $NICE (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+		t0=$(cpu_ticks "${spids[@]}"); s0=$(sys_ticks "${spids[@]}"); r0=$(sched_runs "${spids[@]}"); w0=$EPOCHREALTIME
+		nice -n "$NICE" "$TWLOAD" -addr "127.0.0.1:$base" -targets "$NG" -n "$CLIENTS" -seed $((1 + 64 * G0)) -duration "$DUR" -rampup "$RAMP" -pattern random -pace "${BENCH_PACE:-real}" \
+			-sources 16 -source-base 127.0.0.2 -status off -json "$dir/twload.json" 2>"$dir/twload.err"
+		rc=$?
+		t1=$(cpu_ticks "${spids[@]}"); s1=$(sys_ticks "${spids[@]}"); r1=$(sched_runs "${spids[@]}"); w1=$EPOCHREALTIME
+		hwm=$(mem_kb VmHWM "${spids[@]}")
+		log "$what: done (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+		if [ "$side" = twserver ]; then
+			curl -s --max-time 5 "http://127.0.0.1:$mport/metrics" >"$dir/metrics.txt" || log "metrics scrape failed"
+		fi
+		alive=1
+		for p in "${spids[@]}"; do kill -0 "$p" 2>/dev/null || alive=0; done
+		((alive)) || { log "$what: a server died during the run (see $dir)"; rc=1; }
+		for p in "${spids[@]}"; do stop_pid "$p"; done
+		[ $rc -eq 0 ] || { STATUS=1; log "$what: twload exit $rc: $(tail -1 "$dir/twload.err")"; }
+		cpu=$(awk -v a="$t0" -v b="$t1" -v w0="$w0" -v w1="$w1" -v hz="$HZ" 'BEGIN{printf "%.1f", (b-a)/hz/(w1-w0)*100}')
+		sys=$(awk -v a="$s0" -v b="$s1" -v w0="$w0" -v w1="$w1" -v hz="$HZ" 'BEGIN{printf "%.1f", (b-a)/hz/(w1-w0)*100}')
+		runs=$(awk -v a="$r0" -v b="$r1" -v w0="$w0" -v w1="$w1" 'BEGIN{printf "%.0f", (b-a)/(w1-w0)}')
+		if [ -s "$dir/twload.json" ]; then
+			jq -r --arg side "$side" --arg cpu "$cpu" --arg hwm "$hwm" --arg procs "${#spids[@]}" --arg sys "$sys" --arg runs "$runs" \
+				'[$side, $cpu, $hwm, .twload_cpu_pct, .twload_cpu_pct_per_client, .clients, .connected, .failed,
+				  (.crc_errors + .delta_errors + .bad_messages + .bad_items), .snapshots_per_sec_per_client.min,
+				  .snapshots_per_sec_per_client.mean, .server_snapshots_per_sec, $procs, $sys,
+				  .inputs_per_sec_per_client.mean, .input_send_delay_ms.mean, $runs] | @tsv' "$dir/twload.json" >>"$RESULTS"
+		else
+			printf '%s\t%s\t%s\t0\t0\t%s\t0\t%s\t0\t0\t0\t0\t%s\t%s\t0\t0\t%s\n' "$side" "$cpu" "$hwm" $((NG * CLIENTS)) $((NG * CLIENTS)) "${#spids[@]}" "$sys" "$runs" >>"$RESULTS"
+		fi
+	done
 done
 
 python3 - "$RESULTS" "$OUT/twserver/metrics.txt" "$GAMES" "$CLIENTS" <<'EOF'
 import csv, os, re, sys
-rows = {r["side"]: r for r in csv.DictReader(open(sys.argv[1]), delimiter="\t")}
-games, clients = int(sys.argv[3]), int(sys.argv[4])
 f = float
+# A side run in parts has a row per part: sum what adds up over processes,
+# combine the rest (the slowest client, means weighted by clients, the
+# latest part's lateness).
+parts = {}
+for r in csv.DictReader(open(sys.argv[1]), delimiter="\t"):
+    parts.setdefault(r["side"], []).append(r)
+rows = {}
+for side, ps in parts.items():
+    n = sum(f(p["clients"]) for p in ps) or 1
+    r = {"side": side}
+    for k in ("cpu_pct", "rss_kb", "load_cpu_pct", "clients", "connected", "failed", "bad", "srv_snaps_ps", "procs", "sys_pct", "runs_ps"):
+        r[k] = str(sum(f(p[k]) for p in ps))
+    for k in ("clients", "connected", "failed", "bad", "procs"):
+        r[k] = str(int(f(r[k])))
+    r["load_cpu_pct_per_client"] = str(f(r["load_cpu_pct"]) / n)
+    r["snaps_min"] = str(min(f(p["snaps_min"]) for p in ps))
+    for k in ("snaps_mean", "inputs_ps"):
+        r[k] = str(sum(f(p[k]) * f(p["clients"]) for p in ps) / n)
+    r["input_late_ms"] = str(max(f(p["input_late_ms"]) for p in ps))
+    r["parts"] = len(ps)
+    rows[side] = r
+games, clients = int(sys.argv[3]), int(sys.argv[4])
 print(f"{games} games x {clients} clients ({games * clients}), 16 playing per game:")
-print(f"{'side':<10} {'procs':>5} {'server CPU %':>12} {'user':>6} {'system':>6} {'peak RSS MB':>11} {'twload CPU %':>12} {'per client':>10} {'in game':>9} {'failed':>6} {'bad':>4} {'snap/s min':>10} {'snap/s mean':>11} {'inputs/s':>8} {'late ms':>8}")
 for s, r in rows.items():
+    if r["parts"] > 1:
+        print(f"{s} ran in {r['parts']} parts of {games // r['parts']} games, one after another (-P): its figures are the parts' sums")
+print(f"{'side':<10} {'procs':>5} {'server CPU %':>12} {'user':>6} {'system':>6} {'peak RSS MB':>11} {'twload CPU %':>12} {'per client':>10} {'in game':>9} {'failed':>6} {'bad':>4} {'snap/s min':>10} {'snap/s mean':>11} {'inputs/s':>8} {'late ms':>8} {'runs/s':>7}")
+for s, r in rows.items():
+    if r["parts"] > 1:
+        s = f"{s} /{r['parts']}"
     print(f"{s:<10} {r['procs']:>5} {f(r['cpu_pct']):12.1f} {f(r['cpu_pct']) - f(r['sys_pct']):6.1f} {f(r['sys_pct']):6.1f} {f(r['rss_kb'])/1024:11.1f} {f(r['load_cpu_pct']):12.1f} {f(r['load_cpu_pct_per_client']):10.3f} "
-          f"{r['connected']:>4}/{r['clients']:<4} {r['failed']:>6} {r['bad']:>4} {f(r['snaps_min']):10.2f} {f(r['snaps_mean']):11.2f} {f(r['inputs_ps']):8.2f} {f(r['input_late_ms']):8.1f}")
+          f"{r['connected']:>4}/{r['clients']:<4} {r['failed']:>6} {r['bad']:>4} {f(r['snaps_min']):10.2f} {f(r['snaps_mean']):11.2f} {f(r['inputs_ps']):8.2f} {f(r['input_late_ms']):8.1f} {f(r['runs_ps']):7.0f}")
 if "twserver" in rows and f(rows["twserver"]["load_cpu_pct"]) > 0:
     t = rows["twserver"]
     print(f"twserver CPU per twload CPU: {f(t['cpu_pct']) / f(t['load_cpu_pct']):.3f} (to compare two twserver binaries: the machine's speed moves both)")
