@@ -23,25 +23,26 @@
 # twload fell behind on one side (its inputs later than MAX_INPUT_LATE_MS
 # at the mean, or fewer than the other side's by more than 2 %), a line
 # says so: that side got less load than the other, and the CPU ratio leans
-# in its favour (on 2 cores twload falls 0.2-3.5 s behind, at nice 10 as
-# at nice 0, while the 16 reference processes take more than half of
-# them). Goal 4
+# in its favour (with the reference's 16 processes at once, -P 1, on 2
+# cores). Goal 4
 # passes when every twserver client got >= 24.5 snapshots/s, nothing
 # failed, every game's tick p99 < 5 ms and no tick was skipped.
 #
 # The reference runs one process per game, so its cost at 1024 is the sum
 # of its processes' costs. On 2 cores its 16 processes and twload cannot
-# all run at once: twload falls 0.2-3.5 s behind its input schedule and the
-# processes send 15-24 snapshots a second instead of 25, so the reference
-# does less work than twserver and its CPU reads low. By default (-P 2) the
-# reference side therefore runs in parts, one after another, each with
-# GAMES/P of its processes and its own twload (client seeds as if one
-# twload loaded all the games), and the parts' figures are summed (CPU,
-# RSS, twload's CPU, clients) or combined (snapshots/s: the slowest
-# client's and the mean over all; inputs/s: the mean; lateness: the worst
-# part's). Each part's processes get their full load, while twserver runs
-# all its games at once beside a twload twice as busy: the parts favour
-# the reference. -P 1 runs the 16 processes at once as before.
+# all run at once: the processes get 109-118 % of a core, run about 30 %
+# less often with more datagrams a run, send their slowest clients 15-24
+# snapshots a second, and twload falls 0.2-3.5 s behind its input schedule
+# against them; in halves the same processes cost 155-173 % with every
+# input on time (docs/performance.md). By default (-P 2) the reference
+# side therefore runs in parts, one after another, each with GAMES/P of
+# its processes and its own twload (client seeds as if one twload loaded
+# all the games), and the parts' figures are summed (CPU, RSS, twload's
+# CPU, clients, runs) or combined (snapshots/s: the slowest client's and
+# the mean over all; inputs/s: the mean; lateness: the worst part's).
+# twserver's side, one process and one twload for every game, is not
+# short of CPU (about one of the two cores together). -P 1 runs the
+# reference's processes at once as before.
 #
 # Usage: scripts/bench1024.sh [-d DURATION] [-r RAMPUP] [-g GAMES] [-c CLIENTS] [-o OUTDIR] [-s SIDES] [-n NICE] [-P PARTS]
 #   -d  load duration after the ramp-up (default 120s)
@@ -52,7 +53,8 @@
 #   -n  niceness of twload (default 10): on a machine this small the load
 #       generator needs about as much CPU as the servers; niced, it does not
 #       preempt the servers under test in the middle of a tick (against the
-#       reference it still falls behind: the "load differed" line)
+#       reference's processes at once, -P 1, it still falls behind: the
+#       "load differed" line)
 #   -P  parts the reference side runs in (default 2, 1 for an odd GAMES;
 #       must divide GAMES)
 # Env: TWSERVER, TWLOAD (default: built from ./cmd/...), TW07_SERVER
