@@ -249,6 +249,9 @@ for s, r in rows.items():
         s = f"{s} /{r['parts']}"
     print(f"{s:<10} {r['procs']:>5} {f(r['cpu_pct']):12.1f} {f(r['cpu_pct']) - f(r['sys_pct']):6.1f} {f(r['sys_pct']):6.1f} {f(r['rss_kb'])/1024:11.1f} {f(r['load_cpu_pct']):12.1f} {f(r['load_cpu_pct_per_client']):10.3f} "
           f"{r['connected']:>4}/{r['clients']:<4} {r['failed']:>6} {r['bad']:>4} {f(r['snaps_min']):10.2f} {f(r['snaps_mean']):11.2f} {f(r['inputs_ps']):8.2f} {f(r['input_late_ms']):8.1f} {f(r['runs_ps']):7.0f}")
+for s, r in rows.items():
+    if int(r["clients"]) != games * clients:
+        print(f"{s}: only {r['clients']} of {games * clients} clients were loaded (a part's servers did not start): its figures are not of {games * clients}")
 if "twserver" in rows and f(rows["twserver"]["load_cpu_pct"]) > 0:
     t = rows["twserver"]
     print(f"twserver CPU per twload CPU: {f(t['cpu_pct']) / f(t['load_cpu_pct']):.3f} (to compare two twserver binaries: the machine's speed moves both)")

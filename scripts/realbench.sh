@@ -9,8 +9,8 @@
 # and plays: a mover per client holds left or right, jumps, fires and
 # moves the mouse at random instants (xdotool, about 3 actions a second).
 # The clients, their displays and movers run on CPU 1 at nice 10 and the
-# server on CPU 0, so a client's frame does not preempt a server's tick and
-# both servers see the same clients. After every client is in game (its
+# server on CPU 0 (REALBENCH_SERVER_CPUS), so a client's frame does not
+# preempt a server's tick and both servers see the same clients. After every client is in game (its
 # log's `state change. last=2 current=3`) and SETTLE seconds, it measures
 # DURATION seconds:
 #   server CPU       the time its threads ran on a CPU (schedstat, to the
@@ -35,7 +35,10 @@
 #   -o  output directory for logs and results.tsv (default a temp dir)
 # Env: TWSERVER (default: built from ./cmd), TW07_SERVER (default
 #      /usr/games/teeworlds-server), TW07_CLIENT (default
-#      /usr/games/teeworlds), REALBENCH_MAP (default the 0.7.5 dm1.map).
+#      /usr/games/teeworlds), REALBENCH_MAP (default the 0.7.5 dm1.map),
+#      REALBENCH_SERVER_CPUS (the CPUs the server may run on, a taskset
+#      list: default 0; 0-1 leaves the scheduler to place it, the clients
+#      staying on CPU 1).
 # Needs: root (it re-runs itself under `unshare --net`: the real client
 # broadcasts LAN discovery and looks up masters at start, so it runs only
 # in a private network namespace with nothing but lo), Xvfb, xdotool,
@@ -60,6 +63,7 @@ LOG_TAG=realbench
 TW07_SERVER=${TW07_SERVER:-/usr/games/teeworlds-server}
 TW07_CLIENT=${TW07_CLIENT:-/usr/games/teeworlds}
 SERVER_MAP=${REALBENCH_MAP:-/usr/share/games/teeworlds/data/maps/dm1.map}
+SERVER_CPUS=${REALBENCH_SERVER_CPUS:-0}
 for b in "$TW07_SERVER" "$TW07_CLIENT"; do [ -x "$b" ] || die "$b missing (apt-get install teeworlds teeworlds-server)"; done
 for b in Xvfb xdotool taskset unshare ip; do command -v "$b" >/dev/null || die "$b missing"; done
 [ -f "$SERVER_MAP" ] || die "map $SERVER_MAP missing (apt-get install teeworlds-data)"
@@ -159,7 +163,7 @@ run_window() {
 	mkdir -p "$dir"
 	port=$(free_port)
 	start_server "$kind" "$port" "$dir/server" || { log "$kind: no server"; return 1; }
-	taskset -a -p -c 0 "$SPID" >/dev/null
+	taskset -a -p -c "$SERVER_CPUS" "$SPID" >/dev/null
 	local cdirs=() displays=()
 	for ((i = 0; i < K; i++)); do
 		start_client "$i" "$port" "$dir/c$i"
