@@ -33,13 +33,14 @@
 # all run at once: the processes get 109-118 % of a core, run a quarter
 # to a third less often with more datagrams a run, send their slowest
 # clients 15-24 snapshots a second, and twload falls 0.2-3.5 s behind its
-# input schedule against them; in halves the same processes cost 155-173 % with every
-# input on time (docs/performance.md). By default (-P 2) the reference
+# input schedule against them; in halves the same processes cost
+# 155-173 % with every input on time (docs/performance.md). By default (-P 2) the reference
 # side therefore runs in parts, one after another, each with GAMES/P of
 # its processes and its own twload (client seeds as if one twload loaded
 # all the games), and the parts' figures are summed (CPU, RSS, twload's
-# CPU, clients, runs) or combined (snapshots/s: the slowest client's and
-# the mean over all; inputs/s: the mean; lateness: the worst part's).
+# CPU, clients, runs) or combined (the slowest client's snapshots/s, the
+# server's snapshot rate and the lateness: the worst part's; the mean
+# snapshots/s and inputs/s: weighted by clients).
 # twserver's side, one process and one twload for every game, is not
 # short of CPU (about one of the two cores together). -P 1 runs the
 # reference's processes at once as before.
@@ -218,25 +219,24 @@ python3 - "$RESULTS" "$OUT/twserver/metrics.txt" "$GAMES" "$CLIENTS" <<'EOF'
 import csv, os, re, sys
 f = float
 # A side run in parts has a row per part: sum what adds up over processes,
-# combine the rest (the slowest client, means weighted by clients, the
-# latest part's lateness).
+# take the worst part's rates (the slowest client, the server's snapshot
+# rate, the lateness) and weigh the means by clients.
 parts = {}
 for r in csv.DictReader(open(sys.argv[1]), delimiter="\t"):
     parts.setdefault(r["side"], []).append(r)
 rows = {}
 for side, ps in parts.items():
-    n = sum(f(p["clients"]) for p in ps) or 1
-    r = {"side": side}
-    for k in ("cpu_pct", "rss_kb", "load_cpu_pct", "clients", "connected", "failed", "bad", "srv_snaps_ps", "procs", "sys_pct", "runs_ps"):
-        r[k] = str(sum(f(p[k]) for p in ps))
+    n = sum(int(p["clients"]) for p in ps) or 1
+    r = {"side": side, "parts": len(ps)}
     for k in ("clients", "connected", "failed", "bad", "procs"):
-        r[k] = str(int(f(r[k])))
-    r["load_cpu_pct_per_client"] = str(f(r["load_cpu_pct"]) / n)
-    r["snaps_min"] = str(min(f(p["snaps_min"]) for p in ps))
+        r[k] = str(sum(int(p[k]) for p in ps))
+    for k in ("cpu_pct", "rss_kb", "load_cpu_pct", "sys_pct", "runs_ps"):
+        r[k] = str(sum(f(p[k]) for p in ps))
+    for k, worst in (("snaps_min", min), ("srv_snaps_ps", min), ("input_late_ms", max)):
+        r[k] = str(worst(f(p[k]) for p in ps))
     for k in ("snaps_mean", "inputs_ps"):
-        r[k] = str(sum(f(p[k]) * f(p["clients"]) for p in ps) / n)
-    r["input_late_ms"] = str(max(f(p["input_late_ms"]) for p in ps))
-    r["parts"] = len(ps)
+        r[k] = str(sum(f(p[k]) * int(p["clients"]) for p in ps) / n)
+    r["load_cpu_pct_per_client"] = str(f(r["load_cpu_pct"]) / n)
     rows[side] = r
 games, clients = int(sys.argv[3]), int(sys.argv[4])
 print(f"{games} games x {clients} clients ({games * clients}), 16 playing per game:")

@@ -10,8 +10,9 @@
 # moves the mouse at random instants (xdotool, about 3 actions a second).
 # The clients, their displays and movers run on CPU 1 at nice 10 and the
 # server on CPU 0 (REALBENCH_SERVER_CPUS), so a client's frame does not
-# preempt a server's tick and both servers see the same clients. After every client is in game (its
-# log's `state change. last=2 current=3`) and SETTLE seconds, it measures
+# preempt a server's tick and both servers see the same clients. After
+# every client is in game (its log's `state change. last=2 current=3`)
+# and SETTLE seconds, it measures
 # DURATION seconds:
 #   server CPU       the time its threads ran on a CPU (schedstat, to the
 #                    nanosecond), % of one core; beside it utime+stime and
