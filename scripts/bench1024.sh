@@ -30,8 +30,8 @@
 #
 # The reference runs one process per game, so its cost at 1024 is the sum
 # of its processes' costs. On 2 cores its 16 processes and twload cannot
-# all run at once: the processes get 109-118 % of a core, run a quarter
-# to a third less often with more datagrams a run, send their slowest
+# all run at once: the processes get 109-118 % of a core, are put on a
+# CPU a quarter to a third less often (runs/s), send their slowest
 # clients 15-24 snapshots a second, and twload falls 0.2-3.5 s behind its
 # input schedule against them; in halves the same processes cost
 # 155-173 % with every input on time (docs/performance.md). By default (-P 2) the reference
