@@ -8,12 +8,15 @@
 # at most 50 frames a second, as the e2e tests run it), joins the server
 # and plays: a mover per client holds left or right, jumps, fires and
 # moves the mouse at random instants (xdotool, about 3 actions a second).
-# The clients, their displays and movers run on CPU 1 at nice 10 and the
-# server on CPU 0 (REALBENCH_SERVER_CPUS), so a client's frame does not
-# preempt a server's tick and both servers see the same clients. After
-# every client is in game (its log's `state change. last=2 current=3`)
-# and SETTLE seconds, it measures
-# DURATION seconds:
+# Client i binds 127.0.0.(1 + i/4): both servers take at most 4 clients
+# from one address (lib.sh's sv_max_clients_per_ip 4). The clients and
+# their displays start on both CPUs (a client's start takes seconds of
+# CPU); once every one is in game (its log's `state change. last=2
+# current=3`) they, their displays and the movers run on CPU 1 at nice 10
+# (REALBENCH_CLIENT_CPUS) and the server on CPU 0 (REALBENCH_SERVER_CPUS),
+# so a client's frame does not preempt a server's tick and both servers
+# see the same clients. After SETTLE seconds more it measures DURATION
+# seconds:
 #   server CPU       the time its threads ran on a CPU (schedstat, to the
 #                    nanosecond), % of one core; beside it utime+stime and
 #                    stime from /proc/PID/stat (clock ticks)
@@ -32,14 +35,18 @@
 #   -w  windows (default 4); window k runs the servers in reverse order when k is even
 #   -d  measuring window in seconds (default 20)
 #   -s  settle after the last client is in game (default 3)
-#   -k  real clients (default 4, at most 8: each needs a share of CPU 1)
+#   -k  real clients (default 4, at most 8: each needs a share of CPU 1;
+#       at 8 on one CPU each sends fewer inputs a second, since it sends
+#       from its frame loop and its frames slow down)
 #   -o  output directory for logs and results.tsv (default a temp dir)
 # Env: TWSERVER (default: built from ./cmd), TW07_SERVER (default
 #      /usr/games/teeworlds-server), TW07_CLIENT (default
 #      /usr/games/teeworlds), REALBENCH_MAP (default the 0.7.5 dm1.map),
 #      REALBENCH_SERVER_CPUS (the CPUs the server may run on, a taskset
 #      list: default 0; 0-1 leaves the scheduler to place it, the clients
-#      staying on CPU 1).
+#      staying on CPU 1), REALBENCH_CLIENT_CPUS (the CPUs the clients play
+#      on, default 1; 0-1 lets 8 clients send more inputs a second, while
+#      sharing CPU 0 with the server).
 # Needs: root (it re-runs itself under `unshare --net`: the real client
 # broadcasts LAN discovery and looks up masters at start, so it runs only
 # in a private network namespace with nothing but lo), Xvfb, xdotool,
@@ -65,6 +72,7 @@ TW07_SERVER=${TW07_SERVER:-/usr/games/teeworlds-server}
 TW07_CLIENT=${TW07_CLIENT:-/usr/games/teeworlds}
 SERVER_MAP=${REALBENCH_MAP:-/usr/share/games/teeworlds/data/maps/dm1.map}
 SERVER_CPUS=${REALBENCH_SERVER_CPUS:-0}
+CLIENT_CPUS=${REALBENCH_CLIENT_CPUS:-1}
 for b in "$TW07_SERVER" "$TW07_CLIENT"; do [ -x "$b" ] || die "$b missing (apt-get install teeworlds teeworlds-server)"; done
 for b in Xvfb xdotool taskset unshare ip; do command -v "$b" >/dev/null || die "$b missing"; done
 [ -f "$SERVER_MAP" ] || die "map $SERVER_MAP missing (apt-get install teeworlds-data)"
@@ -105,7 +113,7 @@ start_display() {
 	local dir=$1 fifo line
 	fifo=$dir/displayfd
 	mkfifo "$fifo"
-	taskset -c 1 nice -n 10 Xvfb -displayfd 3 -screen 0 320x240x24 -nolisten tcp -noreset 3>"$fifo" >"$dir/xvfb.log" 2>&1 &
+	taskset -c 0-1 nice -n 10 Xvfb -displayfd 3 -screen 0 320x240x24 -nolisten tcp -noreset 3>"$fifo" >"$dir/xvfb.log" 2>&1 &
 	XPIDS+=($!)
 	read -r -t 10 line <"$fifo" || die "Xvfb reported no display (see $dir/xvfb.log)"
 	rm -f "$fifo"
@@ -118,8 +126,8 @@ start_client() {
 	local i=$1 port=$2 dir=$3
 	mkdir -p "$dir/home"
 	start_display "$dir"
-	(cd "$dir" && exec env -u XDG_DATA_HOME HOME="$dir/home" DISPLAY="$CDISPLAY" taskset -c 1 nice -n 10 "$TW07_CLIENT" \
-		"bindaddr 127.0.0.1" "gfx_fullscreen 0" "gfx_borderless 0" "gfx_screen_width 320" "gfx_screen_height 240" \
+	(cd "$dir" && exec env -u XDG_DATA_HOME HOME="$dir/home" DISPLAY="$CDISPLAY" taskset -c 0-1 nice -n 10 "$TW07_CLIENT" \
+		"bindaddr 127.0.0.$((1 + i / 4))" "gfx_fullscreen 0" "gfx_borderless 0" "gfx_screen_width 320" "gfx_screen_height 240" \
 		"gfx_vsync 0" "snd_enable 0" "snd_init 0" "debug 1" "gfx_limitfps 1" "gfx_maxfps 50" \
 		"console_output_level 2" "cl_auto_demo_record 0" "player_name real$i" "connect 127.0.0.1:$port" \
 		>"$dir/client.log" 2>&1 </dev/null) &
@@ -173,18 +181,20 @@ run_window() {
 		sleep 0.5
 	done
 	local waited=0
-	for ((waited = 0; waited < 300; waited++)); do
+	for ((waited = 0; waited < 600; waited++)); do
 		local all=1
 		for d in "${cdirs[@]}"; do in_game "$d" || { all=0; break; }; done
 		((all)) && break
 		sleep 0.1
 	done
-	if ((waited >= 300)); then
-		log "$kind window $w: not every client in game after 30 s"
+	if ((waited >= 600)); then
+		log "$kind window $w: not every client in game after 60 s"
 		ok=0
 	fi
+	# The clients and their displays move to CLIENT_CPUS to play.
+	for p in "${XPIDS[@]}"; do taskset -a -p -c "$CLIENT_CPUS" "$p" >/dev/null 2>&1; done
 	for ((i = 0; i < K; i++)); do
-		taskset -c 1 nice -n 10 bash -c "$(declare -f mover); mover '${displays[i]}' $((w * 100 + i))" >/dev/null 2>&1 &
+		taskset -c "$CLIENT_CPUS" nice -n 10 bash -c "$(declare -f mover); mover '${displays[i]}' $((w * 100 + i))" >/dev/null 2>&1 &
 		XPIDS+=($!)
 	done
 	sleep "$SETTLE"
