@@ -75,6 +75,7 @@ SERVER_CPUS=${REALBENCH_SERVER_CPUS:-0}
 CLIENT_CPUS=${REALBENCH_CLIENT_CPUS:-1}
 for b in "$TW07_SERVER" "$TW07_CLIENT"; do [ -x "$b" ] || die "$b missing (apt-get install teeworlds teeworlds-server)"; done
 for b in Xvfb xdotool taskset unshare ip; do command -v "$b" >/dev/null || die "$b missing"; done
+for c in "$SERVER_CPUS" "$CLIENT_CPUS"; do taskset -c "$c" true 2>/dev/null || die "CPU list $c: taskset does not accept it on this machine"; done
 [ -f "$SERVER_MAP" ] || die "map $SERVER_MAP missing (apt-get install teeworlds-data)"
 (($(nproc) >= 2)) || die "needs 2 CPUs (server on one, clients on the other)"
 
