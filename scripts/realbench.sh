@@ -73,6 +73,8 @@ TW07_CLIENT=${TW07_CLIENT:-/usr/games/teeworlds}
 SERVER_MAP=${REALBENCH_MAP:-/usr/share/games/teeworlds/data/maps/dm1.map}
 SERVER_CPUS=${REALBENCH_SERVER_CPUS:-0}
 CLIENT_CPUS=${REALBENCH_CLIENT_CPUS:-1}
+JOIN_CPUS=0-1     # where the clients and displays start, before they move to CLIENT_CPUS
+JOIN_WAIT=600     # tenths of a second a window waits for every client to be in game
 for b in "$TW07_SERVER" "$TW07_CLIENT"; do [ -x "$b" ] || die "$b missing (apt-get install teeworlds teeworlds-server)"; done
 for b in Xvfb xdotool taskset unshare ip; do command -v "$b" >/dev/null || die "$b missing"; done
 for c in "$SERVER_CPUS" "$CLIENT_CPUS"; do taskset -c "$c" true 2>/dev/null || die "CPU list $c: taskset does not accept it on this machine"; done
@@ -114,7 +116,7 @@ start_display() {
 	local dir=$1 fifo line
 	fifo=$dir/displayfd
 	mkfifo "$fifo"
-	taskset -c 0-1 nice -n 10 Xvfb -displayfd 3 -screen 0 320x240x24 -nolisten tcp -noreset 3>"$fifo" >"$dir/xvfb.log" 2>&1 &
+	taskset -c "$JOIN_CPUS" nice -n 10 Xvfb -displayfd 3 -screen 0 320x240x24 -nolisten tcp -noreset 3>"$fifo" >"$dir/xvfb.log" 2>&1 &
 	XPIDS+=($!)
 	read -r -t 10 line <"$fifo" || die "Xvfb reported no display (see $dir/xvfb.log)"
 	rm -f "$fifo"
@@ -127,7 +129,7 @@ start_client() {
 	local i=$1 port=$2 dir=$3
 	mkdir -p "$dir/home"
 	start_display "$dir"
-	(cd "$dir" && exec env -u XDG_DATA_HOME HOME="$dir/home" DISPLAY="$CDISPLAY" taskset -c 0-1 nice -n 10 "$TW07_CLIENT" \
+	(cd "$dir" && exec env -u XDG_DATA_HOME HOME="$dir/home" DISPLAY="$CDISPLAY" taskset -c "$JOIN_CPUS" nice -n 10 "$TW07_CLIENT" \
 		"bindaddr 127.0.0.$((1 + i / 4))" "gfx_fullscreen 0" "gfx_borderless 0" "gfx_screen_width 320" "gfx_screen_height 240" \
 		"gfx_vsync 0" "snd_enable 0" "snd_init 0" "debug 1" "gfx_limitfps 1" "gfx_maxfps 50" \
 		"console_output_level 2" "cl_auto_demo_record 0" "player_name real$i" "connect 127.0.0.1:$port" \
@@ -182,14 +184,14 @@ run_window() {
 		sleep 0.5
 	done
 	local waited=0
-	for ((waited = 0; waited < 600; waited++)); do
+	for ((waited = 0; waited < JOIN_WAIT; waited++)); do
 		local all=1
 		for d in "${cdirs[@]}"; do in_game "$d" || { all=0; break; }; done
 		((all)) && break
 		sleep 0.1
 	done
-	if ((waited >= 600)); then
-		log "$kind window $w: not every client in game after 60 s"
+	if ((waited >= JOIN_WAIT)); then
+		log "$kind window $w: not every client in game after $((JOIN_WAIT / 10)) s"
 		ok=0
 	fi
 	# The clients and their displays move to CLIENT_CPUS to play.
