@@ -13,6 +13,11 @@
 
 PIDS=()
 
+# MAX_CLIENTS_PER_IP is how many clients every server start_server starts
+# takes from one address (a script with more clients spreads them over
+# addresses: realbench.sh binds client i to 127.0.0.(1 + i/MAX_CLIENTS_PER_IP)).
+MAX_CLIENTS_PER_IP=4
+
 # NODNS_SH is the inside half of confine (shared with the Go tests, which
 # embed it: internal/nodns).
 NODNS_SH=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/internal/nodns/confine.sh
@@ -120,7 +125,7 @@ twserver_toml() {
 		port = $1
 		max_clients = 64
 		player_slots = ${PLAYER_SLOTS:-16}
-		max_clients_per_ip = 4
+		max_clients_per_ip = $MAX_CLIENTS_PER_IP
 		[map]
 		file = "$SERVER_MAP"
 		[game]
@@ -190,7 +195,7 @@ start_server() {
 		cp "$SERVER_MAP" "$dir/cwd/maps/$map.map"
 		(cd "$dir/cwd" && confine env -u XDG_DATA_HOME HOME="$dir/home" "$TW07_SERVER" \
 			"bindaddr 127.0.0.1" "sv_port $port" "sv_register 0" "sv_map $map" "sv_name ${SERVER_NAME:-bench}" \
-			"console_output_level 1" "sv_max_clients 64" "sv_max_clients_per_ip 4" \
+			"console_output_level 1" "sv_max_clients 64" "sv_max_clients_per_ip $MAX_CLIENTS_PER_IP" \
 			"sv_player_slots ${PLAYER_SLOTS:-16}" "sv_spamprotection 0" "sv_inactivekick_time 0" \
 			>"$dir/server.log" 2>&1 </dev/null) &
 		SPID=$! ;;
@@ -199,7 +204,7 @@ start_server() {
 		cp "$SERVER_MAP" "$dir/cwd/maps7/$map.map"
 		(cd "$dir/cwd" && confine env -u XDG_DATA_HOME HOME="$dir/home" "$DDNET_SERVER" \
 			"bindaddr 127.0.0.1" "sv_ipv4only 1" "sv_port $port" "sv_register 0" "sv_map $map" \
-			"sv_name ${SERVER_NAME:-bench}" "loglevel 1" "sv_max_clients 64" "sv_max_clients_per_ip 4" "sv_sixup 1" \
+			"sv_name ${SERVER_NAME:-bench}" "loglevel 1" "sv_max_clients 64" "sv_max_clients_per_ip $MAX_CLIENTS_PER_IP" "sv_sixup 1" \
 			"sv_spamprotection 0" "sv_inactivekick_time 0" ${DDNET_ARGS[@]+"${DDNET_ARGS[@]}"} \
 			>"$dir/server.log" 2>&1 </dev/null) &
 		SPID=$! ;;

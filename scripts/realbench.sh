@@ -9,7 +9,7 @@
 # and plays: a mover per client holds left or right, jumps, fires and
 # moves the mouse at random instants (xdotool, about 3 actions a second).
 # Client i binds 127.0.0.(1 + i/4): both servers take at most 4 clients
-# from one address (lib.sh's sv_max_clients_per_ip 4). The clients and
+# from one address (lib.sh's MAX_CLIENTS_PER_IP). The clients and
 # their displays start on both CPUs (a client's start takes seconds of
 # CPU); once every one is in game (its log's `state change. last=2
 # current=3`) they, their displays and the movers run on CPU 1 at nice 10
@@ -130,7 +130,7 @@ start_client() {
 	mkdir -p "$dir/home"
 	start_display "$dir"
 	(cd "$dir" && exec env -u XDG_DATA_HOME HOME="$dir/home" DISPLAY="$CDISPLAY" taskset -c "$JOIN_CPUS" nice -n 10 "$TW07_CLIENT" \
-		"bindaddr 127.0.0.$((1 + i / 4))" "gfx_fullscreen 0" "gfx_borderless 0" "gfx_screen_width 320" "gfx_screen_height 240" \
+		"bindaddr 127.0.0.$((1 + i / MAX_CLIENTS_PER_IP))" "gfx_fullscreen 0" "gfx_borderless 0" "gfx_screen_width 320" "gfx_screen_height 240" \
 		"gfx_vsync 0" "snd_enable 0" "snd_init 0" "debug 1" "gfx_limitfps 1" "gfx_maxfps 50" \
 		"console_output_level 2" "cl_auto_demo_record 0" "player_name real$i" "connect 127.0.0.1:$port" \
 		>"$dir/client.log" 2>&1 </dev/null) &
