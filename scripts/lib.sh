@@ -2,7 +2,8 @@
 # starting a server on 127.0.0.1 and stopping it by PID, and reading a
 # process's CPU time and peak memory from /proc, and confining a reference
 # server's name look-ups (confine). Used by scripts/bench1024.sh, idle.sh,
-# indep.sh, loss.sh, realbench.sh, rssfloor.sh, soak.sh and webload.sh.
+# indep.sh, loss.sh, realbench.sh, rssfloor.sh, soak.sh, together.sh and
+# webload.sh.
 #
 # The caller sets LOG_TAG (the prefix of its log lines) and, for
 # start_server, the binaries and map: TWSERVER, TW07_SERVER, DDNET_SERVER,
@@ -219,6 +220,17 @@ start_server() {
 	done
 	log "$kind did not bind udp $port (see $dir/server.log)"
 	return 1
+}
+
+# in_own_netns SCRIPT [ARG...]: returns when this network namespace has
+# nothing but lo (loopback_only); else re-runs SCRIPT with its arguments in
+# a private one (`unshare --net`, as root). LIB_NETNS_INNER marks the re-run,
+# so a namespace that is still not loopback only ends it.
+in_own_netns() {
+	loopback_only && return 0
+	[ "$(id -u)" = 0 ] || die "needs root for unshare --net"
+	[ -z "${LIB_NETNS_INNER:-}" ] || die "inside the namespace and still not loopback only"
+	exec env LIB_NETNS_INNER=1 unshare --net -- "$@"
 }
 
 # loopback_only: true when this network namespace has no interface but lo

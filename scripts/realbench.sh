@@ -31,8 +31,17 @@
 # window to its end with no snapshot error in its log. Windows alternate
 # the servers' order.
 #
-# Usage: scripts/realbench.sh [-w WINDOWS] [-d SECONDS] [-s SECONDS] [-k CLIENTS] [-o OUTDIR]
+# With -t the two servers run at once, both on SERVER_CPUS, each with K
+# clients of its own (client seat i on either server gets the same
+# mover), and are measured over the same seconds: whatever else the
+# machine does in a window (its host included) falls on both, where one
+# after the other it falls on one. The datagram counts are then both
+# servers' together.
+#
+# Usage: scripts/realbench.sh [-t] [-w WINDOWS] [-d SECONDS] [-s SECONDS] [-k CLIENTS] [-o OUTDIR]
+#   -t  both servers at once (at most 4 clients each)
 #   -w  windows (default 4); window k runs the servers in reverse order when k is even
+#       (with -t: starts them, and their clients, in reverse order)
 #   -d  measuring window in seconds (default 20)
 #   -s  settle after the last client is in game (default 3)
 #   -k  real clients (default 4, at most 8: each needs a share of CPU 1;
@@ -55,11 +64,11 @@
 # missing tools.
 set -uo pipefail
 
-WINDOWS=4 DUR=20 SETTLE=3 K=4 OUT=
+WINDOWS=4 DUR=20 SETTLE=3 K=4 OUT= TOGETHER=0
 ARGS=("$@")
-while getopts "w:d:s:k:o:h" opt; do
+while getopts "w:d:s:k:o:th" opt; do
 	case $opt in
-	w) WINDOWS=$OPTARG ;; d) DUR=$OPTARG ;; s) SETTLE=$OPTARG ;; k) K=$OPTARG ;; o) OUT=$OPTARG ;;
+	w) WINDOWS=$OPTARG ;; d) DUR=$OPTARG ;; s) SETTLE=$OPTARG ;; k) K=$OPTARG ;; o) OUT=$OPTARG ;; t) TOGETHER=1 ;;
 	*) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2 ;;
 	esac
 done
@@ -68,6 +77,7 @@ LOG_TAG=realbench
 . "$ROOT/scripts/lib.sh"
 
 ((K >= 1 && K <= 8)) || die "-k: 1 to 8 clients"
+((!TOGETHER || K <= 4)) || die "-t: at most 4 clients a server (8 in all)"
 TW07_SERVER=${TW07_SERVER:-/usr/games/teeworlds-server}
 TW07_CLIENT=${TW07_CLIENT:-/usr/games/teeworlds}
 SERVER_MAP=${REALBENCH_MAP:-/usr/share/games/teeworlds/data/maps/dm1.map}
@@ -81,11 +91,7 @@ for c in "$SERVER_CPUS" "$CLIENT_CPUS"; do taskset -c "$c" true 2>/dev/null || d
 [ -f "$SERVER_MAP" ] || die "map $SERVER_MAP missing (apt-get install teeworlds-data)"
 (($(nproc) >= 2)) || die "needs 2 CPUs (server on one, clients on the other)"
 
-if ! loopback_only; then
-	[ "$(id -u)" = 0 ] || die "needs root for unshare --net"
-	[ -z "${REALBENCH_INNER:-}" ] || die "inside the namespace and still not loopback only"
-	exec env REALBENCH_INNER=1 unshare --net -- "$0" "${ARGS[@]}"
-fi
+in_own_netns "$0" "${ARGS[@]}"
 
 OUT=${OUT:-$(mktemp -d /tmp/realbench.XXXXXX)}
 mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
@@ -168,94 +174,101 @@ in_game() { grep -q 'state change\. last=2 current=3' "$1/client.log" 2>/dev/nul
 left_game() { grep -A1000000 'state change\. last=2 current=3' "$1/client.log" | grep -q 'state change\. last=3'; }
 snap_errors() { grep -c -E 'snapshot crc error|delta unpack failed|couldn.t find the delta snapshot' "$1/client.log" 2>/dev/null; }
 
-# run_window KIND W: one window on a fresh KIND server; appends a row to results.tsv.
+# run_window W KIND...: one window on a fresh server of each KIND, all
+# at once (one KIND; two with -t), K clients on each; appends a row per
+# server to results.tsv.
 run_window() {
-	local kind=$1 w=$2 dir port i ok=1 t0 t1 r0 r1 c0 c1 s0 s1 in0 in1 out0 out1 err
-	dir=$OUT/w$w-$kind
-	mkdir -p "$dir"
-	port=$(free_port)
-	start_server "$kind" "$port" "$dir/server" || { log "$kind: no server"; return 1; }
-	taskset -a -p -c "$SERVER_CPUS" "$SPID" >/dev/null
-	local cdirs=() displays=()
-	for ((i = 0; i < K; i++)); do
-		start_client "$i" "$port" "$dir/c$i"
-		cdirs+=("$dir/c$i")
-		displays+=("$CDISPLAY")
-		sleep 0.5
+	local w=$1 s i j dir port waited all t0 t1 in0 in1 out0 out1 err
+	shift
+	local kinds=("$@") spids=() dirs=() ports=() oks=() cdirs=() displays=() owner=() seats=()
+	local n0=() n1=() r0=() r1=() c0=() c1=() s0=() s1=()
+	for s in "${!kinds[@]}"; do
+		dir=$OUT/w$w-${kinds[s]}
+		mkdir -p "$dir"
+		port=$(free_port)
+		start_server "${kinds[s]}" "$port" "$dir/server" || { log "${kinds[s]}: no server"; return 1; }
+		taskset -a -p -c "$SERVER_CPUS" "$SPID" >/dev/null
+		spids+=("$SPID") dirs+=("$dir") ports+=("$port") oks+=(1)
 	done
-	local waited=0
+	# Client j binds 127.0.0.(1 + j/4) (start_client), so no address
+	# brings more than MAX_CLIENTS_PER_IP clients to any server.
+	for s in "${!kinds[@]}"; do
+		for ((i = 0; i < K; i++)); do
+			j=$((s * K + i))
+			start_client "$j" "${ports[s]}" "${dirs[s]}/c$i"
+			cdirs+=("${dirs[s]}/c$i") displays+=("$CDISPLAY") owner+=("$s") seats+=("$i")
+			sleep 0.5
+		done
+	done
 	for ((waited = 0; waited < JOIN_WAIT; waited++)); do
-		local all=1
-		for d in "${cdirs[@]}"; do in_game "$d" || { all=0; break; }; done
+		all=1
+		for dir in "${cdirs[@]}"; do in_game "$dir" || { all=0; break; }; done
 		((all)) && break
 		sleep 0.1
 	done
 	if ((waited >= JOIN_WAIT)); then
-		log "$kind window $w: not every client in game after $((JOIN_WAIT / 10)) s"
-		ok=0
+		log "window $w: not every client in game after $((JOIN_WAIT / 10)) s"
+		for s in "${!kinds[@]}"; do oks[s]=0; done
 	fi
-	# The clients and their displays move to CLIENT_CPUS to play.
+	# The clients and their displays move to CLIENT_CPUS to play; seat i
+	# of every server gets the same mover (the same actions at the same
+	# instants), so the servers' games are alike.
 	for p in "${XPIDS[@]}"; do taskset -a -p -c "$CLIENT_CPUS" "$p" >/dev/null 2>&1; done
-	for ((i = 0; i < K; i++)); do
-		taskset -c "$CLIENT_CPUS" nice -n 10 bash -c "$(declare -f mover); mover '${displays[i]}' $((w * 100 + i))" >/dev/null 2>&1 &
+	for j in "${!displays[@]}"; do
+		taskset -c "$CLIENT_CPUS" nice -n 10 bash -c "$(declare -f mover); mover '${displays[j]}' $((w * 100 + seats[j]))" >/dev/null 2>&1 &
 		XPIDS+=($!)
 	done
 	sleep "$SETTLE"
-	n0=$(sched_runs "$SPID") r0=$(sched_ns "$SPID") c0=$(cpu_ticks "$SPID") s0=$(sys_ticks "$SPID") in0=$(udp_count InDatagrams) out0=$(udp_count OutDatagrams) t0=$(date +%s.%N)
-	sleep "$DUR"
-	n1=$(sched_runs "$SPID") r1=$(sched_ns "$SPID") c1=$(cpu_ticks "$SPID") s1=$(sys_ticks "$SPID") in1=$(udp_count InDatagrams) out1=$(udp_count OutDatagrams) t1=$(date +%s.%N)
-	for d in "${cdirs[@]}"; do
-		in_game "$d" || { log "$kind window $w: $(basename "$d") never in game"; ok=0; }
-		left_game "$d" && { log "$kind window $w: $(basename "$d") left the game"; ok=0; }
-		err=$(snap_errors "$d")
-		((err == 0)) || { log "$kind window $w: $(basename "$d") logged $err snapshot errors"; ok=0; }
+	for s in "${!kinds[@]}"; do
+		n0[s]=$(sched_runs "${spids[s]}") r0[s]=$(sched_ns "${spids[s]}") c0[s]=$(cpu_ticks "${spids[s]}") s0[s]=$(sys_ticks "${spids[s]}")
 	done
-	kill -0 "$SPID" 2>/dev/null || { log "$kind window $w: the server died"; ok=0; }
+	in0=$(udp_count InDatagrams) out0=$(udp_count OutDatagrams) t0=$(date +%s.%N)
+	sleep "$DUR"
+	for s in "${!kinds[@]}"; do
+		n1[s]=$(sched_runs "${spids[s]}") r1[s]=$(sched_ns "${spids[s]}") c1[s]=$(cpu_ticks "${spids[s]}") s1[s]=$(sys_ticks "${spids[s]}")
+	done
+	in1=$(udp_count InDatagrams) out1=$(udp_count OutDatagrams) t1=$(date +%s.%N)
+	for j in "${!cdirs[@]}"; do
+		dir=${cdirs[j]} s=${owner[j]}
+		in_game "$dir" || { log "${kinds[s]} window $w: $(basename "$dir") never in game"; oks[s]=0; }
+		left_game "$dir" && { log "${kinds[s]} window $w: $(basename "$dir") left the game"; oks[s]=0; }
+		err=$(snap_errors "$dir")
+		((err == 0)) || { log "${kinds[s]} window $w: $(basename "$dir") logged $err snapshot errors"; oks[s]=0; }
+	done
+	for s in "${!kinds[@]}"; do
+		kill -0 "${spids[s]}" 2>/dev/null || { log "${kinds[s]} window $w: the server died"; oks[s]=0; }
+	done
 	stop_clients
-	stop_pid "$SPID"
-	python3 - "$kind" "$w" "$ok" "$t0" "$t1" "$c0" "$c1" "$s0" "$s1" "$in0" "$in1" "$out0" "$out1" "$TCK" "$r0" "$r1" "$n0" "$n1" >>"$OUT/results.tsv" <<-'PY'
-		import sys
-		kind, w, ok = sys.argv[1:4]
-		t0, t1 = map(float, sys.argv[4:6])
-		c0, c1, s0, s1, in0, in1, out0, out1, tck, r0, r1, n0, n1 = map(int, sys.argv[6:19])
-		dt = t1 - t0
-		runs = max(n1 - n0, 1)
-		print("\t".join([kind, w, ok, f"{100 * (r1 - r0) / 1e9 / dt:.3f}", f"{100 * (c1 - c0) / tck / dt:.2f}",
-		                 f"{100 * (s1 - s0) / tck / dt:.2f}",
-		                 f"{(in1 - in0) / dt:.0f}", f"{(out1 - out0) / dt:.0f}",
-		                 f"{(n1 - n0) / dt:.1f}", f"{(r1 - r0) / runs / 1e3:.1f}"]))
-	PY
-	tail -1 "$OUT/results.tsv" | awk -F'\t' '{printf "%s window %s: CPU %s %% of a core (/proc/PID/stat: %s, system %s), %s runs/s of %s µs, %s datagrams/s in, %s out, %s\n", $1, $2, $4, $5, $6, $9, $10, $7, $8, ($3 == 1 ? "counted" : "NOT COUNTED")}' >&2
+	for s in "${!kinds[@]}"; do
+		stop_pid "${spids[s]}"
+		python3 - "${kinds[s]}" "$w" "${oks[s]}" "$t0" "$t1" "${c0[s]}" "${c1[s]}" "${s0[s]}" "${s1[s]}" "$in0" "$in1" "$out0" "$out1" "$TCK" \
+			"${r0[s]}" "${r1[s]}" "${n0[s]}" "${n1[s]}" >>"$OUT/results.tsv" <<-'PY'
+			import sys
+			kind, w, ok = sys.argv[1:4]
+			t0, t1 = map(float, sys.argv[4:6])
+			c0, c1, s0, s1, in0, in1, out0, out1, tck, r0, r1, n0, n1 = map(int, sys.argv[6:19])
+			dt = t1 - t0
+			runs = max(n1 - n0, 1)
+			print("\t".join([kind, w, ok, f"{100 * (r1 - r0) / 1e9 / dt:.3f}", f"{100 * (c1 - c0) / tck / dt:.2f}",
+			                 f"{100 * (s1 - s0) / tck / dt:.2f}",
+			                 f"{(in1 - in0) / dt:.0f}", f"{(out1 - out0) / dt:.0f}",
+			                 f"{(n1 - n0) / dt:.1f}", f"{(r1 - r0) / runs / 1e3:.1f}"]))
+		PY
+		tail -1 "$OUT/results.tsv" | awk -F'\t' '{printf "%s window %s: CPU %s %% of a core (/proc/PID/stat: %s, system %s), %s runs/s of %s µs, %s datagrams/s in, %s out, %s\n", $1, $2, $4, $5, $6, $9, $10, $7, $8, ($3 == 1 ? "counted" : "NOT COUNTED")}' >&2
+	done
 }
 
 printf 'server\twindow\tcounted\tcpu_pct\tstat_cpu_pct\tstat_sys_pct\tudp_in_per_s\tudp_out_per_s\truns_per_s\tus_per_run\n' >"$OUT/results.tsv"
-log "$K real 0.7.5 clients, $WINDOWS windows of ${DUR}s, output in $OUT"
+log "$K real 0.7.5 clients$( ((TOGETHER)) && echo " on each server, both servers at once"), $WINDOWS windows of ${DUR}s, output in $OUT"
 STATUS=0
 for ((w = 1; w <= WINDOWS; w++)); do
 	order="twserver reference"
 	((w % 2 == 0)) && order="reference twserver"
-	for kind in $order; do run_window "$kind" "$w" || STATUS=1; done
+	if ((TOGETHER)); then
+		run_window "$w" $order || STATUS=1
+	else
+		for kind in $order; do run_window "$w" "$kind" || STATUS=1; done
+	fi
 done
-python3 - "$OUT/results.tsv" "$K" <<'PY' || STATUS=1
-import csv, statistics, sys
-rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
-by = {}
-for r in rows:
-    by.setdefault(r["window"], {})[r["server"]] = r
-ratios, cpu, bad = [], {"twserver": [], "reference": []}, 0
-for w, d in sorted(by.items()):
-    if set(d) != {"twserver", "reference"} or any(r["counted"] != "1" for r in d.values()):
-        bad += 1
-        continue
-    for k in cpu:
-        cpu[k].append(float(d[k]["cpu_pct"]))
-    ratios.append(float(d["twserver"]["cpu_pct"]) / float(d["reference"]["cpu_pct"]))
-def m(xs):
-    return f"{statistics.median(xs):.2f} ({min(xs):.2f}-{max(xs):.2f})" if xs else "-"
-print(f"{sys.argv[2]} real 0.7.5 clients, {len(ratios)} windows counted, {bad} not")
-print(f"  twserver CPU % of a core:            {m(cpu['twserver'])}")
-print(f"  teeworlds-server 0.7.5 CPU %:        {m(cpu['reference'])}")
-print(f"  ratio twserver/reference per window: {m(ratios)}")
-sys.exit(0 if ratios and not bad else 1)
-PY
+python3 "$ROOT/scripts/ratios.py" "$OUT/results.tsv" "$K real 0.7.5 clients$( ((TOGETHER)) && echo " on each server, both at once")" || STATUS=1
 exit $STATUS

@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""ratios.py RESULTS.TSV TITLE: the per-window summary of realbench.sh and
+together.sh. RESULTS.TSV has a row per server and window (columns server,
+window, counted, cpu_pct); a window counts when it has a counted row for
+both twserver and reference. Prints each server's CPU and the ratio
+twserver/reference per window (median, min-max), and every window's ratio
+in window order; exits 1 when a window did not count or none did."""
+import csv
+import statistics
+import sys
+
+
+def main(path, title):
+    by = {}
+    with open(path) as f:
+        for r in csv.DictReader(f, delimiter="\t"):
+            by.setdefault(int(r["window"]), {})[r["server"]] = r
+    ratios, cpu, bad = [], {"twserver": [], "reference": []}, 0
+    for _, d in sorted(by.items()):
+        if set(d) != {"twserver", "reference"} or any(r["counted"] != "1" for r in d.values()):
+            bad += 1
+            continue
+        for k in cpu:
+            cpu[k].append(float(d[k]["cpu_pct"]))
+        ratios.append(float(d["twserver"]["cpu_pct"]) / float(d["reference"]["cpu_pct"]))
+
+    def m(xs):
+        return f"{statistics.median(xs):.2f} ({min(xs):.2f}-{max(xs):.2f})" if xs else "-"
+
+    print(f"{title}, {len(ratios)} windows counted, {bad} not")
+    print(f"  twserver CPU % of a core:            {m(cpu['twserver'])}")
+    print(f"  teeworlds-server 0.7.5 CPU %:        {m(cpu['reference'])}")
+    print(f"  ratio twserver/reference per window: {m(ratios)}")
+    print(f"  every window's ratio, {sum(r < 0.4 for r in ratios)} under 0.4: " + ", ".join(f"{r:.3f}" for r in ratios))
+    return 0 if ratios and not bad else 1
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit("usage: ratios.py RESULTS.TSV TITLE")
+    sys.exit(main(sys.argv[1], sys.argv[2]))
