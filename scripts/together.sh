@@ -23,7 +23,7 @@
 #   -s  settle after the ramp-up (default 3)
 #   -p  twload's input pattern: idle, walk, jumpfire, random (default random)
 #   -o  output directory for logs and results.tsv (default a temp dir)
-#   N   clients on each server (1 to 32; default 4)
+#   N   clients on each server (1 to 63; default 4)
 # Env: TWSERVER, TWLOAD (default: built from ./cmd), TW07_SERVER (default
 #      /usr/games/teeworlds-server), TOGETHER_MAP (default the 0.7.5
 #      dm1.map), TOGETHER_SERVER_CPUS (default 0), TOGETHER_CLIENT_CPUS
@@ -47,7 +47,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 LOG_TAG=together
 . "$ROOT/scripts/lib.sh"
 
-((N >= 1 && N <= 32)) || die "N: 1 to 32 clients a server"
+((N >= 1 && N <= 63)) || die "N: 1 to 63 clients a server (twload takes 64 a target; both servers take 64)"
 TW07_SERVER=${TW07_SERVER:-/usr/games/teeworlds-server}
 SERVER_MAP=${TOGETHER_MAP:-/usr/share/games/teeworlds/data/maps/dm1.map}
 SERVER_CPUS=${TOGETHER_SERVER_CPUS:-0}
