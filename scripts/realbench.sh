@@ -186,7 +186,11 @@ run_window() {
 		dir=$OUT/w$w-${kinds[s]}
 		mkdir -p "$dir"
 		port=$(free_port)
-		start_server "${kinds[s]}" "$port" "$dir/server" || { log "${kinds[s]}: no server"; return 1; }
+		start_server "${kinds[s]}" "$port" "$dir/server" || {
+			log "${kinds[s]}: no server"
+			for SPID in "${spids[@]}"; do stop_pid "$SPID"; done # the other, started before it
+			return 1
+		}
 		taskset -a -p -c "$SERVER_CPUS" "$SPID" >/dev/null
 		spids+=("$SPID") dirs+=("$dir") ports+=("$port") oks+=(1)
 	done

@@ -95,7 +95,11 @@ run_window() {
 	port=$(port_pair)
 	[ -n "$port" ] || die "no two consecutive free ports"
 	for s in 0 1; do
-		start_server "${kinds[s]}" $((port + s)) "$dir/${kinds[s]}" || { log "${kinds[s]}: no server"; return 1; }
+		start_server "${kinds[s]}" $((port + s)) "$dir/${kinds[s]}" || {
+			log "${kinds[s]}: no server"
+			for SPID in "${spids[@]}"; do stop_pid "$SPID"; done # the other, started before it
+			return 1
+		}
 		taskset -a -p -c "$SERVER_CPUS" "$SPID" >/dev/null
 		spids+=("$SPID")
 	done
