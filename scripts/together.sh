@@ -12,8 +12,8 @@
 # Per window and server: CPU % of a core (schedstat, every thread, to the
 # nanosecond), runs a second and µs a run, system time (/proc/PID/stat,
 # clock ticks). A window counts when twload had every client in game with
-# no snapshot error and each server's clients got at least 24 snapshots a
-# second. Windows alternate which server has the lower port (and so gets
+# no snapshot error, each server's clients got at least 24 snapshots a
+# second and both servers were still running at its end. Windows alternate which server has the lower port (and so gets
 # its clients first).
 #
 # Usage: scripts/together.sh [-w WINDOWS] [-d SECONDS] [-r SECONDS] [-s SECONDS] [-p PATTERN] [-o OUTDIR] N
@@ -89,7 +89,7 @@ port_pair() {
 run_window() {
 	local w=$1 s dir port lp t0 t1
 	shift
-	local kinds=("$@") spids=() n0=() n1=() r0=() r1=() s0=() s1=()
+	local kinds=("$@") spids=() alive=(1 1) n0=() n1=() r0=() r1=() s0=() s1=()
 	dir=$OUT/w$w
 	mkdir -p "$dir"
 	port=$(port_pair)
@@ -114,14 +114,14 @@ run_window() {
 	t1=$(date +%s.%N)
 	wait "$lp"
 	for s in 0 1; do
-		kill -0 "${spids[s]}" 2>/dev/null || log "${kinds[s]} window $w: the server died"
+		kill -0 "${spids[s]}" 2>/dev/null || { log "${kinds[s]} window $w: the server died"; alive[s]=0; }
 		stop_pid "${spids[s]}"
 	done
-	python3 - "$dir/twload.json" "$w" "$port" "$N" "$t0" "$t1" "$TCK" "${kinds[@]}" \
+	python3 - "$dir/twload.json" "$w" "$port" "$N" "$t0" "$t1" "$TCK" "${kinds[@]}" "${alive[@]}" \
 		"${r0[0]}" "${r1[0]}" "${n0[0]}" "${n1[0]}" "${s0[0]}" "${s1[0]}" \
 		"${r0[1]}" "${r1[1]}" "${n0[1]}" "${n1[1]}" "${s0[1]}" "${s1[1]}" >>"$OUT/results.tsv" <<-'PY'
 		import json, sys
-		path, w, port, n, t0, t1, tck, k0, k1 = sys.argv[1:10]
+		path, w, port, n, t0, t1, tck, k0, k1, a0, a1 = sys.argv[1:12]
 		port, n, tck = int(port), int(n), int(tck)
 		dt = float(t1) - float(t0)
 		try:
@@ -134,10 +134,10 @@ run_window() {
 		# server counts when each of its clients had 24 or more snapshots a second in game
 		per = rep.get("per_client") or []
 		for s, kind in enumerate((k0, k1)):
-		    r0, r1, n0, n1, s0, s1 = map(int, sys.argv[10 + 6 * s:16 + 6 * s])
+		    r0, r1, n0, n1, s0, s1 = map(int, sys.argv[12 + 6 * s:18 + 6 * s])
 		    mine = [c for c in per if s * 64 <= c.get("index", -1) < (s + 1) * 64]
 		    snaps = min((c.get("snapshots", 0) / max(c.get("ingame_ns", 0) / 1e9, 1e-9) for c in mine), default=0)
-		    ok = ok_all and len(mine) == n and snaps >= 24
+		    ok = ok_all and (a0, a1)[s] == "1" and len(mine) == n and snaps >= 24
 		    runs = max(n1 - n0, 1)
 		    print("\t".join([kind, w, "1" if ok else "0", f"{100 * (r1 - r0) / 1e9 / dt:.3f}",
 		                     f"{100 * (s1 - s0) / tck / dt:.2f}", f"{(n1 - n0) / dt:.1f}",
