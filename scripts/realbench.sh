@@ -274,5 +274,5 @@ for ((w = 1; w <= WINDOWS; w++)); do
 		for kind in $order; do run_window "$w" "$kind" || STATUS=1; done
 	fi
 done
-python3 "$ROOT/scripts/ratios.py" "$OUT/results.tsv" "$K real 0.7.5 clients$( ((TOGETHER)) && echo " on each server, both at once")" || STATUS=1
+python3 "$ROOT/scripts/ratios.py" "$OUT/results.tsv" "$K real 0.7.5 clients$( ((TOGETHER)) && echo " on each server, both at once")" "$WINDOWS" || STATUS=1
 exit $STATUS

@@ -154,5 +154,5 @@ for ((w = 1; w <= WINDOWS; w++)); do
 	((w % 2 == 0)) && order="reference twserver"
 	run_window "$w" $order || STATUS=1
 done
-python3 "$ROOT/scripts/ratios.py" "$OUT/results.tsv" "$N twload clients ($PAT) on each server, both at once" || STATUS=1
+python3 "$ROOT/scripts/ratios.py" "$OUT/results.tsv" "$N twload clients ($PAT) on each server, both at once" "$WINDOWS" || STATUS=1
 exit $STATUS
