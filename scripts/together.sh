@@ -130,14 +130,14 @@ run_window() {
 		    rep = {"error": str(e)}
 		errors = sum(rep.get(k, 0) for k in ("crc_errors", "delta_errors", "no_base", "bad_items", "bad_messages"))
 		ok_all = "error" not in rep and rep.get("connected") == 2 * n and rep.get("failed") == 0 and errors == 0
-		# twload numbers the clients of its target s from s * 64 (loadclient.MaxClients); a
-		# server counts when each of its clients had 24 or more snapshots a second in game
-		per = rep.get("per_client") or []
+		# twload's summary of each target (in -targets order): a server counts when all n of
+		# its clients got in and each had 24 or more snapshots a second in game
+		tgts = rep.get("targets") or []
 		for s, kind in enumerate((k0, k1)):
 		    r0, r1, n0, n1, s0, s1 = map(int, sys.argv[12 + 6 * s:18 + 6 * s])
-		    mine = [c for c in per if s * 64 <= c.get("index", -1) < (s + 1) * 64]
-		    snaps = min((c.get("snapshots", 0) / max(c.get("ingame_ns", 0) / 1e9, 1e-9) for c in mine), default=0)
-		    ok = ok_all and (a0, a1)[s] == "1" and len(mine) == n and snaps >= 24
+		    mine = tgts[s] if s < len(tgts) else {}
+		    snaps = (mine.get("snapshots_per_sec_per_client") or {}).get("min", 0)
+		    ok = ok_all and (a0, a1)[s] == "1" and mine.get("connected") == n and snaps >= 24
 		    runs = max(n1 - n0, 1)
 		    print("\t".join([kind, w, "1" if ok else "0", f"{100 * (r1 - r0) / 1e9 / dt:.3f}",
 		                     f"{100 * (s1 - s0) / tck / dt:.2f}", f"{(n1 - n0) / dt:.1f}",
