@@ -64,7 +64,7 @@ LOG_TAG=bench
 need_binaries "$OUT" twserver twload
 [ -f "$BENCH_MAP" ] || die "map $BENCH_MAP missing (set BENCH_MAP)"
 
-SETTINGS="bindaddr 127.0.0.1; sv_port {port}; sv_register 0; sv_map {map}; sv_name bench; sv_max_clients 64; sv_max_clients_per_ip 4; sv_spamprotection 0; sv_inactivekick_time 0"
+SETTINGS="bindaddr 127.0.0.1; sv_port {port}; sv_register 0; sv_map {map}; sv_name bench; sv_max_clients 64; sv_max_clients_per_ip $MAX_CLIENTS_PER_IP; sv_spamprotection 0; sv_inactivekick_time 0"
 STATUS=0
 for proto in $PROTOS; do
 	case $proto in 07 | 06 | mix) ;; *) die "-P: unknown dialect $proto (07, 06, mix)" ;; esac

@@ -156,7 +156,7 @@ for side in $SIDES; do
 					name = "bench $g"
 					max_clients = 64
 					player_slots = 16
-					max_clients_per_ip = 4
+					max_clients_per_ip = $MAX_CLIENTS_PER_IP
 					[map]
 					file = "$BENCH_MAP"
 					[game]
@@ -174,7 +174,7 @@ for side in $SIDES; do
 				gd=$dir/ref$((G0 + g)); mkdir -p "$gd/home" "$gd/cwd/maps"; cp "$BENCH_MAP" "$gd/cwd/maps/$map.map"
 				(cd "$gd/cwd" && confine env -u XDG_DATA_HOME HOME="$gd/home" "$TW07_SERVER" \
 					"bindaddr 127.0.0.1" "sv_port $((base + g))" "sv_register 0" "sv_map $map" "sv_name bench $((G0 + g))" \
-					"console_output_level 1" "sv_max_clients 64" "sv_max_clients_per_ip 4" \
+					"console_output_level 1" "sv_max_clients 64" "sv_max_clients_per_ip $MAX_CLIENTS_PER_IP" \
 					"sv_player_slots 16" "sv_spamprotection 0" "sv_inactivekick_time 0" \
 					>"$gd/server.log" 2>&1 </dev/null) &
 				spids+=($!)

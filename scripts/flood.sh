@@ -54,13 +54,13 @@ start() { # start KIND PORT DIR
 	mkdir -p "$dir/home" "$dir/cwd/maps"
 	case $kind in
 	twserver)
-		printf '[server]\nbind = "127.0.0.1"\nport = %s\nmax_clients = 64\nmax_clients_per_ip = 4\n[map]\nfile = "%s"\n[game]\ninactive_kick_time = 0\n' "$port" "$MAP" >"$dir/twserver.toml"
+		printf '[server]\nbind = "127.0.0.1"\nport = %s\nmax_clients = 64\nmax_clients_per_ip = %s\n[map]\nfile = "%s"\n[game]\ninactive_kick_time = 0\n' "$port" "$MAX_CLIENTS_PER_IP" "$MAP" >"$dir/twserver.toml"
 		"$TWSERVER" -config "$dir/twserver.toml" -no-console -log-level warn >"$dir/server.log" 2>&1 </dev/null &
 		SPID=$! ;;
 	reference)
 		cp "$MAP" "$dir/cwd/maps/dm1.map"
 		(cd "$dir/cwd" && confine env -u XDG_DATA_HOME HOME="$dir/home" "$TW07_SERVER" "bindaddr 127.0.0.1" "sv_port $port" \
-			"sv_register 0" "sv_map dm1" "sv_max_clients 64" "sv_max_clients_per_ip 4" "console_output_level 0" \
+			"sv_register 0" "sv_map dm1" "sv_max_clients 64" "sv_max_clients_per_ip $MAX_CLIENTS_PER_IP" "console_output_level 0" \
 			"sv_inactivekick_time 0" >"$dir/server.log" 2>&1 </dev/null) &
 		SPID=$! ;;
 	esac

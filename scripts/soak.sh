@@ -73,7 +73,7 @@ bind = "127.0.0.1"
 port = $PORT
 max_clients = 64
 player_slots = 16
-max_clients_per_ip = 4
+max_clients_per_ip = $MAX_CLIENTS_PER_IP
 [map]
 file = "$MAP"
 [game]
