@@ -187,7 +187,7 @@ for side in $SIDES; do
 		log "$what: $NG games x $CLIENTS clients on 127.0.0.1:$base.., $RAMP ramp-up + $DUR, twload at nice $NICE (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 		t0=$(cpu_ticks "${spids[@]}"); s0=$(sys_ticks "${spids[@]}"); r0=$(sched_runs "${spids[@]}"); w0=$EPOCHREALTIME
 		nice -n "$NICE" "$TWLOAD" -addr "127.0.0.1:$base" -targets "$NG" -n "$CLIENTS" -seed $((1 + 64 * G0)) -duration "$DUR" -rampup "$RAMP" -pattern random -pace "${BENCH_PACE:-real}" \
-			-sources 16 -source-base 127.0.0.2 -status off -json "$dir/twload.json" 2>"$dir/twload.err"
+			-sources "$SOURCES_64" -source-base 127.0.0.2 -status off -json "$dir/twload.json" 2>"$dir/twload.err"
 		rc=$?
 		t1=$(cpu_ticks "${spids[@]}"); s1=$(sys_ticks "${spids[@]}"); r1=$(sched_runs "${spids[@]}"); w1=$EPOCHREALTIME
 		hwm=$(mem_kb VmHWM "${spids[@]}")

@@ -18,6 +18,9 @@ PIDS=()
 # takes from one address (a script with more clients spreads them over
 # addresses: realbench.sh binds client i to 127.0.0.(1 + i/MAX_CLIENTS_PER_IP)).
 MAX_CLIENTS_PER_IP=4
+# SOURCES_64 is how many loopback source addresses a game's 64 clients need
+# under that bound (twload -sources).
+SOURCES_64=$(((64 + MAX_CLIENTS_PER_IP - 1) / MAX_CLIENTS_PER_IP))
 
 # NODNS_SH is the inside half of confine (shared with the Go tests, which
 # embed it: internal/nodns).

@@ -88,7 +88,7 @@ sleep 1
 kill -0 "$SPID" 2>/dev/null || { echo "server did not start (see $OUT/server.log)" >&2; exit 2; }
 log "server pid $SPID udp $PORT metrics $MPORT; $N clients for $DUR; output $OUT"
 "${RT[@]}" "$TWLOAD" -addr "127.0.0.1:$PORT" -n "$N" -rampup 5s -duration "$((TOTAL - 5))s" -pattern random \
-	-sources 16 -source-base 127.0.0.2 -status off -json "$OUT/twload.json" 2>"$OUT/twload.err" &
+	-sources "$SOURCES_64" -source-base 127.0.0.2 -status off -json "$OUT/twload.json" 2>"$OUT/twload.err" &
 LPID=$!
 PIDS+=("$LPID")
 

@@ -80,7 +80,7 @@ sleep 1
 kill -0 "$SPID" 2>/dev/null || die "server did not start (see $OUT/server.log)"
 TOTAL=$((3 * R * (PHASE + 5) + 30)) # settling, and each phase's start and wait for its viewers
 "$TWLOAD" -addr "127.0.0.1:$PORT" -n "$N" -rampup 5s -duration "${TOTAL}s" -pattern random \
-	-sources 16 -source-base 127.0.0.2 -status off -json "$OUT/twload.json" 2>"$OUT/twload.err" &
+	-sources "$SOURCES_64" -source-base 127.0.0.2 -status off -json "$OUT/twload.json" 2>"$OUT/twload.err" &
 PIDS+=("$!")
 log "server pid $SPID udp $PORT http $HPORT; $N clients; $R rounds of ${PHASE}s without viewers, with $V viewer processes and with $V viewers in one process; output $OUT"
 sleep 15 # ramp-up and settling
