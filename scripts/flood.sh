@@ -35,37 +35,14 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$(mktemp -d /tmp/twflood.XXXXXX)}
 mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
 TW07_SERVER=${TW07_SERVER:-/usr/games/teeworlds-server}
-MAP=${FLOOD_MAP:-/usr/share/games/teeworlds/data/maps/dm1.map}
-export PATH=$PATH:/usr/local/go/bin
-TWSERVER=${TWSERVER:-$OUT/twserver}
-TWLOAD=${TWLOAD:-$OUT/twload}
-[ -x "$TWSERVER" ] || (cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$TWSERVER" ./cmd/twserver) || exit 2
-[ -x "$TWLOAD" ] || (cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$TWLOAD" ./cmd/twload) || exit 2
+SERVER_MAP=${FLOOD_MAP:-/usr/share/games/teeworlds/data/maps/dm1.map} # start_server's map
+need_binaries "$OUT" twserver twload
 [ -x "$TW07_SERVER" ] || { echo "reference server $TW07_SERVER missing" >&2; exit 2; }
 SPID=
 stop() { [ -n "$SPID" ] && { kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null; }; SPID=; }
 trap 'stop; exit 130' INT TERM
 # udp_drops PORT: the kernel's drop counter of the socket bound to 127.0.0.1:PORT.
 udp_drops() { awk -v p="$(printf '0100007F:%04X' "$1")" '$2 == p {print $NF; f=1} END {if (!f) print "NA"}' /proc/net/udp; }
-free_port() { python3 -c 'import socket;s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM);s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
-
-start() { # start KIND PORT DIR
-	local kind=$1 port=$2 dir=$3
-	mkdir -p "$dir/home" "$dir/cwd/maps"
-	case $kind in
-	twserver)
-		printf '[server]\nbind = "127.0.0.1"\nport = %s\nmax_clients = 64\nmax_clients_per_ip = %s\n[map]\nfile = "%s"\n[game]\ninactive_kick_time = 0\n' "$port" "$MAX_CLIENTS_PER_IP" "$MAP" >"$dir/twserver.toml"
-		"$TWSERVER" -config "$dir/twserver.toml" -no-console -log-level warn >"$dir/server.log" 2>&1 </dev/null &
-		SPID=$! ;;
-	reference)
-		cp "$MAP" "$dir/cwd/maps/dm1.map"
-		(cd "$dir/cwd" && confine env -u XDG_DATA_HOME HOME="$dir/home" "$TW07_SERVER" "bindaddr 127.0.0.1" "sv_port $port" \
-			"sv_register 0" "sv_map dm1" "sv_max_clients 64" "sv_max_clients_per_ip $MAX_CLIENTS_PER_IP" "console_output_level 0" \
-			"sv_inactivekick_time 0" >"$dir/server.log" 2>&1 </dev/null) &
-		SPID=$! ;;
-	esac
-	sleep 0.7
-}
 
 printf 'window\tserver\tload1\tsent\tachieved_pps\tbase_cpu_pct\tflood_cpu_pct\tus_per_packet\tplayers_in\tsnaps_min\tsnaps_srv_min\tkernel_drops\n' >"$OUT/results.tsv"
 for ((w = 1; w <= WINDOWS; w++)); do
@@ -73,8 +50,8 @@ for ((w = 1; w <= WINDOWS; w++)); do
 	((w % 2 == 0)) && order=(reference twserver)
 	for kind in "${order[@]}"; do
 		dir=$OUT/$kind-w$w
-		port=$(free_port)
-		start "$kind" "$port" "$dir"
+		port=$(free_ports 1)
+		start_server "$kind" "$port" "$dir" || die "$kind did not start (see $dir/server.log)"
 		load1=$(cut -d' ' -f1 /proc/loadavg)
 		"$TWLOAD" flood -addr "127.0.0.1:$port" -rate "$RATE" -duration "$DUR" -sources "$SRC" -players 4 ${KINDS:+-kinds "$KINDS"} \
 			-baseline 5s -server-pid "$SPID" -seed "$w" -json "$dir/flood.json" 2>"$dir/flood.err"

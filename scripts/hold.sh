@@ -29,41 +29,18 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/scripts/lib.sh" # confine
 OUT=${OUT:-$(mktemp -d /tmp/twhold.XXXXXX)}
 TW07_SERVER=${TW07_SERVER:-/usr/games/teeworlds-server}
-MAP=${HOLD_MAP:-/usr/share/games/teeworlds/data/maps/dm1.map}
-export PATH=$PATH:/usr/local/go/bin
-TWSERVER=${TWSERVER:-$OUT/twserver}
-TWLOAD=${TWLOAD:-$OUT/twload}
-[ -x "$TWSERVER" ] || (cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$TWSERVER" ./cmd/twserver) || exit 2
-[ -x "$TWLOAD" ] || (cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$TWLOAD" ./cmd/twload) || exit 2
+SERVER_MAP=${HOLD_MAP:-/usr/share/games/teeworlds/data/maps/dm1.map} # start_server's map
+need_binaries "$OUT" twserver twload
 SPID=
 trap '[ -n "$SPID" ] && kill "$SPID" 2>/dev/null; exit 130' INT TERM
-free_port() { python3 -c 'import socket;s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM);s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
-
-start() { # start KIND PORT DIR
-	local kind=$1 port=$2 dir=$3
-	mkdir -p "$dir/home" "$dir/cwd/maps"
-	case $kind in
-	twserver)
-		printf '[server]\nbind = "127.0.0.1"\nport = %s\nmax_clients = 64\nmax_clients_per_ip = %s\n[map]\nfile = "%s"\n' "$port" "$MAX_CLIENTS_PER_IP" "$MAP" >"$dir/twserver.toml"
-		"$TWSERVER" -config "$dir/twserver.toml" -no-console -log-level warn >"$dir/server.log" 2>&1 </dev/null &
-		SPID=$! ;;
-	reference)
-		cp "$MAP" "$dir/cwd/maps/dm1.map"
-		(cd "$dir/cwd" && confine env -u XDG_DATA_HOME HOME="$dir/home" "$TW07_SERVER" "bindaddr 127.0.0.1" "sv_port $port" \
-			"sv_register 0" "sv_map dm1" "sv_max_clients 64" "sv_max_clients_per_ip $MAX_CLIENTS_PER_IP" "console_output_level 0" \
-			>"$dir/server.log" 2>&1 </dev/null) &
-		SPID=$! ;;
-	esac
-	sleep 0.7
-}
 
 printf '%-9s %-8s %-9s %-48s %6s %6s %8s %s\n' server stage mode "new client" held dropped "drop p50/max s" reasons
 for st in "${STAGES[@]}"; do
 	for kind in twserver reference; do
 		[ "$kind" = reference ] && [ ! -x "$TW07_SERVER" ] && continue
 		dir=$OUT/$kind-$st
-		port=$(free_port)
-		start "$kind" "$port" "$dir"
+		port=$(free_ports 1)
+		start_server "$kind" "$port" "$dir" || die "$kind did not start (see $dir/server.log)"
 		"$TWLOAD" -addr "127.0.0.1:$port" -scenario "$ROOT/scripts/scenarios/hold-$st$SFX.toml" -status off -json "$dir/scenario.json" 2>"$dir/scenario.err"
 		kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null; SPID=
 		jq '.phases[0].hold' "$dir/scenario.json" >"$dir/hold.json"
