@@ -1,10 +1,9 @@
 #!/usr/bin/env python3
-"""ratios.py RESULTS.TSV TITLE [WINDOWS]: the per-window summary of
+"""ratios.py RESULTS.TSV TITLE WINDOWS: the per-window summary of
 realbench.sh and together.sh. RESULTS.TSV has a row per server and window
-(columns server, window, counted, cpu_pct); a window counts when it has a
-counted row for both twserver and reference. With WINDOWS, the run had
-windows 1 to WINDOWS, and one with no row at all (a server that did not
-start) is counted as not counting too. Prints each server's CPU and the ratio
+(columns server, window, counted, cpu_pct) of a run with windows 1 to
+WINDOWS; a window counts when it has a counted row for both twserver and
+reference (one with no row at all, a server that did not start, does not). Prints each server's CPU and the ratio
 twserver/reference per window (median, min-max), and every window's ratio
 in window order; exits 1 when a window did not count or none did."""
 import csv
@@ -12,7 +11,7 @@ import statistics
 import sys
 
 
-def main(path, title, windows=0):
+def main(path, title, windows):
     by = {w: {} for w in range(1, windows + 1)}
     with open(path) as f:
         for r in csv.DictReader(f, delimiter="\t"):
@@ -38,6 +37,6 @@ def main(path, title, windows=0):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (3, 4):
-        sys.exit("usage: ratios.py RESULTS.TSV TITLE [WINDOWS]")
-    sys.exit(main(sys.argv[1], sys.argv[2], int(sys.argv[3]) if len(sys.argv) == 4 else 0))
+    if len(sys.argv) != 4:
+        sys.exit("usage: ratios.py RESULTS.TSV TITLE WINDOWS")
+    sys.exit(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))

@@ -13,8 +13,8 @@
 # nanosecond), runs a second and µs a run, system time (/proc/PID/stat,
 # clock ticks). A window counts when twload had every client in game with
 # no snapshot error, each server's clients got at least 24 snapshots a
-# second and both servers were still running at its end. Windows alternate which server has the lower port (and so gets
-# its clients first).
+# second and both servers were still running at its end. Windows alternate
+# which server has the lower port (and so gets its clients first).
 #
 # Usage: scripts/together.sh [-w WINDOWS] [-d SECONDS] [-r SECONDS] [-s SECONDS] [-p PATTERN] [-o OUTDIR] N
 #   -w  windows (default 6)
@@ -128,16 +128,17 @@ run_window() {
 		    rep = json.load(open(path))
 		except (OSError, ValueError) as e:
 		    rep = {"error": str(e)}
-		errors = sum(rep.get(k, 0) for k in ("crc_errors", "delta_errors", "no_base", "bad_items", "bad_messages"))
-		ok_all = "error" not in rep and rep.get("connected") == 2 * n and rep.get("failed") == 0 and errors == 0
 		# twload's summary of each target (in -targets order): a server counts when all n of
-		# its clients got in and each had 24 or more snapshots a second in game
+		# its clients got in, none failed or saw a bad snapshot, and each had 24 or more
+		# snapshots a second in game
 		tgts = rep.get("targets") or []
 		for s, kind in enumerate((k0, k1)):
 		    r0, r1, n0, n1, s0, s1 = map(int, sys.argv[12 + 6 * s:18 + 6 * s])
 		    mine = tgts[s] if s < len(tgts) else {}
+		    errors = sum(mine.get(k, 0) for k in ("crc_errors", "delta_errors", "no_base", "bad_items", "bad_messages"))
 		    snaps = (mine.get("snapshots_per_sec_per_client") or {}).get("min", 0)
-		    ok = ok_all and (a0, a1)[s] == "1" and mine.get("connected") == n and snaps >= 24
+		    ok = ((a0, a1)[s] == "1" and mine.get("connected") == n and mine.get("failed") == 0
+		          and errors == 0 and snaps >= 24)
 		    runs = max(n1 - n0, 1)
 		    print("\t".join([kind, w, "1" if ok else "0", f"{100 * (r1 - r0) / 1e9 / dt:.3f}",
 		                     f"{100 * (s1 - s0) / tck / dt:.2f}", f"{(n1 - n0) / dt:.1f}",
