@@ -27,6 +27,12 @@
 #   datagrams/s      the namespace's UDP datagrams each way (/proc/net/snmp:
 #                    the clients' and the server's together; a server that
 #                    fell behind or a client that stalled shows here)
+#   INPUTs/s         about how many INPUTs a client sent a second: the
+#                    datagrams in, less 25 snapshots a second per client,
+#                    over the clients (an estimate: the few other
+#                    datagrams count too). A client sends from its frame
+#                    loop, so clients short of CPU send fewer than a
+#                    player's (22-25 a second holding still, more aiming)
 # A window counts when every client was in game from the start of the
 # window to its end with no snapshot error in its log. Windows alternate
 # the servers' order.
@@ -246,23 +252,24 @@ run_window() {
 	for s in "${!kinds[@]}"; do
 		stop_pid "${spids[s]}"
 		python3 - "${kinds[s]}" "$w" "${oks[s]}" "$t0" "$t1" "${c0[s]}" "${c1[s]}" "${s0[s]}" "${s1[s]}" "$in0" "$in1" "$out0" "$out1" "$TCK" \
-			"${r0[s]}" "${r1[s]}" "${n0[s]}" "${n1[s]}" >>"$OUT/results.tsv" <<-'PY'
+			"${r0[s]}" "${r1[s]}" "${n0[s]}" "${n1[s]}" "$((K * ${#kinds[@]}))" >>"$OUT/results.tsv" <<-'PY'
 			import sys
 			kind, w, ok = sys.argv[1:4]
 			t0, t1 = map(float, sys.argv[4:6])
-			c0, c1, s0, s1, in0, in1, out0, out1, tck, r0, r1, n0, n1 = map(int, sys.argv[6:19])
+			c0, c1, s0, s1, in0, in1, out0, out1, tck, r0, r1, n0, n1, clients = map(int, sys.argv[6:20])
 			dt = t1 - t0
 			runs = max(n1 - n0, 1)
 			print("\t".join([kind, w, ok, f"{100 * (r1 - r0) / 1e9 / dt:.3f}", f"{100 * (c1 - c0) / tck / dt:.2f}",
 			                 f"{100 * (s1 - s0) / tck / dt:.2f}",
 			                 f"{(in1 - in0) / dt:.0f}", f"{(out1 - out0) / dt:.0f}",
-			                 f"{(n1 - n0) / dt:.1f}", f"{(r1 - r0) / runs / 1e3:.1f}"]))
+			                 f"{(n1 - n0) / dt:.1f}", f"{(r1 - r0) / runs / 1e3:.1f}",
+			                 f"{((in1 - in0) / dt - 25 * clients) / clients:.1f}"]))
 		PY
-		tail -1 "$OUT/results.tsv" | awk -F'\t' '{printf "%s window %s: CPU %s %% of a core (/proc/PID/stat: %s, system %s), %s runs/s of %s µs, %s datagrams/s in, %s out, %s\n", $1, $2, $4, $5, $6, $9, $10, $7, $8, ($3 == 1 ? "counted" : "NOT COUNTED")}' >&2
+		tail -1 "$OUT/results.tsv" | awk -F'\t' '{printf "%s window %s: CPU %s %% of a core (/proc/PID/stat: %s, system %s), %s runs/s of %s µs, %s datagrams/s in, %s out, about %s INPUTs/s a client, %s\n", $1, $2, $4, $5, $6, $9, $10, $7, $8, $11, ($3 == 1 ? "counted" : "NOT COUNTED")}' >&2
 	done
 }
 
-printf 'server\twindow\tcounted\tcpu_pct\tstat_cpu_pct\tstat_sys_pct\tudp_in_per_s\tudp_out_per_s\truns_per_s\tus_per_run\n' >"$OUT/results.tsv"
+printf 'server\twindow\tcounted\tcpu_pct\tstat_cpu_pct\tstat_sys_pct\tudp_in_per_s\tudp_out_per_s\truns_per_s\tus_per_run\tinputs_per_client_s\n' >"$OUT/results.tsv"
 log "$K real 0.7.5 clients$( ((TOGETHER)) && echo " on each server, both servers at once"), $WINDOWS windows of ${DUR}s, output in $OUT"
 STATUS=0
 for ((w = 1; w <= WINDOWS; w++)); do
