@@ -31,16 +31,14 @@ while getopts "r:d:s:w:k:o:h" opt; do
 	esac
 done
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-. "$ROOT/scripts/lib.sh" # confine
+. "$ROOT/scripts/lib.sh" # start_server, stop_pid, free_port, need_binaries
 OUT=${OUT:-$(mktemp -d /tmp/twflood.XXXXXX)}
 mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
 TW07_SERVER=${TW07_SERVER:-/usr/games/teeworlds-server}
 SERVER_MAP=${FLOOD_MAP:-/usr/share/games/teeworlds/data/maps/dm1.map} # start_server's map
 need_binaries "$OUT" twserver twload
 [ -x "$TW07_SERVER" ] || { echo "reference server $TW07_SERVER missing" >&2; exit 2; }
-SPID=
-stop() { [ -n "$SPID" ] && { kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null; }; SPID=; }
-trap 'stop; exit 130' INT TERM
+trap lib_stop_all EXIT
 # udp_drops PORT: the kernel's drop counter of the socket bound to 127.0.0.1:PORT.
 udp_drops() { awk -v p="$(printf '0100007F:%04X' "$1")" '$2 == p {print $NF; f=1} END {if (!f) print "NA"}' /proc/net/udp; }
 
@@ -50,13 +48,13 @@ for ((w = 1; w <= WINDOWS; w++)); do
 	((w % 2 == 0)) && order=(reference twserver)
 	for kind in "${order[@]}"; do
 		dir=$OUT/$kind-w$w
-		port=$(free_ports 1)
+		port=$(free_port)
 		start_server "$kind" "$port" "$dir" || die "$kind did not start (see $dir/server.log)"
 		load1=$(cut -d' ' -f1 /proc/loadavg)
 		"$TWLOAD" flood -addr "127.0.0.1:$port" -rate "$RATE" -duration "$DUR" -sources "$SRC" -players 4 ${KINDS:+-kinds "$KINDS"} \
 			-baseline 5s -server-pid "$SPID" -seed "$w" -json "$dir/flood.json" 2>"$dir/flood.err"
 		drops=$(udp_drops "$port")
-		stop
+		stop_pid "$SPID"
 		jq -r --arg w "$w" --arg k "$kind" --arg l "$load1" --arg d "$drops" '[$w, $k, $l, .flood.sent_total, (.flood.achieved_pps|floor),
 			(.server_cpu.baseline_pct*10|round/10), (.server_cpu.flood_pct*10|round/10), (.server_cpu.us_per_packet*1000|round/1000),
 			"\(.players.connected)/\(.players.clients)", .players.snapshots_per_sec_per_client.min,

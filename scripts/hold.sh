@@ -26,23 +26,22 @@ SFX=-silent
 STAGES=("$@")
 [ ${#STAGES[@]} -gt 0 ] || STAGES=(connect map ready)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-. "$ROOT/scripts/lib.sh" # confine
+. "$ROOT/scripts/lib.sh" # start_server, stop_pid, free_port, need_binaries
 OUT=${OUT:-$(mktemp -d /tmp/twhold.XXXXXX)}
 TW07_SERVER=${TW07_SERVER:-/usr/games/teeworlds-server}
 SERVER_MAP=${HOLD_MAP:-/usr/share/games/teeworlds/data/maps/dm1.map} # start_server's map
 need_binaries "$OUT" twserver twload
-SPID=
-trap '[ -n "$SPID" ] && kill "$SPID" 2>/dev/null; exit 130' INT TERM
+trap lib_stop_all EXIT
 
 printf '%-9s %-8s %-9s %-48s %6s %6s %8s %s\n' server stage mode "new client" held dropped "drop p50/max s" reasons
 for st in "${STAGES[@]}"; do
 	for kind in twserver reference; do
 		[ "$kind" = reference ] && [ ! -x "$TW07_SERVER" ] && continue
 		dir=$OUT/$kind-$st
-		port=$(free_ports 1)
+		port=$(free_port)
 		start_server "$kind" "$port" "$dir" || die "$kind did not start (see $dir/server.log)"
 		"$TWLOAD" -addr "127.0.0.1:$port" -scenario "$ROOT/scripts/scenarios/hold-$st$SFX.toml" -status off -json "$dir/scenario.json" 2>"$dir/scenario.err"
-		kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null; SPID=
+		stop_pid "$SPID"
 		jq '.phases[0].hold' "$dir/scenario.json" >"$dir/hold.json"
 		new=$(jq -r '.load | if .connected == 1 then "in game after \(.connect_ms.max|floor) ms" else "refused: " + (.failures|keys|join(";")) end' "$dir/scenario.json")
 		jq -r --arg k "$kind" --arg st "$st" --arg m "${KEEP:-silent}" --arg new "$new" \

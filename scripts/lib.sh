@@ -1,16 +1,16 @@
 # lib.sh - shell functions the load scripts share (sourced, not run):
 # starting a server on 127.0.0.1 and stopping it by PID, and reading a
 # process's CPU time and peak memory from /proc, and confining a reference
-# server's name look-ups (confine). Used by scripts/bench1024.sh, idle.sh,
-# indep.sh, loss.sh, realbench.sh, rssfloor.sh, soak.sh, together.sh and
-# webload.sh.
+# server's name look-ups (confine). Used by scripts/bench1024.sh, flood.sh,
+# hold.sh, idle.sh, indep.sh, loss.sh, realbench.sh, rssfloor.sh, soak.sh,
+# together.sh and webload.sh.
 #
 # The caller sets LOG_TAG (the prefix of its log lines) and, for
 # start_server, the binaries and map: TWSERVER, TW07_SERVER, DDNET_SERVER,
 # SERVER_MAP (a 0.7 map file), and optionally PLAYER_SLOTS (default 16),
 # SERVER_NAME (default bench), SERVER_LOG_LEVEL (twserver's, default warn)
-# and DDNET_ARGS (an array of extra DDNet-Server settings). Every process started through start_server is
-# appended to PIDS; lib_stop_all stops them.
+# and DDNET_ARGS (an array of extra DDNet-Server settings). Every process
+# started through start_server is appended to PIDS; lib_stop_all stops them.
 
 PIDS=()
 

@@ -3,9 +3,10 @@
 realbench.sh and together.sh. RESULTS.TSV has a row per server and window
 (columns server, window, counted, cpu_pct) of a run with windows 1 to
 WINDOWS; a window counts when it has a counted row for both twserver and
-reference (one with no row at all, a server that did not start, does not). Prints each server's CPU and the ratio
-twserver/reference per window (median, min-max), and every window's ratio
-in window order; exits 1 when a window did not count or none did."""
+reference (one with no row at all, a server that did not start, does
+not). Prints each server's CPU and the ratio twserver/reference per
+window (median, min-max), and every window's ratio in window order;
+exits 1 when a window did not count or none did."""
 import csv
 import statistics
 import sys

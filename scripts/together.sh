@@ -140,11 +140,12 @@ run_window() {
 		    ok = ((a0, a1)[s] == "1" and mine.get("connected") == n and mine.get("failed") == 0
 		          and errors == 0 and snaps >= 24)
 		    runs = max(n1 - n0, 1)
-		    print("\t".join([kind, w, "1" if ok else "0", f"{100 * (r1 - r0) / 1e9 / dt:.3f}",
-		                     f"{100 * (s1 - s0) / tck / dt:.2f}", f"{(n1 - n0) / dt:.1f}",
-		                     f"{(r1 - r0) / runs / 1e3:.1f}", f"{snaps:.1f}"]))
+		    cpu, stat_sys = f"{100 * (r1 - r0) / 1e9 / dt:.3f}", f"{100 * (s1 - s0) / tck / dt:.2f}"
+		    per_s, us = f"{(n1 - n0) / dt:.1f}", f"{(r1 - r0) / runs / 1e3:.1f}"
+		    print("\t".join([kind, w, "1" if ok else "0", cpu, stat_sys, per_s, us, f"{snaps:.1f}"]))
+		    print(f"{kind} window {w}: CPU {cpu} % of a core (system {stat_sys}), {per_s} runs/s of {us} µs, "
+		          f"snapshots/s per client (min) {snaps:.1f}, {'counted' if ok else 'NOT COUNTED'}", file=sys.stderr)
 	PY
-	tail -2 "$OUT/results.tsv" | awk -F'\t' '{printf "%s window %s: CPU %s %% of a core (system %s), %s runs/s of %s µs, snapshots/s per client (min) %s, %s\n", $1, $2, $4, $5, $6, $7, $8, ($3 == 1 ? "counted" : "NOT COUNTED")}' >&2
 }
 
 printf 'server\twindow\tcounted\tcpu_pct\tstat_sys_pct\truns_per_s\tus_per_run\tmin_snaps_per_s\n' >"$OUT/results.tsv"
