@@ -26,10 +26,13 @@
 # (twserver: the 0.7.5 file and its 0.6 variant; DDNet-Server: its own 0.6
 # copy). DDNet-Server plays DDRace, twserver DM: not like for like.
 # After ramp-up + 2 s it measures for DURATION seconds:
-#   server CPU       utime+stime from /proc/PID/stat, % of one core, and
-#                    its system time (stime) apart
+#   server CPU       the time its threads ran on a CPU (schedstat, to the
+#                    nanosecond), % of one core, and its system time
+#                    (stime from /proc/PID/stat, in 10 ms clock ticks) apart;
+#                    utime+stime alone moves by 0.07 % of a core in a 15 s
+#                    window, a seventh of twserver's cost at 4 clients
 #   peak RSS         VmHWM from /proc/PID/status at the end
-#   client CPU       the load client's own utime+stime over the same window
+#   client CPU       the load client's own CPU over the same window (schedstat)
 #   snapshots/s      per client (npm: the library's snapshot events in the
 #                    window; twload: its own count over its in-game time)
 #   per client       datagrams each way and bytes received per second, the
@@ -232,18 +235,19 @@ run_row() {
 	fi
 	PIDS+=("${cpids[@]}")
 	sleep "$((RAMP + SETTLE))"
-	t0=$(cpu_ticks "${SPIDS[@]}"); s0=$(sys_ticks "${SPIDS[@]}"); c0=$(cpu_ticks "${cpids[@]}"); w0=$EPOCHREALTIME
+	t0=$(sched_ns "${SPIDS[@]}"); s0=$(sys_ticks "${SPIDS[@]}"); c0=$(sched_ns "${cpids[@]}"); w0=$EPOCHREALTIME
 	sleep "$DUR"
-	t1=$(cpu_ticks "${SPIDS[@]}"); s1=$(sys_ticks "${SPIDS[@]}"); c1=$(cpu_ticks "${cpids[@]}"); w1=$EPOCHREALTIME
+	t1=$(sched_ns "${SPIDS[@]}"); s1=$(sys_ticks "${SPIDS[@]}"); c1=$(sched_ns "${cpids[@]}"); w1=$EPOCHREALTIME
 	hwm=$(mem_kb VmHWM "${SPIDS[@]}")
 	for p in "${cpids[@]}"; do wait "$p" || rc=$?; done
 	la1=$(cut -d' ' -f1 /proc/loadavg)
 	for p in "${SPIDS[@]}"; do kill -0 "$p" 2>/dev/null || { log "$srv died during the run (see $dir)"; rc=1; }; done
 	for p in "${SPIDS[@]}"; do stop_pid "$p"; done
-	local cpu sys ccpu pct='BEGIN{printf "%.1f", (b-a)/hz/(w1-w0)*100}'
-	cpu=$(awk -v a="$t0" -v b="$t1" -v w0="$w0" -v w1="$w1" -v hz="$HZ" "$pct")
-	sys=$(awk -v a="$s0" -v b="$s1" -v w0="$w0" -v w1="$w1" -v hz="$HZ" "$pct")
-	ccpu=$(awk -v a="$c0" -v b="$c1" -v w0="$w0" -v w1="$w1" -v hz="$HZ" "$pct")
+	# CPU and client CPU from nanoseconds (three decimals), system time from clock ticks (one).
+	local cpu sys ccpu pct='BEGIN{printf "%.*f", d, (b-a)/hz/(w1-w0)*100}'
+	cpu=$(awk -v a="$t0" -v b="$t1" -v w0="$w0" -v w1="$w1" -v hz=1e9 -v d=3 "$pct")
+	sys=$(awk -v a="$s0" -v b="$s1" -v w0="$w0" -v w1="$w1" -v hz="$HZ" -v d=1 "$pct")
+	ccpu=$(awk -v a="$c0" -v b="$c1" -v w0="$w0" -v w1="$w1" -v hz=1e9 -v d=3 "$pct")
 	if [ "${cl#twload}" = "$cl" ]; then
 		for p in "$dir"/client*-*.err; do
 			[ -s "${p%.err}.json" ] || { log "$srv/$cl ${p##*/}: no JSON (exit $rc): $(tail -2 "$p")"; printf '{"bots":[],"errors":["no JSON"]}' >"${p%.err}.json"; }
@@ -294,7 +298,7 @@ for r in rows:
     k = f"{r['server']}/{r['client']}"
     by.setdefault(k, {})[r["window"]] = r
     ps = f"{r['players']}/{r['spectators']}"
-    print(f"{k:<16} {r['window']:>2} {r['load']:>9} {f(r,'cpu_pct'):6.1f} {f(r,'sys_pct'):5.1f} {f(r,'peak_rss_kb')/1024:10.1f} {r['in_game']:>4}/{n:<4} {f(r,'snaps_min'):10.2f} {f(r,'snaps_median'):6.2f} "
+    print(f"{k:<16} {r['window']:>2} {r['load']:>9} {f(r,'cpu_pct'):6.2f} {f(r,'sys_pct'):5.1f} {f(r,'peak_rss_kb')/1024:10.1f} {r['in_game']:>4}/{n:<4} {f(r,'snaps_min'):10.2f} {f(r,'snaps_median'):6.2f} "
           f"{f(r,'tees_snap'):9.2f} {ps:>9} {r['snap_errors']:>6} {r['disconnects']:>4} {f(r,'client_cpu_pct'):12.1f} {f(r,'client_own_cpu_pct'):5.1f} {f(r,'rx_Bps'):10.0f} {f(r,'rx_pps'):8.1f} {f(r,'tx_pps'):8.1f}")
 def spread(xs, fmt="{:.1f}"):
     return f"{fmt.format(statistics.median(xs))} ({fmt.format(min(xs))}-{fmt.format(max(xs))})"
@@ -305,7 +309,7 @@ for k, ws in by.items():
     rs = list(ws.values())
     ing = ",".join(r["in_game"] for r in rs)
     loads = [float(x) for r in rs for x in r["load"].split("-")]
-    print(f"{k:<16} {ing:>15} {spread([f(r,'cpu_pct') for r in rs]):>17} {spread([f(r,'sys_pct') for r in rs]):>17} {spread([f(r,'peak_rss_kb')/1024 for r in rs]):>19} "
+    print(f"{k:<16} {ing:>15} {spread([f(r,'cpu_pct') for r in rs], '{:.2f}'):>17} {spread([f(r,'sys_pct') for r in rs]):>17} {spread([f(r,'peak_rss_kb')/1024 for r in rs]):>19} "
           f"{min(f(r,'snaps_min') for r in rs):6.2f}/{statistics.median(f(r,'snaps_median') for r in rs):<6.2f} {statistics.median(f(r,'tees_snap') for r in rs):9.2f} "
           f"{spread([f(r,'client_cpu_pct') for r in rs]):>17} {statistics.median(f(r,'rx_Bps') for r in rs):10.0f} {statistics.median(f(r,'tx_pps') for r in rs):11.1f} {min(loads):.2f}-{max(loads):.2f}")
 print()
