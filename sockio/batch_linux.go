@@ -200,6 +200,7 @@ func (u *udpConn) initBatch() error {
 		}
 		// Best effort: the kernel caps it at net.core.rmem_max.
 		_ = unix.SetsockoptInt(int(f), unix.SOL_SOCKET, unix.SO_RCVBUF, FloodRecvBuffer)
+		setDontFragment(int(f)) // pmtu_linux.go; best effort
 		fd, serr = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0)
 	}); err != nil {
 		return err
@@ -264,6 +265,14 @@ func (u *udpConn) writeLocked(ms []Datagram) (int, error) {
 		k := u.prepSend(ms, u.family)
 		n, err := u.sendmmsg(k)
 		u.unrefSend(k)
+		if err == unix.EMSGSIZE { // ms[0] is over the path's MTU (pmtu_linux.go)
+			if err := u.sendFragmentable(ms[0]); err != nil {
+				return sent, err
+			}
+			sent++
+			ms = ms[1:]
+			continue
+		}
 		if err != nil {
 			return sent, err
 		}
@@ -298,6 +307,17 @@ func (u *udpConn) sendmmsg(k int) (int, error) {
 			return 0, errno
 		}
 	}
+}
+
+// sendFragmentable sends m, which the socket refused as over the path's
+// MTU, with fragmentation allowed (pmtu_linux.go).
+func (u *udpConn) sendFragmentable(m Datagram) error {
+	u.fdmu.RLock()
+	defer u.fdmu.RUnlock()
+	if u.fd < 0 {
+		return net.ErrClosed
+	}
+	return sendFragmentable(u.fd, u.family, m.Buf[:m.N], m.Addr)
 }
 
 // ReadFrom reads one datagram (ReadBatch of one).

@@ -131,6 +131,7 @@ func (u *pacedUDP) setup() error {
 	if err := unix.SetsockoptInt(u.fd, unix.SOL_SOCKET, unix.SO_RCVBUF, PacedRecvBuffer); err != nil {
 		return fmt.Errorf("SO_RCVBUF: %w", err)
 	}
+	setDontFragment(u.fd) // pmtu_linux.go; best effort
 	u.rcall, u.open = u.recvNow, u.openPolled
 	return nil
 }
@@ -227,6 +228,12 @@ func (u *pacedUDP) WriteTo(b []byte, a netip.AddrPort) (int, error) {
 		if e == unix.EAGAIN && !waited && u.waitWritable() {
 			continue
 		}
+		if e == unix.EMSGSIZE { // over the path's MTU (pmtu_linux.go)
+			if err := sendFragmentable(u.fd, u.family, b, a); err != nil {
+				return 0, err
+			}
+			return len(b), nil
+		}
 		return int(n), errno(e)
 	}
 }
@@ -256,6 +263,14 @@ func (u *pacedUDP) WriteBatch(ms []Datagram) (int, error) {
 		u.unrefSend(k)
 		if e == unix.EAGAIN && !waited && u.waitWritable() {
 			waited = true
+			continue
+		}
+		if e == unix.EMSGSIZE { // ms[0] is over the path's MTU (pmtu_linux.go)
+			if err := sendFragmentable(u.fd, u.family, ms[0].Buf[:ms[0].N], ms[0].Addr); err != nil {
+				return sent, err
+			}
+			sent++
+			ms = ms[1:]
 			continue
 		}
 		if e != 0 {
