@@ -213,18 +213,15 @@ func errno(e unix.Errno) error {
 	return e
 }
 
-// WriteTo sends one datagram (no allocation: the address is built on the
-// stack).
+// WriteTo sends one datagram (sendto), waiting once for room in a full
+// send buffer.
 func (u *pacedUDP) WriteTo(b []byte, a netip.AddrPort) (int, error) {
 	if !u.acquire() {
 		return 0, net.ErrClosed
 	}
 	defer u.use.RUnlock()
-	var sa unix.RawSockaddrInet6
-	salen := putSockaddr(&sa, u.family, a)
 	for waited := false; ; waited = true {
-		n, _, e := unix.RawSyscall6(unix.SYS_SENDTO, uintptr(u.fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)),
-			unix.MSG_DONTWAIT, uintptr(unsafe.Pointer(&sa)), uintptr(salen))
+		n, e := sendto(u.fd, u.family, b, a)
 		if e == unix.EAGAIN && !waited && u.waitWritable() {
 			continue
 		}

@@ -51,12 +51,19 @@ func sendFragmentable(fd int, family uint16, b []byte, a netip.AddrPort) error {
 	if err := unix.SetsockoptInt(fd, unix.SOL_IP, unix.IP_MTU_DISCOVER, unix.IP_PMTUDISC_WANT); err != nil {
 		return err
 	}
-	var sa unix.RawSockaddrInet6
-	salen := putSockaddr(&sa, family, a)
-	_, _, e := unix.RawSyscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)),
-		unix.MSG_DONTWAIT, uintptr(unsafe.Pointer(&sa)), uintptr(salen))
+	_, e := sendto(fd, family, b, a)
 	if err := unix.SetsockoptInt(fd, unix.SOL_IP, unix.IP_MTU_DISCOVER, unix.IP_PMTUDISC_DO); err != nil && e == 0 {
 		return err
 	}
 	return errno(e)
+}
+
+// sendto sends the datagram b to a on fd without waiting, as one raw
+// system call (no allocation: the address is built on the stack).
+func sendto(fd int, family uint16, b []byte, a netip.AddrPort) (int, unix.Errno) {
+	var sa unix.RawSockaddrInet6
+	salen := putSockaddr(&sa, family, a)
+	n, _, e := unix.RawSyscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)),
+		unix.MSG_DONTWAIT, uintptr(unsafe.Pointer(&sa)), uintptr(salen))
+	return int(n), e
 }

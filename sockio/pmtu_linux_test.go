@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"testing"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -100,15 +99,11 @@ func testOversize(t *testing.T, c BatchConn) {
 
 	// The condition the sockets handle: a plain send of the big datagram
 	// is refused.
-	var sa unix.RawSockaddrInet6
 	family := uint16(unix.AF_INET)
 	if c.LocalAddr().Addr().Is6() {
 		family = unix.AF_INET6
 	}
-	salen := putSockaddr(&sa, family, to)
-	_, _, e := unix.Syscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(&big[0])), uintptr(len(big)),
-		unix.MSG_DONTWAIT, uintptr(unsafe.Pointer(&sa)), uintptr(salen))
-	if e != unix.EMSGSIZE {
+	if _, e := sendto(fd, family, big, to); e != unix.EMSGSIZE {
 		t.Fatalf("a plain sendto of %d bytes over an MTU of %d: errno %v, want EMSGSIZE", len(big), pathMTU, e)
 	}
 
