@@ -200,7 +200,7 @@ func (u *udpConn) initBatch() error {
 		}
 		// Best effort: the kernel caps it at net.core.rmem_max.
 		_ = unix.SetsockoptInt(int(f), unix.SOL_SOCKET, unix.SO_RCVBUF, FloodRecvBuffer)
-		setDontFragment(int(f)) // pmtu_linux.go; best effort
+		setDontFragment(int(f)) // pmtu_linux.go
 		fd, serr = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0)
 	}); err != nil {
 		return err

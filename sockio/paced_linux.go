@@ -131,7 +131,7 @@ func (u *pacedUDP) setup() error {
 	if err := unix.SetsockoptInt(u.fd, unix.SOL_SOCKET, unix.SO_RCVBUF, PacedRecvBuffer); err != nil {
 		return fmt.Errorf("SO_RCVBUF: %w", err)
 	}
-	setDontFragment(u.fd) // pmtu_linux.go; best effort
+	setDontFragment(u.fd) // pmtu_linux.go
 	u.rcall, u.open = u.recvNow, u.openPolled
 	return nil
 }

@@ -28,10 +28,10 @@ import (
 // namespace and sends through it.
 
 // setDontFragment sets IP_PMTUDISC_DO on the socket fd (IPv4 peers; on a
-// dual-stack IPv6 socket, IPv4-mapped ones) and reports whether it took. A
-// socket where it did not (an IPv6-only one) keeps the kernel's default.
-func setDontFragment(fd int) bool {
-	return unix.SetsockoptInt(fd, unix.SOL_IP, unix.IP_MTU_DISCOVER, unix.IP_PMTUDISC_DO) == nil
+// dual-stack IPv6 socket, IPv4-mapped ones), best effort: a socket where it
+// does not take keeps the kernel's default, which only costs more.
+func setDontFragment(fd int) {
+	_ = unix.SetsockoptInt(fd, unix.SOL_IP, unix.IP_MTU_DISCOVER, unix.IP_PMTUDISC_DO)
 }
 
 // fragMu serializes sendFragmentable's switches of a socket's mode, so two

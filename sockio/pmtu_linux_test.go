@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"twserver/internal/refserver"
+	"twserver/netproto"
 )
 
 // socketFD is the descriptor of a game socket of this package.
@@ -92,7 +93,7 @@ func testOversize(t *testing.T, c BatchConn) {
 	defer peer.Close()
 	to := peer.LocalAddr().(*net.UDPAddr).AddrPort()
 	fd := socketFD(t, c)
-	big := bytes.Repeat([]byte{0xa5}, 1400)
+	big := bytes.Repeat([]byte{0xa5}, netproto.MaxPacketSize)
 	if len(big)+28 <= pathMTU {
 		t.Fatalf("a datagram of %d bytes fits an MTU of %d", len(big), pathMTU)
 	}
