@@ -124,31 +124,33 @@ func (g *Game) Snapshot(b *snap.Builder, src Items, cid int, tick int32) error {
 }
 
 // SnapWorker is the scratch of one goroutine translating a Game's 0.6
-// snapshots with SnapshotTo: the translator, the world's finished 0.7
-// snapshot and the 0.6 one being built. The zero value is ready; its
+// snapshots with SnapshotTo: the translator and the 0.6 snapshot being
+// built. The zero value is ready; its
 // buffers grow to the largest snapshot and are reused, so steady-state
 // translation allocates nothing.
 type SnapWorker struct {
-	tr  Translator
-	src snap.Snapshot
-	b   snap.Builder
+	tr Translator
+	b  snap.Builder
 }
 
-// SnapshotTo finishes src, the world's 0.7 snapshot of tick for 0.6 client
-// cid, translates it (as Snapshot does) with w's scratch and finishes the
-// 0.6 snapshot into dst, with the 0.6 static sizes. dst is finished even
+// SnapshotTo translates src, the world's 0.7 snapshot of tick for 0.6
+// client cid (as Snapshot does), with w's scratch and finishes the 0.6
+// snapshot into dst, with the 0.6 static sizes. src is read as it was
+// built, unfinished: the world adds its items in key order but for the
+// projectiles and lasers at the start, whose 0.6 items the 0.6 builder then
+// sorts, so a Finish of src would only copy and checksum a snapshot nobody
+// is sent. dst is finished even
 // when an error is returned (the items that translated). Several
 // goroutines, each with its own SnapWorker, may call it at once for
 // distinct clients while nothing changes g: it reads g.Infos and changes
 // only client cid's id map (Connect, SetPlayer, ServerMessage,
 // ClientMessage and changes of Infos belong between rounds of snapshots).
 func (g *Game) SnapshotTo(w *SnapWorker, dst *snap.Snapshot, src *snap.Builder, cid int, tick int32) error {
-	src.Finish(&w.src)
 	w.b.Sizes = snap.Sizes6
 	w.b.Reset()
 	err := ErrClientID
 	if cid >= 0 && cid < MaxClients {
-		err = w.tr.SnapPeer(&w.b, &w.src, &g.peers[cid], tick, &g.Infos)
+		err = w.tr.SnapPeer(&w.b, src, &g.peers[cid], tick, &g.Infos)
 	}
 	w.b.Finish(dst)
 	return err

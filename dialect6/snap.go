@@ -2,6 +2,7 @@ package dialect6
 
 import (
 	"errors"
+	"math/bits"
 
 	"twserver/snap"
 )
@@ -91,16 +92,25 @@ type Translator struct {
 	ids     *idMap // the viewer's id map (identity when off)
 
 	// Items added after their source item, where their 0.6 type comes:
-	// the players whose ClientInfo follows the PlayerInfos, and the
-	// characters' sounds (their event ids taken in source order).
-	clients  [MaxClients]uint8
-	nClients int
-	sounds   [charSounds * MaxClients]queuedSound
-	nSounds  int
-	stage    int       // what is still to add from elsewhere: 0 GameInfo and GameData, 1 ClientInfos, 2 sounds, 3 nothing
-	game     gameData7 // pass 1's reading
-	tick     int32
-	infos    *Infos
+	// the players, whose PlayerInfos and ClientInfos are added in one run
+	// of each type (players), and the characters' sounds (their event ids
+	// taken in source order).
+	pset    uint64                    // the players' ids for the viewer
+	pending [MaxClients]pendingPlayer // by id for the viewer
+	sounds  [charSounds * MaxClients]queuedSound
+	nSounds int
+	stage   int       // what is still to add from elsewhere: 0 GameInfo and GameData, 1 players, 2 sounds, 3 nothing
+	game    gameData7 // pass 1's reading
+	tick    int32
+	viewer  int
+	infos   *Infos
+}
+
+// pendingPlayer is a 0.7 PlayerInfo waiting for its place: the player and
+// what its 0.6 PlayerInfo takes from it.
+type pendingPlayer struct {
+	cid            uint8
+	score, latency int32
 }
 
 // gameData7 is what pass 1 reads from the 0.7 game data objects.
@@ -171,8 +181,8 @@ func (t *Translator) snap(dst *snap.Builder, src Items, viewer int, tick int32, 
 	t.ids = ids
 	t.first = nil
 	t.events = 0
-	t.nClients, t.nSounds, t.stage = 0, 0, 0
-	t.game, t.tick, t.infos = gameData7{}, tick, infos
+	t.pset, t.nSounds, t.stage = 0, 0, 0
+	t.game, t.tick, t.viewer, t.infos = gameData7{}, tick, viewer, infos
 	clear(t.flags7[:])
 	clear(t.dmgSeen[:])
 
@@ -208,9 +218,10 @@ func (t *Translator) snap(dst *snap.Builder, src Items, viewer int, tick int32, 
 	// Pass 2: everything else, in source order, which is 0.7 key order.
 	// The items made from elsewhere are added where their 0.6 type comes
 	// (the type-0 announcement first, GameInfo and GameData before the
-	// characters, the ClientInfos after the PlayerInfos, the characters'
-	// sounds before the other SoundWorld events, GameInfoEx last), so that
-	// dst receives its keys in order and copies them instead of sorting.
+	// characters, the PlayerInfos and then the ClientInfos in one run each
+	// after the characters, the characters' sounds before the other
+	// SoundWorld events, GameInfoEx last), so that dst receives its keys
+	// in order and copies them instead of sorting.
 	if ddnet {
 		t.gameInfoExType(dst)
 	}
@@ -245,7 +256,7 @@ func (t *Translator) snap(dst *snap.Builder, src Items, viewer int, tick int32, 
 		case obj7Character:
 			t.character(dst, it, viewer)
 		case obj7PlayerInfo:
-			t.player(dst, it, viewer, infos)
+			t.player(dst, it)
 		case obj7SpectatorInfo:
 			id, ok := t.ids.id6(int32(it.ID))
 			if !ok {
@@ -302,10 +313,8 @@ func (t *Translator) addBefore(dst *snap.Builder, typ6 int) {
 		t.gameItems(dst)
 		t.stage = 1
 	}
-	if t.stage == 1 && typ6 > ObjClientInfo {
-		for _, cid := range t.clients[:t.nClients] {
-			t.clientInfo(dst, int(cid))
-		}
+	if t.stage == 1 && typ6 > ObjPlayerInfo { // no 0.7 type becomes a ClientInfo
+		t.players(dst)
 		t.stage = 2
 	}
 	if t.stage == 2 && typ6 >= EventSoundWorld {
@@ -435,9 +444,9 @@ func (t *Translator) queueSound(x, y, sound int32) {
 	t.events++
 }
 
-// player writes the 0.6 PlayerInfo of a 0.7 PlayerInfo and notes the
-// player for its ClientInfo (clientInfo), added after the PlayerInfos.
-func (t *Translator) player(dst *snap.Builder, it snap.Item, viewer int, infos *Infos) {
+// player notes the player of a 0.7 PlayerInfo for its 0.6 PlayerInfo and
+// ClientInfo, added with the others after the characters (players).
+func (t *Translator) player(dst *snap.Builder, it snap.Item) {
 	cid := int(it.ID)
 	if cid >= MaxClients {
 		t.keep(ErrBadItem)
@@ -447,38 +456,65 @@ func (t *Translator) player(dst *snap.Builder, it snap.Item, viewer int, infos *
 	if !ok {
 		return // a player the viewer does not know
 	}
-	e := &infos.players[cid]
-	if o := t.add(dst, ObjPlayerInfo, uint16(id), SizePlayerInfo); o != nil {
-		o[0] = b2i(cid == viewer)
-		o[1] = id
-		o[2] = clamp(e.p.Team, -1, 1)
-		o[3] = it.Data[1] // score
-		o[4] = it.Data[2] // latency
-	}
-	if t.stage >= 2 { // the ClientInfos are written (a source out of key order): this one now
-		t.clientInfo(dst, cid)
+	q := pendingPlayer{cid: uint8(cid), score: it.Data[1], latency: it.Data[2]}
+	if t.stage >= 2 { // the players are written (a source out of key order): this one now
+		if o := t.add(dst, ObjPlayerInfo, uint16(id), SizePlayerInfo); o != nil {
+			t.playerInfo(o, id, q)
+		}
+		if o := t.add(dst, ObjClientInfo, uint16(id), SizeClientInfo); o != nil {
+			t.clientInfo(o, cid)
+		}
 		return
 	}
-	if t.nClients < len(t.clients) { // one PlayerInfo a client id: snapshot keys are unique
-		t.clients[t.nClients] = uint8(cid)
-		t.nClients++
+	bit := uint64(1) << uint(id)
+	if t.pset&bit != 0 { // two players under one id: the first stays
+		t.keep(snap.ErrDuplicateKey)
+		return
+	}
+	t.pset |= bit
+	t.pending[id] = q
+}
+
+// players adds the PlayerInfos and then the ClientInfos of the players
+// player noted, each type in one run in id order (snap.Builder.NewItems:
+// one check and one copy of the keys instead of one NewItem per item).
+func (t *Translator) players(dst *snap.Builder) {
+	d, err := dst.NewItems(ObjPlayerInfo, t.pset, SizePlayerInfo)
+	if err != nil {
+		t.keep(err) // d holds the items added before the refusal
+	}
+	for m := t.pset; m != 0 && len(d) >= SizePlayerInfo; m &= m - 1 {
+		id := int32(bits.TrailingZeros64(m))
+		t.playerInfo(d[:SizePlayerInfo], id, t.pending[id])
+		d = d[SizePlayerInfo:]
+	}
+	d, err = dst.NewItems(ObjClientInfo, t.pset, SizeClientInfo)
+	if err != nil {
+		t.keep(err)
+	}
+	for m := t.pset; m != 0 && len(d) >= SizeClientInfo; m &= m - 1 {
+		t.clientInfo(d[:SizeClientInfo], int(t.pending[bits.TrailingZeros64(m)].cid))
+		d = d[SizeClientInfo:]
 	}
 }
 
-// clientInfo writes the 0.6 ClientInfo of client cid (name, clan, country,
-// 0.6 skin) under its id for the viewer.
-func (t *Translator) clientInfo(dst *snap.Builder, cid int) {
-	id, ok := t.ids.id6(int32(cid))
-	if !ok {
-		return
-	}
-	e := &t.infos.players[cid]
-	if o := t.add(dst, ObjClientInfo, uint16(id), SizeClientInfo); o != nil {
-		if e.active {
-			copy(o, e.info[:])
-		} else {
-			copy(o, unknownInfo[:])
-		}
+// playerInfo fills the 0.6 PlayerInfo o of player q, id for the viewer:
+// local, id, team from the Infos, score and latency.
+func (t *Translator) playerInfo(o []int32, id int32, q pendingPlayer) {
+	o[0] = b2i(int(q.cid) == t.viewer)
+	o[1] = id
+	o[2] = clamp(t.infos.players[q.cid].p.Team, -1, 1)
+	o[3] = q.score
+	o[4] = q.latency
+}
+
+// clientInfo fills the 0.6 ClientInfo o of client cid (name, clan,
+// country, 0.6 skin).
+func (t *Translator) clientInfo(o []int32, cid int) {
+	if e := &t.infos.players[cid]; e.active {
+		copy(o, e.info[:])
+	} else {
+		copy(o, unknownInfo[:])
 	}
 }
 

@@ -43,8 +43,13 @@ const loadToken6 = 0x01020304
 
 // newMixedLoadServer is newLoadServer with every odd client speaking DDNet's 0.6.
 func newMixedLoadServer(tb testing.TB, total, players int) *loadServer {
-	ls := newLoadServer(tb, total, players)
-	for i := 1; i < total; i += 2 {
+	return speak06(newLoadServer(tb, total, players), total, 1, 2)
+}
+
+// speak06 makes clients first, first+step, … below total of ls speak
+// DDNet's 0.6.
+func speak06(ls *loadServer, total, first, step int) *loadServer {
+	for i := first; i < total; i += step {
 		ls.clients[i].conn.Accept6(ls.now(), netproto.DialectDDNet, loadToken6)
 		ls.trans6.Connect(i, true)
 	}
@@ -263,6 +268,12 @@ func TestLoopMixedAllocs(t *testing.T) {
 // BenchmarkLoop63Mixed is BenchmarkLoop63Clients with every second client
 // speaking DDNet's 0.6 (their snapshots translated).
 func BenchmarkLoop63Mixed(b *testing.B) { benchSteps(b, newMixedLoadServer(b, 63, 16)) }
+
+// BenchmarkLoop63Clients06 is BenchmarkLoop63Clients with every client
+// speaking DDNet's 0.6: 63 snapshots translated a round.
+func BenchmarkLoop63Clients06(b *testing.B) {
+	benchSteps(b, speak06(newLoadServer(b, 63, 16), 63, 0, 1))
+}
 
 // BenchmarkLoop4Clients is BenchmarkLoop63Clients with 4 players and no
 // spectator: the loop's fixed per-tick costs (work over all slots, timers)
