@@ -182,6 +182,22 @@ func TestSnapPlayerAndClientInfo(t *testing.T) {
 	if got := snap.IntsToStr(ci[8:14]); got != "x_ninja" || ci[14] != 1 || ci[15] != 5 || ci[16] != 6 {
 		t.Errorf("0.6 skin: %q %v", got, ci[14:])
 	}
+	// every later change of the entry reaches the next snapshot
+	infos.SetTeam(2, -1)
+	b = mustTranslate(t, &infos, 0, 0, items...)
+	if got := find(b, ObjPlayerInfo, 2)[2]; got != -1 {
+		t.Errorf("team %d after SetTeam(-1)", got)
+	}
+	infos.SetSkin(2, gamemsg.DefaultSkin)
+	b = mustTranslate(t, &infos, 0, 0, items...)
+	if got := snap.IntsToStr(find(b, ObjClientInfo, 2)[8:14]); got != "default" {
+		t.Errorf("skin %q after SetSkin", got)
+	}
+	infos.Remove(2)
+	b = mustTranslate(t, &infos, 0, 0, items...)
+	if got := find(b, ObjClientInfo, 2); !slices.Equal(got, unknownInfo[:]) || snap.IntsToStr(got[0:4]) != "" {
+		t.Errorf("ClientInfo of a removed player %#x, want the unknown one", got)
+	}
 }
 
 func TestSnapGameInfo(t *testing.T) {
