@@ -125,9 +125,8 @@ func (g *Game) Snapshot(b *snap.Builder, src Items, cid int, tick int32) error {
 
 // SnapWorker is the scratch of one goroutine translating a Game's 0.6
 // snapshots with SnapshotTo: the translator and the 0.6 snapshot being
-// built. The zero value is ready; its
-// buffers grow to the largest snapshot and are reused, so steady-state
-// translation allocates nothing.
+// built. The zero value is ready; its buffers grow to the largest snapshot
+// and are reused, so steady-state translation allocates nothing.
 type SnapWorker struct {
 	tr Translator
 	b  snap.Builder
@@ -139,8 +138,8 @@ type SnapWorker struct {
 // built, unfinished: the world adds its items in key order but for the
 // projectiles and lasers at the start, whose 0.6 items the 0.6 builder then
 // sorts, so a Finish of src would only copy and checksum a snapshot nobody
-// is sent. dst is finished even
-// when an error is returned (the items that translated). Several
+// is sent. dst is finished even when an error is returned (the items that
+// translated). Several
 // goroutines, each with its own SnapWorker, may call it at once for
 // distinct clients while nothing changes g: it reads g.Infos and changes
 // only client cid's id map (Connect, SetPlayer, ServerMessage,

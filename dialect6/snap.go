@@ -254,7 +254,7 @@ func (t *Translator) snap(dst *snap.Builder, src Items, viewer int, tick int32, 
 				copy(o, d)
 			}
 		case obj7Character:
-			t.character(dst, it, viewer)
+			t.character(dst, it)
 		case obj7PlayerInfo:
 			t.player(dst, it)
 		case obj7SpectatorInfo:
@@ -383,7 +383,7 @@ var types6 = [numTypes7]uint8{
 
 // character writes the 0.6 Character of a 0.7 one and the sounds of its
 // triggered core events.
-func (t *Translator) character(dst *snap.Builder, it snap.Item, viewer int) {
+func (t *Translator) character(dst *snap.Builder, it snap.Item) {
 	d := it.Data
 	if it.ID >= MaxClients {
 		t.keep(ErrBadItem)
@@ -421,7 +421,7 @@ func (t *Translator) character(dst *snap.Builder, it snap.Item, viewer int) {
 	if ev&coreEvHookPlayer != 0 {
 		t.queueSound(x, y, SoundHookAttachPlayer)
 	}
-	if int(it.ID) != viewer {
+	if int(it.ID) != t.viewer {
 		if ev&coreEvGroundJump != 0 {
 			t.queueSound(x, y, SoundPlayerJump)
 		}
