@@ -479,22 +479,27 @@ func (t *Translator) player(dst *snap.Builder, it snap.Item) {
 // player noted, each type in one run in id order (snap.Builder.NewItems:
 // one check and one copy of the keys instead of one NewItem per item).
 func (t *Translator) players(dst *snap.Builder) {
-	d, err := dst.NewItems(ObjPlayerInfo, t.pset, SizePlayerInfo)
-	if err != nil {
-		t.keep(err) // d holds the items added before the refusal
-	}
-	for m := t.pset; m != 0 && len(d) >= SizePlayerInfo; m &= m - 1 {
-		id := int32(bits.TrailingZeros64(m))
-		t.playerInfo(d[:SizePlayerInfo], id, t.pending[id])
-		d = d[SizePlayerInfo:]
-	}
-	d, err = dst.NewItems(ObjClientInfo, t.pset, SizeClientInfo)
+	// Both runs first, then one walk over the ids fills them; a refused
+	// run (snapshot full) holds the items added before the refusal.
+	pi, err := dst.NewItems(ObjPlayerInfo, t.pset, SizePlayerInfo)
 	if err != nil {
 		t.keep(err)
 	}
-	for m := t.pset; m != 0 && len(d) >= SizeClientInfo; m &= m - 1 {
-		t.clientInfo(d[:SizeClientInfo], int(t.pending[bits.TrailingZeros64(m)].cid))
-		d = d[SizeClientInfo:]
+	ci, err := dst.NewItems(ObjClientInfo, t.pset, SizeClientInfo)
+	if err != nil {
+		t.keep(err)
+	}
+	for m := t.pset; m != 0 && (len(pi) > 0 || len(ci) > 0); m &= m - 1 {
+		id := int32(bits.TrailingZeros64(m))
+		q := t.pending[id]
+		if len(pi) > 0 {
+			t.playerInfo(pi[:SizePlayerInfo], id, q)
+			pi = pi[SizePlayerInfo:]
+		}
+		if len(ci) > 0 {
+			t.clientInfo(ci[:SizeClientInfo], int(q.cid))
+			ci = ci[SizeClientInfo:]
+		}
 	}
 }
 

@@ -373,3 +373,36 @@ func TestSnapFullBuilder(t *testing.T) {
 		t.Fatalf("%d items", b6.NumItems())
 	}
 }
+
+// A snapshot that fills up between the PlayerInfos and the ClientInfos
+// keeps every PlayerInfo it took filled in, and the ClientInfos it took too.
+func TestSnapFullBetweenPlayerRuns(t *testing.T) {
+	var items []item7
+	for i := range 8 {
+		items = append(items, item7{obj7PlayerInfo, uint16(i), []int32{0, int32(10 + i), 5}})
+	}
+	var b6 snap.Builder
+	for i := range snap.MaxItems - 12 { // room for 12 items: the game items, 8 PlayerInfos, a few ClientInfos
+		if _, err := b6.NewItem(1000, uint16(i), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var tr Translator
+	if err := tr.Snap(&b6, build7(t, items...), 0, 0, &Infos{}); !errors.Is(err, snap.ErrTooManyItems) {
+		t.Fatalf("err = %v", err)
+	}
+	pis, cis := ofType(&b6, ObjPlayerInfo), ofType(&b6, ObjClientInfo)
+	if len(pis) != 8 || len(cis) == 0 || len(cis) >= 8 {
+		t.Fatalf("%d PlayerInfos and %d ClientInfos: the test does not fill up between the runs", len(pis), len(cis))
+	}
+	for i, d := range pis {
+		if d[1] != int32(i) || d[3] != int32(10+i) {
+			t.Errorf("PlayerInfo %d: %v", i, d)
+		}
+	}
+	for i, d := range cis {
+		if !slices.Equal(d, unknownInfo[:]) {
+			t.Errorf("ClientInfo %d: %v", i, d)
+		}
+	}
+}
