@@ -12,7 +12,7 @@ import (
 
 // nextOut returns the buffer of the next datagram, empty with the capacity
 // of the largest packet, flushing a full batch first.
-func (s *Server) nextOut() []byte { return s.out.Next(s.conn) }
+func (s *Server) nextOut() []byte { return s.out.Next() }
 
 // queueOut queues b, which must be the buffer returned by nextOut (filled),
 // for to.
@@ -23,7 +23,7 @@ func (s *Server) queueOut(b []byte, to netip.AddrPort) {
 }
 
 // flushOut writes the queued datagrams (sockio.SendBatch.Flush).
-func (s *Server) flushOut() { s.out.Flush(s.conn) }
+func (s *Server) flushOut() { s.out.Flush() }
 
 // noteSocket records which game socket sockio.ListenUDP chose: in the
 // gauges (twserver_socket_info) and, when the paced socket could not be set

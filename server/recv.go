@@ -93,12 +93,13 @@ func (s *Server) readOnce(r *reader, paced bool) (int, time.Time, error) {
 	if err != nil {
 		return 0, now, err
 	}
+	mono := s.now() // the screening's clock, read once a batch
 	for i := range n {
 		at := now
 		if paced {
 			at = s.pace.At[i] // the kernel's stamp
 		}
-		if s.received(r, r.pkts[i], r.ms[i].N, r.ms[i].Addr, at) {
+		if s.received(r, r.pkts[i], r.ms[i].N, r.ms[i].Addr, at, mono) {
 			if cid := r.pkts[i].cid; paced && uint(cid) < uint(len(s.clients)) {
 				r.warm = append(r.warm, s.clients[cid]) // the loop's own goroutine
 			}
@@ -147,14 +148,14 @@ func (r *reader) get(s *Server, i int) *rxPacket {
 	return &r.spares[i]
 }
 
-// received screens one datagram read at now and reports whether it was
-// handed to the loop (which returns the buffer to the pool).
-func (s *Server) received(r *reader, p *rxPacket, n int, addr netip.AddrPort, now time.Time) bool {
+// received screens one datagram read at now (mono on the server's clock)
+// and reports whether it was handed to the loop (which returns the buffer to the pool).
+func (s *Server) received(r *reader, p *rxPacket, n int, addr netip.AddrPort, now time.Time, mono time.Duration) bool {
 	s.stats.Received.Add(1)
 	s.stats.ReceivedBytes.Add(uint64(n))
 	p.n, p.addr, p.at, p.cid = n, addr, now, -1
 	var pass bool
-	if p.cid, pass = r.sc.Screen(p.data(), p.addr, now, s.now()); !pass {
+	if p.cid, pass = r.sc.Screen(p.data(), p.addr, now, mono); !pass {
 		return false
 	}
 	if p.spare {

@@ -214,7 +214,6 @@ func New(o Options) (*Server, error) {
 		live:      liveState{hub: live.NewHub()},
 
 		sched: tickclock.New(o.AlignTicks, o.TickPhase),
-		out:   new(sockio.SendBatch),
 	}
 	s.edge = edge.New(s.write)
 	s.stats = &s.edge.Stats
@@ -260,6 +259,7 @@ func New(o Options) (*Server, error) {
 	} else {
 		s.gauges.Socket = sockio.KindOf(s.conn)
 	}
+	s.out = sockio.NewSendBatch(s.conn)
 	s.publishInfo()
 	s.publishGauges()
 	return s, nil

@@ -32,18 +32,18 @@ func TestSendBatch(t *testing.T) {
 			if _, ok := pc.(BatchConn); ok != (tc.name == "batch") {
 				t.Fatalf("batch form found: %v", ok)
 			}
-			b := new(SendBatch)
+			b := NewSendBatch(pc)
 			peer := udppeer.Listen(t, 1)[0]
 			const total = SendBatchSize + 3 // Next flushes the full batch
 			for i := range total {
-				p := append(b.Next(pc), fmt.Sprintf("datagram %03d", i)...)
+				p := append(b.Next(), fmt.Sprintf("datagram %03d", i)...)
 				b.Queue(p, udppeer.Addr(peer))
 			}
-			b.Flush(pc)
+			b.Flush()
 			if b.n != 0 {
 				t.Fatalf("%d datagrams left after Flush", b.n)
 			}
-			b.Flush(pc) // nothing queued: nothing sent
+			b.Flush() // nothing queued: nothing sent
 			wants := make([]string, total)
 			for i := range wants {
 				wants[i] = fmt.Sprintf("datagram %03d", i)
