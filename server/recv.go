@@ -89,8 +89,8 @@ func (s *Server) readOnce(r *reader, paced bool) (int, time.Time, error) {
 		r.ms[0].N, r.ms[0].Addr, err = s.conn.ReadFrom(r.ms[0].Buf)
 		n = 1
 	}
-	now := time.Now() // the arrival time of every datagram of an unpaced batch
-	if err != nil {
+	now := time.Now()         // the arrival time of every datagram of an unpaced batch
+	if err != nil || n == 0 { // an empty paced read: nothing to screen or warm
 		return 0, now, err
 	}
 	mono := s.now() // the screening's clock, read once a batch
