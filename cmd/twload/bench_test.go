@@ -185,29 +185,38 @@ func TestProcTree(t *testing.T) {
 
 // TestUserSysTicks: user time grows with work in this process's own code,
 // system time with system calls; a process that is gone reads as zeros.
+// The kernel samples both at clock ticks, so each kind of work runs until
+// its counter moves (a loaded machine may not run this process for a
+// while), up to a deadline that only a counter that never moves reaches.
 func TestUserSysTicks(t *testing.T) {
-	hz := 100 // USER_HZ on Linux
+	const hz = 100 // USER_HZ on Linux
 	u0, s0 := userSysTicks(os.Getpid())
 	x := uint64(1)
-	for deadline := time.Now().Add(300 * time.Millisecond); time.Now().Before(deadline); {
-		for range 100000 {
+	deadline := time.Now().Add(10 * time.Second)
+	for u, _ := userSysTicks(os.Getpid()); u-u0 < hz/10 && time.Now().Before(deadline); u, _ = userSysTicks(os.Getpid()) {
+		for range 1_000_000 {
 			x = x*6364136223846793005 + 1442695040888963407
 		}
 	}
-	f, err := os.Open(os.DevNull)
+	// Reading /dev/zero into a large buffer keeps the kernel busy
+	// clearing it; the few instructions around each call are the
+	// user time, a small part of the whole.
+	f, err := os.Open("/dev/zero")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var b [1]byte
-	for deadline := time.Now().Add(300 * time.Millisecond); time.Now().Before(deadline); {
-		for range 1000 {
-			_, _ = f.ReadAt(b[:], 0)
+	b := make([]byte, 1<<20)
+	for _, s := userSysTicks(os.Getpid()); s-s0 < 2 && time.Now().Before(deadline); _, s = userSysTicks(os.Getpid()) {
+		for range 16 {
+			if _, err := f.Read(b); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	u1, s1 := userSysTicks(os.Getpid())
-	if u1-u0 < int64(hz)/10 || s1-s0 < 1 {
-		t.Errorf("user %d -> %d, system %d -> %d ticks (x %d): want both to grow", u0, u1, s0, s1, x)
+	if u1-u0 < hz/10 || s1-s0 < 2 {
+		t.Errorf("user %d -> %d, system %d -> %d ticks in 10 s (x %d): want both to grow", u0, u1, s0, s1, x)
 	}
 	if u, s := userSysTicks(1 << 30); u != 0 || s != 0 {
 		t.Errorf("no such process: %d, %d", u, s)
