@@ -277,16 +277,22 @@ func TestRegisterMisbehavingMaster(t *testing.T) {
 	m.SetMode(mastertest.Normal)
 	waitFor(t, "registered again", 3*time.Second, func() bool { return r.Registered(TW07IPv4) })
 
-	// While the master hangs, the loop-side calls return at once.
+	// While the master hangs, the loop-side calls return at once: a call
+	// that waited for the master would wait until its request timed out
+	// (seconds), far above callBound, which leaves room for a test
+	// machine that does not run this goroutine for a while.
+	const callBound = 250 * time.Millisecond
 	m.SetMode(mastertest.Hang)
 	time.Sleep(300 * time.Millisecond)
+	var slowest time.Duration
 	for i := range 1000 {
 		t0 := time.Now()
 		r.SetInfo(testInfo(i % 4))
 		r.HandleChallenge(AppendChallenge(nil, r.challengeUUID+":tw0.7/ipv4", "tok"))
-		if d := time.Since(t0); d > 10*time.Millisecond {
-			t.Fatalf("SetInfo/HandleChallenge took %v", d)
-		}
+		slowest = max(slowest, time.Since(t0))
+	}
+	if slowest > callBound {
+		t.Fatalf("SetInfo/HandleChallenge took up to %v against a hanging master", slowest)
 	}
 	start := time.Now()
 	cancel()
@@ -311,7 +317,7 @@ func TestRegisterMasterDown(t *testing.T) {
 	start := time.Now()
 	cancel()
 	<-done
-	if d := time.Since(start); d > 200*time.Millisecond {
+	if d := time.Since(start); d > DeleteTimeout/2 { // a delete attempt would wait up to DeleteTimeout
 		t.Errorf("shutdown took %v with nothing to delete", d)
 	}
 }
