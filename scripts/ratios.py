@@ -6,10 +6,28 @@ WINDOWS; a window counts when it has a counted row for both twserver and
 reference (one with no row at all, a server that did not start, does
 not). Prints each server's CPU and the ratio twserver/reference per
 window (median, min-max), and every window's ratio in window order;
-exits 1 when a window did not count or none did."""
+exits 1 when a window did not count or none did.
+
+It also holds the per-window arithmetic both scripts share (window_cpu,
+SNAPSHOTS_PER_SECOND), which their inline Python imports."""
 import csv
 import statistics
 import sys
+
+# SNAPSHOTS_PER_SECOND is how many snapshots each server sends a client in
+# game a second (twserver's default snapshot rate, the reference's 25): the
+# part of the datagrams received that is not the clients' INPUTs.
+SNAPSHOTS_PER_SECOND = 25
+
+
+def window_cpu(r0, r1, n0, n1, s0, s1, tck, dt):
+    """One server's CPU over a window of dt seconds, as results.tsv holds it:
+    % of a core from its threads' schedstat run time (r0, r1 in ns), system
+    % from /proc/PID/stat (s0, s1 in clock ticks, tck a second), runs a
+    second and µs a run (n0, n1: schedstat's run counts)."""
+    runs = max(n1 - n0, 1)
+    return (f"{100 * (r1 - r0) / 1e9 / dt:.3f}", f"{100 * (s1 - s0) / tck / dt:.2f}",
+            f"{(n1 - n0) / dt:.1f}", f"{(r1 - r0) / runs / 1e3:.1f}")
 
 
 def main(path, title, windows):

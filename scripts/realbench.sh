@@ -251,20 +251,22 @@ run_window() {
 	stop_clients
 	for s in "${!kinds[@]}"; do
 		stop_pid "${spids[s]}"
-		python3 - "${kinds[s]}" "$w" "${oks[s]}" "$t0" "$t1" "${c0[s]}" "${c1[s]}" "${s0[s]}" "${s1[s]}" "$in0" "$in1" "$out0" "$out1" "$TCK" \
-			"${r0[s]}" "${r1[s]}" "${n0[s]}" "${n1[s]}" "$((K * ${#kinds[@]}))" >>"$OUT/results.tsv" <<-'PY'
-			import sys
+		RATIOS_DIR="$ROOT/scripts" python3 - "${kinds[s]}" "$w" "${oks[s]}" "$t0" "$t1" "${c0[s]}" "${c1[s]}" "${s0[s]}" "${s1[s]}" \
+			"$in0" "$in1" "$out0" "$out1" "$TCK" "${r0[s]}" "${r1[s]}" "${n0[s]}" "${n1[s]}" "$((K * ${#kinds[@]}))" >>"$OUT/results.tsv" <<-'PY'
+			import os, sys
+			sys.path.insert(0, os.environ["RATIOS_DIR"])
+			from ratios import SNAPSHOTS_PER_SECOND, window_cpu
 			kind, w, ok = sys.argv[1:4]
 			t0, t1 = map(float, sys.argv[4:6])
 			c0, c1, s0, s1, in0, in1, out0, out1, tck, r0, r1, n0, n1, clients = map(int, sys.argv[6:20])
 			dt = t1 - t0
-			runs = max(n1 - n0, 1)
-			cpu, stat, stat_sys = f"{100 * (r1 - r0) / 1e9 / dt:.3f}", f"{100 * (c1 - c0) / tck / dt:.2f}", f"{100 * (s1 - s0) / tck / dt:.2f}"
+			cpu, stat_sys, per_s, us = window_cpu(r0, r1, n0, n1, s0, s1, tck, dt)
+			stat = f"{100 * (c1 - c0) / tck / dt:.2f}"
 			din, dout = (in1 - in0) / dt, (out1 - out0) / dt
-			per_s, us = f"{(n1 - n0) / dt:.1f}", f"{(r1 - r0) / runs / 1e3:.1f}"
 			print("\t".join([kind, w, ok, cpu, stat, stat_sys, f"{din:.0f}", f"{dout:.0f}", per_s, us]))
-			# each server sends its clients 25 snapshots a second
-			inputs = (din - 25 * clients) / clients
+			# the datagrams received in the namespace are the clients' INPUTs
+			# and the snapshots the servers send them
+			inputs = (din - SNAPSHOTS_PER_SECOND * clients) / clients
 			print(f"{kind} window {w}: CPU {cpu} % of a core (/proc/PID/stat: {stat}, system {stat_sys}), {per_s} runs/s of {us} µs, "
 			      f"{din:.0f} datagrams/s in, {dout:.0f} out, about {inputs:.1f} INPUTs/s a client, "
 			      f"{'counted' if ok == '1' else 'NOT COUNTED'}", file=sys.stderr)

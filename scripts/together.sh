@@ -117,10 +117,12 @@ run_window() {
 		kill -0 "${spids[s]}" 2>/dev/null || { log "${kinds[s]} window $w: the server died"; alive[s]=0; }
 		stop_pid "${spids[s]}"
 	done
-	python3 - "$dir/twload.json" "$w" "$port" "$N" "$t0" "$t1" "$TCK" "${kinds[@]}" "${alive[@]}" \
+	RATIOS_DIR="$ROOT/scripts" python3 - "$dir/twload.json" "$w" "$port" "$N" "$t0" "$t1" "$TCK" "${kinds[@]}" "${alive[@]}" \
 		"${r0[0]}" "${r1[0]}" "${n0[0]}" "${n1[0]}" "${s0[0]}" "${s1[0]}" \
 		"${r0[1]}" "${r1[1]}" "${n0[1]}" "${n1[1]}" "${s0[1]}" "${s1[1]}" >>"$OUT/results.tsv" <<-'PY'
-		import json, sys
+		import json, os, sys
+		sys.path.insert(0, os.environ["RATIOS_DIR"])
+		from ratios import window_cpu
 		path, w, port, n, t0, t1, tck, k0, k1, a0, a1 = sys.argv[1:12]
 		port, n, tck = int(port), int(n), int(tck)
 		dt = float(t1) - float(t0)
@@ -139,9 +141,7 @@ run_window() {
 		    snaps = (mine.get("snapshots_per_sec_per_client") or {}).get("min", 0)
 		    ok = ((a0, a1)[s] == "1" and mine.get("connected") == n and mine.get("failed") == 0
 		          and errors == 0 and snaps >= 24)
-		    runs = max(n1 - n0, 1)
-		    cpu, stat_sys = f"{100 * (r1 - r0) / 1e9 / dt:.3f}", f"{100 * (s1 - s0) / tck / dt:.2f}"
-		    per_s, us = f"{(n1 - n0) / dt:.1f}", f"{(r1 - r0) / runs / 1e3:.1f}"
+		    cpu, stat_sys, per_s, us = window_cpu(r0, r1, n0, n1, s0, s1, tck, dt)
 		    print("\t".join([kind, w, "1" if ok else "0", cpu, stat_sys, per_s, us, f"{snaps:.1f}"]))
 		    print(f"{kind} window {w}: CPU {cpu} % of a core (system {stat_sys}), {per_s} runs/s of {us} µs, "
 		          f"snapshots/s per client (min) {snaps:.1f}, {'counted' if ok else 'NOT COUNTED'}", file=sys.stderr)
