@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""ratios.py RESULTS.TSV TITLE WINDOWS: the per-window summary of
+"""ratios.py RESULTS.TSV TITLE WINDOWS [GOAL]: the per-window summary of
 realbench.sh and together.sh. RESULTS.TSV has a row per server and window
 (columns server, window, counted, cpu_pct) of a run with windows 1 to
 WINDOWS; a window counts when it has a counted row for both twserver and
 reference (one with no row at all, a server that did not start, does
 not). Prints each server's CPU and the ratio twserver/reference per
-window (median, min-max), and every window's ratio in window order;
-exits 1 when a window did not count or none did.
+window (median, min-max), and every window's ratio in window order with
+how many are under GOAL (default 0.4, the goal at 4 and 16 clients; 0.25
+at 63); exits 1 when a window did not count or none did.
 
 It also holds the per-window arithmetic both scripts share (window_cpu,
 SNAPSHOTS_PER_SECOND), which their inline Python imports."""
@@ -30,7 +31,7 @@ def window_cpu(r0, r1, n0, n1, s0, s1, tck, dt):
             f"{(n1 - n0) / dt:.1f}", f"{(r1 - r0) / runs / 1e3:.1f}")
 
 
-def main(path, title, windows):
+def main(path, title, windows, goal=0.4):
     by = {w: {} for w in range(1, windows + 1)}
     with open(path) as f:
         for r in csv.DictReader(f, delimiter="\t"):
@@ -51,11 +52,11 @@ def main(path, title, windows):
     print(f"  twserver CPU % of a core:            {m(cpu['twserver'])}")
     print(f"  teeworlds-server 0.7.5 CPU %:        {m(cpu['reference'])}")
     print(f"  ratio twserver/reference per window: {m(ratios)}")
-    print(f"  every window's ratio, {sum(r < 0.4 for r in ratios)} under 0.4: " + ", ".join(f"{r:.3f}" for r in ratios))
+    print(f"  every window's ratio, {sum(r < goal for r in ratios)} under {goal:g}: " + ", ".join(f"{r:.3f}" for r in ratios))
     return 0 if ratios and not bad else 1
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
-        sys.exit("usage: ratios.py RESULTS.TSV TITLE WINDOWS")
-    sys.exit(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))
+    if len(sys.argv) not in (4, 5):
+        sys.exit("usage: ratios.py RESULTS.TSV TITLE WINDOWS [GOAL]")
+    sys.exit(main(sys.argv[1], sys.argv[2], int(sys.argv[3]), *map(float, sys.argv[4:])))
