@@ -167,24 +167,22 @@ func (c *conn) handle(ses *session, line string) bool {
 		return false
 	}
 	st := ses.line(line)
+	cid := strconv.Itoa(c.id)
 	if st.authed {
-		// Logged in and the success reply queued under the broadcast lock:
-		// every line printed once the client has seen the reply reaches it.
-		e.mu.Lock()
-		c.authed.Store(true)
-		c.queue(st.reply)
-		e.mu.Unlock()
+		// Logged in by the dispatcher, which queues the success reply and
+		// then prints the login's line (item.login): every line printed
+		// once the client has seen the reply reaches it, and none comes
+		// before the login's line.
+		e.enqueue(item{login: c, reply: st.reply, line: Line{Time: time.Now(), Level: 0, System: "econ", Text: "cid=" + cid + " authed"}})
 	} else if st.reply != "" {
 		c.queue(st.reply)
 	}
-	cid := strconv.Itoa(c.id)
 	switch {
 	case st.authed:
 		_ = c.nc.SetReadDeadline(time.Time{})
 		if ev := e.rateLog(); ev != nil {
 			ev.Int("cid", c.id).Str("addr", c.addr.String()).Msg("econ login")
 		}
-		e.print(0, "econ", "cid="+cid+" authed")
 	case st.wrong:
 		if ev := e.rateLog(); ev != nil {
 			ev.Int("cid", c.id).Str("addr", c.addr.String()).Int("tries", ses.tries).Msg("econ wrong password")

@@ -180,6 +180,14 @@ type item struct {
 	drop    *conn
 	reason  string
 	barrier chan struct{}
+	// login is logged in here, in the dispatcher: reply is queued to it,
+	// then line goes to every logged-in connection (login included). A
+	// client sees its reply only once the dispatcher took the item, so no
+	// line printed after that (its next connection's "client accepted")
+	// can come before the login's line, as in the reference's single
+	// thread.
+	login *conn
+	reply string
 }
 
 // enqueue hands an item of the econ's own to the dispatcher, waiting while
@@ -262,6 +270,15 @@ func (e *Server) take(it item) {
 	if it.drop != nil {
 		e.drop(it.drop, it.reason, true)
 		return
+	}
+	if it.login != nil {
+		e.mu.Lock()
+		it.login.authed.Store(true)
+		it.login.queue(it.reply)
+		e.mu.Unlock()
+		if it.line.Level > e.opts.OutputLevel {
+			return
+		}
 	}
 	e.broadcast(format(it.line), it.except)
 }

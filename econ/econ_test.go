@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"twserver/econ"
 )
 
@@ -38,6 +40,37 @@ func TestLogin(t *testing.T) {
 	if got := rec.got(); len(got) != 1 || got[0] != "status" {
 		t.Fatalf("commands run: %q", got)
 	}
+}
+
+// TestLoginLineFirst: a client that connects again the moment it is told
+// it logged in reads its login's line before the new connection's "client
+// accepted", as from the reference's single thread (TestAgainstReferenceEcon
+// once saw them the other way round: the line was printed after the reply
+// was sent and the operator log's "econ login" written). The operator log
+// here takes a millisecond a line, as a slow terminal might.
+func TestLoginLineFirst(t *testing.T) {
+	slow := zerolog.New(slowWriter{time.Millisecond})
+	e := startEcon(t, econ.Options{OutputLevel: 1, Logger: slow})
+	for i := range 200 {
+		c := dialEcon(t, e.Addr(), "")
+		c.login("secret")
+		d := dialEcon(t, e.Addr(), "")
+		f, err := c.frame(5 * time.Second)
+		if err != nil || !strings.HasSuffix(strings.TrimSuffix(f, "\n\x00\x00"), " authed") {
+			t.Fatalf("round %d: the first line after the reply is %q (%v), want the login's line", i, f, err)
+		}
+		d.nc.Close()
+		c.send("logout\n")
+		c.closed(5 * time.Second)
+	}
+}
+
+// slowWriter is a log destination that takes d for every write.
+type slowWriter struct{ d time.Duration }
+
+func (w slowWriter) Write(p []byte) (int, error) {
+	time.Sleep(w.d)
+	return len(p), nil
 }
 
 // TestCRLFClient: a client ending its lines with "\r\n" gets the first
