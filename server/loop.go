@@ -259,6 +259,7 @@ func (s *Server) advance() {
 		} else {
 			s.simulateTick(false)
 		}
+		s.bots.AfterTick() // after the snapshot round, as a client's input comes (and the replay gives it)
 		if s.pendingMap != "" {
 			name := s.pendingMap
 			s.pendingMap = ""
@@ -319,7 +320,6 @@ func (s *Server) simulateTick(snapshots bool) {
 	s.rec.AfterTick()
 	s.world.DrainEvents(s.onWorldEvent)
 	s.dropKicked()
-	s.bots.AfterTick()
 	s.tickVote()
 	s.sendRconLists(s.world.CurrentTick())
 	if s.world.CurrentTick()%50 == 0 {

@@ -102,6 +102,18 @@ func replayFile(t *testing.T, path string) (*teehist.Header, *replay.Result) {
 	return h, res
 }
 
+// replayDir replays the one teehistorian file of dir (the test fails
+// unless there is exactly one).
+func replayDir(t *testing.T, dir string) *replay.Result {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.teehistorian"))
+	if len(files) != 1 {
+		t.Fatalf("%d recordings, want 1", len(files))
+	}
+	_, res := replayFile(t, files[0])
+	return res
+}
+
 // TestRecordAdminCommands: the team commands with their reference
 // arguments (set_team with a rejoin delay that blocks the player's own
 // team change, set_team_all, force_teambalance), lenient integers, upper
@@ -151,11 +163,7 @@ func TestRecordAdminCommands(t *testing.T) {
 			play(time.Second)
 		}
 		ts.stop(t)
-		files, _ := filepath.Glob(filepath.Join(dir, "*.teehistorian"))
-		if len(files) != 1 {
-			t.Fatalf("%d files", len(files))
-		}
-		_, res := replayFile(t, files[0])
+		res := replayDir(t, dir)
 		t.Logf("%d ticks, %d positions, ignored %v", res.Ticks, res.Compared, res.Ignored)
 		if res.Divergence != nil || !res.Finished || res.Compared < 100 {
 			t.Errorf("divergence %v, finished %v, %d compared", res.Divergence, res.Finished, res.Compared)
