@@ -76,6 +76,7 @@ type Slots struct {
 	navOK bool      // nav was looked up for m (nav may be nil: no graph)
 	build *navBuild // the graph of m being built off the loop, nil before
 	fill  int
+	met   int // the humans when the fill was last met (surplusReason)
 	by    [world.MaxClients]*Bot
 	n     int
 	seq   uint64
@@ -252,12 +253,29 @@ func (s *Slots) balance() {
 	case s.n > room:
 		s.remove(s.newest(false), "a human takes the place")
 	case fills > want:
-		s.remove(s.newest(true), "a human takes the place")
+		s.remove(s.newest(true), s.surplusReason(humans, fills))
 	case fills < want && s.n < room:
 		if _, err := s.Add(s.defaultSkill(), "", true); err != nil {
 			s.o.Log.Debug().Err(err).Msg("bots: no fill bot")
 		}
 	}
+	if fills <= want {
+		s.met = humans
+	}
+}
+
+// surplusReason is the reason a fill bot beyond the fill leaves with: no
+// human is left, a human takes its place (with the humans of when the fill
+// was last met it would still be wanted), or it is not needed (bots_fill
+// lowered the fill, or bot_add added a bot that fills the game).
+func (s *Slots) surplusReason(humans, fills int) string {
+	switch {
+	case humans == 0:
+		return "no human is left"
+	case fills <= s.fill-s.met-(s.n-fills):
+		return "a human takes the place"
+	}
+	return "not needed to fill the game"
 }
 
 func (s *Slots) defaultSkill() bots.Skill {

@@ -1,6 +1,7 @@
 package botslots
 
 import (
+	"slices"
 	"testing"
 
 	"twserver/bots"
@@ -180,5 +181,54 @@ func BenchmarkBotTick(b *testing.B) {
 		b.StartTimer()
 		s.BeforeTick()
 		s.AfterTick()
+	}
+}
+
+// TestLeaveReasons: a fill bot that leaves says why: a human arrived (one
+// or two at once), bot_add or bots_fill made it needless, or the last human
+// left.
+func TestLeaveReasons(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		step func(s *Slots, h *host)
+		want []string
+	}{
+		{"a human arrives", func(_ *Slots, h *host) { h.humans = 2 }, []string{"a human takes the place"}},
+		{"two humans arrive", func(_ *Slots, h *host) { h.humans = 3 },
+			[]string{"a human takes the place", "a human takes the place"}},
+		{"bot_add", func(s *Slots, _ *host) {
+			if _, err := s.Add(bots.Hard, "Ada", false); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"not needed to fill the game"}},
+		{"bots_fill 2", func(s *Slots, _ *host) { s.fill = 2 },
+			[]string{"not needed to fill the game", "not needed to fill the game"}},
+		{"the last human leaves", func(_ *Slots, h *host) { h.humans = 0 },
+			[]string{"no human is left", "no human is left", "no human is left"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, h, w := newGame(t, func(c *config.Config) { c.Bots.Fill = 4 })
+			h.humans = 1
+			for range 5 {
+				tick(s, w)
+			}
+			if s.Len() != 3 {
+				t.Fatalf("one human: %d bots, want 3", s.Len())
+			}
+			h.sent = h.sent[:0]
+			tc.step(s, h)
+			for range 5 {
+				tick(s, w)
+			}
+			var got []string
+			for _, m := range h.sent {
+				if d, ok := m.(*gamemsg.SvClientDrop); ok {
+					got = append(got, d.Reason)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("reasons %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
