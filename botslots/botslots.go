@@ -105,6 +105,20 @@ func (s *Slots) At(cid int) *Bot {
 	return s.by[cid]
 }
 
+// KickHint is what the console adds to its refusal to kick client cid
+// (kick takes only connected clients): when a bot has that slot, how to
+// remove it; "" otherwise.
+func (s *Slots) KickHint(cid int) string {
+	b := s.At(cid)
+	switch {
+	case b == nil:
+		return ""
+	case b.Fill:
+		return fmt.Sprintf(": client %d is the bot '%s', which fills the game (bots_fill N sets how many)", cid, b.Name)
+	}
+	return fmt.Sprintf(": client %d is the bot '%s' (bot_remove removes it by name)", cid, b.Name)
+}
+
 // Fill returns the participants the bots keep (bots.fill, bots_fill).
 func (s *Slots) Fill() int { return s.fill }
 

@@ -1,6 +1,7 @@
 package botslots
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -230,5 +231,35 @@ func TestLeaveReasons(t *testing.T) {
 				t.Errorf("reasons %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestKickHint: the console's refusal to kick a bot's slot says how to
+// remove the bot; a slot without a bot gets no hint.
+func TestKickHint(t *testing.T) {
+	s, h, w := newGame(t, func(c *config.Config) { c.Bots.Fill = 2; c.Bots.Names = []string{"Pebble"} })
+	h.humans = 1
+	tick(s, w)
+	ada, err := s.Add(bots.Easy, "Ada", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill := s.newest(true)
+	if fill == nil {
+		t.Fatal("no fill bot")
+	}
+	for _, tc := range []struct {
+		cid  int
+		want string
+	}{
+		{0, ""}, // the human's
+		{-1, ""},
+		{world.MaxClients, ""},
+		{ada.CID, fmt.Sprintf(": client %d is the bot 'Ada' (bot_remove removes it by name)", ada.CID)},
+		{fill.CID, fmt.Sprintf(": client %d is the bot 'Pebble', which fills the game (bots_fill N sets how many)", fill.CID)},
+	} {
+		if got := s.KickHint(tc.cid); got != tc.want {
+			t.Errorf("KickHint(%d) = %q, want %q", tc.cid, got, tc.want)
+		}
 	}
 }

@@ -165,7 +165,7 @@ func (s *Server) cmdStats() {
 func (s *Server) cmdKick(by console.Caller, a console.Args) error {
 	cid := a.Int(0)
 	if cid < 0 || cid >= len(s.clients) || s.clients[cid].state == session.Empty {
-		s.consoleOut("invalid client id to kick")
+		s.consoleOut("invalid client id to kick" + s.bots.KickHint(cid))
 		return nil
 	}
 	if cid == by.CID() {
