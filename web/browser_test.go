@@ -250,6 +250,18 @@ func TestBrowserAdmin(t *testing.T) {
 	if n := evalString(t, ctx, `String(document.querySelectorAll('#aplayers b, #output b').length)`); n != "0" {
 		t.Errorf("%s elements made from player strings", n)
 	}
+	// a bot says it is one; kick refuses it and says how to remove it
+	if err := chromedp.Run(ctx, chromedp.SetValue(`#cmdline`, "bot_add easy Ada", chromedp.ByID),
+		chromedp.Click(`form[data-action="command"] button`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 5*time.Second, "the bot marked as a bot",
+		`[...document.querySelectorAll('#aplayers tbody tr')].map(r => r.cells[1].textContent).join() === 'stays,Ada [bot]'`)
+	if err := chromedp.Run(ctx, chromedp.Click(`#aplayers tbody tr:last-child button[data-action="kick"]`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 5*time.Second, "kicking the bot names bot_remove",
+		`document.getElementById('output').textContent.includes("is the bot 'Ada' (bot_remove removes it by name)")`)
 	// logout (CSRF token and origin checked) ends the session: back to the login form
 	if err := chromedp.Run(ctx, chromedp.Click(`#logout`, chromedp.ByID)); err != nil {
 		t.Fatal(err)

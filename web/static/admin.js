@@ -46,7 +46,8 @@ if ($('login')) {
     for (const c of g.clients) {
       const tr = el('tr');
       tr.dataset.id = c.id;
-      for (const v of [c.id, c.name, c.team < 0 ? 'spectator' : c.team, c.score]) tr.append(el('td', v));
+      const name = c.bot ? c.name + ' [bot]' : c.name; // as on the status page
+      for (const v of [c.id, name, c.team < 0 ? 'spectator' : c.team, c.score]) tr.append(el('td', v));
       const td = el('td');
       for (const [label, action] of [['kick', 'kick'], ['spectate', 'spectate']]) {
         const b = el('button', label);
