@@ -92,6 +92,16 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// isHelp reports whether arg asks for the usage text (as the flag package
+// reads -h and -help), not for a file of that name.
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help", "--h":
+		return true // as run's first case
+	}
+	return false
+}
+
 // usageError prints a one-line complaint and the usage text; it returns
 // the usage exit status.
 func usageError(stderr io.Writer, format string, a ...any) int {
@@ -106,10 +116,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	switch cmd := args[0]; cmd {
-	case "help", "-h", "-help", "--help":
+	case "help", "-h", "-help", "--help", "--h":
 		fmt.Fprint(stdout, usage)
 		return 0
 	case "dump", "json":
+		if len(args) == 2 && isHelp(args[1]) {
+			fmt.Fprint(stdout, usage)
+			return 0
+		}
 		if len(args) != 2 {
 			return usageError(stderr, "%s takes one FILE, got %d arguments", cmd, len(args)-1)
 		}

@@ -170,6 +170,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"replay", "f", "-map", "m"}, 2, "replay takes one FILE after its flags"},
 		{[]string{"replay", "-x", "f"}, 2, "-x"},
 		{[]string{"dump", t.TempDir()}, 2, "is a directory"},
+		{[]string{"dump", "-h"}, 0, ""},
+		{[]string{"json", "--help"}, 0, ""},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
