@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -169,6 +170,10 @@ func findCmd(args []string, stdout, stderr io.Writer) int {
 		if q.Until, err = parseDate(*until); err != nil {
 			return usageError(stderr, "find: -until: %v", err)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(*dir, index.DBName)); errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(stderr, "twhist: find: %s has no index yet: run twhist index %s first\n", *dir, *dir)
+		return 2
 	}
 	db, err := index.Open(*dir)
 	if err != nil {

@@ -172,6 +172,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"dump", t.TempDir()}, 2, "is a directory"},
 		{[]string{"dump", "-h"}, 0, ""},
 		{[]string{"json", "--help"}, 0, ""},
+		{[]string{"find", "-dir", t.TempDir()}, 2, "has no index yet: run twhist index"},
+		{[]string{"find", "-dir", filepath.Join(t.TempDir(), "none")}, 2, "has no index yet"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -183,7 +185,7 @@ func TestUsage(t *testing.T) {
 			if code == 0 {
 				help = out
 			}
-			if !strings.Contains(help, "usage: twhist") && !strings.Contains(errs, "directory") {
+			if !strings.Contains(help, "usage: twhist") && !strings.Contains(errs, "directory") && !strings.Contains(errs, "no index") {
 				t.Fatalf("no usage text: stdout %q stderr %q", out, errs)
 			}
 		})
