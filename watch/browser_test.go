@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"twserver/config"
 	"twserver/demo"
 	"twserver/internal/browsertest"
 	"twserver/snap"
@@ -270,4 +271,30 @@ func parseTestFrame(f []int32) testFrame {
 	skip(3)
 	skip(3)
 	return testFrame{score: [2]int32{f[i+2], f[i+3]}}
+}
+
+// TestBrowserWatchBots: the viewer's scoreboard writes [bot] after a bot's
+// name (the server's recording of bots filling a game) and nothing after a
+// human's.
+func TestBrowserWatchBots(t *testing.T) {
+	ctx := browsertest.Start(t, 60*time.Second)
+	cache := NewCache(context.Background(), testSource{"../teehist/testdata"}, 1)
+	mux := http.NewServeMux()
+	NewHandler(cache, Options{}).Register(mux, true)
+	srv := httptest.NewServer(withCSP(mux))
+	defer srv.Close()
+	if err := chromedp.Run(ctx, chromedp.Navigate(srv.URL+"/watch/twserver_bots.teehistorian#t=0:05")); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.Wait(t, ctx, 10*time.Second, "a bot marked and a human not on the scoreboard",
+		`(() => { const n = Array.from(document.querySelectorAll('#score tbody td:first-child')).map((e) => e.textContent);
+		  return n.some((s) => s.endsWith(' [bot]')) && n.some((s) => !s.endsWith(' [bot]')) })()`)
+	var names string
+	browsertest.Eval(t, ctx, `Array.from(document.querySelectorAll('#score tbody td:first-child')).map((e) => e.textContent).join('|')`, &names)
+	for _, n := range strings.Split(names, "|") {
+		if bot := strings.TrimSuffix(n, " [bot]"); bot != n != slices.Contains(config.DefaultBotNames, bot) {
+			t.Errorf("scoreboard name %q (all: %s)", n, names)
+		}
+	}
+	browsertest.CheckDialogs(t, ctx)
 }

@@ -84,11 +84,13 @@ type Event struct {
 	Text   string `json:"text,omitempty"`
 }
 
-// PlayerName says that client ID is called Name from tick From on.
+// PlayerName says that client ID is called Name from tick From on (and
+// is a bot, twserver's own: the viewer writes [bot] after its name).
 type PlayerName struct {
 	ID   int    `json:"id"`
 	Name string `json:"name"`
 	From int32  `json:"from"`
+	Bot  bool   `json:"bot,omitempty"`
 }
 
 // snapItems keeps the items of one all-seeing snapshot (world.SnapBuilder).
@@ -121,6 +123,7 @@ type builder struct {
 	chunkN int // frames in chunk
 	k      int // index of the chunk being filled
 	names  [world.MaxClients]string
+	bots   [world.MaxClients]bool // names[cid] is a bot's
 	w      *world.World
 	err    error
 }
@@ -186,15 +189,15 @@ func compress(gz **gzip.Writer, b []byte) []byte {
 	return z.Bytes()
 }
 
-// names07 notes the players' names that changed.
+// names07 notes the players' names (and bot marks) that changed.
 func (b *builder) names07(w *world.World, tick int32) {
 	for cid := range world.MaxClients {
 		info, ok := w.Info(cid)
-		if !ok || !w.InGame(cid) || info.Name == b.names[cid] {
+		if !ok || !w.InGame(cid) || info.Name == b.names[cid] && info.Bot == b.bots[cid] {
 			continue
 		}
-		b.names[cid] = info.Name
-		b.out.addName(PlayerName{ID: cid, Name: info.Name, From: tick})
+		b.names[cid], b.bots[cid] = info.Name, info.Bot
+		b.out.addName(PlayerName{ID: cid, Name: info.Name, From: tick, Bot: info.Bot})
 	}
 }
 

@@ -8,10 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"twserver/config"
 	"twserver/teehist"
 	"twserver/watch/watchtest"
 	"twserver/world/twmap"
@@ -166,3 +168,23 @@ func TestGenerate(t *testing.T) {
 
 // GameTicks is the length of the committed game (90 s).
 const GameTicks = 90 * 50
+
+// TestFramesMarkBots: the names of a recording with bots mark the bots
+// (the viewer's scoreboard writes [bot] after them) and no human.
+func TestFramesMarkBots(t *testing.T) {
+	r := built(t, "../teehist/testdata", "twserver_bots.teehistorian")
+	bots, humans := 0, 0
+	for _, n := range r.Info(true).Names {
+		if n.Bot != slices.Contains(config.DefaultBotNames, n.Name) {
+			t.Errorf("name %+v: bot mark wrong", n)
+		}
+		if n.Bot {
+			bots++
+		} else {
+			humans++
+		}
+	}
+	if bots == 0 || humans == 0 {
+		t.Fatalf("%d bots and %d humans named, want both", bots, humans)
+	}
+}

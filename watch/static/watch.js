@@ -53,11 +53,23 @@ function parseClock(s) {
   return Math.round(secs * 1000 / TICK_MS);
 }
 
-// the name of client id at tick t (the newest naming before it)
-function nameAt(id, t) {
+// the naming of client id at tick t (the newest before it), null before any
+function namingAt(id, t) {
   let n = null;
-  for (const p of info.names) if (p.id === id && p.from <= t + info.frame_ticks) n = p.name;
-  return n === null ? '#' + id : n;
+  for (const p of info.names) if (p.id === id && p.from <= t + info.frame_ticks) n = p;
+  return n;
+}
+
+// the name of client id at tick t
+function nameAt(id, t) {
+  const n = namingAt(id, t);
+  return n === null ? '#' + id : n.name;
+}
+
+// the scoreboard's name: a bot says it is one, as on the server's page
+function shownName(id, t) {
+  const n = namingAt(id, t);
+  return n !== null && n.bot ? n.name + ' [bot]' : nameAt(id, t);
 }
 
 // frame ints -> the renderer's frame
@@ -190,7 +202,7 @@ function showScore(f) {
   for (const [id, score, team] of rows) {
     const tr = el('tr');
     if (info.teams && team >= 0) tr.className = 'team' + team;
-    tr.append(el('td', nameAt(id, f.tick)), el('td', team < 0 ? 'spectator' : (info.teams ? FLAG_NAMES[team] : '')), el('td', score));
+    tr.append(el('td', shownName(id, f.tick)), el('td', team < 0 ? 'spectator' : (info.teams ? FLAG_NAMES[team] : '')), el('td', score));
     body.append(tr);
   }
   $('score').tBodies[0].replaceWith(body);
