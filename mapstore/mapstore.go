@@ -48,7 +48,7 @@ func ByName(mc config.MapConfig, name string) (*twmap.Map, error) {
 		dir = filepath.Dir(mc.File)
 	}
 	if dir == "" {
-		return nil, fmt.Errorf("map %q not found (no map directory configured)", name)
+		return nil, fmt.Errorf("map %q not found (no map directory configured: map.dir names the directory of %s.map)", name, name)
 	}
 	return LoadFile(filepath.Join(dir, name+".map"))
 }

@@ -46,7 +46,7 @@ func TestByName(t *testing.T) {
 		{"default", config.MapConfig{}, def, def},
 		{"in map.dir", config.MapConfig{Dir: dir}, "beta", "beta"},
 		{"beside map.file", config.MapConfig{File: filepath.Join(dir, "alpha.map")}, "beta", "beta"},
-		{"no directory", config.MapConfig{}, "beta", `map "beta" not found`},
+		{"no directory", config.MapConfig{}, "beta", `map "beta" not found (no map directory configured: map.dir names the directory of beta.map)`},
 		{"missing", config.MapConfig{Dir: dir}, "gamma", "stat "},
 		{"invalid name", config.MapConfig{Dir: dir}, "../alpha", "invalid map name"},
 	} {
