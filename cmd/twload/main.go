@@ -58,6 +58,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	c := newCommand("twload", "server address `host:port`", stderr)
 	fs, usage := c.fs, c.usage
+	fs.Usage = func() { // -h: the subcommands too, which have flags of their own
+		fmt.Fprint(stderr, "usage: twload [flags]          synthetic clients against a server on loopback\n"+
+			"       twload hold [flags]     connections that stall on their way into the game\n"+
+			"       twload flood [flags]    a bounded flood of unverified datagrams while clients play\n"+
+			"       twload bench [flags]    servers it starts, loaded side by side and measured\n"+
+			"(each subcommand lists its flags with -h; docs/load-testing.md)\n\nflags of twload:\n")
+		fs.PrintDefaults()
+	}
 	clients := fs.Int("clients", 8, "number of clients (1..64)")
 	fs.IntVar(clients, "n", 8, "shorthand for -clients")
 	duration := fs.Duration("duration", 30*time.Second, "how long the run lasts after the ramp-up")

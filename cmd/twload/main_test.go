@@ -34,6 +34,8 @@ func TestUsageErrors(t *testing.T) {
 		{"bad up key", []string{"-up", "rate=1"}, "-up: unknown key"},
 		{"bad down value", []string{"-down", "delay=soon"}, "-down: delay"},
 		{"bad blackout", []string{"-blackout", "2s"}, "LENGTH@START"},
+		{"help names the subcommands", []string{"-h"}, "twload hold [flags]"},
+		{"help lists the flags", []string{"-h"}, "-duration duration"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
