@@ -50,9 +50,9 @@ type apiEvent struct {
 	Kind       string `json:"kind"`
 	Client     int    `json:"client"`
 	Name       string `json:"name"`
-	Victim     int    `json:"victim,omitempty"`
+	Victim     *int   `json:"victim,omitempty"` // a kill's (0 is a client id): nil for other kinds
 	VictimName string `json:"victim_name,omitempty"`
-	Weapon     int    `json:"weapon,omitempty"`
+	Weapon     *int   `json:"weapon,omitempty"` // a kill's (0 is the hammer)
 	Text       string `json:"text,omitempty"`
 }
 
@@ -230,8 +230,12 @@ func eventsOf(f *live.Frame, after uint64, publicChat bool) []apiEvent {
 		if e.Seq <= after || (!publicChat && e.Kind == live.EventChat) {
 			continue
 		}
-		out = append(out, apiEvent{Seq: e.Seq, Tick: e.Tick, Kind: live.EventNames[e.Kind], Client: e.Client, Name: e.Name,
-			Victim: e.Victim, VictimName: e.VictimName, Weapon: e.Weapon, Text: e.Text})
+		ev := apiEvent{Seq: e.Seq, Tick: e.Tick, Kind: live.EventNames[e.Kind], Client: e.Client, Name: e.Name,
+			VictimName: e.VictimName, Text: e.Text}
+		if e.Kind == live.EventKill {
+			ev.Victim, ev.Weapon = &e.Victim, &e.Weapon // e is this iteration's copy
+		}
+		out = append(out, ev)
 	}
 	return out
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"twserver/internal/refserver"
+	"twserver/live"
 	"twserver/loadclient"
 )
 
@@ -296,5 +297,30 @@ func TestEmptyGame(t *testing.T) {
 	}
 	if st := getJSON(t, ts.Client(), ts.URL+"/api/games/"+strconv.Itoa(int(a.Addr().Port()))+"/map", nil); st != 200 {
 		t.Errorf("map of an empty game: %d", st)
+	}
+}
+
+// TestEventFields: a kill event carries its victim and weapon even when
+// they are 0 (client 0, the hammer); other events carry neither.
+func TestEventFields(t *testing.T) {
+	f := &live.Frame{Events: []live.Event{
+		{Seq: 1, Kind: live.EventKill, Client: 3, Name: "ada", Victim: 0, VictimName: "bob", Weapon: 0},
+		{Seq: 2, Kind: live.EventKill, Client: 0, Name: "bob", Victim: 0, VictimName: "bob", Weapon: -1},
+		{Seq: 3, Kind: live.EventChat, Client: 0, Name: "bob", Text: "hi"},
+		{Seq: 4, Kind: live.EventLeave, Client: 0, Name: "bob"},
+	}}
+	for i, want := range []struct{ has, hasNot string }{
+		{`"victim":0,"victim_name":"bob","weapon":0`, ""},
+		{`"victim":0,"victim_name":"bob","weapon":-1`, ""},
+		{`"text":"hi"`, `"victim"`},
+		{`"name":"bob"`, `"weapon"`},
+	} {
+		b, err := json.Marshal(eventsOf(f, 0, true)[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if js := string(b); !strings.Contains(js, want.has) || want.hasNot != "" && strings.Contains(js, want.hasNot) {
+			t.Errorf("event %d: %s, want %s and no %s", i, js, want.has, want.hasNot)
+		}
 	}
 }
