@@ -133,7 +133,9 @@ func (s *Server) onWorldEvent(e world.Event) {
 	switch e.Kind {
 	case world.EvKillMsg:
 		s.countEvent(metrics.EventKill)
-		s.liveKill(e.Args[0], e.Args[1], e.Args[2])
+		if e.Args[2] != world.WeaponGame { // a leave or team change (its own line, or none), not a kill for the page
+			s.liveKill(e.Args[0], e.Args[1], e.Args[2])
+		}
 		s.killMsg = gamemsg.SvKillMsg{Killer: e.Args[0], Victim: e.Args[1], Weapon: e.Args[2], ModeSpecial: e.Args[3]}
 		s.broadcastGame(e.To, &s.killMsg)
 	case world.EvTeam:

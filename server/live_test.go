@@ -111,3 +111,41 @@ func TestLiveEventRing(t *testing.T) {
 		t.Errorf("%d events, first %+v last %+v", len(ev), ev[0], ev[len(ev)-1])
 	}
 }
+
+// TestLiveKillFeed: a kill message goes into the page's feed unless its
+// weapon is WEAPON_GAME (the character of a player who leaves or changes
+// team: the leave has its line, and the slot's name is gone by then).
+func TestLiveKillFeed(t *testing.T) {
+	for _, tc := range []struct {
+		weapon int32
+		feed   bool
+	}{
+		{world.WeaponGame, false},
+		{world.WeaponSelf, true},
+		{world.WeaponWorld, true},
+		{0, true}, // hammer
+		{5, true}, // ninja
+	} {
+		s := newIdleServer(t, 2)
+		s.onWorldEvent(world.Event{Kind: world.EvKillMsg, To: -1, Args: [5]int32{0, 1, tc.weapon}})
+		r, err := s.Live().Attach()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 * FrameEvery {
+			stepAcked(s)
+		}
+		f := s.Live().Acquire()
+		kills := 0
+		for _, e := range f.Events {
+			if e.Kind == live.EventKill && e.Weapon == int(tc.weapon) {
+				kills++
+			}
+		}
+		f.Release()
+		r.Detach()
+		if (kills == 1) != tc.feed || kills > 1 {
+			t.Errorf("weapon %d: %d kills in the feed, want it there: %v", tc.weapon, kills, tc.feed)
+		}
+	}
+}
