@@ -201,10 +201,12 @@ func (b *builder) names07(w *world.World, tick int32) {
 	}
 }
 
-// Event implements replay.Observer: kills and captures.
+// Event implements replay.Observer: kills and captures. A character
+// removed with WEAPON_GAME (its player left or changed team) is no kill:
+// the leave has its line, as on the server's page.
 func (b *builder) Event(e world.Event) {
 	switch {
-	case e.Kind == world.EvKillMsg:
+	case e.Kind == world.EvKillMsg && e.Args[2] != world.WeaponGame:
 		b.out.addEvent(Event{Tick: b.w.CurrentTick(), Kind: EventKill, Client: int(e.Args[0]), Victim: int(e.Args[1]), Weapon: int(e.Args[2])})
 	case e.Kind == world.EvGameMsg && e.Args[0] == world.GameMsgCTFCapture:
 		b.out.addEvent(Event{Tick: b.w.CurrentTick(), Kind: EventCapture, Team: int(e.Args[1]), Client: int(e.Args[2]), Ticks: int(e.Args[3])})

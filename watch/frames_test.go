@@ -16,6 +16,7 @@ import (
 	"twserver/config"
 	"twserver/teehist"
 	"twserver/watch/watchtest"
+	"twserver/world"
 	"twserver/world/twmap"
 )
 
@@ -186,5 +187,23 @@ func TestFramesMarkBots(t *testing.T) {
 	}
 	if bots == 0 || humans == 0 {
 		t.Fatalf("%d bots and %d humans named, want both", bots, humans)
+	}
+}
+
+// TestFramesNoLeaveKills: a player who leaves (here a bot making room for
+// a human) adds a leave line, no kill.
+func TestFramesNoLeaveKills(t *testing.T) {
+	in := built(t, "../teehist/testdata", "twserver_bots.teehistorian").Info(true)
+	leaves := 0
+	for _, e := range in.Events {
+		if e.Kind == EventLeave {
+			leaves++
+		}
+		if e.Kind == EventKill && e.Weapon == world.WeaponGame {
+			t.Errorf("a kill with WEAPON_GAME: %+v", e)
+		}
+	}
+	if leaves == 0 {
+		t.Fatal("no leave in the recording")
 	}
 }
