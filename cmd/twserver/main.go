@@ -107,6 +107,13 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 	allArgs := args // an upgrade starts the new binary with them
 	fs := flag.NewFlagSet("twserver", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage: twserver [flags] [console command ...]\n"+
+			"Console commands given as arguments (twserver -f server.cfg \"sv_port 8304\") apply after the\n"+
+			"files and the environment, as with teeworlds-server. No argument: the embedded map on UDP 8303.\n"+
+			"Exit status: 0 clean shutdown, 1 runtime error, 2 usage or configuration error.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
 	var (
 		port     = fs.Int("port", -1, "UDP port (overrides server.port)")
 		bind     = fs.String("bind", "", "local IP address to listen on (overrides server.bind)")

@@ -57,6 +57,8 @@ func TestUsageErrors(t *testing.T) {
 		{"cfg given with -config", []string{"-config", badCfg}, badCfg + `:2: sv_port "8303: unterminated`},
 		{"f and config", []string{"-f", badCfg, "-config", bad}, "-f and -config cannot be combined"},
 		{"bad env", []string{"-no-console"}, `environment variable SV_MAX_CLIENTS_PER_IP: "many" is not a number`},
+		{"help", []string{"-h"}, "usage: twserver [flags] [console command ...]"},
+		{"help lists the flags", []string{"-h"}, "-rcon-password string"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
