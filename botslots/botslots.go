@@ -559,7 +559,11 @@ func (s *Slots) Handlers() map[string]console.Handler {
 			if name == "all" {
 				s.fill = 0 // otherwise they come straight back
 			}
-			s.o.Host.Out(fmt.Sprintf("removed %d bots", n))
+			plural := "s"
+			if n == 1 {
+				plural = ""
+			}
+			s.o.Host.Out(fmt.Sprintf("removed %d bot%s", n, plural))
 			return nil
 		},
 		"bots_fill": func(_ console.Caller, a console.Args) error {

@@ -263,3 +263,29 @@ func TestKickHint(t *testing.T) {
 		}
 	}
 }
+
+// TestBotRemoveOutput: bot_remove says how many bots it removed, one bot
+// in the singular.
+func TestBotRemoveOutput(t *testing.T) {
+	s, h, _ := newGame(t, nil)
+	h.humans = 1
+	for _, name := range []string{"Ada", "Bert", "Cleo"} {
+		if _, err := s.Add(bots.Easy, name, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	remove := s.Handlers()["bot_remove"]
+	for _, tc := range []struct{ arg, want string }{
+		{"Ada", "removed 1 bot"},
+		{"Nobody", "removed 0 bots"},
+		{"all", "removed 2 bots"},
+	} {
+		h.out = h.out[:0]
+		if err := remove(console.Caller{}, console.Args{tc.arg}); err != nil {
+			t.Fatal(err)
+		}
+		if len(h.out) != 1 || h.out[0] != tc.want {
+			t.Errorf("bot_remove %s: %q, want %q", tc.arg, h.out, tc.want)
+		}
+	}
+}
