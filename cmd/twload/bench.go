@@ -134,7 +134,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	startTimeout := fs.Duration("start-timeout", 20*time.Second, "a server that has not bound its ports after this long fails the run")
 	out := fs.String("o", "", "directory for report.json, report.html and the servers' logs (default: a new temporary directory)")
 	scenarioFile := fs.String("scenario", "", "every run plays this scenario file's phases (TOML) instead of -clients, -rampup, -window, -proto and -pattern; one game")
-	if _, code := c.parse(args); code != 0 {
+	if _, code, ok := c.parse(args); !ok {
 		return code
 	}
 	bc := benchConfig{Games: *games, Windows: *windows, WindowS: window.Seconds(), RampUpS: rampUp.Seconds(), SettleS: settle.Seconds(),

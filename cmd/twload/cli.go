@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -90,20 +91,23 @@ func (c *command) fail(err error) int {
 	return 1
 }
 
-// parse parses args (no positional arguments allowed) and -addr. A status
-// other than 0 is the exit status of the usage error it printed.
-func (c *command) parse(args []string) (netip.AddrPort, int) {
-	if err := c.fs.Parse(args); err != nil {
-		return netip.AddrPort{}, 2
+// parse parses args (no positional arguments allowed) and -addr. When ok
+// is false the command stops with exit status code: 0 after the usage
+// asked for with -h, 2 after a usage error it printed.
+func (c *command) parse(args []string) (server netip.AddrPort, code int, ok bool) {
+	if err := c.fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return netip.AddrPort{}, 0, false
+	} else if err != nil {
+		return netip.AddrPort{}, 2, false
 	}
 	if c.fs.NArg() > 0 {
-		return netip.AddrPort{}, c.usage("unexpected arguments %q", c.fs.Args())
+		return netip.AddrPort{}, c.usage("unexpected arguments %q", c.fs.Args()), false
 	}
 	server, err := netip.ParseAddrPort(*c.addr)
 	if err != nil {
-		return netip.AddrPort{}, c.usage("bad -addr: %v", err)
+		return netip.AddrPort{}, c.usage("bad -addr: %v", err), false
 	}
-	return server, 0
+	return server, 0, true
 }
 
 // writeJSON writes v indented to the -json file (- for stdout); 0 on

@@ -67,8 +67,8 @@ func runFlood(args []string, stdout, stderr io.Writer) int {
 	baseline := fs.Duration("baseline", 5*time.Second, "players-only time measured before the flood (for the server's baseline CPU)")
 	pid := fs.Int("server-pid", 0, "server process id: report its CPU from /proc/PID/stat (0: no CPU figures)")
 	seed := fs.Uint64("seed", 1, "seed of the packet mix and tokens")
-	server, rc := c.parse(args)
-	if rc != 0 {
+	server, rc, ok := c.parse(args)
+	if !ok {
 		return rc
 	}
 	src, err := netip.ParseAddr(*base)

@@ -26,8 +26,8 @@ func runHold(args []string, stdout, stderr io.Writer) int {
 	rampUp := fs.Duration("rampup", time.Second, fmt.Sprintf("connections start evenly over this time (at least n/%d s)", loadclient.MaxHoldConnectRate))
 	duration := fs.Duration("duration", 30*time.Second, "how long to watch after the ramp-up")
 	perClient := fs.Bool("per-client", false, "include every connection's result in the JSON summary")
-	server, rc := c.parse(args)
-	if rc != 0 {
+	server, rc, ok := c.parse(args)
+	if !ok {
 		return rc
 	}
 	st, err := loadclient.ParseHoldStage(*stage)

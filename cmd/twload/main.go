@@ -71,7 +71,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	duration := fs.Duration("duration", 30*time.Second, "how long the run lasts after the ramp-up")
 	rampUp := fs.Duration("rampup", 2*time.Second, "clients start evenly spread over this time")
 	pattern := fs.String("pattern", "random", "input pattern: idle, walk, jumpfire, random")
-	pace := fs.String("pace", "real", "when inputs go out: real (as the 0.7.5 and DDNet clients: on change, else every 2nd tick) or tick (every tick, 50/s: twload's pace before 2026-12-02)")
+	pace := fs.String("pace", "real", "when inputs go out: real (as the 0.7.5 and DDNet clients: on change, else every 2nd tick) or tick (every tick, 50/s: the pace of older twload versions, to compare with their figures)")
 	seed := fs.Uint64("seed", 1, "seed of the random pattern (client i uses seed+i)")
 	sources := fs.Int("sources", -1, "spread clients over this many loopback source addresses starting at -source-base (0: system default; -1: one address per client against an IPv4 loopback target, so a server's per-address limit accepts them all)")
 	sourceBase := fs.String("source-base", "127.0.0.1", "first source address for -sources")
@@ -95,8 +95,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	pid := fs.Int("pid", 0, "with -o: sample this server process (and its children) for CPU and memory in the report")
 	targets := fs.Int("targets", 1, "load this many servers at once, on consecutive ports from -addr's (-clients each)")
 	scenarioFile := fs.String("scenario", "", "run the phases of this scenario file (TOML; see docs/load-testing.md) instead of -n/-duration/-rampup and the impairment flags")
-	server, code := c.parse(args)
-	if code != 0 {
+	server, code, ok := c.parse(args)
+	if !ok {
 		return code
 	}
 	if *scenarioFile != "" {

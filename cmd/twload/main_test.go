@@ -34,8 +34,6 @@ func TestUsageErrors(t *testing.T) {
 		{"bad up key", []string{"-up", "rate=1"}, "-up: unknown key"},
 		{"bad down value", []string{"-down", "delay=soon"}, "-down: delay"},
 		{"bad blackout", []string{"-blackout", "2s"}, "LENGTH@START"},
-		{"help names the subcommands", []string{"-h"}, "twload hold [flags]"},
-		{"help lists the flags", []string{"-h"}, "-duration duration"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -88,5 +86,29 @@ func TestParseNetem(t *testing.T) {
 	}
 	if n, err := parseNetem("0%", 0, 0, "0%", "0%", "", "", ""); n != nil || err != nil {
 		t.Fatalf("no impairment: %+v %v", n, err)
+	}
+}
+
+// TestHelp: -h of twload and of each subcommand prints the usage and exits
+// 0 without running anything.
+func TestHelp(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"-h"}, []string{"twload hold [flags]", "twload bench [flags]", "-duration duration"}},
+		{[]string{"hold", "-h"}, []string{"-stage"}},
+		{[]string{"flood", "-h"}, []string{"-server-pid"}},
+		{[]string{"bench", "-h"}, []string{"-scenario"}},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(tt.args, &out, &errb); code != 0 {
+			t.Errorf("%q: exit %d, want 0 (stderr %q)", tt.args, code, errb.String())
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(errb.String(), w) {
+				t.Errorf("%q: usage %q does not mention %q", tt.args, errb.String(), w)
+			}
+		}
 	}
 }

@@ -14,6 +14,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -143,7 +144,9 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 	// Flags and console commands may alternate, as teeworlds-server takes
 	// them: twserver -f server.cfg "sv_port 8304" -log-format json.
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+			return 0 // the usage asked for is no error
+		} else if err != nil {
 			return 2
 		}
 		if fs.NArg() == 0 {

@@ -57,8 +57,6 @@ func TestUsageErrors(t *testing.T) {
 		{"cfg given with -config", []string{"-config", badCfg}, badCfg + `:2: sv_port "8303: unterminated`},
 		{"f and config", []string{"-f", badCfg, "-config", bad}, "-f and -config cannot be combined"},
 		{"bad env", []string{"-no-console"}, `environment variable SV_MAX_CLIENTS_PER_IP: "many" is not a number`},
-		{"help", []string{"-h"}, "usage: twserver [flags] [console command ...]"},
-		{"help lists the flags", []string{"-h"}, "-rcon-password string"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -161,5 +159,19 @@ func TestDebianServerCfg(t *testing.T) {
 		}
 	case <-time.After(6 * time.Second):
 		t.Fatalf("no exit within 6 s after SIGINT:\n%s", errb.String())
+	}
+}
+
+// TestHelp: -h prints the usage (console commands as arguments, every
+// flag) and exits 0: help asked for is no usage error.
+func TestHelp(t *testing.T) {
+	var errb lockedBuf
+	if code := run([]string{"-h"}, strings.NewReader(""), &errb); code != 0 {
+		t.Errorf("exit code %d, want 0", code)
+	}
+	for _, want := range []string{"usage: twserver [flags] [console command ...]", "-rcon-password string"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("usage %q does not contain %q", errb.String(), want)
+		}
 	}
 }
