@@ -40,19 +40,30 @@ func parseTime(s string) (int32, error) {
 	return int32(secs * 50), nil
 }
 
-// findPlayer returns the client id of the first player named name in the
-// file at path.
-func findPlayer(path, name string) (int, error) {
+// findStint returns the first stint of the player named name in the file
+// at path that meets the ticks from..to (replay.FindStint).
+func findStint(path, name string, from, to int32) (replay.Stint, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, err
+		return replay.Stint{}, err
 	}
 	defer f.Close()
 	r := teehist.NewReader(f)
 	if _, err := r.ReadHeader(); err != nil {
-		return 0, err
+		return replay.Stint{}, err
 	}
-	return replay.FindPlayer(r, name)
+	return replay.FindStint(r, name, from, to)
+}
+
+// clipToStint narrows the demo's range to st, the time its player held the
+// slot, and reports whether it changed.
+func clipToStint(opt *replay.DemoOptions, st replay.Stint) bool {
+	from, to := opt.From, opt.To
+	opt.From = max(opt.From, st.From)
+	if st.To >= 0 && (opt.To == 0 || st.To < opt.To) {
+		opt.To = st.To
+	}
+	return opt.From != from || opt.To != to
 }
 
 // demoCmd is "twhist demo".
@@ -94,9 +105,20 @@ func demoCmd(args []string, stdout, stderr io.Writer) int {
 				return usageError(stderr, "demo: -pov %d is not a client id", cid)
 			}
 			opt.View = cid
-		} else if opt.View, err = findPlayer(path, *pov); err != nil {
-			fmt.Fprintln(stderr, "twhist:", err)
-			return 2
+		} else {
+			st, err := findStint(path, *pov, opt.From, opt.To)
+			if err != nil {
+				fmt.Fprintln(stderr, "twhist:", err)
+				return 2
+			}
+			opt.View = st.CID
+			if clipToStint(&opt, st) && (*from != "" || *to != "") {
+				end := "the end"
+				if st.To >= 0 {
+					end = fmt.Sprintf("tick %d", st.To)
+				}
+				fmt.Fprintf(stderr, "twhist: %s held client %d from tick %d to %s: the demo covers that time only\n", *pov, st.CID, st.From, end)
+			}
 		}
 	}
 	return withFile(path, stderr, func(r *teehist.Reader, h *teehist.Header) int {

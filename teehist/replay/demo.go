@@ -216,39 +216,101 @@ func (e *Engine) writeDemo(out io.Writer, r *teehist.Reader, d *demoWriter, opt 
 	return res, nil
 }
 
-// MaxNamesListed bounds the names FindPlayer's error lists.
+// MaxNamesListed bounds the names FindStint's error lists.
 const MaxNamesListed = 64
 
-// FindPlayer reads r (after its header) up to the first PLAYER_NAME giving
-// name and returns that client id. The error of a name never given lists
-// the names that were (at most MaxNamesListed, and says when there were
-// more).
+// MaxStints bounds the stints of one name FindStint keeps: a file that
+// gives a name more often (a hostile one) is read to its end all the same,
+// its later stints left out.
+const MaxStints = 1024
+
+// Stint is a time one name held one client slot: from the tick the name
+// was given to the client (its join or a rename) to the tick the client
+// dropped, To -1 when it was still there at the end of the recording. A
+// rename in between does not end it: the client is the same.
+type Stint struct {
+	CID      int
+	From, To int32
+}
+
+// overlaps reports whether s meets the ticks from..to (to 0: to the end).
+func (s Stint) overlaps(from, to int32) bool {
+	return (to == 0 || s.From <= to) && (s.To < 0 || s.To >= from)
+}
+
+// FindPlayer reads r (after its header) and returns the client id of the
+// first player named name (FindStint over the whole recording).
 func FindPlayer(r *teehist.Reader, name string) (int, error) {
+	st, err := FindStint(r, name, 0, 0)
+	return st.CID, err
+}
+
+// FindStint reads r (after its header) to its end and returns the first
+// stint of the player named name that meets the ticks from..to (to 0: to
+// the end), so a view of that name shows that player and not whoever held
+// the slot before or after them (slots are reused; a bot's name may come
+// back in another slot). The error of a name never given lists the names
+// that were (at most MaxNamesListed, and says when there were more); that
+// of a name not in the game in the range lists its stints.
+func FindStint(r *teehist.Reader, name string, from, to int32) (Stint, error) {
 	var m teehist.Message
 	var names []string
 	more := false
+	var stints []Stint
+	var open [teehist.MaxClients]int // 1 + the index in stints of cid's stint of name, 0 for none
 	for r.Next(&m) == nil {
-		if m.Kind != teehist.KindEx || m.Ex != teehist.ExPlayerName {
-			continue
-		}
-		fs, err := teehist.DecodeEx(m.Ex, m.Data)
-		if err != nil || len(fs) != 2 {
-			continue
-		}
-		if fs[1].Str == name {
-			return int(fs[0].Int), nil
-		}
-		if q := strconv.Quote(fs[1].Str); !slices.Contains(names, q) {
-			if len(names) < MaxNamesListed {
-				names = append(names, q)
-			} else {
-				more = true
+		cid := int(m.CID)
+		switch {
+		case m.Kind == teehist.KindDrop && cid >= 0 && cid < teehist.MaxClients && open[cid] > 0:
+			stints[open[cid]-1].To = m.Tick
+			open[cid] = 0
+		case m.Kind == teehist.KindEx && m.Ex == teehist.ExPlayerName:
+			fs, err := teehist.DecodeEx(m.Ex, m.Data)
+			if err != nil || len(fs) != 2 {
+				continue
+			}
+			cid := int(fs[0].Int)
+			if fs[1].Str == name {
+				if cid >= 0 && cid < teehist.MaxClients && open[cid] == 0 && len(stints) < MaxStints {
+					stints = append(stints, Stint{CID: cid, From: m.Tick, To: -1})
+					open[cid] = len(stints)
+				}
+				continue
+			}
+			if q := strconv.Quote(fs[1].Str); !slices.Contains(names, q) {
+				if len(names) < MaxNamesListed {
+					names = append(names, q)
+				} else {
+					more = true
+				}
 			}
 		}
 	}
-	list := strings.Join(names, ", ")
-	if more {
-		list += fmt.Sprintf(" and more: only the first %d are listed", MaxNamesListed)
+	if len(stints) == 0 {
+		list := strings.Join(names, ", ")
+		if more {
+			list += fmt.Sprintf(" and more: only the first %d are listed", MaxNamesListed)
+		}
+		return Stint{}, fmt.Errorf("no player named %q in the recording (names: %s)", name, list)
 	}
-	return 0, fmt.Errorf("no player named %q in the recording (names: %s)", name, list)
+	for _, st := range stints { // in the order the name was given
+		if st.overlaps(from, to) {
+			return st, nil
+		}
+	}
+	var b strings.Builder
+	for i, st := range stints[:min(len(stints), 8)] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		end := "the end"
+		if st.To >= 0 {
+			end = strconv.Itoa(int(st.To))
+		}
+		fmt.Fprintf(&b, "client %d from tick %d to %s", st.CID, st.From, end)
+	}
+	if len(stints) > 8 {
+		fmt.Fprintf(&b, " and %d more", len(stints)-8)
+	}
+	return Stint{}, fmt.Errorf("player %q was not in the game in the range (%s)", name, b.String())
 }

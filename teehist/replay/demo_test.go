@@ -100,6 +100,60 @@ func BenchmarkWriteDemo10Min16(b *testing.B) {
 	b.ReportMetric(float64(res.Bytes), "demo-bytes")
 }
 
+// TestFindStint: a name's stints run from its naming to its client's drop
+// (a rename does not end one), and FindStint returns the first that meets
+// the range, not the slot's later holder nor the name's earlier slot.
+func TestFindStint(t *testing.T) {
+	e := teehist.NewEncoder()
+	e.WriteHeader(&teehist.Header{MapName: "m"})
+	e.BeginTick(1)
+	e.RecordPlayerName(15, "Ada")
+	e.RecordPlayerName(3, "bob")
+	e.BeginTick(40)
+	e.RecordPlayerName(15, "Ada the second") // a rename: the same client
+	e.BeginTick(100)
+	e.RecordDrop(15, "")
+	e.BeginTick(150)
+	e.RecordPlayerName(15, "Pebble") // the slot's next holder
+	e.BeginTick(200)
+	e.RecordDrop(15, "")
+	e.BeginTick(300)
+	e.RecordPlayerName(14, "Ada") // the name again, in another slot
+	e.BeginTick(400)
+	file := e.Bytes()
+	for _, tt := range []struct {
+		name     string
+		from, to int32
+		want     Stint
+		err      string
+	}{
+		{"Ada", 0, 0, Stint{15, 1, 100}, ""},
+		{"Ada", 90, 110, Stint{15, 1, 100}, ""},
+		{"Ada", 100, 0, Stint{15, 1, 100}, ""},
+		{"Ada", 101, 0, Stint{14, 300, -1}, ""},
+		{"Ada", 350, 360, Stint{14, 300, -1}, ""},
+		{"Ada", 120, 250, Stint{}, "client 15 from tick 1 to 100, client 14 from tick 300 to the end"},
+		{"Pebble", 0, 0, Stint{15, 150, 200}, ""},
+		{"bob", 0, 0, Stint{3, 1, -1}, ""},
+		{"nobody", 0, 0, Stint{}, `no player named "nobody"`},
+	} {
+		r := teehist.NewReader(bytes.NewReader(file))
+		if _, err := r.ReadHeader(); err != nil {
+			t.Fatal(err)
+		}
+		got, err := FindStint(r, tt.name, tt.from, tt.to)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s %d..%d: %+v, %v; want an error with %q", tt.name, tt.from, tt.to, got, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("%s %d..%d: %+v, %v; want %+v", tt.name, tt.from, tt.to, got, err, tt.want)
+		}
+	}
+}
+
 // TestFindPlayerMore: the error of an unknown name lists the names given,
 // and says when there were more than it lists.
 func TestFindPlayerMore(t *testing.T) {
