@@ -356,6 +356,24 @@ func TestShellQuote(t *testing.T) {
 	}
 }
 
+// TestDemoCommandOut: the demo file a found line's command writes is named
+// after the event, or for a whole game not after the server's own demo of
+// it (<game-uuid>.demo, which running the command in the recordings
+// directory would overwrite).
+func TestDemoCommandOut(t *testing.T) {
+	for _, tt := range []struct {
+		r    index.Result
+		want string
+	}{
+		{index.Result{File: "g.teehistorian", GameUUID: "0123456789abcdef", Tick: 100, Event: index.EventKill, Player: "p"}, " -o 01234567-kill-100.demo "},
+		{index.Result{File: "g.teehistorian", GameUUID: "0123456789abcdef", Tick: -1, Player: "p"}, " -o 0123456789abcdef-replay.demo "},
+	} {
+		if cmd := demoCommand(&tt.r, "rec", ""); !strings.Contains(cmd, tt.want) {
+			t.Errorf("%q does not contain %q", cmd, tt.want)
+		}
+	}
+}
+
 // TestFindControlChars: the command and comment twhist find prints for a
 // name, map and file holding terminal escapes carry no control byte, and
 // the shell reads the exact name back from the command.

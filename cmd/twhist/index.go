@@ -126,7 +126,7 @@ func demoCommand(r *index.Result, dir, mapDir string) string {
 	if r.Player != "" {
 		b.WriteString(" -pov " + shellQuote(r.Player))
 	}
-	out := r.GameUUID
+	out := r.GameUUID + "-replay" // not the server's own demo of the game, <game-uuid>.demo
 	if r.Tick >= 0 {
 		fmt.Fprintf(&b, " -from @%d -to @%d", max(r.Tick-ClipMargin, 0), r.Tick+ClipMargin)
 		out = fmt.Sprintf("%s-%s-%d", r.GameUUID[:8], r.Event, r.Tick)
