@@ -44,8 +44,8 @@ func indexCmd(args []string, stdout, stderr io.Writer) int {
 	for _, f := range st.Failed {
 		fmt.Fprintln(stderr, "twhist: not indexed:", f)
 	}
-	fmt.Fprintf(stdout, "indexed %d, unchanged %d, removed %d, failed %d (%s)\n", st.Indexed, st.Unchanged, st.Removed,
-		len(st.Failed), filepath.Join(dir, index.DBName))
+	fmt.Fprintf(stdout, "indexed %d, unchanged %d, removed %d, still being recorded %d, failed %d (%s)\n", st.Indexed, st.Unchanged,
+		st.Removed, st.InProgress, len(st.Failed), filepath.Join(dir, index.DBName))
 	if len(st.Failed) > 0 {
 		return 1
 	}

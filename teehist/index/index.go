@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver ("sqlite")
 
@@ -33,6 +34,14 @@ const (
 	// 127).
 	MaxChatLen = 256
 )
+
+// InProgressAge tells a game still being recorded: a file that does not
+// end with FINISH and changed less than this long ago. Update leaves it for
+// a later run instead of indexing it half-recorded, and replaying it again
+// at every change while it grows (twhist serve updates every few seconds);
+// a file that stopped growing without FINISH (its server was killed) is
+// indexed once it is this old.
+const InProgressAge = 2 * time.Minute
 
 // SchemaVersion is the index's layout (SQLite user_version). Open rebuilds
 // an index of an older version from scratch (the next Update reads every
@@ -103,6 +112,9 @@ func migrate(db *sql.DB) error {
 // Stats says what Update did.
 type Stats struct {
 	Indexed, Unchanged, Removed int
+	// InProgress counts the games still being recorded, left for a later
+	// Update (InProgressAge).
+	InProgress int
 	// Failed lists files that could not be read at all, with the reason.
 	Failed []string
 }
@@ -153,6 +165,10 @@ func Update(ctx context.Context, db *sql.DB, dir, mapDir string) (*Stats, error)
 			st.Unchanged++
 			continue
 		}
+		if time.Since(fi.ModTime()) < InProgressAge && !endsWithFinish(path, fi.Size()) {
+			st.InProgress++
+			continue
+		}
 		g, err := scan(ctx, path, mapDir)
 		if err := ctx.Err(); err != nil {
 			return st, err
@@ -177,6 +193,25 @@ func Update(ctx context.Context, db *sql.DB, dir, mapDir string) (*Stats, error)
 	}
 	return st, nil
 }
+
+// endsWithFinish reports whether the file at path (of size bytes) ends
+// with a FINISH message, the last byte a whole recording writes.
+func endsWithFinish(path string, size int64) bool {
+	if size < 1 {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [1]byte
+	_, err = f.ReadAt(b[:], size-1)
+	return err == nil && b[0] == finishByte
+}
+
+// finishByte is FINISH's encoding: the varint of teehist.KindFinish (-1).
+var finishByte = netproto.AppendInt(nil, int32(teehist.KindFinish))[0]
 
 // game is what scan read of one file.
 type game struct {

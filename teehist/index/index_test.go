@@ -551,3 +551,65 @@ func TestIndexBots(t *testing.T) {
 		t.Errorf("players %q", res[0].Players)
 	}
 }
+
+// TestInProgress: a recording without its FINISH that changed a moment ago
+// is a game still being recorded: Update leaves it out (and does not
+// replay it) until it ends or has not changed for InProgressAge; a whole
+// recording as recent is indexed at once.
+func TestInProgress(t *testing.T) {
+	dir := t.TempDir()
+	copyTestdata(t, dir, map[string]string{"done.teehistorian": "twserver_chat.teehistorian"})
+	whole, err := os.ReadFile("../testdata/twserver_chat.teehistorian")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole[len(whole)-1] != finishByte {
+		t.Fatalf("the whole recording ends with %#x, not FINISH", whole[len(whole)-1])
+	}
+	growing := filepath.Join(dir, "growing.teehistorian")
+	if err := os.WriteFile(growing, whole[:len(whole)-1], 0o644); err != nil { // all but FINISH
+		t.Fatal(err)
+	}
+	db := openIndex(t, dir)
+	ctx := context.Background()
+	files := func() map[string]bool {
+		t.Helper()
+		rs, err := Find(ctx, db, Query{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]bool{}
+		for _, r := range rs {
+			m[r.File] = true
+		}
+		return m
+	}
+	if st, err := Update(ctx, db, dir, ""); err != nil || st.Indexed != 1 || st.InProgress != 1 {
+		t.Fatalf("update: %+v %v", st, err)
+	}
+	if got := files(); !got["done.teehistorian"] || got["growing.teehistorian"] {
+		t.Fatalf("indexed %v, want the whole recording only", got)
+	}
+	// the server was killed: the file stopped growing without FINISH
+	old := time.Now().Add(-InProgressAge - time.Second)
+	if err := os.Chtimes(growing, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := Update(ctx, db, dir, ""); err != nil || st.Indexed != 1 || st.InProgress != 0 || st.Unchanged != 1 {
+		t.Fatalf("update after %v: %+v %v", InProgressAge, st, err)
+	}
+	if got := files(); !got["growing.teehistorian"] {
+		t.Fatalf("indexed %v, want the stopped recording too", got)
+	}
+}
+
+// openIndex opens dir's index for the test, closed when it ends.
+func openIndex(t *testing.T, dir string) *sql.DB {
+	t.Helper()
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
