@@ -133,7 +133,7 @@ func (s *Server) onWorldEvent(e world.Event) {
 	switch e.Kind {
 	case world.EvKillMsg:
 		s.countEvent(metrics.EventKill)
-		if e.Args[2] != world.WeaponGame { // a leave or team change (its own line, or none), not a kill for the page
+		if e.FeedKill() { // not a leave or team change (its own line, or none)
 			s.liveKill(e.Args[0], e.Args[1], e.Args[2])
 		}
 		s.killMsg = gamemsg.SvKillMsg{Killer: e.Args[0], Victim: e.Args[1], Weapon: e.Args[2], ModeSpecial: e.Args[3]}

@@ -206,7 +206,7 @@ func (b *builder) names07(w *world.World, tick int32) {
 // the leave has its line, as on the server's page.
 func (b *builder) Event(e world.Event) {
 	switch {
-	case e.Kind == world.EvKillMsg && e.Args[2] != world.WeaponGame:
+	case e.FeedKill():
 		b.out.addEvent(Event{Tick: b.w.CurrentTick(), Kind: EventKill, Client: int(e.Args[0]), Victim: int(e.Args[1]), Weapon: int(e.Args[2])})
 	case e.Kind == world.EvGameMsg && e.Args[0] == world.GameMsgCTFCapture:
 		b.out.addEvent(Event{Tick: b.w.CurrentTick(), Kind: EventCapture, Team: int(e.Args[1]), Client: int(e.Args[2]), Ticks: int(e.Args[3])})

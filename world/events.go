@@ -144,6 +144,10 @@ type Event struct {
 	Args [5]int32
 }
 
+// FeedKill reports whether e is a kill for a kill feed: a kill message not
+// sent for a player who left or changed team (weapon WeaponGame).
+func (e *Event) FeedKill() bool { return e.Kind == EvKillMsg && e.Args[2] != WeaponGame }
+
 type eventQueue struct {
 	n       int
 	dropped int

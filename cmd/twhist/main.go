@@ -97,7 +97,7 @@ func main() {
 func isHelp(arg string) bool {
 	switch arg {
 	case "-h", "-help", "--help", "--h":
-		return true // as run's first case
+		return true
 	}
 	return false
 }
@@ -115,10 +115,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
-	switch cmd := args[0]; cmd {
-	case "help", "-h", "-help", "--help", "--h":
+	if args[0] == "help" || isHelp(args[0]) {
 		fmt.Fprint(stdout, usage)
 		return 0
+	}
+	switch cmd := args[0]; cmd {
 	case "dump", "json":
 		if len(args) == 2 && isHelp(args[1]) {
 			fmt.Fprint(stdout, usage)

@@ -372,7 +372,7 @@ func (k *killWatcher) AfterTick(*world.World, bool) {}
 func (k *killWatcher) Event(e world.Event) {
 	tick := k.w.CurrentTick()
 	switch {
-	case e.Kind == world.EvKillMsg && e.Args[2] != world.WeaponGame:
+	case e.FeedKill():
 		killer, victim := k.name(e.Args[0]), k.name(e.Args[1])
 		if e.Args[0] != e.Args[1] && e.Args[0] >= 0 {
 			k.g.add(event{tick: tick, kind: EventKill, cid: int(e.Args[0]), player: killer, other: victim, weapon: e.Args[2]})
