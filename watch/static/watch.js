@@ -69,7 +69,8 @@ function nameAt(id, t) {
 // the scoreboard's name: a bot says it is one, as on the server's page
 function shownName(id, t) {
   const n = namingAt(id, t);
-  return n !== null && n.bot ? n.name + ' [bot]' : nameAt(id, t);
+  if (n === null) return '#' + id;
+  return n.bot ? n.name + ' [bot]' : n.name;
 }
 
 // frame ints -> the renderer's frame
