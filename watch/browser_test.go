@@ -298,3 +298,34 @@ func TestBrowserWatchBots(t *testing.T) {
 	}
 	browsertest.CheckDialogs(t, ctx)
 }
+
+// TestBrowserWatchHostileNames: player names holding markup are shown as
+// text on the viewer's scoreboard and in its feed, and make no element and
+// open no dialog.
+func TestBrowserWatchHostileNames(t *testing.T) {
+	names := [4]string{"<b>x", "<i>y</i>", "<img src=x>", `'&"<q>`}
+	dir := t.TempDir()
+	p, err := watchtest.GameOf(dir, 20*50, 3, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := browsertest.Start(t, 60*time.Second)
+	cache := NewCache(context.Background(), testSource{dir}, 1)
+	mux := http.NewServeMux()
+	NewHandler(cache, Options{}).Register(mux, true)
+	srv := httptest.NewServer(withCSP(mux))
+	defer srv.Close()
+	if err := chromedp.Run(ctx, chromedp.Navigate(srv.URL+"/watch/"+filepath.Base(p)+"#t=0:15")); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.Wait(t, ctx, 10*time.Second, "the four names as text on the scoreboard",
+		`(() => { const n = Array.from(document.querySelectorAll('#score tbody td:first-child')).map((e) => e.textContent);
+		  return n.length === 4 && n.includes('<b>x') && n.includes('<i>y</i>') && n.includes('<img src=x>') && n.includes('\'&"<q>') })()`)
+	var made string
+	browsertest.Eval(t, ctx, `String(document.querySelectorAll('#score b, #score i, #score img, #score q, #feed b, #feed i, #feed img, #feed q').length)`, &made)
+	if made != "0" {
+		t.Errorf("%s elements made from player names", made)
+	}
+	browsertest.Screenshot(t, ctx, "watch-hostile-names.png")
+	browsertest.CheckDialogs(t, ctx)
+}
