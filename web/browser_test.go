@@ -197,6 +197,49 @@ func TestBrowserPage(t *testing.T) {
 	browsertest.CheckDialogs(t, ctx)
 }
 
+// shownHeaders is the page's headers (h3) a user sees, joined by commas.
+const shownHeaders = `[...document.querySelectorAll('h3')].filter((h) => h.offsetParent !== null).map((h) => h.textContent).join()`
+
+// TestBrowserPageSections: the public page shows no header over an empty
+// list: on an empty game it says nobody is playing and shows neither
+// "Spectators" nor "Chat and kills"; a client that joins makes a player
+// and a feed line, one moved to the spectators makes the Spectators
+// header appear (with its name as text) and the players' table go.
+func TestBrowserPageSections(t *testing.T) {
+	ctx := browser(t)
+	a := startGame(t, "Sections", "dm")
+	_, ts := startWeb(t, Options{PublicChat: true}, a)
+	if err := chromedp.Run(ctx, chromedp.Navigate(ts.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 5*time.Second, "the game shown", `document.getElementById('g-name').textContent === 'Sections'`)
+	if got := evalString(t, ctx, shownHeaders); got != "Players,The last hour" {
+		t.Errorf("an empty game shows the headers %q, want Players,The last hour", got)
+	}
+	if got := evalString(t, ctx, `String((document.getElementById('no-players') || {}).textContent)`); got != "Nobody is playing." {
+		t.Errorf("an empty game says %q, want Nobody is playing.", got)
+	}
+	var bs bots
+	bs.join(t, a, "<b>spec", loadclient.PatternIdle)
+	waitJS(t, ctx, 5*time.Second, "a player and a feed line, no spectators",
+		`document.querySelectorAll('#players tbody tr').length === 1 && document.getElementById('no-players').hidden && `+
+			shownHeaders+` === 'Players,Chat and kills,The last hour'`)
+	rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := a.RunAdmin(rctx, "test", "set_team 0 -1"); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 5*time.Second, "the spectator under the Spectators header",
+		`[...document.querySelectorAll('#spectators tbody tr')].map((r) => r.cells[0].textContent).join() === '<b>spec' && `+
+			`!document.getElementById('no-players').hidden && document.getElementById('players').offsetParent === null && `+
+			shownHeaders+` === 'Players,Spectators,Chat and kills,The last hour'`)
+	if n := evalString(t, ctx, `String(document.querySelectorAll('#spectators b').length)`); n != "0" {
+		t.Errorf("%s elements made from a spectator's name", n)
+	}
+	screenshot(t, ctx, "sections.png")
+	browsertest.CheckDialogs(t, ctx)
+}
+
 // TestBrowserAdmin: the admin page in headless Chromium: a wrong token is
 // refused, the right one logs in, and the kick button kicks the client; a
 // page without the session cannot kick.

@@ -82,6 +82,7 @@ function select(port) {
   resetPlayback();
   gaps = []; lastArrival = -1; delay = DELAY_MIN_MS;
   $('feed').replaceChildren();
+  $('feed-section').hidden = true;
   $('recordings').replaceChildren();
   stream = new EventSource('/api/games/' + port + '/events');
   stream.addEventListener('open', () => { lastSeq = 0; }); // (re)connected: seq may start over
@@ -191,6 +192,10 @@ function showGame(g) {
   const specs = g.clients.filter((c) => !c.is_player);
   fillTable($('players'), players, g.teams);
   fillTable($('spectators'), specs, g.teams);
+  // an empty list shows no header and no empty table
+  $('players').hidden = players.length === 0;
+  $('no-players').hidden = players.length > 0;
+  $('spec-section').hidden = specs.length === 0;
   const sel = $('follow');
   const want = ['-1'].concat(players.map((c) => String(c.id)));
   const have = Array.from(sel.options).map((o) => o.value + ':' + o.textContent);
@@ -238,6 +243,7 @@ function onFeed(events) {
     feed.append(li);
   }
   while (feed.children.length > 200) feed.firstElementChild.remove();
+  $('feed-section').hidden = feed.children.length === 0;
   feed.scrollTop = feed.scrollHeight;
 }
 
