@@ -242,7 +242,8 @@ func TestBrowserPageSections(t *testing.T) {
 
 // TestBrowserAdmin: the admin page in headless Chromium: a wrong token is
 // refused, the right one logs in, and the kick button kicks the client; a
-// page without the session cannot kick.
+// bot's row offers remove instead, which removes the bot (the API refuses
+// to kick it); a page without the session cannot kick.
 func TestBrowserAdmin(t *testing.T) {
 	ctx := browser(t)
 	a := startGame(t, "Admin test", "dm")
@@ -293,18 +294,35 @@ func TestBrowserAdmin(t *testing.T) {
 	if n := evalString(t, ctx, `String(document.querySelectorAll('#aplayers b, #output b').length)`); n != "0" {
 		t.Errorf("%s elements made from player strings", n)
 	}
-	// a bot says it is one; kick refuses it and says how to remove it
+	// a bot says it is one; its row offers remove where a connected
+	// client's offers kick, and remove removes it
 	if err := chromedp.Run(ctx, chromedp.SetValue(`#cmdline`, "bot_add easy Ada", chromedp.ByID),
 		chromedp.Click(`form[data-action="command"] button`, chromedp.ByQuery)); err != nil {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, 5*time.Second, "the bot marked as a bot",
 		`[...document.querySelectorAll('#aplayers tbody tr')].map(r => r.cells[1].textContent).join() === 'stays,Ada [bot]'`)
-	if err := chromedp.Run(ctx, chromedp.Click(`#aplayers tbody tr:last-child button[data-action="kick"]`, chromedp.ByQuery)); err != nil {
+	if got := evalString(t, ctx, `[...document.querySelectorAll('#aplayers tbody tr')].map(r => r.cells[1].textContent + ': ' +
+		[...r.querySelectorAll('button')].map(b => b.textContent + '=' + b.dataset.action).join(' ')).join(', ')`); got != "stays: kick=kick spectate=spectate, Ada [bot]: remove=remove spectate=spectate" {
+		t.Errorf("the rows' buttons: %q", got)
+	}
+	screenshot(t, ctx, "admin-bot.png")
+	// the API refuses to kick the bot and names the action that removes it
+	var refused string
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`fetch('/admin/api/session').then(r => r.json()).then(s => fetch('/admin/api/action', {method: 'POST',
+		headers: {'X-CSRF-Token': s.csrf}, body: new URLSearchParams({action: 'kick', id: document.querySelector('#aplayers tbody tr:last-child').dataset.id})}))
+		.then(r => r.json().then(j => r.status + ' ' + j.error))`, &refused, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) })); err != nil {
 		t.Fatal(err)
 	}
-	waitJS(t, ctx, 5*time.Second, "kicking the bot names bot_remove",
-		`document.getElementById('output').textContent.includes("is the bot 'Ada' (bot_remove removes it by name)")`)
+	if !strings.HasPrefix(refused, "400 kick takes a connected client: client ") || !strings.HasSuffix(refused, " is the bot 'Ada' (action remove removes it)") {
+		t.Errorf("kick of the bot by the API: %q", refused)
+	}
+	if err := chromedp.Run(ctx, chromedp.Click(`#aplayers tbody tr:last-child button[data-action="remove"]`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 5*time.Second, "the removed bot gone",
+		`document.getElementById('output').textContent === '> bot_remove "Ada"\nremoved 1 bot' &&
+		 [...document.querySelectorAll('#aplayers tbody tr')].map(r => r.cells[1].textContent).join() === 'stays'`)
 	// logout (CSRF token and origin checked) ends the session: back to the login form
 	if err := chromedp.Run(ctx, chromedp.Click(`#logout`, chromedp.ByID)); err != nil {
 		t.Fatal(err)

@@ -49,8 +49,9 @@ if ($('login')) {
       const name = c.bot ? c.name + ' [bot]' : c.name; // as on the status page
       for (const v of [c.id, name, c.team < 0 ? 'spectator' : c.team, c.score]) tr.append(el('td', v));
       const td = el('td');
-      for (const [label, action] of [['kick', 'kick'], ['spectate', 'spectate']]) {
-        const b = el('button', label);
+      // a bot is removed (bot_remove), a connected client kicked
+      for (const action of [c.bot ? 'remove' : 'kick', 'spectate']) {
+        const b = el('button', action);
         b.type = 'button';
         b.dataset.action = action;
         b.addEventListener('click', () => act(action, { id: String(c.id) }));
