@@ -204,7 +204,8 @@ const shownHeaders = `[...document.querySelectorAll('h3')].filter((h) => h.offse
 // list: on an empty game it says nobody is playing and shows neither
 // "Spectators" nor "Chat and kills"; a client that joins makes a player
 // and a feed line, one moved to the spectators makes the Spectators
-// header appear (with its name as text) and the players' table go.
+// header appear (with its name as text) and the players' table go; a bot
+// brings it back, its name followed by [bot].
 func TestBrowserPageSections(t *testing.T) {
 	ctx := browser(t)
 	a := startGame(t, "Sections", "dm")
@@ -237,6 +238,12 @@ func TestBrowserPageSections(t *testing.T) {
 		t.Errorf("%s elements made from a spectator's name", n)
 	}
 	screenshot(t, ctx, "sections.png")
+	// a bot plays: the players' table is back, the bot's name says it is one
+	if _, err := a.RunAdmin(rctx, "test", "bot_add easy Ada"); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 5*time.Second, "the bot in the players' table",
+		`[...document.querySelectorAll('#players tbody tr')].map((r) => r.cells[0].textContent).join() === 'Ada [bot]' && document.getElementById('no-players').hidden`)
 	browsertest.CheckDialogs(t, ctx)
 }
 

@@ -2,13 +2,7 @@
 // every answer is shown with textContent.
 'use strict';
 
-const $ = (id) => document.getElementById(id);
-
-function el(tag, text) {
-  const e = document.createElement(tag);
-  if (text !== undefined) e.textContent = String(text);
-  return e;
-}
+// $, el and playerName: /common.js
 
 if ($('login')) {
   if (location.search.includes('failed')) $('failed').hidden = false;
@@ -46,7 +40,7 @@ if ($('login')) {
     for (const c of g.clients) {
       const tr = el('tr');
       tr.dataset.id = c.id;
-      const name = c.bot ? c.name + ' [bot]' : c.name; // as on the status page
+      const name = playerName(c); // as on the status page
       for (const v of [c.id, name, c.team < 0 ? 'spectator' : c.team, c.score]) tr.append(el('td', v));
       const td = el('td');
       // a bot is removed (bot_remove), a connected client kicked

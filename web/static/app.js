@@ -2,7 +2,7 @@
 // textContent (or drawn on the canvas), never parsed as markup.
 'use strict';
 
-const $ = (id) => document.getElementById(id);
+// $, el and playerName: /common.js
 const WEAPONS = Minimap.WEAPONS; // the minimap renderer: /draw.js
 
 let games = [];
@@ -42,13 +42,6 @@ let lastArrival = -1;
 let lastSeq = 0;          // the newest frame received on this connection
 let delay = DELAY_MIN_MS;
 let timer = 0;
-
-function el(tag, text, cls) {
-  const e = document.createElement(tag);
-  if (text !== undefined && text !== null) e.textContent = String(text);
-  if (cls) e.className = cls;
-  return e;
-}
 
 async function getJSON(url) {
   const r = await fetch(url, { cache: 'no-store' });
@@ -215,7 +208,7 @@ function fillTable(table, rows, teams) {
     tr.dataset.id = c.id;
     if (teams && c.team >= 0) tr.className = 'team' + c.team;
     const team = c.team < 0 ? 'spectator' : (teams ? (c.team === 0 ? 'red' : 'blue') : '');
-    const name = c.bot ? c.name + ' [bot]' : c.name; // bots say they are bots
+    const name = playerName(c); // bots say they are bots
     // country: ISO 3166-1 numeric, -1 when the player set none
     const country = c.country >= 0 ? c.country : '-';
     for (const v of [name, c.clan, country, c.score, team, c.ping, c.client]) tr.append(el('td', v));
