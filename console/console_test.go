@@ -220,3 +220,24 @@ func TestUpgradeCommand(t *testing.T) {
 		t.Errorf("the request was called %d times, want 2", calls)
 	}
 }
+
+// TestPasswordValuesNotPrinted: asking a password setting for its value,
+// or trying to change one that needs a restart, prints "(set)" instead of
+// the value: console output goes to the log, the econ and every rcon
+// client, not only to the admin who asked.
+func TestPasswordValuesNotPrinted(t *testing.T) {
+	cn, h := newTestConsole(t)
+	h.cfg.Server.RconPassword, h.cfg.Server.Password, h.cfg.Econ.Password = "secret-rcon", "secret-game", "secret-econ"
+	_ = cn.Run(Caller{}, "sv_rcon_password; password; ec_password; ec_password other; sv_scorelimit")
+	for _, l := range h.out {
+		if strings.Contains(l, "secret") {
+			t.Errorf("output %q shows a password", l)
+		}
+	}
+	// positive control: the lines were printed, the other value as it is
+	want := []string{"0:Value: (set)", "0:Value: (set)", "0:Value: (set)", "0:Value: 20"}
+	if got := slices.DeleteFunc(slices.Clone(h.out), func(l string) bool { return strings.Contains(l, "cannot change") }); !slices.Equal(got, want) ||
+		len(h.out) != len(want)+1 {
+		t.Errorf("output %q, want %q and the restart line", h.out, want)
+	}
+}

@@ -91,7 +91,7 @@ func (cn *Console) runSetting(c Caller, name, rest string) bool {
 	}
 	cfg := cn.host.Config()
 	if len(args) == 0 {
-		cn.Print("Value: " + config.SettingValue(cfg, row))
+		cn.Print("Value: " + LogValue(row.Sv, config.SettingValue(cfg, row))) // output goes to the log too
 		return true
 	}
 	v := args[0]
@@ -103,7 +103,7 @@ func (cn *Console) runSetting(c Caller, name, rest string) bool {
 		// the value it has (an exec of the server's own file) is no change
 		if cur := config.SettingValue(cfg, row); err != nil || config.SettingValue(&next, row) != cur {
 			cn.Print(fmt.Sprintf("%s cannot change while twserver runs: set it in the configuration and restart (the value stays %s)",
-				row.Sv, cur))
+				row.Sv, LogValue(row.Sv, cur)))
 		}
 		return true
 	}

@@ -29,7 +29,7 @@ import (
 // refConsoleCommands are run on both servers, in order, with two clients
 // in game (ids 0 and 1, from 127.0.0.2 and 127.0.0.3). They avoid what
 // differs on purpose (the unsupported commands, exec's path message, the
-// settings twserver refuses at run time).
+// settings twserver refuses at run time, a password's value).
 var refConsoleCommands = []string{
 	"status",
 	"echo hello  world",
@@ -86,7 +86,7 @@ var refConsoleCommands = []string{
 	`sv_scorelimit "7`,
 	"sv_timelimit x7; sv_timelimit",
 	"password",
-	"password x; password",
+	`password x; password ""; password`, // (a set one prints "(set)", the reference its value)
 	`sv_motd "Hello; world"; sv_motd`,
 	"sv_player_slots 99; sv_player_slots",
 	"sv_gametype ctf; sv_gametype",
