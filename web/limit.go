@@ -41,6 +41,15 @@ const (
 	// MaxStreamsPerAddr bounds the live streams of one client address;
 	// more get 503.
 	MaxStreamsPerAddr = 8
+	// MaxDownloads bounds the recordings being downloaded at a time (they
+	// count among the requests too); more get 503. A download lasts as
+	// long as its reader keeps up (DownloadStallTimeout a DownloadChunk),
+	// so without a bound of their own slow readers from a few addresses
+	// would hold every request's place and the page would answer 503.
+	MaxDownloads = 16
+	// MaxDownloadsPerAddr bounds the downloads of one client address; more
+	// get 503.
+	MaxDownloadsPerAddr = 2
 	// RetryAfter is the Retry-After (seconds) of a 503 over a bound.
 	RetryAfter = 5
 	// refuseWait bounds the write of the 503 to a refused connection (its

@@ -3,10 +3,15 @@ package web
 import (
 	"bufio"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -328,5 +333,87 @@ func TestGamesWaitOnce(t *testing.T) {
 		if g.Tick <= ticks[i] {
 			t.Errorf("game %d: tick %d, asleep at %d: not a fresh frame", g.Port, g.Tick, ticks[i])
 		}
+	}
+}
+
+// holdDownload asks for u from the loopback address src and reads only
+// the status line: the answer's status, the connection left open and
+// unread until the test ends (a reader that stalls).
+func holdDownload(t *testing.T, src, u string) int {
+	t.Helper()
+	pu, err := url.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dialFrom(t, src, pu.Host)
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetReadBuffer(4096) // the server's writes stall soon
+	}
+	if _, err := io.WriteString(c, "GET "+pu.RequestURI()+" HTTP/1.1\r\nHost: "+pu.Host+"\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil {
+		t.Fatalf("download from %s: %v", src, err)
+	}
+	var st int
+	if _, err := fmt.Sscanf(line, "HTTP/1.1 %d", &st); err != nil {
+		t.Fatalf("download from %s: status line %q", src, line)
+	}
+	return st
+}
+
+// TestDownloadBounds: downloads whose readers stall hold their places for
+// DownloadStallTimeout each, so they have bounds of their own: over
+// MaxDownloadsPerAddr a client's download gets 503 while its requests for
+// the page are still answered (MaxRequestsPerAddr stalled downloads would
+// take them all), and over MaxDownloads everybody's download gets 503 while
+// the page answers.
+func TestDownloadBounds(t *testing.T) {
+	a := startGame(t, "downloads", "dm")
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "big.demo"))
+	if err == nil {
+		err = errors.Join(f.Truncate(64<<20), f.Close()) // more than any socket buffer holds
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ts := startWebGames(t, Options{Recordings: RecordingsPublic, PublicChat: true},
+		Game{Port: int(a.Addr().Port()), Server: a, RecordDir: dir})
+	dl := ts.URL + "/api/games/" + strconv.Itoa(int(a.Addr().Port())) + "/recordings/big.demo"
+	ok := 0
+	for range MaxRequestsPerAddr {
+		switch st := holdDownload(t, "127.0.0.1", dl); st {
+		case http.StatusOK:
+			ok++
+		case http.StatusServiceUnavailable:
+		default:
+			t.Fatalf("download: %d", st)
+		}
+	}
+	if ok != MaxDownloadsPerAddr {
+		t.Errorf("%d of %d stalled downloads of one address admitted, want %d", ok, MaxRequestsPerAddr, MaxDownloadsPerAddr)
+	}
+	if st, _ := getFrom(t, "127.0.0.1", ts.URL+"/api/games"); st != http.StatusOK {
+		t.Errorf("the page for the address with stalled downloads: %d, want 200", st)
+	}
+	// the total: other addresses fill it, then nobody's download is admitted
+	src := 2
+	for n := ok; n < MaxDownloads; src++ {
+		for range MaxDownloadsPerAddr {
+			if st := holdDownload(t, fmt.Sprintf("127.0.0.%d", src), dl); st != http.StatusOK {
+				t.Fatalf("download %d from 127.0.0.%d: %d", n, src, st)
+			}
+			n++
+		}
+	}
+	next := fmt.Sprintf("127.0.0.%d", src)
+	if st := holdDownload(t, next, dl); st != http.StatusServiceUnavailable {
+		t.Errorf("a download over MaxDownloads: %d, want 503", st)
+	}
+	if st, _ := getFrom(t, next, ts.URL+"/api/games"); st != http.StatusOK {
+		t.Errorf("the page while the downloads are full: %d, want 200", st)
 	}
 }

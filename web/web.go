@@ -112,8 +112,11 @@ type Handler struct {
 	mux      *http.ServeMux
 	streams  *addrCounter // live streams per client address (MaxStreamsPerAddr, MaxStreams)
 	requests *addrCounter // requests being answered (MaxRequestsPerAddr, MaxRequests)
-	admin    *admin
-	static   fs.FS
+	// downloads are the recordings being downloaded (MaxDownloadsPerAddr,
+	// MaxDownloads), which count among the requests too.
+	downloads *addrCounter
+	admin     *admin
+	static    fs.FS
 	// conns is the listener's connection count (nil until ServeListener).
 	conns atomic.Pointer[boundListener]
 }
@@ -151,7 +154,8 @@ func New(games []Game, o Options) (*Handler, error) {
 		o.SampleEvery = SampleInterval
 	}
 	h := &Handler{byPort: map[int]*gameView{}, opt: o, mux: http.NewServeMux(),
-		streams: newAddrCounter(MaxStreamsPerAddr, MaxStreams), requests: newAddrCounter(MaxRequestsPerAddr, MaxRequests)}
+		streams: newAddrCounter(MaxStreamsPerAddr, MaxStreams), requests: newAddrCounter(MaxRequestsPerAddr, MaxRequests),
+		downloads: newAddrCounter(MaxDownloadsPerAddr, MaxDownloads)}
 	for _, g := range games {
 		if g.Server == nil || g.Port <= 0 || g.Port > 65535 || h.byPort[g.Port] != nil {
 			return nil, errors.New("web: games need a server and distinct ports")
@@ -177,9 +181,11 @@ func New(games []Game, o Options) (*Handler, error) {
 // security headers on every answer, a write deadline (WriteTimeout; a
 // download's moves on with its progress), and within the bounds of
 // requests per client address (MaxRequestsPerAddr, MaxRequests; the live
-// streams count apart, MaxStreamsPerAddr).
+// streams count apart, MaxStreamsPerAddr; downloads count among the
+// requests and within their own bounds, MaxDownloadsPerAddr).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, pattern := h.mux.Handler(r)
+	download := pattern == downloadPattern || pattern == adminDownloadPattern
 	if pattern != eventsPattern {
 		key := addrKey(h.clientAddr(r))
 		if h.requests.acquire(key, false) != admitted {
@@ -187,8 +193,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		defer h.requests.release(key)
+		if download {
+			if h.downloads.acquire(key, false) != admitted {
+				overBound(w, "too many downloads")
+				return
+			}
+			defer h.downloads.release(key)
+		}
 	}
-	w = boundWrites(w, pattern == downloadPattern || pattern == adminDownloadPattern, WriteTimeout, DownloadStallTimeout)
+	w = boundWrites(w, download, WriteTimeout, DownloadStallTimeout)
 	hd := w.Header()
 	hd.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 	hd.Set("X-Content-Type-Options", "nosniff")
