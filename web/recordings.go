@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"twserver/watch"
 )
@@ -30,6 +32,13 @@ const (
 	// MaxRecordingName bounds a recording's file name (the viewer's rule,
 	// watch.CheckFile).
 	MaxRecordingName = watch.MaxNameLen
+	// RecordingsListEvery bounds how often a game's recordings are read
+	// from its directory: listings asked for meanwhile get the last one.
+	// A read costs a directory read and a stat of every recording (about
+	// 15 ms at 5,000 files), so without this bound listings asked for
+	// as fast as the request bounds let through would take the CPU of the
+	// games.
+	RecordingsListEvery = time.Second
 )
 
 // Recording kinds (apiRecording.Kind) and their file name suffixes.
@@ -179,13 +188,42 @@ func (h *Handler) listRecordings(w http.ResponseWriter, r *http.Request, admin b
 	if admin {
 		prefix = "/admin" + prefix
 	}
-	list, err := recordingsOf(g.RecordDir, prefix, g.Server.RecordingBusy)
+	list, err := g.recordings(h.opt.Now(), prefix)
 	if err != nil {
 		h.opt.Log.Warn().Err(err).Str("dir", g.RecordDir).Msg("web: recordings not listed")
 		writeError(w, http.StatusInternalServerError, "recordings not readable")
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"version": APIVersion, "access": access, "recordings": list})
+}
+
+// recList is the last listing of a game's recordings (gameView.recordings).
+type recList struct {
+	mu    sync.Mutex
+	at    time.Time
+	list  []apiRecording // URLs without their prefix
+	err   error
+	reads int // directory reads
+}
+
+// recordings lists g's finished recordings with their URLs under prefix,
+// from a listing at most RecordingsListEvery old at now.
+func (g *gameView) recordings(now time.Time, prefix string) ([]apiRecording, error) {
+	c := &g.recs
+	c.mu.Lock()
+	if c.reads == 0 || now.Sub(c.at) >= RecordingsListEvery || now.Before(c.at) {
+		c.list, c.err = recordingsOf(g.RecordDir, "", g.Server.RecordingBusy)
+		c.at = now
+		c.reads++
+	}
+	list, err := c.list, c.err
+	c.mu.Unlock()
+	out := make([]apiRecording, len(list))
+	for i, r := range list {
+		r.URL = prefix + r.URL
+		out[i] = r
+	}
+	return out, err
 }
 
 func (h *Handler) serveRecording(w http.ResponseWriter, r *http.Request, admin bool) {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -375,5 +376,44 @@ func TestWatchChild(t *testing.T) {
 				t.Errorf("%s%s: %+v", site.url, r.Watch, info)
 			}
 		}
+	}
+}
+
+// TestRecordingsListBound: a game's recordings are read from its directory
+// at most once in RecordingsListEvery, however many listings are asked for
+// (each read stats every file); a file written meanwhile is listed once
+// the listing is that old.
+func TestRecordingsListBound(t *testing.T) {
+	s := startGame(t, "listing", "dm")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.demo"), []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	now := time.Unix(1_000_000, 0)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	port := int(s.Addr().Port())
+	h, ts := startWebGames(t, Options{Recordings: RecordingsPublic, PublicChat: true, Now: clock},
+		Game{Port: port, Server: s, RecordDir: dir})
+	g := h.byPort[port]
+	reads := func() int { g.recs.mu.Lock(); defer g.recs.mu.Unlock(); return g.recs.reads }
+	base := ts.URL + "/api/games/" + strconv.Itoa(port) + "/recordings"
+	c := ts.Client()
+	for range 20 {
+		if l, _ := recordingsOfGame(t, c, base); len(l) != 1 || l[0].URL != "/api/games/"+strconv.Itoa(port)+"/recordings/a.demo" {
+			t.Fatalf("listing %+v", l)
+		}
+	}
+	if n := reads(); n != 1 {
+		t.Errorf("20 listings within RecordingsListEvery read the directory %d times, want 1", n)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "b.demo"), []byte("b"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	now = now.Add(RecordingsListEvery)
+	mu.Unlock()
+	if l, _ := recordingsOfGame(t, c, base); len(l) != 2 || reads() != 2 {
+		t.Errorf("after RecordingsListEvery: %d listed, %d reads, want 2 and 2", len(l), reads())
 	}
 }

@@ -131,6 +131,8 @@ type gameView struct {
 	mapJSON  []byte
 
 	stream *streamer // writes the live stream to the game's viewers
+
+	recs recList // the last listing of the recordings
 }
 
 //go:embed static
