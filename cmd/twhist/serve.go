@@ -47,9 +47,12 @@ const (
 	ServeMaxConnsPerAddr = 24
 	// ServeReadTimeout bounds reading one request.
 	ServeReadTimeout = 5 * time.Second
-	// ServeWriteTimeout bounds writing one answer (a demo is made first,
-	// within ServeDemoTimeout, then written).
-	ServeWriteTimeout = ServeDemoTimeout + 30*time.Second
+	// ServeWriteTimeout bounds writing one answer other than a demo: a
+	// client that does not read holds its connection no longer.
+	ServeWriteTimeout = 10 * time.Second
+	// ServeDemoWriteTimeout bounds making and writing one demo (it is made
+	// first, within ServeDemoTimeout, then written).
+	ServeDemoWriteTimeout = ServeDemoTimeout + 30*time.Second
 	// ServeDemoTimeout bounds making one demo.
 	ServeDemoTimeout = 2 * time.Minute
 )
@@ -138,7 +141,7 @@ func serveArchive(ctx context.Context, ln net.Listener, dir, mapDir string, chat
 	mux.HandleFunc("GET /demo/{name}", a.demo)
 	bl, connState := web.BoundListener(ln, ServeMaxConnsPerAddr, ServeMaxConnections)
 	hs := &http.Server{Handler: secure(mux), ReadHeaderTimeout: ServeReadTimeout, ReadTimeout: ServeReadTimeout,
-		WriteTimeout: ServeWriteTimeout, IdleTimeout: time.Minute, MaxHeaderBytes: 8 << 10, ConnState: connState,
+		IdleTimeout: time.Minute, MaxHeaderBytes: 8 << 10, ConnState: connState,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
 	return httpserve.Serve(ctx, hs, bl, time.Second)
 }
@@ -210,9 +213,15 @@ func (a *archive) problem(stderr io.Writer, line string) {
 	fmt.Fprintln(stderr, line)
 }
 
-// secure adds the security headers to every answer.
+// secure adds the security headers to every answer and sets its write
+// deadline: ServeWriteTimeout, a demo's ServeDemoWriteTimeout.
 func secure(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d := ServeWriteTimeout
+		if strings.HasPrefix(r.URL.Path, "/demo/") {
+			d = ServeDemoWriteTimeout
+		}
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(d))
 		hd := w.Header()
 		hd.Set("Content-Security-Policy", serveCSP)
 		hd.Set("X-Content-Type-Options", "nosniff")

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -303,5 +304,34 @@ func TestServeIndexRemoved(t *testing.T) {
 	time.Sleep(20 * poll)
 	if n := strings.Count(logs.String(), "cannot be made again"); n != 1 {
 		t.Errorf("the directory gone: said %d times, want 1; log:\n%s", n, logs.String())
+	}
+}
+
+// deadlineRecorder is a ResponseWriter that keeps the write deadline set
+// on it.
+type deadlineRecorder struct {
+	*httptest.ResponseRecorder
+	deadline time.Time
+}
+
+func (d *deadlineRecorder) SetWriteDeadline(t time.Time) error { d.deadline = t; return nil }
+
+// TestServeWriteDeadlines: the archive's handler gives every answer
+// ServeWriteTimeout (10 s) to be written and a demo ServeDemoWriteTimeout,
+// so a client that does not read holds a connection of the archive (24
+// an address) for seconds, not for a demo's time.
+func TestServeWriteDeadlines(t *testing.T) {
+	h := secure(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	for path, want := range map[string]time.Duration{"/api/games": ServeWriteTimeout, "/watch.js": ServeWriteTimeout,
+		"/watch/a.teehistorian/chunk/1": ServeWriteTimeout, "/demo/a.teehistorian": ServeDemoWriteTimeout} {
+		w := &deadlineRecorder{ResponseRecorder: httptest.NewRecorder()}
+		start := time.Now()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+		if got := w.deadline.Sub(start); w.deadline.IsZero() || got < want || got > want+time.Second {
+			t.Errorf("%s: write deadline %v from now (set: %v), want %v", path, got, !w.deadline.IsZero(), want)
+		}
+	}
+	if ServeWriteTimeout > 10*time.Second || ServeDemoWriteTimeout <= ServeDemoTimeout {
+		t.Errorf("ServeWriteTimeout %v, ServeDemoWriteTimeout %v (ServeDemoTimeout %v)", ServeWriteTimeout, ServeDemoWriteTimeout, ServeDemoTimeout)
 	}
 }
