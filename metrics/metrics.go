@@ -29,8 +29,14 @@ const (
 	// MaxInFlightScrapes bounds concurrent /metrics requests (more get
 	// 503); each has its own scratch buffers, kept for the next scrape.
 	MaxInFlightScrapes = 4
-	// MaxConnections bounds the open HTTP connections; more wait to be accepted.
+	// MaxConnections bounds the open HTTP connections. With Options.Bound
+	// (cmd/twserver's) one over it closes the connection idle longest or is
+	// refused at once; without, more wait to be accepted.
 	MaxConnections = 16
+	// MaxConnsPerAddr bounds the open HTTP connections of one client
+	// address under Options.Bound (more are refused at once): one address
+	// cannot take the places of the scraper and the health probe.
+	MaxConnsPerAddr = 4
 	// ShutdownTimeout bounds the graceful shutdown of the HTTP server.
 	ShutdownTimeout = time.Second
 )
@@ -61,6 +67,14 @@ type Options struct {
 	// scrape time (cmd/twserver adapts package register's getters; it must
 	// be safe to call from any goroutine and must not block).
 	Register func() []RegisterState
+	// Bound, if set, bounds the listener's connections (cmd/twserver's is
+	// web.BoundListener with MaxConnsPerAddr and MaxConnections: over a
+	// bound a connection is refused at once, at the total the one idle
+	// longest is closed) and returns the http.Server's ConnState hook
+	// (nil: none). Without it the listener is a netutil.LimitListener of
+	// MaxConnections, whose Accept waits while it is full: MaxConnections
+	// idle connections then keep /healthz from answering.
+	Bound func(net.Listener) (net.Listener, func(net.Conn, http.ConnState))
 }
 
 // RegisterState is the master registration of one protocol.
@@ -82,6 +96,7 @@ type Endpoint struct {
 	ups     *Upgrades
 	mux     *http.ServeMux
 	now     func() time.Time
+	bound   func(net.Listener) (net.Listener, func(net.Conn, http.ConnState))
 	// scratch holds MaxInFlightScrapes scrape buffers (nil until first
 	// used): a scrape takes one or answers 503.
 	scratch chan *scrape
@@ -122,7 +137,7 @@ func NewGames(games []Game, o Options) (*Endpoint, error) {
 	if len(games) == 0 {
 		return nil, errors.New("metrics: no game")
 	}
-	e := &Endpoint{mux: http.NewServeMux(), now: o.Now, version: o.Version, ups: o.Upgrades, scratch: make(chan *scrape, MaxInFlightScrapes)}
+	e := &Endpoint{mux: http.NewServeMux(), now: o.Now, version: o.Version, ups: o.Upgrades, bound: o.Bound, scratch: make(chan *scrape, MaxInFlightScrapes)}
 	if e.now == nil {
 		e.now = time.Now
 	}
@@ -255,6 +270,10 @@ func (e *Endpoint) ServeListener(ctx context.Context, ln net.Listener, log zerol
 		MaxHeaderBytes:    MaxHeaderBytes,
 	}
 	log.Info().Str("addr", ln.Addr().String()).Msg("metrics listening (/metrics, /healthz)")
-	ln = netutil.LimitListener(ln, MaxConnections)
+	if e.bound != nil {
+		ln, hs.ConnState = e.bound(ln)
+	} else {
+		ln = netutil.LimitListener(ln, MaxConnections)
+	}
 	return httpserve.Serve(ctx, hs, ln, ShutdownTimeout)
 }

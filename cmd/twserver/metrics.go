@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"twserver/metrics"
+	"twserver/web"
 )
 
 // version is the twserver version in twserver_build_info; release builds set
@@ -26,7 +28,7 @@ func startMetrics(ctx context.Context, listen string, games []*game, log zerolog
 	if listen == "" {
 		return func() {}, nil
 	}
-	ep, err := metrics.NewGames(metricsGames(games), metrics.Options{Version: version, Upgrades: &upgradeCounts})
+	ep, err := metrics.NewGames(metricsGames(games), metrics.Options{Version: version, Upgrades: &upgradeCounts, Bound: boundMetrics})
 	if err != nil {
 		return nil, err
 	}
@@ -90,4 +92,12 @@ func (sc *sideChannels) registerState() func() []metrics.RegisterState {
 		})
 		return st
 	}
+}
+
+// boundMetrics bounds the metrics listener's connections as the web
+// page's are (MaxConnsPerAddr from one address, MaxConnections in all,
+// refused at once, the idle longest closed at the total), so that idle
+// connections cannot keep /healthz (the liveness probe) from answering.
+func boundMetrics(ln net.Listener) (net.Listener, func(net.Conn, http.ConnState)) {
+	return web.BoundListener(ln, metrics.MaxConnsPerAddr, metrics.MaxConnections)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"twserver/internal/testport"
+	"twserver/metrics"
 )
 
 // freeTCPAddr returns a loopback address:port that was free a moment ago,
@@ -22,7 +23,9 @@ func freeTCPAddr(t *testing.T) string {
 }
 
 // TestMetricsListen: with [metrics] listen set, the binary serves /healthz
-// and /metrics there, and the endpoint stops with the server (console
+// and /metrics there, also while idle connections from other addresses
+// (kept-alive after a request, or sending none) are more than
+// metrics.MaxConnections, and the endpoint stops with the server (console
 // "shutdown").
 func TestMetricsListen(t *testing.T) {
 	addr := freeTCPAddr(t)
@@ -69,6 +72,18 @@ func TestMetricsListen(t *testing.T) {
 	if code := run([]string{"-healthcheck", "http://" + addr + "/healthz"}, strings.NewReader(""), &hcErr); code != 0 {
 		t.Errorf("-healthcheck of the running server: exit %d: %s", code, hcErr.String())
 	}
+	holdIdle(t, addr)
+	for i := range 3 {
+		c := http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+		resp, err := c.Get("http://" + addr + "/healthz")
+		if err != nil {
+			t.Fatalf("/healthz %d with idle connections held: %v", i, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("/healthz %d with idle connections held: %d", i, resp.StatusCode)
+		}
+	}
 	io.WriteString(stdinW, "shutdown\n")
 	select {
 	case code := <-done:
@@ -112,5 +127,28 @@ func TestHealthcheckUsage(t *testing.T) {
 		if code := run([]string{"-healthcheck", u}, strings.NewReader(""), &errb); code != 2 {
 			t.Errorf("-healthcheck %s: exit %d, want 2 (%s)", u, code, errb.String())
 		}
+	}
+}
+
+// holdIdle opens 2×metrics.MaxConnections connections to addr from
+// 127.0.0.2 up (metrics.MaxConnsPerAddr each) until the test ends, half
+// of them idle after one request (keep-alive), half sending nothing.
+func holdIdle(t *testing.T, addr string) {
+	t.Helper()
+	for i := range 2 * metrics.MaxConnections {
+		src := net.IPv4(127, 0, 0, byte(2+i/metrics.MaxConnsPerAddr))
+		c, err := (&net.Dialer{LocalAddr: &net.TCPAddr{IP: src}, Timeout: time.Second}).Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		if i%2 == 1 {
+			continue
+		}
+		if _, err := io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		_ = c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+		_, _ = c.Read(make([]byte, 512)) // its answer (none while the listener waits)
 	}
 }
