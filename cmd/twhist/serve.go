@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/netip"
@@ -71,8 +72,9 @@ type archive struct {
 
 	dbMu    sync.RWMutex // held for reading by a query, for writing by the swap of db
 	db      *sql.DB
-	dbFile  os.FileInfo // the index file db has open, to notice it removed or replaced
-	lastErr string      // the last problem logged, not logged again until another comes
+	dbFile  os.FileInfo   // the index file db has open, to notice it removed or replaced; under dbMu
+	lastErr string        // the kind of the last problem logged, not logged again until it clears
+	kick    chan struct{} // a query found the index gone: index now, not at the next poll
 }
 
 // serveCmd is "twhist serve -dir DIR [-mapdir DIR] [-listen ADDR]".
@@ -110,14 +112,16 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 // serveArchive serves the archive of dir on ln until ctx ends, indexing
 // the directory every poll.
 func serveArchive(ctx context.Context, ln net.Listener, dir, mapDir string, chat bool, poll time.Duration, stderr io.Writer) error {
-	a := &archive{dir: dir, mapDir: mapDir, demos: make(chan struct{}, ServeDemoBuilds)}
+	a := &archive{dir: dir, mapDir: mapDir, demos: make(chan struct{}, ServeDemoBuilds), kick: make(chan struct{}, 1)}
 	if err := a.open(); err != nil {
 		return err
 	}
 	defer func() { // after the last pass: update is not called with ctx done
 		a.mu.Lock()
 		defer a.mu.Unlock()
-		a.db.Close()
+		if a.db != nil { // nil when it could not be made again
+			a.db.Close()
+		}
 	}()
 	a.update(ctx, stderr)
 	go func() {
@@ -128,6 +132,8 @@ func serveArchive(ctx context.Context, ln net.Listener, dir, mapDir string, chat
 			case <-ctx.Done():
 				return
 			case <-t.C:
+				a.update(ctx, stderr)
+			case <-a.kick:
 				a.update(ctx, stderr)
 			}
 		}
@@ -147,25 +153,48 @@ func serveArchive(ctx context.Context, ln net.Listener, dir, mapDir string, chat
 }
 
 // open opens the directory's index (creating it if needed) in place of
-// the one open before, which it closes.
+// the one open before, which it closes first. An index file removed while
+// open leaves its journal behind (-journal, -wal, -shm), which SQLite
+// would take for the new file's and fail on ("disk I/O error"): with no
+// index file, those are removed before it is made again.
 func (a *archive) open() error {
+	path := filepath.Join(a.dir, index.DBName)
+	a.dbMu.Lock()
+	defer a.dbMu.Unlock()
+	if a.db != nil {
+		a.db.Close()
+		a.db, a.dbFile = nil, nil
+	}
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		for _, suffix := range []string{"-journal", "-wal", "-shm"} {
+			if err := os.Remove(path + suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
 	db, err := index.Open(a.dir)
 	if err != nil {
 		return err
 	}
-	fi, err := os.Stat(filepath.Join(a.dir, index.DBName))
+	fi, err := os.Stat(path)
 	if err != nil {
 		db.Close()
 		return err
 	}
-	a.dbMu.Lock()
-	old := a.db
 	a.db, a.dbFile = db, fi
-	a.dbMu.Unlock()
-	if old != nil {
-		old.Close()
-	}
 	return nil
+}
+
+// errNoIndex: no index is open (it was removed and could not be made again).
+var errNoIndex = errors.New("no index open")
+
+// gone reports whether the index file was removed or replaced since it
+// was opened (or none is open).
+func (a *archive) gone() bool {
+	a.dbMu.RLock()
+	defer a.dbMu.RUnlock()
+	fi, err := os.Stat(filepath.Join(a.dir, index.DBName))
+	return a.db == nil || err != nil || !os.SameFile(fi, a.dbFile)
 }
 
 // update indexes the directory's new and changed files. When the index
@@ -183,9 +212,9 @@ func (a *archive) update(ctx context.Context, stderr io.Writer) {
 		return
 	}
 	path := filepath.Join(a.dir, index.DBName)
-	if fi, err := os.Stat(path); err != nil || !os.SameFile(fi, a.dbFile) {
+	if a.gone() {
 		if err := a.open(); err != nil {
-			a.problem(stderr, fmt.Sprintf("twhist: index %s is gone and cannot be made again: %v", path, err))
+			a.problem(stderr, "reopen", fmt.Sprintf("twhist: index %s is gone and cannot be made again: %v", path, err))
 			return
 		}
 		fmt.Fprintf(stderr, "twhist: index %s was removed or replaced while serving: indexing every recording into it again\n", path)
@@ -195,7 +224,7 @@ func (a *archive) update(ctx context.Context, stderr io.Writer) {
 	st, err := index.Update(ctx, a.db, a.dir, a.mapDir)
 	switch {
 	case err != nil && ctx.Err() == nil:
-		a.problem(stderr, fmt.Sprint("twhist: index: ", err))
+		a.problem(stderr, "update", fmt.Sprint("twhist: index: ", err))
 	case err == nil:
 		a.lastErr = ""
 	}
@@ -204,12 +233,14 @@ func (a *archive) update(ctx context.Context, stderr io.Writer) {
 	}
 }
 
-// problem logs line unless it was the last problem logged (update only).
-func (a *archive) problem(stderr io.Writer, line string) {
-	if line == a.lastErr {
+// problem logs line unless a problem of the same kind was the last one
+// logged and has not cleared (update only): a lasting problem whose
+// error's text changes from pass to pass is still logged once.
+func (a *archive) problem(stderr io.Writer, kind, line string) {
+	if kind == a.lastErr {
 		return
 	}
-	a.lastErr = line
+	a.lastErr = kind
 	fmt.Fprintln(stderr, line)
 }
 
@@ -277,9 +308,24 @@ func (a *archive) games(w http.ResponseWriter, r *http.Request) {
 			*d.to = t
 		}
 	}
+	var res []index.Result
+	err := errNoIndex
 	a.dbMu.RLock()
-	res, err := index.Find(r.Context(), a.db, q)
+	if a.db != nil {
+		res, err = index.Find(r.Context(), a.db, q)
+	}
 	a.dbMu.RUnlock()
+	if a.gone() {
+		select { // the index was removed: the indexing makes it again now
+		case a.kick <- struct{}{}:
+		default:
+		}
+	}
+	if err != nil && a.gone() {
+		w.Header().Set("Retry-After", "5")
+		writeServeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": "the index is being made again: try again in a few seconds"})
+		return
+	}
 	if err != nil {
 		writeServeJSON(w, http.StatusInternalServerError, map[string]any{"error": "the index cannot be read"})
 		return

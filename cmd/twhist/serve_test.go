@@ -252,8 +252,11 @@ func TestServeBounds(t *testing.T) {
 
 // TestServeIndexRemoved: when the index file is deleted while twhist
 // serve runs, the next pass makes it again with every recording in it (one
-// that arrived meanwhile too) and says so once, with no SQLite error; when it cannot be made again (the
-// directory is gone), that is logged once, not at every pass.
+// that arrived meanwhile too) and says so once, with no SQLite error (the
+// deleted file's journal left behind is not taken for the new one's); a
+// query meanwhile is answered 503 with Retry-After, never 500; when the
+// index cannot be made again (the directory is gone), that is logged once,
+// not at every pass, though the error's text changes.
 func TestServeIndexRemoved(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "recordings")
 	if err := os.Mkdir(dir, 0o755); err != nil {
@@ -267,7 +270,23 @@ func TestServeIndexRemoved(t *testing.T) {
 	addr, logs := startServe(t, dir, "", poll)
 	base := "http://" + addr
 	want := []string{filepath.Base(p)}
-	listed := func() bool { return fmt.Sprint(names(archiveGames(t, base, "player=ada"))) == fmt.Sprint(want) }
+	unavailable := 0
+	listed := func() bool { // 503 while the index is made again, never 500
+		resp, err := http.Get(base + "/api/games?player=ada")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var l struct{ Games []archiveGame }
+		switch err := json.NewDecoder(resp.Body).Decode(&l); {
+		case resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != "":
+			unavailable++
+			return false
+		case err != nil || resp.StatusCode != 200:
+			t.Fatalf("player=ada: %d %v", resp.StatusCode, err)
+		}
+		return fmt.Sprint(names(l.Games)) == fmt.Sprint(want)
+	}
 	waitFor := func(what string, cond func() bool) {
 		t.Helper()
 		for end := time.Now().Add(10 * time.Second); !cond(); time.Sleep(poll) {
@@ -298,6 +317,7 @@ func TestServeIndexRemoved(t *testing.T) {
 	if got := names(archiveGames(t, base, "")); len(got) != 2 {
 		t.Errorf("listed after the rebuild: %v", got)
 	}
+	t.Logf("answered 503 %d times while the index was made again", unavailable)
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -333,5 +353,50 @@ func TestServeWriteDeadlines(t *testing.T) {
 	}
 	if ServeWriteTimeout > 10*time.Second || ServeDemoWriteTimeout <= ServeDemoTimeout {
 		t.Errorf("ServeWriteTimeout %v, ServeDemoWriteTimeout %v (ServeDemoTimeout %v)", ServeWriteTimeout, ServeDemoWriteTimeout, ServeDemoTimeout)
+	}
+}
+
+// TestServeIndexRemovedQuery: a query that finds the index removed has it
+// made again at once, not at the next poll (here an hour away); meanwhile
+// queries are answered from the old index or 503, never 500.
+func TestServeIndexRemovedQuery(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "recordings")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := watchtest.GameOf(dir, 5*50, 1, [4]string{"ada", "bram", "cleo", "dora"}); err != nil {
+		t.Fatal(err)
+	}
+	addr, logs := startServe(t, dir, "", time.Hour)
+	base := "http://" + addr
+	if got := archiveGames(t, base, ""); len(got) != 1 {
+		t.Fatalf("before: %v", names(got))
+	}
+	if err := os.Remove(filepath.Join(dir, index.DBName)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := watchtest.GameOf(dir, 5*50, 2, [4]string{"ada", "ivo", "jon", "kim"}); err != nil {
+		t.Fatal(err)
+	}
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		resp, err := http.Get(base + "/api/games")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var l struct{ Games []archiveGame }
+		err = json.NewDecoder(resp.Body).Decode(&l)
+		resp.Body.Close()
+		if resp.StatusCode != 200 && resp.StatusCode != http.StatusServiceUnavailable || err != nil {
+			t.Fatalf("answer %d %v; log:\n%s", resp.StatusCode, err, logs.String())
+		}
+		if len(l.Games) == 2 {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("the index not made again within 10 s of queries; log:\n%s", logs.String())
+		}
+	}
+	if n := strings.Count(logs.String(), "was removed or replaced while serving"); n != 1 {
+		t.Errorf("said %d times; log:\n%s", n, logs.String())
 	}
 }
