@@ -166,7 +166,7 @@ func (c *Config) validateOps() error {
 		}
 	}
 	if r.Enabled && len(r.Families) == 0 {
-		return invalid("register.families", "empty: nothing to register")
+		return invalidBecause("register.families", "register.enabled", "empty: nothing to register")
 	}
 	if len(r.UDPMasters) > MaxUDPMasters {
 		return invalid("register.udp_masters", "%d masters, at most %d", len(r.UDPMasters), MaxUDPMasters)
@@ -176,7 +176,7 @@ func (c *Config) validateOps() error {
 		return invalid("econ.port", "%d is outside 0..65535", e.Port)
 	}
 	if e.Port != 0 && e.Password == "" {
-		return invalid("econ.password", "must be set when econ.port is set")
+		return invalidBecause("econ.password", "econ.port", "must be set when econ.port is set")
 	}
 	if len(e.Password) > MaxPasswordLen {
 		return invalid("econ.password", "longer than %d bytes", MaxPasswordLen)
@@ -208,7 +208,7 @@ func (c *Config) validateOps() error {
 			return invalid("web.listen", "%q is not address:port", l)
 		}
 		if l == c.Metrics.Listen {
-			return invalid("web.listen", "%q is also metrics.listen: /healthz and /metrics need their own listener, out of reach of the page's visitors", l)
+			return invalidBecause("web.listen", "metrics.listen", "%q is also metrics.listen: /healthz and /metrics need their own listener, out of reach of the page's visitors", l)
 		}
 	}
 	if t := c.Web.AdminToken; t != "" && (len(t) < MinAdminTokenLen || len(t) > MaxAdminTokenLen) {
@@ -220,7 +220,7 @@ func (c *Config) validateOps() error {
 		return invalid("web.recordings", "%q is not \"off\", \"admin\" or \"public\"", c.Web.Recordings)
 	}
 	if c.Web.Recordings == RecordingsPublic && !c.Web.PublicChat {
-		return invalid("web.recordings", "\"public\" with web.public_chat = false: a recording holds every chat line sent to all")
+		return invalidBecause("web.recordings", "web.public_chat", "\"public\" with web.public_chat = false: a recording holds every chat line sent to all")
 	}
 	if n := len(c.Web.TrustedProxies); n > MaxTrustedProxies {
 		return invalid("web.trusted_proxies", "%d networks, at most %d", n, MaxTrustedProxies)

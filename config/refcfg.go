@@ -64,6 +64,7 @@ type Loader struct {
 	MapDirs []string
 
 	origin  map[string]string // dotted key (or vote[i]) -> where it was last set
+	file    string            // the TOML file read, where a key it leaves at its default comes from
 	warned  map[string]bool   // one warning per setting
 	stack   []string          // files being executed, outermost first
 	total   int               // bytes read by ExecFile
@@ -115,10 +116,17 @@ func (l *Loader) LoadTOML(path string) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	l.cfg = c
+	l.file = path
 	for _, k := range Keys() {
-		l.origin[k] = path
+		if n := keyLine(data, k); n > 0 {
+			l.origin[k] = fmt.Sprintf("%s: line %d", path, n)
+		}
 	}
-	l.origin["vote"] = path
+	for i := range c.Votes {
+		if n := voteLine(data, i); n > 0 {
+			l.origin["vote["+strconv.Itoa(i)+"]"] = fmt.Sprintf("%s: line %d", path, n)
+		}
+	}
 	return nil
 }
 
@@ -550,13 +558,26 @@ func (l *Loader) Finish() (Config, error) {
 			if i := strings.IndexByte(key, '.'); i >= 0 && strings.HasPrefix(key, "vote[") {
 				key = key[:i]
 			}
-			if o := l.origin[key]; o != "" {
+			if o := l.where(key, ie.Cause); o != "" {
 				err = fmt.Errorf("%s: %w", o, err)
 			}
 		}
 		return Config{}, err
 	}
 	return l.cfg, nil
+}
+
+// where says where the value of an invalid key came from: where key was
+// set, else where cause (the key that makes it invalid) was, else the TOML
+// file, which left it at its default; "" for the defaults alone.
+func (l *Loader) where(key, cause string) string {
+	if o := l.origin[key]; o != "" {
+		return o
+	}
+	if o := l.origin[cause]; cause != "" && o != "" {
+		return o
+	}
+	return l.file
 }
 
 // LoadCfg reads a file in the reference's syntax over the defaults and

@@ -437,3 +437,57 @@ func TestConverterMinutes(t *testing.T) {
 		t.Errorf("ec_bantime 15: ban_time %d, %v, %v", c.Econ.BanTime, warns, err)
 	}
 }
+
+// TestInvalidSaysWhere: a refused value names where it was set: the TOML
+// file and its line (before, a TOML file's invalid values named no line
+// and its [[vote]] entries not even the file), and for a value refused
+// because of another key (econ.password missing while econ.port is set)
+// where that key was set, in a TOML file, a .cfg file or the environment.
+func TestInvalidSaysWhere(t *testing.T) {
+	for _, tt := range []struct {
+		name, toml, cfg string
+		env             map[string]string
+		want            string
+	}{
+		{"toml value", "[server]\nname = \"x\"\nport = 70000\n", "", nil, "s.toml: line 3: invalid value for server.port: 70000"},
+		{"toml dotted key", "server.port = -1\n", "", nil, "s.toml: line 1: invalid value for server.port"},
+		{"toml vote", "[[vote]]\ndescription = \"a\"\ncommand = \"restart\"\n\n[[vote]]\ndescription = \"\"\ncommand = \"restart\"\n", "", nil,
+			"s.toml: line 5: invalid value for vote[1].description"},
+		{"toml cause", "[log]\nlevel = \"info\"\n\n[econ]\nport = 8304\n", "", nil, "s.toml: line 5: invalid value for econ.password: must be set"},
+		{"toml both keys", "[metrics]\nlisten = \"127.0.0.1:9100\"\n[web]\nlisten = \"127.0.0.1:9100\"\n", "", nil, "s.toml: line 4: invalid value for web.listen"},
+		{"toml recording", "[record]\ndir = \"\"\ndemo = true\n", "", nil, "s.toml: line 2: invalid value for record.dir"},
+		{"toml default", "[server]\nname = \"x\"\n", "", map[string]string{"EC_PORT": "8304"}, "environment variable EC_PORT: invalid value for econ.password"},
+		{"cfg cause", "", "sv_name x\nec_port 8304\n", nil, "e.cfg:2: ec_port 8304: invalid value for econ.password"},
+		{"env cause", "", "", map[string]string{"TWSERVER_RECORD_TEEHISTORIAN": "true", "TWSERVER_RECORD_DIR": ""},
+			"environment variable TWSERVER_RECORD_DIR: invalid value for record.dir"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			l := NewLoader()
+			l.MapDirs = []string{}
+			var err error
+			switch {
+			case tt.toml != "":
+				p := filepath.Join(dir, "s.toml")
+				os.WriteFile(p, []byte(tt.toml), 0o644)
+				err = l.LoadTOML(p)
+			case tt.cfg != "":
+				l.ReadFile = func(string) ([]byte, error) { return []byte(tt.cfg), nil }
+				err = l.ExecFile("e.cfg")
+			}
+			if err == nil {
+				err = l.ApplyEnv(func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok })
+			}
+			if err == nil {
+				_, err = l.Finish()
+			}
+			if err == nil {
+				t.Fatalf("no error, want %q", tt.want)
+			}
+			got := strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
+			if !strings.HasPrefix(got, tt.want) {
+				t.Errorf("err %q, want it to start with %q", got, tt.want)
+			}
+		})
+	}
+}
