@@ -8,7 +8,7 @@
 // Given -config several times, one process runs one game per file, each
 // isolated (its own socket, slots, world, bans and recordings).
 // Console commands (kick, ban, change_map, restart, status, ...) are read from
-// standard input. SIGINT/SIGTERM shut the server down: every client is told
+// standard input. SIGINT, SIGTERM and SIGHUP shut the server down: every client is told
 // "Server shutdown" and the process exits within 5 seconds.
 package main
 
@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"golang.org/x/sys/unix"
 
 	"twserver/config"
 	"twserver/handover"
@@ -256,7 +257,7 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 		defer stopProf()
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopOnSignal(log)
 	defer stop()
 
 	var console io.Reader
@@ -264,6 +265,41 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 		console = stdin
 	}
 	return runGames(ctx, stop, cfgs, console, log, *memProf, upgradeArgs{args: allArgs, in: in})
+}
+
+// stopSignals shut the server down cleanly: SIGINT (Ctrl-C), SIGTERM
+// (docker stop, systemctl stop) and SIGHUP (the terminal closed, or an
+// operator's habit of "kill -HUP to reload"; an upgrade is SIGUSR2), which
+// would otherwise end the process at once, telling no client and cutting
+// the recordings short.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// stopOnSignal returns a context that ends at the first of stopSignals,
+// logging which; stop restores the signals' default, so that a second
+// one kills the process at once.
+func stopOnSignal(log zerolog.Logger) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, stopSignals...)
+	go func() {
+		select {
+		case s := <-ch:
+			log.Info().Str("signal", signalName(s)).Msg("signal received: shutting down (a second one kills the process at once)")
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); cancel() }
+}
+
+// signalName is a signal's name as kill(1) takes it (SIGHUP).
+func signalName(s os.Signal) string {
+	if n, ok := s.(syscall.Signal); ok {
+		if name := unix.SignalName(n); name != "" {
+			return name
+		}
+	}
+	return s.String()
 }
 
 func newLogger(c config.LogConfig, w io.Writer) zerolog.Logger {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"twserver/internal/testenv"
 )
 
@@ -75,8 +77,17 @@ func TestUsageErrors(t *testing.T) {
 }
 
 // TestSignalShutdown starts the server on a free loopback port with a config
-// file overridden by flags, then sends SIGINT: run must return 0 within 5 s.
+// file overridden by flags, then sends SIGINT, SIGTERM or SIGHUP: run must
+// return 0 within 5 s, and the log must say which signal stopped it. (Before,
+// SIGHUP, the signal of a closed terminal and of many operators' "reload",
+// ended the process at once: no client told, the recordings cut short.)
 func TestSignalShutdown(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(unix.SignalName(sig), func(t *testing.T) { signalShutdown(t, sig) })
+	}
+}
+
+func signalShutdown(t *testing.T, sig syscall.Signal) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "server.toml")
 	os.WriteFile(cfg, []byte("[server]\nname = \"from file\"\nport = 8303\n[log]\nformat = \"json\"\n"), 0o644)
@@ -99,7 +110,7 @@ func TestSignalShutdown(t *testing.T) {
 		t.Errorf("the listening line does not name the socket: %s", errb.String())
 	}
 	t0 := time.Now()
-	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	syscall.Kill(os.Getpid(), sig)
 	select {
 	case code := <-done:
 		if code != 0 {
@@ -109,10 +120,13 @@ func TestSignalShutdown(t *testing.T) {
 			t.Errorf("shutdown took %v", d)
 		}
 	case <-time.After(6 * time.Second):
-		t.Fatalf("no exit within 6 s after SIGINT:\n%s", errb.String())
+		t.Fatalf("no exit within 6 s after %v:\n%s", sig, errb.String())
 	}
 	if !strings.Contains(errb.String(), "server stopped") {
 		t.Errorf("log lacks 'server stopped':\n%s", errb.String())
+	}
+	if want := `"signal":"` + unix.SignalName(sig) + `"`; !strings.Contains(errb.String(), want) {
+		t.Errorf("log does not name the signal (%s):\n%s", want, errb.String())
 	}
 }
 
