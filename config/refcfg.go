@@ -225,6 +225,39 @@ func (l *Loader) execLine(where, line, file string) error {
 	return nil
 }
 
+// Secret reports whether a setting's value is a secret that no log, error
+// or recording shows: a password (sv_rcon_password, password,
+// ec_password, ...; any case).
+func Secret(name string) bool { return strings.Contains(strings.ToLower(name), "password") }
+
+// shownCommand is a command as a warning or an error shows it: trimmed,
+// a secret setting's value replaced by "(set)".
+func shownCommand(cmd string) string {
+	name, args := splitName(cmd)
+	if Secret(name) && strings.TrimSpace(args) != "" {
+		return name + " (set)"
+	}
+	return strings.TrimSpace(cmd)
+}
+
+// shownValue is a setting's value as a warning shows it: "(set)" for a
+// secret.
+func shownValue(name, v string) string {
+	if Secret(name) {
+		return "(set)"
+	}
+	return v
+}
+
+// afterValue is the warning for text after a setting's value, which it
+// quotes unless the setting is a secret.
+func afterValue(shown, rest string) string {
+	if strings.HasSuffix(shown, " (set)") {
+		return "text after the value ignored, as the reference does"
+	}
+	return fmt.Sprintf("%q after the value ignored, as the reference does", strings.TrimSpace(rest))
+}
+
 // cfgError names where a command failed.
 func cfgError(where, cmd string, err error) error {
 	return fmt.Errorf("%s: %s: %w", where, strings.TrimSpace(cmd), err)
@@ -250,58 +283,59 @@ var runtimeCommands = []string{"status", "kick", "ban", "unban", "bans", "unban_
 func (l *Loader) execCommand(where, cmd, file string) error {
 	name, args := splitName(cmd)
 	lname := strings.ToLower(name)
+	shown := shownCommand(cmd) // the command as warnings and errors show it
 	switch lname {
 	case "exec":
 		a, _, err := parseArgs(args, "r")
 		if err != nil {
-			return cfgError(where, cmd, err)
+			return cfgError(where, shown, err)
 		}
 		if err := l.execFile(a[0], file); err == errExecLoop {
-			l.warn("", Warning{where, strings.TrimSpace(cmd), "the file is already being executed: skipped, as the reference does"})
+			l.warn("", Warning{where, shown, "the file is already being executed: skipped, as the reference does"})
 		} else if err != nil {
-			return cfgError(where, cmd, err)
+			return cfgError(where, shown, err)
 		}
 		return nil
 	case "add_vote", "remove_vote", "clear_votes":
 		return l.voteCommand(where, cmd, lname, args)
 	case "tune", "tune_reset":
-		l.warn(lname, Warning{where, strings.TrimSpace(cmd), "tuning is not configurable in twserver (the world plays the 0.7.5 default tuning): ignored"})
+		l.warn(lname, Warning{where, shown, "tuning is not configurable in twserver (the world plays the 0.7.5 default tuning): ignored"})
 		return nil
 	}
 	if row, ok := svRow(lname); ok {
 		a, rest, err := parseArgs(args, SettingParams(row))
 		if err != nil {
-			return cfgError(where, cmd, err)
+			return cfgError(where, shown, err)
 		}
 		if len(a) == 0 {
-			l.warn("", Warning{where, strings.TrimSpace(cmd), "no value: nothing set (the reference prints the current value)"})
+			l.warn("", Warning{where, shown, "no value: nothing set (the reference prints the current value)"})
 			return nil
 		}
 		if strings.TrimSpace(rest) != "" {
-			l.warn("", Warning{where, strings.TrimSpace(cmd), fmt.Sprintf("%q after the value ignored, as the reference does", strings.TrimSpace(rest))})
+			l.warn("", Warning{where, shown, afterValue(shown, rest)})
 		}
 		w, err := l.setValue(row, a[0])
 		if err != nil {
-			return cfgError(where, cmd, err)
+			return cfgError(where, shown, err)
 		}
-		l.origin[row.Key] = where + ": " + strings.TrimSpace(cmd)
+		l.origin[row.Key] = where + ": " + shown
 		if row.Sv == "sv_map" {
 			l.mapFrom = l.origin[row.Key]
 		}
 		if w != "" {
-			l.warn("", Warning{where, strings.TrimSpace(cmd), w})
+			l.warn("", Warning{where, shown, w})
 		}
 		return nil
 	}
 	if u, ok := unsupported(lname); ok {
 		a, _, _ := parseArgs(args, "?s")
 		if u.Same == "" || len(a) == 0 || a[0] != u.Same {
-			l.warn(lname, Warning{where, strings.TrimSpace(cmd), "not supported by twserver, ignored: " + u.Reason})
+			l.warn(lname, Warning{where, shown, "not supported by twserver, ignored: " + u.Reason})
 		}
 		return nil
 	}
 	if slices.Contains(runtimeCommands, lname) {
-		l.warn(lname, Warning{where, strings.TrimSpace(cmd), "a console command for a running game, not a setting: ignored in a configuration (type it on the console or over rcon)"})
+		l.warn(lname, Warning{where, shown, "a console command for a running game, not a setting: ignored in a configuration (type it on the console or over rcon)"})
 		return nil
 	}
 	msg := "no such command in teeworlds-server 0.7.5"
@@ -312,7 +346,7 @@ func (l *Loader) execCommand(where, cmd, file string) error {
 		// A typo on the command line is refused at once (a file name
 		// without -f, a flag without its dash); files keep the
 		// reference's leniency.
-		return cfgError(where, cmd, errors.New(msg+"; a file is given with -f FILE or -config FILE"))
+		return cfgError(where, shown, errors.New(msg+"; a file is given with -f FILE or -config FILE"))
 	}
 	l.warn(lname, Warning{where, name, msg + ": ignored, as the reference does"})
 	return nil
@@ -397,7 +431,7 @@ func (l *Loader) ApplyEnv(lookup func(string) (string, bool)) error {
 			return fmt.Errorf("%s: %w", where, err)
 		}
 		if w != "" {
-			l.warn("", Warning{where, v, w})
+			l.warn("", Warning{where, shownValue(row.Sv, v), w})
 		}
 		l.origin[row.Key] = where
 		if row.Sv == "sv_map" {
@@ -411,7 +445,7 @@ func (l *Loader) ApplyEnv(lookup func(string) (string, bool)) error {
 		}
 		name := strings.ToUpper(u.Sv)
 		if v, ok := lookup(name); ok && v != u.Same {
-			l.warn(u.Sv, Warning{"environment variable " + name, v, "not supported by twserver, ignored: " + u.Reason})
+			l.warn(u.Sv, Warning{"environment variable " + name, shownValue(u.Sv, v), "not supported by twserver, ignored: " + u.Reason})
 		}
 	}
 	for _, key := range Keys() {

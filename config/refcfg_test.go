@@ -301,7 +301,7 @@ func TestEnv(t *testing.T) {
 	}
 	wantW := []string{
 		"environment variable SV_MAX_CLIENTS: 99: 99 is outside 1..64: using 64, as the reference does",
-		"environment variable SV_RCON_MOD_PASSWORD: mod: not supported by twserver, ignored: twserver's remote console has one access level (sv_rcon_password)",
+		"environment variable SV_RCON_MOD_PASSWORD: (set): not supported by twserver, ignored: twserver's remote console has one access level (sv_rcon_password)",
 	}
 	if !slices.Equal(got, wantW) {
 		t.Errorf("warnings %q, want %q", got, wantW)
@@ -489,5 +489,45 @@ func TestInvalidSaysWhere(t *testing.T) {
 				t.Errorf("err %q, want it to start with %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestSecretsNotShown: a password in a .cfg file, on the command line or
+// in the environment never appears in a warning or an error, which go to
+// the log (journald, docker logs): the value shows as "(set)". Before, an
+// unsupported sv_rcon_mod_password, text after a password or a password
+// cut to length put the password in the log line.
+func TestSecretsNotShown(t *testing.T) {
+	long := strings.Repeat("L", 40)
+	text := "sv_rcon_mod_password hunter2\nsv_rcon_password \"rconpw\" rconextra\nec_password " + long + "\n"
+	env := map[string]string{"SV_RCON_MOD_PASSWORD": "envmodpw", "PASSWORD": strings.Repeat("P", 40)}
+	l := NewLoader()
+	l.ReadFile = func(string) ([]byte, error) { return []byte(text), nil }
+	if err := l.ExecFile("s.cfg"); err != nil {
+		t.Fatal(err)
+	}
+	l.warned = map[string]bool{} // the environment's warning too
+	if err := l.ApplyEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok }); err != nil {
+		t.Fatal(err)
+	}
+	var shown []string
+	for _, w := range l.Warnings {
+		shown = append(shown, w.String())
+	}
+	for _, line := range []string{`password "opensesame`, "sv_rcon_password a; sv_port x"} {
+		if err := NewLoader().ExecCommand(line); err == nil {
+			t.Errorf("%q: no error", line)
+		} else {
+			shown = append(shown, err.Error())
+		}
+	}
+	all := strings.Join(shown, "\n")
+	for _, secret := range []string{"hunter2", "rconpw", "rconextra", "LLLL", "envmodpw", "PPPP", "opensesame"} {
+		if strings.Contains(all, secret) {
+			t.Errorf("%q shown:\n%s", secret, all)
+		}
+	}
+	if n := strings.Count(all, "(set)"); n < 5 {
+		t.Errorf("%d values shown as (set), want at least 5:\n%s", n, all)
 	}
 }
