@@ -316,7 +316,11 @@ func decodeTOML(data []byte) (Config, error) {
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0].String()
-		return Config{}, fmt.Errorf("line %d: %w %q", keyLine(data, k), ErrUnknownKey, k)
+		hint := ""
+		if c := closest(k, tomlNames()); c != "" {
+			hint = " (did you mean " + c + "?)"
+		}
+		return Config{}, fmt.Errorf("line %d: %w %q%s", keyLine(data, k), ErrUnknownKey, k, hint)
 	}
 	return cfg, nil
 }

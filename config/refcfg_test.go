@@ -295,10 +295,7 @@ func TestEnv(t *testing.T) {
 	want.Register.Families = []string{"ipv4", "ipv6"}
 	want.Voting.KickMin = 3
 	diffConfigs(t, c, want)
-	var got []string
-	for _, w := range l.Warnings {
-		got = append(got, w.String())
-	}
+	got := warningStrings(l.Warnings)
 	wantW := []string{
 		"environment variable SV_MAX_CLIENTS: 99: 99 is outside 1..64: using 64, as the reference does",
 		"environment variable SV_RCON_MOD_PASSWORD: (set): not supported by twserver, ignored: twserver's remote console has one access level (sv_rcon_password)",

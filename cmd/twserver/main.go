@@ -61,6 +61,7 @@ func loadGame(path string, refFiles, commands []string, override func(*config.Lo
 	}
 	if err == nil {
 		err = l.ApplyEnv(os.LookupEnv)
+		l.CheckEnv(os.Environ(), handover.EnvVar, InitEnv)
 	}
 	for _, c := range commands {
 		if err == nil {
@@ -229,7 +230,11 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 			glog = log.With().Str("game", gameAddr(cfgs[i])).Logger()
 		}
 		for _, w := range warns {
-			glog.Warn().Str("where", w.Where).Str("command", w.Command).Msg(w.Msg)
+			e := glog.Warn().Str("where", w.Where)
+			if w.Command != "" {
+				e = e.Str("command", w.Command)
+			}
+			e.Msg(w.Msg)
 		}
 		c := cfgs[i]
 		glog.Info().Str("name", c.Server.Name).Int("port", c.Server.Port).Int("max_clients", c.Server.MaxClients).
