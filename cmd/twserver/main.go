@@ -118,7 +118,7 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	var (
-		port     = fs.Int("port", -1, "UDP port (overrides server.port)")
+		port     = fs.Int("port", 0, "UDP port (overrides server.port)")
 		bind     = fs.String("bind", "", "local IP address to listen on (overrides server.bind)")
 		mapFile  = fs.String("map", "", "path of a .map `file` to serve (overrides map.file)")
 		name     = fs.String("name", "", "server name (overrides server.name)")

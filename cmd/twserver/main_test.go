@@ -177,7 +177,9 @@ func TestDebianServerCfg(t *testing.T) {
 }
 
 // TestHelp: -h prints the usage (console commands as arguments, every
-// flag) and exits 0: help asked for is no usage error.
+// flag) and exits 0: help asked for is no usage error. No flag shows a
+// default that is not one (-port said "(default -1)", a value the port
+// never has: unset, the port is server.port's).
 func TestHelp(t *testing.T) {
 	var errb lockedBuf
 	if code := run([]string{"-h"}, strings.NewReader(""), &errb); code != 0 {
@@ -187,5 +189,8 @@ func TestHelp(t *testing.T) {
 		if !strings.Contains(errb.String(), want) {
 			t.Errorf("usage %q does not contain %q", errb.String(), want)
 		}
+	}
+	if m := regexp.MustCompile(`\(default -\d+\)`).FindString(errb.String()); m != "" {
+		t.Errorf("usage shows %s:\n%s", m, errb.String())
 	}
 }
