@@ -247,9 +247,14 @@ func (h *Handler) auditFail(r *http.Request, ip netip.Addr, what string, banned 
 	h.opt.Log.Warn().Str("addr", ip.String()).Str("peer", r.RemoteAddr).Str("what", what).Bool("banned", banned).Msg("admin login refused")
 }
 
+// AdminOff is the answer to /admin when the configuration has no admin
+// token: the page is not found, and the operator who looks for it learns
+// why.
+const AdminOff = "404 no admin page: web.admin_token is not set in the server's configuration"
+
 func (h *Handler) adminPage(w http.ResponseWriter, r *http.Request) {
 	if h.admin == nil {
-		http.NotFound(w, r)
+		http.Error(w, AdminOff, http.StatusNotFound)
 		return
 	}
 	name := "login.html"
