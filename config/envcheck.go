@@ -21,13 +21,8 @@ func (l *Loader) CheckEnv(environ []string, own ...string) {
 	for _, k := range Keys() {
 		keyNames = append(keyNames, EnvName(k))
 	}
-	for _, r := range SvNames {
-		if isSvName(r.Sv) {
-			svNames = append(svNames, strings.ToUpper(r.Sv))
-		}
-	}
-	for _, u := range Unsupported {
-		svNames = append(svNames, strings.ToUpper(u.Sv))
+	for _, n := range settingNames() {
+		svNames = append(svNames, strings.ToUpper(n))
 	}
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
@@ -49,6 +44,21 @@ func (l *Loader) CheckEnv(environ []string, own ...string) {
 		}
 		l.warn("", Warning{"environment variable " + name, "", msg + ": ignored"})
 	}
+}
+
+// settingNames are the console names of the 0.7.5 settings, supported or
+// not (sv_port, ec_password, logfile, ...).
+func settingNames() []string {
+	var names []string
+	for _, r := range SvNames {
+		if isSvName(r.Sv) {
+			names = append(names, r.Sv)
+		}
+	}
+	for _, u := range Unsupported {
+		names = append(names, u.Sv)
+	}
+	return names
 }
 
 // tomlNames are the names an unknown TOML key is compared with for a

@@ -26,7 +26,7 @@ type RegisterConfig struct {
 	Enabled bool `toml:"enabled"`
 	// URL is DDNet's HTTP registration endpoint (sv_register_url).
 	URL string `toml:"url"`
-	// Port is the port announced to the masters; 0 = server.port (sv_register_port).
+	// Port is the port announced to the masters; 0 = server.port (sv_external_port).
 	Port int `toml:"port"`
 	// UDPMasters lists legacy 0.7 masters ("host:port") for the bea2 heartbeat; empty = off.
 	UDPMasters []string `toml:"udp_masters"`

@@ -270,6 +270,7 @@ var renamed = map[string]string{
 	"sv_spectator_slots": "a 0.6 setting: in 0.7 the slots beyond sv_player_slots (up to sv_max_clients) are the spectators'",
 	"sv_rcon_ban_time":   "did you mean sv_rcon_bantime?",
 	"sv_bindaddr":        "did you mean bindaddr?",
+	"sv_register_port":   "did you mean sv_external_port, the port announced to the masters?",
 }
 
 // runtimeCommands are console commands of the reference that act on a
@@ -341,6 +342,8 @@ func (l *Loader) execCommand(where, cmd, file string) error {
 	msg := "no such command in teeworlds-server 0.7.5"
 	if hint, ok := renamed[lname]; ok {
 		msg += " (" + hint + ")"
+	} else if c := closest(lname, settingNames()); c != "" {
+		msg += " (did you mean " + c + "?)"
 	}
 	if where == commandLine {
 		// A typo on the command line is refused at once (a file name

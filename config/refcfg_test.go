@@ -139,6 +139,8 @@ sv_name `+strings.Repeat("x", 130)+`
 ; sv_port 1
 add_vote a restart
 add_vote A "restart 5"
+sv_scorelimt 10
+sv_register_port 28303
 `)
 	var got []string
 	for _, w := range warns {
@@ -160,6 +162,8 @@ add_vote A "restart 5"
 		"w.cfg:13: sv_name " + strings.Repeat("x", 130) + ": longer than 127 bytes: cut, as the reference does",
 		"w.cfg:14: sv_port 1: follows an empty command: ignored, as the reference does",
 		`w.cfg:16: add_vote A "restart 5": the option already exists: skipped, as the reference does`,
+		"w.cfg:17: sv_scorelimt: no such command in teeworlds-server 0.7.5 (did you mean sv_scorelimit?): ignored, as the reference does",
+		"w.cfg:18: sv_register_port: no such command in teeworlds-server 0.7.5 (did you mean sv_external_port, the port announced to the masters?): ignored, as the reference does",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
