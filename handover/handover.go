@@ -103,6 +103,11 @@ type GameState struct {
 	// until, reason), oldest first. A field added to format 1: a binary
 	// that does not know it starts without the bans.
 	Bans json.RawMessage `json:"bans,omitempty"`
+	// GameType is the game type the game plays, as the server info names
+	// it (DM, TDM, CTF, LMS, LTS): its world passes only to a process
+	// configured for the same. A field added to format 1: without it the
+	// world's own check refuses a mismatch, less clearly.
+	GameType string `json:"game_type,omitempty"`
 }
 
 // Encode writes s in the handover's form: the Format line, then JSON.

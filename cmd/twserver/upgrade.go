@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -24,6 +25,7 @@ import (
 	"twserver/server"
 	"twserver/session"
 	"twserver/sockio"
+	"twserver/worldstate"
 )
 
 // HoldTimeout bounds the wait for every game's loop to stop at an upgrade;
@@ -295,6 +297,17 @@ func takeOver(in *handover.Incoming, cfgs []config.Config) error {
 	if err != nil {
 		return err
 	}
+	if err := checkState(st, cfgs); err != nil {
+		return err
+	}
+	procSockets.in, procSockets.state = in, st
+	return nil
+}
+
+// checkState refuses a handover whose games this process's configuration
+// cannot go on with: other addresses, or a game type other than the one a
+// game plays (its world has the entities of its type).
+func checkState(st handover.State, cfgs []config.Config) error {
 	var had, have []string
 	for _, g := range st.Games {
 		had = append(had, g.Addr)
@@ -305,7 +318,12 @@ func takeOver(in *handover.Incoming, cfgs []config.Config) error {
 	if !slices.Equal(had, have) {
 		return fmt.Errorf("the games' addresses changed from %v to %v (server.bind, server.port or the -config files): that needs a restart", had, have)
 	}
-	procSockets.in, procSockets.state = in, st
+	for i, g := range st.Games {
+		if t := cfgs[i].Game.Type; g.GameType != "" && len(g.World) > 0 && !strings.EqualFold(g.GameType, t) {
+			return fmt.Errorf("the game %s plays %s and this configuration says game.type = %q: its world cannot pass to another game type; "+
+				"upgrade with game.type = %q and switch the game afterwards (sv_gametype %s, then change_map), or restart", g.Addr, g.GameType, t, strings.ToLower(g.GameType), t)
+		}
+	}
 	return nil
 }
 
@@ -373,7 +391,11 @@ func exportGame(g *game) (handover.GameState, error) {
 		return handover.GameState{}, err
 	}
 	w, err := json.Marshal(g.srv.ExportWorld())
-	return handover.GameState{Addr: gameAddr(g.cfg), Slots: slots, World: w, Bans: exportBans(g.srv)}, err
+	st := handover.GameState{Addr: gameAddr(g.cfg), Slots: slots, World: w, Bans: exportBans(g.srv)}
+	if in := g.srv.Gauges().Info.Load(); in != nil { // the game type it plays, published every tick
+		st.GameType = in.GameType
+	}
+	return st, err
 }
 
 // adoptGame continues the game g handed over in srv: its world and
@@ -386,7 +408,9 @@ func adoptGame(g handover.GameState, srv *server.Server, slots []session.Handove
 	if err := json.Unmarshal(g.World, &wh); err != nil {
 		return fmt.Errorf("the world of %s: %w", g.Addr, err)
 	}
-	if err := srv.AdoptGame(wh, slots); err != nil {
+	if err := srv.AdoptGame(wh, slots); errors.Is(err, worldstate.ErrMalformed) {
+		return fmt.Errorf("the world of %s does not fit this process's (another game.type or game.powerups than the game plays? those need a restart): %w", g.Addr, err)
+	} else if err != nil {
 		return fmt.Errorf("the world of %s: %w", g.Addr, err)
 	}
 	return nil
