@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"twserver/botslots"
 	"twserver/config"
 	"twserver/encpool"
+	"twserver/mapstore"
 	"twserver/metrics"
 	"twserver/procs"
 	"twserver/server"
@@ -34,6 +36,33 @@ const MaxGames = 64
 // gameFlags are the flags that set one game's setting; with several -config
 // files they are refused as ambiguous.
 var gameFlags = []string{"port", "bind", "map", "name", "gametype", "max-clients", "player-slots", "password", "rcon-password"}
+
+// checkMap loads the map a game starts with (map.file, the first of
+// map.dir's rotation or of map.dir), so that a missing or broken map
+// stops the start as a configuration error (exit 2) naming its key; the
+// game's own load then finds it in mapstore's cache.
+func checkMap(mc config.MapConfig) error {
+	if _, err := mapstore.ByConfig(mc); err != nil {
+		key := "map.file"
+		if mc.File == "" {
+			key = "map.dir"
+		}
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	return nil
+}
+
+// gamePrefix is what an error about a game's configuration starts with:
+// its -config file, or the -f files ("" for the defaults alone).
+func gamePrefix(path string, refFiles []string) string {
+	switch {
+	case path != "":
+		return path + ": "
+	case len(refFiles) > 0:
+		return strings.Join(refFiles, ", ") + ": "
+	}
+	return ""
+}
 
 // checkGames checks what only matters when one process runs several games:
 // distinct addresses, one metrics endpoint, no Agones (an Agones

@@ -246,6 +246,16 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 		log.Error().Err(err).Msg("cannot read the upgrade's handover")
 		return 2
 	}
+	for i, c := range cfgs {
+		if err := checkMap(c.Map); err != nil { // a map that cannot load is the configuration's error
+			err = fmt.Errorf("%s%w", gamePrefix(cfgPaths[i], refFiles), err)
+			log.Error().Err(err).Msg("cannot load the map: not started")
+			if in != nil {
+				_ = in.Refuse(err.Error()) // the old process goes on
+			}
+			return 2
+		}
+	}
 	if in != nil {
 		if err := takeOver(in, cfgs); err != nil {
 			log.Error().Err(err).Msg("upgrade refused: the old process goes on")

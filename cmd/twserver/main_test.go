@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -41,6 +42,13 @@ func TestUsageErrors(t *testing.T) {
 	os.WriteFile(badVal, []byte("[game]\ntype = \"race\"\n"), 0o644)
 	badCfg := filepath.Join(dir, "bad.cfg")
 	os.WriteFile(badCfg, []byte("sv_name ok\nsv_port \"8303\n"), 0o644)
+	// a map that cannot load is a configuration error (exit 2), not a
+	// runtime error (before: "cannot start", exit 1, no key named)
+	brokenMap := filepath.Join(dir, "broken.map")
+	os.WriteFile(brokenMap, []byte("junk"), 0o644)
+	rotation := filepath.Join(dir, "rotation.toml")
+	os.WriteFile(rotation, []byte(fmt.Sprintf("[server]\nbind = \"127.0.0.1\"\nport = 0\n[map]\ndir = %q\nrotation = [\"none\"]\n", dir)), 0o644)
+	loopback := []string{"-no-console", "-bind", "127.0.0.1", "-port", "0"}
 	tests := []struct {
 		name string
 		args []string
@@ -59,6 +67,9 @@ func TestUsageErrors(t *testing.T) {
 		{"cfg given with -config", []string{"-config", badCfg}, badCfg + `:2: sv_port "8303: unterminated`},
 		{"f and config", []string{"-f", badCfg, "-config", bad}, "-f and -config cannot be combined"},
 		{"bad env", []string{"-no-console"}, `environment variable SV_MAX_CLIENTS_PER_IP: "many" is not a number`},
+		{"missing map", append(loopback, "-map", filepath.Join(dir, "none.map")), "map.file: stat " + filepath.Join(dir, "none.map") + ": no such file"},
+		{"broken map", append(loopback, "-map", brokenMap), "map.file: " + brokenMap + ": twmap"},
+		{"missing rotation map", []string{"-no-console", "-config", rotation}, rotation + ": map.dir: stat " + filepath.Join(dir, "none.map")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
