@@ -517,11 +517,11 @@ func DefaultMapDirs() []string {
 // the rotation starts at the named map.
 func (l *Loader) resolveMap() error {
 	m := &l.cfg.Map
-	name := l.mapName
+	name, what := l.mapName, "sv_map "+l.mapName
 	if name == "" {
 		if len(m.Rotation) > 0 && m.Dir == "" {
-			if m.File != "" {
-				name = m.File
+			if m.File != "" { // map.file starts the rotation in its directory
+				name, what, l.mapFrom = m.File, "map.file "+m.File, l.where("map.file", "")
 			} else {
 				dir, ok := l.findMap(m.Rotation[0])
 				if !ok {
@@ -556,7 +556,7 @@ func (l *Loader) resolveMap() error {
 	if i := slices.Index(m.Rotation, base); i > 0 {
 		m.Rotation = append(slices.Clone(m.Rotation[i:]), m.Rotation[:i]...)
 	} else if i < 0 {
-		l.warn("", Warning{l.mapFrom, "sv_map " + name, fmt.Sprintf("not in sv_maprotation: twserver starts with the rotation's first map, %s", m.Rotation[0])})
+		l.warn("", Warning{l.mapFrom, what, fmt.Sprintf("not in the rotation (sv_maprotation, map.rotation): twserver starts with the rotation's first map, %s", m.Rotation[0])})
 	}
 	return nil
 }

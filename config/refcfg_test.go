@@ -532,3 +532,29 @@ func TestSecretsNotShown(t *testing.T) {
 		t.Errorf("%d values shown as (set), want at least 5:\n%s", n, all)
 	}
 }
+
+// TestTOMLFileStartsRotation: a TOML map.file with a rotation it is not in
+// warns naming the file, the line and map.file (before: an empty where
+// and the command "sv_map ...", which the operator never wrote).
+func TestTOMLFileStartsRotation(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.toml")
+	os.WriteFile(p, []byte("[map]\nfile = \"maps/b.map\"\nrotation = [\"a\", \"c\"]\n"), 0o644)
+	l := NewLoader()
+	l.MapDirs = []string{}
+	if err := l.LoadTOML(p); err != nil {
+		t.Fatal(err)
+	}
+	c, err := l.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Map.Dir != "maps" || c.Map.File != "" {
+		t.Errorf("map %+v, want the rotation in maps", c.Map)
+	}
+	got := strings.Join(warningStrings(l.Warnings), "\n")
+	want := p + ": line 2: map.file maps/b.map: not in the rotation (sv_maprotation, map.rotation): twserver starts with the rotation's first map, a"
+	if got != want {
+		t.Errorf("warnings %q, want %q", got, want)
+	}
+}
