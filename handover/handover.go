@@ -84,6 +84,12 @@ type State struct {
 	// Games is the state of each game, in the order of the old process's
 	// games.
 	Games []GameState `json:"games"`
+	// Upgrades are the old process's live upgrades by result (the order of
+	// Result), this one counted as Ready: the process that serves next
+	// goes on from them, so the count of upgrades that took over is seen
+	// (the process that counted it exits at once). A field added to
+	// format 1.
+	Upgrades []uint64 `json:"upgrades,omitempty"`
 }
 
 // GameState is one game's part of the state.

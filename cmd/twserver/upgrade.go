@@ -266,6 +266,7 @@ func upgrade(games []*game, args []string, log zerolog.Logger) bool {
 		}
 		st.Games = append(st.Games, gs)
 	}
+	st.Upgrades = carriedUpgrades(&upgradeCounts)
 	if err := child.Hand(st); err != nil {
 		resume()
 		child.Wait(0)
@@ -301,7 +302,22 @@ func takeOver(in *handover.Incoming, cfgs []config.Config) error {
 		return err
 	}
 	procSockets.in, procSockets.state = in, st
+	for i, n := range st.Upgrades[:min(len(st.Upgrades), len(upgradeCounts))] {
+		upgradeCounts[i].Store(n) // twserver_upgrades_total goes on from the old process's
+	}
 	return nil
+}
+
+// carriedUpgrades are the counts of ups for the state of an upgrade: as
+// they are, and this upgrade as Ready, which it is when the new process
+// serves with them.
+func carriedUpgrades(ups *metrics.Upgrades) []uint64 {
+	out := make([]uint64, len(ups))
+	for i := range ups {
+		out[i] = ups[i].Load()
+	}
+	out[handover.Ready]++
+	return out
 }
 
 // checkState refuses a handover whose games this process's configuration

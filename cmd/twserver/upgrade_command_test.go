@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -35,8 +36,8 @@ func TestUpgradeCommand(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "twserver")
 	buildServer(t, bin, "-X main.version=upgrade-command")
-	port := testport.Pick(t)
-	r, stdin := startConsoleRig(t, bin, upgradeConfig(port, 16))
+	port, metricsPort := testport.Pick(t), testport.Pick(t)
+	r, stdin := startConsoleRig(t, bin, upgradeConfig(port, 16)+fmt.Sprintf("[metrics]\nlisten = \"127.0.0.1:%d\"\n", metricsPort))
 	out := r.out
 	addr := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port))
 	var in atomic.Int32
@@ -94,6 +95,13 @@ func TestUpgradeCommand(t *testing.T) {
 	}
 	fmt.Fprint(stdin, "upgrade\n")
 	upgraded(2)
+	// The process serving counts the upgrades that took over (each was
+	// counted by a process that exited at once: before, the count seen
+	// stayed 0).
+	scrape := fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)
+	waitUntil(t, "twserver_upgrades_total", 5*time.Second, func() bool {
+		return strings.Contains(httpGet(t, scrape), "twserver_upgrades_total{result=\"ready\"} 2\n")
+	})
 	time.Sleep(time.Second)
 	stop()
 	checkRun(t, "upgrades by the console command", <-run)
@@ -161,4 +169,16 @@ func joinFrom(t *testing.T, addr netip.AddrPort, src netip.Addr) loadclient.Summ
 		}
 		time.Sleep(time.Second)
 	}
+}
+
+// httpGet returns the body of url, "" when it cannot be read.
+func httpGet(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
 }
