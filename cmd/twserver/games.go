@@ -210,11 +210,13 @@ func startGames(ctx context.Context, cfgs []config.Config, consoles []io.Reader,
 		} else if n > 0 {
 			g.log.Info().Int("bans", n).Msg("upgrade: bans restored")
 		}
-		if n, err := procSockets.adopt(gameAddr(cfg), srv); err != nil {
+		if n, world, err := procSockets.adopt(gameAddr(cfg), srv); err != nil {
 			g.log.Error().Err(err).Msg("cannot take over the clients handed over")
 			return games, err
+		} else if n > 0 && world {
+			g.log.Info().Int("clients", n).Msg("upgrade: clients taken over with the game's world: they play on")
 		} else if n > 0 {
-			g.log.Info().Int("clients", n).Msg("upgrade: clients taken over (with the world handed over they play on; without, they join a new game as after a map change)")
+			g.log.Info().Int("clients", n).Msg("upgrade: clients taken over without the game's world (the old process sent none): they join a new game, as after a map change")
 		}
 		g.name = strconv.Itoa(int(srv.Addr().Port()))
 		g.log.Info().Str("addr", srv.Addr().String()).Str("map", srv.MapName()).Str("socket", string(srv.Socket())).Msg("listening")

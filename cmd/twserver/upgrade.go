@@ -344,19 +344,20 @@ func checkState(st handover.State, cfgs []config.Config) error {
 }
 
 // adopt gives the new game srv of address addr the clients the old
-// process handed over (none on a plain start).
-func (s *sockets) adopt(addr string, srv *server.Server) (int, error) {
+// process handed over (none on a plain start), and says whether the
+// game's world came with them.
+func (s *sockets) adopt(addr string, srv *server.Server) (clients int, world bool, err error) {
 	for _, g := range s.state.Games {
 		if g.Addr != addr || len(g.Slots) == 0 {
 			continue
 		}
 		var slots []session.Handover
 		if err := json.Unmarshal(g.Slots, &slots); err != nil {
-			return 0, fmt.Errorf("the clients of %s: %w", addr, err)
+			return 0, false, fmt.Errorf("the clients of %s: %w", addr, err)
 		}
-		return len(slots), adoptGame(g, srv, slots)
+		return len(slots), len(g.World) > 0, adoptGame(g, srv, slots)
 	}
-	return 0, nil
+	return 0, false, nil
 }
 
 // reportReady tells the old process of a handover that this one serves

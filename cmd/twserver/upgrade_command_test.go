@@ -64,6 +64,11 @@ func TestUpgradeCommand(t *testing.T) {
 	if !strings.Contains(out.String(), "upgrade: bans restored bans=1") && !strings.Contains(out.String(), `"bans":1`) {
 		t.Errorf("the new process did not log the ban it restored")
 	}
+	// The log says which of the two ways the clients went on (before, one
+	// line named both).
+	if !strings.Contains(out.String(), "upgrade: clients taken over with the game's world: they play on") {
+		t.Errorf("the new process did not say the clients play on in the world handed over")
+	}
 	// The clients back in game on the new process, then the next upgrade
 	// by the new process's console.
 	in.Store(0)
