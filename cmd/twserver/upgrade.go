@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"slices"
 	"strings"
@@ -63,11 +64,12 @@ func (s *sockets) udp(addr string) (sockio.PacketConn, sockio.Choice, error) {
 			return nil, sockio.Choice{}, fmt.Errorf("inherited %s is not a UDP socket", name)
 		}
 	} else {
-		ua, err := net.ResolveUDPAddr("udp", addr)
+		network := listenNetwork("udp", addr)
+		ua, err := net.ResolveUDPAddr(network, addr)
 		if err != nil {
 			return nil, sockio.Choice{}, err
 		}
-		if uc, err = net.ListenUDP("udp", ua); err != nil {
+		if uc, err = net.ListenUDP(network, ua); err != nil {
 			return nil, sockio.Choice{}, err
 		}
 	}
@@ -103,7 +105,7 @@ func (s *sockets) tcp(addr string) (net.Listener, error) {
 		s.keep(name, f, "")
 		return ln, nil
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := net.Listen(listenNetwork("tcp", addr), addr)
 	if err != nil {
 		return nil, err
 	}
@@ -118,6 +120,17 @@ func (s *sockets) tcp(addr string) (net.Listener, error) {
 	}
 	s.keep(name, f, "")
 	return ln, nil
+}
+
+// listenNetwork is the network to listen on addr with: IPv4 alone
+// ("udp4", "tcp4") for the IPv4 wildcard 0.0.0.0, which Go's "udp" and
+// "tcp" would open as a dual-stack socket that also serves IPv6, as if
+// the operator had written "" or "::"; network itself for the others.
+func listenNetwork(network, addr string) string {
+	if ap, err := netip.ParseAddrPort(addr); err == nil && ap.Addr() == netip.IPv4Unspecified() {
+		return network + "4"
+	}
+	return network
 }
 
 func (s *sockets) take(name string) *os.File {
