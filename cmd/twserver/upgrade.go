@@ -321,6 +321,27 @@ func takeOver(in *handover.Incoming, cfgs []config.Config) error {
 	return nil
 }
 
+// checkSlots refuses the clients of game g when a slot they hold is
+// beyond maxClients, the new configuration's server.max_clients.
+func checkSlots(g handover.GameState, maxClients int) error {
+	if len(g.Slots) == 0 {
+		return nil
+	}
+	var slots []struct{ ID int }
+	if err := json.Unmarshal(g.Slots, &slots); err != nil {
+		return fmt.Errorf("the clients of %s: %w", g.Addr, err)
+	}
+	top := -1
+	for _, c := range slots {
+		top = max(top, c.ID)
+	}
+	if top >= maxClients {
+		return fmt.Errorf("the game %s has %d clients, one in slot %d, and this configuration says server.max_clients = %d: "+
+			"upgrade with at least %d and lower it at a restart", g.Addr, len(slots), top, maxClients, top+1)
+	}
+	return nil
+}
+
 // carriedUpgrades are the counts of ups for the state of an upgrade: as
 // they are, and this upgrade as Ready, which it is when the new process
 // serves with them.
@@ -348,6 +369,9 @@ func checkState(st handover.State, cfgs []config.Config) error {
 		return fmt.Errorf("the games' addresses changed from %v to %v (server.bind, server.port or the -config files): that needs a restart", had, have)
 	}
 	for i, g := range st.Games {
+		if err := checkSlots(g, cfgs[i].Server.MaxClients); err != nil {
+			return err
+		}
 		if t := cfgs[i].Game.Type; g.GameType != "" && len(g.World) > 0 && !strings.EqualFold(g.GameType, t) {
 			return fmt.Errorf("the game %s plays %s and this configuration says game.type = %q: its world cannot pass to another game type; "+
 				"upgrade with game.type = %q and switch the game afterwards (sv_gametype %s, then change_map), or restart", g.Addr, g.GameType, t, strings.ToLower(g.GameType), t)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -13,7 +14,8 @@ import (
 // with is refused with a reason an operator can act on. Before, a
 // configuration with another game.type was refused only once the world
 // was read, as "worldstate: malformed state: 0 is not in 2..2 (value
-// 34884)".
+// 34884)", and one with too few slots as "slot 4: not a free slot of this
+// game".
 func TestCheckState(t *testing.T) {
 	cfg := func(port int, typ string) config.Config {
 		c := config.Default()
@@ -37,6 +39,10 @@ func TestCheckState(t *testing.T) {
 			`the game 127.0.0.1:8304 plays CTF and this configuration says game.type = "lts"`},
 		{"old process without the type", []handover.GameState{game("8303", "")}, []config.Config{cfg(8303, "ctf")}, ""},
 		{"no world", []handover.GameState{{Addr: "127.0.0.1:8303", GameType: "DM"}}, []config.Config{cfg(8303, "ctf")}, ""},
+		// before: "the world of 127.0.0.1:8303: slot 4: not a free slot of this game"
+		{"fewer slots", []handover.GameState{withSlots(game("8303", "DM"), 0, 5, 2)}, []config.Config{withMaxClients(cfg(8303, "dm"), 4)},
+			"the game 127.0.0.1:8303 has 3 clients, one in slot 5, and this configuration says server.max_clients = 4"},
+		{"enough slots", []handover.GameState{withSlots(game("8303", "DM"), 0, 3)}, []config.Config{withMaxClients(cfg(8303, "dm"), 4)}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := checkState(handover.State{Games: tt.games}, tt.cfgs)
@@ -48,4 +54,25 @@ func TestCheckState(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withSlots gives g clients in the slots ids.
+func withSlots(g handover.GameState, ids ...int) handover.GameState {
+	var b strings.Builder
+	b.WriteString("[")
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"ID":%d}`, id)
+	}
+	b.WriteString("]")
+	g.Slots = json.RawMessage(b.String())
+	return g
+}
+
+// withMaxClients sets c's server.max_clients.
+func withMaxClients(c config.Config, n int) config.Config {
+	c.Server.MaxClients = n
+	return c
 }
