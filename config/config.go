@@ -320,7 +320,10 @@ func decodeTOML(data []byte) (Config, error) {
 		if c := closest(k, tomlNames()); c != "" {
 			hint = " (did you mean " + c + "?)"
 		}
-		return Config{}, fmt.Errorf("line %d: %w %q%s", keyLine(data, k), ErrUnknownKey, k, hint)
+		if n := keyLine(data, k); n > 0 {
+			return Config{}, fmt.Errorf("line %d: %w %q%s", n, ErrUnknownKey, k, hint)
+		}
+		return Config{}, fmt.Errorf("%w %q%s", ErrUnknownKey, k, hint)
 	}
 	return cfg, nil
 }
@@ -358,7 +361,7 @@ func voteLine(data []byte, i int) int {
 // name) and every "key =" line (full the dotted key) of TOML text, with its
 // line number, until visit returns false.
 func walkLines(data []byte, visit func(line int, header bool, full string) bool) {
-	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc := bufio.NewScanner(bytes.NewReader(bytes.TrimPrefix(data, utf8BOM)))
 	table := ""
 	line := 0
 	for sc.Scan() {

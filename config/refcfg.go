@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -130,6 +131,11 @@ func (l *Loader) LoadTOML(path string) error {
 	return nil
 }
 
+// utf8BOM is the byte-order mark some editors (Windows Notepad) put at the
+// start of a text file: no part of its first line, which the reference
+// would read as an unknown command, dropping that line's setting.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
 // readBounded reads a file of at most MaxCfgFileSize bytes.
 func readBounded(path string) ([]byte, error) {
 	f, err := os.Open(path)
@@ -190,7 +196,7 @@ func (l *Loader) execFile(path, from string) error {
 	}
 	l.stack = append(l.stack, id)
 	defer func() { l.stack = l.stack[:len(l.stack)-1] }()
-	for i, line := range splitLines(data) {
+	for i, line := range splitLines(bytes.TrimPrefix(data, utf8BOM)) {
 		if err := l.execLine(fmt.Sprintf("%s:%d", path, i+1), line, path); err != nil {
 			return err
 		}

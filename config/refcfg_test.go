@@ -558,3 +558,18 @@ func TestTOMLFileStartsRotation(t *testing.T) {
 		t.Errorf("warnings %q, want %q", got, want)
 	}
 }
+
+// TestBOM: a file that starts with a UTF-8 byte-order mark (as Windows
+// Notepad saves it) is read as without: before, a .cfg file's first
+// setting was ignored as the unknown command "\ufeffsv_port", and a TOML
+// file's unknown key had "line 0".
+func TestBOM(t *testing.T) {
+	c, warns, err := loadText(t, "bom.cfg", "\xef\xbb\xbfsv_port 8400\r\nsv_name bom\r\n")
+	if err != nil || c.Server.Port != 8400 || c.Server.Name != "bom" || len(warns) != 0 {
+		t.Errorf("port %d name %q, warnings %v, err %v; want 8400, bom, none", c.Server.Port, c.Server.Name, warningStrings(warns), err)
+	}
+	_, err = Parse([]byte("\xef\xbb\xbf[server]\r\nport = 1\r\nprot = 1\r\n"))
+	if want := `line 3: unknown key "server.prot"`; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("err %v, want %q", err, want)
+	}
+}
