@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"net/netip"
 	"os"
 	"strings"
 
@@ -428,10 +427,8 @@ func (c *Config) Validate() error {
 	if s.Name == "" || len(s.Name) > MaxNameLen {
 		return invalid("server.name", "length must be 1..%d bytes", MaxNameLen)
 	}
-	if s.Bind != "" {
-		if _, err := netip.ParseAddr(s.Bind); err != nil {
-			return invalid("server.bind", "%q is not an IP address", s.Bind)
-		}
+	if err := checkBind("server.bind", s.Bind); err != nil {
+		return err
 	}
 	if s.Port < 0 || s.Port > 65535 {
 		return invalid("server.port", "%d is outside 0..65535", s.Port)

@@ -140,6 +140,24 @@ type AgonesConfig struct {
 	HealthPeriod int `toml:"health_period"`
 }
 
+// checkBind checks an IP address to listen on ("" = every address).
+func checkBind(key, v string) error {
+	if _, err := netip.ParseAddr(v); v != "" && err != nil {
+		return invalid(key, "%q is not an IP address (twserver resolves no host names: 127.0.0.1 for this host alone, \"\" for every address)", v)
+	}
+	return nil
+}
+
+// checkListen checks an "address:port" to listen on ("" = off). Host
+// names and ":PORT" are refused with what to write instead.
+func checkListen(key, v string) error {
+	if _, err := netip.ParseAddrPort(v); v != "" && err != nil {
+		return invalid(key, "%q is not IP:port (twserver resolves no host names; write \"127.0.0.1:PORT\" for this host alone, "+
+			"\"0.0.0.0:PORT\" for every IPv4 address, \"[::]:PORT\" for every address)", v)
+	}
+	return nil
+}
+
 func defaultRegister() RegisterConfig {
 	return RegisterConfig{URL: "https://master1.ddnet.org/ddnet/15/register", Families: []string{"ipv4", "ipv6"}}
 }
@@ -181,10 +199,8 @@ func (c *Config) validateOps() error {
 	if len(e.Password) > MaxPasswordLen {
 		return invalid("econ.password", "longer than %d bytes", MaxPasswordLen)
 	}
-	if e.Bind != "" {
-		if _, err := netip.ParseAddr(e.Bind); err != nil {
-			return invalid("econ.bind", "%q is not an IP address", e.Bind)
-		}
+	if err := checkBind("econ.bind", e.Bind); err != nil {
+		return err
 	}
 	if e.AuthTimeout < 1 || e.AuthTimeout > MaxEconAuthTimeout {
 		return invalid("econ.auth_timeout", "%d is outside 1..%d seconds", e.AuthTimeout, MaxEconAuthTimeout)
@@ -198,14 +214,12 @@ func (c *Config) validateOps() error {
 	if p := c.Agones.HealthPeriod; p < 0 || p > MaxAgonesHealthPeriod {
 		return invalid("agones.health_period", "%d is outside 0..%d seconds", p, MaxAgonesHealthPeriod)
 	}
-	if l := c.Metrics.Listen; l != "" {
-		if _, err := netip.ParseAddrPort(l); err != nil {
-			return invalid("metrics.listen", "%q is not address:port", l)
-		}
+	if err := checkListen("metrics.listen", c.Metrics.Listen); err != nil {
+		return err
 	}
 	if l := c.Web.Listen; l != "" {
-		if _, err := netip.ParseAddrPort(l); err != nil {
-			return invalid("web.listen", "%q is not address:port", l)
+		if err := checkListen("web.listen", l); err != nil {
+			return err
 		}
 		if l == c.Metrics.Listen {
 			return invalidBecause("web.listen", "metrics.listen", "%q is also metrics.listen: /healthz and /metrics need their own listener, out of reach of the page's visitors", l)
