@@ -278,8 +278,26 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 	var console io.Reader
 	if !*noStdin {
 		console = stdin
+		if in != nil && isTerminal(stdin) {
+			console = nil
+			log.Info().Msg("upgrade: standard input is a terminal, which its shell takes back as the old process exits: " +
+				"this process reads no console there (use rcon, econ or server.input_fifo)")
+		}
 	}
 	return runGames(ctx, stop, cfgs, console, log, *memProf, upgradeArgs{args: allArgs, in: in})
+}
+
+// isTerminal reports whether r is a terminal. The new process of an
+// upgrade started from a shell's terminal must not read it: the shell
+// reads it again once the old process, its job, exits, and a read begun
+// before would take the operator's next shell command as a console command.
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
 }
 
 // stopSignals shut the server down cleanly: SIGINT (Ctrl-C), SIGTERM
