@@ -240,7 +240,7 @@ func upgrade(games []*game, args []string, log zerolog.Logger) bool {
 	}
 	failed := func(r handover.Result, detail string, paused time.Duration) bool {
 		upgradeCounts[r].Add(1)
-		log.Error().Str("result", r.String()).Str("detail", detail).Int("pid", child.Pid()).Dur("paused", paused).
+		log.Error().Str("result", r.String()).Str("detail", detail).Int("pid", child.Pid()).Dur("paused_ms", paused).
 			Msg("upgrade failed: the new process was abandoned; the games go on")
 		return false
 	}
@@ -294,7 +294,7 @@ func upgrade(games []*game, args []string, log zerolog.Logger) bool {
 	if err := handover.NotifyMainPID(child.Pid()); err != nil {
 		log.Warn().Err(err).Msg("upgrade: cannot tell systemd the new main process")
 	}
-	log.Info().Int("pid", child.Pid()).Dur("paused", time.Since(held)).Dur("took", time.Since(start)).Msg("upgrade: the new process serves; this one exits")
+	log.Info().Int("pid", child.Pid()).Dur("paused_ms", time.Since(held)).Dur("took_ms", time.Since(start)).Msg("upgrade: the new process serves; this one exits")
 	return true
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -103,6 +104,11 @@ func TestUpgradeCommand(t *testing.T) {
 	// The process serving counts the upgrades that took over (each was
 	// counted by a process that exited at once: before, the count seen
 	// stayed 0).
+	// The durations of the upgrade say their unit (before: paused=16.79
+	// took=22.86, milliseconds unsaid).
+	if !regexp.MustCompile(`this one exits paused_ms=[0-9.]+ pid=\d+ took_ms=[0-9.]+`).MatchString(out.String()) {
+		t.Errorf("the upgrade's line does not name its durations' unit")
+	}
 	scrape := fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)
 	waitUntil(t, "twserver_upgrades_total", 5*time.Second, func() bool {
 		return strings.Contains(httpGet(t, scrape), "twserver_upgrades_total{result=\"ready\"} 2\n")

@@ -424,7 +424,7 @@ func TestUpgrade(t *testing.T) {
 	}
 	cont.mu.Unlock()
 	var holds []string // the games' hold of each upgrade, as the old processes logged it
-	for _, m := range regexp.MustCompile(`serves; this one exits paused=([0-9.]+)`).FindAllStringSubmatch(r.out.String(), -1) {
+	for _, m := range regexp.MustCompile(`serves; this one exits paused_ms=([0-9.]+)`).FindAllStringSubmatch(r.out.String(), -1) {
 		holds = append(holds, m[1])
 	}
 	t.Logf("10 upgrades: %v; the games held (ms): %s", time.Since(start).Round(time.Millisecond), strings.Join(holds, " "))
