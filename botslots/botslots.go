@@ -549,9 +549,10 @@ func (s *Slots) Handlers() map[string]console.Handler {
 		},
 		"bot_remove": func(_ console.Caller, a console.Args) error {
 			name := a.Str(0)
-			n := 0
+			n, fill := 0, false
 			for _, b := range s.by {
 				if b != nil && (name == "all" || b.Name == name) {
+					fill = fill || b.Fill
 					s.remove(b, "removed by console")
 					n++
 				}
@@ -563,7 +564,12 @@ func (s *Slots) Handlers() map[string]console.Handler {
 			if n == 1 {
 				plural = ""
 			}
-			s.o.Host.Out(fmt.Sprintf("removed %d bot%s", n, plural))
+			line := fmt.Sprintf("removed %d bot%s", n, plural)
+			if fill && s.fill > 0 {
+				// the page's remove button runs this line: say why a bot comes back
+				line += fmt.Sprintf(" (a fill bot: bots fill the game to %d participants again; bots_fill N sets how many)", s.fill)
+			}
+			s.o.Host.Out(line)
 			return nil
 		},
 		"bots_fill": func(_ console.Caller, a console.Args) error {

@@ -265,7 +265,7 @@ func TestKickHint(t *testing.T) {
 }
 
 // TestBotRemoveOutput: bot_remove says how many bots it removed, one bot
-// in the singular.
+// in the singular, and that a removed fill bot's place is filled again.
 func TestBotRemoveOutput(t *testing.T) {
 	s, h, _ := newGame(t, nil)
 	h.humans = 1
@@ -287,5 +287,18 @@ func TestBotRemoveOutput(t *testing.T) {
 		if len(h.out) != 1 || h.out[0] != tc.want {
 			t.Errorf("bot_remove %s: %q, want %q", tc.arg, h.out, tc.want)
 		}
+	}
+	// a fill bot's place is filled again: the line says so
+	fill, err := s.Add(bots.Easy, "Dora", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.fill = 4
+	h.out = h.out[:0]
+	if err := remove(console.Caller{}, console.Args{fill.Name}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "removed 1 bot (a fill bot: bots fill the game to 4 participants again; bots_fill N sets how many)"; len(h.out) != 1 || h.out[0] != want {
+		t.Errorf("bot_remove of a fill bot: %q, want %q", h.out, want)
 	}
 }

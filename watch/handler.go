@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"twserver/minimap"
+	"twserver/pagejs"
 )
 
 // Bounds of the handler.
@@ -39,7 +40,7 @@ type Options struct {
 
 // Handler serves the viewer: the page /watch/{name} and its API
 // /watch/{name}/info, /watch/{name}/map and /watch/{name}/chunk/{k}, and the
-// page's scripts /watch.js, /watch.css and /draw.js. It sets no security
+// page's files /watch.js, /watch.css, /draw.js and /common.js. It sets no security
 // headers: the mux it is registered on does (a strict CSP without inline
 // script suits the page).
 type Handler struct {
@@ -51,21 +52,19 @@ type Handler struct {
 // NewHandler returns the viewer of the recordings of c.
 func NewHandler(c *Cache, o Options) *Handler { return &Handler{cache: c, opt: o} }
 
-// Register adds the viewer's routes to mux; withDraw adds /draw.js too
-// (a mux that serves the live page has it already).
-func (h *Handler) Register(mux *http.ServeMux, withDraw bool) {
+// Register adds the viewer's routes to mux; withShared adds the scripts
+// the viewer shares with the live page, /draw.js and /common.js, too (a
+// mux that serves the live page has them already).
+func (h *Handler) Register(mux *http.ServeMux, withShared bool) {
 	mux.HandleFunc("GET /watch/{name}", h.guard(h.page))
 	mux.HandleFunc("GET /watch/{name}/info", h.guard(h.info))
 	mux.HandleFunc("GET /watch/{name}/map", h.guard(h.layer))
 	mux.HandleFunc("GET /watch/{name}/chunk/{k}", h.guard(h.chunk))
 	mux.HandleFunc("GET /watch.js", static("watch.js"))
 	mux.HandleFunc("GET /watch.css", static("watch.css"))
-	if withDraw {
-		mux.HandleFunc("GET /draw.js", func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-			w.Header().Set("Cache-Control", "no-cache")
-			_, _ = w.Write(minimap.DrawJS)
-		})
+	if withShared {
+		mux.HandleFunc("GET /draw.js", script(minimap.DrawJS))
+		mux.HandleFunc("GET /common.js", script(pagejs.CommonJS))
 	}
 }
 
@@ -164,6 +163,15 @@ func (h *Handler) chunk(w http.ResponseWriter, r *http.Request, rec *Recording) 
 	w.Header().Set("Content-Encoding", "gzip")
 	w.Header().Set("Cache-Control", "private, max-age=3600")
 	_, _ = w.Write(z)
+}
+
+// script serves the script b.
+func script(b []byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-cache")
+		_, _ = w.Write(b)
+	}
 }
 
 // static serves one embedded file.

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"twserver/live"
 	"twserver/server"
 )
 
@@ -30,7 +32,7 @@ const (
 	MaxClientID = 63
 )
 
-// Errors of ActionLine.
+// Errors of ActionLine and SlotActionLine.
 var (
 	ErrUnknownAction = errors.New("unknown action")
 	ErrBadID         = errors.New("id: a client id 0..63")
@@ -39,18 +41,50 @@ var (
 	ErrBadText       = errors.New("text: 1.." + strconv.Itoa(MaxArgLen) + " bytes of UTF-8 without control characters")
 	ErrBadSetting    = errors.New("setting: a name of letters, digits and _")
 	ErrBadCommand    = errors.New("command: one line of at most " + strconv.Itoa(server.MaxConsoleLine) + " bytes")
+	ErrNoClient      = errors.New("id: no client has that id")
+	ErrNotBot        = errors.New("remove takes a bot")
+	ErrKickBot       = errors.New("kick takes a connected client")
+	ErrBotAll        = errors.New("remove: the bot is called \"all\", which bot_remove reads as every bot: rename it or run bot_remove all")
 )
 
 // Actions names the admin actions, for the page and the docs (a new
 // slice each call).
 func Actions() []string {
-	return []string{"kick", "ban", "spectate", "map", "vote_start", "vote_cancel", "broadcast", "say", "setting", "command"}
+	return []string{"kick", "remove", "ban", "spectate", "map", "vote_start", "vote_cancel", "broadcast", "say", "setting", "command"}
+}
+
+// SlotActionLine is ActionLine knowing who holds the client slot the form's
+// id names (p, nil when nobody does): remove (id) takes a bot and becomes
+// bot_remove "NAME"; kick refuses a bot, which is removed, not kicked (as
+// the console's kick refuses it). The other actions are ActionLine's.
+func SlotActionLine(action string, f url.Values, p *live.Player) (string, error) {
+	switch action {
+	case "remove":
+		if _, err := clientID(f.Get("id")); err != nil {
+			return "", err
+		}
+		switch {
+		case p == nil:
+			return "", ErrNoClient
+		case !p.Bot:
+			return "", fmt.Errorf("%w: client %d is a connected client (kick it)", ErrNotBot, p.ID)
+		case p.Name == "all":
+			return "", ErrBotAll
+		}
+		return oneText("bot_remove", p.Name)
+	case "kick":
+		if p != nil && p.Bot {
+			return "", fmt.Errorf("%w: client %d is the bot '%s' (action remove removes it)", ErrKickBot, p.ID, p.Name)
+		}
+	}
+	return ActionLine(action, f)
 }
 
 // ActionLine returns the console line of an admin action with its form
 // arguments: kick (id, reason), ban (target, minutes, reason), spectate
 // (id), map (map), vote_start (option), vote_cancel, broadcast (text), say
-// (text), setting (name, value), command (line).
+// (text), setting (name, value), command (line). remove, which needs the
+// bot's name, is SlotActionLine's: here it is an unknown action.
 func ActionLine(action string, f url.Values) (string, error) {
 	switch action {
 	case "kick":

@@ -8,6 +8,7 @@ import (
 
 	"twserver/config"
 	"twserver/console"
+	"twserver/live"
 )
 
 func TestActionLine(t *testing.T) {
@@ -128,6 +129,43 @@ func FuzzQuote(f *testing.F) {
 			t.Fatalf("quote(%q) = %q: the console ran %q", s, q, got)
 		}
 	})
+}
+
+// TestSlotActionLine: remove takes a bot and names it by its name (quoted),
+// refuses a connected client, an empty slot and a bot called "all"; kick
+// refuses a bot and names remove; the other actions are ActionLine's.
+func TestSlotActionLine(t *testing.T) {
+	ada := &live.Player{ID: 15, Name: `Ada "the" bot`, Bot: true}
+	all := &live.Player{ID: 14, Name: "all", Bot: true}
+	alice := &live.Player{ID: 2, Name: "alice"}
+	id := func(s string) url.Values { return url.Values{"id": {s}} }
+	for _, tc := range []struct {
+		action string
+		form   url.Values
+		p      *live.Player
+		want   string // the line, or the error
+	}{
+		{"remove", id("15"), ada, `bot_remove "Ada \"the\" bot"`},
+		{"remove", id("2"), alice, "remove takes a bot: client 2 is a connected client (kick it)"},
+		{"remove", id("9"), nil, ErrNoClient.Error()},
+		{"remove", id("14"), all, ErrBotAll.Error()},
+		{"remove", id("x"), nil, ErrBadID.Error()},
+		{"kick", id("15"), ada, `kick takes a connected client: client 15 is the bot 'Ada "the" bot' (action remove removes it)`},
+		{"kick", id("2"), alice, "kick 2"},
+		{"kick", id("9"), nil, "kick 9"},
+		{"spectate", id("15"), ada, "set_team 15 -1"},
+	} {
+		got, err := SlotActionLine(tc.action, tc.form, tc.p)
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%s %v: %q, want %q", tc.action, tc.form, got, tc.want)
+		}
+	}
+	if _, err := ActionLine("remove", id("15")); err != ErrUnknownAction {
+		t.Errorf("ActionLine(remove): %v, want ErrUnknownAction (it needs the bot's name)", err)
+	}
 }
 
 // FuzzActionLine: every accepted line is one command on one line.

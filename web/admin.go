@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -8,6 +9,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -405,7 +408,9 @@ func (h *Handler) adminAction(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such game")
 		return
 	}
-	line, err := ActionLine(r.PostForm.Get("action"), r.PostForm)
+	ctx, cancel := contextTimeout(r, ActionTimeout)
+	defer cancel()
+	line, err := h.actionLine(ctx, g, r.PostForm.Get("action"), r.PostForm)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
@@ -414,8 +419,6 @@ func (h *Handler) adminAction(w http.ResponseWriter, r *http.Request) {
 	if k == authHeader {
 		who += " (token header)"
 	}
-	ctx, cancel := contextTimeout(r, ActionTimeout)
-	defer cancel()
 	out, err := g.Server.RunAdmin(ctx, who, line)
 	if err != nil {
 		writeError(w, http.StatusServiceUnavailable, err.Error())
@@ -425,4 +428,25 @@ func (h *Handler) adminAction(w http.ResponseWriter, r *http.Request) {
 		out = []string{}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"version": APIVersion, "line": line, "output": out})
+}
+
+// actionLine is the console line of an admin action on game g: the
+// actions on a client slot (kick, remove) look up who holds it in the
+// game's frame (SlotActionLine), the others need no frame (ActionLine).
+func (h *Handler) actionLine(ctx context.Context, g *gameView, action string, form url.Values) (string, error) {
+	if action != "kick" && action != "remove" {
+		return ActionLine(action, form)
+	}
+	id, err := strconv.Atoi(form.Get("id"))
+	if err != nil {
+		return SlotActionLine(action, form, nil) // refuses the id
+	}
+	f := h.frame(ctx, g)
+	defer f.Release()
+	for i := range f.Players {
+		if f.Players[i].ID == id {
+			return SlotActionLine(action, form, &f.Players[i])
+		}
+	}
+	return SlotActionLine(action, form, nil)
 }

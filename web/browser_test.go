@@ -197,9 +197,60 @@ func TestBrowserPage(t *testing.T) {
 	browsertest.CheckDialogs(t, ctx)
 }
 
+// shownHeaders is the page's headers (h3) a user sees, joined by commas.
+const shownHeaders = `[...document.querySelectorAll('h3')].filter((h) => h.offsetParent !== null).map((h) => h.textContent).join()`
+
+// TestBrowserPageSections: the public page shows no header over an empty
+// list: on an empty game it says nobody is playing and shows neither
+// "Spectators" nor "Chat and kills"; a client that joins makes a player
+// and a feed line, one moved to the spectators makes the Spectators
+// header appear (with its name as text) and the players' table go; a bot
+// brings it back, its name followed by [bot].
+func TestBrowserPageSections(t *testing.T) {
+	ctx := browser(t)
+	a := startGame(t, "Sections", "dm")
+	_, ts := startWeb(t, Options{PublicChat: true}, a)
+	if err := chromedp.Run(ctx, chromedp.Navigate(ts.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 5*time.Second, "the game shown", `document.getElementById('g-name').textContent === 'Sections'`)
+	if got := evalString(t, ctx, shownHeaders); got != "Players,The last hour" {
+		t.Errorf("an empty game shows the headers %q, want Players,The last hour", got)
+	}
+	if got := evalString(t, ctx, `String((document.getElementById('no-players') || {}).textContent)`); got != "Nobody is playing." {
+		t.Errorf("an empty game says %q, want Nobody is playing.", got)
+	}
+	var bs bots
+	bs.join(t, a, "<b>spec", loadclient.PatternIdle)
+	waitJS(t, ctx, 5*time.Second, "a player and a feed line, no spectators",
+		`document.querySelectorAll('#players tbody tr').length === 1 && document.getElementById('no-players').hidden && `+
+			shownHeaders+` === 'Players,Chat and kills,The last hour'`)
+	rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := a.RunAdmin(rctx, "test", "set_team 0 -1"); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 5*time.Second, "the spectator under the Spectators header",
+		`[...document.querySelectorAll('#spectators tbody tr')].map((r) => r.cells[0].textContent).join() === '<b>spec' && `+
+			`!document.getElementById('no-players').hidden && document.getElementById('players').offsetParent === null && `+
+			shownHeaders+` === 'Players,Spectators,Chat and kills,The last hour'`)
+	if n := evalString(t, ctx, `String(document.querySelectorAll('#spectators b').length)`); n != "0" {
+		t.Errorf("%s elements made from a spectator's name", n)
+	}
+	screenshot(t, ctx, "sections.png")
+	// a bot plays: the players' table is back, the bot's name says it is one
+	if _, err := a.RunAdmin(rctx, "test", "bot_add easy Ada"); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 5*time.Second, "the bot in the players' table",
+		`[...document.querySelectorAll('#players tbody tr')].map((r) => r.cells[0].textContent).join() === 'Ada [bot]' && document.getElementById('no-players').hidden`)
+	browsertest.CheckDialogs(t, ctx)
+}
+
 // TestBrowserAdmin: the admin page in headless Chromium: a wrong token is
 // refused, the right one logs in, and the kick button kicks the client; a
-// page without the session cannot kick.
+// bot's row offers remove instead, which removes the bot (the API refuses
+// to kick it); a page without the session cannot kick.
 func TestBrowserAdmin(t *testing.T) {
 	ctx := browser(t)
 	a := startGame(t, "Admin test", "dm")
@@ -250,18 +301,35 @@ func TestBrowserAdmin(t *testing.T) {
 	if n := evalString(t, ctx, `String(document.querySelectorAll('#aplayers b, #output b').length)`); n != "0" {
 		t.Errorf("%s elements made from player strings", n)
 	}
-	// a bot says it is one; kick refuses it and says how to remove it
+	// a bot says it is one; its row offers remove where a connected
+	// client's offers kick, and remove removes it
 	if err := chromedp.Run(ctx, chromedp.SetValue(`#cmdline`, "bot_add easy Ada", chromedp.ByID),
 		chromedp.Click(`form[data-action="command"] button`, chromedp.ByQuery)); err != nil {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, 5*time.Second, "the bot marked as a bot",
 		`[...document.querySelectorAll('#aplayers tbody tr')].map(r => r.cells[1].textContent).join() === 'stays,Ada [bot]'`)
-	if err := chromedp.Run(ctx, chromedp.Click(`#aplayers tbody tr:last-child button[data-action="kick"]`, chromedp.ByQuery)); err != nil {
+	if got := evalString(t, ctx, `[...document.querySelectorAll('#aplayers tbody tr')].map(r => r.cells[1].textContent + ': ' +
+		[...r.querySelectorAll('button')].map(b => b.textContent + '=' + b.dataset.action).join(' ')).join(', ')`); got != "stays: kick=kick spectate=spectate, Ada [bot]: remove=remove spectate=spectate" {
+		t.Errorf("the rows' buttons: %q", got)
+	}
+	screenshot(t, ctx, "admin-bot.png")
+	// the API refuses to kick the bot and names the action that removes it
+	var refused string
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`fetch('/admin/api/session').then(r => r.json()).then(s => fetch('/admin/api/action', {method: 'POST',
+		headers: {'X-CSRF-Token': s.csrf}, body: new URLSearchParams({action: 'kick', id: document.querySelector('#aplayers tbody tr:last-child').dataset.id})}))
+		.then(r => r.json().then(j => r.status + ' ' + j.error))`, &refused, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) })); err != nil {
 		t.Fatal(err)
 	}
-	waitJS(t, ctx, 5*time.Second, "kicking the bot names bot_remove",
-		`document.getElementById('output').textContent.includes("is the bot 'Ada' (bot_remove removes it by name)")`)
+	if !strings.HasPrefix(refused, "400 kick takes a connected client: client ") || !strings.HasSuffix(refused, " is the bot 'Ada' (action remove removes it)") {
+		t.Errorf("kick of the bot by the API: %q", refused)
+	}
+	if err := chromedp.Run(ctx, chromedp.Click(`#aplayers tbody tr:last-child button[data-action="remove"]`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, 5*time.Second, "the removed bot gone",
+		`document.getElementById('output').textContent === '> bot_remove "Ada"\nremoved 1 bot' &&
+		 [...document.querySelectorAll('#aplayers tbody tr')].map(r => r.cells[1].textContent).join() === 'stays'`)
 	// logout (CSRF token and origin checked) ends the session: back to the login form
 	if err := chromedp.Run(ctx, chromedp.Click(`#logout`, chromedp.ByID)); err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"twserver/live"
 	"twserver/minimap"
 	"twserver/netproto"
+	"twserver/pagejs"
 	"twserver/server"
 )
 
@@ -262,6 +263,7 @@ func (h *Handler) routes() {
 	m.HandleFunc("GET /{$}", h.serveFile("index.html"))
 	m.HandleFunc("GET /app.js", h.serveFile("app.js"))
 	m.HandleFunc("GET /draw.js", serveBytes(minimap.DrawJS, "draw.js"))
+	m.HandleFunc("GET /common.js", serveBytes(pagejs.CommonJS, "common.js"))
 	m.HandleFunc("GET /style.css", h.serveFile("style.css"))
 	m.HandleFunc("GET /admin.js", h.serveFile("admin.js"))
 	m.HandleFunc("GET /api/games", h.apiGames)

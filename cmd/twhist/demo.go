@@ -113,11 +113,7 @@ func demoCmd(args []string, stdout, stderr io.Writer) int {
 			}
 			opt.View = st.CID
 			if clipToStint(&opt, st) && (*from != "" || *to != "") {
-				end := "the end"
-				if st.To >= 0 {
-					end = fmt.Sprintf("tick %d", st.To)
-				}
-				fmt.Fprintf(stderr, "twhist: %s held client %d from tick %d to %s: the demo covers that time only\n", *pov, st.CID, st.From, end)
+				fmt.Fprintf(stderr, "twhist: %s held %s: the demo covers that time only\n", *pov, st)
 			}
 		}
 	}

@@ -100,8 +100,8 @@ func TestDemoCommand(t *testing.T) {
 		{"pov bot", []string{"-pov", "Pebble"}, botsFile, 0, "", -1, -1, 3},
 		// Quartz (a bot) left client 1 at tick 424 for bob: Quartz's view ends there
 		{"pov name, slot reused", []string{"-pov", "Quartz"}, botsFile, 0, "", 28, 424, 1},
-		{"pov name, range narrowed", []string{"-pov", "Quartz", "-from", "5"}, botsFile, 0, "Quartz held client 1 from tick 27 to tick 424", 250, 424, 1},
-		{"pov name, not in the range", []string{"-pov", "Quartz", "-from", "@500"}, botsFile, 2, "was not in the game in the range (client 1 from tick 27 to 424)", 0, 0, -1},
+		{"pov name, range narrowed", []string{"-pov", "Quartz", "-from", "5"}, botsFile, 0, "Quartz held client 1, ticks 27 to 424: the demo", 250, 424, 1},
+		{"pov name, not in the range", []string{"-pov", "Quartz", "-from", "@500"}, botsFile, 2, "was not in the game in the range (client 1, ticks 27 to 424)", 0, 0, -1},
 		{"ddnet", []string{"-format", "06"}, lmsFile, 0, "", 2, 2152, -1},
 		{"ddnet pov", []string{"-format", "06", "-pov", "1", "-from", "2"}, lmsFile, 0, "", 100, 2152, 1},
 		{"bad format", []string{"-format", "05"}, lmsFile, 2, "want 07 or 06", 0, 0, -1},

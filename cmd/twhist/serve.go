@@ -63,9 +63,13 @@ var serveStatic embed.FS
 // archive is twhist serve's state.
 type archive struct {
 	dir, mapDir string
-	db          *sql.DB
 	demos       chan struct{}
-	mu          sync.Mutex // one indexing pass at a time
+	mu          sync.Mutex // one indexing pass at a time; guards dbFile and lastErr
+
+	dbMu    sync.RWMutex // held for reading by a query, for writing by the swap of db
+	db      *sql.DB
+	dbFile  os.FileInfo // the index file db has open, to notice it removed or replaced
+	lastErr string      // the last problem logged, not logged again until another comes
 }
 
 // serveCmd is "twhist serve -dir DIR [-mapdir DIR] [-listen ADDR]".
@@ -103,12 +107,15 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 // serveArchive serves the archive of dir on ln until ctx ends, indexing
 // the directory every poll.
 func serveArchive(ctx context.Context, ln net.Listener, dir, mapDir string, chat bool, poll time.Duration, stderr io.Writer) error {
-	db, err := index.Open(dir)
-	if err != nil {
+	a := &archive{dir: dir, mapDir: mapDir, demos: make(chan struct{}, ServeDemoBuilds)}
+	if err := a.open(); err != nil {
 		return err
 	}
-	defer db.Close()
-	a := &archive{dir: dir, mapDir: mapDir, db: db, demos: make(chan struct{}, ServeDemoBuilds)}
+	defer func() { // after the last pass: update is not called with ctx done
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.db.Close()
+	}()
 	a.update(ctx, stderr)
 	go func() {
 		t := time.NewTicker(poll)
@@ -136,21 +143,71 @@ func serveArchive(ctx context.Context, ln net.Listener, dir, mapDir string, chat
 	return httpserve.Serve(ctx, hs, bl, time.Second)
 }
 
-// update indexes the directory's new and changed files.
+// open opens the directory's index (creating it if needed) in place of
+// the one open before, which it closes.
+func (a *archive) open() error {
+	db, err := index.Open(a.dir)
+	if err != nil {
+		return err
+	}
+	fi, err := os.Stat(filepath.Join(a.dir, index.DBName))
+	if err != nil {
+		db.Close()
+		return err
+	}
+	a.dbMu.Lock()
+	old := a.db
+	a.db, a.dbFile = db, fi
+	a.dbMu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	return nil
+}
+
+// update indexes the directory's new and changed files. When the index
+// file was removed (or replaced) since it was opened, which SQLite would
+// answer on every write with "attempt to write a readonly database", it
+// opens the file anew, creating it, so that this pass indexes every
+// recording again; it says so once. A problem is logged when it first
+// happens, not again at every pass while it lasts.
 func (a *archive) update(ctx context.Context, stderr io.Writer) {
 	if !a.mu.TryLock() {
 		return
 	}
 	defer a.mu.Unlock()
+	if ctx.Err() != nil {
+		return
+	}
+	path := filepath.Join(a.dir, index.DBName)
+	if fi, err := os.Stat(path); err != nil || !os.SameFile(fi, a.dbFile) {
+		if err := a.open(); err != nil {
+			a.problem(stderr, fmt.Sprintf("twhist: index %s is gone and cannot be made again: %v", path, err))
+			return
+		}
+		fmt.Fprintf(stderr, "twhist: index %s was removed or replaced while serving: indexing every recording into it again\n", path)
+	}
 	ctx, cancel := context.WithTimeout(ctx, ServeIndexTimeout)
 	defer cancel()
 	st, err := index.Update(ctx, a.db, a.dir, a.mapDir)
-	if err != nil && ctx.Err() == nil {
-		fmt.Fprintln(stderr, "twhist: index:", err)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		a.problem(stderr, fmt.Sprint("twhist: index: ", err))
+	case err == nil:
+		a.lastErr = ""
 	}
 	if st != nil && st.Indexed+st.Removed > 0 {
 		fmt.Fprintf(stderr, "twhist: indexed %d, removed %d\n", st.Indexed, st.Removed)
 	}
+}
+
+// problem logs line unless it was the last problem logged (update only).
+func (a *archive) problem(stderr io.Writer, line string) {
+	if line == a.lastErr {
+		return
+	}
+	a.lastErr = line
+	fmt.Fprintln(stderr, line)
 }
 
 // secure adds the security headers to every answer.
@@ -211,7 +268,9 @@ func (a *archive) games(w http.ResponseWriter, r *http.Request) {
 			*d.to = t
 		}
 	}
+	a.dbMu.RLock()
 	res, err := index.Find(r.Context(), a.db, q)
+	a.dbMu.RUnlock()
 	if err != nil {
 		writeServeJSON(w, http.StatusInternalServerError, map[string]any{"error": "the index cannot be read"})
 		return

@@ -18,6 +18,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"twserver/internal/browsertest"
+	"twserver/internal/refserver"
+	"twserver/teehist/index"
 	"twserver/watch/watchtest"
 )
 
@@ -44,6 +46,23 @@ func names(gs []archiveGame) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// startServe runs serveArchive of dir (maps in maps, indexed every poll)
+// on a loopback port until the test ends; it returns the address and the
+// log, which the test may read while serve writes it.
+func startServe(t *testing.T, dir, maps string, poll time.Duration) (string, *refserver.Buffer) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	logs := new(refserver.Buffer)
+	go func() { done <- serveArchive(ctx, ln, dir, maps, true, poll, logs) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return ln.Addr().String(), logs
 }
 
 // TestServe: twhist serve indexes several recordings and a new one as it
@@ -76,19 +95,8 @@ func TestServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("generated: %v", time.Since(start))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	var logs bytes.Buffer
-	go func() { done <- serveArchive(ctx, ln, dir, maps, true, 200*time.Millisecond, &logs) }()
-	defer func() {
-		cancel()
-		<-done
-	}()
-	base := "http://" + ln.Addr().String()
+	addr, logs := startServe(t, dir, maps, 200*time.Millisecond)
+	base := "http://" + addr
 	var all []archiveGame
 	for end := time.Now().Add(20 * time.Second); len(all) < 4 && time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
 		all = archiveGames(t, base, "")
@@ -198,16 +206,7 @@ func TestServe(t *testing.T) {
 // answer still reaches another address meanwhile.
 func TestServeBounds(t *testing.T) {
 	dir := t.TempDir()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	var logs bytes.Buffer
-	go func() { done <- serveArchive(ctx, ln, dir, "", true, time.Hour, &logs) }()
-	defer func() { cancel(); <-done }()
-	addr := ln.Addr().String()
+	addr, _ := startServe(t, dir, "", time.Hour)
 	from := func(src string) (net.Conn, error) {
 		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: time.Second}
 		return d.Dial("tcp", addr)
@@ -247,5 +246,62 @@ func TestServeBounds(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("another address: %d", resp.StatusCode)
+	}
+}
+
+// TestServeIndexRemoved: when the index file is deleted while twhist
+// serve runs, the next pass makes it again with every recording in it (one
+// that arrived meanwhile too) and says so once, with no SQLite error; when it cannot be made again (the
+// directory is gone), that is logged once, not at every pass.
+func TestServeIndexRemoved(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "recordings")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err := watchtest.GameOf(dir, 5*50, 1, [4]string{"ada", "bram", "cleo", "dora"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const poll = 50 * time.Millisecond
+	addr, logs := startServe(t, dir, "", poll)
+	base := "http://" + addr
+	want := []string{filepath.Base(p)}
+	listed := func() bool { return fmt.Sprint(names(archiveGames(t, base, "player=ada"))) == fmt.Sprint(want) }
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for end := time.Now().Add(10 * time.Second); !cond(); time.Sleep(poll) {
+			if time.Now().After(end) {
+				t.Fatalf("%s: not within 10 s; log:\n%s", what, logs.String())
+			}
+		}
+	}
+	waitFor("the game indexed", listed)
+	dbPath := filepath.Join(dir, index.DBName)
+	if err := os.Remove(dbPath); err != nil {
+		t.Fatal(err)
+	}
+	// a recording that arrives meanwhile: its pass writes to the index
+	p2, err := watchtest.GameOf(dir, 5*50, 2, [4]string{"ada", "ivo", "jon", "kim"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, filepath.Base(p2))
+	slices.Sort(want)
+	waitFor("the index made again", func() bool { _, err := os.Stat(dbPath); return err == nil })
+	waitFor("the game in the new index", listed)
+	time.Sleep(20 * poll) // passes on the new index
+	log := logs.String()
+	if n := strings.Count(log, "was removed or replaced while serving"); n != 1 || strings.Contains(log, "readonly") || strings.Contains(log, "index:") {
+		t.Errorf("after the index was deleted (said %d times), the log:\n%s", n, log)
+	}
+	if got := names(archiveGames(t, base, "")); len(got) != 2 {
+		t.Errorf("listed after the rebuild: %v", got)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * poll)
+	if n := strings.Count(logs.String(), "cannot be made again"); n != 1 {
+		t.Errorf("the directory gone: said %d times, want 1; log:\n%s", n, logs.String())
 	}
 }

@@ -233,6 +233,16 @@ type Stint struct {
 	From, To int32
 }
 
+// String says which client held the name and when, in the words both
+// FindStint's error and twhist use: "client 15, ticks 1 to 100", or
+// "client 14, tick 300 to the end" while it was there at the end.
+func (s Stint) String() string {
+	if s.To < 0 {
+		return fmt.Sprintf("client %d, tick %d to the end", s.CID, s.From)
+	}
+	return fmt.Sprintf("client %d, ticks %d to %d", s.CID, s.From, s.To)
+}
+
 // overlaps reports whether s meets the ticks from..to (to 0: to the end).
 func (s Stint) overlaps(from, to int32) bool {
 	return (to == 0 || s.From <= to) && (s.To < 0 || s.To >= from)
@@ -301,13 +311,9 @@ func FindStint(r *teehist.Reader, name string, from, to int32) (Stint, error) {
 	var b strings.Builder
 	for i, st := range stints[:min(len(stints), 8)] {
 		if i > 0 {
-			b.WriteString(", ")
+			b.WriteString("; ")
 		}
-		end := "the end"
-		if st.To >= 0 {
-			end = strconv.Itoa(int(st.To))
-		}
-		fmt.Fprintf(&b, "client %d from tick %d to %s", st.CID, st.From, end)
+		b.WriteString(st.String())
 	}
 	if len(stints) > 8 {
 		fmt.Fprintf(&b, " and %d more", len(stints)-8)

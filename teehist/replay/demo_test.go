@@ -132,7 +132,7 @@ func TestFindStint(t *testing.T) {
 		{"Ada", 100, 0, Stint{15, 1, 100}, ""},
 		{"Ada", 101, 0, Stint{14, 300, -1}, ""},
 		{"Ada", 350, 360, Stint{14, 300, -1}, ""},
-		{"Ada", 120, 250, Stint{}, "client 15 from tick 1 to 100, client 14 from tick 300 to the end"},
+		{"Ada", 120, 250, Stint{}, "(client 15, ticks 1 to 100; client 14, tick 300 to the end)"},
 		{"Pebble", 0, 0, Stint{15, 150, 200}, ""},
 		{"bob", 0, 0, Stint{3, 1, -1}, ""},
 		{"nobody", 0, 0, Stint{}, `no player named "nobody"`},
@@ -150,6 +150,19 @@ func TestFindStint(t *testing.T) {
 		}
 		if err != nil || got != tt.want {
 			t.Errorf("%s %d..%d: %+v, %v; want %+v", tt.name, tt.from, tt.to, got, err, tt.want)
+		}
+	}
+}
+
+// TestStintString: a stint reads "ticks FROM to TO", or "to the end" for
+// a client still there when the recording ended.
+func TestStintString(t *testing.T) {
+	for st, want := range map[Stint]string{
+		{15, 1, 100}:  "client 15, ticks 1 to 100",
+		{14, 300, -1}: "client 14, tick 300 to the end",
+	} {
+		if got := st.String(); got != want {
+			t.Errorf("%+v: %q, want %q", st, got, want)
 		}
 	}
 }

@@ -4,7 +4,7 @@
 // textContent (or drawn on the canvas), never parsed as markup.
 'use strict';
 
-const $ = (id) => document.getElementById(id);
+// $, el and playerName: /common.js
 const TICK_MS = 20;       // the game's tick
 const MAX_CHUNKS = 48;    // chunks kept in the page (4 minutes of game)
 const RETRY_MS = 250;     // asks again for a chunk not built yet
@@ -30,13 +30,6 @@ let feedKey = '';
 let hashAt = 0;
 let waiting = false;      // the frame of the moment is not here yet
 const teamOf = new Map(); // client id -> team, as the newest built frame said
-
-function el(tag, text, cls) {
-  const e = document.createElement(tag);
-  if (text !== undefined && text !== null) e.textContent = String(text);
-  if (cls) e.className = cls;
-  return e;
-}
 
 // the last moment to show: built, or read by the rough pass (info.end_tick)
 function endTick() { return Math.max(info.last_tick, info.end_tick || 0); }
@@ -70,7 +63,7 @@ function nameAt(id, t) {
 function shownName(id, t) {
   const n = namingAt(id, t);
   if (n === null) return '#' + id;
-  return n.bot ? n.name + ' [bot]' : n.name;
+  return playerName(n);
 }
 
 // frame ints -> the renderer's frame

@@ -2,13 +2,7 @@
 // every answer is shown with textContent.
 'use strict';
 
-const $ = (id) => document.getElementById(id);
-
-function el(tag, text) {
-  const e = document.createElement(tag);
-  if (text !== undefined) e.textContent = String(text);
-  return e;
-}
+// $, el and playerName: /common.js
 
 if ($('login')) {
   if (location.search.includes('failed')) $('failed').hidden = false;
@@ -46,11 +40,12 @@ if ($('login')) {
     for (const c of g.clients) {
       const tr = el('tr');
       tr.dataset.id = c.id;
-      const name = c.bot ? c.name + ' [bot]' : c.name; // as on the status page
+      const name = playerName(c); // as on the status page
       for (const v of [c.id, name, c.team < 0 ? 'spectator' : c.team, c.score]) tr.append(el('td', v));
       const td = el('td');
-      for (const [label, action] of [['kick', 'kick'], ['spectate', 'spectate']]) {
-        const b = el('button', label);
+      // a bot is removed (bot_remove), a connected client kicked
+      for (const action of [c.bot ? 'remove' : 'kick', 'spectate']) {
+        const b = el('button', action);
         b.type = 'button';
         b.dataset.action = action;
         b.addEventListener('click', () => act(action, { id: String(c.id) }));

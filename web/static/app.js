@@ -2,7 +2,7 @@
 // textContent (or drawn on the canvas), never parsed as markup.
 'use strict';
 
-const $ = (id) => document.getElementById(id);
+// $, el and playerName: /common.js
 const WEAPONS = Minimap.WEAPONS; // the minimap renderer: /draw.js
 
 let games = [];
@@ -43,13 +43,6 @@ let lastSeq = 0;          // the newest frame received on this connection
 let delay = DELAY_MIN_MS;
 let timer = 0;
 
-function el(tag, text, cls) {
-  const e = document.createElement(tag);
-  if (text !== undefined && text !== null) e.textContent = String(text);
-  if (cls) e.className = cls;
-  return e;
-}
-
 async function getJSON(url) {
   const r = await fetch(url, { cache: 'no-store' });
   if (!r.ok) throw new Error(url + ': ' + r.status);
@@ -82,6 +75,7 @@ function select(port) {
   resetPlayback();
   gaps = []; lastArrival = -1; delay = DELAY_MIN_MS;
   $('feed').replaceChildren();
+  $('feed-section').hidden = true;
   $('recordings').replaceChildren();
   stream = new EventSource('/api/games/' + port + '/events');
   stream.addEventListener('open', () => { lastSeq = 0; }); // (re)connected: seq may start over
@@ -191,6 +185,10 @@ function showGame(g) {
   const specs = g.clients.filter((c) => !c.is_player);
   fillTable($('players'), players, g.teams);
   fillTable($('spectators'), specs, g.teams);
+  // an empty list shows no header and no empty table
+  $('players').hidden = players.length === 0;
+  $('no-players').hidden = players.length > 0;
+  $('spec-section').hidden = specs.length === 0;
   const sel = $('follow');
   const want = ['-1'].concat(players.map((c) => String(c.id)));
   const have = Array.from(sel.options).map((o) => o.value + ':' + o.textContent);
@@ -210,7 +208,7 @@ function fillTable(table, rows, teams) {
     tr.dataset.id = c.id;
     if (teams && c.team >= 0) tr.className = 'team' + c.team;
     const team = c.team < 0 ? 'spectator' : (teams ? (c.team === 0 ? 'red' : 'blue') : '');
-    const name = c.bot ? c.name + ' [bot]' : c.name; // bots say they are bots
+    const name = playerName(c); // bots say they are bots
     // country: ISO 3166-1 numeric, -1 when the player set none
     const country = c.country >= 0 ? c.country : '-';
     for (const v of [name, c.clan, country, c.score, team, c.ping, c.client]) tr.append(el('td', v));
@@ -238,6 +236,7 @@ function onFeed(events) {
     feed.append(li);
   }
   while (feed.children.length > 200) feed.firstElementChild.remove();
+  $('feed-section').hidden = feed.children.length === 0;
   feed.scrollTop = feed.scrollHeight;
 }
 

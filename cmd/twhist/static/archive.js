@@ -2,13 +2,7 @@
 // textContent only.
 'use strict';
 
-const $ = (id) => document.getElementById(id);
-
-function el(tag, text) {
-  const e = document.createElement(tag);
-  if (text !== undefined && text !== null) e.textContent = String(text);
-  return e;
-}
+// $ and el: /common.js
 
 function link(text, href) {
   const a = el('a', text);
