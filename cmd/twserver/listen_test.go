@@ -36,3 +36,28 @@ func TestListenIPv4Wildcard(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopbackRegisterWarning: registration of a game bound to a loopback
+// address with a master elsewhere warns that it can never be listed (the
+// master's challenge cannot reach it); with the game on another address,
+// or the master on this host (the tests' own), it does not. Before, the
+// log said only that the registration failed, and then the firewall hint,
+// never that the address was the cause.
+func TestLoopbackRegisterWarning(t *testing.T) {
+	const ddnet = "https://master1.ddnet.org/ddnet/15/register" // parsed only, never contacted
+	for _, tt := range []struct {
+		url, bind string
+		warn      bool
+	}{
+		{ddnet, "127.0.0.1", true},
+		{ddnet, "::1", true},
+		{ddnet, "0.0.0.0", false},
+		{ddnet, "192.0.2.10", false},
+		{"http://127.0.0.1:8080/ddnet/15/register", "127.0.0.1", false},
+		{"http://localhost:8080/register", "127.0.0.1", false},
+	} {
+		if got := loopbackRegisterWarning(tt.url, netip.MustParseAddr(tt.bind)) != ""; got != tt.warn {
+			t.Errorf("master %s, bind %s: warns %v, want %v", tt.url, tt.bind, got, tt.warn)
+		}
+	}
+}
