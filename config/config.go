@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"net/netip"
 	"os"
 	"strings"
 
@@ -316,7 +315,14 @@ func decodeTOML(data []byte) (Config, error) {
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0].String()
-		return Config{}, fmt.Errorf("line %d: %w %q", keyLine(data, k), ErrUnknownKey, k)
+		hint := ""
+		if c := closest(k, tomlNames()); c != "" {
+			hint = " (did you mean " + c + "?)"
+		}
+		if n := keyLine(data, k); n > 0 {
+			return Config{}, fmt.Errorf("line %d: %w %q%s", n, ErrUnknownKey, k, hint)
+		}
+		return Config{}, fmt.Errorf("%w %q%s", ErrUnknownKey, k, hint)
 	}
 	return cfg, nil
 }
@@ -324,7 +330,37 @@ func decodeTOML(data []byte) (Config, error) {
 // keyLine finds the line that defines the dotted key k (table headers and
 // "key =" lines); 0 when it cannot be found.
 func keyLine(data []byte, k string) int {
-	sc := bufio.NewScanner(bytes.NewReader(data))
+	found := 0
+	walkLines(data, func(line int, header bool, full string) bool {
+		if full == k || (!header && strings.HasPrefix(k, full+".")) {
+			found = line
+		}
+		return found == 0
+	})
+	return found
+}
+
+// voteLine finds the line of the header of the i-th [[vote]] table; 0 when
+// it cannot be found.
+func voteLine(data []byte, i int) int {
+	found, n := 0, 0
+	walkLines(data, func(line int, header bool, full string) bool {
+		if header && full == "vote" {
+			if n == i {
+				found = line
+			}
+			n++
+		}
+		return found == 0
+	})
+	return found
+}
+
+// walkLines calls visit with every table header (header true, full its
+// name) and every "key =" line (full the dotted key) of TOML text, with its
+// line number, until visit returns false.
+func walkLines(data []byte, visit func(line int, header bool, full string) bool) {
+	sc := bufio.NewScanner(bytes.NewReader(bytes.TrimPrefix(data, utf8BOM)))
 	table := ""
 	line := 0
 	for sc.Scan() {
@@ -339,8 +375,8 @@ func keyLine(data []byte, k string) int {
 				h = h[:i]
 			}
 			table = strings.TrimSpace(h)
-			if table == k {
-				return line
+			if !visit(line, true, table) {
+				return
 			}
 			continue
 		}
@@ -348,16 +384,14 @@ func keyLine(data []byte, k string) int {
 		if eq < 0 {
 			continue
 		}
-		name := strings.Trim(strings.TrimSpace(s[:eq]), `"'`)
-		full := name
+		full := strings.Trim(strings.TrimSpace(s[:eq]), `"'`)
 		if table != "" {
-			full = table + "." + name
+			full = table + "." + full
 		}
-		if full == k || strings.HasPrefix(k, full+".") {
-			return line
+		if !visit(line, false, full) {
+			return
 		}
 	}
-	return 0
 }
 
 // InvalidError is the error of a value Validate refuses; it wraps ErrInvalid.
@@ -366,6 +400,10 @@ type InvalidError struct {
 	Key string
 	// Msg says what is wrong with it.
 	Msg string
+	// Cause is the other key whose value makes Key's invalid (econ.port
+	// for an econ.password that is missing), "" when Key's value is wrong
+	// by itself; an error names where Cause was set when Key was not set.
+	Cause string
 }
 
 func (e *InvalidError) Error() string { return ErrInvalid.Error() + " for " + e.Key + ": " + e.Msg }
@@ -377,16 +415,20 @@ func invalid(key, format string, args ...any) error {
 	return &InvalidError{Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
+// invalidBecause is invalid for a value that is wrong only together with
+// the value of the key cause.
+func invalidBecause(key, cause, format string, args ...any) error {
+	return &InvalidError{Key: key, Msg: fmt.Sprintf(format, args...), Cause: cause}
+}
+
 // Validate checks every value and names the offending key.
 func (c *Config) Validate() error {
 	s := &c.Server
 	if s.Name == "" || len(s.Name) > MaxNameLen {
 		return invalid("server.name", "length must be 1..%d bytes", MaxNameLen)
 	}
-	if s.Bind != "" {
-		if _, err := netip.ParseAddr(s.Bind); err != nil {
-			return invalid("server.bind", "%q is not an IP address", s.Bind)
-		}
+	if err := checkBind("server.bind", s.Bind); err != nil {
+		return err
 	}
 	if s.Port < 0 || s.Port > 65535 {
 		return invalid("server.port", "%d is outside 0..65535", s.Port)
@@ -419,7 +461,7 @@ func (c *Config) Validate() error {
 		return invalid("server.map_download_speed", "%d is outside 1..16", s.MapDownloadSpeed)
 	}
 	if !s.Accept07 && !s.Accept06 {
-		return invalid("server.accept_06", "false together with server.accept_07 = false: no client could connect")
+		return invalidBecause("server.accept_06", "server.accept_07", "false together with server.accept_07 = false: no client could connect")
 	}
 	if len(s.MOTD) > MaxMOTDLen {
 		return invalid("server.motd", "longer than %d bytes", MaxMOTDLen)
@@ -435,10 +477,10 @@ func (c *Config) Validate() error {
 	}
 	m := &c.Map
 	if m.File != "" && m.Dir != "" {
-		return invalid("map.file", "set either map.file or map.dir, not both")
+		return invalidBecause("map.file", "map.dir", "set either map.file or map.dir, not both")
 	}
 	if len(m.Rotation) > 0 && m.Dir == "" {
-		return invalid("map.rotation", "needs map.dir")
+		return invalidBecause("map.rotation", "map.dir", "needs map.dir")
 	}
 	for _, n := range m.Rotation {
 		if n == "" || strings.ContainsAny(n, `/\`) || len(n) > 31 {
@@ -482,7 +524,7 @@ func (c *Config) Validate() error {
 		return invalid("log.format", "%q: must be console or json", c.Log.Format)
 	}
 	if r := &c.Record; (r.Teehistorian || r.Demo) && r.Dir == "" {
-		return invalid("record.dir", "must be set when recording")
+		return invalidBecause("record.dir", recordingKey(r), "must be set when recording")
 	} else if r.MaxFileMB < 1 || r.MaxFileMB > 1<<20 {
 		return invalid("record.max_file_mb", "%d is outside 1..%d", r.MaxFileMB, 1<<20)
 	} else if r.MaxDirMB < 0 || r.MaxDirMB > 1<<30 {
@@ -520,6 +562,14 @@ func (c *Config) Validate() error {
 		seen[v.Description] = true
 	}
 	return nil
+}
+
+// recordingKey is the key that turns the recording r asks for on.
+func recordingKey(r *RecordConfig) string {
+	if r.Teehistorian {
+		return "record.teehistorian"
+	}
+	return "record.demo"
 }
 
 // SvName pairs a configuration key with the reference server's variable name.

@@ -239,3 +239,22 @@ func TestWebRecordingsAndProxies(t *testing.T) {
 		t.Error("different proxies compare equal")
 	}
 }
+
+// TestListenHints: a listen address or bind address twserver cannot use
+// says what to write instead (before: only `":9100" is not address:port`,
+// though ":9100" is how many servers write every address, and
+// `"localhost" is not an IP address`).
+func TestListenHints(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"[metrics]\nlisten = \":9100\"", `invalid value for metrics.listen: ":9100" is not IP:port (twserver resolves no host names; write "127.0.0.1:PORT"`},
+		{"[metrics]\nlisten = \"localhost:9100\"", `"0.0.0.0:PORT" for every IPv4 address, "[::]:PORT" for every address)`},
+		{"[web]\nlisten = \"0.0.0.0\"", `invalid value for web.listen: "0.0.0.0" is not IP:port`},
+		{"[server]\nbind = \"localhost\"", `invalid value for server.bind: "localhost" is not an IP address (twserver resolves no host names: 127.0.0.1 for this host alone, "" for every address)`},
+		{"[econ]\nbind = \"localhost\"", `invalid value for econ.bind: "localhost" is not an IP address (twserver resolves no host names`},
+	} {
+		_, err := Parse([]byte(tt.in))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: err %v, want %q", tt.in, err, tt.want)
+		}
+	}
+}

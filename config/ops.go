@@ -26,7 +26,7 @@ type RegisterConfig struct {
 	Enabled bool `toml:"enabled"`
 	// URL is DDNet's HTTP registration endpoint (sv_register_url).
 	URL string `toml:"url"`
-	// Port is the port announced to the masters; 0 = server.port (sv_register_port).
+	// Port is the port announced to the masters; 0 = server.port (sv_external_port).
 	Port int `toml:"port"`
 	// UDPMasters lists legacy 0.7 masters ("host:port") for the bea2 heartbeat; empty = off.
 	UDPMasters []string `toml:"udp_masters"`
@@ -140,6 +140,24 @@ type AgonesConfig struct {
 	HealthPeriod int `toml:"health_period"`
 }
 
+// checkBind checks an IP address to listen on ("" = every address).
+func checkBind(key, v string) error {
+	if _, err := netip.ParseAddr(v); v != "" && err != nil {
+		return invalid(key, "%q is not an IP address (twserver resolves no host names: 127.0.0.1 for this host alone, \"\" for every address)", v)
+	}
+	return nil
+}
+
+// checkListen checks an "address:port" to listen on ("" = off). Host
+// names and ":PORT" are refused with what to write instead.
+func checkListen(key, v string) error {
+	if _, err := netip.ParseAddrPort(v); v != "" && err != nil {
+		return invalid(key, "%q is not IP:port (twserver resolves no host names; write \"127.0.0.1:PORT\" for this host alone, "+
+			"\"0.0.0.0:PORT\" for every IPv4 address, \"[::]:PORT\" for every address)", v)
+	}
+	return nil
+}
+
 func defaultRegister() RegisterConfig {
 	return RegisterConfig{URL: "https://master1.ddnet.org/ddnet/15/register", Families: []string{"ipv4", "ipv6"}}
 }
@@ -166,7 +184,7 @@ func (c *Config) validateOps() error {
 		}
 	}
 	if r.Enabled && len(r.Families) == 0 {
-		return invalid("register.families", "empty: nothing to register")
+		return invalidBecause("register.families", "register.enabled", "empty: nothing to register")
 	}
 	if len(r.UDPMasters) > MaxUDPMasters {
 		return invalid("register.udp_masters", "%d masters, at most %d", len(r.UDPMasters), MaxUDPMasters)
@@ -176,15 +194,13 @@ func (c *Config) validateOps() error {
 		return invalid("econ.port", "%d is outside 0..65535", e.Port)
 	}
 	if e.Port != 0 && e.Password == "" {
-		return invalid("econ.password", "must be set when econ.port is set")
+		return invalidBecause("econ.password", "econ.port", "must be set when econ.port is set")
 	}
 	if len(e.Password) > MaxPasswordLen {
 		return invalid("econ.password", "longer than %d bytes", MaxPasswordLen)
 	}
-	if e.Bind != "" {
-		if _, err := netip.ParseAddr(e.Bind); err != nil {
-			return invalid("econ.bind", "%q is not an IP address", e.Bind)
-		}
+	if err := checkBind("econ.bind", e.Bind); err != nil {
+		return err
 	}
 	if e.AuthTimeout < 1 || e.AuthTimeout > MaxEconAuthTimeout {
 		return invalid("econ.auth_timeout", "%d is outside 1..%d seconds", e.AuthTimeout, MaxEconAuthTimeout)
@@ -198,17 +214,15 @@ func (c *Config) validateOps() error {
 	if p := c.Agones.HealthPeriod; p < 0 || p > MaxAgonesHealthPeriod {
 		return invalid("agones.health_period", "%d is outside 0..%d seconds", p, MaxAgonesHealthPeriod)
 	}
-	if l := c.Metrics.Listen; l != "" {
-		if _, err := netip.ParseAddrPort(l); err != nil {
-			return invalid("metrics.listen", "%q is not address:port", l)
-		}
+	if err := checkListen("metrics.listen", c.Metrics.Listen); err != nil {
+		return err
 	}
 	if l := c.Web.Listen; l != "" {
-		if _, err := netip.ParseAddrPort(l); err != nil {
-			return invalid("web.listen", "%q is not address:port", l)
+		if err := checkListen("web.listen", l); err != nil {
+			return err
 		}
 		if l == c.Metrics.Listen {
-			return invalid("web.listen", "%q is also metrics.listen: /healthz and /metrics need their own listener, out of reach of the page's visitors", l)
+			return invalidBecause("web.listen", "metrics.listen", "%q is also metrics.listen: /healthz and /metrics need their own listener, out of reach of the page's visitors", l)
 		}
 	}
 	if t := c.Web.AdminToken; t != "" && (len(t) < MinAdminTokenLen || len(t) > MaxAdminTokenLen) {
@@ -220,7 +234,7 @@ func (c *Config) validateOps() error {
 		return invalid("web.recordings", "%q is not \"off\", \"admin\" or \"public\"", c.Web.Recordings)
 	}
 	if c.Web.Recordings == RecordingsPublic && !c.Web.PublicChat {
-		return invalid("web.recordings", "\"public\" with web.public_chat = false: a recording holds every chat line sent to all")
+		return invalidBecause("web.recordings", "web.public_chat", "\"public\" with web.public_chat = false: a recording holds every chat line sent to all")
 	}
 	if n := len(c.Web.TrustedProxies); n > MaxTrustedProxies {
 		return invalid("web.trusted_proxies", "%d networks, at most %d", n, MaxTrustedProxies)

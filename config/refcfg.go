@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -64,6 +65,7 @@ type Loader struct {
 	MapDirs []string
 
 	origin  map[string]string // dotted key (or vote[i]) -> where it was last set
+	file    string            // the TOML file read, where a key it leaves at its default comes from
 	warned  map[string]bool   // one warning per setting
 	stack   []string          // files being executed, outermost first
 	total   int               // bytes read by ExecFile
@@ -115,12 +117,24 @@ func (l *Loader) LoadTOML(path string) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	l.cfg = c
+	l.file = path
 	for _, k := range Keys() {
-		l.origin[k] = path
+		if n := keyLine(data, k); n > 0 {
+			l.origin[k] = fmt.Sprintf("%s: line %d", path, n)
+		}
 	}
-	l.origin["vote"] = path
+	for i := range c.Votes {
+		if n := voteLine(data, i); n > 0 {
+			l.origin["vote["+strconv.Itoa(i)+"]"] = fmt.Sprintf("%s: line %d", path, n)
+		}
+	}
 	return nil
 }
+
+// utf8BOM is the byte-order mark some editors (Windows Notepad) put at the
+// start of a text file: no part of its first line, which the reference
+// would read as an unknown command, dropping that line's setting.
+var utf8BOM = []byte("\xef\xbb\xbf")
 
 // readBounded reads a file of at most MaxCfgFileSize bytes.
 func readBounded(path string) ([]byte, error) {
@@ -182,7 +196,7 @@ func (l *Loader) execFile(path, from string) error {
 	}
 	l.stack = append(l.stack, id)
 	defer func() { l.stack = l.stack[:len(l.stack)-1] }()
-	for i, line := range splitLines(data) {
+	for i, line := range splitLines(bytes.TrimPrefix(data, utf8BOM)) {
 		if err := l.execLine(fmt.Sprintf("%s:%d", path, i+1), line, path); err != nil {
 			return err
 		}
@@ -217,6 +231,39 @@ func (l *Loader) execLine(where, line, file string) error {
 	return nil
 }
 
+// Secret reports whether a setting's value is a secret that no log, error
+// or recording shows: a password (sv_rcon_password, password,
+// ec_password, ...; any case).
+func Secret(name string) bool { return strings.Contains(strings.ToLower(name), "password") }
+
+// shownCommand is a command as a warning or an error shows it: trimmed,
+// a secret setting's value replaced by "(set)".
+func shownCommand(cmd string) string {
+	name, args := splitName(cmd)
+	if Secret(name) && strings.TrimSpace(args) != "" {
+		return name + " (set)"
+	}
+	return strings.TrimSpace(cmd)
+}
+
+// shownValue is a setting's value as a warning shows it: "(set)" for a
+// secret.
+func shownValue(name, v string) string {
+	if Secret(name) {
+		return "(set)"
+	}
+	return v
+}
+
+// afterValue is the warning for text after a setting's value, which it
+// quotes unless the setting is a secret.
+func afterValue(shown, rest string) string {
+	if strings.HasSuffix(shown, " (set)") {
+		return "text after the value ignored, as the reference does"
+	}
+	return fmt.Sprintf("%q after the value ignored, as the reference does", strings.TrimSpace(rest))
+}
+
 // cfgError names where a command failed.
 func cfgError(where, cmd string, err error) error {
 	return fmt.Errorf("%s: %s: %w", where, strings.TrimSpace(cmd), err)
@@ -229,6 +276,7 @@ var renamed = map[string]string{
 	"sv_spectator_slots": "a 0.6 setting: in 0.7 the slots beyond sv_player_slots (up to sv_max_clients) are the spectators'",
 	"sv_rcon_ban_time":   "did you mean sv_rcon_bantime?",
 	"sv_bindaddr":        "did you mean bindaddr?",
+	"sv_register_port":   "did you mean sv_external_port, the port announced to the masters?",
 }
 
 // runtimeCommands are console commands of the reference that act on a
@@ -242,69 +290,72 @@ var runtimeCommands = []string{"status", "kick", "ban", "unban", "bans", "unban_
 func (l *Loader) execCommand(where, cmd, file string) error {
 	name, args := splitName(cmd)
 	lname := strings.ToLower(name)
+	shown := shownCommand(cmd) // the command as warnings and errors show it
 	switch lname {
 	case "exec":
 		a, _, err := parseArgs(args, "r")
 		if err != nil {
-			return cfgError(where, cmd, err)
+			return cfgError(where, shown, err)
 		}
 		if err := l.execFile(a[0], file); err == errExecLoop {
-			l.warn("", Warning{where, strings.TrimSpace(cmd), "the file is already being executed: skipped, as the reference does"})
+			l.warn("", Warning{where, shown, "the file is already being executed: skipped, as the reference does"})
 		} else if err != nil {
-			return cfgError(where, cmd, err)
+			return cfgError(where, shown, err)
 		}
 		return nil
 	case "add_vote", "remove_vote", "clear_votes":
 		return l.voteCommand(where, cmd, lname, args)
 	case "tune", "tune_reset":
-		l.warn(lname, Warning{where, strings.TrimSpace(cmd), "tuning is not configurable in twserver (the world plays the 0.7.5 default tuning): ignored"})
+		l.warn(lname, Warning{where, shown, "tuning is not configurable in twserver (the world plays the 0.7.5 default tuning): ignored"})
 		return nil
 	}
 	if row, ok := svRow(lname); ok {
 		a, rest, err := parseArgs(args, SettingParams(row))
 		if err != nil {
-			return cfgError(where, cmd, err)
+			return cfgError(where, shown, err)
 		}
 		if len(a) == 0 {
-			l.warn("", Warning{where, strings.TrimSpace(cmd), "no value: nothing set (the reference prints the current value)"})
+			l.warn("", Warning{where, shown, "no value: nothing set (the reference prints the current value)"})
 			return nil
 		}
 		if strings.TrimSpace(rest) != "" {
-			l.warn("", Warning{where, strings.TrimSpace(cmd), fmt.Sprintf("%q after the value ignored, as the reference does", strings.TrimSpace(rest))})
+			l.warn("", Warning{where, shown, afterValue(shown, rest)})
 		}
 		w, err := l.setValue(row, a[0])
 		if err != nil {
-			return cfgError(where, cmd, err)
+			return cfgError(where, shown, err)
 		}
-		l.origin[row.Key] = where + ": " + strings.TrimSpace(cmd)
+		l.origin[row.Key] = where + ": " + shown
 		if row.Sv == "sv_map" {
 			l.mapFrom = l.origin[row.Key]
 		}
 		if w != "" {
-			l.warn("", Warning{where, strings.TrimSpace(cmd), w})
+			l.warn("", Warning{where, shown, w})
 		}
 		return nil
 	}
 	if u, ok := unsupported(lname); ok {
 		a, _, _ := parseArgs(args, "?s")
 		if u.Same == "" || len(a) == 0 || a[0] != u.Same {
-			l.warn(lname, Warning{where, strings.TrimSpace(cmd), "not supported by twserver, ignored: " + u.Reason})
+			l.warn(lname, Warning{where, shown, "not supported by twserver, ignored: " + u.Reason})
 		}
 		return nil
 	}
 	if slices.Contains(runtimeCommands, lname) {
-		l.warn(lname, Warning{where, strings.TrimSpace(cmd), "a console command for a running game, not a setting: ignored in a configuration (type it on the console or over rcon)"})
+		l.warn(lname, Warning{where, shown, "a console command for a running game, not a setting: ignored in a configuration (type it on the console or over rcon)"})
 		return nil
 	}
 	msg := "no such command in teeworlds-server 0.7.5"
 	if hint, ok := renamed[lname]; ok {
 		msg += " (" + hint + ")"
+	} else if c := closest(lname, settingNames()); c != "" {
+		msg += " (did you mean " + c + "?)"
 	}
 	if where == commandLine {
 		// A typo on the command line is refused at once (a file name
 		// without -f, a flag without its dash); files keep the
 		// reference's leniency.
-		return cfgError(where, cmd, errors.New(msg+"; a file is given with -f FILE or -config FILE"))
+		return cfgError(where, shown, errors.New(msg+"; a file is given with -f FILE or -config FILE"))
 	}
 	l.warn(lname, Warning{where, name, msg + ": ignored, as the reference does"})
 	return nil
@@ -389,7 +440,7 @@ func (l *Loader) ApplyEnv(lookup func(string) (string, bool)) error {
 			return fmt.Errorf("%s: %w", where, err)
 		}
 		if w != "" {
-			l.warn("", Warning{where, v, w})
+			l.warn("", Warning{where, shownValue(row.Sv, v), w})
 		}
 		l.origin[row.Key] = where
 		if row.Sv == "sv_map" {
@@ -403,7 +454,7 @@ func (l *Loader) ApplyEnv(lookup func(string) (string, bool)) error {
 		}
 		name := strings.ToUpper(u.Sv)
 		if v, ok := lookup(name); ok && v != u.Same {
-			l.warn(u.Sv, Warning{"environment variable " + name, v, "not supported by twserver, ignored: " + u.Reason})
+			l.warn(u.Sv, Warning{"environment variable " + name, shownValue(u.Sv, v), "not supported by twserver, ignored: " + u.Reason})
 		}
 	}
 	for _, key := range Keys() {
@@ -472,11 +523,11 @@ func DefaultMapDirs() []string {
 // the rotation starts at the named map.
 func (l *Loader) resolveMap() error {
 	m := &l.cfg.Map
-	name := l.mapName
+	name, what := l.mapName, "sv_map "+l.mapName
 	if name == "" {
 		if len(m.Rotation) > 0 && m.Dir == "" {
-			if m.File != "" {
-				name = m.File
+			if m.File != "" { // map.file starts the rotation in its directory
+				name, what, l.mapFrom = m.File, "map.file "+m.File, l.where("map.file", "")
 			} else {
 				dir, ok := l.findMap(m.Rotation[0])
 				if !ok {
@@ -511,7 +562,7 @@ func (l *Loader) resolveMap() error {
 	if i := slices.Index(m.Rotation, base); i > 0 {
 		m.Rotation = append(slices.Clone(m.Rotation[i:]), m.Rotation[:i]...)
 	} else if i < 0 {
-		l.warn("", Warning{l.mapFrom, "sv_map " + name, fmt.Sprintf("not in sv_maprotation: twserver starts with the rotation's first map, %s", m.Rotation[0])})
+		l.warn("", Warning{l.mapFrom, what, fmt.Sprintf("not in the rotation (sv_maprotation, map.rotation): twserver starts with the rotation's first map, %s", m.Rotation[0])})
 	}
 	return nil
 }
@@ -550,13 +601,26 @@ func (l *Loader) Finish() (Config, error) {
 			if i := strings.IndexByte(key, '.'); i >= 0 && strings.HasPrefix(key, "vote[") {
 				key = key[:i]
 			}
-			if o := l.origin[key]; o != "" {
+			if o := l.where(key, ie.Cause); o != "" {
 				err = fmt.Errorf("%s: %w", o, err)
 			}
 		}
 		return Config{}, err
 	}
 	return l.cfg, nil
+}
+
+// where says where the value of an invalid key came from: where key was
+// set, else where cause (the key that makes it invalid) was, else the TOML
+// file, which left it at its default; "" for the defaults alone.
+func (l *Loader) where(key, cause string) string {
+	if o := l.origin[key]; o != "" {
+		return o
+	}
+	if o := l.origin[cause]; cause != "" && o != "" {
+		return o
+	}
+	return l.file
 }
 
 // LoadCfg reads a file in the reference's syntax over the defaults and

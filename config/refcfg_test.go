@@ -139,6 +139,8 @@ sv_name `+strings.Repeat("x", 130)+`
 ; sv_port 1
 add_vote a restart
 add_vote A "restart 5"
+sv_scorelimt 10
+sv_register_port 28303
 `)
 	var got []string
 	for _, w := range warns {
@@ -160,6 +162,8 @@ add_vote A "restart 5"
 		"w.cfg:13: sv_name " + strings.Repeat("x", 130) + ": longer than 127 bytes: cut, as the reference does",
 		"w.cfg:14: sv_port 1: follows an empty command: ignored, as the reference does",
 		`w.cfg:16: add_vote A "restart 5": the option already exists: skipped, as the reference does`,
+		"w.cfg:17: sv_scorelimt: no such command in teeworlds-server 0.7.5 (did you mean sv_scorelimit?): ignored, as the reference does",
+		"w.cfg:18: sv_register_port: no such command in teeworlds-server 0.7.5 (did you mean sv_external_port, the port announced to the masters?): ignored, as the reference does",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -295,13 +299,10 @@ func TestEnv(t *testing.T) {
 	want.Register.Families = []string{"ipv4", "ipv6"}
 	want.Voting.KickMin = 3
 	diffConfigs(t, c, want)
-	var got []string
-	for _, w := range l.Warnings {
-		got = append(got, w.String())
-	}
+	got := warningStrings(l.Warnings)
 	wantW := []string{
 		"environment variable SV_MAX_CLIENTS: 99: 99 is outside 1..64: using 64, as the reference does",
-		"environment variable SV_RCON_MOD_PASSWORD: mod: not supported by twserver, ignored: twserver's remote console has one access level (sv_rcon_password)",
+		"environment variable SV_RCON_MOD_PASSWORD: (set): not supported by twserver, ignored: twserver's remote console has one access level (sv_rcon_password)",
 	}
 	if !slices.Equal(got, wantW) {
 		t.Errorf("warnings %q, want %q", got, wantW)
@@ -435,5 +436,140 @@ func TestConverterMinutes(t *testing.T) {
 	c, warns, err := loadText(t, "e.cfg", "ec_bantime 15")
 	if err != nil || c.Econ.BanTime != 900 || len(warns) != 0 {
 		t.Errorf("ec_bantime 15: ban_time %d, %v, %v", c.Econ.BanTime, warns, err)
+	}
+}
+
+// TestInvalidSaysWhere: a refused value names where it was set: the TOML
+// file and its line (before, a TOML file's invalid values named no line
+// and its [[vote]] entries not even the file), and for a value refused
+// because of another key (econ.password missing while econ.port is set)
+// where that key was set, in a TOML file, a .cfg file or the environment.
+func TestInvalidSaysWhere(t *testing.T) {
+	for _, tt := range []struct {
+		name, toml, cfg string
+		env             map[string]string
+		want            string
+	}{
+		{"toml value", "[server]\nname = \"x\"\nport = 70000\n", "", nil, "s.toml: line 3: invalid value for server.port: 70000"},
+		{"toml dotted key", "server.port = -1\n", "", nil, "s.toml: line 1: invalid value for server.port"},
+		{"toml vote", "[[vote]]\ndescription = \"a\"\ncommand = \"restart\"\n\n[[vote]]\ndescription = \"\"\ncommand = \"restart\"\n", "", nil,
+			"s.toml: line 5: invalid value for vote[1].description"},
+		{"toml cause", "[log]\nlevel = \"info\"\n\n[econ]\nport = 8304\n", "", nil, "s.toml: line 5: invalid value for econ.password: must be set"},
+		{"toml both keys", "[metrics]\nlisten = \"127.0.0.1:9100\"\n[web]\nlisten = \"127.0.0.1:9100\"\n", "", nil, "s.toml: line 4: invalid value for web.listen"},
+		{"toml recording", "[record]\ndir = \"\"\ndemo = true\n", "", nil, "s.toml: line 2: invalid value for record.dir"},
+		{"toml default", "[server]\nname = \"x\"\n", "", map[string]string{"EC_PORT": "8304"}, "environment variable EC_PORT: invalid value for econ.password"},
+		{"cfg cause", "", "sv_name x\nec_port 8304\n", nil, "e.cfg:2: ec_port 8304: invalid value for econ.password"},
+		{"env cause", "", "", map[string]string{"TWSERVER_RECORD_TEEHISTORIAN": "true", "TWSERVER_RECORD_DIR": ""},
+			"environment variable TWSERVER_RECORD_DIR: invalid value for record.dir"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			l := NewLoader()
+			l.MapDirs = []string{}
+			var err error
+			switch {
+			case tt.toml != "":
+				p := filepath.Join(dir, "s.toml")
+				os.WriteFile(p, []byte(tt.toml), 0o644)
+				err = l.LoadTOML(p)
+			case tt.cfg != "":
+				l.ReadFile = func(string) ([]byte, error) { return []byte(tt.cfg), nil }
+				err = l.ExecFile("e.cfg")
+			}
+			if err == nil {
+				err = l.ApplyEnv(func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok })
+			}
+			if err == nil {
+				_, err = l.Finish()
+			}
+			if err == nil {
+				t.Fatalf("no error, want %q", tt.want)
+			}
+			got := strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
+			if !strings.HasPrefix(got, tt.want) {
+				t.Errorf("err %q, want it to start with %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestSecretsNotShown: a password in a .cfg file, on the command line or
+// in the environment never appears in a warning or an error, which go to
+// the log (journald, docker logs): the value shows as "(set)". Before, an
+// unsupported sv_rcon_mod_password, text after a password or a password
+// cut to length put the password in the log line.
+func TestSecretsNotShown(t *testing.T) {
+	long := strings.Repeat("L", 40)
+	text := "sv_rcon_mod_password hunter2\nsv_rcon_password \"rconpw\" rconextra\nec_password " + long + "\n"
+	env := map[string]string{"SV_RCON_MOD_PASSWORD": "envmodpw", "PASSWORD": strings.Repeat("P", 40)}
+	l := NewLoader()
+	l.ReadFile = func(string) ([]byte, error) { return []byte(text), nil }
+	if err := l.ExecFile("s.cfg"); err != nil {
+		t.Fatal(err)
+	}
+	l.warned = map[string]bool{} // the environment's warning too
+	if err := l.ApplyEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok }); err != nil {
+		t.Fatal(err)
+	}
+	var shown []string
+	for _, w := range l.Warnings {
+		shown = append(shown, w.String())
+	}
+	for _, line := range []string{`password "opensesame`, "sv_rcon_password a; sv_port x"} {
+		if err := NewLoader().ExecCommand(line); err == nil {
+			t.Errorf("%q: no error", line)
+		} else {
+			shown = append(shown, err.Error())
+		}
+	}
+	all := strings.Join(shown, "\n")
+	for _, secret := range []string{"hunter2", "rconpw", "rconextra", "LLLL", "envmodpw", "PPPP", "opensesame"} {
+		if strings.Contains(all, secret) {
+			t.Errorf("%q shown:\n%s", secret, all)
+		}
+	}
+	if n := strings.Count(all, "(set)"); n < 5 {
+		t.Errorf("%d values shown as (set), want at least 5:\n%s", n, all)
+	}
+}
+
+// TestTOMLFileStartsRotation: a TOML map.file with a rotation it is not in
+// warns naming the file, the line and map.file (before: an empty where
+// and the command "sv_map ...", which the operator never wrote).
+func TestTOMLFileStartsRotation(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.toml")
+	os.WriteFile(p, []byte("[map]\nfile = \"maps/b.map\"\nrotation = [\"a\", \"c\"]\n"), 0o644)
+	l := NewLoader()
+	l.MapDirs = []string{}
+	if err := l.LoadTOML(p); err != nil {
+		t.Fatal(err)
+	}
+	c, err := l.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Map.Dir != "maps" || c.Map.File != "" {
+		t.Errorf("map %+v, want the rotation in maps", c.Map)
+	}
+	got := strings.Join(warningStrings(l.Warnings), "\n")
+	want := p + ": line 2: map.file maps/b.map: not in the rotation (sv_maprotation, map.rotation): twserver starts with the rotation's first map, a"
+	if got != want {
+		t.Errorf("warnings %q, want %q", got, want)
+	}
+}
+
+// TestBOM: a file that starts with a UTF-8 byte-order mark (as Windows
+// Notepad saves it) is read as without: before, a .cfg file's first
+// setting was ignored as the unknown command "\ufeffsv_port", and a TOML
+// file's unknown key had "line 0".
+func TestBOM(t *testing.T) {
+	c, warns, err := loadText(t, "bom.cfg", "\xef\xbb\xbfsv_port 8400\r\nsv_name bom\r\n")
+	if err != nil || c.Server.Port != 8400 || c.Server.Name != "bom" || len(warns) != 0 {
+		t.Errorf("port %d name %q, warnings %v, err %v; want 8400, bom, none", c.Server.Port, c.Server.Name, warningStrings(warns), err)
+	}
+	_, err = Parse([]byte("\xef\xbb\xbf[server]\r\nport = 1\r\nprot = 1\r\n"))
+	if want := `line 3: unknown key "server.prot"`; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("err %v, want %q", err, want)
 	}
 }

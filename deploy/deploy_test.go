@@ -287,7 +287,9 @@ func TestSystemdUnit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"DynamicUser=yes", "ProtectSystem=strict", "NoNewPrivileges=yes", "KillSignal=SIGTERM", "ExecReload=/bin/kill -USR2 $MAINPID", "NotifyAccess=main"} {
+	for _, want := range []string{"DynamicUser=yes", "ProtectSystem=strict", "NoNewPrivileges=yes", "KillSignal=SIGTERM", "ExecReload=/bin/kill -USR2 $MAINPID", "NotifyAccess=main",
+		"RestartPreventExitStatus=2",  // a configuration error is not restarted in a loop
+		"RuntimeDirectory=twserver"} { // operating.md's FIFO, /run/twserver/commands, can be made
 		if !strings.Contains(string(unit), "\n"+want+"\n") {
 			t.Errorf("unit lacks %s", want)
 		}

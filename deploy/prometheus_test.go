@@ -66,7 +66,7 @@ func servedMetrics(t *testing.T) map[string]bool {
 	}
 	ep, err := metrics.New(srv, metrics.Options{Register: func() []metrics.RegisterState {
 		return []metrics.RegisterState{{Protocol: "tw-0.7+udp/ipv4"}}
-	}})
+	}, Upgrades: new(metrics.Upgrades)}) // as cmd/twserver serves them
 	if err != nil {
 		t.Fatal(err)
 	}

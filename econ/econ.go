@@ -216,6 +216,11 @@ func (e *Server) settle() {
 	}
 }
 
+// ExposedWarning is logged when the econ listens beyond loopback: its
+// protocol has no encryption.
+const ExposedWarning = "econ listens beyond loopback: the password, every command and every console line travel in clear; " +
+	"keep econ.bind on 127.0.0.1 (reach it over SSH) or let only trusted hosts reach the port"
+
 // Run serves until ctx is done, then closes the listener, sends the
 // console lines still queued, and closes every connection (each is sent
 // "Closing console" after its queued lines, within CloseFlushTimeout); it
@@ -223,6 +228,9 @@ func (e *Server) settle() {
 func (e *Server) Run(ctx context.Context) {
 	e.ctx = ctx
 	e.log.Info().Str("addr", e.Addr().String()).Int("output_level", e.opts.OutputLevel).Msg("econ listening")
+	if !e.Addr().Addr().Unmap().IsLoopback() {
+		e.log.Warn().Str("addr", e.Addr().String()).Msg(ExposedWarning)
+	}
 	accepting, dispatched := make(chan struct{}), make(chan struct{})
 	go func() { defer close(accepting); e.acceptLoop() }()
 	go func() { defer close(dispatched); e.dispatch(ctx) }()

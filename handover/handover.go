@@ -56,7 +56,10 @@ var exe struct {
 // Remember resolves and keeps the path of the running binary; call it at
 // the start of main, before the file can be replaced (Linux's
 // /proc/self/exe of a replaced file names the deleted file). A new binary
-// installed at that path is what an upgrade starts.
+// installed at that path is what an upgrade starts. The path is the one
+// the process was started by, symbolic links kept (invokedPath): an
+// operator who deploys by pointing a symlink at a new release (current ->
+// releases/1.3) upgrades to that release.
 func Remember() {
 	exe.Lock()
 	defer exe.Unlock()
@@ -67,7 +70,36 @@ func Remember() {
 	if err == nil {
 		p, err = filepath.EvalSymlinks(p)
 	}
+	if err == nil && len(os.Args) > 0 {
+		p = invokedPath(os.Args[0], p)
+	}
 	exe.path, exe.err = p, err
+}
+
+// invokedPath is arg0, the path the process was started by, made absolute
+// (looked up in PATH when it has no '/') with its symbolic links kept, when
+// it names the running binary exe; exe otherwise (a renamed argv[0]).
+func invokedPath(arg0, exe string) string {
+	p := arg0
+	if !strings.Contains(p, "/") {
+		lp, err := exec.LookPath(p)
+		if err != nil {
+			return exe
+		}
+		p = lp
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return exe
+	}
+	a, err := os.Stat(abs)
+	if err != nil {
+		return exe
+	}
+	if b, err := os.Stat(exe); err != nil || !os.SameFile(a, b) {
+		return exe
+	}
+	return abs
 }
 
 // Executable is the path kept by Remember.
@@ -84,6 +116,12 @@ type State struct {
 	// Games is the state of each game, in the order of the old process's
 	// games.
 	Games []GameState `json:"games"`
+	// Upgrades are the old process's live upgrades by result (the order of
+	// Result), this one counted as Ready: the process that serves next
+	// goes on from them, so the count of upgrades that took over is seen
+	// (the process that counted it exits at once). A field added to
+	// format 1.
+	Upgrades []uint64 `json:"upgrades,omitempty"`
 }
 
 // GameState is one game's part of the state.
@@ -103,6 +141,11 @@ type GameState struct {
 	// until, reason), oldest first. A field added to format 1: a binary
 	// that does not know it starts without the bans.
 	Bans json.RawMessage `json:"bans,omitempty"`
+	// GameType is the game type the game plays, as the server info names
+	// it (DM, TDM, CTF, LMS, LTS): its world passes only to a process
+	// configured for the same. A field added to format 1: without it the
+	// world's own check refuses a mismatch, less clearly.
+	GameType string `json:"game_type,omitempty"`
 }
 
 // Encode writes s in the handover's form: the Format line, then JSON.

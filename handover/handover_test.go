@@ -3,9 +3,11 @@ package handover
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,11 +17,70 @@ import (
 // modeVar makes the test binary act as the new process of a handover.
 const modeVar = "HANDOVER_TEST_MODE"
 
+// printExeVar makes the test binary print Executable() and exit.
+const printExeVar = "HANDOVER_TEST_PRINT_EXE"
+
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(modeVar); mode != "" {
 		os.Exit(child(mode))
 	}
+	if os.Getenv(printExeVar) != "" {
+		p, err := Executable()
+		if err != nil {
+			os.Exit(1)
+		}
+		fmt.Print(p)
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
+}
+
+// TestExecutableKeepsSymlink: a binary started through a symbolic link
+// (an operator's current -> releases/v1) keeps that path for its upgrade,
+// so pointing the link at a new release and upgrading starts the new
+// release; before, the link was resolved at start and the upgrade started
+// the old release again, and said it served. Started by a name looked up
+// in PATH it keeps the PATH entry; under a renamed argv[0], the binary.
+func TestExecutableKeepsSymlink(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	rel := filepath.Join(dir, "releases", "v1")
+	if err := os.MkdirAll(rel, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(rel, "twserver"), data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("releases", "v1"), filepath.Join(dir, "current")); err != nil {
+		t.Fatal(err)
+	}
+	viaLink := filepath.Join(dir, "current", "twserver")
+	real, _ := filepath.EvalSymlinks(filepath.Join(rel, "twserver"))
+	for _, tt := range []struct {
+		name, path, arg0, pathEnv, want string
+	}{
+		{"by the link", viaLink, viaLink, "", viaLink},
+		{"by PATH", viaLink, "twserver", filepath.Join(dir, "current"), viaLink},
+		{"renamed argv[0]", viaLink, "not-the-binary", "", real},
+	} {
+		cmd := exec.Command(tt.path)
+		cmd.Args[0] = tt.arg0
+		cmd.Env = append(os.Environ(), printExeVar+"=1", "PATH="+tt.pathEnv)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if string(out) != tt.want {
+			t.Errorf("%s: Executable() = %q, want %q", tt.name, out, tt.want)
+		}
+	}
 }
 
 // child is the new process: it reads the state, takes the socket and

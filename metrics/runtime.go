@@ -16,7 +16,7 @@ var UpgradeResults = [...]string{"ready", "exited", "refused", "hung", "start_fa
 // UpgradeResults (atomics: the upgrade adds, a scrape reads).
 type Upgrades [len(UpgradeResults)]atomic.Uint64
 
-var descUpgrades = newFamily("twserver_upgrades_total", "Live upgrades this process started, by result (ready: the new process took over).", typeCounter, "result")
+var descUpgrades = newFamily("twserver_upgrades_total", "Live upgrades since the last restart (a new process goes on from the old one's counts), by result (ready: the new process took over).", typeCounter, "result")
 
 // Process-wide families: build info and the Go runtime's figures (the
 // names client libraries use, so dashboards and scripts keep working).

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -76,8 +77,8 @@ func (a *admin) tokenOK(given string) bool {
 	return subtle.ConstantTimeCompare(g[:], a.token[:]) == 1
 }
 
-// ErrBanned is the answer to a banned address.
-const errBanned = "too many wrong tokens: banned for a while"
+// errBanned is the answer to a banned address, its right token too.
+var errBanned = fmt.Sprintf("too many wrong tokens: this address is banned from the admin page for %d minutes", int(LoginBanTime/time.Minute))
 
 // attempt counts a login attempt of client key before its token is
 // compared. It reports whether the attempt may go on (false: key is
@@ -223,25 +224,26 @@ const (
 )
 
 // auth checks the request's credentials: the bearer token (a wrong one
-// counts as a failed login) or the session cookie.
-func (h *Handler) auth(r *http.Request) (authKind, *session) {
+// counts as a failed login) or the session cookie. banned reports a bearer
+// token refused unheard because its client is banned (authNone then).
+func (h *Handler) auth(r *http.Request) (k authKind, s *session, banned bool) {
 	a := h.admin
 	if v := r.Header.Get("Authorization"); v != "" {
 		tok, ok := strings.CutPrefix(v, "Bearer ")
 		if !ok {
-			return authNone, nil
+			return authNone, nil, false
 		}
-		if ok, _ := h.login(r, tok, "wrong token (header)"); !ok {
-			return authNone, nil
+		if ok, banned := h.login(r, tok, "wrong token (header)"); !ok {
+			return authNone, nil, banned
 		}
-		return authHeader, nil
+		return authHeader, nil, false
 	}
 	if c, err := r.Cookie(CookieName); err == nil {
 		if s := a.session(c.Value); s != nil {
-			return authCookie, s
+			return authCookie, s, false
 		}
 	}
-	return authNone, nil
+	return authNone, nil, false
 }
 
 // auditFail logs a refused admin login of client ip (the TCP peer is
@@ -250,13 +252,18 @@ func (h *Handler) auditFail(r *http.Request, ip netip.Addr, what string, banned 
 	h.opt.Log.Warn().Str("addr", ip.String()).Str("peer", r.RemoteAddr).Str("what", what).Bool("banned", banned).Msg("admin login refused")
 }
 
+// AdminOff is the answer to /admin when the configuration has no admin
+// token: the page is not found, and the operator who looks for it learns
+// why.
+const AdminOff = "404 no admin page: web.admin_token is not set in the server's configuration"
+
 func (h *Handler) adminPage(w http.ResponseWriter, r *http.Request) {
 	if h.admin == nil {
-		http.NotFound(w, r)
+		http.Error(w, AdminOff, http.StatusNotFound)
 		return
 	}
 	name := "login.html"
-	if k, _ := h.auth(r); k != authNone {
+	if k, _, _ := h.auth(r); k != authNone {
 		name = "admin.html"
 	}
 	h.serveFile(name)(w, r)
@@ -297,7 +304,7 @@ func (h *Handler) adminLogout(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	k, s := h.auth(r)
+	k, s, _ := h.auth(r)
 	if k != authCookie || !h.sameOrigin(r) || !csrfOK(r, s) {
 		writeError(w, http.StatusForbidden, "logout needs the session and its CSRF token")
 		return
@@ -340,7 +347,10 @@ func (h *Handler) adminOnly(w http.ResponseWriter, r *http.Request) bool {
 		http.NotFound(w, r)
 		return false
 	}
-	if k, _ := h.auth(r); k == authNone {
+	if k, _, banned := h.auth(r); banned {
+		writeError(w, http.StatusTooManyRequests, errBanned)
+		return false
+	} else if k == authNone {
 		writeError(w, http.StatusUnauthorized, "admin login required")
 		return false
 	}
@@ -353,7 +363,7 @@ func (h *Handler) adminSession(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	k, s := h.auth(r)
+	k, s, _ := h.auth(r)
 	if k != authCookie {
 		writeError(w, http.StatusUnauthorized, "not logged in")
 		return
@@ -372,8 +382,11 @@ func (h *Handler) adminAction(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	k, s := h.auth(r)
+	k, s, banned := h.auth(r)
 	switch {
+	case banned:
+		writeError(w, http.StatusTooManyRequests, errBanned)
+		return
 	case k == authNone:
 		writeError(w, http.StatusUnauthorized, "admin token required")
 		return

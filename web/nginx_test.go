@@ -317,8 +317,8 @@ func TestBehindNginx(t *testing.T) {
 	for range MaxLoginTries {
 		bearer(mallory, "wrong-token-0123456789")
 	}
-	if st := bearer(alice, testToken); st != http.StatusUnauthorized {
-		t.Errorf("untrusted proxy: the other client after three wrong tokens: %d, want 401 (locked out with nginx)", st)
+	if st := bearer(alice, testToken); st != http.StatusTooManyRequests {
+		t.Errorf("untrusted proxy: the other client after three wrong tokens: %d, want 429 (locked out with nginx)", st)
 	}
 	if !strings.Contains(plainLogs.String(), `"addr":"127.0.0.1"`) {
 		t.Errorf("untrusted proxy: the refusals do not name nginx's address:\n%s", plainLogs.String())

@@ -137,20 +137,20 @@ func TestLoginLimit(t *testing.T) {
 	if !strings.Contains(logs.String(), `"addr":"203.0.113.1"`) || !strings.Contains(logs.String(), `"banned":true`) {
 		t.Errorf("the refusals do not name the forwarded client and its ban:\n%s", logs.String())
 	}
-	if st := try("203.0.113.1", testToken); st != 401 {
+	if st := try("203.0.113.1", testToken); st != http.StatusTooManyRequests {
 		t.Errorf("banned client with the right token: %d", st)
 	}
 	if st := try("203.0.113.2", testToken); st != 200 {
 		t.Errorf("another client behind the proxy: %d", st)
 	}
-	if st := try("198.51.100.1, 203.0.113.1", testToken); st != 401 {
+	if st := try("198.51.100.1, 203.0.113.1", testToken); st != http.StatusTooManyRequests {
 		t.Errorf("banned client prepending an address: %d", st)
 	}
 	// IPv6: one /64 is one client
 	for range MaxLoginTries {
 		try("2001:db8:0:1::1", "wrong-token-0123456789")
 	}
-	if st := try("2001:db8:0:1::ffff", testToken); st != 401 {
+	if st := try("2001:db8:0:1::ffff", testToken); st != http.StatusTooManyRequests {
 		t.Errorf("same /64 after %d wrong tokens: %d", MaxLoginTries, st)
 	}
 	if st := try("2001:db8:0:2::1", testToken); st != 200 {
@@ -163,7 +163,7 @@ func TestLoginLimit(t *testing.T) {
 	for i, step := range []struct {
 		tok  string
 		want int
-	}{{w, 401}, {w, 401}, {testToken, 200}, {testToken, 200}, {w, 401}, {testToken, 401}} {
+	}{{w, 401}, {w, 401}, {testToken, 200}, {testToken, 200}, {w, 401}, {testToken, http.StatusTooManyRequests}} {
 		if st := try("203.0.113.9", step.tok); st != step.want {
 			t.Errorf("step %d (right %v): %d, want %d", i, step.tok == testToken, st, step.want)
 		}
@@ -174,7 +174,7 @@ func TestLoginLimit(t *testing.T) {
 	for range MaxLoginTries {
 		post(t, plain.Client(), plain.URL+"/admin/api/action", status, map[string]string{"Authorization": "Bearer wrong", "X-Forwarded-For": "203.0.113.1"})
 	}
-	if st, _ := post(t, plain.Client(), plain.URL+"/admin/api/action", status, map[string]string{"Authorization": "Bearer " + testToken, "X-Forwarded-For": "203.0.113.2"}); st != 401 {
+	if st, _ := post(t, plain.Client(), plain.URL+"/admin/api/action", status, map[string]string{"Authorization": "Bearer " + testToken, "X-Forwarded-For": "203.0.113.2"}); st != http.StatusTooManyRequests {
 		t.Errorf("untrusted peer: another forwarded client not banned with the peer: %d", st)
 	}
 }

@@ -69,7 +69,7 @@ func (h *Handler) watchAllowed(r *http.Request) bool {
 	if h.admin == nil {
 		return false
 	}
-	k, _ := h.auth(r)
+	k, _, _ := h.auth(r)
 	return h.recordingsAllowed(k != authNone)
 }
 

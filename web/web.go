@@ -442,10 +442,20 @@ func (h *Handler) ServeListener(ctx context.Context, ln net.Listener) error {
 	hs.ConnState = bl.trackState
 	h.conns.Store(bl)
 	addr := ln.Addr().String()
-	h.opt.Log.Info().Str("addr", addr).Bool("admin", h.admin != nil).Msg("web page listening (/, /api/games, /admin)")
+	h.logListening(addr)
 	h.warnExposed(addr)
 	go h.Run(ctx)
 	return httpserve.Serve(ctx, hs, bl, ShutdownTimeout)
+}
+
+// logListening says where the page listens and which pages it serves:
+// /admin only with an admin token.
+func (h *Handler) logListening(addr string) {
+	if h.admin != nil {
+		h.opt.Log.Info().Str("addr", addr).Bool("admin", true).Msg("web page listening (/, /api/games, /admin)")
+		return
+	}
+	h.opt.Log.Info().Str("addr", addr).Bool("admin", false).Msg("web page listening (/, /api/games; no /admin: web.admin_token is not set)")
 }
 
 // Loopback reports whether a listen address is on a loopback interface.

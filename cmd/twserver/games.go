@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"twserver/botslots"
 	"twserver/config"
 	"twserver/encpool"
+	"twserver/mapstore"
 	"twserver/metrics"
 	"twserver/procs"
 	"twserver/server"
@@ -34,6 +36,33 @@ const MaxGames = 64
 // gameFlags are the flags that set one game's setting; with several -config
 // files they are refused as ambiguous.
 var gameFlags = []string{"port", "bind", "map", "name", "gametype", "max-clients", "player-slots", "password", "rcon-password"}
+
+// checkMap loads the map a game starts with (map.file, the first of
+// map.dir's rotation or of map.dir), so that a missing or broken map
+// stops the start as a configuration error (exit 2) naming its key; the
+// game's own load then finds it in mapstore's cache.
+func checkMap(mc config.MapConfig) error {
+	if _, err := mapstore.ByConfig(mc); err != nil {
+		key := "map.file"
+		if mc.File == "" {
+			key = "map.dir"
+		}
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	return nil
+}
+
+// gamePrefix is what an error about a game's configuration starts with:
+// its -config file, or the -f files ("" for the defaults alone).
+func gamePrefix(path string, refFiles []string) string {
+	switch {
+	case path != "":
+		return path + ": "
+	case len(refFiles) > 0:
+		return strings.Join(refFiles, ", ") + ": "
+	}
+	return ""
+}
 
 // checkGames checks what only matters when one process runs several games:
 // distinct addresses, one metrics endpoint, no Agones (an Agones
@@ -181,11 +210,13 @@ func startGames(ctx context.Context, cfgs []config.Config, consoles []io.Reader,
 		} else if n > 0 {
 			g.log.Info().Int("bans", n).Msg("upgrade: bans restored")
 		}
-		if n, err := procSockets.adopt(gameAddr(cfg), srv); err != nil {
+		if n, world, err := procSockets.adopt(gameAddr(cfg), srv); err != nil {
 			g.log.Error().Err(err).Msg("cannot take over the clients handed over")
 			return games, err
+		} else if n > 0 && world {
+			g.log.Info().Int("clients", n).Msg("upgrade: clients taken over with the game's world: they play on")
 		} else if n > 0 {
-			g.log.Info().Int("clients", n).Msg("upgrade: clients taken over (with the world handed over they play on; without, they join a new game as after a map change)")
+			g.log.Info().Int("clients", n).Msg("upgrade: clients taken over without the game's world (the old process sent none): they join a new game, as after a map change")
 		}
 		g.name = strconv.Itoa(int(srv.Addr().Port()))
 		g.log.Info().Str("addr", srv.Addr().String()).Str("map", srv.MapName()).Str("socket", string(srv.Socket())).Msg("listening")

@@ -8,7 +8,7 @@
 // Given -config several times, one process runs one game per file, each
 // isolated (its own socket, slots, world, bans and recordings).
 // Console commands (kick, ban, change_map, restart, status, ...) are read from
-// standard input. SIGINT/SIGTERM shut the server down: every client is told
+// standard input. SIGINT, SIGTERM and SIGHUP shut the server down: every client is told
 // "Server shutdown" and the process exits within 5 seconds.
 package main
 
@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"golang.org/x/sys/unix"
 
 	"twserver/config"
 	"twserver/handover"
@@ -60,6 +61,7 @@ func loadGame(path string, refFiles, commands []string, override func(*config.Lo
 	}
 	if err == nil {
 		err = l.ApplyEnv(os.LookupEnv)
+		l.CheckEnv(os.Environ(), handover.EnvVar, InitEnv)
 	}
 	for _, c := range commands {
 		if err == nil {
@@ -116,7 +118,7 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	var (
-		port     = fs.Int("port", -1, "UDP port (overrides server.port)")
+		port     = fs.Int("port", 0, "UDP port (overrides server.port)")
 		bind     = fs.String("bind", "", "local IP address to listen on (overrides server.bind)")
 		mapFile  = fs.String("map", "", "path of a .map `file` to serve (overrides map.file)")
 		name     = fs.String("name", "", "server name (overrides server.name)")
@@ -228,7 +230,11 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 			glog = log.With().Str("game", gameAddr(cfgs[i])).Logger()
 		}
 		for _, w := range warns {
-			glog.Warn().Str("where", w.Where).Str("command", w.Command).Msg(w.Msg)
+			e := glog.Warn().Str("where", w.Where)
+			if w.Command != "" {
+				e = e.Str("command", w.Command)
+			}
+			e.Msg(w.Msg)
 		}
 		c := cfgs[i]
 		glog.Info().Str("name", c.Server.Name).Int("port", c.Server.Port).Int("max_clients", c.Server.MaxClients).
@@ -239,6 +245,16 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 	if err != nil {
 		log.Error().Err(err).Msg("cannot read the upgrade's handover")
 		return 2
+	}
+	for i, c := range cfgs {
+		if err := checkMap(c.Map); err != nil { // a map that cannot load is the configuration's error
+			err = fmt.Errorf("%s%w", gamePrefix(cfgPaths[i], refFiles), err)
+			log.Error().Err(err).Msg("cannot load the map: not started")
+			if in != nil {
+				_ = in.Refuse(err.Error()) // the old process goes on
+			}
+			return 2
+		}
 	}
 	if in != nil {
 		if err := takeOver(in, cfgs); err != nil {
@@ -256,14 +272,67 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 		defer stopProf()
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopOnSignal(log)
 	defer stop()
 
 	var console io.Reader
 	if !*noStdin {
 		console = stdin
+		if in != nil && isTerminal(stdin) {
+			console = nil
+			log.Info().Msg("upgrade: standard input is a terminal, which its shell takes back as the old process exits: " +
+				"this process reads no console there (use rcon, econ or server.input_fifo)")
+		}
 	}
 	return runGames(ctx, stop, cfgs, console, log, *memProf, upgradeArgs{args: allArgs, in: in})
+}
+
+// isTerminal reports whether r is a terminal. The new process of an
+// upgrade started from a shell's terminal must not read it: the shell
+// reads it again once the old process, its job, exits, and a read begun
+// before would take the operator's next shell command as a console command.
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// stopSignals shut the server down cleanly: SIGINT (Ctrl-C), SIGTERM
+// (docker stop, systemctl stop) and SIGHUP (the terminal closed, or an
+// operator's habit of "kill -HUP to reload"; an upgrade is SIGUSR2), which
+// would otherwise end the process at once, telling no client and cutting
+// the recordings short.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// stopOnSignal returns a context that ends at the first of stopSignals,
+// logging which; stop restores the signals' default, so that a second
+// one kills the process at once.
+func stopOnSignal(log zerolog.Logger) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, stopSignals...)
+	go func() {
+		select {
+		case s := <-ch:
+			log.Info().Str("signal", signalName(s)).Msg("signal received: shutting down (a second one kills the process at once)")
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); cancel() }
+}
+
+// signalName is a signal's name as kill(1) takes it (SIGHUP).
+func signalName(s os.Signal) string {
+	if n, ok := s.(syscall.Signal); ok {
+		if name := unix.SignalName(n); name != "" {
+			return name
+		}
+	}
+	return s.String()
 }
 
 func newLogger(c config.LogConfig, w io.Writer) zerolog.Logger {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"twserver/internal/testenv"
 )
@@ -39,6 +42,13 @@ func TestUsageErrors(t *testing.T) {
 	os.WriteFile(badVal, []byte("[game]\ntype = \"race\"\n"), 0o644)
 	badCfg := filepath.Join(dir, "bad.cfg")
 	os.WriteFile(badCfg, []byte("sv_name ok\nsv_port \"8303\n"), 0o644)
+	// a map that cannot load is a configuration error (exit 2), not a
+	// runtime error (before: "cannot start", exit 1, no key named)
+	brokenMap := filepath.Join(dir, "broken.map")
+	os.WriteFile(brokenMap, []byte("junk"), 0o644)
+	rotation := filepath.Join(dir, "rotation.toml")
+	os.WriteFile(rotation, []byte(fmt.Sprintf("[server]\nbind = \"127.0.0.1\"\nport = 0\n[map]\ndir = %q\nrotation = [\"none\"]\n", dir)), 0o644)
+	loopback := []string{"-no-console", "-bind", "127.0.0.1", "-port", "0"}
 	tests := []struct {
 		name string
 		args []string
@@ -57,6 +67,9 @@ func TestUsageErrors(t *testing.T) {
 		{"cfg given with -config", []string{"-config", badCfg}, badCfg + `:2: sv_port "8303: unterminated`},
 		{"f and config", []string{"-f", badCfg, "-config", bad}, "-f and -config cannot be combined"},
 		{"bad env", []string{"-no-console"}, `environment variable SV_MAX_CLIENTS_PER_IP: "many" is not a number`},
+		{"missing map", append(loopback, "-map", filepath.Join(dir, "none.map")), "map.file: stat " + filepath.Join(dir, "none.map") + ": no such file"},
+		{"broken map", append(loopback, "-map", brokenMap), "map.file: " + brokenMap + ": twmap"},
+		{"missing rotation map", []string{"-no-console", "-config", rotation}, rotation + ": map.dir: stat " + filepath.Join(dir, "none.map")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,8 +88,17 @@ func TestUsageErrors(t *testing.T) {
 }
 
 // TestSignalShutdown starts the server on a free loopback port with a config
-// file overridden by flags, then sends SIGINT: run must return 0 within 5 s.
+// file overridden by flags, then sends SIGINT, SIGTERM or SIGHUP: run must
+// return 0 within 5 s, and the log must say which signal stopped it. (Before,
+// SIGHUP, the signal of a closed terminal and of many operators' "reload",
+// ended the process at once: no client told, the recordings cut short.)
 func TestSignalShutdown(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(unix.SignalName(sig), func(t *testing.T) { signalShutdown(t, sig) })
+	}
+}
+
+func signalShutdown(t *testing.T, sig syscall.Signal) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "server.toml")
 	os.WriteFile(cfg, []byte("[server]\nname = \"from file\"\nport = 8303\n[log]\nformat = \"json\"\n"), 0o644)
@@ -99,7 +121,7 @@ func TestSignalShutdown(t *testing.T) {
 		t.Errorf("the listening line does not name the socket: %s", errb.String())
 	}
 	t0 := time.Now()
-	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	syscall.Kill(os.Getpid(), sig)
 	select {
 	case code := <-done:
 		if code != 0 {
@@ -109,10 +131,13 @@ func TestSignalShutdown(t *testing.T) {
 			t.Errorf("shutdown took %v", d)
 		}
 	case <-time.After(6 * time.Second):
-		t.Fatalf("no exit within 6 s after SIGINT:\n%s", errb.String())
+		t.Fatalf("no exit within 6 s after %v:\n%s", sig, errb.String())
 	}
 	if !strings.Contains(errb.String(), "server stopped") {
 		t.Errorf("log lacks 'server stopped':\n%s", errb.String())
+	}
+	if want := `"signal":"` + unix.SignalName(sig) + `"`; !strings.Contains(errb.String(), want) {
+		t.Errorf("log does not name the signal (%s):\n%s", want, errb.String())
 	}
 }
 
@@ -163,7 +188,9 @@ func TestDebianServerCfg(t *testing.T) {
 }
 
 // TestHelp: -h prints the usage (console commands as arguments, every
-// flag) and exits 0: help asked for is no usage error.
+// flag) and exits 0: help asked for is no usage error. No flag shows a
+// default that is not one (-port said "(default -1)", a value the port
+// never has: unset, the port is server.port's).
 func TestHelp(t *testing.T) {
 	var errb lockedBuf
 	if code := run([]string{"-h"}, strings.NewReader(""), &errb); code != 0 {
@@ -173,5 +200,8 @@ func TestHelp(t *testing.T) {
 		if !strings.Contains(errb.String(), want) {
 			t.Errorf("usage %q does not contain %q", errb.String(), want)
 		}
+	}
+	if m := regexp.MustCompile(`\(default -\d+\)`).FindString(errb.String()); m != "" {
+		t.Errorf("usage shows %s:\n%s", m, errb.String())
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -59,9 +60,15 @@ func healthcheck(raw string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "twserver: -healthcheck %q is not an http URL\n", raw)
 		return 2
 	}
+	if u.Hostname() == "localhost" { // the loopback name, read as 127.0.0.1 (no name is resolved)
+		u.Host = strings.Replace(u.Host, "localhost", "127.0.0.1", 1)
+	}
 	if ip, err := netip.ParseAddr(u.Hostname()); err != nil || !ip.IsLoopback() {
 		fmt.Fprintf(stderr, "twserver: -healthcheck probes only loopback addresses, not %q\n", u.Hostname())
 		return 2
+	}
+	if u.Path == "" || u.Path == "/" { // the endpoint's address alone: its health check
+		u.Path = "/healthz"
 	}
 	client := &http.Client{Timeout: HealthcheckTimeout}
 	resp, err := client.Get(u.String())

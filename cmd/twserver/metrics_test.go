@@ -69,8 +69,14 @@ func TestMetricsListen(t *testing.T) {
 		}
 	}
 	var hcErr lockedBuf
-	if code := run([]string{"-healthcheck", "http://" + addr + "/healthz"}, strings.NewReader(""), &hcErr); code != 0 {
-		t.Errorf("-healthcheck of the running server: exit %d: %s", code, hcErr.String())
+	// the endpoint's address alone, and the name localhost, probe /healthz
+	// on 127.0.0.1 (before: 404 "unhealthy", and "localhost" refused as
+	// not a loopback address)
+	_, port, _ := net.SplitHostPort(addr)
+	for _, u := range []string{"http://" + addr + "/healthz", "http://" + addr, "http://" + addr + "/", "http://localhost:" + port + "/healthz"} {
+		if code := run([]string{"-healthcheck", u}, strings.NewReader(""), &hcErr); code != 0 {
+			t.Errorf("-healthcheck %s of the running server: exit %d: %s", u, code, hcErr.String())
+		}
 	}
 	holdIdle(t, addr)
 	for i := range 3 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"net/url"
 	"slices"
 	"strconv"
 	"sync"
@@ -137,6 +138,9 @@ func (sc *sideChannels) startRegister(ctx context.Context, cfg config.Config, sr
 		log.Info().Msg("master registration is off (register.enabled = false): players find this server only by its address or in the LAN tab")
 		return
 	}
+	if w := loopbackRegisterWarning(rc.URL, srv.Addr().Addr()); w != "" {
+		log.Warn().Str("addr", srv.Addr().String()).Str("url", rc.URL).Msg(w)
+	}
 	v4, v6 := registerFamilies(rc.Families, srv.Addr().Addr())
 	protocols := register.Select(rc.TW06, v4, v6)
 	port := rc.Port
@@ -188,6 +192,25 @@ func (sc *sideChannels) startRegister(ctx context.Context, cfg config.Config, sr
 		case <-ctx.Done():
 		}
 	})
+}
+
+// loopbackRegisterWarning is the warning for a game bound to a loopback
+// address that registers with a master elsewhere: the master's challenge
+// and every player outside this host cannot reach it, so it is never
+// listed; "" otherwise (a master on this host, as in tests, reaches it).
+func loopbackRegisterWarning(masterURL string, bind netip.Addr) string {
+	if !bind.Unmap().IsLoopback() {
+		return ""
+	}
+	u, err := url.Parse(masterURL)
+	if err != nil {
+		return ""
+	}
+	if ip, err := netip.ParseAddr(u.Hostname()); err == nil && ip.Unmap().IsLoopback() || u.Hostname() == "localhost" {
+		return ""
+	}
+	return "registration on, but server.bind is a loopback address: the master server cannot reach the game port to list it, " +
+		"and no player outside this host can join; set server.bind to \"\" (every address) or a public address"
 }
 
 // registerFamilies returns the configured IP families the socket bound to

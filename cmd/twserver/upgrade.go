@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -24,6 +26,7 @@ import (
 	"twserver/server"
 	"twserver/session"
 	"twserver/sockio"
+	"twserver/worldstate"
 )
 
 // HoldTimeout bounds the wait for every game's loop to stop at an upgrade;
@@ -61,11 +64,12 @@ func (s *sockets) udp(addr string) (sockio.PacketConn, sockio.Choice, error) {
 			return nil, sockio.Choice{}, fmt.Errorf("inherited %s is not a UDP socket", name)
 		}
 	} else {
-		ua, err := net.ResolveUDPAddr("udp", addr)
+		network := listenNetwork("udp", addr)
+		ua, err := net.ResolveUDPAddr(network, addr)
 		if err != nil {
 			return nil, sockio.Choice{}, err
 		}
-		if uc, err = net.ListenUDP("udp", ua); err != nil {
+		if uc, err = net.ListenUDP(network, ua); err != nil {
 			return nil, sockio.Choice{}, err
 		}
 	}
@@ -101,7 +105,7 @@ func (s *sockets) tcp(addr string) (net.Listener, error) {
 		s.keep(name, f, "")
 		return ln, nil
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := net.Listen(listenNetwork("tcp", addr), addr)
 	if err != nil {
 		return nil, err
 	}
@@ -116,6 +120,17 @@ func (s *sockets) tcp(addr string) (net.Listener, error) {
 	}
 	s.keep(name, f, "")
 	return ln, nil
+}
+
+// listenNetwork is the network to listen on addr with: IPv4 alone
+// ("udp4", "tcp4") for the IPv4 wildcard 0.0.0.0, which Go's "udp" and
+// "tcp" would open as a dual-stack socket that also serves IPv6, as if
+// the operator had written "" or "::"; network itself for the others.
+func listenNetwork(network, addr string) string {
+	if ap, err := netip.ParseAddrPort(addr); err == nil && ap.Addr() == netip.IPv4Unspecified() {
+		return network + "4"
+	}
+	return network
 }
 
 func (s *sockets) take(name string) *os.File {
@@ -225,7 +240,7 @@ func upgrade(games []*game, args []string, log zerolog.Logger) bool {
 	}
 	failed := func(r handover.Result, detail string, paused time.Duration) bool {
 		upgradeCounts[r].Add(1)
-		log.Error().Str("result", r.String()).Str("detail", detail).Int("pid", child.Pid()).Dur("paused", paused).
+		log.Error().Str("result", r.String()).Str("detail", detail).Int("pid", child.Pid()).Dur("paused_ms", paused).
 			Msg("upgrade failed: the new process was abandoned; the games go on")
 		return false
 	}
@@ -264,6 +279,7 @@ func upgrade(games []*game, args []string, log zerolog.Logger) bool {
 		}
 		st.Games = append(st.Games, gs)
 	}
+	st.Upgrades = carriedUpgrades(&upgradeCounts)
 	if err := child.Hand(st); err != nil {
 		resume()
 		child.Wait(0)
@@ -278,7 +294,7 @@ func upgrade(games []*game, args []string, log zerolog.Logger) bool {
 	if err := handover.NotifyMainPID(child.Pid()); err != nil {
 		log.Warn().Err(err).Msg("upgrade: cannot tell systemd the new main process")
 	}
-	log.Info().Int("pid", child.Pid()).Dur("paused", time.Since(held)).Dur("took", time.Since(start)).Msg("upgrade: the new process serves; this one exits")
+	log.Info().Int("pid", child.Pid()).Dur("paused_ms", time.Since(held)).Dur("took_ms", time.Since(start)).Msg("upgrade: the new process serves; this one exits")
 	return true
 }
 
@@ -295,6 +311,53 @@ func takeOver(in *handover.Incoming, cfgs []config.Config) error {
 	if err != nil {
 		return err
 	}
+	if err := checkState(st, cfgs); err != nil {
+		return err
+	}
+	procSockets.in, procSockets.state = in, st
+	for i, n := range st.Upgrades[:min(len(st.Upgrades), len(upgradeCounts))] {
+		upgradeCounts[i].Store(n) // twserver_upgrades_total goes on from the old process's
+	}
+	return nil
+}
+
+// checkSlots refuses the clients of game g when a slot they hold is
+// beyond maxClients, the new configuration's server.max_clients.
+func checkSlots(g handover.GameState, maxClients int) error {
+	if len(g.Slots) == 0 {
+		return nil
+	}
+	var slots []struct{ ID int }
+	if err := json.Unmarshal(g.Slots, &slots); err != nil {
+		return fmt.Errorf("the clients of %s: %w", g.Addr, err)
+	}
+	top := -1
+	for _, c := range slots {
+		top = max(top, c.ID)
+	}
+	if top >= maxClients {
+		return fmt.Errorf("the game %s has %d clients, one in slot %d, and this configuration says server.max_clients = %d: "+
+			"upgrade with at least %d and lower it at a restart", g.Addr, len(slots), top, maxClients, top+1)
+	}
+	return nil
+}
+
+// carriedUpgrades are the counts of ups for the state of an upgrade: as
+// they are, and this upgrade as Ready, which it is when the new process
+// serves with them.
+func carriedUpgrades(ups *metrics.Upgrades) []uint64 {
+	out := make([]uint64, len(ups))
+	for i := range ups {
+		out[i] = ups[i].Load()
+	}
+	out[handover.Ready]++
+	return out
+}
+
+// checkState refuses a handover whose games this process's configuration
+// cannot go on with: other addresses, or a game type other than the one a
+// game plays (its world has the entities of its type).
+func checkState(st handover.State, cfgs []config.Config) error {
 	var had, have []string
 	for _, g := range st.Games {
 		had = append(had, g.Addr)
@@ -305,24 +368,33 @@ func takeOver(in *handover.Incoming, cfgs []config.Config) error {
 	if !slices.Equal(had, have) {
 		return fmt.Errorf("the games' addresses changed from %v to %v (server.bind, server.port or the -config files): that needs a restart", had, have)
 	}
-	procSockets.in, procSockets.state = in, st
+	for i, g := range st.Games {
+		if err := checkSlots(g, cfgs[i].Server.MaxClients); err != nil {
+			return err
+		}
+		if t := cfgs[i].Game.Type; g.GameType != "" && len(g.World) > 0 && !strings.EqualFold(g.GameType, t) {
+			return fmt.Errorf("the game %s plays %s and this configuration says game.type = %q: its world cannot pass to another game type; "+
+				"upgrade with game.type = %q and switch the game afterwards (sv_gametype %s, then change_map), or restart", g.Addr, g.GameType, t, strings.ToLower(g.GameType), t)
+		}
+	}
 	return nil
 }
 
 // adopt gives the new game srv of address addr the clients the old
-// process handed over (none on a plain start).
-func (s *sockets) adopt(addr string, srv *server.Server) (int, error) {
+// process handed over (none on a plain start), and says whether the
+// game's world came with them.
+func (s *sockets) adopt(addr string, srv *server.Server) (clients int, world bool, err error) {
 	for _, g := range s.state.Games {
 		if g.Addr != addr || len(g.Slots) == 0 {
 			continue
 		}
 		var slots []session.Handover
 		if err := json.Unmarshal(g.Slots, &slots); err != nil {
-			return 0, fmt.Errorf("the clients of %s: %w", addr, err)
+			return 0, false, fmt.Errorf("the clients of %s: %w", addr, err)
 		}
-		return len(slots), adoptGame(g, srv, slots)
+		return len(slots), len(g.World) > 0, adoptGame(g, srv, slots)
 	}
-	return 0, nil
+	return 0, false, nil
 }
 
 // reportReady tells the old process of a handover that this one serves
@@ -373,7 +445,11 @@ func exportGame(g *game) (handover.GameState, error) {
 		return handover.GameState{}, err
 	}
 	w, err := json.Marshal(g.srv.ExportWorld())
-	return handover.GameState{Addr: gameAddr(g.cfg), Slots: slots, World: w, Bans: exportBans(g.srv)}, err
+	st := handover.GameState{Addr: gameAddr(g.cfg), Slots: slots, World: w, Bans: exportBans(g.srv)}
+	if in := g.srv.Gauges().Info.Load(); in != nil { // the game type it plays, published every tick
+		st.GameType = in.GameType
+	}
+	return st, err
 }
 
 // adoptGame continues the game g handed over in srv: its world and
@@ -386,7 +462,9 @@ func adoptGame(g handover.GameState, srv *server.Server, slots []session.Handove
 	if err := json.Unmarshal(g.World, &wh); err != nil {
 		return fmt.Errorf("the world of %s: %w", g.Addr, err)
 	}
-	if err := srv.AdoptGame(wh, slots); err != nil {
+	if err := srv.AdoptGame(wh, slots); errors.Is(err, worldstate.ErrMalformed) {
+		return fmt.Errorf("the world of %s does not fit this process's (another game.type or game.powerups than the game plays? those need a restart): %w", g.Addr, err)
+	} else if err != nil {
 		return fmt.Errorf("the world of %s: %w", g.Addr, err)
 	}
 	return nil

@@ -91,7 +91,7 @@ func TestUpgradeBench(t *testing.T) {
 	cancel()
 	sum := <-sums
 	var holds []float64
-	for _, m := range regexp.MustCompile(`serves; this one exits paused=([0-9.]+)`).FindAllStringSubmatch(out.String(), -1) {
+	for _, m := range regexp.MustCompile(`serves; this one exits paused_ms=([0-9.]+)`).FindAllStringSubmatch(out.String(), -1) {
 		v, _ := strconv.ParseFloat(m[1], 64)
 		holds = append(holds, v)
 	}

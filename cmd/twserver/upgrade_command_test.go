@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -35,8 +37,8 @@ func TestUpgradeCommand(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "twserver")
 	buildServer(t, bin, "-X main.version=upgrade-command")
-	port := testport.Pick(t)
-	r, stdin := startConsoleRig(t, bin, upgradeConfig(port, 16))
+	port, metricsPort := testport.Pick(t), testport.Pick(t)
+	r, stdin := startConsoleRig(t, bin, upgradeConfig(port, 16)+fmt.Sprintf("[metrics]\nlisten = \"127.0.0.1:%d\"\n", metricsPort))
 	out := r.out
 	addr := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port))
 	var in atomic.Int32
@@ -62,6 +64,11 @@ func TestUpgradeCommand(t *testing.T) {
 	upgraded(1)
 	if !strings.Contains(out.String(), "upgrade: bans restored bans=1") && !strings.Contains(out.String(), `"bans":1`) {
 		t.Errorf("the new process did not log the ban it restored")
+	}
+	// The log says which of the two ways the clients went on (before, one
+	// line named both).
+	if !strings.Contains(out.String(), "upgrade: clients taken over with the game's world: they play on") {
+		t.Errorf("the new process did not say the clients play on in the world handed over")
 	}
 	// The clients back in game on the new process, then the next upgrade
 	// by the new process's console.
@@ -94,6 +101,18 @@ func TestUpgradeCommand(t *testing.T) {
 	}
 	fmt.Fprint(stdin, "upgrade\n")
 	upgraded(2)
+	// The process serving counts the upgrades that took over (each was
+	// counted by a process that exited at once: before, the count seen
+	// stayed 0).
+	// The durations of the upgrade say their unit (before: paused=16.79
+	// took=22.86, milliseconds unsaid).
+	if !regexp.MustCompile(`this one exits paused_ms=[0-9.]+ pid=\d+ took_ms=[0-9.]+`).MatchString(out.String()) {
+		t.Errorf("the upgrade's line does not name its durations' unit")
+	}
+	scrape := fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)
+	waitUntil(t, "twserver_upgrades_total", 5*time.Second, func() bool {
+		return strings.Contains(httpGet(t, scrape), "twserver_upgrades_total{result=\"ready\"} 2\n")
+	})
 	time.Sleep(time.Second)
 	stop()
 	checkRun(t, "upgrades by the console command", <-run)
@@ -161,4 +180,16 @@ func joinFrom(t *testing.T, addr netip.AddrPort, src netip.Addr) loadclient.Summ
 		}
 		time.Sleep(time.Second)
 	}
+}
+
+// httpGet returns the body of url, "" when it cannot be read.
+func httpGet(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
 }

@@ -289,7 +289,8 @@ func checkRun(t *testing.T, what string, sum loadclient.Summary) {
 // (0.7 and DDNet) and replaces it as an operator does. First new binaries
 // that fail: one that exits at once, one that hangs after it said it is
 // prepared (the games are held meanwhile), a twserver whose state format
-// differs, and a configuration whose port changed; each is abandoned and
+// differs, a configuration whose port changed and one whose game type
+// changed (refused naming both types); each is abandoned and
 // the old process serves on, nobody dropped. Then 10 upgrades in a row to
 // a twserver with another version string: every client stays connected,
 // the longest pause between snapshots within MaxUpgradePause, and the game
@@ -310,8 +311,8 @@ func TestUpgrade(t *testing.T) {
 
 	port := testport.Pick(t)
 	cfg := filepath.Join(dir, "twserver.toml")
-	writeCfg := func(port int) {
-		body := upgradeConfig(port, 16)
+	writeCfg := func(port int, more ...string) {
+		body := upgradeConfig(port, 16) + strings.Join(more, "") // more: lines of [game]
 		if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -336,14 +337,16 @@ func TestUpgrade(t *testing.T) {
 	for _, tc := range []struct {
 		name, file, want string
 		port             int
+		game             string
 	}{
-		{"exits at once", exits, "result=exited", port},
-		{"hangs after prepared", hangs, "result=hung", port},
-		{"another state format", other, "unknown state format", port},
-		{"port changed", good, "the games' addresses changed", port + 1},
+		{"exits at once", exits, "result=exited", port, ""},
+		{"hangs after prepared", hangs, "result=hung", port, ""},
+		{"another state format", other, "unknown state format", port, ""},
+		{"port changed", good, "the games' addresses changed", port + 1, ""},
+		{"game type changed", good, `plays DM and this configuration says game.type = \"ctf\"`, port, "type = \"ctf\"\n"},
 	} {
 		servertest.InstallBinary(t, tc.file, bin)
-		writeCfg(tc.port)
+		writeCfg(tc.port, tc.game)
 		line := r.upgrade()
 		if !strings.Contains(line, "upgrade failed") || !strings.Contains(line, tc.want) {
 			t.Errorf("%s: %s, want a failed upgrade with %q", tc.name, line, tc.want)
@@ -421,7 +424,7 @@ func TestUpgrade(t *testing.T) {
 	}
 	cont.mu.Unlock()
 	var holds []string // the games' hold of each upgrade, as the old processes logged it
-	for _, m := range regexp.MustCompile(`serves; this one exits paused=([0-9.]+)`).FindAllStringSubmatch(r.out.String(), -1) {
+	for _, m := range regexp.MustCompile(`serves; this one exits paused_ms=([0-9.]+)`).FindAllStringSubmatch(r.out.String(), -1) {
 		holds = append(holds, m[1])
 	}
 	t.Logf("10 upgrades: %v; the games held (ms): %s", time.Since(start).Round(time.Millisecond), strings.Join(holds, " "))
