@@ -112,7 +112,7 @@ func (cn *Console) runSetting(c Caller, name, rest string) bool {
 		return true
 	}
 	val := config.SettingValue(&next, row)
-	if !strings.Contains(row.Sv, "password") { // no secret in a recording
+	if !config.Secret(row.Sv) { // no secret in a recording
 		cn.host.Record(c, row.Sv, []string{val})
 	}
 	cn.host.SetSetting(row.Sv, val, warn, next)
@@ -121,7 +121,7 @@ func (cn *Console) runSetting(c Caller, name, rest string) bool {
 
 // LogValue is a setting's value as a log shows it: passwords hidden.
 func LogValue(name, v string) string {
-	if strings.Contains(name, "password") && v != "" {
+	if config.Secret(name) && v != "" {
 		return "(set)"
 	}
 	return v
@@ -137,7 +137,7 @@ func LogLine(line string) string {
 	secret := false
 	for i, p := range parts {
 		name, rest := splitName(p)
-		if strings.Contains(strings.ToLower(name), "password") && identifier(name) && strings.TrimSpace(rest) != "" {
+		if config.Secret(name) && identifier(name) && strings.TrimSpace(rest) != "" {
 			parts[i], secret = name+" (set)", true
 		}
 	}
