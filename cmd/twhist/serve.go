@@ -366,13 +366,18 @@ func (a *archive) demo(w http.ResponseWriter, r *http.Request) {
 		writeServeJSON(w, http.StatusBadRequest, map[string]any{"error": "bad demo request"})
 		return
 	}
-	select {
+	select { // the build's place, given back when the build ends (below)
 	case a.demos <- struct{}{}:
-		defer func() { <-a.demos }()
 	default:
 		writeServeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": "too many demos being made"})
 		return
 	}
+	building := false
+	defer func() {
+		if !building {
+			<-a.demos
+		}
+	}()
 	src := watch.DirSource{Dir: a.dir, MapDir: a.mapDir}
 	f, err := src.Open(name)
 	if err != nil {
@@ -398,10 +403,22 @@ func (a *archive) demo(w http.ResponseWriter, r *http.Request) {
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
+	// The build holds its place until it ends, not while the demo is
+	// written to the client: a client that does not read keeps its
+	// connection (within ServeDemoWriteTimeout), not a build's place. A
+	// client that leaves, or a build over ServeDemoTimeout, ends the build:
+	// returning closes the recording it reads and the file it writes.
 	done := make(chan error, 1)
-	go func() { _, err := replay.WriteDemo(tmp, rd, h, m, opt); done <- err }()
+	building = true
+	go func() {
+		defer func() { <-a.demos }()
+		_, err := replay.WriteDemo(tmp, rd, h, m, opt)
+		done <- err
+	}()
 	select {
 	case err = <-done:
+	case <-r.Context().Done():
+		return
 	case <-time.After(ServeDemoTimeout):
 		writeServeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": "the demo took too long"})
 		return

@@ -400,3 +400,81 @@ func TestServeIndexRemovedQuery(t *testing.T) {
 		t.Errorf("said %d times; log:\n%s", n, logs.String())
 	}
 }
+
+// stallWriter is a ResponseWriter whose client does not read: its first
+// Write says so on started and blocks until release is closed.
+type stallWriter struct {
+	header   http.Header
+	started  chan struct{}
+	release  chan struct{}
+	stalling bool
+}
+
+func (s *stallWriter) Header() http.Header { return s.header }
+func (s *stallWriter) WriteHeader(int)     {}
+func (s *stallWriter) Write(b []byte) (int, error) {
+	if !s.stalling {
+		s.stalling = true
+		close(s.started)
+	}
+	<-s.release
+	return len(b), nil
+}
+
+// TestServeDemoPlaceFreed: a demo's build gives its place back when the
+// demo is made, not when the client has read it, so ServeDemoBuilds
+// clients that do not read still leave the next one a demo (before, they
+// held every place: 503 "too many demos being made" for as long as they
+// stalled, up to ServeDemoWriteTimeout); a client that leaves before its
+// demo is made gives the place back too.
+func TestServeDemoPlaceFreed(t *testing.T) {
+	dir, maps := t.TempDir(), t.TempDir()
+	m, err := watchtest.Map()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(maps, watchtest.MapName+".map"), m.Data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := watchtest.GameOf(dir, 10*50, 1, [4]string{"ada", "bram", "cleo", "dora"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &archive{dir: dir, mapDir: maps, demos: make(chan struct{}, ServeDemoBuilds), kick: make(chan struct{}, 1)}
+	request := func(ctx context.Context) *http.Request {
+		r := httptest.NewRequestWithContext(ctx, http.MethodGet, "/demo/"+filepath.Base(p), nil)
+		r.SetPathValue("name", filepath.Base(p))
+		return r
+	}
+	release := make(chan struct{})
+	var stalled []chan struct{}
+	for range ServeDemoBuilds {
+		s := &stallWriter{header: http.Header{}, started: make(chan struct{}), release: release}
+		stalled = append(stalled, s.started)
+		go a.demo(s, request(context.Background()))
+	}
+	defer close(release)
+	for _, c := range stalled {
+		select {
+		case <-c:
+		case <-time.After(30 * time.Second):
+			t.Fatal("a demo was not made within 30 s")
+		}
+	}
+	// a client gone before its demo is made
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	a.demo(httptest.NewRecorder(), request(ctx))
+	for end := time.Now().Add(10 * time.Second); len(a.demos) > 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("%d of %d places still held by clients that do not read or left", len(a.demos), ServeDemoBuilds)
+		}
+	}
+	for i := range 2 {
+		w := httptest.NewRecorder()
+		a.demo(w, request(context.Background()))
+		if w.Code != http.StatusOK || !bytes.HasPrefix(w.Body.Bytes(), []byte("TWDEMO\x00")) {
+			t.Fatalf("request %d beside %d clients that do not read: %d %.80q", i, ServeDemoBuilds, w.Code, w.Body.String())
+		}
+	}
+}
