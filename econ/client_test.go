@@ -190,18 +190,27 @@ func startEcon(t *testing.T, o econ.Options) *econ.Server {
 
 // logCounter counts the log lines by message (a zerolog hook).
 type logCounter struct {
-	mu sync.Mutex
-	n  map[string]int
+	mu     sync.Mutex
+	n      map[string]int
+	levels map[string]zerolog.Level
 }
 
 // Run implements zerolog.Hook.
-func (c *logCounter) Run(_ *zerolog.Event, _ zerolog.Level, msg string) {
+func (c *logCounter) Run(_ *zerolog.Event, level zerolog.Level, msg string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.n == nil {
-		c.n = map[string]int{}
+		c.n, c.levels = map[string]int{}, map[string]zerolog.Level{}
 	}
 	c.n[msg]++
+	c.levels[msg] = level
+}
+
+// level is the level of the last line msg was logged at.
+func (c *logCounter) level(msg string) zerolog.Level {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.levels[msg]
 }
 
 func (c *logCounter) count(msg string) int {

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // conn is one econ connection: a reader goroutine (readLoop) and a writer
@@ -184,7 +186,7 @@ func (c *conn) handle(ses *session, line string) bool {
 			ev.Int("cid", c.id).Str("addr", c.addr.String()).Msg("econ login")
 		}
 	case st.wrong:
-		if ev := e.rateLog(); ev != nil {
+		if ev := e.rateLogAt(zerolog.WarnLevel); ev != nil {
 			ev.Int("cid", c.id).Str("addr", c.addr.String()).Int("tries", ses.tries).Msg("econ wrong password")
 		}
 		if st.ban && e.opts.BanTime > 0 {
@@ -192,7 +194,7 @@ func (c *conn) handle(ses *session, line string) bool {
 			text := e.bans.add(c.addr.Addr(), e.opts.BanTime, reasonTooMany, time.Now())
 			e.mu.Unlock()
 			e.print(0, "net_ban", text)
-			if ev := e.rateLog(); ev != nil {
+			if ev := e.rateLogAt(zerolog.WarnLevel); ev != nil {
 				ev.Str("addr", c.addr.String()).Str("result", text).Msg("econ ban")
 			}
 		}

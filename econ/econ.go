@@ -407,11 +407,15 @@ func (e *Server) drop(c *conn, reason string, flush bool) {
 }
 
 // rateLog returns a rate-limited info event (lines a peer can cause).
-func (e *Server) rateLog() *zerolog.Event {
+func (e *Server) rateLog() *zerolog.Event { return e.rateLogAt(zerolog.InfoLevel) }
+
+// rateLogAt is rateLog at level: warn for a wrong password and a ban, as
+// the web admin page logs its refused logins.
+func (e *Server) rateLogAt(level zerolog.Level) *zerolog.Event {
 	if !e.limit.Allow() {
 		return nil
 	}
-	return e.log.Info()
+	return e.log.WithLevel(level)
 }
 
 // addrString is an address as the reference prints it (IPv4 unmapped).

@@ -138,6 +138,11 @@ func TestWrongPasswords(t *testing.T) {
 	if n := logs.count("econ ban"); n != 2 {
 		t.Errorf("%d ban log lines, want 2", n)
 	}
+	for _, msg := range []string{"econ wrong password", "econ ban"} { // as the web admin's refused logins
+		if l := logs.level(msg); l != zerolog.WarnLevel {
+			t.Errorf("%q logged at %v, want warn", msg, l)
+		}
+	}
 }
 
 // TestAuthTimeout: a connection that sends no password is dropped with
