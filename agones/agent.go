@@ -133,7 +133,7 @@ func (a *Agent) Run(ctx context.Context) {
 		a.hostPort <- p
 	}
 	a.log.Info().Str("gameserver", gs.ObjectMeta.Name).Int("host_port", gs.HostPort(PortName)).
-		Dur("health_interval", HealthInterval(period)).Msg("connected to the Agones SDK sidecar")
+		Dur("health_interval_ms", HealthInterval(period)).Msg("connected to the Agones SDK sidecar")
 
 	select {
 	case <-a.started:

@@ -56,7 +56,7 @@ func (s *Server) probeHandshake(c *client, now time.Duration) {
 	sent, ok := c.dl.Tick(c.id, c.conn, c.state == session.Connecting, s.curMap.Data, s.cfg.Server.MapDownloadSpeed, now, &s.pk, (*mapSender)(s))
 	if ok {
 		s.log.Debug().Int("cid", c.id).Int("chunk", c.dl.Chunk).Int("unacked", c.conn.Unacked()).
-			Dur("since_sent", now-sent).Dur("rto", c.dl.ProbeTimeout(c.conn)).Int("backoff", c.dl.Backoff()).
+			Dur("since_sent_ms", now-sent).Dur("rto_ms", c.dl.ProbeTimeout(c.conn)).Int("backoff", c.dl.Backoff()).
 			Int("probes", c.dl.Probes).Msg("tail-loss probe")
 	}
 }

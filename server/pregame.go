@@ -52,7 +52,7 @@ func (s *Server) admitPregame(addr netip.AddrPort) (string, int) {
 		c := s.clients[evict]
 		s.gauges.PregameDrops[edge.PregameEvicted].Add(1)
 		s.rateLog().Int("cid", c.id).Str("addr", c.addr.String()).Str("stage", c.state.String()).
-			Dur("idle", now-c.progressAt).Str("for", addr.String()).Msg("stalled connection dropped for a new one")
+			Dur("idle_ms", now-c.progressAt).Str("for", addr.String()).Msg("stalled connection dropped for a new one")
 		s.dropClient(c, edge.ReasonEvicted)
 	case perIP:
 		return reason, metrics.RefusePregamePerIP
