@@ -238,7 +238,7 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 		}
 		c := cfgs[i]
 		glog.Info().Str("name", c.Server.Name).Int("port", c.Server.Port).Int("max_clients", c.Server.MaxClients).
-			Int("player_slots", c.Server.PlayerSlots).Str("gametype", c.Game.Type).Int("warmup", c.Game.Warmup).
+			Int("player_slots", min(c.Server.PlayerSlots, c.Server.MaxClients)).Str("gametype", c.Game.Type).Int("warmup", c.Game.Warmup).
 			Bool("register", c.Register.Enabled).Msg("configuration")
 	}
 	in, err := handover.Inherited()
