@@ -24,6 +24,20 @@ import (
 	"twserver/watch/watchtest"
 )
 
+// mapDir is a new directory holding the recordings' map (watchtest.Map).
+func mapDir(t *testing.T) string {
+	t.Helper()
+	m, err := watchtest.Map()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, watchtest.MapName+".map"), m.Data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // archiveGames asks the archive's list.
 func archiveGames(t *testing.T, base, query string) []archiveGame {
 	t.Helper()
@@ -72,14 +86,7 @@ func startServe(t *testing.T, dir, maps string, poll time.Duration) (string, *re
 // search page lists a player's games and each watch link loads and plays.
 func TestServe(t *testing.T) {
 	start := time.Now()
-	dir, maps := t.TempDir(), t.TempDir()
-	m, err := watchtest.Map()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(maps, watchtest.MapName+".map"), m.Data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, maps := t.TempDir(), mapDir(t)
 	games := map[string]string{}
 	for i, ns := range [][4]string{{"ada", "bram", "cleo", "dora"}, {"ada", "ivo", "jon", "kim"}, {"lea", "max", "ned", "oli"}} {
 		p, err := watchtest.GameOf(dir, 30*50, uint64(i+1), ns)
@@ -428,14 +435,7 @@ func (s *stallWriter) Write(b []byte) (int, error) {
 // stalled, up to ServeDemoWriteTimeout); a client that leaves before its
 // demo is made gives the place back too.
 func TestServeDemoPlaceFreed(t *testing.T) {
-	dir, maps := t.TempDir(), t.TempDir()
-	m, err := watchtest.Map()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(maps, watchtest.MapName+".map"), m.Data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, maps := t.TempDir(), mapDir(t)
 	p, err := watchtest.GameOf(dir, 10*50, 1, [4]string{"ada", "bram", "cleo", "dora"})
 	if err != nil {
 		t.Fatal(err)
