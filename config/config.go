@@ -315,10 +315,7 @@ func decodeTOML(data []byte) (Config, error) {
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0].String()
-		hint := ""
-		if c := closest(k, tomlNames()); c != "" {
-			hint = " (did you mean " + c + "?)"
-		}
+		hint := didYouMean(k, tomlNames())
 		if n := keyLine(data, k); n > 0 {
 			return Config{}, fmt.Errorf("line %d: %w %q%s", n, ErrUnknownKey, k, hint)
 		}

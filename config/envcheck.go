@@ -39,10 +39,7 @@ func (l *Loader) CheckEnv(environ []string, own ...string) {
 		if slices.Contains(known, name) || slices.Contains(own, name) {
 			continue
 		}
-		if c := closest(name, known); c != "" {
-			msg += " (did you mean " + c + "?)"
-		}
-		l.warn("", Warning{"environment variable " + name, "", msg + ": ignored"})
+		l.warn("", Warning{"environment variable " + name, "", msg + didYouMean(name, known) + ": ignored"})
 	}
 }
 
@@ -71,6 +68,15 @@ func tomlNames() []string {
 		}
 	}
 	return names
+}
+
+// didYouMean is the hint after a name s of none of names: " (did you
+// mean N?)" with the nearest (closest), "" when none is near.
+func didYouMean(s string, names []string) string {
+	if c := closest(s, names); c != "" {
+		return " (did you mean " + c + "?)"
+	}
+	return ""
 }
 
 // closest returns the name of names nearest to s, when it is at most two

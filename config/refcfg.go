@@ -255,10 +255,10 @@ func shownValue(name, v string) string {
 	return v
 }
 
-// afterValue is the warning for text after a setting's value, which it
-// quotes unless the setting is a secret.
-func afterValue(shown, rest string) string {
-	if strings.HasSuffix(shown, " (set)") {
+// afterValue is the warning for text after the value of the setting
+// name, which it quotes unless the setting is a secret.
+func afterValue(name, rest string) string {
+	if Secret(name) {
 		return "text after the value ignored, as the reference does"
 	}
 	return fmt.Sprintf("%q after the value ignored, as the reference does", strings.TrimSpace(rest))
@@ -319,7 +319,7 @@ func (l *Loader) execCommand(where, cmd, file string) error {
 			return nil
 		}
 		if strings.TrimSpace(rest) != "" {
-			l.warn("", Warning{where, shown, afterValue(shown, rest)})
+			l.warn("", Warning{where, shown, afterValue(name, rest)})
 		}
 		w, err := l.setValue(row, a[0])
 		if err != nil {
@@ -348,8 +348,8 @@ func (l *Loader) execCommand(where, cmd, file string) error {
 	msg := "no such command in teeworlds-server 0.7.5"
 	if hint, ok := renamed[lname]; ok {
 		msg += " (" + hint + ")"
-	} else if c := closest(lname, settingNames()); c != "" {
-		msg += " (did you mean " + c + "?)"
+	} else {
+		msg += didYouMean(lname, settingNames())
 	}
 	if where == commandLine {
 		// A typo on the command line is refused at once (a file name
