@@ -327,7 +327,7 @@ func checkSlots(g handover.GameState, maxClients int) error {
 	if len(g.Slots) == 0 {
 		return nil
 	}
-	var slots []struct{ ID int }
+	var slots []session.Handover
 	if err := json.Unmarshal(g.Slots, &slots); err != nil {
 		return fmt.Errorf("the clients of %s: %w", g.Addr, err)
 	}
