@@ -637,6 +637,7 @@ var SvNames = []SvName{
 	{"record.checkpoint_interval", "(none)", "seconds of game between two checkpoints of the world state in the teehistorian, where a viewer's seek starts (0..3600, 0 = none, default 30; [recording.md](recording.md#checkpoints))"},
 	{"web.recordings", "(none)", "who lists and downloads the finished recordings on the web page: off, admin (after the admin login, default) or public"},
 	{"web.trusted_proxies", "(none)", "networks (CIDR) of reverse proxies whose X-Forwarded-For, -Proto and -Host are believed (default none)"},
+	{"web.admin_hosts", "(none)", "host names the admin page is reached by besides IP addresses and localhost, such as a proxy's site (default none; others are refused against DNS rebinding)"},
 	{"bots.fill", "(none)", "keep at least this many participants while a human is connected: bots join while humans are fewer, one leaves per arriving human (0 = off)"},
 	{"bots.max", "(none)", "most bots at once, also with bot_add (default 8)"},
 	{"bots.skill", "(none)", "skill of the bots that fill: easy, normal or hard (default normal)"},

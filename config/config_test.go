@@ -198,7 +198,8 @@ func TestSvNamesVoteSettings(t *testing.T) {
 
 // TestWebRecordingsAndProxies: web.recordings defaults to "admin" and
 // takes only its three values; web.trusted_proxies takes networks and lone
-// addresses, and refuses anything else.
+// addresses, and refuses anything else; web.admin_hosts takes host names
+// (no port, scheme or wildcard).
 func TestWebRecordingsAndProxies(t *testing.T) {
 	c, err := Parse([]byte("[web]\nlisten = \"127.0.0.1:8080\"\n"))
 	if err != nil || c.Web.Recordings != RecordingsAdmin || len(c.Web.TrustedProxies) != 0 {
@@ -237,6 +238,20 @@ func TestWebRecordingsAndProxies(t *testing.T) {
 	b.TrustedProxies[0] = "127.0.0.2"
 	if a.Equal(b) {
 		t.Error("different proxies compare equal")
+	}
+	c, err = Parse([]byte("[web]\nadmin_hosts = [\"game.example.org\", \"gamebox\", \"box.lan.\"]\n"))
+	if err != nil || len(c.Web.AdminHosts) != 3 {
+		t.Fatalf("admin_hosts: %+v, %v", c.Web.AdminHosts, err)
+	}
+	for _, v := range []string{"", "game.example.org:443", "http://game.example.org", "a..b", "*.example.org", "a b", strings.Repeat("a", 64) + ".org"} {
+		if _, err := Parse([]byte("[web]\nadmin_hosts = [\"" + v + "\"]\n")); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "web.admin_hosts") {
+			t.Errorf("admin_hosts %q accepted: %v", v, err)
+		}
+	}
+	b = c.Web
+	b.AdminHosts = []string{"other.example.org"}
+	if c.Web.Equal(b) {
+		t.Error("different admin hosts compare equal")
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"net/url"
 	"slices"
+	"strings"
 )
 
 // Bounds of the operations settings.
@@ -80,6 +81,13 @@ type WebConfig struct {
 	// reverse proxies whose X-Forwarded-For/-Proto/-Host headers are
 	// believed; empty = the TCP peer is the client.
 	TrustedProxies []string `toml:"trusted_proxies"`
+	// AdminHosts are the host names (no port) under which the admin page
+	// is reached, besides IP addresses and localhost, which always work:
+	// the name of a reverse proxy's site, or of this machine. An admin
+	// request under another name is refused, so that another site's page
+	// that points its name at this address (DNS rebinding) cannot spend
+	// the admin's login tries.
+	AdminHosts []string `toml:"admin_hosts"`
 }
 
 // Values of web.recordings.
@@ -95,10 +103,14 @@ const (
 // MaxTrustedProxies bounds web.trusted_proxies.
 const MaxTrustedProxies = 32
 
+// MaxAdminHosts bounds web.admin_hosts.
+const MaxAdminHosts = 32
+
 // Equal reports whether two [web] sections are the same.
 func (w WebConfig) Equal(o WebConfig) bool {
 	return w.Listen == o.Listen && w.AdminToken == o.AdminToken && w.PublicChat == o.PublicChat &&
-		w.Recordings == o.Recordings && slices.Equal(w.TrustedProxies, o.TrustedProxies)
+		w.Recordings == o.Recordings && slices.Equal(w.TrustedProxies, o.TrustedProxies) &&
+		slices.Equal(w.AdminHosts, o.AdminHosts)
 }
 
 // TrustedPrefixes parses TrustedProxies (a lone address is its own
@@ -242,5 +254,35 @@ func (c *Config) validateOps() error {
 	if _, err := c.Web.TrustedPrefixes(); err != nil {
 		return invalid("web.trusted_proxies", "%v", err)
 	}
+	if n := len(c.Web.AdminHosts); n > MaxAdminHosts {
+		return invalid("web.admin_hosts", "%d names, at most %d", n, MaxAdminHosts)
+	}
+	for _, h := range c.Web.AdminHosts {
+		if !hostName(h) {
+			return invalid("web.admin_hosts", "%q is not a host name (letters, digits, '-', '_' and dots, no port: \"game.example.org\")", h)
+		}
+	}
 	return nil
+}
+
+// hostName reports whether s is a DNS host name as web.admin_hosts takes
+// it: dot-separated labels of letters, digits, '-' and '_', at most 253
+// bytes, a trailing dot allowed.
+func hostName(s string) bool {
+	s = strings.TrimSuffix(s, ".")
+	if s == "" || len(s) > 253 {
+		return false
+	}
+	for _, l := range strings.Split(s, ".") {
+		if l == "" || len(l) > 63 {
+			return false
+		}
+		for i := 0; i < len(l); i++ {
+			c := l[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+				return false
+			}
+		}
+	}
+	return true
 }

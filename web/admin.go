@@ -131,9 +131,14 @@ func (a *admin) right(key netip.Prefix) {
 // login counts an attempt of r's client and compares its token; it
 // reports whether the token is right, and whether the client was refused
 // unheard (banned). A wrong token is logged as what (with "banned" when
-// this attempt banned the client).
+// this attempt banned the client). A token sent under a host name the
+// admin page is not served under (adminHostOK) is neither counted nor
+// compared.
 func (h *Handler) login(r *http.Request, token, what string) (ok, banned bool) {
 	ip := h.clientAddr(r)
+	if ok, _ := h.adminHostOK(r); !ok { // a token sent under another site's name counts for nothing
+		return false, false
+	}
 	key := addrKey(ip)
 	more, bans := h.admin.attempt(key)
 	if !more {

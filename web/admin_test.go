@@ -24,7 +24,15 @@ import (
 // and the decoded answer.
 func post(t *testing.T, c *http.Client, u string, form url.Values, hdr map[string]string) (int, map[string]any) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", u, strings.NewReader(form.Encode()))
+	return request(t, c, "POST", u, "", form, hdr)
+}
+
+// request sends a form by method under host (empty: u's) with optional
+// headers; it returns the status and the decoded answer.
+func request(t *testing.T, c *http.Client, method, u, host string, form url.Values, hdr map[string]string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(method, u, strings.NewReader(form.Encode()))
+	req.Host = host
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	for k, v := range hdr {
 		req.Header.Set(k, v)

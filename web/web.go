@@ -91,6 +91,11 @@ type Options struct {
 	// their connections are not bounded per address (MaxConnsPerAddr), as
 	// they carry many clients.
 	TrustedProxies []netip.Prefix
+	// AdminHosts are the host names (no port) under which the admin page
+	// is served besides IP addresses and localhost (adminhost.go): an
+	// admin request asked for under another name is refused before any
+	// token is counted.
+	AdminHosts []string
 	// SampleEvery is the interval of the plots' samples (0 = SampleInterval).
 	SampleEvery time.Duration
 	// Log receives the endpoint's lines.
@@ -288,13 +293,13 @@ func (h *Handler) routes() {
 	m.HandleFunc("GET /api/games/{port}/history", h.apiHistory)
 	m.HandleFunc("GET /api/games/{port}/recordings", h.apiRecordings)
 	m.HandleFunc(downloadPattern, h.apiRecording)
-	m.HandleFunc("GET /admin", h.adminPage)
-	m.HandleFunc("POST /admin/login", h.adminLogin)
-	m.HandleFunc("POST /admin/logout", h.adminLogout)
-	m.HandleFunc("GET /admin/api/session", h.adminSession)
-	m.HandleFunc("POST /admin/api/action", h.adminAction)
-	m.HandleFunc("GET /admin/api/games/{port}/recordings", h.adminRecordings)
-	m.HandleFunc(adminDownloadPattern, h.adminRecording)
+	m.HandleFunc("GET /admin", h.adminHost(h.adminPage))
+	m.HandleFunc("POST /admin/login", h.adminHost(h.adminLogin))
+	m.HandleFunc("POST /admin/logout", h.adminHost(h.adminLogout))
+	m.HandleFunc("GET /admin/api/session", h.adminHost(h.adminSession))
+	m.HandleFunc("POST /admin/api/action", h.adminHost(h.adminAction))
+	m.HandleFunc("GET /admin/api/games/{port}/recordings", h.adminHost(h.adminRecordings))
+	m.HandleFunc(adminDownloadPattern, h.adminHost(h.adminRecording))
 }
 
 // serveFile serves one embedded file.

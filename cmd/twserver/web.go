@@ -69,7 +69,7 @@ func startHTTP(ctx context.Context, hc httpConfig, games []*game, log zerolog.Lo
 		return nil, err
 	}
 	h, err := web.New(wg, web.Options{AdminToken: hc.web.AdminToken, PublicChat: hc.web.PublicChat, Log: log,
-		Recordings: recordingsMode[hc.web.Recordings], TrustedProxies: proxies, WatchChild: watchChild})
+		Recordings: recordingsMode[hc.web.Recordings], TrustedProxies: proxies, AdminHosts: hc.web.AdminHosts, WatchChild: watchChild})
 	if err != nil {
 		return nil, err
 	}
