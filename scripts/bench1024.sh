@@ -166,7 +166,7 @@ for side in $SIDES; do
 				EOT
 				args+=(-config "$dir/game$g.toml")
 			done
-			(cd "$dir" && exec "$TWSERVER" "${args[@]}" ${TWSERVER_ARGS:-} -no-console -log-level warn >"$dir/server.log" 2>&1 </dev/null) &
+			(cd "$dir" && exec env -u TWSERVER_ARGS "$TWSERVER" "${args[@]}" ${TWSERVER_ARGS:-} -no-console -log-level warn >"$dir/server.log" 2>&1 </dev/null) &
 			spids+=($!) ;;
 		reference)
 			map=$(basename "$BENCH_MAP" .map)
