@@ -100,12 +100,21 @@ func TestPacedReaderLoop(t *testing.T) {
 	if raceEnabled {
 		lateShare = 5
 	}
+	// A snapshot a client misses must be one the loop skipped itself, having
+	// woken late (the test machine stalled it: CI failed once with one such
+	// gap for every client at once while two other test runs shared its two
+	// cores), and such stalls stay rare: a reader that held the loop up would
+	// skip many.
+	skipped := s.ticks.SnapsSkipped.Load()
+	if skipped > 2 {
+		t.Errorf("the loop skipped %d snapshot ticks, waking late", skipped)
+	}
 	for _, st := range stats {
 		if !st.Entered || st.Failure != "" || st.BadSnapshots() != 0 {
 			t.Errorf("client %s: entered %v failure %q bad %d", st.Name, st.Entered, st.Failure, st.BadSnapshots())
 		}
-		if r := st.SnapRateServerTime(); r < 24.5 || st.SnapGaps != 0 {
-			t.Errorf("client %s: %.2f snapshots/s, %d gaps", st.Name, r, st.SnapGaps)
+		if r := st.SnapRateServerTime(); r < 24.5 || uint64(st.SnapGaps) > skipped {
+			t.Errorf("client %s: %.2f snapshots/s, %d gaps (the loop skipped %d snapshot ticks)", st.Name, r, st.SnapGaps, skipped)
 		}
 		if late := st.LateInputs - st.LateOwn; st.Timings < 100 || late*lateShare > st.Timings {
 			t.Errorf("client %s: %d INPUTTIMING, %d late sent on time (want under 1 in %d)", st.Name, st.Timings, late, lateShare)
