@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"twserver/internal/httpserve"
 )
 
 // The admin page: whoever presents the token (the Authorization header
@@ -21,11 +23,11 @@ import (
 // HttpOnly, SameSite=Strict, Path=/) may run console lines. A
 // cookie-authenticated action must also carry the session's CSRF token in
 // the X-CSRF-Token header, which only a page of this origin can read.
-// Attempts are counted per client (addrKey of clientAddr: an IPv4 address
-// or an IPv6 /64) before the token is compared, under one lock, so that
-// parallel guesses cannot pass the limit: the MaxLoginTries-th wrong one
-// bans the client for LoginBanTime, like rcon's; a right token takes its
-// own attempt back.
+// Attempts are counted per client (httpserve.AddrKey of clientAddr: an
+// IPv4 address or an IPv6 /64) before the token is compared, under one
+// lock, so that parallel guesses cannot pass the limit: the
+// MaxLoginTries-th wrong one bans the client for LoginBanTime, like
+// rcon's; a right token takes its own attempt back.
 
 // Bounds of the admin page.
 const (
@@ -139,7 +141,7 @@ func (h *Handler) login(r *http.Request, token, what string) (ok, banned bool) {
 	if ok, _ := h.adminHostOK(r); !ok { // a token sent under another site's name counts for nothing
 		return false, false
 	}
-	key := addrKey(ip)
+	key := httpserve.AddrKey(ip)
 	more, bans := h.admin.attempt(key)
 	if !more {
 		return false, true

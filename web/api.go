@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"twserver/internal/httpserve"
 	"twserver/live"
 	"twserver/world"
 )
@@ -321,12 +322,12 @@ func (h *Handler) apiEvents(w http.ResponseWriter, r *http.Request) {
 	if g == nil {
 		return
 	}
-	key := addrKey(h.clientAddr(r))
-	if h.streams.acquire(key, false) != admitted {
+	key := httpserve.AddrKey(h.clientAddr(r))
+	if h.streams.Acquire(key, false) != httpserve.Admitted {
 		overBound(w, "too many live viewers")
 		return
 	}
-	defer h.streams.release(key)
+	defer h.streams.Release(key)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	conn, _, err := http.NewResponseController(w).Hijack()

@@ -388,7 +388,7 @@ func TestWebUnderAttack(t *testing.T) {
 	time.Sleep(AttackTime * 8 / 10)
 	peakG, peakRSS, peakConns := runtime.NumGoroutine(), rssKB(t), 0
 	if bl := h.conns.Load(); bl != nil {
-		_, peakConns = bl.conns.count(netip.Prefix{})
+		peakConns = bl.Open()
 	}
 	pw.Wait()
 	s1, took := snaps(), time.Since(start)
@@ -431,7 +431,7 @@ func TestWebUnderAttack(t *testing.T) {
 	}
 	bl := h.conns.Load()
 	t.Logf("server: %d connections refused, %d idle ones closed for new ones; at the peak %d connections, %d goroutines, RSS %d kB",
-		bl.refused.Load(), bl.evicted.Load(), peakConns, peakG, peakRSS)
+		bl.Refused(), bl.Evicted(), peakConns, peakG, peakRSS)
 	if len(all) > 0 {
 		t.Logf("127.0.0.2: %d answers, p50 %v, p99 %v, max %v", len(all), percentile(all, 0.5), percentile(all, 0.99), all[len(all)-1])
 	}
@@ -440,17 +440,17 @@ func TestWebUnderAttack(t *testing.T) {
 	if rate < 24 {
 		t.Errorf("players got %.2f snapshots a second during the attack, want 25", rate)
 	}
-	if bl.refused.Load() == 0 || peakConns < MaxConnsPerAddr/2 {
-		t.Errorf("%d hostile connections refused, %d open at the peak: the attack did not reach the bound", bl.refused.Load(), peakConns)
+	if bl.Refused() == 0 || peakConns < MaxConnsPerAddr/2 {
+		t.Errorf("%d hostile connections refused, %d open at the peak: the attack did not reach the bound", bl.Refused(), peakConns)
 	}
 
 	// back to the baseline within attackSettle
 	var g1, rss1, conns, streams, reqs int
 	for {
 		g1, rss1 = settled(t)
-		_, conns = bl.conns.count(netip.Prefix{})
+		conns = bl.Open()
 		streams = h.streamCount()
-		_, reqs = h.requests.count(netip.Prefix{})
+		_, reqs = h.requests.Count(netip.Prefix{})
 		ok := conns == 0 && streams == 0 && reqs == 0 && g1 <= g0+5 && rss1 <= rss0+8<<10
 		if ok || time.Since(left) > attackSettle {
 			break

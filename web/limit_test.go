@@ -17,171 +17,35 @@ import (
 	"testing"
 	"time"
 
+	"twserver/internal/httpserve"
 	"twserver/server"
 )
 
-// dialFrom connects to addr from the loopback address src (127.0.0.x).
-func dialFrom(t testing.TB, src, addr string) net.Conn {
-	t.Helper()
-	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 5 * time.Second}
-	c, err := d.Dial("tcp", addr)
+// TestBoundConnRawWrite: a connection accepted through the page's
+// listener (httpserve.Listener) keeps its socket, so a viewer of the live
+// stream writes to it without waiting (rawWrite) where the platform can.
+func TestBoundConnRawWrite(t *testing.T) {
+	l := httpserve.NewListener(listenLoopback(t), MaxConnsPerAddr, MaxConnections, nil)
+	defer l.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		if c, err := l.Accept(); err == nil {
+			accepted <- c
+		}
+	}()
+	cli, err := net.Dial("tcp", l.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
-// acceptAll accepts l's connections into a channel until l is closed.
-func acceptAll(l net.Listener) <-chan net.Conn {
-	ch := make(chan net.Conn, 64)
-	go func() {
-		defer close(ch)
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			ch <- c
-		}
-	}()
-	return ch
-}
-
-// refused reports whether c was refused: it reads the 503 and then EOF
-// (or a reset) within 2 s; false when c stays open.
-func refused(t *testing.T, c net.Conn) bool { return closedWithin(t, c, 2*time.Second) }
-
-// stillOpen reports whether c stays open for 300 ms.
-func stillOpen(t *testing.T, c net.Conn) bool { return !closedWithin(t, c, 300*time.Millisecond) }
-
-// closedWithin reports whether c is closed by the server within d (after
-// at most a 503).
-func closedWithin(t *testing.T, c net.Conn, d time.Duration) bool {
-	t.Helper()
-	_ = c.SetReadDeadline(time.Now().Add(d))
-	b, err := io.ReadAll(c)
-	if ne, ok := err.(net.Error); ok && ne.Timeout() {
-		return false
-	}
-	if len(b) > 0 && !strings.HasPrefix(string(b), "HTTP/1.1 503 ") {
-		t.Errorf("refusal: %q", b)
-	}
-	return true
-}
-
-// TestBoundListener: connections over the bound of their address are
-// refused at once while another address is admitted; a trusted proxy's
-// are not bounded per address; at the total bound the idle connection is
-// closed for the new one, and with none idle the new one is refused;
-// Accept never waits; closed connections free their places; the
-// connections keep their socket.
-func TestBoundListener(t *testing.T) {
-	trusted := []netip.Prefix{netip.MustParsePrefix("127.0.0.3/32")}
-	l := newBoundListener(listenLoopback(t), 2, 5, trusted)
-	defer l.Close()
-	addr := l.Addr().String()
-	accepted := acceptAll(l)
-	take := func() *boundConn {
-		t.Helper()
-		select {
-		case c := <-accepted:
-			return c.(*boundConn)
-		case <-time.After(5 * time.Second):
-			t.Fatal("not accepted")
-		}
-		return nil
-	}
-	a1, a2 := dialFrom(t, "127.0.0.1", addr), dialFrom(t, "127.0.0.1", addr)
-	s1, s2 := take(), take()
-	a3 := dialFrom(t, "127.0.0.1", addr)
-	start := time.Now()
-	if !refused(t, a3) {
-		t.Fatal("a third connection of one address was not refused")
-	}
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("the refusal took %v", d)
-	}
-	if !stillOpen(t, a1) || !stillOpen(t, a2) {
-		t.Fatal("the admitted connections were closed")
-	}
-	b1 := dialFrom(t, "127.0.0.2", addr) // another address: admitted
-	sb := take()
-	for range 2 { // a trusted proxy: not bounded per address
-		dialFrom(t, "127.0.0.3", addr)
-		take()
-	}
-	if n, total := l.conns.count(addrKey(netip.MustParseAddr("127.0.0.1"))); n != 2 || total != 5 {
-		t.Fatalf("counted %d of 127.0.0.1, %d in all; want 2, 5", n, total)
-	}
-	// at the total bound, all but s1 active: s1 (idle longest) is closed for a new one
-	for _, c := range []*boundConn{s2, sb} {
-		l.trackState(c, http.StateActive)
-	}
-	l.mu.Lock()
-	for c := range l.idle {
-		if c != s1 {
-			delete(l.idle, c)
-		}
-	}
-	l.mu.Unlock()
-	dialFrom(t, "127.0.0.4", addr)
-	s4 := take()
-	if !refused(t, a1) {
-		t.Error("the idle connection was not closed for a new one at the total bound")
-	}
-	if l.evicted.Load() != 1 {
-		t.Errorf("evicted %d, want 1", l.evicted.Load())
-	}
-	// none idle: the next is refused
-	l.trackState(s4, http.StateActive)
-	l.mu.Lock()
-	clear(l.idle)
-	l.mu.Unlock()
-	c5 := dialFrom(t, "127.0.0.5", addr)
-	if !refused(t, c5) {
-		t.Error("a connection beyond the total bound with none idle was not refused")
-	}
-	if !stillOpen(t, b1) {
-		t.Error("an active connection was closed")
-	}
-	if v := newViewer(s2, time.Now()); v.raw == nil {
-		t.Error("a bounded connection has no raw write")
-	}
-	// a closed connection frees its place (once)
-	_ = s2.Close()
-	_ = s2.Close()
-	dialFrom(t, "127.0.0.1", addr)
-	take()
-	if n, total := l.conns.count(addrKey(netip.MustParseAddr("127.0.0.1"))); n != 1 || total != 5 {
-		t.Errorf("after the eviction, a close and a new one: %d of 127.0.0.1, %d in all; want 1, 5", n, total)
-	}
-	if got := l.refused.Load(); got != 2 {
-		t.Errorf("refused %d, want 2", got)
-	}
-	l.Close()
+	defer cli.Close()
 	select {
-	case _, ok := <-accepted:
-		if ok {
-			t.Fatal("accepted after Close")
+	case c := <-accepted:
+		defer c.Close()
+		if v := newViewer(c, time.Now()); (v.raw != nil) != canRawWrite {
+			t.Errorf("a bounded connection's viewer: raw write %v, want %v", v.raw != nil, canRawWrite)
 		}
 	case <-time.After(5 * time.Second):
-		t.Fatal("Accept outlived Close")
-	}
-}
-
-// TestBoundsIPv6: IPv6 clients are counted per /64.
-func TestBoundsIPv6(t *testing.T) {
-	a := newAddrCounter(2, 10)
-	k := func(s string) netip.Prefix { return addrKey(netip.MustParseAddr(s)) }
-	if a.acquire(k("2001:db8::1"), false) != admitted || a.acquire(k("2001:db8::2:3"), false) != admitted {
-		t.Fatal("refused below the bound")
-	}
-	if got := a.acquire(k("2001:db8::ffff"), false); got != fullAddr {
-		t.Errorf("a third address of one /64: %d, want fullAddr", got)
-	}
-	if got := a.acquire(k("2001:db8:0:1::1"), false); got != admitted {
-		t.Errorf("another /64: %d, want admitted", got)
+		t.Fatal("not accepted")
 	}
 }
 
@@ -209,9 +73,9 @@ func TestRequestAndStreamBounds(t *testing.T) {
 	a := startGame(t, "bounds", "dm")
 	h, ts := startWeb(t, Options{}, a)
 	port := strconv.Itoa(int(a.Addr().Port()))
-	k1 := addrKey(netip.MustParseAddr("127.0.0.1"))
+	k1 := httpserve.AddrKey(netip.MustParseAddr("127.0.0.1"))
 	for range MaxRequestsPerAddr {
-		h.requests.acquire(k1, false)
+		h.requests.Acquire(k1, false)
 	}
 	if st, ra := getFrom(t, "127.0.0.1", ts.URL+"/api/games"); st != http.StatusServiceUnavailable || ra != strconv.Itoa(RetryAfter) {
 		t.Errorf("over the requests of its address: %d Retry-After %q, want 503 %d", st, ra, RetryAfter)
@@ -219,12 +83,12 @@ func TestRequestAndStreamBounds(t *testing.T) {
 	if st, _ := getFrom(t, "127.0.0.2", ts.URL+"/api/games"); st != http.StatusOK {
 		t.Errorf("another address: %d, want 200", st)
 	}
-	h.requests.release(k1)
+	h.requests.Release(k1)
 	if st, _ := getFrom(t, "127.0.0.1", ts.URL+"/api/games"); st != http.StatusOK {
 		t.Errorf("below the bound again: %d, want 200", st)
 	}
 	for range MaxRequestsPerAddr - 1 {
-		h.requests.release(k1)
+		h.requests.Release(k1)
 	}
 
 	// streams: MaxStreamsPerAddr real ones from 127.0.0.1, then 503
@@ -232,7 +96,7 @@ func TestRequestAndStreamBounds(t *testing.T) {
 	for range MaxStreamsPerAddr {
 		collectStream(t, events)
 	}
-	if n, _ := h.streams.count(k1); n != MaxStreamsPerAddr {
+	if n, _ := h.streams.Count(k1); n != MaxStreamsPerAddr {
 		t.Fatalf("%d streams of 127.0.0.1 counted, want %d", n, MaxStreamsPerAddr)
 	}
 	if st, ra := getFrom(t, "127.0.0.1", events); st != http.StatusServiceUnavailable || ra != strconv.Itoa(RetryAfter) {
@@ -253,7 +117,7 @@ func TestRequestAndStreamBounds(t *testing.T) {
 	}
 	resp.Body.Close()
 	// the total bound: everybody is refused
-	h.streams.setBounds(MaxStreamsPerAddr, MaxStreamsPerAddr)
+	h.streams.SetBounds(MaxStreamsPerAddr, MaxStreamsPerAddr)
 	if st, _ := getFrom(t, "127.0.0.3", events); st != http.StatusServiceUnavailable {
 		t.Errorf("a stream over the total bound: %d, want 503", st)
 	}
@@ -345,7 +209,12 @@ func holdDownload(t *testing.T, src, u string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := dialFrom(t, src, pu.Host)
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 5 * time.Second}
+	c, err := d.Dial("tcp", pu.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
 	if tc, ok := c.(*net.TCPConn); ok {
 		_ = tc.SetReadBuffer(4096) // the server's writes stall soon
 	}

@@ -50,8 +50,8 @@ func TestBrowserViewers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.streams.setBounds(MaxStreams, MaxStreams)
-	h.requests.setBounds(MaxRequests, MaxRequests)
+	h.streams.SetBounds(MaxStreams, MaxStreams)
+	h.requests.SetBounds(MaxRequests, MaxRequests)
 	sctx, cancel := context.WithCancel(context.Background())
 	ln := listenLoopback(t)
 	served := make(chan struct{})
@@ -84,7 +84,7 @@ func TestBrowserViewers(t *testing.T) {
 	}
 	for range tabs {
 		if err := <-errs; err != nil {
-			t.Fatalf("a page did not open: %v (the server refused %d connections)", err, h.conns.Load().refused.Load())
+			t.Fatalf("a page did not open: %v (the server refused %d connections)", err, h.conns.Load().Refused())
 		}
 	}
 	t.Logf("%d pages opened in %v (%d opened a second time)", n, time.Since(start).Round(time.Millisecond), retries.Load())
@@ -129,10 +129,10 @@ func TestBrowserViewers(t *testing.T) {
 			got, n, h.games[0].stream.stalled.Load())
 	}
 	if bl := h.conns.Load(); bl != nil {
-		_, conns := bl.conns.count(netip.Prefix{})
-		t.Logf("%d connections for %d pages; %d refused", conns, n, bl.refused.Load())
-		if conns > 4*n || bl.refused.Load() != 0 {
-			t.Errorf("%d connections for %d pages (want at most four a page), %d refused", conns, n, bl.refused.Load())
+		conns := bl.Open()
+		t.Logf("%d connections for %d pages; %d refused", conns, n, bl.Refused())
+		if conns > 4*n || bl.Refused() != 0 {
+			t.Errorf("%d connections for %d pages (want at most four a page), %d refused", conns, n, bl.Refused())
 		}
 	}
 }

@@ -115,15 +115,15 @@ type Handler struct {
 	byPort   map[int]*gameView
 	opt      Options
 	mux      *http.ServeMux
-	streams  *addrCounter // live streams per client address (MaxStreamsPerAddr, MaxStreams)
-	requests *addrCounter // requests being answered (MaxRequestsPerAddr, MaxRequests)
+	streams  *httpserve.Counter // live streams per client address (MaxStreamsPerAddr, MaxStreams)
+	requests *httpserve.Counter // requests being answered (MaxRequestsPerAddr, MaxRequests)
 	// downloads are the recordings being downloaded (MaxDownloadsPerAddr,
 	// MaxDownloads), which count among the requests too.
-	downloads *addrCounter
+	downloads *httpserve.Counter
 	admin     *admin
 	static    fs.FS
 	// conns is the listener's connection count (nil until ServeListener).
-	conns atomic.Pointer[boundListener]
+	conns atomic.Pointer[httpserve.Listener]
 }
 
 // gameView is one game as the handler sees it.
@@ -161,8 +161,8 @@ func New(games []Game, o Options) (*Handler, error) {
 		o.SampleEvery = SampleInterval
 	}
 	h := &Handler{byPort: map[int]*gameView{}, opt: o, mux: http.NewServeMux(),
-		streams: newAddrCounter(MaxStreamsPerAddr, MaxStreams), requests: newAddrCounter(MaxRequestsPerAddr, MaxRequests),
-		downloads: newAddrCounter(MaxDownloadsPerAddr, MaxDownloads)}
+		streams: httpserve.NewCounter(MaxStreamsPerAddr, MaxStreams), requests: httpserve.NewCounter(MaxRequestsPerAddr, MaxRequests),
+		downloads: httpserve.NewCounter(MaxDownloadsPerAddr, MaxDownloads)}
 	for _, g := range games {
 		if g.Server == nil || g.Port <= 0 || g.Port > 65535 || h.byPort[g.Port] != nil {
 			return nil, errors.New("web: games need a server and distinct ports")
@@ -194,18 +194,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, pattern := h.mux.Handler(r)
 	download := pattern == downloadPattern || pattern == adminDownloadPattern
 	if pattern != eventsPattern {
-		key := addrKey(h.clientAddr(r))
-		if h.requests.acquire(key, false) != admitted {
+		key := httpserve.AddrKey(h.clientAddr(r))
+		if h.requests.Acquire(key, false) != httpserve.Admitted {
 			overBound(w, "too many requests")
 			return
 		}
-		defer h.requests.release(key)
+		defer h.requests.Release(key)
 		if download {
-			if h.downloads.acquire(key, false) != admitted {
+			if h.downloads.Acquire(key, false) != httpserve.Admitted {
 				overBound(w, "too many downloads")
 				return
 			}
-			defer h.downloads.release(key)
+			defer h.downloads.Release(key)
 		}
 	}
 	w = boundWrites(w, download, WriteTimeout, DownloadStallTimeout)
@@ -237,7 +237,7 @@ func overBound(w http.ResponseWriter, msg string) {
 
 // streamCount is the number of live streams.
 func (h *Handler) streamCount() int {
-	_, n := h.streams.count(netip.Prefix{})
+	_, n := h.streams.Count(netip.Prefix{})
 	return n
 }
 
@@ -443,8 +443,8 @@ func (h *Handler) ServeListener(ctx context.Context, ln net.Listener) error {
 		MaxHeaderBytes:    MaxHeaderBytes,
 		BaseContext:       func(net.Listener) context.Context { return ctx }, // ends the live streams
 	}
-	bl := newBoundListener(ln, MaxConnsPerAddr, MaxConnections, h.opt.TrustedProxies)
-	hs.ConnState = bl.trackState
+	bl := httpserve.NewListener(ln, MaxConnsPerAddr, MaxConnections, h.opt.TrustedProxies)
+	hs.ConnState = bl.ConnState
 	h.conns.Store(bl)
 	addr := ln.Addr().String()
 	h.logListening(addr)

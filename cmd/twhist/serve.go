@@ -27,7 +27,6 @@ import (
 	"twserver/teehist/index"
 	"twserver/teehist/replay"
 	"twserver/watch"
-	"twserver/web"
 )
 
 // Bounds of twhist serve.
@@ -145,9 +144,9 @@ func serveArchive(ctx context.Context, ln net.Listener, dir, mapDir string, chat
 	mux.HandleFunc("GET /archive.js", a.file("archive.js"))
 	mux.HandleFunc("GET /api/games", a.games)
 	mux.HandleFunc("GET /demo/{name}", a.demo)
-	bl, connState := web.BoundListener(ln, ServeMaxConnsPerAddr, ServeMaxConnections)
+	bl := httpserve.NewListener(ln, ServeMaxConnsPerAddr, ServeMaxConnections, nil)
 	hs := &http.Server{Handler: secure(mux), ReadHeaderTimeout: ServeReadTimeout, ReadTimeout: ServeReadTimeout,
-		IdleTimeout: time.Minute, MaxHeaderBytes: 8 << 10, ConnState: connState,
+		IdleTimeout: time.Minute, MaxHeaderBytes: 8 << 10, ConnState: bl.ConnState,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
 	return httpserve.Serve(ctx, hs, bl, time.Second)
 }

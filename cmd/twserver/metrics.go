@@ -13,8 +13,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"twserver/internal/httpserve"
 	"twserver/metrics"
-	"twserver/web"
 )
 
 // version is the twserver version in twserver_build_info; release builds set
@@ -106,5 +106,6 @@ func (sc *sideChannels) registerState() func() []metrics.RegisterState {
 // refused at once, the idle longest closed at the total), so that idle
 // connections cannot keep /healthz (the liveness probe) from answering.
 func boundMetrics(ln net.Listener) (net.Listener, func(net.Conn, http.ConnState)) {
-	return web.BoundListener(ln, metrics.MaxConnsPerAddr, metrics.MaxConnections)
+	bl := httpserve.NewListener(ln, metrics.MaxConnsPerAddr, metrics.MaxConnections, nil)
+	return bl, bl.ConnState
 }

@@ -1,6 +1,11 @@
-// Package httpserve runs an HTTP server on a listener until a context
-// ends, then shuts it down within a bound: the one way package metrics and
-// package web serve.
+// Package httpserve is the one way the project's HTTP servers (package
+// metrics, package web, twhist serve) serve: Serve runs an HTTP server on
+// a listener until a context ends, then shuts it down within a bound; a
+// Listener bounds its connections per client address and in all without
+// ever making Accept wait (over a bound a connection is refused at once,
+// at the total the one idle longest is closed for the new one). Counter
+// and AddrKey count a client's requests or streams by the same address
+// key.
 package httpserve
 
 import (
