@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	"golang.org/x/net/netutil"
 
 	"twserver/edge"
 	"twserver/internal/httpserve"
@@ -29,12 +28,15 @@ const (
 	// MaxInFlightScrapes bounds concurrent /metrics requests (more get
 	// 503); each has its own scratch buffers, kept for the next scrape.
 	MaxInFlightScrapes = 4
-	// MaxConnections bounds the open HTTP connections. With Options.Bound
-	// (cmd/twserver's) one over it closes the connection idle longest or is
-	// refused at once; without, more wait to be accepted.
+	// MaxConnections bounds the open HTTP connections. At the bound the
+	// connection idle longest (kept alive between requests, or not yet
+	// sent a whole request) is closed for a new one; with none idle the new
+	// one is refused at once. No connection waits to be accepted
+	// (httpserve.Listener), so idle connections cannot keep /healthz, the
+	// liveness probe, from answering.
 	MaxConnections = 16
 	// MaxConnsPerAddr bounds the open HTTP connections of one client
-	// address under Options.Bound (more are refused at once): one address
+	// address (httpserve.AddrKey); more are refused at once: one address
 	// cannot take the places of the scraper and the health probe.
 	MaxConnsPerAddr = 4
 	// ShutdownTimeout bounds the graceful shutdown of the HTTP server.
@@ -67,14 +69,6 @@ type Options struct {
 	// scrape time (cmd/twserver adapts package register's getters; it must
 	// be safe to call from any goroutine and must not block).
 	Register func() []RegisterState
-	// Bound, if set, bounds the listener's connections (cmd/twserver's is
-	// web.BoundListener with MaxConnsPerAddr and MaxConnections: over a
-	// bound a connection is refused at once, at the total the one idle
-	// longest is closed) and returns the http.Server's ConnState hook
-	// (nil: none). Without it the listener is a netutil.LimitListener of
-	// MaxConnections, whose Accept waits while it is full: MaxConnections
-	// idle connections then keep /healthz from answering.
-	Bound func(net.Listener) (net.Listener, func(net.Conn, http.ConnState))
 }
 
 // RegisterState is the master registration of one protocol.
@@ -96,7 +90,6 @@ type Endpoint struct {
 	ups     *Upgrades
 	mux     *http.ServeMux
 	now     func() time.Time
-	bound   func(net.Listener) (net.Listener, func(net.Conn, http.ConnState))
 	// scratch holds MaxInFlightScrapes scrape buffers (nil until first
 	// used): a scrape takes one or answers 503.
 	scratch chan *scrape
@@ -137,7 +130,7 @@ func NewGames(games []Game, o Options) (*Endpoint, error) {
 	if len(games) == 0 {
 		return nil, errors.New("metrics: no game")
 	}
-	e := &Endpoint{mux: http.NewServeMux(), now: o.Now, version: o.Version, ups: o.Upgrades, bound: o.Bound, scratch: make(chan *scrape, MaxInFlightScrapes)}
+	e := &Endpoint{mux: http.NewServeMux(), now: o.Now, version: o.Version, ups: o.Upgrades, scratch: make(chan *scrape, MaxInFlightScrapes)}
 	if e.now == nil {
 		e.now = time.Now
 	}
@@ -259,7 +252,8 @@ func (e *Endpoint) Serve(ctx context.Context, addr string, log zerolog.Logger) e
 	return e.ServeListener(ctx, ln, log)
 }
 
-// ServeListener is Serve on an open listener.
+// ServeListener is Serve on an open listener, whose connections it
+// bounds (MaxConnsPerAddr, MaxConnections; httpserve.Listener).
 func (e *Endpoint) ServeListener(ctx context.Context, ln net.Listener, log zerolog.Logger) error {
 	hs := &http.Server{
 		Handler:           e,
@@ -269,11 +263,8 @@ func (e *Endpoint) ServeListener(ctx context.Context, ln net.Listener, log zerol
 		IdleTimeout:       time.Minute,
 		MaxHeaderBytes:    MaxHeaderBytes,
 	}
+	bl := httpserve.NewListener(ln, MaxConnsPerAddr, MaxConnections, nil)
+	hs.ConnState = bl.ConnState
 	log.Info().Str("addr", ln.Addr().String()).Msg("metrics listening (/metrics, /healthz)")
-	if e.bound != nil {
-		ln, hs.ConnState = e.bound(ln)
-	} else {
-		ln = netutil.LimitListener(ln, MaxConnections)
-	}
-	return httpserve.Serve(ctx, hs, ln, ShutdownTimeout)
+	return httpserve.Serve(ctx, hs, bl, ShutdownTimeout)
 }

@@ -475,8 +475,13 @@ func TestRegisterStatus(t *testing.T) {
 	promtoolCheck(t, body)
 }
 
-// TestConnectionBound: with MaxConnections connections open, a further
-// request is not served until one of them closes.
+// TestConnectionBound: no connection waits to be accepted, whatever a
+// caller of the package passes: one over MaxConnsPerAddr from an address
+// is refused at once (503), and with MaxConnections idle connections from
+// other addresses open /healthz is still answered within a second (the
+// connection idle longest is closed for it). A listener whose Accept
+// waits while full (netutil.LimitListener, the package's default until
+// it always bounded its listener itself) fails both.
 func TestConnectionBound(t *testing.T) {
 	ep, err := metrics.New(&idleSource{}, metrics.Options{})
 	if err != nil {
@@ -486,32 +491,44 @@ func TestConnectionBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	addr := ln.Addr().String()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- ep.ServeListener(ctx, ln, zerolog.Nop()) }()
-	defer func() { cancel(); <-done }()
-	var idle []net.Conn
-	for range metrics.MaxConnections {
-		c, err := net.Dial("tcp", ln.Addr().String())
+	t.Cleanup(func() { cancel(); <-done }) // after the connections' (LIFO)
+	from := func(src net.IP) net.Conn {
+		t.Helper()
+		c, err := (&net.Dialer{LocalAddr: &net.TCPAddr{IP: src}, Timeout: time.Second}).Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
-		idle = append(idle, c)
+		t.Cleanup(func() { c.Close() })
+		return c
 	}
-	client := &http.Client{Timeout: 300 * time.Millisecond}
-	if resp, err := client.Get("http://" + ln.Addr().String() + "/healthz"); err == nil {
+	// MaxConnections idle connections, MaxConnsPerAddr from each of
+	// 127.0.0.2 and up
+	for i := range metrics.MaxConnections {
+		from(net.IPv4(127, 0, 0, byte(2+i/metrics.MaxConnsPerAddr)))
+	}
+	over := from(net.IPv4(127, 0, 0, 2))
+	_ = over.SetReadDeadline(time.Now().Add(time.Second))
+	b, err := io.ReadAll(over)
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Error("a connection over its address's bound was left waiting")
+	} else if !strings.HasPrefix(string(b), "HTTP/1.1 503 ") {
+		t.Errorf("a connection over its address's bound: %q, want a 503", b)
+	}
+	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	for i := range 3 {
+		resp, err := client.Get("http://" + addr + "/healthz")
+		if err != nil {
+			t.Fatalf("/healthz %d with %d idle connections open: %v", i, metrics.MaxConnections, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		t.Fatalf("request served beyond %d open connections", metrics.MaxConnections)
-	}
-	idle[0].Close()
-	client.Timeout = 3 * time.Second
-	resp, err := client.Get("http://" + ln.Addr().String() + "/healthz")
-	if err != nil {
-		t.Fatalf("after a connection closed: %v", err)
-	}
-	resp.Body.Close()
-	for _, c := range idle[1:] {
-		c.Close()
+		if want := "game loop has not ticked yet\n"; string(body) != want { // the idle source's answer, not a refusal
+			t.Errorf("/healthz %d with %d idle connections open: %d %q, want %q", i, metrics.MaxConnections, resp.StatusCode, body, want)
+		}
 	}
 }
 

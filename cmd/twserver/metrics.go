@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"twserver/internal/httpserve"
 	"twserver/metrics"
 )
 
@@ -29,7 +27,7 @@ func startMetrics(ctx context.Context, listen string, games []*game, log zerolog
 	if listen == "" {
 		return func() {}, nil
 	}
-	ep, err := metrics.NewGames(metricsGames(games), metrics.Options{Version: version, Upgrades: &upgradeCounts, Bound: boundMetrics})
+	ep, err := metrics.NewGames(metricsGames(games), metrics.Options{Version: version, Upgrades: &upgradeCounts})
 	if err != nil {
 		return nil, err
 	}
@@ -99,13 +97,4 @@ func (sc *sideChannels) registerState() func() []metrics.RegisterState {
 		})
 		return st
 	}
-}
-
-// boundMetrics bounds the metrics listener's connections as the web
-// page's are (MaxConnsPerAddr from one address, MaxConnections in all,
-// refused at once, the idle longest closed at the total), so that idle
-// connections cannot keep /healthz (the liveness probe) from answering.
-func boundMetrics(ln net.Listener) (net.Listener, func(net.Conn, http.ConnState)) {
-	bl := httpserve.NewListener(ln, metrics.MaxConnsPerAddr, metrics.MaxConnections, nil)
-	return bl, bl.ConnState
 }
