@@ -40,10 +40,13 @@ const (
 	ServePollEvery = 10 * time.Second
 	// ServeIndexTimeout bounds one indexing pass.
 	ServeIndexTimeout = 5 * time.Minute
-	// ServeMaxConnections bounds the open HTTP connections.
+	// ServeMaxConnections bounds the open HTTP connections: at the bound
+	// the connection idle longest is closed for a new one, and with none
+	// idle the new one is refused at once (httpserve.Listener).
 	ServeMaxConnections = 128
 	// ServeMaxConnsPerAddr bounds the open HTTP connections of one client
-	// address (IPv4 address, IPv6 /64); over it a connection is refused.
+	// address (IPv4 address, IPv6 /64); over it a connection is refused
+	// at once.
 	ServeMaxConnsPerAddr = 24
 	// ServeReadTimeout bounds reading one request.
 	ServeReadTimeout = 5 * time.Second
