@@ -59,6 +59,9 @@ func (h *Handler) adminHost(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if h.admin != nil {
 			if ok, host := h.adminHostOK(r); !ok {
+				if name, _, err := net.SplitHostPort(host); err == nil {
+					host = name // admin_hosts takes names without a port
+				}
 				writeError(w, http.StatusForbidden, "the admin page is not served under the name "+
 					strconv.Quote(host)+": add it to web.admin_hosts in the server's configuration")
 				return

@@ -61,24 +61,24 @@ func adminReq(t *testing.T, c *http.Client, method, u, host, fwd string, form ur
 // TestAdminHostRebinding: a page of another site whose name points at
 // the server (DNS rebinding: same-origin to the browser, Host and Origin
 // its own name) cannot spend the admin's login tries. Its logins, bearer
-// tokens and page loads are refused with 403 naming web.admin_hosts, and
+// tokens and page loads are refused with 403 naming web.admin_hosts and
+// the name to add (without its port), and
 // after many of them the right token from the same address still logs
 // in. Under a name of web.admin_hosts (directly or forwarded by a trusted
-// proxy) wrong tokens count as before: the third bans the address. The
-// control: with the check gone, the rebinding page's tries would ban the
-// address (the last part fails).
+// proxy) wrong tokens count as before: the third bans the address.
+// Without the check in login, the rebinding page's tries ban the address
+// and the admin's right token gets 429.
 func TestAdminHostRebinding(t *testing.T) {
 	a := startGame(t, "adminhost", "dm")
 	_, ts := startWebGames(t, Options{AdminToken: testToken, AdminHosts: []string{"game.example.org"}},
 		Game{Port: int(a.Addr().Port()), Server: a, RecordDir: t.TempDir()}) // the viewer is mounted
-
 	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	evil := "evil.example:" + ts.URL[strings.LastIndexByte(ts.URL, ':')+1:]
 	same := map[string]string{"Origin": "http://" + evil, "Sec-Fetch-Site": "same-origin"}
 	wrong := url.Values{"token": {"wrong-token-guess"}}
 	for i := range 3 * MaxLoginTries {
 		st, msg := adminReq(t, c, "POST", ts.URL+"/admin/login", evil, "", wrong, same)
-		if st != http.StatusForbidden || !strings.Contains(msg, "web.admin_hosts") || !strings.Contains(msg, `"evil.example`) {
+		if st != http.StatusForbidden || !strings.Contains(msg, "web.admin_hosts") || !strings.Contains(msg, `"evil.example"`) {
 			t.Fatalf("login %d under another site's name: %d %q, want 403 naming web.admin_hosts", i, st, msg)
 		}
 		hdr := map[string]string{"Authorization": "Bearer wrong-token-guess"}
