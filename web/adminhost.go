@@ -23,10 +23,7 @@ import (
 // localhost (or a name under .localhost, which resolves only to this
 // machine), or one of names (compared without case and trailing dot).
 func hostOK(host string, names []string) bool {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+	host = bareHost(host)
 	if host == "" {
 		return false
 	}
@@ -45,6 +42,15 @@ func hostOK(host string, names []string) bool {
 	return false
 }
 
+// bareHost is the name of host (a Host header's value) without its
+// port, brackets and trailing dot.
+func bareHost(host string) string {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	return strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+}
+
 // adminHostOK reports whether r asked for a host the admin page is served
 // under (the forwarded host from a trusted proxy, origin), and that host.
 func (h *Handler) adminHostOK(r *http.Request) (ok bool, host string) {
@@ -59,11 +65,8 @@ func (h *Handler) adminHost(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if h.admin != nil {
 			if ok, host := h.adminHostOK(r); !ok {
-				if name, _, err := net.SplitHostPort(host); err == nil {
-					host = name // admin_hosts takes names without a port
-				}
 				writeError(w, http.StatusForbidden, "the admin page is not served under the name "+
-					strconv.Quote(host)+": add it to web.admin_hosts in the server's configuration")
+					strconv.Quote(bareHost(host))+": add it to web.admin_hosts in the server's configuration")
 				return
 			}
 		}
