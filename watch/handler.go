@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"twserver/internal/httpserve"
 	"twserver/minimap"
 	"twserver/pagejs"
 )
@@ -26,6 +27,12 @@ const (
 
 //go:embed static
 var staticFS embed.FS
+
+// staticRoot is staticFS's static directory, whose files the viewer serves.
+var staticRoot, _ = fs.Sub(staticFS, "static")
+
+// watchPage serves the viewer's page.
+var watchPage = httpserve.FSFile(staticRoot, "watch.html")
 
 // Options configure a Handler.
 type Options struct {
@@ -60,11 +67,11 @@ func (h *Handler) Register(mux *http.ServeMux, withShared bool) {
 	mux.HandleFunc("GET /watch/{name}/info", h.guard(h.info))
 	mux.HandleFunc("GET /watch/{name}/map", h.guard(h.layer))
 	mux.HandleFunc("GET /watch/{name}/chunk/{k}", h.guard(h.chunk))
-	mux.HandleFunc("GET /watch.js", static("watch.js"))
-	mux.HandleFunc("GET /watch.css", static("watch.css"))
+	mux.HandleFunc("GET /watch.js", httpserve.FSFile(staticRoot, "watch.js"))
+	mux.HandleFunc("GET /watch.css", httpserve.FSFile(staticRoot, "watch.css"))
 	if withShared {
-		mux.HandleFunc("GET /draw.js", script(minimap.DrawJS))
-		mux.HandleFunc("GET /common.js", script(pagejs.CommonJS))
+		mux.HandleFunc("GET /draw.js", httpserve.File("draw.js", minimap.DrawJS))
+		mux.HandleFunc("GET /common.js", httpserve.File("common.js", pagejs.CommonJS))
 	}
 }
 
@@ -101,7 +108,7 @@ func (h *Handler) guard(next func(http.ResponseWriter, *http.Request, *Recording
 }
 
 func (h *Handler) page(w http.ResponseWriter, r *http.Request, _ *Recording) {
-	serveStatic(w, "watch.html")
+	watchPage(w, r)
 }
 
 func (h *Handler) info(w http.ResponseWriter, r *http.Request, rec *Recording) {
@@ -163,38 +170,6 @@ func (h *Handler) chunk(w http.ResponseWriter, r *http.Request, rec *Recording) 
 	w.Header().Set("Content-Encoding", "gzip")
 	w.Header().Set("Cache-Control", "private, max-age=3600")
 	_, _ = w.Write(z)
-}
-
-// script serves the script b.
-func script(b []byte) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-cache")
-		_, _ = w.Write(b)
-	}
-}
-
-// static serves one embedded file.
-func static(name string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) { serveStatic(w, name) }
-}
-
-func serveStatic(w http.ResponseWriter, name string) {
-	b, err := fs.ReadFile(staticFS, "static/"+name)
-	if err != nil {
-		http.Error(w, "not found", http.StatusNotFound)
-		return
-	}
-	ct := "text/html; charset=utf-8"
-	switch {
-	case len(name) > 3 && name[len(name)-3:] == ".js":
-		ct = "text/javascript; charset=utf-8"
-	case len(name) > 4 && name[len(name)-4:] == ".css":
-		ct = "text/css; charset=utf-8"
-	}
-	w.Header().Set("Content-Type", ct)
-	w.Header().Set("Cache-Control", "no-cache")
-	_, _ = w.Write(b)
 }
 
 // writeError answers an error as JSON.

@@ -273,7 +273,7 @@ func (h *Handler) adminPage(w http.ResponseWriter, r *http.Request) {
 	if k, _, _ := h.auth(r); k != authNone {
 		name = "admin.html"
 	}
-	h.serveFile(name)(w, r)
+	httpserve.FSFile(h.static, name)(w, r)
 }
 
 func (h *Handler) adminLogin(w http.ResponseWriter, r *http.Request) {

@@ -280,12 +280,12 @@ func (p *progressWriter) Unwrap() http.ResponseWriter { return p.ResponseWriter 
 
 func (h *Handler) routes() {
 	m := h.mux
-	m.HandleFunc("GET /{$}", h.serveFile("index.html"))
-	m.HandleFunc("GET /app.js", h.serveFile("app.js"))
-	m.HandleFunc("GET /draw.js", serveBytes(minimap.DrawJS, "draw.js"))
-	m.HandleFunc("GET /common.js", serveBytes(pagejs.CommonJS, "common.js"))
-	m.HandleFunc("GET /style.css", h.serveFile("style.css"))
-	m.HandleFunc("GET /admin.js", h.serveFile("admin.js"))
+	m.HandleFunc("GET /{$}", httpserve.FSFile(h.static, "index.html"))
+	m.HandleFunc("GET /app.js", httpserve.FSFile(h.static, "app.js"))
+	m.HandleFunc("GET /draw.js", httpserve.File("draw.js", minimap.DrawJS))
+	m.HandleFunc("GET /common.js", httpserve.File("common.js", pagejs.CommonJS))
+	m.HandleFunc("GET /style.css", httpserve.FSFile(h.static, "style.css"))
+	m.HandleFunc("GET /admin.js", httpserve.FSFile(h.static, "admin.js"))
 	m.HandleFunc("GET /api/games", h.apiGames)
 	m.HandleFunc("GET /api/games/{port}", h.apiGame)
 	m.HandleFunc(eventsPattern, h.apiEvents)
@@ -300,42 +300,6 @@ func (h *Handler) routes() {
 	m.HandleFunc("POST /admin/api/action", h.adminHost(h.adminAction))
 	m.HandleFunc("GET /admin/api/games/{port}/recordings", h.adminHost(h.adminRecordings))
 	m.HandleFunc(adminDownloadPattern, h.adminHost(h.adminRecording))
-}
-
-// serveFile serves one embedded file.
-func (h *Handler) serveFile(name string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		b, err := fs.ReadFile(h.static, name)
-		if err != nil {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", contentType(name))
-		w.Header().Set("Cache-Control", "no-cache")
-		_, _ = w.Write(b)
-	}
-}
-
-// serveBytes serves b as the file name.
-func serveBytes(b []byte, name string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", contentType(name))
-		w.Header().Set("Cache-Control", "no-cache")
-		_, _ = w.Write(b)
-	}
-}
-
-// contentType is the type of an embedded file by its extension.
-func contentType(name string) string {
-	switch {
-	case len(name) > 3 && name[len(name)-3:] == ".js":
-		return "text/javascript; charset=utf-8"
-	case len(name) > 4 && name[len(name)-4:] == ".css":
-		return "text/css; charset=utf-8"
-	case len(name) > 5 && name[len(name)-5:] == ".html":
-		return "text/html; charset=utf-8"
-	}
-	return "text/plain; charset=utf-8"
 }
 
 // ErrBadPort is parsePort's error.

@@ -66,6 +66,9 @@ const serveCSP = watch.CSP
 //go:embed static
 var serveStatic embed.FS
 
+// serveRoot is serveStatic's static directory, the archive page's files.
+var serveRoot, _ = fs.Sub(serveStatic, "static")
+
 // archive is twhist serve's state.
 type archive struct {
 	dir, mapDir string
@@ -143,8 +146,8 @@ func serveArchive(ctx context.Context, ln net.Listener, dir, mapDir string, chat
 	mux := http.NewServeMux()
 	cache := watch.NewCache(ctx, watch.DirSource{Dir: dir, MapDir: mapDir}, 0)
 	watch.NewHandler(cache, watch.Options{Chat: chat, Demos: "/demo/"}).Register(mux, true)
-	mux.HandleFunc("GET /{$}", a.file("archive.html"))
-	mux.HandleFunc("GET /archive.js", a.file("archive.js"))
+	mux.HandleFunc("GET /{$}", httpserve.FSFile(serveRoot, "archive.html"))
+	mux.HandleFunc("GET /archive.js", httpserve.FSFile(serveRoot, "archive.js"))
 	mux.HandleFunc("GET /api/games", a.games)
 	mux.HandleFunc("GET /demo/{name}", a.demo)
 	bl := httpserve.NewListener(ln, ServeMaxConnsPerAddr, ServeMaxConnections, nil)
@@ -262,23 +265,6 @@ func secure(h http.Handler) http.Handler {
 		hd.Set("X-Frame-Options", "DENY")
 		h.ServeHTTP(w, r)
 	})
-}
-
-func (a *archive) file(name string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		b, err := serveStatic.ReadFile("static/" + name)
-		if err != nil {
-			http.NotFound(w, r)
-			return
-		}
-		ct := "text/html; charset=utf-8"
-		if strings.HasSuffix(name, ".js") {
-			ct = "text/javascript; charset=utf-8"
-		}
-		w.Header().Set("Content-Type", ct)
-		w.Header().Set("Cache-Control", "no-cache")
-		_, _ = w.Write(b)
-	}
 }
 
 // archiveGame is one game of the archive's list.

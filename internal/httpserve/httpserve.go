@@ -5,7 +5,8 @@
 // ever making Accept wait (over a bound a connection is refused at once,
 // at the total the one idle longest is closed for the new one). Counter
 // and AddrKey count a client's requests or streams by the same address
-// key.
+// key. File and FSFile serve the pages, scripts and styles embedded in the
+// binary.
 package httpserve
 
 import (
