@@ -44,6 +44,7 @@ type sockets struct {
 	files []handover.File
 	kinds map[string]sockio.Kind // the UDP sockets' kind, whose blocking mode an upgrade restores
 	state handover.State         // what the old process handed over (takeOver)
+	slots [][]session.Handover   // state.Games' clients, decoded once (takeOver)
 }
 
 // procSockets are the sockets of this process.
@@ -311,35 +312,37 @@ func takeOver(in *handover.Incoming, cfgs []config.Config) error {
 	if err != nil {
 		return err
 	}
-	if err := checkState(st, cfgs); err != nil {
+	slots, err := checkState(st, cfgs)
+	if err != nil {
 		return err
 	}
-	procSockets.in, procSockets.state = in, st
+	procSockets.in, procSockets.state, procSockets.slots = in, st, slots
 	for i, n := range st.Upgrades[:min(len(st.Upgrades), len(upgradeCounts))] {
 		upgradeCounts[i].Store(n) // twserver_upgrades_total goes on from the old process's
 	}
 	return nil
 }
 
-// checkSlots refuses the clients of game g when a slot they hold is
-// beyond maxClients, the new configuration's server.max_clients.
-func checkSlots(g handover.GameState, maxClients int) error {
+// checkSlots decodes the clients of game g and refuses them when a slot
+// they hold is beyond maxClients, the new configuration's
+// server.max_clients.
+func checkSlots(g handover.GameState, maxClients int) ([]session.Handover, error) {
 	if len(g.Slots) == 0 {
-		return nil
+		return nil, nil
 	}
 	var slots []session.Handover
 	if err := json.Unmarshal(g.Slots, &slots); err != nil {
-		return fmt.Errorf("the clients of %s: %w", g.Addr, err)
+		return nil, fmt.Errorf("the clients of %s: %w", g.Addr, err)
 	}
 	top := -1
 	for _, c := range slots {
 		top = max(top, c.ID)
 	}
 	if top >= maxClients {
-		return fmt.Errorf("the game %s has %d clients, one in slot %d, and this configuration says server.max_clients = %d: "+
+		return nil, fmt.Errorf("the game %s has %d clients, one in slot %d, and this configuration says server.max_clients = %d: "+
 			"upgrade with at least %d and lower it at a restart", g.Addr, len(slots), top, maxClients, top+1)
 	}
-	return nil
+	return slots, nil
 }
 
 // carriedUpgrades are the counts of ups for the state of an upgrade: as
@@ -355,9 +358,11 @@ func carriedUpgrades(ups *metrics.Upgrades) []uint64 {
 }
 
 // checkState refuses a handover whose games this process's configuration
-// cannot go on with: other addresses, or a game type other than the one a
-// game plays (its world has the entities of its type).
-func checkState(st handover.State, cfgs []config.Config) error {
+// cannot go on with: other addresses, clients in slots the configuration
+// does not have, or a game type other than the one a game plays (its
+// world has the entities of its type). It returns each game's clients,
+// decoded, in the order of st.Games.
+func checkState(st handover.State, cfgs []config.Config) ([][]session.Handover, error) {
 	var had, have []string
 	for _, g := range st.Games {
 		had = append(had, g.Addr)
@@ -366,33 +371,32 @@ func checkState(st handover.State, cfgs []config.Config) error {
 		have = append(have, gameAddr(c))
 	}
 	if !slices.Equal(had, have) {
-		return fmt.Errorf("the games' addresses changed from %v to %v (server.bind, server.port or the -config files): that needs a restart", had, have)
+		return nil, fmt.Errorf("the games' addresses changed from %v to %v (server.bind, server.port or the -config files): that needs a restart", had, have)
 	}
+	clients := make([][]session.Handover, len(st.Games))
 	for i, g := range st.Games {
-		if err := checkSlots(g, cfgs[i].Server.MaxClients); err != nil {
-			return err
+		slots, err := checkSlots(g, cfgs[i].Server.MaxClients)
+		if err != nil {
+			return nil, err
 		}
+		clients[i] = slots
 		if t := cfgs[i].Game.Type; g.GameType != "" && len(g.World) > 0 && !strings.EqualFold(g.GameType, t) {
-			return fmt.Errorf("the game %s plays %s and this configuration says game.type = %q: its world cannot pass to another game type; "+
+			return nil, fmt.Errorf("the game %s plays %s and this configuration says game.type = %q: its world cannot pass to another game type; "+
 				"upgrade with game.type = %q and switch the game afterwards (sv_gametype %s, then change_map), or restart", g.Addr, g.GameType, t, strings.ToLower(g.GameType), t)
 		}
 	}
-	return nil
+	return clients, nil
 }
 
 // adopt gives the new game srv of address addr the clients the old
 // process handed over (none on a plain start), and says whether the
 // game's world came with them.
 func (s *sockets) adopt(addr string, srv *server.Server) (clients int, world bool, err error) {
-	for _, g := range s.state.Games {
+	for i, g := range s.state.Games {
 		if g.Addr != addr || len(g.Slots) == 0 {
 			continue
 		}
-		var slots []session.Handover
-		if err := json.Unmarshal(g.Slots, &slots); err != nil {
-			return 0, false, fmt.Errorf("the clients of %s: %w", addr, err)
-		}
-		return len(slots), len(g.World) > 0, adoptGame(g, srv, slots)
+		return len(s.slots[i]), len(g.World) > 0, adoptGame(g, srv, s.slots[i])
 	}
 	return 0, false, nil
 }

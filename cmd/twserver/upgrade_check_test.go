@@ -45,7 +45,7 @@ func TestCheckState(t *testing.T) {
 		{"enough slots", []handover.GameState{withSlots(game("8303", "DM"), 0, 3)}, []config.Config{withMaxClients(cfg(8303, "dm"), 4)}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			err := checkState(handover.State{Games: tt.games}, tt.cfgs)
+			_, err := checkState(handover.State{Games: tt.games}, tt.cfgs)
 			switch {
 			case tt.want == "" && err != nil:
 				t.Errorf("refused: %v", err)
@@ -53,6 +53,28 @@ func TestCheckState(t *testing.T) {
 				t.Errorf("err %v, want %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestCheckStateDecodesClients: checkState hands back each game's clients
+// decoded, in the order of the games, which adopt then takes without
+// decoding them again.
+func TestCheckStateDecodesClients(t *testing.T) {
+	cfg := config.Default()
+	cfg.Server.Bind, cfg.Server.Port = "127.0.0.1", 8303
+	cfg2 := cfg
+	cfg2.Server.Port = 8304
+	games := []handover.GameState{withSlots(handover.GameState{Addr: "127.0.0.1:8303"}, 2, 0), {Addr: "127.0.0.1:8304"}}
+	clients, err := checkState(handover.State{Games: games}, []config.Config{cfg, cfg2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(clients) != 2 || len(clients[0]) != 2 || clients[0][0].ID != 2 || clients[0][1].ID != 0 || clients[1] != nil {
+		t.Errorf("clients %+v, want slots 2 and 0 in the first game and none in the second", clients)
+	}
+	games[0].Slots = json.RawMessage(`[{"ID":`)
+	if _, err := checkState(handover.State{Games: games}, []config.Config{cfg, cfg2}); err == nil || !strings.Contains(err.Error(), "the clients of 127.0.0.1:8303") {
+		t.Errorf("malformed clients: err %v", err)
 	}
 }
 
