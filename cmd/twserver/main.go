@@ -162,20 +162,28 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if len(refFiles) > 0 && len(cfgPaths) > 0 {
-		fmt.Fprintf(stderr, "twserver: -f and -config cannot be combined (with several games give each its file with -config, FILE.cfg for the reference syntax)\n")
+	// A configuration that cannot be read stops the start before the
+	// logger is made from it: the error comes in the format the flag or
+	// the environment asks for, so a JSON log collector reads it.
+	early := os.Getenv(config.EnvName("log.format"))
+	if set["log-format"] {
+		early = *logFmt
+	}
+	fail := func(format string, a ...any) int {
+		configFailed(stderr, early, fmt.Errorf(format, a...))
 		return 2
+	}
+	if len(refFiles) > 0 && len(cfgPaths) > 0 {
+		return fail("-f and -config cannot be combined (with several games give each its file with -config, FILE.cfg for the reference syntax)")
 	}
 	if len(cfgPaths) > 1 {
 		for _, f := range gameFlags {
 			if set[f] {
-				fmt.Fprintf(stderr, "twserver: -%s sets one game's setting; with several -config files set it in each file\n", f)
-				return 2
+				return fail("-%s sets one game's setting; with several -config files set it in each file", f)
 			}
 		}
 		if len(commands) > 0 {
-			fmt.Fprintf(stderr, "twserver: the command %q sets one game's setting; with several -config files set it in each file\n", commands[0])
-			return 2
+			return fail("the command %q sets one game's setting; with several -config files set it in each file", commands[0])
 		}
 	}
 	if len(cfgPaths) == 0 {
@@ -212,15 +220,13 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 			if len(cfgPaths) > 1 && !strings.HasPrefix(err.Error(), path) {
 				err = fmt.Errorf("%s: %w", path, err)
 			}
-			fmt.Fprintf(stderr, "twserver: %v\n", err)
-			return 2
+			return fail("%w", err)
 		}
 		cfgs = append(cfgs, cfg)
 		warnings = append(warnings, warns)
 	}
 	if err := checkGames(cfgs, cfgPaths); err != nil {
-		fmt.Fprintf(stderr, "twserver: %v\n", err)
-		return 2
+		return fail("%w", err)
 	}
 	cfg := cfgs[0]
 	log := newLogger(cfg.Log, stderr)
@@ -346,6 +352,18 @@ func newLogger(c config.LogConfig, w io.Writer) zerolog.Logger {
 	}
 	zerolog.TimeFieldFormat = time.RFC3339Nano
 	return zerolog.New(out).Level(lvl).With().Timestamp().Logger()
+}
+
+// configFailed reports err, a configuration that cannot be read, on w:
+// a JSON log line when format is "json", else the line
+// "twserver: ERROR" for the operator at the terminal.
+func configFailed(w io.Writer, format string, err error) {
+	if format == "json" {
+		l := newLogger(config.LogConfig{Format: "json", Level: "error"}, w)
+		l.Error().Err(err).Msg("configuration error: not started")
+		return
+	}
+	fmt.Fprintf(w, "twserver: %v\n", err)
 }
 
 // startCPUProfile starts CPU profiling into path; the returned function

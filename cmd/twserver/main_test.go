@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -203,5 +204,61 @@ func TestHelp(t *testing.T) {
 	}
 	if m := regexp.MustCompile(`\(default -\d+\)`).FindString(errb.String()); m != "" {
 		t.Errorf("usage shows %s:\n%s", m, errb.String())
+	}
+}
+
+// TestConfigErrorFormat: a configuration that cannot be read is reported
+// in the log format the flag or the environment asks for, so that a JSON
+// log collector (docker logs, journald with a JSON pipeline) gets a JSON
+// line, and as a plain line otherwise.
+func TestConfigErrorFormat(t *testing.T) {
+	dir := t.TempDir()
+	ref := filepath.Join(dir, "server.cfg")
+	toml := filepath.Join(dir, "game.toml")
+	for _, p := range []string{ref, toml} {
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bad := filepath.Join(dir, "bad.toml")
+	if err := os.WriteFile(bad, []byte("[server]\nno_such_key = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		env  string
+		args []string
+		json bool
+		want string // in the error
+	}{
+		{"flag, bad key", "", []string{"-log-format", "json", "-config", bad}, true, "no_such_key"},
+		{"environment, -f with -config", "json", []string{"-f", ref, "-config", toml}, true, "-f and -config cannot be combined"},
+		{"flag over environment", "json", []string{"-log-format", "console", "-config", bad}, false, "no_such_key"},
+		{"plain", "", []string{"-config", bad}, false, "no_such_key"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("TWSERVER_LOG_FORMAT", tt.env) // restored after the test
+			if tt.env == "" {
+				os.Unsetenv("TWSERVER_LOG_FORMAT")
+			}
+			var errb lockedBuf
+			if code := run(append(tt.args, "-no-console"), strings.NewReader(""), &errb); code != 2 {
+				t.Fatalf("exit code %d, want 2:\n%s", code, errb.String())
+			}
+			out := strings.TrimSpace(errb.String())
+			if !tt.json {
+				if !strings.HasPrefix(out, "twserver: ") || !strings.Contains(out, tt.want) || strings.Contains(out, "\n") {
+					t.Errorf("got %q, want one line \"twserver: …%s…\"", out, tt.want)
+				}
+				return
+			}
+			var line struct{ Level, Error, Message, Time string }
+			if err := json.Unmarshal([]byte(out), &line); err != nil {
+				t.Fatalf("not one JSON line: %v\n%s", err, out)
+			}
+			if line.Level != "error" || line.Message != "configuration error: not started" || !strings.Contains(line.Error, tt.want) || line.Time == "" {
+				t.Errorf("got %+v, want level error, the message, a time and an error with %q", line, tt.want)
+			}
+		})
 	}
 }
