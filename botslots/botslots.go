@@ -329,6 +329,7 @@ var (
 	ErrNoPlace  = errors.New("no player place left for a bot (humans come first)")
 	ErrNameUsed = errors.New("that name is taken")
 	ErrBadName  = errors.New("a bot name is 1..15 bytes without control characters")
+	ErrAllName  = errors.New(`"` + config.AllBots + `" is bot_remove's word for every bot, not a bot name`)
 )
 
 // Add brings a bot into the game in the highest free slot: skill, name
@@ -336,6 +337,8 @@ var (
 func (s *Slots) Add(skill bots.Skill, name string, fill bool) (*Bot, error) {
 	if name != "" && (len(name) > config.MaxBotNameLen || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 })) {
 		return nil, ErrBadName
+	} else if name == config.AllBots {
+		return nil, ErrAllName
 	} else if name != "" && s.nameUsed(name) {
 		return nil, ErrNameUsed
 	}
@@ -551,13 +554,13 @@ func (s *Slots) Handlers() map[string]console.Handler {
 			name := a.Str(0)
 			n, fill := 0, false
 			for _, b := range s.by {
-				if b != nil && (name == "all" || b.Name == name) {
+				if b != nil && (name == config.AllBots || b.Name == name) {
 					fill = fill || b.Fill
 					s.remove(b, "removed by console")
 					n++
 				}
 			}
-			if name == "all" {
+			if name == config.AllBots {
 				s.fill = 0 // otherwise they come straight back
 			}
 			plural := "s"

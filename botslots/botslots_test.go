@@ -98,6 +98,9 @@ func TestFillFollowsHumans(t *testing.T) {
 	if _, err := s.Add(2, "Ada", false); err != ErrNameUsed {
 		t.Errorf("a second Ada: %v", err)
 	}
+	if _, err := s.Add(2, "all", false); err != ErrAllName { // bot_remove all would take every bot
+		t.Errorf("a bot named all: %v", err)
+	}
 	run(3)
 	if s.Len() != 2 || s.Fill() != 4 {
 		t.Fatalf("two humans and a bot added: %d bots, want 2 (Ada and one fill)", s.Len())

@@ -11,6 +11,10 @@ const (
 	MaxBotNameLen = 15
 )
 
+// AllBots is the word bot_remove takes for every bot, so no bot may be
+// named it: removing that one bot would remove them all.
+const AllBots = "all"
+
 // BotsConfig is the [bots] section: twserver's own players that play and
 // say they are bots (PLAYERFLAG_BOT; owned by package botslots).
 type BotsConfig struct {
@@ -53,6 +57,9 @@ func (b *BotsConfig) validate() error {
 	for _, n := range b.Names {
 		if n == "" || len(n) > MaxBotNameLen || !utf8.ValidString(n) {
 			return invalid("bots.names", "%q: a name is 1..%d bytes of UTF-8", n, MaxBotNameLen)
+		}
+		if n == AllBots {
+			return invalid("bots.names", "%q is bot_remove's word for every bot, not a name", n)
 		}
 		for _, r := range n {
 			if r < 0x20 {
