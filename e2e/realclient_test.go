@@ -591,7 +591,8 @@ func startRealClient(t *testing.T, out, addr string, extra ...string) (client *p
 	return startRealClientKind(t, client07, out, addr, extra...)
 }
 
-// startRealClientKind is startRealClient for the real client rc.
+// startRealClientKind is startRealClient for the real client rc; with addr
+// "" the client starts in its menu, not connecting.
 func startRealClientKind(t *testing.T, rc realClient, out, addr string, extra ...string) (client *proc, clientLog, home string) {
 	t.Helper()
 	clientLog = filepath.Join(out, "client.log")
@@ -602,7 +603,9 @@ func startRealClientKind(t *testing.T, rc realClient, out, addr string, extra ..
 	env := append(os.Environ(), "HOME="+home, "DISPLAY="+display)
 	env = slicesWithout(env, "XDG_DATA_HOME=")
 	cargs := append(append([]string{rc.bin}, rc.args...), extra...)
-	cargs = append(cargs, "connect "+addr)
+	if addr != "" { // else the test connects it (a console command bound to a key)
+		cargs = append(cargs, "connect "+addr)
+	}
 	client = start(t, filepath.Base(rc.bin), clientLog, nil, env, out, cargs...)
 	return client, clientLog, home
 }

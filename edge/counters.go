@@ -21,6 +21,7 @@ func (st *Stats) Counters() map[string]uint64 {
 		"info_replies":     st.InfoReplies.Load(),
 		"bad_messages":     st.BadMessages.Load(),
 		"flood":            st.Flood.Load(),
+		"retokened":        st.Retokened.Load(),
 	}
 }
 

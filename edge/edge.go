@@ -2,6 +2,7 @@ package edge
 
 import (
 	"crypto/rand"
+	"errors"
 	"net/netip"
 	"sync"
 	"sync/atomic"
@@ -42,7 +43,8 @@ type Edge struct {
 	Master Master
 
 	info      atomic.Pointer[InfoSnapshot]
-	accepted6 acceptedRing // DDNet ACCEPTs just handed to the loop (edge6.go)
+	tokens    atomic.Pointer[netproto.TokenGen] // the screener's, for Retoken
+	accepted6 acceptedRing                      // DDNet ACCEPTs just handed to the loop (edge6.go)
 	write     func(b []byte, to netip.AddrPort)
 }
 
@@ -77,6 +79,9 @@ type Stats struct {
 	Flood atomic.Uint64
 	// BadMessages counts messages from connected clients that failed to decode.
 	BadMessages atomic.Uint64
+	// Retokened counts 0.7 connections that went on under another token
+	// of their address (Retoken).
+	Retokened atomic.Uint64
 	// ReceivedBytes counts the bytes of the datagrams read from the socket.
 	ReceivedBytes atomic.Uint64
 }
@@ -175,7 +180,49 @@ type Screener struct {
 // NewScreener returns e's screener for the reader, its tokens keyed at
 // clock (the monotonic clock of netproto).
 func (e *Edge) NewScreener(clock time.Duration) *Screener {
-	return &Screener{e: e, tokens: NewTokens(clock)}
+	sc := &Screener{e: e, tokens: NewTokens(clock)}
+	e.tokens.Store(sc.tokens)
+	return sc
+}
+
+// Feed feeds datagram b from the client at ip to its connection c
+// (netproto.Conn.FeedDatagram, with scratch), letting a 0.7 connection go
+// on under another token of ip (Retoken) instead of dropping the datagram
+// (loop goroutine).
+func (e *Edge) Feed(c *netproto.Conn, ip netip.Addr, now time.Duration, b, scratch []byte) error {
+	err := c.FeedDatagram(now, b, scratch)
+	if errors.Is(err, netproto.ErrBadToken) && e.Retoken(c, ip, b) {
+		err = c.FeedDatagram(now, b, scratch)
+	}
+	return err
+}
+
+// Retoken lets the 0.7 connection c of the client at ip go on under the
+// token of datagram b, which c refused (netproto.ErrBadToken), when that
+// token is one the reader issues or accepts for ip now; it reports whether
+// c took it (loop goroutine).
+//
+// Why: the 0.7.5 client takes the token of every TOKEN reply it gets,
+// also one that comes after it sent CONNECT. When it asked twice (a
+// second request 0.5 s after the first, from a slow frame) and the secret
+// rotated between the two replies, it sends CONNECT with the first token,
+// is accepted, and then sends everything under the second, which the
+// connection, keeping the token of CONNECT (net.md A1.4) as the reference
+// does, drops until the client times out without entering the game. Both
+// tokens are the address's, so taking the second lets in no one who could
+// not connect anyway.
+func (e *Edge) Retoken(c *netproto.Conn, ip netip.Addr, b []byte) bool {
+	tg := e.tokens.Load()
+	if tg == nil || c.Dialect() != netproto.Dialect7 {
+		return false
+	}
+	h, _, err := netproto.ParsePacket(b)
+	if err != nil || h.Token == c.Token() || !tg.Check(ip, h.Token) {
+		return false
+	}
+	c.Retoken(h.Token)
+	e.Stats.Retokened.Add(1)
+	return true
 }
 
 // Screen rotates the tokens when due at clock, then screens datagram b

@@ -255,3 +255,94 @@ func TestScreener(t *testing.T) {
 		t.Error("tokens not rotated on the clock")
 	}
 }
+
+// TestRetoken: a 0.7 connection accepted under its address's token goes on
+// when the client sends under the address's token of the next secret (the
+// 0.7.5 client takes every TOKEN reply it gets, also one after CONNECT),
+// but not under a token of another address, of a secret no longer
+// accepted, or on a 0.6 connection; before, such datagrams were dropped
+// until the client timed out.
+func TestRetoken(t *testing.T) {
+	e := newTestEdge(&countWriter{})
+	sc := e.NewScreener(0)
+	ip := cl1Addr.Addr()
+	first := sc.tokens.Token(ip)
+	c := new(netproto.Conn)
+	c.Accept(0, first, 0x01020304)
+	packet := func(tok netproto.Token) []byte {
+		return netproto.AppendPacket(nil, netproto.PacketHeader{Token: tok}, nil)
+	}
+	var scratch [netproto.MaxPacketSize]byte
+	if err := e.Feed(c, ip, 0, packet(first), scratch[:0]); err != nil || c.State() != netproto.StateOnline {
+		t.Fatalf("the CONNECT's token: %v, state %v", err, c.State())
+	}
+	sc.Screen([]byte{1}, cl1Addr, time.Now(), netproto.SeedRotation) // the secret rotates
+	second := sc.tokens.Token(ip)
+	if second == first {
+		t.Fatal("the token did not change with the secret")
+	}
+	for _, tt := range []struct {
+		name string
+		tok  netproto.Token
+	}{
+		{"another address's token", sc.tokens.Token(cl2Addr.Addr())},
+		{"no token", netproto.TokenNone},
+		{"a made-up token", first ^ second ^ 0x5a5a},
+	} {
+		if err := e.Feed(c, ip, 0, packet(tt.tok), scratch[:0]); err != netproto.ErrBadToken || c.Token() != first {
+			t.Errorf("%s: %v, token %x; want ErrBadToken and the token kept", tt.name, err, c.Token())
+		}
+	}
+	if err := e.Feed(c, ip, time.Millisecond, packet(second), scratch[:0]); err != nil || c.Token() != second {
+		t.Fatalf("the next secret's token: %v, token %x, want it taken", err, c.Token())
+	}
+	if err := e.Feed(c, ip, time.Millisecond, packet(first), scratch[:0]); err != nil || c.Token() != first {
+		t.Errorf("back to the first token (a packet sent before): %v, token %x", err, c.Token())
+	}
+	if n := e.Stats.Retokened.Load(); n != 2 {
+		t.Errorf("Retokened %d, want 2", n)
+	}
+	sc.Screen([]byte{1}, cl1Addr, time.Now(), 3*netproto.SeedRotation) // two rotations: first is no longer accepted
+	c.Retoken(sc.tokens.Token(ip))
+	if err := e.Feed(c, ip, 2*time.Millisecond, packet(first), scratch[:0]); err != netproto.ErrBadToken {
+		t.Errorf("a token of a secret rotated out: %v, want ErrBadToken", err)
+	}
+	// A 0.6 connection has no 0.7 token to change.
+	c6 := new(netproto.Conn)
+	c6.Accept6(0, netproto.DialectDDNet, 7)
+	if e.Retoken(c6, ip, packet(sc.tokens.Token(ip))) {
+		t.Error("a DDNet connection retokened")
+	}
+}
+
+// TestRetokenWhileRotating: the loop checks a connection's new token
+// (Retoken) while the reader rotates the secrets (Screen); CI runs it under
+// the race detector, which fails it if the two share the secrets unguarded.
+func TestRetokenWhileRotating(t *testing.T) {
+	e := newTestEdge(&countWriter{})
+	sc := e.NewScreener(0)
+	ip := cl1Addr.Addr()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 500 {
+			sc.Screen([]byte{1}, cl1Addr, time.Now(), time.Duration(i+1)*netproto.SeedRotation)
+		}
+	}()
+	c := new(netproto.Conn)
+	c.Accept(0, netproto.TokenNone-1, 0x01020304)
+	var retokened int
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		if e.Retoken(c, ip, netproto.AppendPacket(nil, netproto.PacketHeader{Token: sc.tokens.Token(ip)}, nil)) {
+			retokened++
+		}
+	}
+	if retokened == 0 {
+		t.Error("no token taken while the secrets rotated")
+	}
+}

@@ -209,6 +209,11 @@ func (c *Conn) Accept(now time.Duration, own, peer Token) {
 	c.sendControl(now, CtrlAccept, nil)
 }
 
+// Retoken makes own the token the peer's packets must carry from now on
+// (server side, 0.7): another token the server issued for the peer's
+// address (edge.Edge.Retoken says when).
+func (c *Conn) Retoken(own Token) { c.token = own }
+
 // Connect starts the client side: own is the client's random token (not
 // TokenNone). The connection becomes Token and queues a token request; the
 // token reply moves it to Connect (queueing CONNECT) and ACCEPT to Online.

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"net/netip"
+	"sync/atomic"
 	"time"
 )
 
@@ -15,17 +16,25 @@ type TokenSecret [16]byte
 // address (port ignored, IPv4-mapped IPv6 treated as IPv4) under a secret
 // that the owner rotates every SeedRotation. Tokens made with the current or
 // the previous secret are accepted, so a token lives 16-32 s. TokenNone is
-// never issued. TokenGen is not safe for concurrent Rotate and Check; copy
-// it or guard it if the reader goroutine checks tokens while the loop rotates.
+// never issued. Token, Check and their 0.6 forms may be called from any
+// goroutine, also while the owner rotates (the two secrets are swapped as
+// one value); RotateDue and Rotate are the owner's. A TokenGen is not
+// copied.
 type TokenGen struct {
-	cur, prev TokenSecret
-	rotatedAt time.Duration
+	keys      atomic.Pointer[tokenKeys]
+	rotatedAt time.Duration // owner only
 }
+
+// tokenKeys are a TokenGen's current and previous secrets, never modified
+// once stored.
+type tokenKeys struct{ cur, prev TokenSecret }
 
 // NewTokenGen returns a generator using secret since now; the previous
 // secret starts out equal to it.
 func NewTokenGen(secret TokenSecret, now time.Duration) *TokenGen {
-	return &TokenGen{cur: secret, prev: secret, rotatedAt: now}
+	g := &TokenGen{rotatedAt: now}
+	g.keys.Store(&tokenKeys{cur: secret, prev: secret})
+	return g
 }
 
 // RotateDue reports whether SeedRotation has passed since the last rotation.
@@ -34,38 +43,42 @@ func (g *TokenGen) RotateDue(now time.Duration) bool { return now-g.rotatedAt >=
 // Rotate makes secret current and keeps the current one as previous. The
 // caller supplies fresh random bytes (e.g. from crypto/rand).
 func (g *TokenGen) Rotate(secret TokenSecret, now time.Duration) {
-	g.prev, g.cur, g.rotatedAt = g.cur, secret, now
+	g.keys.Store(&tokenKeys{cur: secret, prev: g.keys.Load().cur})
+	g.rotatedAt = now
 }
 
 // Token returns the 0.7 token for a peer address under the current secret.
-func (g *TokenGen) Token(ip netip.Addr) Token { return token7(&g.cur, ip) }
+func (g *TokenGen) Token(ip netip.Addr) Token { return token7(&g.keys.Load().cur, ip) }
 
 // Check reports whether tok was issued for ip under the current or previous secret.
 func (g *TokenGen) Check(ip netip.Addr, tok Token) bool {
 	if tok == TokenNone {
 		return false
 	}
-	return tok == token7(&g.cur, ip) || tok == token7(&g.prev, ip)
+	k := g.keys.Load()
+	return tok == token7(&k.cur, ip) || tok == token7(&k.prev, ip)
 }
 
 // Token6 returns the DDNet 0.6 security token for ip (spec B2.2; sent
 // little-endian), never 0 or 0xFFFFFFFF. It uses the current secret.
-func (g *TokenGen) Token6(ip netip.Addr) uint32 { return token6(&g.cur, ip) }
+func (g *TokenGen) Token6(ip netip.Addr) uint32 { return token6(&g.keys.Load().cur, ip) }
 
 // Check6 reports whether tok is the 0.6 token of ip under the current or previous secret.
 func (g *TokenGen) Check6(ip netip.Addr, tok uint32) bool {
-	return tok == token6(&g.cur, ip) || tok == token6(&g.prev, ip)
+	k := g.keys.Load()
+	return tok == token6(&k.cur, ip) || tok == token6(&k.prev, ip)
 }
 
 // VanillaToken6 returns the token of ip for DDNet's vanilla 0.6
 // anti-spoof handshake (spec B2.2): carried as a snapshot tick, so it is
 // positive and leaves room for tick+1. It uses the current secret.
-func (g *TokenGen) VanillaToken6(ip netip.Addr) int32 { return vanilla6(&g.cur, ip) }
+func (g *TokenGen) VanillaToken6(ip netip.Addr) int32 { return vanilla6(&g.keys.Load().cur, ip) }
 
 // CheckVanilla6 reports whether tick is the vanilla token of ip under the
 // current or previous secret.
 func (g *TokenGen) CheckVanilla6(ip netip.Addr, tick int32) bool {
-	return tick == vanilla6(&g.cur, ip) || tick == vanilla6(&g.prev, ip)
+	k := g.keys.Load()
+	return tick == vanilla6(&k.cur, ip) || tick == vanilla6(&k.prev, ip)
 }
 
 func vanilla6(key *TokenSecret, ip netip.Addr) int32 {

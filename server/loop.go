@@ -488,7 +488,7 @@ func (s *Server) feedClient(c *client, datagram []byte, at time.Time) {
 	if c.conn.Dialect() == netproto.DialectDDNet && s.rejoin6(c, datagram) {
 		return
 	}
-	if err := c.conn.FeedDatagram(now, datagram, s.scratch[:0]); err != nil {
+	if err := s.edge.Feed(c.conn, c.addr.Addr(), now, datagram, s.scratch[:0]); err != nil {
 		if errors.Is(err, netproto.ErrTruncated) || errors.Is(err, netproto.ErrTooLarge) || errors.Is(err, netproto.ErrBadHeader) ||
 			errors.Is(err, netproto.ErrBadHuffman) || errors.Is(err, netproto.ErrHuffmanOverflow) {
 			s.stats.Malformed.Add(1)
