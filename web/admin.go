@@ -269,11 +269,11 @@ func (h *Handler) adminPage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, AdminOff, http.StatusNotFound)
 		return
 	}
-	name := "login.html"
 	if k, _, _ := h.auth(r); k != authNone {
-		name = "admin.html"
+		h.adminHTML(w, r)
+		return
 	}
-	httpserve.FSFile(h.static, name)(w, r)
+	h.loginHTML(w, r)
 }
 
 func (h *Handler) adminLogin(w http.ResponseWriter, r *http.Request) {

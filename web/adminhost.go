@@ -22,8 +22,10 @@ import (
 // port) is a name the admin page is served under: an IP address,
 // localhost (or a name under .localhost, which resolves only to this
 // machine), or one of names (compared without case and trailing dot).
-func hostOK(host string, names []string) bool {
-	host = bareHost(host)
+func hostOK(host string, names []string) bool { return nameOK(bareHost(host), names) }
+
+// nameOK is hostOK for a name bareHost returned.
+func nameOK(host string, names []string) bool {
 	if host == "" {
 		return false
 	}
@@ -52,10 +54,12 @@ func bareHost(host string) string {
 }
 
 // adminHostOK reports whether r asked for a host the admin page is served
-// under (the forwarded host from a trusted proxy, origin), and that host.
-func (h *Handler) adminHostOK(r *http.Request) (ok bool, host string) {
-	_, host = h.origin(r)
-	return hostOK(host, h.opt.AdminHosts), host
+// under (the forwarded host from a trusted proxy, origin), and that
+// host's name (bareHost).
+func (h *Handler) adminHostOK(r *http.Request) (ok bool, name string) {
+	_, host := h.origin(r)
+	name = bareHost(host)
+	return nameOK(name, h.opt.AdminHosts), name
 }
 
 // adminHost refuses the admin requests asked for under a host name the
@@ -66,7 +70,7 @@ func (h *Handler) adminHost(next http.HandlerFunc) http.HandlerFunc {
 		if h.admin != nil {
 			if ok, host := h.adminHostOK(r); !ok {
 				writeError(w, http.StatusForbidden, "the admin page is not served under the name "+
-					strconv.Quote(bareHost(host))+": add it to web.admin_hosts in the server's configuration")
+					strconv.Quote(host)+": add it to web.admin_hosts in the server's configuration")
 				return
 			}
 		}

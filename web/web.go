@@ -122,6 +122,8 @@ type Handler struct {
 	downloads *httpserve.Counter
 	admin     *admin
 	static    fs.FS
+	// the admin page's two pages, read once (routes)
+	loginHTML, adminHTML http.HandlerFunc
 	// conns is the listener's connection count (nil until ServeListener).
 	conns atomic.Pointer[httpserve.Listener]
 }
@@ -286,6 +288,7 @@ func (h *Handler) routes() {
 	m.HandleFunc("GET /common.js", httpserve.File("common.js", pagejs.CommonJS))
 	m.HandleFunc("GET /style.css", httpserve.FSFile(h.static, "style.css"))
 	m.HandleFunc("GET /admin.js", httpserve.FSFile(h.static, "admin.js"))
+	h.loginHTML, h.adminHTML = httpserve.FSFile(h.static, "login.html"), httpserve.FSFile(h.static, "admin.html")
 	m.HandleFunc("GET /api/games", h.apiGames)
 	m.HandleFunc("GET /api/games/{port}", h.apiGame)
 	m.HandleFunc(eventsPattern, h.apiEvents)
