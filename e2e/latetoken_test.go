@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -69,11 +70,7 @@ func innerLateToken(t *testing.T) {
 		next = next.Add(netproto.SeedRotation)
 	}
 	time.Sleep(time.Until(next.Add(-2500 * time.Millisecond)))
-	wid := xdo(t, "search", "--name", client07.windowRe)
-	if j := bytes.IndexByte([]byte(wid), '\n'); j >= 0 {
-		wid = wid[:j]
-	}
-	if wid != "" {
+	if wid := firstLine(xdo(t, "search", "--name", client07.windowRe)); wid != "" {
 		xdo(t, "windowfocus", wid)
 	}
 	xdo(t, "key", "F8")
@@ -129,10 +126,13 @@ func innerLateToken(t *testing.T) {
 type tokenRacer struct {
 	down, up *net.UDPConn
 	stop     chan struct{}
+	done     chan struct{} // closed once the client has both replies
 
 	mu            sync.Mutex
+	client        *net.UDPAddr
+	request       []byte // the client's first token request
+	held          []byte // the reply to it, not yet handed over
 	first, second netproto.Token
-	done          chan struct{}
 }
 
 // isTokenCtrl reports whether b is a 0.7 control packet carrying TOKEN.
@@ -149,18 +149,12 @@ func replyToken(b []byte) netproto.Token {
 // to server.
 func newTokenRacer(t *testing.T, listen, server string) *tokenRacer {
 	t.Helper()
-	la, err := net.ResolveUDPAddr("udp", listen)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sa, err := net.ResolveUDPAddr("udp", server)
-	if err != nil {
-		t.Fatal(err)
-	}
+	la, sa := net.UDPAddrFromAddrPort(netip.MustParseAddrPort(listen)), net.UDPAddrFromAddrPort(netip.MustParseAddrPort(server))
 	if !la.IP.IsLoopback() || !sa.IP.IsLoopback() {
 		t.Fatalf("the proxy runs on loopback only: %v, %v", la, sa)
 	}
 	p := &tokenRacer{stop: make(chan struct{}), done: make(chan struct{})}
+	var err error
 	if p.down, err = net.ListenUDP("udp", la); err != nil {
 		t.Fatal(err)
 	}
@@ -201,13 +195,6 @@ func (p *tokenRacer) probe(t *testing.T, limit time.Duration) (time.Time, netpro
 
 // start forwards between the client and the server.
 func (p *tokenRacer) start() {
-	var (
-		mu       sync.Mutex
-		client   *net.UDPAddr
-		request  []byte // the client's first token request
-		held     []byte // the first reply
-		finished bool
-	)
 	go func() { // client → server
 		buf := make([]byte, 2048)
 		for {
@@ -215,18 +202,9 @@ func (p *tokenRacer) start() {
 			if err != nil {
 				return
 			}
-			b := buf[:n]
-			mu.Lock()
-			client = from
-			if isTokenCtrl(b) && !finished {
-				if request != nil {
-					mu.Unlock()
-					continue // the client asks again: it gets the proxy's replies only
-				}
-				request = append([]byte(nil), b...)
+			if p.fromClient(buf[:n], from) {
+				_, _ = p.up.Write(buf[:n])
 			}
-			mu.Unlock()
-			_, _ = p.up.Write(b)
 		}
 	}()
 	go func() { // server → client
@@ -236,42 +214,63 @@ func (p *tokenRacer) start() {
 			if err != nil {
 				return
 			}
-			b := buf[:n]
-			mu.Lock()
-			to := client
-			if !isTokenCtrl(b) || finished || request == nil {
-				mu.Unlock()
-				if to != nil && !isTokenCtrl(b) {
-					_, _ = p.down.WriteToUDP(b, to)
-				}
-				continue
-			}
-			tok := replyToken(b)
-			switch {
-			case held == nil:
-				held = append([]byte(nil), b...)
-				p.mu.Lock()
-				p.first = tok
-				p.mu.Unlock()
-				go p.askAgain(&mu, &request)
-			case tok != p.first:
-				finished = true
-				p.mu.Lock()
-				p.second = tok
-				p.mu.Unlock()
-				_, _ = p.down.WriteToUDP(held, to)
-				time.Sleep(100 * time.Millisecond)
-				_, _ = p.down.WriteToUDP(b, to)
-				close(p.done)
-			}
-			mu.Unlock()
+			p.fromServer(buf[:n])
 		}
 	}()
 }
 
+// fromClient notes the client's address and first token request; it says
+// whether b goes on to the server (not a repeated request while the
+// replies are held back).
+func (p *tokenRacer) fromClient(b []byte, from *net.UDPAddr) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.client = from
+	if !isTokenCtrl(b) || p.second != 0 {
+		return true
+	}
+	if p.request != nil {
+		return false
+	}
+	p.request = bytes.Clone(b)
+	return true
+}
+
+// fromServer passes b to the client, except the TOKEN replies while the
+// race is on: the first is held and the request asked again until a reply
+// carries another token, then both go to the client.
+func (p *tokenRacer) fromServer(b []byte) {
+	p.mu.Lock()
+	to, racing := p.client, p.request != nil && p.second == 0
+	if !isTokenCtrl(b) || !racing {
+		p.mu.Unlock()
+		if to != nil && !isTokenCtrl(b) {
+			_, _ = p.down.WriteToUDP(b, to)
+		}
+		return
+	}
+	tok := replyToken(b)
+	switch {
+	case p.held == nil:
+		p.held, p.first = bytes.Clone(b), tok
+		p.mu.Unlock()
+		go p.askAgain()
+	case tok != p.first:
+		p.second = tok
+		held := p.held
+		p.mu.Unlock()
+		_, _ = p.down.WriteToUDP(held, to)
+		time.Sleep(100 * time.Millisecond)
+		_, _ = p.down.WriteToUDP(b, to)
+		close(p.done)
+	default:
+		p.mu.Unlock() // the same secret still: ask again
+	}
+}
+
 // askAgain sends the client's request every 100 ms until the client has
 // both replies.
-func (p *tokenRacer) askAgain(mu *sync.Mutex, request *[]byte) {
+func (p *tokenRacer) askAgain() {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -281,9 +280,9 @@ func (p *tokenRacer) askAgain(mu *sync.Mutex, request *[]byte) {
 		case <-p.done:
 			return
 		case <-tick.C:
-			mu.Lock()
-			r := *request
-			mu.Unlock()
+			p.mu.Lock()
+			r := p.request
+			p.mu.Unlock()
 			_, _ = p.up.Write(r)
 		}
 	}
