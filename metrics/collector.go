@@ -32,6 +32,7 @@ var (
 	descReplies    = newFamily("twserver_connless_replies_total", "Connectionless requests answered, by kind.", typeCounter, "kind")
 	descPregame    = newFamily("twserver_pregame_dropped_total", "Clients dropped before entering the game by the slot-holding defences: stalled in a stage (stall_auth, stall_connecting, stall_ready) or evicted for a new connection.", typeCounter, "reason")
 	descConns      = newFamily("twserver_connections_total", "CONNECT attempts with a valid token, by result.", typeCounter, "result")
+	descRetokened  = newFamily("twserver_retokened_total", "0.7 connections that went on under a later token of their address (the client took a second token reply, made under the server's next secret).", typeCounter)
 	descBans       = newFamily("twserver_bans", "Active IP bans.", typeGauge)
 	descBansTotal  = newFamily("twserver_bans_total", "Bans added (console, rcon, votes, stress bans).", typeCounter)
 	descRecFiles   = newFamily("twserver_recording_files_total", "Recording files started (teehistorian and demo).", typeCounter)
@@ -103,6 +104,7 @@ func (c *collector) collect(x *expo) {
 	} {
 		x.uint(v.f, v.n.Load(), v.label)
 	}
+	x.uint(descRetokened, st.Retokened.Load())
 	x.uint(descConns, g.Connects.Load(), "accepted")
 	for i, reason := range RefuseReasons {
 		x.uint(descConns, g.Refused[i].Load(), reason)

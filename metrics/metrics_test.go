@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os/exec"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -447,6 +448,55 @@ func TestIdleExpositionLints(t *testing.T) {
 	ep.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `teeworlds_server_clients{dialect="0.7",state="ingame"} 0`) {
 		t.Fatalf("/metrics: %d\n%s", rec.Code, rec.Body.String())
+	}
+	promtoolCheck(t, rec.Body.String())
+}
+
+// TestEdgeCountersExposed: every counter of the edge's stats line is on
+// /metrics under its own series, with its value, and the exposition still
+// lints. A counter added to edge.Stats without a series fails here.
+func TestEdgeCountersExposed(t *testing.T) {
+	series := map[string]struct {
+		name   string
+		labels map[string]string
+	}{
+		"received":         {"twserver_net_packets_total", map[string]string{"dir": "in"}},
+		"malformed":        {"twserver_net_dropped_total", map[string]string{"reason": "malformed"}},
+		"bad_token":        {"twserver_net_dropped_total", map[string]string{"reason": "bad_token"}},
+		"queue_full":       {"twserver_net_dropped_total", map[string]string{"reason": "queue_full"}},
+		"connless_dropped": {"twserver_net_dropped_total", map[string]string{"reason": "connless_budget"}},
+		"flood":            {"twserver_net_dropped_total", map[string]string{"reason": "flood"}},
+		"bad_messages":     {"twserver_net_dropped_total", map[string]string{"reason": "bad_message"}},
+		"token_replies":    {"twserver_connless_replies_total", map[string]string{"kind": "token"}},
+		"info_replies":     {"twserver_connless_replies_total", map[string]string{"kind": "info"}},
+		"retokened":        {"twserver_retokened_total", nil},
+	}
+	src := &idleSource{}
+	// Each counter a value of its own (1, 2, ...), so that a series
+	// showing another counter's value fails too.
+	fields := reflect.ValueOf(&src.stats).Elem()
+	for i := 0; i < fields.NumField(); i++ {
+		fields.Field(i).Addr().Interface().(*atomic.Uint64).Store(uint64(i + 1))
+	}
+	ep, err := metrics.New(src, metrics.Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	ep.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	fams, err := parseExposition(rec.Body.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range src.stats.Counters() {
+		s, ok := series[name]
+		if !ok {
+			t.Errorf("edge counter %q has no series in this test (and maybe none on /metrics)", name)
+			continue
+		}
+		if got, found := value(fams, s.name, s.labels); !found || got != float64(want) {
+			t.Errorf("counter %q: %s%v = %v (found %v), want %d", name, s.name, s.labels, got, found, want)
+		}
 	}
 	promtoolCheck(t, rec.Body.String())
 }
