@@ -20,15 +20,7 @@ const debianCfg = "/etc/teeworlds/server.cfg"
 // private network namespace; the file says sv_register 1, so registration
 // is also switched off after it, and the server binds to loopback).
 func TestRealClientDebianCfg(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test skipped in -short mode")
-	}
-	testenv.Stat(t, debianCfg, "teeworlds-server")
-	if os.Getenv(innerEnv) == "1" {
-		innerDebianCfg(t)
-		return
-	}
-	runIsolated(t, "TestRealClientDebianCfg")
+	realClientTest(t, func() { testenv.Stat(t, debianCfg, "teeworlds-server") }, innerDebianCfg)
 }
 
 func innerDebianCfg(t *testing.T) {

@@ -31,14 +31,7 @@ import (
 // replies in turn. The client must enter the game and stay, and the
 // server must count the token it took.
 func TestRealClient07LateToken(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test skipped in -short mode")
-	}
-	if os.Getenv(innerEnv) == "1" {
-		innerLateToken(t)
-		return
-	}
-	runIsolated(t, "TestRealClient07LateToken")
+	realClientTest(t, nil, innerLateToken)
 }
 
 // lateTokenProxyPort is the proxy's port, on 127.0.0.1, the client's way

@@ -138,15 +138,7 @@ func checkProxyStats(st proxyStats, p proxyProfile) []error {
 var lossyErrRe = regexp.MustCompile(`(?i)offline error|too weak connection|error='`)
 
 func TestRealClientLossyP2(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test skipped in -short mode")
-	}
-	if os.Getenv(innerEnv) == "1" {
-		innerLossy(t)
-		return
-	}
-	testenv.LookPath(t, "node", "nodejs") // the lossy proxy
-	runIsolated(t, "TestRealClientLossyP2")
+	realClientTest(t, func() { testenv.LookPath(t, "node", "nodejs") }, innerLossy) // node: the lossy proxy
 }
 
 // startLossyProxy starts testdata/lossyproxy.js on 127.0.0.1:port in front

@@ -40,14 +40,7 @@ import (
 // humans, change the "Hide bots" count, so it is the bot type the client
 // counts, not the server's player count.
 func TestRealClient07BrowserBots(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test skipped in -short mode")
-	}
-	if os.Getenv(innerEnv) == "1" {
-		innerBrowserBots(t)
-		return
-	}
-	runIsolated(t, "TestRealClient07BrowserBots")
+	realClientTest(t, nil, innerBrowserBots)
 }
 
 // browserSettings is the real client's ui_settings.json: two filters of its
@@ -288,10 +281,7 @@ func innerBrowserBots(t *testing.T) {
 		b, _ := os.ReadFile(clientLog)
 		t.Fatalf("the client's browser never asked our server for its info; client log tail:\n%s", tail(b, 30))
 	}
-	wid := xdo(t, "search", "--name", client07.windowRe)
-	if i := strings.IndexByte(wid, '\n'); i >= 0 {
-		wid = wid[:i]
-	}
+	wid := firstLine(xdo(t, "search", "--name", client07.windowRe))
 	if wid == "" {
 		t.Fatal("client window not found")
 	}

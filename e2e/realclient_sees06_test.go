@@ -28,14 +28,7 @@ import (
 // client must show the chat line and, in its demo's De_ClientInfo (written
 // from what it holds), the new name after the old, without an error line.
 func TestRealClient07Sees06(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test skipped in -short mode")
-	}
-	if os.Getenv(innerEnv) == "1" {
-		innerSees06(t)
-		return
-	}
-	runIsolated(t, "TestRealClient07Sees06")
+	realClientTest(t, nil, innerSees06)
 }
 
 // renamed06 is the name the 0.6 player of TestRealClient07Sees06 takes.
@@ -112,11 +105,7 @@ func innerSees06(t *testing.T) {
 		t.Fatalf("real client never reached the online state:\n%s", tail(b, 30))
 	}
 	time.Sleep(time.Second)
-	wid := xdo(t, "search", "--name", client07.windowRe)
-	if j := regexp.MustCompile(`\n`).FindStringIndex(wid); j != nil {
-		wid = wid[:j[0]]
-	}
-	if wid != "" {
+	if wid := firstLine(xdo(t, "search", "--name", client07.windowRe)); wid != "" {
 		xdo(t, "windowfocus", wid)
 	}
 	xdo(t, "key", "F4") // follow client 0 (SPEC_PLAYER), the 0.6 player

@@ -60,14 +60,25 @@ func lookTools(t *testing.T) {
 }
 
 func TestRealClient07(t *testing.T) {
+	realClientTest(t, nil, func(t *testing.T) { inner(t, client07) })
+}
+
+// realClientTest runs a real-client test in its two halves. It skips in
+// -short mode. In the private network namespace (innerEnv=1) it runs in;
+// outside it calls outer (what only the outer half needs: tools, files,
+// binaries; nil for nothing) and re-runs the test there (runIsolated).
+func realClientTest(t *testing.T, outer func(), in func(t *testing.T)) {
 	if testing.Short() {
 		t.Skip("end-to-end test skipped in -short mode")
 	}
 	if os.Getenv(innerEnv) == "1" {
-		inner(t, client07)
+		in(t)
 		return
 	}
-	runIsolated(t, "TestRealClient07")
+	if outer != nil {
+		outer()
+	}
+	runIsolated(t, t.Name())
 }
 
 // runIsolated is the outer half of a real-client test: it builds twserver
@@ -229,6 +240,12 @@ func xdo(t *testing.T, args ...string) string {
 		t.Log(err)
 	}
 	return out
+}
+
+// firstLine returns s up to its first newline.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }
 
 // xdoRun runs xdotool with args and returns its output, trimmed, and an
@@ -398,11 +415,7 @@ func inner(t *testing.T, rc realClient) {
 	}
 	time.Sleep(1500 * time.Millisecond) // let the tee spawn
 
-	wid := xdo(t, "search", "--name", rc.windowRe)
-	if i := strings.IndexByte(wid, '\n'); i >= 0 {
-		wid = wid[:i]
-	}
-	if wid != "" {
+	if wid := firstLine(xdo(t, "search", "--name", rc.windowRe)); wid != "" {
 		xdo(t, "mousemove", "--window", wid, "400", "300")
 		xdo(t, "windowfocus", wid)
 	} else {

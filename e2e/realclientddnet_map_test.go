@@ -35,25 +35,19 @@ var stockMaps06 = []string{"dm1", "ctf2"}
 // screenshot of the client in game is kept (MAP/shot_MAP.png in the output
 // directory) to be looked at; the test checks it is not one flat colour.
 func TestRealClientDDNetStockMap(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test skipped in -short mode")
-	}
-	if os.Getenv(innerEnv) == "1" {
+	realClientTest(t, func() { needStock(t, filepath.Join(stockMapDir, stockMaps06[0]+".map")) }, func(t *testing.T) {
 		for _, name := range stockMaps06 {
 			t.Run(name, func(t *testing.T) { innerStockMap(t, name) })
 		}
-		return
-	}
-	runIsolatedStock(t, "TestRealClientDDNetStockMap", filepath.Join(stockMapDir, stockMaps06[0]+".map"))
+	})
 }
 
-// runIsolatedStock is runIsolated for a test of the DDNet client on the
-// stock map at path: it stops with testenv (a skip, a failure under
+// needStock is the outer half's check for a test of the DDNet client on
+// the stock map at path: it stops with testenv (a skip, a failure under
 // CI=true) when the client or the map is missing.
-func runIsolatedStock(t *testing.T, name, path string) {
+func needStock(t *testing.T, path string) {
 	testenv.LookPath(t, ddnetClientBin, "ddnet")
 	testenv.Stat(t, path, "teeworlds-data")
-	runIsolated(t, name)
 }
 
 // stockVariant loads the stock map name from path, checks that it has
@@ -136,12 +130,6 @@ func innerStockMap(t *testing.T, name string) {
 	if err := srv.stop(t); err != nil {
 		t.Errorf("twserver exit: %v", err)
 	}
-}
-
-// firstLine returns s up to its first newline.
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
 }
 
 // imageColours returns the number of distinct colours of a picture (by

@@ -70,16 +70,12 @@ const predictRefEnv = "TWSERVER_E2E_PREDICT_REF"
 // inputs make corrections the count sees (predictControlMin); without that
 // a client that never printed them would pass.
 func TestRealClientDDNetPrediction(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test skipped in -short mode")
-	}
 	path := filepath.Join(stockMapDir, stockMap06+".map")
-	if os.Getenv(innerEnv) == "1" {
-		innerPredict(t, path)
-		return
+	outer := func() {
+		testenv.LookPath(t, "node", "nodejs") // the control's lossy proxy
+		needStock(t, path)
 	}
-	testenv.LookPath(t, "node", "nodejs") // the control's lossy proxy
-	runIsolatedStock(t, "TestRealClientDDNetPrediction", path)
+	realClientTest(t, outer, func(t *testing.T) { innerPredict(t, path) })
 }
 
 // charCoreFields names the int fields of the 0.6 CharacterCore, in the

@@ -35,10 +35,7 @@ var ddnetErrLineRe = regexp.MustCompile(`(?m)^\S+ \S+ [EW] .*$`)
 // synthetic 0.7 client in the same game sees its character where the
 // server's world has it. Its log must hold no error or warning line.
 func TestRealClientDDNet(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test skipped in -short mode")
-	}
-	if os.Getenv(innerEnv) == "1" {
+	realClientTest(t, func() { testenv.LookPath(t, ddnetClientBin, "ddnet") }, func(t *testing.T) {
 		inner(t, clientDDNet)
 		cl, _ := os.ReadFile(filepath.Join(os.Getenv(outEnv), "client.log"))
 		if m := ddnetErrLineRe.FindAll(cl, -1); len(m) > 0 {
@@ -47,8 +44,5 @@ func TestRealClientDDNet(t *testing.T) {
 		if !regexp.MustCompile(`chat: e2ebot: ` + regexp.QuoteMeta(chatText)).Match(cl) {
 			t.Errorf("the client did not show its own chat line coming back from the server")
 		}
-		return
-	}
-	testenv.LookPath(t, ddnetClientBin, "ddnet")
-	runIsolated(t, "TestRealClientDDNet")
+	})
 }

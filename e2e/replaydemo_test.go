@@ -40,14 +40,7 @@ var demoStartedRe = regexp.MustCompile(`state change\. last=[0-9] current=4`)
 // flight before the kill, then the kill message; the scoreboard held open
 // with Tab) are kept in TWSERVER_E2E_OUT.
 func TestRealClientPlaysReplayDemos(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test skipped in -short mode")
-	}
-	if os.Getenv(innerEnv) == "1" {
-		innerReplayDemos(t)
-		return
-	}
-	runIsolated(t, "TestRealClientPlaysReplayDemos")
+	realClientTest(t, nil, innerReplayDemos)
 }
 
 func innerReplayDemos(t *testing.T) {

@@ -35,19 +35,16 @@ const lms1Path = "/usr/share/games/teeworlds/data/maps/lms1.map"
 // (TWSERVER_E2E_OUT): <mode>-1-round.png, -2-dead-spectating.png,
 // -3-round-over.png, -4-next-round.png.
 func TestRealClientSurvival(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test skipped in -short mode")
+	outer := func() {
+		testenv.Stat(t, lms1Path, "teeworlds-data")
+		testenv.LookPath(t, "import", "imagemagick") // the screenshots
 	}
-	testenv.Stat(t, lms1Path, "teeworlds-data")
-	testenv.LookPath(t, "import", "imagemagick") // the screenshots
-	if os.Getenv(innerEnv) == "1" {
+	realClientTest(t, outer, func(t *testing.T) {
 		netns.RequireLoopbackOnly(t)
 		for _, mode := range []string{"lms", "lts"} {
 			t.Run(mode, func(t *testing.T) { playSurvival(t, mode) })
 		}
-		return
-	}
-	runIsolated(t, "TestRealClientSurvival")
+	})
 }
 
 // focusClient moves the mouse into the client window and focuses it, so

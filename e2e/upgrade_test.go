@@ -38,13 +38,12 @@ const (
 // and move through the new process, and the server info shows the new
 // version.
 func TestRealClientsUpgrade(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test skipped in -short mode")
-	}
-	if os.Getenv(innerEnv) == "1" {
-		innerUpgrade(t)
-		return
-	}
+	realClientTest(t, func() { buildUpgradeBins(t) }, innerUpgrade)
+}
+
+// buildUpgradeBins is TestRealClientsUpgrade's outer half: it builds the
+// old and the new binary and names them in binEnv and nextBinEnv.
+func buildUpgradeBins(t *testing.T) {
 	testenv.LookPath(t, ddnetClientBin, "ddnet")
 	dir := t.TempDir()
 	old, next := filepath.Join(dir, "twserver-old"), filepath.Join(dir, "twserver-new")
@@ -58,7 +57,6 @@ func TestRealClientsUpgrade(t *testing.T) {
 	}
 	t.Setenv(binEnv, old)
 	t.Setenv(nextBinEnv, next)
-	runIsolated(t, "TestRealClientsUpgrade")
 }
 
 // stopPid ends process pid: SIGTERM, then SIGKILL after 5 s.
