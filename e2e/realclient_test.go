@@ -78,13 +78,13 @@ func realClientTest(t *testing.T, outer func(), in func(t *testing.T)) {
 	if outer != nil {
 		outer()
 	}
-	runIsolated(t, t.Name())
+	runIsolated(t)
 }
 
 // runIsolated is the outer half of a real-client test: it builds twserver
-// and re-runs the test name of this binary under unshare --net, with
+// and re-runs t's test of this binary under unshare --net, with
 // innerEnv=1, binEnv and outEnv set.
-func runIsolated(t *testing.T, name string) {
+func runIsolated(t *testing.T) {
 	heavytest.Lock(t) // taken by the outer process, held while the inner one runs
 	lookTools(t)
 	if os.Geteuid() != 0 {
@@ -116,7 +116,7 @@ func runIsolated(t *testing.T, name string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	args := []string{"--net", "--", self, "-test.run", "^" + name + "$", "-test.v"}
+	args := []string{"--net", "--", self, "-test.run", "^" + t.Name() + "$", "-test.v"}
 	cmd := exec.CommandContext(ctx, "unshare", args...)
 	cmd.Env = append(os.Environ(), innerEnv+"=1", binEnv+"="+bin, outEnv+"="+out)
 	b, err := cmd.CombinedOutput()
