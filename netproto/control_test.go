@@ -141,9 +141,19 @@ func TestTokenGen(t *testing.T) {
 	if g.RotateDue(SeedRotation-time.Millisecond) || !g.RotateDue(SeedRotation) {
 		t.Fatal("RotateDue")
 	}
+	// The 0.6 tokens of the first secret: a DDNet client answers the
+	// CONNECTACCEPT it got before a rotation with that token, a vanilla
+	// client acknowledges the tick it got.
+	t6a, va := g.Token6(a), g.VanillaToken6(a)
 	g.Rotate(TokenSecret{10}, SeedRotation)
 	if !g.Check(a, ta) {
 		t.Fatal("previous secret not accepted")
+	}
+	if !g.Check6(a, t6a) || !g.CheckVanilla6(a, va) {
+		t.Fatal("0.6 token of the previous secret not accepted")
+	}
+	if g.Token6(a) == t6a || g.VanillaToken6(a) == va {
+		t.Fatal("0.6 token unchanged after rotation")
 	}
 	tb := g.Token(a)
 	if tb == ta {
@@ -152,6 +162,9 @@ func TestTokenGen(t *testing.T) {
 	g.Rotate(TokenSecret{11}, 2*SeedRotation)
 	if g.Check(a, ta) || !g.Check(a, tb) {
 		t.Fatal("secret older than one rotation accepted")
+	}
+	if g.Check6(a, t6a) || g.CheckVanilla6(a, va) {
+		t.Fatal("0.6 token of a secret older than one rotation accepted")
 	}
 	t6 := g.Token6(a)
 	if t6 == 0 || t6 == 0xffffffff || !g.Check6(a, t6) || g.Check6(b, t6) || uint32(g.Token(a)) == t6 {

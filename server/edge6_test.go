@@ -115,6 +115,37 @@ func TestDDNetHandshake(t *testing.T) {
 	})
 }
 
+// TestDDNetHandshakeAcrossRotation: a DDNet client that asked twice and
+// whose two CONNECTACCEPTs straddle a rotation of the reader's secret
+// answers with the token of the first (it takes the token only while it
+// is connecting), which opens its slot under that token.
+func TestDDNetHandshakeAcrossRotation(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := startServer(t, nil)
+		p := newRawPeer(t, ts, cl1Addr)
+		token := func() uint32 {
+			t.Helper()
+			p.send(netproto.AppendConnect6(nil, true))
+			_, payload, err := netproto.ParsePacket6(p.next())
+			ctl, err2 := netproto.ParseControl6(payload)
+			if err != nil || err2 != nil || ctl.Type != netproto.Ctrl6ConnectAccept || !ctl.TKEN {
+				t.Fatalf("reply %+v: %v, %v", ctl, err, err2)
+			}
+			return ctl.Token
+		}
+		first := token()
+		time.Sleep(netproto.SeedRotation + time.Second)
+		if second := token(); second == first {
+			t.Fatalf("the token %08x did not change over a rotation of the secret", first)
+		}
+		p.send(netproto.AppendControl6(nil, 0, netproto.Ctrl6Accept, nil, first, true))
+		synctest.Wait()
+		if ts.numClients() != 1 || ts.clients[0].conn.SecurityToken() != first {
+			t.Fatalf("after the ACCEPT with the first token: %d clients, counters %v", ts.numClients(), ts.Counters())
+		}
+	})
+}
+
 // TestVanillaAntispoof: a vanilla 0.6 CONNECT gets CONNECTACCEPT and the
 // stateless anti-spoof packet (six vital chunks: the tiny map, CON_READY,
 // three SNAPEMPTY at the IP's token); floods of CONNECTs and INPUTs with
