@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -29,7 +31,7 @@ import (
 // before the next rotation, and the proxy holds the first reply, asks the
 // server again until the secret has rotated, then hands the client both
 // replies in turn. The client must enter the game and stay, and the
-// server must count the token it took.
+// server must count the token it took, in its stats line and on /metrics.
 func TestRealClient07LateToken(t *testing.T) {
 	realClientTest(t, nil, innerLateToken)
 }
@@ -38,10 +40,14 @@ func TestRealClient07LateToken(t *testing.T) {
 // to the server.
 const lateTokenProxyPort = "8304"
 
+// lateTokenMetrics is the server's metrics endpoint in the test.
+const lateTokenMetrics = "127.0.0.1:9110"
+
 func innerLateToken(t *testing.T) {
 	netns.RequireLoopbackOnly(t)
 	out, bin := os.Getenv(outEnv), os.Getenv(binEnv)
 	serverLog := filepath.Join(out, "server.log")
+	t.Setenv("TWSERVER_METRICS_LISTEN", lateTokenMetrics) // the server inherits the environment
 	srv, console := startConsoleServer(t, bin, out, serverLog)
 	defer srv.stop(t)
 	px := newTokenRacer(t, "127.0.0.1:"+lateTokenProxyPort, "127.0.0.1:"+e2ePort)
@@ -98,6 +104,9 @@ func innerLateToken(t *testing.T) {
 		if m := statsRe.FindSubmatch(b[len(statsBefore):]); m == nil || string(m[1]) != "1" {
 			t.Errorf("the server's stats: %q, want retokened=1", m)
 		}
+	}
+	if m := regexp.MustCompile(`(?m)^twserver_retokened_total (\S+)$`).FindSubmatch(httpGet(t, "http://"+lateTokenMetrics+"/metrics")); m == nil || string(m[1]) != "1" {
+		t.Errorf("/metrics: twserver_retokened_total %q, want 1", m)
 	}
 	cl := quitClient(t, client, clientLog)
 	if m := regexp.MustCompile(`offline error=.*|reason='Timeout'`).Find(cl); m != nil {
@@ -292,4 +301,23 @@ func (p *tokenRacer) wait(d time.Duration) (first, second netproto.Token, ok boo
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.first, p.second, ok
+}
+
+// httpGet returns the body of a GET of url (a loopback address), or nil
+// after logging why not.
+func httpGet(t *testing.T, url string) []byte {
+	t.Helper()
+	c := http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Logf("GET %s: %v", url, err)
+		return nil
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Logf("GET %s: %s, %v", url, resp.Status, err)
+		return nil
+	}
+	return b
 }
