@@ -18,13 +18,10 @@ import (
 // address, localhost nor one of Options.AdminHosts, before any token is
 // counted.
 
-// hostOK reports whether host (a Host header's value, with or without a
-// port) is a name the admin page is served under: an IP address,
-// localhost (or a name under .localhost, which resolves only to this
-// machine), or one of names (compared without case and trailing dot).
-func hostOK(host string, names []string) bool { return nameOK(bareHost(host), names) }
-
-// nameOK is hostOK for a name bareHost returned.
+// nameOK reports whether host (a Host header's name, as bareHost returns
+// it) is a name the admin page is served under: an IP address, localhost
+// (or a name under .localhost, which resolves only to this machine), or
+// one of names (compared without case and trailing dot).
 func nameOK(host string, names []string) bool {
 	if host == "" {
 		return false
